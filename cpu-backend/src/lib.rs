@@ -1,0 +1,1 @@
+//! Brook reference backend executing the typed IR on the CPU

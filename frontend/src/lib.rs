@@ -1,0 +1,1 @@
+//! Brook kernel language: lexer, lalrpop grammar, type checking and the typed IR

@@ -1,0 +1,1 @@
+//! Brook typed IR to GLSL fragment shaders for the GL pipeline

@@ -1,0 +1,1 @@
+//! Brook calls executed on GL: programs, FBOs, quad draws

@@ -1,0 +1,1 @@
+//! Brook streams drawn live in a window, and snapshots to PNG
