@@ -1,0 +1,149 @@
+//! A stream on the device: a [`Layout`], an [`ElementFormat`], and one texture
+//! per member, with Brook's `streamRead`/`streamWrite` (whole or by domain).
+//!
+//! One texture per struct member is the choice of the Brook paper: a kernel
+//! output of a struct type becomes several render targets, and a kernel that
+//! only reads one field samples one texture. All of a stream's textures share
+//! its layout, so element `i` is at the same texel in each.
+//!
+//! Host arrays are C arrays of the element type (array-of-structs, tightly
+//! packed floats), in row-major element order.
+
+use std::borrow::Cow;
+use std::rc::Rc;
+
+use crate::context::GlContext;
+use crate::domain::Domain;
+use crate::element::ElementFormat;
+use crate::error::StreamError;
+use crate::layout::Layout;
+use crate::spans::{texel_spans, Span};
+use crate::texture::Texture;
+
+/// A Brook stream stored in float textures.
+#[derive(Debug)]
+pub struct Stream {
+    ctx: Rc<GlContext>,
+    layout: Layout,
+    format: ElementFormat,
+    textures: Vec<Texture>,
+}
+
+impl Stream {
+    /// Allocates a stream of `format` elements and `shape` (outermost
+    /// dimension first). Its contents are undefined until read or written by a kernel.
+    pub fn new(
+        ctx: &Rc<GlContext>,
+        format: ElementFormat,
+        shape: &[usize],
+    ) -> Result<Stream, StreamError> {
+        let layout = Layout::new(shape, ctx.caps().max_texture_size)?;
+        let textures = format
+            .members()
+            .iter()
+            .map(|member| Texture::new(ctx, layout.width(), layout.height(), member.components))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Stream {
+            ctx: Rc::clone(ctx),
+            layout,
+            format,
+            textures,
+        })
+    }
+
+    /// Where each element lives in the textures.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// What each element is made of.
+    pub fn format(&self) -> &ElementFormat {
+        &self.format
+    }
+
+    /// One texture per member, in member order.
+    pub fn textures(&self) -> &[Texture] {
+        &self.textures
+    }
+
+    /// The context the textures live in.
+    pub fn context(&self) -> &Rc<GlContext> {
+        &self.ctx
+    }
+
+    /// Brook's `streamRead`: copies the whole host array `data` (`len ×
+    /// floats_per_element` floats) into the stream.
+    pub fn read(&mut self, data: &[f32]) -> Result<(), StreamError> {
+        self.read_domain(&Domain::full(&self.layout), data)
+    }
+
+    /// Brook's `streamWrite`: copies the whole stream into `out` (`len ×
+    /// floats_per_element` floats).
+    pub fn write(&self, out: &mut [f32]) -> Result<(), StreamError> {
+        self.write_domain(&Domain::full(&self.layout), out)
+    }
+
+    /// Copies `data`, the elements of `domain` in row-major order, into that
+    /// part of the stream; the rest is unchanged.
+    pub fn read_domain(&mut self, domain: &Domain, data: &[f32]) -> Result<(), StreamError> {
+        let spans = self.spans(domain, data.len())?;
+        let stride = self.format.floats_per_element();
+        for (m, texture) in self.textures.iter().enumerate() {
+            let offset = self.format.member_offset(m);
+            let components = usize::from(texture.components());
+            for span in &spans {
+                let host = &data[span.host_floats(stride)];
+                texture.upload(span.rect, &gather(host, stride, offset, components))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies the elements of `domain`, in row-major order, into `out`.
+    pub fn write_domain(&self, domain: &Domain, out: &mut [f32]) -> Result<(), StreamError> {
+        let spans = self.spans(domain, out.len())?;
+        let stride = self.format.floats_per_element();
+        for (m, texture) in self.textures.iter().enumerate() {
+            let offset = self.format.member_offset(m);
+            let components = usize::from(texture.components());
+            for span in &spans {
+                let texels = texture.read(span.rect)?;
+                let host = &mut out[span.host_floats(stride)];
+                for (element, texel) in host
+                    .chunks_exact_mut(stride)
+                    .zip(texels.chunks_exact(components))
+                {
+                    element[offset..offset + components].copy_from_slice(texel);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks `domain` and a host array of `floats` for it; its texel spans.
+    fn spans(&self, domain: &Domain, floats: usize) -> Result<Vec<Span>, StreamError> {
+        domain.fits(&self.layout)?;
+        let expected = domain.len() * self.format.floats_per_element();
+        if floats != expected {
+            return Err(StreamError::Size {
+                expected,
+                got: floats,
+            });
+        }
+        Ok(texel_spans(&self.layout, domain))
+    }
+}
+
+/// One member's floats out of host elements (`stride` floats each); borrowed
+/// when the member is the whole element.
+fn gather(host: &[f32], stride: usize, offset: usize, components: usize) -> Cow<'_, [f32]> {
+    if components == stride {
+        return Cow::Borrowed(host);
+    }
+    Cow::Owned(
+        host.chunks_exact(stride)
+            .flat_map(|element| &element[offset..offset + components])
+            .copied()
+            .collect(),
+    )
+}
