@@ -1,0 +1,121 @@
+//! The errors of the CPU backend. Each message names the Brook-level thing that is wrong
+//! (the kernel, the parameter, the shapes) rather than an internal detail, because the person
+//! reading it wrote a `.br` file and a host program, not this interpreter.
+
+use thiserror::Error;
+
+/// Formats a shape the way Brook declares it: `<2, 15>`.
+pub fn fmt_shape(shape: &[usize]) -> String {
+    let parts: Vec<String> = shape.iter().map(|e| e.to_string()).collect();
+    format!("<{}>", parts.join(", "))
+}
+
+fn fmt_shapes(shapes: &[Vec<usize>]) -> String {
+    let parts: Vec<String> = shapes.iter().map(|s| fmt_shape(s)).collect();
+    parts.join(", ")
+}
+
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum CpuError {
+    /// A stream shape Brook cannot hold.
+    #[error("invalid stream shape {}: {reason}", fmt_shape(.shape))]
+    InvalidShape { shape: Vec<usize>, reason: String },
+
+    /// A stream element layout (member widths) Brook cannot hold.
+    #[error("invalid stream element layout {widths:?}: {reason}")]
+    InvalidWidths { widths: Vec<u8>, reason: String },
+
+    /// `streamRead`/`streamWrite` with a host buffer of the wrong size.
+    #[error("{op}: the stream holds {expected} floats but the host buffer has {got}")]
+    HostSize {
+        op: &'static str,
+        expected: usize,
+        got: usize,
+    },
+
+    #[error("function #{0} does not exist in this module")]
+    UnknownFunction(u32),
+
+    #[error("`{name}` is a {kind}, not a {wanted}")]
+    WrongFunctionKind {
+        name: String,
+        kind: &'static str,
+        wanted: &'static str,
+    },
+
+    #[error("`{function}` takes {expected} argument(s) but was called with {got}")]
+    ArgCount {
+        function: String,
+        expected: usize,
+        got: usize,
+    },
+
+    #[error(
+        "argument {index} of `{function}` (`{param}`) must be {expected}, but {got} was passed"
+    )]
+    ArgClass {
+        function: String,
+        index: usize,
+        param: String,
+        expected: &'static str,
+        got: &'static str,
+    },
+
+    /// A stream or constant whose floats per element do not match the parameter's type.
+    #[error(
+        "argument `{param}` of `{function}` has {got} float(s) per element but its type needs {expected}"
+    )]
+    ElementSize {
+        function: String,
+        param: String,
+        expected: usize,
+        got: usize,
+    },
+
+    #[error("all outputs of `{function}` must have the same shape, but they are {}", fmt_shapes(.shapes))]
+    OutputShapes {
+        function: String,
+        shapes: Vec<Vec<usize>>,
+    },
+
+    #[error("iterator `{param}` of `{function}`: {reason}")]
+    Iterator {
+        function: String,
+        param: String,
+        reason: String,
+    },
+
+    #[error("reduction `{function}`: {reason}")]
+    Reduce { function: String, reason: String },
+
+    /// A language feature this backend does not implement (yet).
+    #[error("{0} not supported yet by the CPU backend")]
+    Unsupported(String),
+
+    /// IR that breaks the conventions of `brook_frontend::ir` (a front-end bug, not a user one).
+    #[error("malformed IR in `{function}`: {reason}")]
+    Malformed { function: String, reason: String },
+}
+
+impl CpuError {
+    /// Shorthand for [`CpuError::Malformed`].
+    pub fn malformed(function: &str, reason: impl Into<String>) -> CpuError {
+        CpuError::Malformed {
+            function: function.to_string(),
+            reason: reason.into(),
+        }
+    }
+
+    /// Names `function` in a [`CpuError::Malformed`] raised where it was not known.
+    pub fn in_function(self, name: &str) -> CpuError {
+        match self {
+            CpuError::Malformed { function, reason } if function.is_empty() => {
+                CpuError::Malformed {
+                    function: name.to_string(),
+                    reason,
+                }
+            }
+            e => e,
+        }
+    }
+}

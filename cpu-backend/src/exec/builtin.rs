@@ -1,0 +1,291 @@
+//! Cg's built-in functions on runtime values.
+//!
+//! Component-wise built-ins accept scalars where the others are vectors (splat), as Cg does.
+//! The formulas are the ones GPUs use, so the reference agrees with GLSL up to rounding:
+//! `round` halves away from zero, `frac(x) = x - floor(x)`, `fmod(x, y) = x - y*trunc(x/y)`,
+//! `lerp(a, b, t) = a + t*(b - a)`, `saturate = clamp(x, 0, 1)`, `rsqrt = 1/sqrt`,
+//! `step(e, x) = x >= e ? 1 : 0`, `smoothstep` is the Hermite `t*t*(3 - 2t)`, `min`/`max`
+//! follow GLSL (`min(x, y) = y < x ? y : x`), `mul(m, v)` treats `m` as rows (Cg).
+//! `frexp` and `modf` write an out argument and live with the expression evaluator.
+
+use brook_frontend::ir::Builtin;
+
+use super::ops::{bad, describe, fmod, zip};
+use crate::error::CpuError;
+use crate::value::{Mat, Value};
+
+fn arg(args: &[Value], i: usize) -> Result<&Value, CpuError> {
+    args.get(i)
+        .ok_or_else(|| bad(format!("built-in expects at least {} argument(s)", i + 1)))
+}
+
+fn floats(v: &Value) -> Result<([f32; 4], u8), CpuError> {
+    v.as_floats().ok_or_else(|| {
+        bad(format!(
+            "built-in argument is {}, not a scalar or vector",
+            describe(v)
+        ))
+    })
+}
+
+fn map1(args: &[Value], f: impl Fn(f32) -> f32) -> Result<Value, CpuError> {
+    let (x, n) = floats(arg(args, 0)?)?;
+    Ok(Value::Float(x.map(f), n))
+}
+
+fn test1(args: &[Value], f: impl Fn(f32) -> bool) -> Result<Value, CpuError> {
+    let (x, n) = floats(arg(args, 0)?)?;
+    let mut o = [false; 4];
+    for i in 0..n as usize {
+        o[i] = f(x[i]);
+    }
+    Ok(Value::Bool(o, n))
+}
+
+fn map2(args: &[Value], f: impl Fn(f32, f32) -> f32) -> Result<Value, CpuError> {
+    let (x, na) = floats(arg(args, 0)?)?;
+    let (y, nb) = floats(arg(args, 1)?)?;
+    let (o, n) = zip(&x, na, &y, nb, f)?;
+    Ok(Value::Float(o, n))
+}
+
+fn map3(args: &[Value], f: impl Fn(f32, f32, f32) -> f32) -> Result<Value, CpuError> {
+    let (x, na) = floats(arg(args, 0)?)?;
+    let (y, nb) = floats(arg(args, 1)?)?;
+    let (z, nc) = floats(arg(args, 2)?)?;
+    let n = na.max(nb).max(nc);
+    for w in [na, nb, nc] {
+        if w != 1 && w != n {
+            return Err(bad("built-in arguments of different widths"));
+        }
+    }
+    let pick = |a: &[f32; 4], w: u8, i: usize| if w == 1 { a[0] } else { a[i] };
+    let mut o = [0.0; 4];
+    for (i, oi) in o.iter_mut().enumerate().take(n as usize) {
+        *oi = f(pick(&x, na, i), pick(&y, nb, i), pick(&z, nc, i));
+    }
+    Ok(Value::Float(o, n))
+}
+
+fn all_ints(args: &[Value]) -> bool {
+    !args.is_empty() && args.iter().all(|a| matches!(a, Value::Int(..)))
+}
+
+fn ints(v: &Value) -> ([i32; 4], u8) {
+    match v {
+        Value::Int(c, n) => (*c, *n),
+        _ => ([0; 4], 0),
+    }
+}
+
+fn int_map2(args: &[Value], f: impl Fn(i32, i32) -> i32) -> Result<Value, CpuError> {
+    let (x, na) = ints(arg(args, 0)?);
+    let (y, nb) = ints(arg(args, 1)?);
+    let (o, n) = zip(&x, na, &y, nb, f)?;
+    Ok(Value::Int(o, n))
+}
+
+/// GLSL's `min`: `y < x ? y : x`.
+pub fn fmin(x: f32, y: f32) -> f32 {
+    if y < x {
+        y
+    } else {
+        x
+    }
+}
+
+/// GLSL's `max`: `x < y ? y : x`.
+pub fn fmax(x: f32, y: f32) -> f32 {
+    if x < y {
+        y
+    } else {
+        x
+    }
+}
+
+pub fn sign(x: f32) -> f32 {
+    if x > 0.0 {
+        1.0
+    } else if x < 0.0 {
+        -1.0
+    } else {
+        0.0
+    }
+}
+
+pub fn smoothstep(e0: f32, e1: f32, x: f32) -> f32 {
+    let t = fmin(fmax((x - e0) / (e1 - e0), 0.0), 1.0);
+    t * t * (3.0 - 2.0 * t)
+}
+
+fn dot(a: &Value, b: &Value) -> Result<f32, CpuError> {
+    let (x, na) = floats(a)?;
+    let (y, nb) = floats(b)?;
+    if na != nb {
+        return Err(bad(format!("dot of {} and {}", describe(a), describe(b))));
+    }
+    let mut s = 0.0;
+    for i in 0..na as usize {
+        s += x[i] * y[i];
+    }
+    Ok(s)
+}
+
+/// Evaluates `b` on already evaluated arguments.
+pub fn builtin(b: Builtin, args: &[Value]) -> Result<Value, CpuError> {
+    use std::f32::consts::PI;
+    use Builtin::*;
+    match b {
+        Abs if all_ints(args) => {
+            let (x, n) = ints(&args[0]);
+            Ok(Value::Int(x.map(i32::wrapping_abs), n))
+        }
+        Abs => map1(args, f32::abs),
+        Acos => map1(args, f32::acos),
+        Asin => map1(args, f32::asin),
+        Atan => map1(args, f32::atan),
+        Ceil => map1(args, f32::ceil),
+        Cos => map1(args, f32::cos),
+        Cosh => map1(args, f32::cosh),
+        Degrees => map1(args, |x| x * (180.0 / PI)),
+        Exp => map1(args, f32::exp),
+        Exp2 => map1(args, f32::exp2),
+        Floor => map1(args, f32::floor),
+        Frac => map1(args, |x| x - x.floor()),
+        Log => map1(args, f32::ln),
+        Log2 => map1(args, f32::log2),
+        Log10 => map1(args, f32::log10),
+        Radians => map1(args, |x| x * (PI / 180.0)),
+        Round => map1(args, f32::round),
+        Rsqrt => map1(args, |x| 1.0 / x.sqrt()),
+        Saturate => map1(args, |x| fmin(fmax(x, 0.0), 1.0)),
+        Sign if all_ints(args) => {
+            let (x, n) = ints(&args[0]);
+            Ok(Value::Int(x.map(i32::signum), n))
+        }
+        Sign => map1(args, sign),
+        Sin => map1(args, f32::sin),
+        Sinh => map1(args, f32::sinh),
+        Sqrt => map1(args, f32::sqrt),
+        Tan => map1(args, f32::tan),
+        Tanh => map1(args, f32::tanh),
+        IsFinite => test1(args, f32::is_finite),
+        IsInf => test1(args, f32::is_infinite),
+        IsNan => test1(args, f32::is_nan),
+        All | Any => {
+            let v = arg(args, 0)?;
+            let n = v.width();
+            if n == 0 {
+                return Err(bad(format!("{}() of {}", b.name(), describe(v))));
+            }
+            let mut it = (0..n as usize).map(|i| v.comp(i).is_some_and(|c| c.to_bool()));
+            Ok(Value::bool(if b == All {
+                it.all(|t| t)
+            } else {
+                it.any(|t| t)
+            }))
+        }
+        Atan2 => map2(args, f32::atan2),
+        Fmod => map2(args, fmod),
+        Max if all_ints(args) => int_map2(args, i32::max),
+        Max => map2(args, fmax),
+        Min if all_ints(args) => int_map2(args, i32::min),
+        Min => map2(args, fmin),
+        Pow => map2(args, f32::powf),
+        Step => map2(args, |edge, x| if x >= edge { 1.0 } else { 0.0 }),
+        Ldexp => map2(args, |x, e| x * e.exp2()),
+        Clamp if all_ints(args) => {
+            let lo = int_map2(&args[..2], i32::max)?;
+            int_map2(&[lo, arg(args, 2)?.clone()], i32::min)
+        }
+        Clamp => map3(args, |x, lo, hi| fmin(fmax(x, lo), hi)),
+        Lerp => map3(args, |a, b, t| a + t * (b - a)),
+        Smoothstep => map3(args, smoothstep),
+        Dot => Ok(Value::float(dot(arg(args, 0)?, arg(args, 1)?)?)),
+        Length => {
+            let v = arg(args, 0)?;
+            Ok(Value::float(dot(v, v)?.sqrt()))
+        }
+        Distance => {
+            let d = map2(args, |p, q| p - q)?;
+            Ok(Value::float(dot(&d, &d)?.sqrt()))
+        }
+        Normalize => {
+            let v = arg(args, 0)?;
+            let len = dot(v, v)?.sqrt();
+            map1(args, |x| x / len)
+        }
+        Cross => {
+            let (a, na) = floats(arg(args, 0)?)?;
+            let (c, nb) = floats(arg(args, 1)?)?;
+            if na != 3 || nb != 3 {
+                return Err(bad("cross() takes two float3"));
+            }
+            Ok(Value::floats(&[
+                a[1] * c[2] - a[2] * c[1],
+                a[2] * c[0] - a[0] * c[2],
+                a[0] * c[1] - a[1] * c[0],
+            ]))
+        }
+        Mul => mul(arg(args, 0)?, arg(args, 1)?),
+        Frexp | Modf => Err(CpuError::Unsupported(format!(
+            "{}() without an assignable second argument",
+            b.name()
+        ))),
+    }
+}
+
+/// Cg's `mul`: matrix × column vector (`result[i] = dot(m[i], v)`), row vector × matrix
+/// (`result[j] = Σ_i v[i]*m[i][j]`), matrix × matrix; on scalars and vectors a plain product.
+pub fn mul(a: &Value, b: &Value) -> Result<Value, CpuError> {
+    let shape_err = || bad(format!("mul({}, {})", describe(a), describe(b)));
+    match (a, b) {
+        (Value::Matrix(m), Value::Matrix(n)) => {
+            if m.cols != n.rows {
+                return Err(shape_err());
+            }
+            let mut o = Mat::zero(m.rows, n.cols);
+            for i in 0..m.rows as usize {
+                for j in 0..n.cols as usize {
+                    let mut s = 0.0;
+                    for k in 0..m.cols as usize {
+                        s += m.m[i][k] * n.m[k][j];
+                    }
+                    o.m[i][j] = s;
+                }
+            }
+            Ok(Value::Matrix(o))
+        }
+        (Value::Matrix(m), v) => {
+            let (x, n) = floats(v)?;
+            if n != m.cols {
+                return Err(shape_err());
+            }
+            let mut o = [0.0; 4];
+            for (i, oi) in o.iter_mut().enumerate().take(m.rows as usize) {
+                let mut s = 0.0;
+                for (k, xk) in x.iter().enumerate().take(n as usize) {
+                    s += m.m[i][k] * xk;
+                }
+                *oi = s;
+            }
+            Ok(Value::Float(o, m.rows))
+        }
+        (v, Value::Matrix(m)) => {
+            let (x, n) = floats(v)?;
+            if n != m.rows {
+                return Err(shape_err());
+            }
+            let mut o = [0.0; 4];
+            for (j, oj) in o.iter_mut().enumerate().take(m.cols as usize) {
+                let mut s = 0.0;
+                for (xi, row) in x.iter().zip(&m.m).take(n as usize) {
+                    s += xi * row[j];
+                }
+                *oj = s;
+            }
+            Ok(Value::Float(o, m.cols))
+        }
+        _ => super::ops::binary(brook_frontend::ir::BinaryOp::Mul, a, b),
+    }
+}

@@ -1,0 +1,112 @@
+//! The interpreter: runs one `ir::Function` body for one element.
+//!
+//! A tree walk over the typed IR. The IR is already resolved and explicit (every conversion
+//! is a `Convert`, every name an index), so each node maps to a few lines here:
+//! [`stmt`] for statements and assignment places, [`expr`] for expressions, [`ops`] for
+//! operators, [`builtin`] for Cg's built-in functions.
+//!
+//! A [`Frame`] holds what one invocation sees: parameter values (the input element, the
+//! constant, the current output value), `indexof` positions, gather streams and locals. The
+//! kernel driver ([`crate::kernel`]) refills one frame per element instead of allocating, and
+//! helper calls get a frame of their own.
+//!
+//! Non-local exits: `break`/`continue`/`return` travel as a [`Flow`] value; `discard` and
+//! errors travel as an [`Interrupt`] through `?`, since both abandon the whole element.
+
+pub mod builtin;
+mod expr;
+pub use expr::frexp;
+pub mod ops;
+mod stmt;
+
+use brook_frontend::ir::{Function, Module, ParamClass};
+
+use crate::error::CpuError;
+use crate::stream::CpuStream;
+use crate::value::Value;
+
+/// What one invocation of a function sees.
+#[derive(Debug, Clone)]
+pub struct Frame<'a> {
+    pub func: &'a Function,
+    /// One per parameter: the element of a stream or iterator, the value of a constant, the
+    /// current value of an `out` or `reduce` parameter; `Void` for gathers.
+    pub params: Vec<Value>,
+    /// `indexof` of each parameter (`.x` = last dimension).
+    pub positions: Vec<[f32; 4]>,
+    /// The stream behind each gather parameter.
+    pub gathers: Vec<Option<&'a CpuStream>>,
+    /// Every local of the function, zero until its `Decl` runs.
+    pub locals: Vec<Value>,
+}
+
+impl<'a> Frame<'a> {
+    pub fn new(module: &Module, func: &'a Function) -> Frame<'a> {
+        let n = func.params.len();
+        Frame {
+            func,
+            params: func
+                .params
+                .iter()
+                .map(|p| match p.class {
+                    ParamClass::Gather { .. } => Value::Void,
+                    _ => Value::zero(&p.ty, module),
+                })
+                .collect(),
+            positions: vec![[0.0; 4]; n],
+            gathers: vec![None; n],
+            locals: func
+                .locals
+                .iter()
+                .map(|l| Value::zero(&l.ty, module))
+                .collect(),
+        }
+    }
+}
+
+/// Why evaluation of an element stopped early.
+#[derive(Debug)]
+pub enum Interrupt {
+    /// `discard`: the element writes none of its outputs.
+    Discard,
+    Error(CpuError),
+}
+
+impl From<CpuError> for Interrupt {
+    fn from(e: CpuError) -> Interrupt {
+        Interrupt::Error(e)
+    }
+}
+
+/// How a statement finished.
+#[derive(Debug)]
+pub enum Flow {
+    Normal,
+    Break,
+    Continue,
+    Return(Option<Value>),
+}
+
+/// The interpreter for one module.
+#[derive(Debug, Clone, Copy)]
+pub struct Interp<'a> {
+    pub module: &'a Module,
+}
+
+impl<'a> Interp<'a> {
+    pub fn new(module: &'a Module) -> Interp<'a> {
+        Interp { module }
+    }
+
+    /// Runs the body of `frame.func`; returns the value of `return expr`, if any.
+    /// Errors name the function they happened in.
+    pub fn run(&self, frame: &mut Frame<'a>) -> Result<Option<Value>, Interrupt> {
+        let func = frame.func;
+        match self.exec_block(frame, &func.body) {
+            Ok(Flow::Return(Some(v))) => Ok(Some(stmt::coerce(v, &func.ret)?)),
+            Ok(_) => Ok(None),
+            Err(Interrupt::Error(e)) => Err(Interrupt::Error(e.in_function(&func.name))),
+            Err(Interrupt::Discard) => Err(Interrupt::Discard),
+        }
+    }
+}

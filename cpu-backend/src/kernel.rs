@@ -1,0 +1,424 @@
+//! Running a kernel over every element of its outputs.
+//!
+//! [`run_kernel`] binds the positional arguments to the kernel's parameters (checking count,
+//! class and element size up front, so a mistake is one clear error instead of a panic), then
+//! evaluates the body once per output element in row-major order.
+//!
+//! Inputs follow Brook's rules: a stream whose shape differs from the output's is read through
+//! the implicit resize ([`crate::shape::resize_index`]), iterators are computed from their
+//! range and resized the same way, constants are decoded once.
+//!
+//! Parallelism: the output elements are cut into chunks of [`CHUNK`] consecutive elements.
+//! Every output stream's data is split at the same element boundaries with `chunks_mut`, and
+//! each chunk's slices go to one rayon task, which owns them exclusively; inputs are shared
+//! read-only. So there is no locking and no `unsafe`, and the result does not depend on
+//! scheduling: each element is computed from the inputs alone, exactly as on the GPU.
+//!
+//! An element that executes `discard` writes none of its outputs, so they keep their previous
+//! values; an `out` value the body reads before writing (or only partly writes, `o.x = …`)
+//! starts as the output's previous value for the same reason.
+
+use brook_frontend::ir::{FunctionId, FunctionKind, Module, ParamClass, Scalar, Type};
+use rayon::prelude::*;
+
+use crate::error::CpuError;
+use crate::exec::{Frame, Interp, Interrupt};
+use crate::shape::{position, ravel, resize_index, unravel, Index};
+use crate::stream::{validate_shape, CpuStream};
+use crate::value::Value;
+
+/// Output elements per parallel task: large enough that scheduling costs nothing next to the
+/// interpretation, small enough that a 256×256 stream still spreads over every core.
+pub const CHUNK: usize = 4096;
+
+/// An iterator stream (`iter float2 it<rows, cols> = iter(start, end)`), computed rather than
+/// stored.
+///
+/// One dimension: element `i` is `start + i*step` per component, `step = (end - start)/N`
+/// computed once in `f32` (end exclusive: `iter(0, 10)` over 10 gives 0..9, `iter(9, -1)`
+/// gives 9..0), with 1 to 4 components. Two dimensions: a `float2` whose `.x` runs from
+/// `start[0]` to `end[0]` along the columns and `.y` from `start[1]` to `end[1]` along the
+/// rows. More dimensions are an error, as in Brook.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CpuIter {
+    pub shape: Vec<usize>,
+    pub components: u8,
+    pub start: [f32; 4],
+    pub end: [f32; 4],
+}
+
+impl CpuIter {
+    /// An iterator over `shape` from `start` to `end` (one float per component, 1 to 4).
+    pub fn new(shape: &[usize], start: &[f32], end: &[f32]) -> Result<CpuIter, CpuError> {
+        if start.len() != end.len() || start.is_empty() || start.len() > 4 {
+            return Err(CpuError::Iterator {
+                function: String::new(),
+                param: String::new(),
+                reason: format!(
+                    "start and end need the same number of components, 1 to 4 (got {} and {})",
+                    start.len(),
+                    end.len()
+                ),
+            });
+        }
+        let mut it = CpuIter {
+            shape: shape.to_vec(),
+            components: start.len() as u8,
+            start: [0.0; 4],
+            end: [0.0; 4],
+        };
+        it.start[..start.len()].copy_from_slice(start);
+        it.end[..end.len()].copy_from_slice(end);
+        it.check().map_err(|reason| CpuError::Iterator {
+            function: String::new(),
+            param: String::new(),
+            reason,
+        })?;
+        Ok(it)
+    }
+
+    fn check(&self) -> Result<(), String> {
+        validate_shape(&self.shape).map_err(|e| e.to_string())?;
+        match (self.shape.len(), self.components) {
+            (1, 1..=4) | (2, 2) => Ok(()),
+            (1, c) => Err(format!("an iterator has 1 to 4 components, not {c}")),
+            (2, c) => Err(format!(
+                "a 2D iterator is a float2 (.x along columns, .y along rows), not {c} component(s)"
+            )),
+            (r, _) => Err(format!(
+                "iterators of {r} dimensions are not allowed (at most 2)"
+            )),
+        }
+    }
+
+    /// The per-element step of each component, computed once.
+    pub fn steps(&self) -> [f32; 4] {
+        let mut s = [0.0; 4];
+        match self.shape.as_slice() {
+            [n] => {
+                let k = self.components as usize;
+                for ((sc, e), b) in s.iter_mut().zip(&self.end).zip(&self.start).take(k) {
+                    *sc = (e - b) / *n as f32;
+                }
+            }
+            [rows, cols] => {
+                s[0] = (self.end[0] - self.start[0]) / *cols as f32;
+                s[1] = (self.end[1] - self.start[1]) / *rows as f32;
+            }
+            _ => {}
+        }
+        s
+    }
+
+    /// The value at `idx` (an index in the iterator's own shape), given [`CpuIter::steps`].
+    pub fn value_at(&self, idx: &Index, steps: &[f32; 4]) -> [f32; 4] {
+        let mut v = [0.0; 4];
+        if self.shape.len() == 2 {
+            v[0] = self.start[0] + idx[1] as f32 * steps[0];
+            v[1] = self.start[1] + idx[0] as f32 * steps[1];
+        } else {
+            for c in 0..self.components as usize {
+                v[c] = self.start[c] + idx[0] as f32 * steps[c];
+            }
+        }
+        v
+    }
+}
+
+/// One argument of a kernel call, positional, one per kernel parameter.
+#[derive(Debug)]
+pub enum CpuArg<'a> {
+    /// For `T a<>`.
+    Stream(&'a CpuStream),
+    /// For `T a[]`, `T a[][]`.
+    Gather(&'a CpuStream),
+    /// For `iter T a<>`.
+    Iter(&'a CpuIter),
+    /// For `T a`: the constant's floats (a `float4` is 4 floats; an `int` is its value as
+    /// `f32`, converted by the parameter's type).
+    Constant(Vec<f32>),
+    /// For `out T a<>`.
+    Out(&'a mut CpuStream),
+}
+
+impl CpuArg<'_> {
+    fn class_name(&self) -> &'static str {
+        match self {
+            CpuArg::Stream(_) => "an input stream",
+            CpuArg::Gather(_) => "a gather stream",
+            CpuArg::Iter(_) => "an iterator",
+            CpuArg::Constant(_) => "a constant",
+            CpuArg::Out(_) => "an output stream",
+        }
+    }
+}
+
+pub(crate) fn class_name(c: ParamClass) -> &'static str {
+    match c {
+        ParamClass::Stream => "an input stream",
+        ParamClass::Out => "an output stream",
+        ParamClass::Gather { .. } => "a gather stream",
+        ParamClass::Constant => "a constant",
+        ParamClass::Iter => "an iterator",
+        ParamClass::Reduce => "a reduction accumulator",
+        ParamClass::Vout { .. } => "a vout stream",
+    }
+}
+
+pub(crate) fn kind_name(k: FunctionKind) -> &'static str {
+    match k {
+        FunctionKind::Kernel => "kernel",
+        FunctionKind::Reduce => "reduction",
+        FunctionKind::Helper => "helper function",
+    }
+}
+
+/// How the driver fills one parameter for each element.
+#[derive(Debug)]
+pub(crate) enum Binding<'a> {
+    Stream(&'a CpuStream),
+    Gather(&'a CpuStream),
+    Iter(&'a CpuIter, [f32; 4]),
+    Constant(Value),
+    /// Index into the list of outputs.
+    Out(usize),
+    /// Filled by the caller (a reduction's accumulator).
+    External,
+}
+
+/// Checks a stream argument's element size against the parameter type.
+pub(crate) fn check_elements(
+    module: &Module,
+    func: &str,
+    param: &brook_frontend::ir::Param,
+    got: usize,
+) -> Result<(), CpuError> {
+    let expected = Value::flat_len(&param.ty, module);
+    if expected != got {
+        return Err(CpuError::ElementSize {
+            function: func.to_string(),
+            param: param.name.clone(),
+            expected,
+            got,
+        });
+    }
+    Ok(())
+}
+
+/// Binds one non-output argument (shared by kernels and reductions).
+pub(crate) fn bind_input<'a>(
+    module: &Module,
+    func: &brook_frontend::ir::Function,
+    index: usize,
+    arg: &CpuArg<'a>,
+) -> Result<Binding<'a>, CpuError> {
+    let p = &func.params[index];
+    let class_err = || CpuError::ArgClass {
+        function: func.name.clone(),
+        index,
+        param: p.name.clone(),
+        expected: class_name(p.class),
+        got: arg.class_name(),
+    };
+    Ok(match (p.class, arg) {
+        (ParamClass::Stream, CpuArg::Stream(s)) => {
+            check_elements(module, &func.name, p, s.floats_per_element())?;
+            Binding::Stream(s)
+        }
+        (ParamClass::Gather { .. }, CpuArg::Gather(s)) => {
+            check_elements(module, &func.name, p, s.floats_per_element())?;
+            Binding::Gather(s)
+        }
+        (ParamClass::Constant, CpuArg::Constant(v)) => {
+            check_elements(module, &func.name, p, v.len())?;
+            Binding::Constant(Value::decode(&p.ty, module, v).0)
+        }
+        (ParamClass::Iter, CpuArg::Iter(it)) => {
+            let err = |reason: String| CpuError::Iterator {
+                function: func.name.clone(),
+                param: p.name.clone(),
+                reason,
+            };
+            it.check().map_err(err)?;
+            if p.ty != Type::vector(Scalar::Float, it.components) {
+                return Err(err(format!(
+                    "the parameter's type is {:?} but the iterator has {} float component(s)",
+                    p.ty, it.components
+                )));
+            }
+            Binding::Iter(it, it.steps())
+        }
+        (ParamClass::Vout { .. }, _) => {
+            return Err(CpuError::Unsupported(format!(
+                "vout parameter `{}`",
+                p.name
+            )))
+        }
+        (ParamClass::Reduce, _) if func.kind == FunctionKind::Kernel => {
+            return Err(CpuError::Unsupported(format!(
+                "reduce parameter `{}` in a kernel",
+                p.name
+            )))
+        }
+        _ => return Err(class_err()),
+    })
+}
+
+/// Runs `kernel` once per element of its outputs. `args` are positional, one per parameter,
+/// of the matching class; all outputs must have the same shape. On error no output has been
+/// written, except for a runtime error inside the body (malformed IR), which may leave some
+/// chunks written.
+pub fn run_kernel(
+    module: &Module,
+    kernel: FunctionId,
+    args: &mut [CpuArg],
+) -> Result<(), CpuError> {
+    let func = module
+        .functions
+        .get(kernel.0 as usize)
+        .ok_or(CpuError::UnknownFunction(kernel.0))?;
+    if func.kind != FunctionKind::Kernel {
+        return Err(CpuError::WrongFunctionKind {
+            name: func.name.clone(),
+            kind: kind_name(func.kind),
+            wanted: "kernel",
+        });
+    }
+    if args.len() != func.params.len() {
+        return Err(CpuError::ArgCount {
+            function: func.name.clone(),
+            expected: func.params.len(),
+            got: args.len(),
+        });
+    }
+
+    let mut bindings = Vec::with_capacity(args.len());
+    let mut outs: Vec<&mut CpuStream> = Vec::new();
+    for (i, arg) in args.iter_mut().enumerate() {
+        let p = &func.params[i];
+        match (p.class, arg) {
+            (ParamClass::Out, CpuArg::Out(s)) => {
+                check_elements(module, &func.name, p, s.floats_per_element())?;
+                bindings.push(Binding::Out(outs.len()));
+                outs.push(&mut **s);
+            }
+            (_, arg) => bindings.push(bind_input(module, func, i, arg)?),
+        }
+    }
+
+    let Some(first) = outs.first() else {
+        return Ok(()); // No outputs: nothing observable to compute.
+    };
+    let out_shape = first.shape().to_vec();
+    if outs.iter().any(|o| o.shape() != out_shape.as_slice()) {
+        return Err(CpuError::OutputShapes {
+            function: func.name.clone(),
+            shapes: outs.iter().map(|o| o.shape().to_vec()).collect(),
+        });
+    }
+
+    let total: usize = out_shape.iter().product();
+    let out_fpe: Vec<usize> = outs.iter().map(|o| o.floats_per_element()).collect();
+    let n_chunks = total.div_ceil(CHUNK);
+    let mut chunks: Vec<Vec<&mut [f32]>> = (0..n_chunks)
+        .map(|_| Vec::with_capacity(outs.len()))
+        .collect();
+    for (o, &fpe) in outs.iter_mut().zip(&out_fpe) {
+        for (c, slice) in o.data_mut().chunks_mut(CHUNK * fpe).enumerate() {
+            chunks[c].push(slice);
+        }
+    }
+
+    let driver = Driver {
+        interp: Interp::new(module),
+        func,
+        bindings: &bindings,
+        out_shape: &out_shape,
+        out_fpe: &out_fpe,
+    };
+    chunks
+        .into_par_iter()
+        .enumerate()
+        .try_for_each(|(c, mut slices)| {
+            let n = (total - c * CHUNK).min(CHUNK);
+            driver.run_chunk(c * CHUNK, n, &mut slices)
+        })
+}
+
+/// The read-only state shared by all chunks of one call.
+struct Driver<'a> {
+    interp: Interp<'a>,
+    func: &'a brook_frontend::ir::Function,
+    bindings: &'a [Binding<'a>],
+    out_shape: &'a [usize],
+    out_fpe: &'a [usize],
+}
+
+impl<'a> Driver<'a> {
+    /// Fills the frame's parameters for the output element at `out_idx`, which is element `e`
+    /// of the output slices `outs` (their current values are the `out` parameters' start).
+    fn load_params(
+        &self,
+        frame: &mut Frame<'a>,
+        linear: usize,
+        out_idx: &Index,
+        outs: &[&mut [f32]],
+        e: usize,
+    ) {
+        let module = self.interp.module;
+        for (k, b) in self.bindings.iter().enumerate() {
+            match b {
+                Binding::Stream(s) => {
+                    // Same shape (the common case): no resizing arithmetic.
+                    let (idx, lin) = if s.shape() == self.out_shape {
+                        (*out_idx, linear)
+                    } else {
+                        let idx = resize_index(out_idx, self.out_shape, s.shape());
+                        (idx, ravel(&idx, s.shape()))
+                    };
+                    frame.params[k] =
+                        Value::decode(&self.func.params[k].ty, module, s.element(lin)).0;
+                    frame.positions[k] = position(&idx, s.rank());
+                }
+                Binding::Iter(it, steps) => {
+                    let idx = resize_index(out_idx, self.out_shape, &it.shape);
+                    frame.params[k] = Value::Float(it.value_at(&idx, steps), it.components);
+                    frame.positions[k] = position(&idx, it.shape.len());
+                }
+                Binding::Constant(v) => frame.params[k] = v.clone(),
+                Binding::Out(o) => {
+                    let fpe = self.out_fpe[*o];
+                    let prev = &outs[*o][e * fpe..(e + 1) * fpe];
+                    frame.params[k] = Value::decode(&self.func.params[k].ty, module, prev).0;
+                    frame.positions[k] = position(out_idx, self.out_shape.len());
+                }
+                Binding::Gather(_) | Binding::External => {}
+            }
+        }
+    }
+
+    fn run_chunk(&self, base: usize, n: usize, slices: &mut [&mut [f32]]) -> Result<(), CpuError> {
+        let mut frame = Frame::new(self.interp.module, self.func);
+        for (k, b) in self.bindings.iter().enumerate() {
+            if let Binding::Gather(s) = b {
+                frame.gathers[k] = Some(s);
+            }
+        }
+        for e in 0..n {
+            let out_idx = unravel(base + e, self.out_shape);
+            self.load_params(&mut frame, base + e, &out_idx, slices, e);
+            match self.interp.run(&mut frame) {
+                Ok(_) => {}
+                Err(Interrupt::Discard) => continue,
+                Err(Interrupt::Error(err)) => return Err(err),
+            }
+            for (k, b) in self.bindings.iter().enumerate() {
+                if let Binding::Out(o) = b {
+                    let fpe = self.out_fpe[*o];
+                    frame.params[k].encode(&mut slices[*o][e * fpe..(e + 1) * fpe]);
+                }
+            }
+        }
+        Ok(())
+    }
+}
