@@ -1,0 +1,279 @@
+//! Signatures of the Cg-style built-ins, overloaded by vector width (genType = `float` ..
+//! `float4`).
+//!
+//! What a back end may rely on for a checked `Builtin` call:
+//! - int arguments are promoted to float (`Convert`), except for `abs`, `sign`, `min`, `max`
+//!   and `clamp` when *all* their arguments are ints, which then work on ints;
+//! - for the component-wise functions of several arguments (`atan2 fmod pow step ldexp min
+//!   max clamp lerp smoothstep`), every argument has the result's width: a scalar argument
+//!   given with vector ones is splatted with a one-argument `Construct` (Cg allows the scalar);
+//! - `dot`, `length`, `distance` return `float`; `cross` takes and returns `float3`;
+//!   `all`/`any` take a `bool`..`bool4` (numbers are converted with `!= 0`) and return `bool`;
+//!   `isnan`/`isinf`/`isfinite` return `bool` of the argument's width;
+//! - `mul(m, v)` (matrix R×C times `floatC` → `floatR`), `mul(v, m)` (`floatR` times R×C →
+//!   `floatC`) and `mul(a, b)` (R×K times K×C → R×C);
+//! - `frexp` and `modf` are rejected: they need out-parameters, which Brook helpers lack.
+
+use super::scope::FnCtx;
+use super::types::{convert_to, splat, with_scalar};
+use super::{Reported, R};
+use crate::diagnostics::Diagnostic;
+use crate::ir::{Builtin, Expr, ExprKind, Scalar, Type};
+use crate::span::Span;
+
+fn arity(b: Builtin) -> usize {
+    use Builtin::*;
+    match b {
+        Atan2 | Cross | Distance | Dot | Fmod | Ldexp | Max | Min | Mul | Pow | Step | Frexp
+        | Modf => 2,
+        Clamp | Lerp | Smoothstep => 3,
+        _ => 1,
+    }
+}
+
+fn result(b: Builtin, args: Vec<Expr>, ty: Type, span: Span) -> Expr {
+    Expr {
+        kind: ExprKind::Builtin(b, args),
+        ty,
+        span,
+    }
+}
+
+pub fn check(
+    ctx: &mut FnCtx<'_>,
+    b: Builtin,
+    args: Vec<Expr>,
+    span: Span,
+    name_span: Span,
+) -> R<Expr> {
+    use Builtin::*;
+    let name = b.name();
+    if matches!(b, Frexp | Modf) {
+        return Err(ctx.error(
+            Diagnostic::error(format!("`{name}` is not supported yet"), name_span)
+                .with_label(name_span, "needs an out-parameter")
+                .with_hint(match b {
+                    Frexp => "compute the exponent with `floor(log2(abs(x)))` and the mantissa with `ldexp`",
+                    _ => "use `frac(x)` for the fractional part and `x - frac(x)` for the whole part",
+                }),
+        ));
+    }
+    let n = arity(b);
+    if args.len() != n {
+        return Err(ctx.error(
+            Diagnostic::error(
+                format!(
+                    "`{name}` takes {n} argument{} but {} {} given",
+                    if n == 1 { "" } else { "s" },
+                    args.len(),
+                    if args.len() == 1 { "was" } else { "were" }
+                ),
+                span,
+            )
+            .with_label(
+                span,
+                format!("expected {n} argument{}", if n == 1 { "" } else { "s" }),
+            ),
+        ));
+    }
+    // Every argument except `mul`'s must be a scalar or vector.
+    if b != Mul {
+        for a in &args {
+            if a.ty.width().is_none() {
+                let tn = ctx.type_name(&a.ty);
+                return Err(ctx.error(
+                    Diagnostic::error(format!("`{name}` cannot take a `{tn}`"), a.span)
+                        .with_label(a.span, format!("this is `{tn}`"))
+                        .with_hint(format!("`{name}` works on `float`..`float4`")),
+                ));
+            }
+        }
+    }
+    match b {
+        All | Any => {
+            let a = args.into_iter().next().ok_or(Reported)?;
+            let a = with_scalar(a, Scalar::Bool);
+            Ok(result(b, vec![a], Type::BOOL, span))
+        }
+        IsNan | IsInf | IsFinite => {
+            let a = float_arg(ctx, name, args.into_iter().next().ok_or(Reported)?)?;
+            let w = a.ty.width().unwrap_or(1);
+            Ok(result(b, vec![a], Type::vector(Scalar::Bool, w), span))
+        }
+        Length => {
+            let a = float_arg(ctx, name, args.into_iter().next().ok_or(Reported)?)?;
+            Ok(result(b, vec![a], Type::FLOAT, span))
+        }
+        Dot | Distance => {
+            let mut it = args.into_iter();
+            let x = float_arg(ctx, name, it.next().ok_or(Reported)?)?;
+            let y = float_arg(ctx, name, it.next().ok_or(Reported)?)?;
+            if x.ty != y.ty {
+                let (tx, ty) = (ctx.type_name(&x.ty), ctx.type_name(&y.ty));
+                return Err(ctx.error(
+                    Diagnostic::error(
+                        format!(
+                            "`{name}` needs two vectors of the same width, found `{tx}` and `{ty}`"
+                        ),
+                        span,
+                    )
+                    .with_label(x.span, format!("`{tx}`"))
+                    .with_label(y.span, format!("`{ty}`")),
+                ));
+            }
+            Ok(result(b, vec![x, y], Type::FLOAT, span))
+        }
+        Cross => {
+            let f3 = Type::Vector(Scalar::Float, 3);
+            let mut out = Vec::new();
+            for a in args {
+                let a = float_arg(ctx, name, a)?;
+                if a.ty != f3 {
+                    let tn = ctx.type_name(&a.ty);
+                    return Err(ctx.error(
+                        Diagnostic::error(
+                            format!("`cross` needs `float3` arguments, found `{tn}`"),
+                            a.span,
+                        )
+                        .with_label(a.span, format!("this is `{tn}`")),
+                    ));
+                }
+                out.push(a);
+            }
+            Ok(result(b, out, f3, span))
+        }
+        Mul => mul(ctx, args, span),
+        Abs | Sign => {
+            let a = args.into_iter().next().ok_or(Reported)?;
+            let a = if a.ty.scalar() == Some(Scalar::Int) {
+                a
+            } else {
+                float_arg(ctx, name, a)?
+            };
+            let ty = a.ty.clone();
+            Ok(result(b, vec![a], ty, span))
+        }
+        Min | Max | Clamp => {
+            let all_int = args.iter().all(|a| a.ty.scalar() == Some(Scalar::Int));
+            let s = if all_int { Scalar::Int } else { Scalar::Float };
+            componentwise(ctx, b, args, s, span)
+        }
+        Atan2 | Fmod | Pow | Step | Ldexp | Lerp | Smoothstep => {
+            componentwise(ctx, b, args, Scalar::Float, span)
+        }
+        // The one-argument float functions.
+        _ => {
+            let a = float_arg(ctx, name, args.into_iter().next().ok_or(Reported)?)?;
+            let ty = a.ty.clone();
+            Ok(result(b, vec![a], ty, span))
+        }
+    }
+}
+
+/// A `float`..`float4` argument (ints promoted; bools rejected).
+fn float_arg(ctx: &mut FnCtx<'_>, name: &str, a: Expr) -> R<Expr> {
+    match a.ty.scalar() {
+        Some(Scalar::Float) | Some(Scalar::Int) if a.ty.width().is_some() => {
+            Ok(with_scalar(a, Scalar::Float))
+        }
+        _ => {
+            let tn = ctx.type_name(&a.ty);
+            Err(ctx.error(
+                Diagnostic::error(format!("`{name}` cannot take a `{tn}`"), a.span)
+                    .with_label(a.span, format!("this is `{tn}`"))
+                    .with_hint(format!("`{name}` works on `float`..`float4`")),
+            ))
+        }
+    }
+}
+
+/// Component-wise functions: all arguments to scalar kind `s` and one common width.
+fn componentwise(
+    ctx: &mut FnCtx<'_>,
+    b: Builtin,
+    args: Vec<Expr>,
+    s: Scalar,
+    span: Span,
+) -> R<Expr> {
+    let name = b.name();
+    let mut conv = Vec::new();
+    for a in args {
+        conv.push(if s == Scalar::Float {
+            float_arg(ctx, name, a)?
+        } else {
+            a
+        });
+    }
+    let width = conv
+        .iter()
+        .map(|a| a.ty.width().unwrap_or(1))
+        .max()
+        .unwrap_or(1);
+    if let Some(bad) = conv.iter().find(|a| {
+        let w = a.ty.width().unwrap_or(1);
+        w != 1 && w != width
+    }) {
+        let tn = ctx.type_name(&bad.ty);
+        let want = ctx.type_name(&Type::vector(s, width));
+        return Err(ctx.error(
+            Diagnostic::error(
+                format!("`{name}` arguments have mismatched widths: `{tn}` with `{want}`"),
+                bad.span,
+            )
+            .with_label(bad.span, format!("this is `{tn}`"))
+            .with_hint("give every argument the same width, or use a scalar"),
+        ));
+    }
+    let ty = Type::vector(s, width);
+    let out: Vec<Expr> = conv
+        .into_iter()
+        .map(|a| {
+            if a.ty == ty {
+                a
+            } else {
+                splat(convert_to(a, Type::Scalar(s)), ty.clone())
+            }
+        })
+        .collect();
+    Ok(result(b, out, ty, span))
+}
+
+fn mul(ctx: &mut FnCtx<'_>, args: Vec<Expr>, span: Span) -> R<Expr> {
+    let mut it = args.into_iter();
+    let (x, y) = (it.next().ok_or(Reported)?, it.next().ok_or(Reported)?);
+    let fvec = |e: Expr| {
+        if e.ty.width().is_some() && e.ty.scalar() == Some(Scalar::Int) {
+            with_scalar(e, Scalar::Float)
+        } else {
+            e
+        }
+    };
+    let (x, y) = (fvec(x), fvec(y));
+    let ty = match (&x.ty, &y.ty) {
+        (Type::Matrix { rows, cols }, Type::Vector(Scalar::Float, n)) if n == cols => {
+            Some(Type::Vector(Scalar::Float, *rows))
+        }
+        (Type::Vector(Scalar::Float, n), Type::Matrix { rows, cols }) if n == rows => {
+            Some(Type::Vector(Scalar::Float, *cols))
+        }
+        (Type::Matrix { rows, cols: k }, Type::Matrix { rows: k2, cols }) if k == k2 => {
+            Some(Type::Matrix {
+                rows: *rows,
+                cols: *cols,
+            })
+        }
+        _ => None,
+    };
+    match ty {
+        Some(ty) => Ok(result(Builtin::Mul, vec![x, y], ty, span)),
+        None => {
+            let (tx, ty) = (ctx.type_name(&x.ty), ctx.type_name(&y.ty));
+            Err(ctx.error(
+                Diagnostic::error(format!("`mul` cannot multiply `{tx}` by `{ty}`"), span)
+                    .with_label(x.span, format!("`{tx}`"))
+                    .with_label(y.span, format!("`{ty}`"))
+                    .with_hint("`mul` takes (floatRxC, floatC), (floatR, floatRxC) or (floatRxK, floatKxC); use `*` for component-wise products"),
+            ))
+        }
+    }
+}

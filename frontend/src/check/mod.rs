@@ -1,0 +1,75 @@
+//! Name resolution and type checking: [`ast::Program`] → [`ir::Module`].
+//!
+//! - [`scope`]: the per-function context (parameters, locals, block scopes) and name lookup;
+//! - [`types`]: built-in types, type names, implicit and explicit conversions;
+//! - [`expr`]: expressions; [`place`]: assignment targets; [`stmt`]: statements;
+//! - [`builtins`]: the signatures of the Cg-style built-in functions;
+//! - [`items`]: structs, typedefs, global constants and function signatures.
+//!
+//! Errors are collected, not fatal: a bad expression abandons its statement, a bad function
+//! still lets the following ones be checked, so one run reports several errors.
+
+pub mod builtins;
+pub mod expr;
+pub mod items;
+pub mod names;
+pub mod place;
+pub mod scope;
+pub mod stmt;
+pub mod types;
+
+use std::collections::HashMap;
+
+use crate::ast;
+use crate::diagnostics::Diagnostic;
+use crate::ir::{self, FunctionId, StructId, Type};
+
+/// Marker: the error was already reported as a diagnostic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reported;
+
+pub type R<T> = Result<T, Reported>;
+
+/// File-scope state: what has been declared so far, in source order.
+#[derive(Default)]
+pub struct Globals {
+    pub module: ir::Module,
+    /// Typedef names and struct tags → the type they denote.
+    pub types: HashMap<String, Type>,
+    /// `struct Tag` names.
+    pub struct_tags: HashMap<String, StructId>,
+    /// Global `const` values, already checked and converted to their declared type.
+    pub consts: HashMap<String, ir::Expr>,
+    pub functions: HashMap<String, FunctionId>,
+    /// Names whose declaration failed: later uses are not reported again.
+    pub poisoned: std::collections::HashSet<String>,
+    /// Functions whose signature failed to check: calls to them are not reported again.
+    pub poisoned_fns: std::collections::HashSet<String>,
+    pub diags: Vec<Diagnostic>,
+}
+
+impl Globals {
+    pub fn error(&mut self, d: Diagnostic) -> Reported {
+        self.diags.push(d);
+        Reported
+    }
+
+    pub fn type_name(&self, ty: &Type) -> String {
+        types::type_name(ty, &self.module.structs)
+    }
+}
+
+/// Checks a whole program. The module is only meaningful when no diagnostics were added.
+pub fn check(program: &ast::Program, diags: &mut Vec<Diagnostic>) -> ir::Module {
+    let mut g = Globals::default();
+    for item in &program.items {
+        match item {
+            ast::Item::Struct(s) => items::struct_decl(&mut g, s),
+            ast::Item::Typedef { ty, name, span } => items::typedef(&mut g, ty, name, *span),
+            ast::Item::Global(d) => items::global(&mut g, d),
+            ast::Item::Function(f) => items::function(&mut g, f),
+        }
+    }
+    diags.append(&mut g.diags);
+    g.module
+}

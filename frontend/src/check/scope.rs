@@ -1,0 +1,171 @@
+//! The checking context of one function body: its parameters, its locals with block scoping,
+//! and name lookup (locals, then parameters, then global constants).
+
+use std::collections::{HashMap, HashSet};
+
+use super::{names, Globals, Reported, R};
+use crate::ast;
+use crate::diagnostics::Diagnostic;
+use crate::ir::{self, LocalId, Type};
+use crate::span::Span;
+
+/// What a name in an expression refers to.
+pub enum Resolved {
+    Local(LocalId),
+    Param(u32),
+    Const(ir::Expr),
+    /// Its declaration failed; it was already reported.
+    Poisoned,
+    Unknown,
+}
+
+pub struct FnCtx<'g> {
+    pub g: &'g mut Globals,
+    /// `None` while checking a global constant's initialiser.
+    pub kind: Option<ast::FnKind>,
+    pub name: String,
+    pub ret: Type,
+    pub params: Vec<ir::Param>,
+    pub locals: Vec<ir::Local>,
+    pub local_spans: Vec<Span>,
+    pub const_locals: HashSet<u32>,
+    /// Innermost last; `None` marks a name whose declaration failed.
+    pub scopes: Vec<HashMap<String, Option<LocalId>>>,
+    pub loop_depth: u32,
+    /// Parameters whose declaration failed: uses are not reported again.
+    pub poisoned_params: HashSet<String>,
+}
+
+impl<'g> FnCtx<'g> {
+    pub fn new(g: &'g mut Globals, kind: Option<ast::FnKind>, name: &str, ret: Type) -> Self {
+        FnCtx {
+            g,
+            kind,
+            name: name.to_string(),
+            ret,
+            params: Vec::new(),
+            locals: Vec::new(),
+            local_spans: Vec::new(),
+            const_locals: HashSet::new(),
+            scopes: vec![HashMap::new()],
+            loop_depth: 0,
+            poisoned_params: HashSet::new(),
+        }
+    }
+
+    pub fn error(&mut self, d: Diagnostic) -> Reported {
+        self.g.error(d)
+    }
+
+    pub fn type_name(&self, ty: &Type) -> String {
+        self.g.type_name(ty)
+    }
+
+    pub fn push_scope(&mut self) {
+        self.scopes.push(HashMap::new());
+    }
+
+    pub fn pop_scope(&mut self) {
+        self.scopes.pop();
+    }
+
+    pub fn param_index(&self, name: &str) -> Option<u32> {
+        self.params
+            .iter()
+            .position(|p| p.name == name)
+            .map(|i| i as u32)
+    }
+
+    pub fn lookup(&self, name: &str) -> Resolved {
+        for scope in self.scopes.iter().rev() {
+            if let Some(entry) = scope.get(name) {
+                return match entry {
+                    Some(id) => Resolved::Local(*id),
+                    None => Resolved::Poisoned,
+                };
+            }
+        }
+        if let Some(i) = self.param_index(name) {
+            if self.poisoned_params.contains(name) {
+                return Resolved::Poisoned;
+            }
+            return Resolved::Param(i);
+        }
+        if let Some(e) = self.g.consts.get(name) {
+            return Resolved::Const(e.clone());
+        }
+        if self.g.poisoned.contains(name) {
+            return Resolved::Poisoned;
+        }
+        Resolved::Unknown
+    }
+
+    /// Declares a local in the innermost scope.
+    pub fn declare(&mut self, name: &ast::Ident, ty: Type, is_const: bool) -> R<LocalId> {
+        if let Some(prev) = self.scopes.last().and_then(|s| s.get(&name.name)) {
+            let mut d = Diagnostic::error(
+                format!("`{}` is already declared in this scope", name.name),
+                name.span,
+            )
+            .with_label(name.span, "declared again here");
+            if let Some(id) = prev {
+                d = d.with_label(self.local_spans[id.0 as usize], "first declared here");
+            }
+            return Err(self.error(d));
+        }
+        if self.scopes.len() == 1 {
+            if let Some(i) = self.param_index(&name.name) {
+                let pspan = self.params[i as usize].span;
+                return Err(self.error(
+                    Diagnostic::error(format!("`{}` redeclares a parameter", name.name), name.span)
+                        .with_label(pspan, "the parameter"),
+                ));
+            }
+        }
+        let id = LocalId(self.locals.len() as u32);
+        self.locals.push(ir::Local {
+            name: name.name.clone(),
+            ty,
+        });
+        self.local_spans.push(name.span);
+        if is_const {
+            self.const_locals.insert(id.0);
+        }
+        if let Some(s) = self.scopes.last_mut() {
+            s.insert(name.name.clone(), Some(id));
+        }
+        Ok(id)
+    }
+
+    pub fn poison_param(&mut self, name: String) {
+        self.poisoned_params.insert(name);
+    }
+
+    /// Marks `name` as declared-but-broken so later uses stay quiet.
+    pub fn poison(&mut self, name: &str) {
+        if let Some(s) = self.scopes.last_mut() {
+            s.entry(name.to_string()).or_insert(None);
+        }
+    }
+
+    /// Reports an unknown identifier, suggesting a close name in scope.
+    pub fn unknown_ident(&mut self, name: &str, span: Span) -> Reported {
+        let mut candidates: Vec<String> = Vec::new();
+        for s in &self.scopes {
+            candidates.extend(s.keys().cloned());
+        }
+        candidates.extend(self.params.iter().map(|p| p.name.clone()));
+        candidates.extend(self.g.consts.keys().cloned());
+        let hint = names::suggest(name, candidates.iter().map(String::as_str))
+            .map(|s| format!("did you mean `{s}`?"));
+        let mut d = Diagnostic::error(format!("unknown identifier `{name}`"), span)
+            .with_label(span, "not declared")
+            .with_hint_opt(hint);
+        if d.hint.is_none()
+            && (self.g.functions.contains_key(name) || ir::Builtin::from_name(name).is_some())
+        {
+            d = d.with_hint(format!("`{name}` is a function: call it as `{name}(…)`"));
+        }
+        self.error(d)
+    }
+}

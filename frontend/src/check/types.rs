@@ -1,0 +1,263 @@
+//! Built-in types, type names for messages, and the conversions the language allows.
+//!
+//! Implicit conversions (assignment, initialisers, arguments, returns):
+//! - `int`/`intN` → `float`/`floatN` (explicit `Convert` in the IR);
+//! - a scalar → a vector or matrix (a splat: a one-argument `Construct`), after promotion.
+//!
+//! Explicit conversions (casts and one-argument constructors) also allow any scalar kind to
+//! any other (`(int)x`, `(bool)x`, `float(b)`), vector kind changes of the same width, and
+//! vector truncation (`(float3)v4` keeps `.xyz`; `(float)v` keeps `.x`).
+
+use crate::ir::{Expr, ExprKind, Scalar, StructDef, Type};
+
+/// The type a built-in type name denotes (`float`, `float1`..`float4`, `int`.., `bool`..,
+/// `float2x2`..`float4x4`); `void` is handled separately.
+pub fn builtin_type(name: &str) -> Option<Type> {
+    let (scalar, rest) = if let Some(r) = name.strip_prefix("float") {
+        (Scalar::Float, r)
+    } else if let Some(r) = name.strip_prefix("int") {
+        (Scalar::Int, r)
+    } else if let Some(r) = name.strip_prefix("bool") {
+        (Scalar::Bool, r)
+    } else {
+        return None;
+    };
+    let digit = |s: &str| -> Option<u8> {
+        match s {
+            "1" => Some(1),
+            "2" => Some(2),
+            "3" => Some(3),
+            "4" => Some(4),
+            _ => None,
+        }
+    };
+    if rest.is_empty() {
+        return Some(Type::Scalar(scalar));
+    }
+    if let Some(n) = digit(rest) {
+        return Some(Type::vector(scalar, n));
+    }
+    if scalar == Scalar::Float {
+        if let Some((r, c)) = rest.split_once('x') {
+            let (r, c) = (digit(r)?, digit(c)?);
+            if r >= 2 && c >= 2 {
+                return Some(Type::Matrix { rows: r, cols: c });
+            }
+        }
+    }
+    None
+}
+
+pub fn scalar_name(s: Scalar) -> &'static str {
+    match s {
+        Scalar::Float => "float",
+        Scalar::Int => "int",
+        Scalar::Bool => "bool",
+    }
+}
+
+/// The Brook spelling of a type, for messages and the pretty-printer.
+pub fn type_name(ty: &Type, structs: &[StructDef]) -> String {
+    match ty {
+        Type::Void => "void".into(),
+        Type::Scalar(s) => scalar_name(*s).into(),
+        Type::Vector(s, n) => format!("{}{n}", scalar_name(*s)),
+        Type::Matrix { rows, cols } => format!("float{rows}x{cols}"),
+        Type::Struct(id) => structs
+            .get(id.0 as usize)
+            .map_or_else(|| format!("struct#{}", id.0), |s| s.name.clone()),
+        Type::Array(elem, n) => {
+            // `float[3][4]`: the outermost dimension first, as declared.
+            let mut dims = vec![*n];
+            let mut inner = elem.as_ref();
+            while let Type::Array(e, m) = inner {
+                dims.push(*m);
+                inner = e;
+            }
+            let mut s = type_name(inner, structs);
+            for d in dims {
+                s.push_str(&format!("[{d}]"));
+            }
+            s
+        }
+    }
+}
+
+/// Is `ty` a scalar or vector of int or float?
+pub fn is_numeric(ty: &Type) -> bool {
+    matches!(
+        ty,
+        Type::Scalar(Scalar::Float | Scalar::Int) | Type::Vector(Scalar::Float | Scalar::Int, _)
+    )
+}
+
+/// Is `ty` a scalar or vector (of any kind)?
+pub fn is_scalar_or_vector(ty: &Type) -> bool {
+    matches!(ty, Type::Scalar(_) | Type::Vector(..))
+}
+
+/// Wraps `e` in a `Convert` to `ty` unless it already has that type. Scalar literals are
+/// converted in place (`1` as a float is the literal `1.0`).
+pub fn convert_to(e: Expr, ty: Type) -> Expr {
+    if e.ty == ty {
+        return e;
+    }
+    let span = e.span;
+    let folded = match (&e.kind, &ty) {
+        (ExprKind::Int(v), &Type::FLOAT) => Some(ExprKind::Float(*v as f32)),
+        (ExprKind::Int(v), &Type::BOOL) => Some(ExprKind::Bool(*v != 0)),
+        (ExprKind::Float(v), &Type::BOOL) => Some(ExprKind::Bool(*v != 0.0)),
+        (ExprKind::Float(v), &Type::INT) if v.is_finite() && v.abs() < 2.0e9 => {
+            Some(ExprKind::Int(*v as i32))
+        }
+        (ExprKind::Bool(b), &Type::FLOAT) => Some(ExprKind::Float(f32::from(u8::from(*b)))),
+        (ExprKind::Bool(b), &Type::INT) => Some(ExprKind::Int(i32::from(*b))),
+        _ => None,
+    };
+    if let Some(kind) = folded {
+        return Expr { kind, ty, span };
+    }
+    Expr {
+        kind: ExprKind::Convert(Box::new(e)),
+        ty,
+        span,
+    }
+}
+
+/// Changes the scalar kind of a scalar/vector expression, keeping its width.
+pub fn with_scalar(e: Expr, s: Scalar) -> Expr {
+    match e.ty.width() {
+        Some(w) => {
+            let ty = Type::vector(s, w);
+            convert_to(e, ty)
+        }
+        None => e,
+    }
+}
+
+/// Splats a scalar expression to `ty` (a vector or matrix type).
+pub fn splat(e: Expr, ty: Type) -> Expr {
+    let span = e.span;
+    Expr {
+        kind: ExprKind::Construct(vec![e]),
+        ty,
+        span,
+    }
+}
+
+/// The implicit conversion of `e` to `target`, or `None` if there is none.
+pub fn coerce(e: Expr, target: &Type) -> Result<Expr, Expr> {
+    if &e.ty == target {
+        return Ok(e);
+    }
+    match (&e.ty, target) {
+        // int → float, same width.
+        (Type::Scalar(Scalar::Int), Type::Scalar(Scalar::Float))
+        | (Type::Vector(Scalar::Int, _), Type::Vector(Scalar::Float, _))
+            if e.ty.width() == target.width() =>
+        {
+            Ok(convert_to(e, target.clone()))
+        }
+        // Scalar splat to a vector, with int → float promotion.
+        (Type::Scalar(s), Type::Vector(t, _))
+            if s == t || (*s == Scalar::Int && *t == Scalar::Float) =>
+        {
+            let e = convert_to(e, Type::Scalar(*t));
+            Ok(splat(e, target.clone()))
+        }
+        (Type::Scalar(Scalar::Int | Scalar::Float), Type::Matrix { .. }) => {
+            let e = convert_to(e, Type::FLOAT);
+            Ok(splat(e, target.clone()))
+        }
+        _ => Err(e),
+    }
+}
+
+/// The explicit conversion of a cast `(target)e`, or `None` if there is none.
+pub fn cast(e: Expr, target: &Type) -> Result<Expr, Expr> {
+    if &e.ty == target {
+        return Ok(e);
+    }
+    let e = match coerce(e, target) {
+        Ok(done) => return Ok(done),
+        Err(e) => e,
+    };
+    match (e.ty.clone(), target) {
+        (Type::Scalar(_), Type::Scalar(_)) => Ok(convert_to(e, target.clone())),
+        (Type::Scalar(_), Type::Vector(t, _)) => {
+            let e = convert_to(e, Type::Scalar(*t));
+            Ok(splat(e, target.clone()))
+        }
+        (Type::Vector(_, n), Type::Vector(_, m)) if n == *m => Ok(convert_to(e, target.clone())),
+        (Type::Vector(s, n), Type::Vector(..) | Type::Scalar(_)) => {
+            let m = target.width().unwrap_or(1);
+            if m > n {
+                return Err(e);
+            }
+            let span = e.span;
+            let sw = Expr {
+                kind: ExprKind::Swizzle(Box::new(e), (0..m).collect()),
+                ty: Type::vector(s, m),
+                span,
+            };
+            Ok(convert_to(sw, target.clone()))
+        }
+        (Type::Scalar(Scalar::Bool), Type::Matrix { .. }) => {
+            let e = convert_to(e, Type::FLOAT);
+            Ok(splat(e, target.clone()))
+        }
+        _ => Err(e),
+    }
+}
+
+/// Folds an integer constant expression (literals, `+ - * / % << >> & | ^`, negation,
+/// int conversions of such expressions).
+pub fn fold_int(e: &Expr) -> Option<i64> {
+    use crate::ir::{BinaryOp as B, UnaryOp as U};
+    match &e.kind {
+        ExprKind::Int(v) => Some(i64::from(*v)),
+        ExprKind::Float(v) if e.ty == Type::INT => Some(*v as i64),
+        ExprKind::Unary(U::Neg, a) => fold_int(a)?.checked_neg(),
+        ExprKind::Unary(U::BitNot, a) => Some(!fold_int(a)?),
+        ExprKind::Convert(a) if e.ty == Type::INT => match &a.kind {
+            ExprKind::Float(v) => Some(*v as i64),
+            _ => fold_int(a),
+        },
+        ExprKind::Binary(op, a, b) => {
+            let (a, b) = (fold_int(a)?, fold_int(b)?);
+            match op {
+                B::Add => a.checked_add(b),
+                B::Sub => a.checked_sub(b),
+                B::Mul => a.checked_mul(b),
+                B::Div => a.checked_div(b),
+                B::Rem => a.checked_rem(b),
+                B::Shl => u32::try_from(b).ok().and_then(|b| a.checked_shl(b)),
+                B::Shr => u32::try_from(b).ok().and_then(|b| a.checked_shr(b)),
+                B::BitAnd => Some(a & b),
+                B::BitOr => Some(a | b),
+                B::BitXor => Some(a ^ b),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(builtin_type("float"), Some(Type::FLOAT));
+        assert_eq!(builtin_type("float1"), Some(Type::FLOAT));
+        assert_eq!(builtin_type("int3"), Some(Type::Vector(Scalar::Int, 3)));
+        assert_eq!(
+            builtin_type("float3x4"),
+            Some(Type::Matrix { rows: 3, cols: 4 })
+        );
+        assert_eq!(builtin_type("float5"), None);
+        assert_eq!(builtin_type("floaty"), None);
+        assert_eq!(builtin_type("bool2x2"), None);
+    }
+}
