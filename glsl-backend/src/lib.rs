@@ -1,1 +1,30 @@
-//! Brook typed IR to GLSL fragment shaders for the GL pipeline
+//! Brook's typed IR as GLSL fragment shaders, the way the paper maps kernels onto the GPU
+//! (001 §4, 000 ch. 5): one fragment shader per kernel pass, drawn over the output.
+//!
+//! Everything here is a pure function of (IR, [`Variant`], [`Target`]) → source text, so it is
+//! tested without a GL context; `brook-passes` compiles and draws the result.
+//!
+//! The shaders are meant to be read: they keep the Brook names, quote the Brook line above
+//! each statement, and call small named helpers (`brook_texel`, `brook_gather_index`, …) for
+//! the addressing the paper describes, rather than inlining arithmetic.
+
+mod error;
+mod kernel;
+mod lower;
+mod names;
+mod prelude;
+mod source;
+mod types;
+mod variant;
+mod vertex;
+mod walk;
+
+pub use error::GenError;
+pub use kernel::{
+    generate_kernel, stream_members, KernelProgram, MemberRef, PassProgram, SamplerSlot,
+    UniformSlot, UniformValue,
+};
+pub use names::glsl_name;
+pub use source::{quoted_source_line, SourceText};
+pub use variant::{Access, Profile, Target, Variant};
+pub use vertex::vertex_shader;

@@ -1,0 +1,19 @@
+//! Why a kernel could not be turned into GLSL.
+
+use brook_frontend::Span;
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum GenError {
+    #[error("{0}")]
+    Unsupported(String),
+    #[error("{message}")]
+    At { message: String, span: Span },
+    #[error("`{0}` is not a kernel of this program")]
+    NotAKernel(String),
+    #[error("kernel `{kernel}` has {params} parameters but the call describes {given}")]
+    VariantMismatch {
+        kernel: String,
+        params: usize,
+        given: usize,
+    },
+}

@@ -1,0 +1,261 @@
+//! Brook expressions as GLSL expressions.
+
+use brook_frontend::ir::{
+    Access, BinaryOp, Expr, ExprKind, Place, PlaceRoot, Scalar, Type, UnaryOp,
+};
+
+use super::builtins::lower_builtin;
+use super::{gather_function, index_global, FunctionLowering};
+use crate::error::GenError;
+use crate::names::glsl_name;
+use crate::prelude::Helper;
+use crate::types::glsl_type;
+
+const COMPONENTS: [char; 4] = ['x', 'y', 'z', 'w'];
+
+/// A float literal GLSL reads back as the same f32 (always with a `.` or an exponent).
+pub fn float_literal(v: f32) -> String {
+    if v.is_nan() {
+        "(0.0 / 0.0)".into()
+    } else if v.is_infinite() {
+        if v > 0.0 {
+            "(1.0 / 0.0)"
+        } else {
+            "(-1.0 / 0.0)"
+        }
+        .into()
+    } else {
+        let s = format!("{v:?}");
+        if v < 0.0 {
+            format!("({s})")
+        } else {
+            s
+        }
+    }
+}
+
+pub fn swizzle_text(components: &[u8]) -> String {
+    components.iter().map(|c| COMPONENTS[*c as usize]).collect()
+}
+
+impl FunctionLowering<'_> {
+    pub(super) fn expr(&mut self, e: &Expr) -> Result<String, GenError> {
+        Ok(match &e.kind {
+            ExprKind::Float(v) => float_literal(*v),
+            ExprKind::Int(v) if *v < 0 => format!("({v})"),
+            ExprKind::Int(v) => v.to_string(),
+            ExprKind::Bool(v) => v.to_string(),
+            ExprKind::Local(id) => self.local_names[id.0 as usize].clone(),
+            ExprKind::Param(i) => glsl_name(&self.func.params[*i as usize].name),
+            ExprKind::Unary(op, x) => self.unary(*op, x)?,
+            ExprKind::Binary(op, l, r) => self.binary(*op, l, r, &e.ty)?,
+            ExprKind::Select {
+                cond,
+                accept,
+                reject,
+            } => format!(
+                "({} ? {} : {})",
+                self.expr(cond)?,
+                self.expr(accept)?,
+                self.expr(reject)?
+            ),
+            ExprKind::Convert(x) => format!("{}({})", glsl_type(self.module, &e.ty), self.expr(x)?),
+            ExprKind::Construct(parts) => {
+                let parts = parts
+                    .iter()
+                    .map(|p| self.expr(p))
+                    .collect::<Result<Vec<_>, _>>()?;
+                format!("{}({})", glsl_type(self.module, &e.ty), parts.join(", "))
+            }
+            ExprKind::Swizzle(base, comps) => self.swizzle(base, comps, &e.ty)?,
+            ExprKind::Member(base, m) => {
+                format!("{}.{}", self.expr(base)?, self.member_name(&base.ty, *m))
+            }
+            ExprKind::Index(base, index) => format!("{}[{}]", self.expr(base)?, self.expr(index)?),
+            ExprKind::Gather { param, indices } => self.gather(*param, indices)?,
+            ExprKind::IndexOf(p) => format!(
+                "vec4({})",
+                index_global(&glsl_name(&self.func.params[*p as usize].name))
+            ),
+            ExprKind::Builtin(b, args) => {
+                let lowered = args
+                    .iter()
+                    .map(|a| self.expr(a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let types: Vec<&Type> = args.iter().map(|a| &a.ty).collect();
+                lower_builtin(*b, &lowered, &types, &e.ty, self.prelude)?
+            }
+            ExprKind::Call(f, args) => {
+                let lowered = args
+                    .iter()
+                    .map(|a| self.expr(a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                format!(
+                    "{}({})",
+                    glsl_name(&self.module.func(*f).name),
+                    lowered.join(", ")
+                )
+            }
+        })
+    }
+
+    fn unary(&mut self, op: UnaryOp, x: &Expr) -> Result<String, GenError> {
+        let v = self.expr(x)?;
+        Ok(match (op, &x.ty) {
+            (UnaryOp::Neg, _) => format!("(-{v})"),
+            (UnaryOp::Not, Type::Vector(..)) => format!("not({v})"),
+            (UnaryOp::Not, _) => format!("(!{v})"),
+            (UnaryOp::BitNot, _) => format!("(~{v})"),
+        })
+    }
+
+    fn binary(&mut self, op: BinaryOp, l: &Expr, r: &Expr, ty: &Type) -> Result<String, GenError> {
+        let (a, b) = (self.expr(l)?, self.expr(r)?);
+        Ok(binary_text(op, (&a, &l.ty), (&b, &r.ty), ty, self))
+    }
+
+    fn swizzle(&mut self, base: &Expr, comps: &[u8], ty: &Type) -> Result<String, GenError> {
+        let v = self.expr(base)?;
+        Ok(match &base.ty {
+            // GLSL 3.30 cannot swizzle a scalar: `x.xxx` is a splat.
+            Type::Scalar(_) if comps.len() == 1 => v,
+            Type::Scalar(_) => format!("{}({v})", glsl_type(self.module, ty)),
+            _ => format!("{v}.{}", swizzle_text(comps)),
+        })
+    }
+
+    fn gather(&mut self, param: u32, indices: &[Expr]) -> Result<String, GenError> {
+        // Brook's vector index has `.x` as the last dimension; C-style subscripts `a[r][c]`
+        // come first-dimension first, so they are reversed into the same vec4.
+        let mut parts = Vec::with_capacity(4);
+        if indices.len() == 1 {
+            parts.push(self.as_float(&indices[0])?);
+        } else {
+            for index in indices.iter().rev() {
+                parts.push(self.as_float(index)?);
+            }
+        }
+        let width: usize = indices
+            .iter()
+            .map(|i| i.ty.width().unwrap_or(1) as usize)
+            .sum();
+        for _ in width..4 {
+            parts.push("0.0".into());
+        }
+        let name = glsl_name(&self.func.params[param as usize].name);
+        Ok(format!(
+            "{}(vec4({}))",
+            gather_function(&name),
+            parts.join(", ")
+        ))
+    }
+
+    /// An index expression as float components (int indices are exact below 2^24).
+    fn as_float(&mut self, e: &Expr) -> Result<String, GenError> {
+        let v = self.expr(e)?;
+        Ok(match &e.ty {
+            Type::Scalar(Scalar::Float) | Type::Vector(Scalar::Float, _) => v,
+            Type::Vector(_, n) => format!("vec{n}({v})"),
+            _ => format!("float({v})"),
+        })
+    }
+
+    pub(super) fn member_name(&self, ty: &Type, member: u32) -> String {
+        match ty {
+            Type::Struct(id) => {
+                glsl_name(&self.module.struct_def(*id).members[member as usize].name)
+            }
+            _ => format!("member{member}"),
+        }
+    }
+
+    pub(super) fn place(&mut self, place: &Place) -> Result<String, GenError> {
+        let (mut text, mut ty) = match place.root {
+            PlaceRoot::Local(id) => (
+                self.local_names[id.0 as usize].clone(),
+                self.func.local(id).ty.clone(),
+            ),
+            PlaceRoot::Param(i) => {
+                let p = &self.func.params[i as usize];
+                (glsl_name(&p.name), p.ty.clone())
+            }
+        };
+        for step in &place.path {
+            match step {
+                Access::Member(m) => {
+                    text = format!("{text}.{}", self.member_name(&ty, *m));
+                    ty = match &ty {
+                        Type::Struct(id) => {
+                            self.module.struct_def(*id).members[*m as usize].ty.clone()
+                        }
+                        other => other.clone(),
+                    };
+                }
+                Access::Swizzle(comps) => {
+                    text = format!("{text}.{}", swizzle_text(comps));
+                    ty = Type::vector(ty.scalar().unwrap_or(Scalar::Float), comps.len() as u8);
+                }
+                Access::Index(index) => {
+                    text = format!("{text}[{}]", self.expr(index)?);
+                    ty = match &ty {
+                        Type::Array(elem, _) => (**elem).clone(),
+                        Type::Vector(s, _) => Type::Scalar(*s),
+                        Type::Matrix { cols, .. } => Type::Vector(Scalar::Float, *cols),
+                        other => other.clone(),
+                    };
+                }
+            }
+        }
+        Ok(text)
+    }
+}
+
+/// GLSL for `a op b` with Cg semantics where GLSL's differ (vector comparisons are
+/// component-wise, `%` on floats is `fmod`, `*` on two matrices is component-wise).
+pub(super) fn binary_text(
+    op: BinaryOp,
+    (a, at): (&str, &Type),
+    (b, bt): (&str, &Type),
+    ty: &Type,
+    lowering: &mut FunctionLowering<'_>,
+) -> String {
+    use BinaryOp::*;
+    let vector_width = at.width().max(bt.width()).filter(|w| *w > 1);
+    let splat = |v: &str, t: &Type| match (t, vector_width) {
+        (Type::Scalar(s), Some(n)) => {
+            format!("{}({v})", glsl_type(lowering.module, &Type::Vector(*s, n)))
+        }
+        _ => v.to_string(),
+    };
+    let comparison = |name: &str, sym: &str| match vector_width {
+        Some(_) => format!("{name}({}, {})", splat(a, at), splat(b, bt)),
+        None => format!("({a} {sym} {b})"),
+    };
+    match op {
+        Add => format!("({a} + {b})"),
+        Sub => format!("({a} - {b})"),
+        Mul if matches!((at, bt), (Type::Matrix { .. }, Type::Matrix { .. })) => {
+            format!("matrixCompMult({a}, {b})")
+        }
+        Mul => format!("({a} * {b})"),
+        Div => format!("({a} / {b})"),
+        Rem if ty.scalar() == Some(Scalar::Float) => {
+            lowering.prelude.require(Helper::Fmod);
+            format!("brook_fmod({}, {})", splat(a, at), splat(b, bt))
+        }
+        Rem => format!("({a} % {b})"),
+        Eq => comparison("equal", "=="),
+        Ne => comparison("notEqual", "!="),
+        Lt => comparison("lessThan", "<"),
+        Le => comparison("lessThanEqual", "<="),
+        Gt => comparison("greaterThan", ">"),
+        Ge => comparison("greaterThanEqual", ">="),
+        And => format!("({a} && {b})"),
+        Or => format!("({a} || {b})"),
+        BitAnd => format!("({a} & {b})"),
+        BitOr => format!("({a} | {b})"),
+        BitXor => format!("({a} ^ {b})"),
+        Shl => format!("({a} << {b})"),
+        Shr => format!("({a} >> {b})"),
+    }
+}

@@ -1,0 +1,135 @@
+//! Brook function bodies as GLSL functions.
+//!
+//! Every Brook kernel, reduction and helper becomes one GLSL function with the Brook names. A
+//! kernel's stream, iterator and constant parameters arrive as `in` values and its outputs leave
+//! as `out` values; gathers and `indexof` go through globals that `main` sets up (see
+//! `kernel.rs`), since they need the addressing uniforms. Keeping the body a function means a
+//! Brook `return` is a GLSL `return`, and split passes share the body text unchanged.
+
+mod builtins;
+mod expr;
+mod stmt;
+
+use brook_frontend::ir::{Function, FunctionKind, Module, ParamClass};
+
+use crate::error::GenError;
+use crate::names::glsl_name;
+use crate::prelude::Prelude;
+use crate::source::SourceText;
+use crate::types::{array_suffix, glsl_type};
+
+/// Writes one Brook function as GLSL.
+pub struct FunctionLowering<'a> {
+    module: &'a Module,
+    func: &'a Function,
+    local_names: Vec<String>,
+    prelude: &'a mut Prelude,
+    source: Option<&'a SourceText>,
+    out: String,
+    indent: usize,
+    last_line: usize,
+}
+
+/// GLSL name of the global function that gathers from parameter `name`.
+pub fn gather_function(name: &str) -> String {
+    format!("brook_gather_{name}")
+}
+
+/// GLSL name of the global holding `indexof(name)`.
+pub fn index_global(name: &str) -> String {
+    format!("brook_index_{name}")
+}
+
+/// Whether a parameter is passed to the GLSL function (gathers are reached through globals).
+pub fn passed_as_argument(class: ParamClass) -> bool {
+    !matches!(class, ParamClass::Gather { .. })
+}
+
+impl<'a> FunctionLowering<'a> {
+    pub fn new(
+        module: &'a Module,
+        func: &'a Function,
+        prelude: &'a mut Prelude,
+        source: Option<&'a SourceText>,
+    ) -> Self {
+        // Locals of one function may share a Brook name (in different blocks); GLSL would
+        // accept that too, but unique names make the shader easier to follow.
+        let mut local_names: Vec<String> = Vec::with_capacity(func.locals.len());
+        for local in &func.locals {
+            let base = glsl_name(&local.name);
+            let mut name = base.clone();
+            let mut n = 2;
+            while local_names.contains(&name)
+                || func.params.iter().any(|p| glsl_name(&p.name) == name)
+            {
+                name = format!("{base}_{n}");
+                n += 1;
+            }
+            local_names.push(name);
+        }
+        FunctionLowering {
+            module,
+            func,
+            local_names,
+            prelude,
+            source,
+            out: String::new(),
+            indent: 1,
+            last_line: 0,
+        }
+    }
+
+    /// The GLSL definition of the function.
+    pub fn lower(mut self) -> Result<String, GenError> {
+        let f = self.func;
+        let ret = glsl_type(self.module, &f.ret);
+        let params: Vec<String> = f
+            .params
+            .iter()
+            .filter(|p| passed_as_argument(p.class))
+            .map(|p| {
+                let qualifier = match p.class {
+                    ParamClass::Out => "out ",
+                    ParamClass::Reduce => "inout ",
+                    _ => "",
+                };
+                format!(
+                    "{qualifier}{} {}{}",
+                    glsl_type(self.module, &p.ty),
+                    glsl_name(&p.name),
+                    array_suffix(&p.ty)
+                )
+            })
+            .collect();
+        let what = match f.kind {
+            FunctionKind::Kernel => "kernel",
+            FunctionKind::Reduce => "reduction",
+            FunctionKind::Helper => "function",
+        };
+        let mut text = String::new();
+        if let Some(src) = self.source {
+            let (line, _) = f.span.line_col(&src.text);
+            text.push_str(&format!(
+                "// Brook {what} `{}` ({}:{line})\n",
+                f.name, src.name
+            ));
+        }
+        text.push_str(&format!(
+            "{ret} {}({}) {{\n",
+            glsl_name(&f.name),
+            params.join(", ")
+        ));
+        self.block(&f.body)?;
+        text.push_str(&self.out);
+        text.push_str("}\n");
+        Ok(text)
+    }
+
+    fn line(&mut self, code: &str) {
+        for _ in 0..self.indent {
+            self.out.push_str("    ");
+        }
+        self.out.push_str(code);
+        self.out.push('\n');
+    }
+}

@@ -1,0 +1,104 @@
+//! Helper functions a shader may need, emitted only when used.
+//!
+//! GLSL has no built-in with Cg's meaning for these, so each gets a small, overloaded
+//! function; the comments say which Cg rule it implements.
+
+use std::collections::BTreeSet;
+
+/// A helper the generated code calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Helper {
+    /// Cg `fmod`: the remainder with the sign of `x` (`x - y * trunc(x / y)`); GLSL `mod` floors.
+    Fmod,
+    /// Cg `round`: halves away from zero; GLSL `round` may pick either way.
+    Round,
+    /// Cg `isfinite`.
+    IsFinite,
+    /// Brook's gather index rule and the stream addressing functions.
+    Addressing,
+}
+
+/// The set of helpers one shader uses.
+#[derive(Debug, Default, Clone)]
+pub struct Prelude {
+    used: BTreeSet<Helper>,
+}
+
+impl Prelude {
+    pub fn require(&mut self, helper: Helper) {
+        self.used.insert(helper);
+    }
+
+    /// The GLSL text of every helper required so far.
+    pub fn source(&self) -> String {
+        self.used.iter().map(|h| helper_source(*h)).collect()
+    }
+}
+
+const GEN_FLOAT: [&str; 4] = ["float", "vec2", "vec3", "vec4"];
+const GEN_BOOL: [&str; 4] = ["bool", "bvec2", "bvec3", "bvec4"];
+
+fn helper_source(helper: Helper) -> String {
+    match helper {
+        Helper::Fmod => overloads("// Cg fmod: remainder with the sign of x.\n", |t, _| {
+            format!("{t} brook_fmod({t} x, {t} y) {{ return x - y * trunc(x / y); }}\n")
+        }),
+        Helper::Round => overloads("// Cg round: halves away from zero.\n", |t, _| {
+            format!("{t} brook_round({t} x) {{ return sign(x) * floor(abs(x) + 0.5); }}\n")
+        }),
+        Helper::IsFinite => overloads("// Cg isfinite.\n", |t, i| {
+            let b = GEN_BOOL[i];
+            if i == 0 {
+                format!("{b} brook_isfinite({t} x) {{ return !(isnan(x) || isinf(x)); }}\n")
+            } else {
+                format!(
+                    "{b} brook_isfinite({t} x) {{ return not(bvec{n}(ivec{n}(isnan(x)) + ivec{n}(isinf(x)))); }}\n",
+                    n = i + 1
+                )
+            }
+        }),
+        Helper::Addressing => ADDRESSING.to_string(),
+    }
+}
+
+fn overloads(comment: &str, one: impl Fn(&str, usize) -> String) -> String {
+    let mut s = comment.to_string();
+    for (i, t) in GEN_FLOAT.iter().enumerate() {
+        s.push_str(&one(t, i));
+    }
+    s
+}
+
+/// Stream addressing, shared by every stream access that is not at the fragment's own texel.
+///
+/// An element index is an `ivec4` whose `.x` is the last (fastest) dimension, like Brook's
+/// `indexof`; an extent vector has 1 in unused dimensions. Everything is 32-bit integer
+/// arithmetic, so addresses are exact for every stream that fits in a texture.
+const ADDRESSING: &str = "\
+// Row-major linear position of an element: .x is the last (fastest) dimension.
+int brook_linearize(ivec4 index, ivec4 extent) {
+    return ((index.w * extent.z + index.z) * extent.y + index.y) * extent.x + index.x;
+}
+// The element at a linear position.
+ivec4 brook_unlinearize(int linear, ivec4 extent) {
+    ivec4 index;
+    index.x = linear % extent.x; linear /= extent.x;
+    index.y = linear % extent.y; linear /= extent.y;
+    index.z = linear % extent.z;
+    index.w = linear / extent.z;
+    return index;
+}
+// Every stream wraps its elements row by row into a texture `width` texels wide.
+ivec2 brook_texel(ivec4 index, ivec4 extent, int width) {
+    int linear = brook_linearize(index, extent);
+    return ivec2(linear % width, linear / width);
+}
+// Implicit resize: output element i reads input element floor(i * in / out), per dimension.
+ivec4 brook_resize(ivec4 index, ivec4 from_extent, ivec4 to_extent) {
+    return ivec4((uvec4(index) * uvec4(to_extent)) / uvec4(from_extent));
+}
+// Brook's gather index rule: floor(v + 0.25), clamped to the stream.
+ivec4 brook_gather_index(vec4 v, ivec4 extent) {
+    return clamp(ivec4(floor(v + 0.25)), ivec4(0), extent - 1);
+}
+";
