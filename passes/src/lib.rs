@@ -1,1 +1,18 @@
-//! Brook calls executed on GL: programs, FBOs, quad draws
+//! Brook calls executed on GL: programs, FBOs, quad draws.
+//!
+//! A kernel call picks a shader [`Variant`](brook_glsl::Variant) from its arguments, links the
+//! generated passes once per context (the cache key is module, kernel and variant), then each
+//! pass binds the output textures' framebuffer, the input textures, the uniforms, and draws one
+//! triangle over the output. A repeated call makes no GL calls beyond those.
+
+mod args;
+mod error;
+mod linked;
+mod program;
+mod runner;
+mod uniforms;
+
+pub use args::KernelArg;
+pub use error::PassError;
+pub use runner::{KernelModule, KernelRunner};
+pub use uniforms::extent_vector;
