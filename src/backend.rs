@@ -1,0 +1,78 @@
+//! The seam between the user API and the machines that run Brook: GL, CPU, later wgpu.
+//!
+//! A backend owns its own stream storage and compiled programs; the runtime hands them back as
+//! opaque values (`Box<dyn Any>`), so a stream made by one backend can only be used with that
+//! backend, and adding a backend touches nothing else.
+
+use std::any::Any;
+use std::rc::Rc;
+
+use brook_frontend::ir::FunctionId;
+use brook_glsl::KernelProgram;
+use brook_texture_streams::{Domain, ElementFormat, GlContext, IterSpec};
+
+use crate::error::BrookError;
+use crate::program::Compiled;
+
+/// A backend's own stream storage.
+pub type BackendStream = Box<dyn Any>;
+/// A backend's own compiled form of a program.
+pub type BackendProgram = Box<dyn Any>;
+
+/// One argument of a kernel call as a backend sees it: a stream of that backend, or the floats
+/// of a constant.
+#[derive(Clone, Copy)]
+pub enum BackendArg<'a> {
+    Stream(&'a dyn Any),
+    Constant(&'a [f32]),
+}
+
+/// What every backend implements. Semantics are those of `brook-semantics.md`; the CPU
+/// backend is the reference the others are tested against.
+pub trait Backend {
+    /// `"gl"`, `"cpu"`, … as `BRT_RUNTIME` spells it.
+    fn name(&self) -> &'static str;
+    /// A longer description (renderer, cores, …) for reports.
+    fn describe(&self) -> String;
+    fn create_stream(
+        &self,
+        format: &ElementFormat,
+        shape: &[usize],
+    ) -> Result<BackendStream, BrookError>;
+    fn create_iter(&self, spec: &IterSpec) -> Result<BackendStream, BrookError>;
+    /// Brook's `streamRead`: host array (C array-of-structs layout) into the stream or a domain of it.
+    fn read(
+        &self,
+        stream: &dyn Any,
+        domain: Option<&Domain>,
+        data: &[f32],
+    ) -> Result<(), BrookError>;
+    /// Brook's `streamWrite`: the stream, or a domain of it, to a host array.
+    fn write(
+        &self,
+        stream: &dyn Any,
+        domain: Option<&Domain>,
+        out: &mut [f32],
+    ) -> Result<(), BrookError>;
+    /// Prepares a checked program for this backend (once per program).
+    fn prepare(&self, program: &Rc<Compiled>) -> Result<BackendProgram, BrookError>;
+    /// Runs a kernel; `args` has one entry per kernel parameter.
+    fn run_kernel(
+        &self,
+        program: &dyn Any,
+        kernel: FunctionId,
+        args: &[BackendArg],
+    ) -> Result<(), BrookError>;
+    /// Waits until all work issued so far has finished (GL queues draws asynchronously).
+    fn finish(&self);
+    /// The GL context, for backends that have one (to bind stream textures in one's own
+    /// rendering, or to time against hand-written GL on the same context).
+    fn gl_context(&self) -> Option<&Rc<GlContext>>;
+    /// The GLSL passes a kernel call would run, for backends that generate GLSL.
+    fn glsl_plan(
+        &self,
+        program: &dyn Any,
+        kernel: FunctionId,
+        args: &[BackendArg],
+    ) -> Result<Option<KernelProgram>, BrookError>;
+}

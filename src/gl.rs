@@ -1,0 +1,207 @@
+//! The GL backend: streams in float textures, kernels as fragment-shader passes.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use brook_frontend::ir::{FunctionId, ParamClass};
+use brook_glsl::KernelProgram;
+use brook_passes::{KernelArg, KernelModule, KernelRunner};
+use brook_texture_streams::{Domain, ElementFormat, GlContext, IterSpec, Stream as GlStream};
+use glow::HasContext;
+
+use crate::backend::{Backend, BackendArg, BackendProgram, BackendStream};
+use crate::error::BrookError;
+use crate::program::Compiled;
+
+pub struct GlBackend {
+    runner: KernelRunner,
+}
+
+impl GlBackend {
+    pub fn new(ctx: Rc<GlContext>) -> GlBackend {
+        GlBackend {
+            runner: KernelRunner::new(&ctx),
+        }
+    }
+
+    pub fn runner(&self) -> &KernelRunner {
+        &self.runner
+    }
+}
+
+/// GL storage of one user stream: textures, or an iterator computed in the shader.
+enum GlStorage {
+    Textures(RefCell<GlStream>),
+    Iter(IterSpec),
+}
+
+fn storage(any: &dyn Any) -> Result<&GlStorage, BrookError> {
+    any.downcast_ref::<GlStorage>()
+        .ok_or_else(|| BrookError::Usage("this stream does not belong to the GL runtime".into()))
+}
+
+impl Backend for GlBackend {
+    fn name(&self) -> &'static str {
+        "gl"
+    }
+
+    fn describe(&self) -> String {
+        let caps = self.runner.context().caps();
+        format!("GL: {} ({})", caps.renderer, caps.version)
+    }
+
+    fn create_stream(
+        &self,
+        format: &ElementFormat,
+        shape: &[usize],
+    ) -> Result<BackendStream, BrookError> {
+        let stream = GlStream::new(self.runner.context(), format.clone(), shape)?;
+        Ok(Box::new(GlStorage::Textures(RefCell::new(stream))))
+    }
+
+    fn create_iter(&self, spec: &IterSpec) -> Result<BackendStream, BrookError> {
+        Ok(Box::new(GlStorage::Iter(spec.clone())))
+    }
+
+    fn read(
+        &self,
+        stream: &dyn Any,
+        domain: Option<&Domain>,
+        data: &[f32],
+    ) -> Result<(), BrookError> {
+        match storage(stream)? {
+            GlStorage::Textures(s) => match domain {
+                None => s.borrow_mut().read(data)?,
+                Some(d) => s.borrow_mut().read_domain(d, data)?,
+            },
+            GlStorage::Iter(_) => {
+                return Err(BrookError::Usage(
+                    "an iterator stream cannot be read into".into(),
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    fn write(
+        &self,
+        stream: &dyn Any,
+        domain: Option<&Domain>,
+        out: &mut [f32],
+    ) -> Result<(), BrookError> {
+        match storage(stream)? {
+            GlStorage::Textures(s) => match domain {
+                None => s.borrow().write(out)?,
+                Some(d) => s.borrow().write_domain(d, out)?,
+            },
+            // The same f32 formula the shaders evaluate, so no texture is needed.
+            GlStorage::Iter(spec) => crate::host_values::write_iter(spec, domain, out)?,
+        }
+        Ok(())
+    }
+
+    fn prepare(&self, program: &Rc<Compiled>) -> Result<BackendProgram, BrookError> {
+        Ok(Box::new(KernelModule::new(
+            program.module.clone(),
+            Some(program.source.clone()),
+        )))
+    }
+
+    fn run_kernel(
+        &self,
+        program: &dyn Any,
+        kernel: FunctionId,
+        args: &[BackendArg],
+    ) -> Result<(), BrookError> {
+        let module = kernel_module(program)?;
+        with_kernel_args(module, kernel, args, |kernel_args| {
+            Ok(self.runner.run(module, kernel, kernel_args)?)
+        })
+    }
+
+    fn finish(&self) {
+        let ctx = self.runner.context();
+        // Nothing can be queued on a context that cannot be made current.
+        if ctx.make_current().is_ok() {
+            // SAFETY: the context was just made current on this thread.
+            unsafe { ctx.gl().finish() };
+        }
+    }
+
+    fn gl_context(&self) -> Option<&Rc<GlContext>> {
+        Some(self.runner.context())
+    }
+
+    fn glsl_plan(
+        &self,
+        program: &dyn Any,
+        kernel: FunctionId,
+        args: &[BackendArg],
+    ) -> Result<Option<KernelProgram>, BrookError> {
+        let module = kernel_module(program)?;
+        with_kernel_args(module, kernel, args, |kernel_args| {
+            Ok(Some(self.runner.plan(module, kernel, kernel_args)?))
+        })
+    }
+}
+
+fn kernel_module(program: &dyn Any) -> Result<&KernelModule, BrookError> {
+    program
+        .downcast_ref::<KernelModule>()
+        .ok_or_else(|| BrookError::Usage("this program was compiled for another runtime".into()))
+}
+
+/// Borrows the call's streams as the pass executor's arguments (their kind from the kernel's
+/// parameters) for the duration of `f`.
+fn with_kernel_args<T>(
+    module: &KernelModule,
+    kernel: FunctionId,
+    args: &[BackendArg],
+    f: impl FnOnce(&[KernelArg]) -> Result<T, BrookError>,
+) -> Result<T, BrookError> {
+    let func = module.module().func(kernel);
+    if args.len() != func.params.len() {
+        return Err(BrookError::Usage(format!(
+            "kernel `{}` takes {} arguments but {} were given",
+            func.name,
+            func.params.len(),
+            args.len()
+        )));
+    }
+    let stores = args
+        .iter()
+        .map(|a| match a {
+            BackendArg::Stream(s) => storage(*s).map(Some),
+            BackendArg::Constant(_) => Ok(None),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let borrows: Vec<Option<std::cell::Ref<GlStream>>> = stores
+        .iter()
+        .map(|s| match s {
+            Some(GlStorage::Textures(t)) => Some(t.borrow()),
+            _ => None,
+        })
+        .collect();
+    let kernel_args: Vec<KernelArg> = args
+        .iter()
+        .zip(&stores)
+        .zip(&borrows)
+        .zip(&func.params)
+        .map(
+            |(((arg, store), borrowed), param)| match (arg, store, borrowed) {
+                (BackendArg::Constant(v), _, _) => KernelArg::Constant(v),
+                (_, Some(GlStorage::Iter(spec)), _) => KernelArg::Iter(spec),
+                (_, _, Some(t)) => match param.class {
+                    ParamClass::Out => KernelArg::Out(t),
+                    ParamClass::Gather { .. } => KernelArg::Gather(t),
+                    _ => KernelArg::Stream(t),
+                },
+                (BackendArg::Stream(_), _, None) => {
+                    unreachable!("every texture stream is borrowed above")
+                }
+            },
+        )
+        .collect();
+    f(&kernel_args)
+}

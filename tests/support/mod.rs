@@ -1,0 +1,114 @@
+//! Shared helpers for the end-to-end tests: run one Brook program on GL and on the CPU backend.
+#![allow(dead_code)] // each test binary uses a subset
+
+use brook::{Arg, ContextOptions, Runtime, Stream};
+
+/// A headless GL runtime; `max_texture_size` lowers the limit to force address translation,
+/// `max_draw_buffers` to force pass splitting.
+pub fn gl_with(max_texture_size: Option<u32>, max_draw_buffers: Option<u32>) -> Runtime {
+    Runtime::gl_with(ContextOptions {
+        max_texture_size,
+        max_draw_buffers,
+        ..ContextOptions::default()
+    })
+    .expect("a headless GL context (Mesa llvmpipe through EGL)")
+}
+
+/// What one stream argument of a test call holds.
+pub enum Input<'a> {
+    /// A stream of `components` floats per element, with this data.
+    Data {
+        components: u8,
+        shape: &'a [usize],
+        data: Vec<f32>,
+    },
+    Constant(Vec<f32>),
+    /// An output stream of `components` floats per element.
+    Out {
+        components: u8,
+        shape: &'a [usize],
+    },
+}
+
+/// Runs `kernel` of `source` on `rt` and returns every output's contents, in parameter order.
+pub fn run_kernel(rt: &Runtime, source: &str, kernel: &str, inputs: &[Input]) -> Vec<Vec<f32>> {
+    let program = rt
+        .compile(source, "test.br")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let streams: Vec<Option<Stream>> = inputs
+        .iter()
+        .map(|i| match i {
+            Input::Data {
+                components,
+                shape,
+                data,
+            } => {
+                let s = rt.stream_of(*components, shape).unwrap();
+                s.read(data).unwrap();
+                Some(s)
+            }
+            Input::Out { components, shape } => Some(rt.stream_of(*components, shape).unwrap()),
+            Input::Constant(_) => None,
+        })
+        .collect();
+    let args: Vec<Arg> = inputs
+        .iter()
+        .zip(&streams)
+        .map(|(i, s)| match (i, s) {
+            (Input::Constant(v), _) => Arg::Constant(v.clone()),
+            (_, Some(s)) => Arg::Stream(s),
+            _ => unreachable!(),
+        })
+        .collect();
+    rt.run(&program, kernel, &args)
+        .unwrap_or_else(|e| panic!("{}: {e}", rt.backend_name()));
+    inputs
+        .iter()
+        .zip(&streams)
+        .filter(|(i, _)| matches!(i, Input::Out { .. }))
+        .map(|(_, s)| s.as_ref().unwrap().to_vec().unwrap())
+        .collect()
+}
+
+/// Runs on GL (with `gl`) and on the CPU backend and asserts the outputs agree within
+/// `ulps` units in the last place (0 = bit for bit); returns the GL outputs.
+pub fn gl_equals_cpu(
+    gl: &Runtime,
+    source: &str,
+    kernel: &str,
+    inputs: &[Input],
+    ulps: u32,
+) -> Vec<Vec<f32>> {
+    let on_gl = run_kernel(gl, source, kernel, inputs);
+    let on_cpu = run_kernel(&Runtime::cpu(), source, kernel, inputs);
+    for (k, (g, c)) in on_gl.iter().zip(&on_cpu).enumerate() {
+        assert_eq!(g.len(), c.len());
+        for (i, (a, b)) in g.iter().zip(c).enumerate() {
+            assert!(
+                ulp_distance(*a, *b) <= ulps,
+                "output {k} float {i}: GL {a} vs CPU {b} (more than {ulps} ulps apart)"
+            );
+        }
+    }
+    on_gl
+}
+
+pub fn ulp_distance(a: f32, b: f32) -> u32 {
+    if a == b || (a.is_nan() && b.is_nan()) {
+        return 0;
+    }
+    let key = |x: f32| {
+        let bits = x.to_bits() as i32;
+        if bits < 0 {
+            i32::MIN - bits
+        } else {
+            bits
+        }
+    };
+    key(a).abs_diff(key(b))
+}
+
+/// 0, 1, 2, … as floats: every element distinct, so misplaced reads are caught.
+pub fn ramp(n: usize) -> Vec<f32> {
+    (0..n).map(|i| i as f32).collect()
+}
