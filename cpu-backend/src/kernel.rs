@@ -233,7 +233,7 @@ pub(crate) fn bind_input<'a>(
             check_elements(module, &func.name, p, v.len())?;
             Binding::Constant(Value::decode(&p.ty, module, v).0)
         }
-        (ParamClass::Iter, CpuArg::Iter(it)) => {
+        (ParamClass::Iter | ParamClass::Stream, CpuArg::Iter(it)) => {
             let err = |reason: String| CpuError::Iterator {
                 function: func.name.clone(),
                 param: p.name.clone(),
