@@ -46,7 +46,11 @@ impl Headless {
         let mut failures = Vec::new();
         for device in &devices {
             match on_device(device, profile) {
-                Ok(made) => return Ok(made),
+                Ok(made) => {
+                    // The new context is current now, whatever `CURRENT` says.
+                    CURRENT.with(|c| c.set(0));
+                    return Ok(made);
+                }
                 Err(reason) => failures.push(format!("{}: {reason}", describe(device))),
             }
         }
@@ -57,22 +61,45 @@ impl Headless {
     }
 
     /// Makes this context current on the calling thread unless it already is.
+    ///
+    /// Every kernel call checks this, so the answer for the common case (the same
+    /// context as last time) comes from a thread-local instead of an EGL query through
+    /// the vendor dispatch. Contexts brook makes are only switched here; an
+    /// application that makes its own EGL context current on the same thread must
+    /// switch back through its own API, as with any GL library.
     pub fn make_current(&self) -> Result<(), GlError> {
-        if self.context.is_current() {
+        let me = self as *const Headless as usize;
+        if CURRENT.with(|c| c.get()) == me {
             return Ok(());
         }
-        self.context
-            .make_current_surfaceless()
-            .map_err(|err| GlError::Context {
-                reason: format!("eglMakeCurrent failed: {err}"),
-                hint: "the context may have been lost (e.g. a GPU reset); create a new one"
-                    .to_owned(),
-            })
+        if !self.context.is_current() {
+            self.context
+                .make_current_surfaceless()
+                .map_err(|err| GlError::Context {
+                    reason: format!("eglMakeCurrent failed: {err}"),
+                    hint: "the context may have been lost (e.g. a GPU reset); create a new one"
+                        .to_owned(),
+                })?;
+        }
+        CURRENT.with(|c| c.set(me));
+        Ok(())
     }
+}
+
+thread_local! {
+    /// The address of the `Headless` last made current on this thread by
+    /// `make_current` (0 when none, or after it was dropped).
+    static CURRENT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 impl Drop for Headless {
     fn drop(&mut self) {
+        let me = self as *const Headless as usize;
+        CURRENT.with(|c| {
+            if c.get() == me {
+                c.set(0);
+            }
+        });
         // A context that is current is only destroyed once released, so
         // release it; but never release another context current on this thread.
         // A failure here cannot be acted on: the context is going away.
