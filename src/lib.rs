@@ -42,3 +42,8 @@ pub use brook_glsl as glsl;
 pub use brook_passes as passes;
 pub use brook_texture_streams as texture_streams;
 pub use brook_texture_streams::{ContextOptions, ElementFormat, IterSpec, MemberFormat, Profile};
+
+/// The README's Rust example, compiled and run as a doctest so it cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeExample;
