@@ -2,6 +2,9 @@
 //! on an ordinary test thread, and random or mangled input only ever gives diagnostics.
 
 use brook_frontend::{compile, pretty};
+use proptest::collection::vec;
+use proptest::prelude::*;
+use proptest::sample::select;
 
 fn kernel(body: &str) -> String {
     format!("kernel void k(float a<>, out float b<>) {{\n{body}\n}}\n")
@@ -94,22 +97,6 @@ fn deep_nesting_in_every_position_is_refused_cleanly() {
     }
 }
 
-/// A small deterministic generator (no external crates).
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 const VOCAB: &[&str] = &[
     "kernel",
     "reduce",
@@ -198,179 +185,201 @@ const VOCAB: &[&str] = &[
     "Ray",
 ];
 
-#[test]
-fn random_token_soup_never_panics() {
-    let mut rng = Lcg(0x5eed);
-    for _ in 0..3_000 {
-        let n = rng.below(60);
-        let mut src = String::new();
-        for _ in 0..n {
-            src.push_str(VOCAB[rng.below(VOCAB.len())]);
-            src.push(' ');
+/// Corpus programs, each a starting point for mutation.
+fn corpus() -> Vec<String> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let mut sources: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "br"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    sources.sort();
+    sources
+}
+
+/// Compiles `src` and renders the diagnostics or the IR: any panic fails the property.
+fn compiles_or_reports(src: &str) -> bool {
+    match compile(src, "fuzz.br") {
+        Ok(m) => {
+            let _ = pretty(&m);
+            true
         }
-        let _ = compile(&src, "soup.br").map_err(|d| d.render());
+        Err(d) => {
+            let _ = d.render();
+            false
+        }
     }
 }
 
-#[test]
-fn mangled_corpus_never_panics() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
-    let mut sources = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.extension().is_some_and(|x| x == "br") {
-            sources.push(std::fs::read(p).unwrap());
-        }
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3_000, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Sequences of Brook tokens in any order.
+    #[test]
+    fn random_token_soup_never_panics(tokens in vec(select(VOCAB), 0..60)) {
+        compiles_or_reports(&tokens.join(" "));
     }
-    sources.sort();
-    let mut rng = Lcg(42);
-    for round in 0..2_000 {
-        let mut bytes = sources[round % sources.len()].clone();
-        for _ in 0..1 + rng.below(4) {
+}
+
+/// One byte-level edit: where (as a fraction of the length), what, and a byte or span.
+#[derive(Debug, Clone)]
+enum Edit {
+    Remove(f64),
+    Insert(f64, u8),
+    Swap(f64, f64),
+    Cut(f64, usize),
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    let pool: &'static [u8] = b"(){};.,<>[]=+-*/!~?:#x0\n\xff";
+    prop_oneof![
+        (0.0..1.0).prop_map(Edit::Remove),
+        (0.0..1.0, select(pool)).prop_map(|(at, b)| Edit::Insert(at, b)),
+        (0.0..1.0, 0.0..1.0).prop_map(|(i, j)| Edit::Swap(i, j)),
+        (0.0..1.0, 0usize..40).prop_map(|(at, n)| Edit::Cut(at, n)),
+    ]
+}
+
+fn at(fraction: f64, len: usize) -> usize {
+    ((fraction * len as f64) as usize).min(len.saturating_sub(1))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2_000, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Corpus programs with a few bytes removed, inserted, swapped or cut out.
+    #[test]
+    fn mangled_corpus_never_panics(which in any::<prop::sample::Index>(), edits in vec(edit(), 1..5)) {
+        let sources = corpus();
+        let mut bytes = which.get(&sources).clone().into_bytes();
+        for e in edits {
             if bytes.is_empty() {
                 break;
             }
-            let i = rng.below(bytes.len());
-            match rng.below(4) {
-                0 => {
-                    bytes.remove(i);
+            match e {
+                Edit::Remove(i) => {
+                    bytes.remove(at(i, bytes.len()));
                 }
-                1 => {
-                    let pool = b"(){};.,<>[]=+-*/!~?:#x0\n\xff";
-                    bytes.insert(i, pool[rng.below(pool.len())]);
-                }
-                2 => {
-                    let j = rng.below(bytes.len());
+                Edit::Insert(i, b) => bytes.insert(at(i, bytes.len()), b),
+                Edit::Swap(i, j) => {
+                    let (i, j) = (at(i, bytes.len()), at(j, bytes.len()));
                     bytes.swap(i, j);
                 }
-                _ => {
-                    let end = (i + rng.below(40)).min(bytes.len());
+                Edit::Cut(i, n) => {
+                    let i = at(i, bytes.len());
+                    let end = (i + n).min(bytes.len());
                     bytes.drain(i..end);
                 }
             }
         }
-        let src = String::from_utf8_lossy(&bytes).into_owned();
-        if let Err(d) = compile(&src, "mangled.br") {
-            let _ = d.render();
-        }
+        compiles_or_reports(&String::from_utf8_lossy(&bytes));
     }
 }
 
-/// Replaces words of corpus programs with other words, operators with other operators: the
-/// results mostly parse, so this exercises the checker's error paths.
-#[test]
-fn word_substitutions_never_panic() {
-    const WORDS: &[&str] = &[
-        "a",
-        "b",
-        "c",
-        "x",
-        "r",
-        "i",
-        "idx",
-        "float",
-        "float2",
-        "float3",
-        "float4",
-        "int",
-        "int3",
-        "bool",
-        "bool2",
-        "float2x2",
-        "float4x4",
-        "void",
-        "Ray",
-        "Particle",
-        "Hit",
-        "out",
-        "iter",
-        "reduce",
-        "const",
-        "pos",
-        "vel",
-        "data",
-        "xyzw",
-        "xx",
-        "q",
-        "rgba",
-        "mul",
-        "dot",
-        "cross",
-        "lerp",
-        "clamp",
-        "all",
-        "isnan",
-        "sqr",
-        "frexp",
-        "indexof",
-        "push",
-        "0",
-        "1",
-        "2.5",
-        "-1",
-        "true",
-        "discard",
-        "break",
-        "return",
-        "1e30",
-        "99999999999",
-        "xyzwx",
-    ];
-    const OPS: &[&str] = &[
-        "+", "-", "*", "/", "%", "==", "<", "&&", "||", "&", "|", "^", "<<", "=", "+=", "?", ":",
-        ".", ",", "[", "]", "(", ")", "!", "~", "++",
-    ];
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
-    let mut sources = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.extension().is_some_and(|x| x == "br") {
-            sources.push(std::fs::read_to_string(p).unwrap());
+const WORDS: &[&str] = &[
+    "a",
+    "b",
+    "c",
+    "x",
+    "r",
+    "i",
+    "idx",
+    "float",
+    "float2",
+    "float3",
+    "float4",
+    "int",
+    "int3",
+    "bool",
+    "bool2",
+    "float2x2",
+    "float4x4",
+    "void",
+    "Ray",
+    "Particle",
+    "Hit",
+    "out",
+    "iter",
+    "reduce",
+    "const",
+    "pos",
+    "vel",
+    "data",
+    "xyzw",
+    "xx",
+    "q",
+    "rgba",
+    "mul",
+    "dot",
+    "cross",
+    "lerp",
+    "clamp",
+    "all",
+    "isnan",
+    "sqr",
+    "frexp",
+    "indexof",
+    "push",
+    "0",
+    "1",
+    "2.5",
+    "-1",
+    "true",
+    "discard",
+    "break",
+    "return",
+    "1e30",
+    "99999999999",
+    "xyzwx",
+];
+
+const OPS: &[&str] = &[
+    "+", "-", "*", "/", "%", "==", "<", "&&", "||", "&", "|", "^", "<<", "=", "+=", "?", ":", ".",
+    ",", "[", "]", "(", ")", "!", "~", "++",
+];
+
+/// A program split into alternating word and non-word pieces.
+fn split_pieces(src: &str) -> Vec<String> {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut pieces: Vec<String> = Vec::new();
+    for ch in src.chars() {
+        match pieces.last_mut() {
+            Some(last)
+                if last
+                    .chars()
+                    .next()
+                    .is_some_and(|c| is_word(c) == is_word(ch)) =>
+            {
+                last.push(ch)
+            }
+            _ => pieces.push(ch.to_string()),
         }
     }
-    sources.sort();
-    let mut rng = Lcg(7);
-    let mut compiled = 0;
-    for round in 0..1_500 {
-        let src = &sources[round % sources.len()];
-        // Split into word / non-word pieces.
-        let mut pieces: Vec<String> = Vec::new();
-        for ch in src.chars() {
-            let word = ch.is_alphanumeric() || ch == '_';
-            match pieces.last_mut() {
-                Some(last)
-                    if last
-                        .chars()
-                        .next()
-                        .is_some_and(|c| (c.is_alphanumeric() || c == '_') == word) =>
-                {
-                    last.push(ch)
-                }
-                _ => pieces.push(ch.to_string()),
-            }
-        }
-        for _ in 0..1 + rng.below(3) {
-            let i = rng.below(pieces.len());
-            let is_word = pieces[i]
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_alphanumeric() || c == '_');
-            if is_word {
-                pieces[i] = WORDS[rng.below(WORDS.len())].to_string();
+    pieces
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1_500, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Words of corpus programs replaced by other words, operators by other operators: the
+    /// results mostly parse, so this exercises the checker's error paths.
+    #[test]
+    fn word_substitutions_never_panic(
+        which in any::<prop::sample::Index>(),
+        swaps in vec((any::<prop::sample::Index>(), any::<prop::sample::Index>()), 1..4),
+    ) {
+        let sources = corpus();
+        let mut pieces = split_pieces(which.get(&sources).as_str());
+        for (piece, replacement) in swaps {
+            let i = piece.index(pieces.len());
+            let word = pieces[i].chars().next().is_some_and(|c| c.is_alphanumeric() || c == '_');
+            if word {
+                pieces[i] = replacement.get(WORDS).to_string();
             } else if !pieces[i].trim().is_empty() {
-                pieces[i] = OPS[rng.below(OPS.len())].to_string();
+                pieces[i] = replacement.get(OPS).to_string();
             }
         }
-        let mutated: String = pieces.concat();
-        match compile(&mutated, "subst.br") {
-            Ok(m) => {
-                compiled += 1;
-                let _ = pretty(&m);
-            }
-            Err(d) => {
-                let _ = d.render();
-            }
-        }
+        compiles_or_reports(&pieces.concat());
     }
-    assert!(compiled > 0);
 }
