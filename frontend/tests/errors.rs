@@ -97,7 +97,7 @@ fn cases() -> Vec<Case> {
         ("builtin widths", kbody("    b = dot(v, v.xyz);"), "`dot` needs two vectors of the same width", 2, 9, None),
         ("cross width", kbody("    float4 c = cross(v, v);"), "`cross` needs `float3` arguments, found `float4`", 2, 22, None),
         ("mul shapes", "kernel void k(float4x4 m, float3 v<>, out float4 r<>) {\n    r = mul(m, v);\n}\n".into(), "`mul` cannot multiply `float4x4` by `float3`", 2, 9, None),
-        ("frexp", kbody("    b = frexp(a, a);"), "`frexp` is not supported yet", 2, 9, None),
+        ("frexp", kbody("    b = frexp(a, a);"), "the second argument of `frexp` must be a local `float` variable", 2, 18, None),
         ("recursion", "float f(float x) {\n    return f(x - 1.0);\n}\n".into(), "recursive call to `f` is not supported", 2, 12, None),
         ("call kernel with out", "kernel void inner(float x, out float y<>) { y = x; }\nkernel void k(float a<>, out float b<>) {\n    inner(a, 1.0);\n}\n".into(), "cannot call kernel `inner` here", 3, 5, None),
         // ---- swizzles

@@ -14,6 +14,8 @@ pub enum Helper {
     Round,
     /// Cg `isfinite`.
     IsFinite,
+    /// Cg `frexp` (GLSL has it only from 4.00): mantissa in [0.5, 1), exponent stored.
+    Frexp,
     /// Brook's gather index rule and the stream addressing functions.
     Addressing,
 }
@@ -57,6 +59,7 @@ fn helper_source(helper: Helper) -> String {
                 )
             }
         }),
+        Helper::Frexp => FREXP.to_string(),
         Helper::Addressing => ADDRESSING.to_string(),
     }
 }
@@ -100,5 +103,25 @@ ivec4 brook_resize(ivec4 index, ivec4 from_extent, ivec4 to_extent) {
 // Brook's gather index rule: floor(v + 0.25), clamped to the stream.
 ivec4 brook_gather_index(vec4 v, ivec4 extent) {
     return clamp(ivec4(floor(v + 0.25)), ivec4(0), extent - 1);
+}
+";
+
+/// `x = m * 2^e` with `|m|` in `[0.5, 1)`; zero, infinities and NaN give `(x, 0)`. The scale by
+/// `2^-e` is split in two so that neither factor leaves the normal float range.
+const FREXP: &str = "\
+// Cg frexp: x = m * 2^e with |m| in [0.5, 1); 0, inf and NaN give (x, 0).
+float brook_frexp(float x, out float e) {
+    if (x == 0.0 || isinf(x) || isnan(x)) { e = 0.0; return x; }
+    e = floor(log2(abs(x))) + 1.0;
+    float half_e = floor(e * 0.5);
+    float m = x * exp2(-half_e) * exp2(half_e - e);
+    if (abs(m) >= 1.0) { m *= 0.5; e += 1.0; }
+    if (abs(m) < 0.5) { m *= 2.0; e -= 1.0; }
+    return m;
+}
+vec2 brook_frexp(vec2 x, out vec2 e) { return vec2(brook_frexp(x.x, e.x), brook_frexp(x.y, e.y)); }
+vec3 brook_frexp(vec3 x, out vec3 e) { return vec3(brook_frexp(x.x, e.x), brook_frexp(x.y, e.y), brook_frexp(x.z, e.z)); }
+vec4 brook_frexp(vec4 x, out vec4 e) {
+    return vec4(brook_frexp(x.x, e.x), brook_frexp(x.y, e.y), brook_frexp(x.z, e.z), brook_frexp(x.w, e.w));
 }
 ";

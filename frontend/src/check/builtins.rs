@@ -12,7 +12,9 @@
 //!   `isnan`/`isinf`/`isfinite` return `bool` of the argument's width;
 //! - `mul(m, v)` (matrix R×C times `floatC` → `floatR`), `mul(v, m)` (`floatR` times R×C →
 //!   `floatC`) and `mul(a, b)` (R×K times K×C → R×C);
-//! - `frexp` and `modf` are rejected: they need out-parameters, which Brook helpers lack.
+//! - `frexp(x, e)` and `modf(x, ip)` return `x`'s type and write their second argument, which
+//!   must be a local variable (`ExprKind::Local`) of that same `float`..`float4` type: the
+//!   exponent, or the integer part rounded toward zero.
 
 use super::scope::FnCtx;
 use super::types::{convert_to, splat, with_scalar};
@@ -48,16 +50,6 @@ pub fn check(
 ) -> R<Expr> {
     use Builtin::*;
     let name = b.name();
-    if matches!(b, Frexp | Modf) {
-        return Err(ctx.error(
-            Diagnostic::error(format!("`{name}` is not supported yet"), name_span)
-                .with_label(name_span, "needs an out-parameter")
-                .with_hint(match b {
-                    Frexp => "compute the exponent with `floor(log2(abs(x)))` and the mantissa with `ldexp`",
-                    _ => "use `frac(x)` for the fractional part and `x - frac(x)` for the whole part",
-                }),
-        ));
-    }
     let n = arity(b);
     if args.len() != n {
         return Err(ctx.error(
@@ -75,6 +67,9 @@ pub fn check(
                 format!("expected {n} argument{}", if n == 1 { "" } else { "s" }),
             ),
         ));
+    }
+    if matches!(b, Frexp | Modf) {
+        return out_argument(ctx, b, args, span);
     }
     // Every argument except `mul`'s must be a scalar or vector.
     if b != Mul {
@@ -276,4 +271,33 @@ fn mul(ctx: &mut FnCtx<'_>, args: Vec<Expr>, span: Span) -> R<Expr> {
             ))
         }
     }
+}
+
+/// `frexp(x, e)` / `modf(x, ip)`: Cg's out-parameter forms. The second argument must be a
+/// local variable of `x`'s type, which the call writes.
+fn out_argument(ctx: &mut FnCtx<'_>, b: Builtin, mut args: Vec<Expr>, span: Span) -> R<Expr> {
+    let name = b.name();
+    let out = args.pop().expect("arity checked");
+    let x = float_arg(ctx, name, args.pop().expect("arity checked"))?;
+    let what = if b == Builtin::Frexp {
+        "exponent"
+    } else {
+        "integer part"
+    };
+    let tn = ctx.type_name(&x.ty);
+    if !matches!(out.kind, ExprKind::Local(_)) || out.ty != x.ty {
+        return Err(ctx.error(
+            Diagnostic::error(
+                format!("the second argument of `{name}` must be a local `{tn}` variable"),
+                out.span,
+            )
+            .with_label(out.span, format!("receives the {what}"))
+            .with_hint(format!(
+                "declare `{tn} {}` and pass it here",
+                if b == Builtin::Frexp { "e" } else { "whole" }
+            )),
+        ));
+    }
+    let ty = x.ty.clone();
+    Ok(result(b, vec![x, out], ty, span))
 }

@@ -55,11 +55,11 @@ pub fn lower_builtin(
         }
         Any | All => any_all(builtin.name(), &args[0], arg_types[0]),
         Mul => mul(args, arg_types),
-        Frexp | Modf => {
-            return Err(GenError::Unsupported(format!(
-                "the built-in `{}` is not supported by the GLSL back end yet",
-                builtin.name()
-            )))
+        // GLSL's modf is Cg's: fractional part returned, whole part (toward zero) stored.
+        Modf => call("modf", args),
+        Frexp => {
+            prelude.require(Helper::Frexp);
+            call("brook_frexp", args)
         }
     })
 }
