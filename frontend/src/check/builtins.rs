@@ -41,13 +41,7 @@ fn result(b: Builtin, args: Vec<Expr>, ty: Type, span: Span) -> Expr {
     }
 }
 
-pub fn check(
-    ctx: &mut FnCtx<'_>,
-    b: Builtin,
-    args: Vec<Expr>,
-    span: Span,
-    name_span: Span,
-) -> R<Expr> {
+pub fn check(ctx: &mut FnCtx<'_>, b: Builtin, args: Vec<Expr>, span: Span) -> R<Expr> {
     use Builtin::*;
     let name = b.name();
     let n = arity(b);

@@ -746,7 +746,7 @@ fn call(ctx: &mut FnCtx<'_>, name: &ast::Ident, args: &[ast::Expr], span: Span) 
         if failed {
             return Err(Reported);
         }
-        return builtins::check(ctx, b, checked, span, name.span);
+        return builtins::check(ctx, b, checked, span);
     }
     if failed {
         return Err(Reported);
