@@ -285,3 +285,53 @@ fn c_string(text: &str) -> String {
     out.push('"');
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cpp_of(src: &str) -> Result<String, String> {
+        let program = Program::parse(src, "t.br").map_err(|d| d.short())?;
+        translate(&program).map_err(|d| d.short())
+    }
+
+    #[test]
+    fn streams_become_runtime_objects_and_kernels_stubs() {
+        let cpp = cpp_of(
+            "kernel void k(float a<>, out float r<>) { r = a; }\n\
+             int main() { int n = 3; float a<n, 2>; iter float2 i<4> = iter(float2(0, 1), float2(4, 5)); k(a, a); return 0; }\n",
+        )
+        .unwrap();
+        assert!(
+            cpp.contains("static void k(const ::brook::stream& a, ::brook::stream& r)"),
+            "{cpp}"
+        );
+        assert!(
+            cpp.contains(
+                "::brook::stream a(__brook_program(), \"float\", ::brook::extents((n), (2)));"
+            ),
+            "{cpp}"
+        );
+        assert!(
+            cpp.contains("::brook::stream i(::brook::iter_stream<float2>(::brook::extents((4)), (float2(0, 1)), (float2(4, 5))));"),
+            "{cpp}"
+        );
+        assert!(cpp.contains("int __brook_main()"), "{cpp}");
+        assert!(cpp.contains("#line 2 \"t.br\""), "{cpp}");
+    }
+
+    #[test]
+    fn reductions_called_from_host_and_a_missing_main_are_errors() {
+        let err = cpp_of(
+            "reduce void sum(float a<>, reduce float r<>) { r += a; }\n\
+             int main() { float a<4>; float s; sum(a, s); return 0; }\n",
+        )
+        .unwrap_err();
+        assert!(
+            err.starts_with("t.br:2:35: `sum` cannot be called from host code"),
+            "{err}"
+        );
+        let err = cpp_of("kernel void k(out float r<>) { r = 1; }\n").unwrap_err();
+        assert!(err.contains("no `main` function"), "{err}");
+    }
+}

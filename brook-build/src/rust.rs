@@ -59,7 +59,7 @@ pub fn bindings(program: &Program) -> String {
                 let _ = writeln!(
                     out,
                     "\n/// `{signature}`\n#[allow(clippy::too_many_arguments)]\npub fn {name}(rt: &::brook::Runtime{decls}) -> ::std::result::Result<(), ::brook::BrookError> {{\n    \
-                     rt.run(&program(rt)?, {name:?}, ::brook::args![{args}])\n}}",
+                     rt.run(&*program(rt)?, {name:?}, ::brook::args![{args}])\n}}",
                     name = f.name,
                     args = names.join(", "),
                 );
@@ -106,5 +106,31 @@ fn rust_name(name: &str) -> String {
         format!("r#{name}")
     } else {
         name.into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constants_get_rust_types_and_streams_references() {
+        let src = "typedef struct { float2 a; float b; } S;\n\
+                   kernel void k(float f, float3 v, int n, int2 m, bool flag, S s, float x[], iter float it<>, out float rt<>) { rt = f; }\n\
+                   reduce void sum(float a<>, reduce float r<>) { r += a; }\n";
+        let program = Program::parse(src, "k.br").unwrap();
+        let text = bindings(&program);
+        assert!(
+            text.contains("pub fn k(rt: &::brook::Runtime, f: f32, v: [f32; 3], n: i32, m: [i32; 2], flag: bool, s: [f32; 3], x: &::brook::Stream, it: &::brook::Stream, rt_: &::brook::Stream)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("::brook::args![f, v, n, m, flag, s, x, it, rt_]"),
+            "{text}"
+        );
+        assert!(
+            text.contains("// `reduce void sum(float a<>, reduce float r<>)`: no Rust function"),
+            "{text}"
+        );
     }
 }
