@@ -1,7 +1,7 @@
 //! Brook programs for the host: the C++ that `brcc` compiles for a whole `.br` program, and
 //! typed Rust functions for the kernels of a `.br` file, generated from a build script.
 //!
-//! ```no_run
+//! ```ignore
 //! // build.rs
 //! fn main() {
 //!     brook_build::compile("src/kernels.br").unwrap();

@@ -72,10 +72,10 @@ pub fn bindings(program: &Program) -> String {
 /// The first line of the definition at byte `start`, for doc comments.
 fn signature_line(program: &Program, start: usize) -> String {
     let rest = &program.kernel_source[start.min(program.kernel_source.len())..];
-    rest.lines()
+    let line = rest.lines().next().unwrap_or("");
+    line.split('{')
         .next()
         .unwrap_or("")
-        .trim_end_matches('{')
         .trim()
         .replace('`', "'")
 }
