@@ -22,11 +22,14 @@
 
 mod arg;
 mod backend;
+pub mod capi;
 mod cpu;
+mod element_type;
 mod error;
 mod gl;
 mod host_values;
 mod program;
+mod program_cache;
 mod runtime;
 mod stream;
 

@@ -10,6 +10,7 @@ use crate::cpu::CpuBackend;
 use crate::error::BrookError;
 use crate::gl::GlBackend;
 use crate::program::{Compiled, Program};
+use crate::program_cache::ProgramCache;
 use crate::stream::Stream;
 use brook_frontend::ir::FunctionId;
 use brook_glsl::{KernelProgram, SourceText};
@@ -17,6 +18,7 @@ use brook_glsl::{KernelProgram, SourceText};
 /// Brook's runtime: where streams live and kernels run.
 pub struct Runtime {
     backend: Rc<dyn Backend>,
+    pub(crate) programs: ProgramCache,
 }
 
 /// Which backend [`Runtime::from_env`] picks from `BRT_RUNTIME`.
@@ -37,6 +39,7 @@ impl Runtime {
     pub fn on_context(ctx: Rc<GlContext>) -> Runtime {
         Runtime {
             backend: Rc::new(GlBackend::new(ctx)),
+            programs: ProgramCache::default(),
         }
     }
 
@@ -44,6 +47,7 @@ impl Runtime {
     pub fn cpu() -> Runtime {
         Runtime {
             backend: Rc::new(CpuBackend),
+            programs: ProgramCache::default(),
         }
     }
 

@@ -1,0 +1,98 @@
+//! A whole Brook program read once: its tokens, file-scope items, host stream declarations,
+//! the kernel part and its checked IR. The C++ and Rust generators both start from here.
+
+use std::collections::HashSet;
+
+use brook_frontend::ir::Module;
+use brook_frontend::{Diagnostic, Diagnostics, Span};
+
+use crate::items::{items, Item, ItemKind};
+use crate::scan::{tokenize, Token};
+use crate::split::split;
+use crate::streams::{self, StreamDecl, BUILTIN_ELEMENT_TYPES};
+
+pub struct Program {
+    pub file_name: String,
+    pub source: String,
+    pub tokens: Vec<Token>,
+    pub items: Vec<Item>,
+    /// Per item: whether the kernel compiler sees it.
+    pub in_kernels: Vec<bool>,
+    /// Per item: its stream declarations (host items only).
+    pub stream_decls: Vec<Vec<StreamDecl>>,
+    /// The kernel part, blanked elsewhere so lines and columns are the original ones.
+    pub kernel_source: String,
+    pub module: Module,
+}
+
+impl Program {
+    /// Reads and checks a Brook program: the kernel part through the front end, the host part
+    /// for well-formed stream declarations. Errors point at the original file's lines.
+    pub fn parse(source: &str, file_name: &str) -> Result<Program, Diagnostics> {
+        let error = |message: String, at: usize| {
+            Diagnostics::new(
+                file_name,
+                source,
+                vec![Diagnostic::error(message, Span::new(at, at + 1))],
+            )
+        };
+        let tokens = tokenize(source).map_err(|e| error(e.message, e.at))?;
+        let items = items(source, &tokens);
+        let type_names: HashSet<&str> = items
+            .iter()
+            .flat_map(|i| match &i.kind {
+                ItemKind::Type { names } => names.iter().map(String::as_str).collect(),
+                _ => Vec::new(),
+            })
+            .chain(BUILTIN_ELEMENT_TYPES.iter().copied())
+            .collect();
+        let is_type = |n: &str| type_names.contains(n);
+        let mut stream_decls = Vec::with_capacity(items.len());
+        for item in &items {
+            stream_decls.push(match item.kind {
+                ItemKind::Function { .. } | ItemKind::Global { .. } => {
+                    streams::find(source, &tokens, item.tokens.clone(), &is_type)
+                        .map_err(|e| error(e.message, e.at))?
+                }
+                _ => Vec::new(),
+            });
+        }
+        let stream_types: HashSet<String> = stream_decls
+            .iter()
+            .flatten()
+            .map(|d| d.type_name.clone())
+            .collect();
+        let parts = split(source, &tokens, &items, &stream_types);
+        // Plain functions that kernels call moved to the kernel part: they have no host
+        // stream declarations.
+        for (decls, in_k) in stream_decls.iter_mut().zip(&parts.in_kernels) {
+            if *in_k {
+                decls.clear();
+            }
+        }
+        let module = brook_frontend::compile(&parts.kernel_source, file_name)?;
+        Ok(Program {
+            file_name: file_name.to_string(),
+            source: source.to_string(),
+            tokens,
+            items,
+            in_kernels: parts.in_kernels,
+            stream_decls,
+            kernel_source: parts.kernel_source,
+            module,
+        })
+    }
+
+    /// A diagnostic at byte range `span` of the original source.
+    pub fn diagnostics(&self, items: Vec<Diagnostic>) -> Diagnostics {
+        Diagnostics::new(&self.file_name, &self.source, items)
+    }
+
+    /// Host items: not seen by the kernel compiler, and not preprocessor lines.
+    pub fn host_items(&self) -> impl Iterator<Item = (usize, &Item)> {
+        self.items
+            .iter()
+            .enumerate()
+            .filter(|(i, item)| !self.in_kernels[*i] && item.kind != ItemKind::Directive)
+    }
+}

@@ -1,0 +1,71 @@
+//! How a kernel parameter is passed from host code, for the C++ stubs and the Rust functions
+//! alike: a stream, or a constant of a host type.
+
+use brook_frontend::ir::{Module, Param, ParamClass, Scalar, Type};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HostParam {
+    /// An input, gather or iterator stream.
+    Stream,
+    /// An output stream.
+    Output,
+    /// `float`..`float4` (width 1..=4).
+    Float(u8),
+    /// `int`..`int4`.
+    Int(u8),
+    Bool,
+    /// A struct constant: its name and its size in floats.
+    Struct(String, usize),
+}
+
+/// The host form of `param`, or why host code cannot pass it.
+pub fn host_param(module: &Module, param: &Param) -> Result<HostParam, String> {
+    Ok(match param.class {
+        ParamClass::Stream | ParamClass::Gather { .. } | ParamClass::Iter => HostParam::Stream,
+        ParamClass::Out => HostParam::Output,
+        ParamClass::Vout { .. } | ParamClass::Reduce => {
+            return Err(format!(
+                "parameter `{}`: variable-length and reduce outputs cannot be passed from host code yet",
+                param.name
+            ))
+        }
+        ParamClass::Constant => match &param.ty {
+            Type::Scalar(Scalar::Float) => HostParam::Float(1),
+            Type::Vector(Scalar::Float, n) => HostParam::Float(*n),
+            Type::Scalar(Scalar::Int) => HostParam::Int(1),
+            Type::Vector(Scalar::Int, n) => HostParam::Int(*n),
+            Type::Scalar(Scalar::Bool) => HostParam::Bool,
+            Type::Struct(id) => {
+                let def = module.struct_def(*id);
+                let floats = struct_floats(module, &param.ty).ok_or_else(|| {
+                    format!(
+                        "parameter `{}`: struct `{}` has members other than float..float4",
+                        param.name, def.name
+                    )
+                })?;
+                HostParam::Struct(def.name.clone(), floats)
+            }
+            other => {
+                return Err(format!(
+                    "parameter `{}`: constants of type {other:?} cannot be passed from host code yet",
+                    param.name
+                ))
+            }
+        },
+    })
+}
+
+/// Floats in a struct made only of `float`..`float4` members (the host layout is then packed).
+fn struct_floats(module: &Module, ty: &Type) -> Option<usize> {
+    let Type::Struct(id) = ty else { return None };
+    module
+        .struct_def(*id)
+        .members
+        .iter()
+        .map(|m| match m.ty {
+            Type::Scalar(Scalar::Float) => Some(1),
+            Type::Vector(Scalar::Float, n) => Some(usize::from(n)),
+            _ => None,
+        })
+        .sum()
+}

@@ -1,0 +1,285 @@
+// brook.hpp — the host side of Brook programs compiled by brcc.
+//
+// Host vector types (float2..float4, int2..int4), the stream class, streamRead/streamWrite and
+// domains, all thin wrappers over the C ABI the Rust runtime exports (src/capi/). No Brook
+// semantics live here: shapes, layouts, kernels and errors are the runtime's. A runtime error
+// prints `brook: error: …` and exits with status 1.
+#ifndef BROOK_HPP
+#define BROOK_HPP
+
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <initializer_list>
+#include <vector>
+
+extern "C" {
+typedef struct BrookProgram BrookProgram;
+typedef struct BrookStream BrookStream;
+typedef struct BrookArg {
+    const BrookStream* stream;
+    const float* values;
+    size_t count;
+} BrookArg;
+
+BrookProgram* brook_program_new(const char* source, const char* name);
+void brook_program_free(BrookProgram* program);
+BrookStream* brook_stream_new(const BrookProgram* program, const char* type_name,
+                              const long long* extents, size_t rank);
+BrookStream* brook_iter_new(unsigned components, const long long* extents, size_t rank,
+                            const float* start, const float* end);
+void brook_stream_free(BrookStream* stream);
+void brook_stream_read(const BrookStream* stream, const float* data, const long long* lo,
+                       const long long* hi, size_t rank);
+void brook_stream_write(const BrookStream* stream, float* out, const long long* lo,
+                        const long long* hi, size_t rank);
+void brook_kernel_run(const BrookProgram* program, const char* kernel, const BrookArg* args,
+                      size_t count);
+void brook_finish(void);
+void brook_flush_stdout(void);
+}
+
+// ---------------------------------------------------------------- host vector types
+
+#define BROOK_VECTOR_OPS(T, S)                                                            \
+    inline T operator+(T a, const T& b) { return a += b; }                                \
+    inline T operator-(T a, const T& b) { return a -= b; }                                \
+    inline T operator*(T a, const T& b) { return a *= b; }                                \
+    inline T operator/(T a, const T& b) { return a /= b; }                                \
+    inline T operator+(T a, S b) { return a += T(b); }                                    \
+    inline T operator-(T a, S b) { return a -= T(b); }                                    \
+    inline T operator*(T a, S b) { return a *= T(b); }                                    \
+    inline T operator/(T a, S b) { return a /= T(b); }                                    \
+    inline T operator+(S a, const T& b) { return T(a) + b; }                              \
+    inline T operator-(S a, const T& b) { return T(a) - b; }                              \
+    inline T operator*(S a, const T& b) { return T(a) * b; }                              \
+    inline T operator/(S a, const T& b) { return T(a) / b; }                              \
+    inline T operator-(const T& a) { return T(S(0)) - a; }
+
+#define BROOK_VECTOR2(T, S)                                                               \
+    struct T {                                                                            \
+        S x, y;                                                                           \
+        T() : x(0), y(0) {}                                                               \
+        explicit T(S v) : x(v), y(v) {}                                                   \
+        T(S x_, S y_) : x(x_), y(y_) {}                                                   \
+        T& operator+=(const T& o) { x += o.x; y += o.y; return *this; }                   \
+        T& operator-=(const T& o) { x -= o.x; y -= o.y; return *this; }                   \
+        T& operator*=(const T& o) { x *= o.x; y *= o.y; return *this; }                   \
+        T& operator/=(const T& o) { x /= o.x; y /= o.y; return *this; }                   \
+    };                                                                                    \
+    BROOK_VECTOR_OPS(T, S)
+
+#define BROOK_VECTOR3(T, S)                                                               \
+    struct T {                                                                            \
+        S x, y, z;                                                                        \
+        T() : x(0), y(0), z(0) {}                                                         \
+        explicit T(S v) : x(v), y(v), z(v) {}                                             \
+        T(S x_, S y_, S z_) : x(x_), y(y_), z(z_) {}                                      \
+        T& operator+=(const T& o) { x += o.x; y += o.y; z += o.z; return *this; }         \
+        T& operator-=(const T& o) { x -= o.x; y -= o.y; z -= o.z; return *this; }         \
+        T& operator*=(const T& o) { x *= o.x; y *= o.y; z *= o.z; return *this; }         \
+        T& operator/=(const T& o) { x /= o.x; y /= o.y; z /= o.z; return *this; }         \
+    };                                                                                    \
+    BROOK_VECTOR_OPS(T, S)
+
+#define BROOK_VECTOR4(T, S)                                                               \
+    struct T {                                                                            \
+        S x, y, z, w;                                                                     \
+        T() : x(0), y(0), z(0), w(0) {}                                                   \
+        explicit T(S v) : x(v), y(v), z(v), w(v) {}                                       \
+        T(S x_, S y_, S z_, S w_) : x(x_), y(y_), z(z_), w(w_) {}                         \
+        T& operator+=(const T& o) { x += o.x; y += o.y; z += o.z; w += o.w; return *this; } \
+        T& operator-=(const T& o) { x -= o.x; y -= o.y; z -= o.z; w -= o.w; return *this; } \
+        T& operator*=(const T& o) { x *= o.x; y *= o.y; z *= o.z; w *= o.w; return *this; } \
+        T& operator/=(const T& o) { x /= o.x; y /= o.y; z /= o.z; w /= o.w; return *this; } \
+    };                                                                                    \
+    BROOK_VECTOR_OPS(T, S)
+
+BROOK_VECTOR2(float2, float)
+BROOK_VECTOR3(float3, float)
+BROOK_VECTOR4(float4, float)
+BROOK_VECTOR2(int2, int)
+BROOK_VECTOR3(int3, int)
+BROOK_VECTOR4(int4, int)
+
+#undef BROOK_VECTOR_OPS
+#undef BROOK_VECTOR2
+#undef BROOK_VECTOR3
+#undef BROOK_VECTOR4
+
+// The original runtime's allocation helpers: plain heap memory for host arrays.
+inline void* brmalloc(size_t bytes) { return std::malloc(bytes); }
+inline void brfree(void* p) { std::free(p); }
+
+namespace brook {
+
+// ---------------------------------------------------------------- values as floats
+
+// A value's components, as the runtime takes constants and iterator bounds.
+inline void lanes(float v, float* out) { out[0] = v; }
+inline void lanes(const float2& v, float* out) { out[0] = v.x; out[1] = v.y; }
+inline void lanes(const float3& v, float* out) { out[0] = v.x; out[1] = v.y; out[2] = v.z; }
+inline void lanes(const float4& v, float* out) { out[0] = v.x; out[1] = v.y; out[2] = v.z; out[3] = v.w; }
+inline void lanes(int v, float* out) { out[0] = float(v); }
+inline void lanes(const int2& v, float* out) { lanes(float2(float(v.x), float(v.y)), out); }
+inline void lanes(const int3& v, float* out) { lanes(float3(float(v.x), float(v.y), float(v.z)), out); }
+inline void lanes(const int4& v, float* out) {
+    lanes(float4(float(v.x), float(v.y), float(v.z), float(v.w)), out);
+}
+
+template <class T> struct components { enum { value = sizeof(T) / 4 }; };
+
+// ---------------------------------------------------------------- programs and streams
+
+// The kernels of one .br file, compiled on the current runtime at first use.
+class program {
+    BrookProgram* handle_;
+    program(const program&);
+    program& operator=(const program&);
+
+public:
+    program(const char* source, const char* name) : handle_(brook_program_new(source, name)) {}
+    ~program() { brook_program_free(handle_); }
+    BrookProgram* get() const { return handle_; }
+};
+
+// Stream extents (first dimension first), evaluated at run time.
+struct extent_list {
+    long long values[4];
+    size_t rank;
+};
+
+inline extent_list extents(long long a) { extent_list e = {{a, 0, 0, 0}, 1}; return e; }
+inline extent_list extents(long long a, long long b) { extent_list e = {{a, b, 0, 0}, 2}; return e; }
+inline extent_list extents(long long a, long long b, long long c) {
+    extent_list e = {{a, b, c, 0}, 3};
+    return e;
+}
+inline extent_list extents(long long a, long long b, long long c, long long d) {
+    extent_list e = {{a, b, c, d}, 4};
+    return e;
+}
+
+class stream;
+
+// `s.domain(lo, hi)`: a region of a stream, `.x` = column first, `hi` exclusive.
+struct stream_domain {
+    const stream* target;
+    long long lo[4];
+    long long hi[4];
+    size_t rank;
+};
+
+class stream {
+    BrookStream* handle_;
+    stream(const stream&);
+    stream& operator=(const stream&);
+
+    stream_domain make_domain(const int* lo, const int* hi, size_t rank) const {
+        stream_domain d;
+        d.target = this;
+        d.rank = rank;
+        for (size_t k = 0; k < rank; ++k) {
+            d.lo[k] = lo[k];
+            d.hi[k] = hi[k];
+        }
+        return d;
+    }
+
+public:
+    // `T s<e0, e1, …>;`
+    stream(const BrookProgram* program, const char* type_name, const extent_list& e)
+        : handle_(brook_stream_new(program, type_name, e.values, e.rank)) {}
+    explicit stream(BrookStream* handle) : handle_(handle) {}
+#if __cplusplus >= 201103L
+    stream(stream&& other) : handle_(other.handle_) { other.handle_ = 0; }
+#endif
+    ~stream() { brook_stream_free(handle_); }
+    const BrookStream* get() const { return handle_; }
+
+    stream_domain domain(int lo, int hi) const { return make_domain(&lo, &hi, 1); }
+    stream_domain domain(const int2& lo, const int2& hi) const {
+        return make_domain(&lo.x, &hi.x, 2);
+    }
+    stream_domain domain(const int3& lo, const int3& hi) const {
+        return make_domain(&lo.x, &hi.x, 3);
+    }
+    stream_domain domain(const int4& lo, const int4& hi) const {
+        return make_domain(&lo.x, &hi.x, 4);
+    }
+};
+
+// `iter T s<…> = iter(start, end);`
+template <class T>
+stream iter_stream(const extent_list& e, const T& start, const T& end) {
+    float a[4] = {0, 0, 0, 0}, b[4] = {0, 0, 0, 0};
+    lanes(start, a);
+    lanes(end, b);
+    return stream(brook_iter_new(components<T>::value, e.values, e.rank, a, b));
+}
+
+// ---------------------------------------------------------------- kernel calls
+
+// One argument of a kernel call: a stream, or a constant's floats.
+class arg {
+    const BrookStream* stream_;
+    std::vector<float> values_;
+
+public:
+    arg(const stream& s) : stream_(s.get()) {}
+    arg(float v) : stream_(0), values_(1) { lanes(v, &values_[0]); }
+    arg(int v) : stream_(0), values_(1) { lanes(v, &values_[0]); }
+    arg(bool v) : stream_(0), values_(1, v ? 1.0f : 0.0f) {}
+    arg(const float2& v) : stream_(0), values_(2) { lanes(v, &values_[0]); }
+    arg(const float3& v) : stream_(0), values_(3) { lanes(v, &values_[0]); }
+    arg(const float4& v) : stream_(0), values_(4) { lanes(v, &values_[0]); }
+    arg(const int2& v) : stream_(0), values_(2) { lanes(v, &values_[0]); }
+    arg(const int3& v) : stream_(0), values_(3) { lanes(v, &values_[0]); }
+    arg(const int4& v) : stream_(0), values_(4) { lanes(v, &values_[0]); }
+
+    // A struct of floats, member by member (brcc only passes structs of float..float4).
+    template <class T> static arg of_struct(const T& v) {
+        arg a(0.0f);
+        a.values_.resize(sizeof(T) / sizeof(float));
+        std::memcpy(&a.values_[0], &v, a.values_.size() * sizeof(float));
+        return a;
+    }
+
+    BrookArg abi() const {
+        BrookArg a = {stream_, values_.empty() ? 0 : &values_[0], values_.size()};
+        return a;
+    }
+};
+
+inline void run(const BrookProgram* program, const char* kernel, std::initializer_list<arg> args) {
+    std::vector<BrookArg> abi;
+    for (const arg* a = args.begin(); a != args.end(); ++a) abi.push_back(a->abi());
+    brook_kernel_run(program, kernel, abi.empty() ? 0 : &abi[0], abi.size());
+}
+
+// ---------------------------------------------------------------- the program's main
+
+inline int call_main(int (*f)(), int, char**) { return f(); }
+inline int call_main(void (*f)(), int, char**) { f(); return 0; }
+inline int call_main(int (*f)(int, char**), int argc, char** argv) { return f(argc, argv); }
+inline int call_main(void (*f)(int, char**), int argc, char** argv) { f(argc, argv); return 0; }
+
+}  // namespace brook
+
+// ---------------------------------------------------------------- Brook's host operators
+
+inline void streamRead(const brook::stream& s, const void* data) {
+    brook_stream_read(s.get(), static_cast<const float*>(data), 0, 0, 0);
+}
+inline void streamRead(const brook::stream_domain& d, const void* data) {
+    brook_stream_read(d.target->get(), static_cast<const float*>(data), d.lo, d.hi, d.rank);
+}
+inline void streamWrite(const brook::stream& s, void* data) {
+    brook_stream_write(s.get(), static_cast<float*>(data), 0, 0, 0);
+}
+inline void streamWrite(const brook::stream_domain& d, void* data) {
+    brook_stream_write(d.target->get(), static_cast<float*>(data), d.lo, d.hi, d.rank);
+}
+
+#endif  // BROOK_HPP

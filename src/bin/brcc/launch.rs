@@ -1,0 +1,38 @@
+//! Running a built program in this process: load the library, hand the runtime to the C ABI,
+//! call the program's `main` (renamed `brook_user_main`) and return its status.
+
+use std::ffi::{c_char, c_int, CString};
+use std::path::Path;
+
+use brook::capi;
+use brook::Runtime;
+
+type UserMain = unsafe extern "C" fn(c_int, *mut *mut c_char) -> c_int;
+
+/// Runs the program in `library` with `argv` = [`file`, `args`…] on `runtime`.
+pub fn run(library: &Path, file: &str, args: &[String], runtime: Runtime) -> Result<i32, String> {
+    capi::keep_linked();
+    capi::install_runtime(runtime);
+    let argv: Vec<CString> = std::iter::once(file)
+        .chain(args.iter().map(String::as_str))
+        .map(|a| CString::new(a).map_err(|_| format!("argument `{a}` contains a NUL byte")))
+        .collect::<Result<_, _>>()?;
+    let mut pointers: Vec<*mut c_char> = argv.iter().map(|a| a.as_ptr().cast_mut()).collect();
+    pointers.push(std::ptr::null_mut());
+    // SAFETY: the library is one brcc just built from generated code; its initialisers only
+    // set up the program's statics.
+    let lib = unsafe { libloading::Library::new(library) }
+        .map_err(|e| format!("could not load the built program: {e}"))?;
+    // SAFETY: generated code defines `brook_user_main` with exactly this signature.
+    let code = unsafe {
+        let main: libloading::Symbol<UserMain> = lib
+            .get(b"brook_user_main")
+            .map_err(|e| format!("the built program has no entry point: {e}"))?;
+        main(args.len() as c_int + 1, pointers.as_mut_ptr())
+    };
+    capi::brook_flush_stdout();
+    // Unloading runs the program's static destructors (its kernels) while the runtime lives.
+    drop(lib);
+    drop(capi::take_runtime());
+    Ok(code)
+}

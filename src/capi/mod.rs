@@ -1,0 +1,40 @@
+//! The C ABI of the runtime: what the C++ that `brcc` generates calls (through
+//! `include/brook.hpp`), so no Brook semantics live in C++.
+//!
+//! Handles are opaque pointers to Rust values ([`BrookProgram`], [`BrookStream`]), freed by
+//! their `_free` function. Every function checks its arguments; on an error (a bad shape, an
+//! unknown kernel, a failed GL call) it prints `brook: error: …` to stderr, flushes stdout and
+//! exits the process with status 1, as the original runtime did: generated host code has no
+//! error paths to return to. All calls must come from one thread (GL contexts are
+//! per-thread); the runtime is the one [`install_runtime`] set, else `BRT_RUNTIME`'s.
+//!
+//! A binary that links this crate statically and loads generated code at run time (brcc)
+//! exports these symbols with `-rdynamic` and calls [`keep_linked`] so the linker keeps them.
+
+mod kernel;
+mod runtime;
+mod stream;
+
+pub use kernel::{brook_kernel_run, BrookArg};
+pub use runtime::{brook_finish, brook_flush_stdout, install_runtime, take_runtime};
+pub use stream::{
+    brook_iter_new, brook_program_free, brook_program_new, brook_stream_free, brook_stream_new,
+    brook_stream_read, brook_stream_write, BrookProgram, BrookStream,
+};
+
+/// Makes sure every exported function is linked into a binary that never calls them itself.
+pub fn keep_linked() {
+    let exported: [*const (); 10] = [
+        brook_program_new as *const (),
+        brook_program_free as *const (),
+        brook_stream_new as *const (),
+        brook_iter_new as *const (),
+        brook_stream_free as *const (),
+        brook_stream_read as *const (),
+        brook_stream_write as *const (),
+        brook_kernel_run as *const (),
+        brook_finish as *const (),
+        brook_flush_stdout as *const (),
+    ];
+    std::hint::black_box(exported);
+}

@@ -1,0 +1,82 @@
+//! The runtime the C ABI works on, and how it reports errors.
+
+use std::cell::RefCell;
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::io::Write;
+
+use crate::error::BrookError;
+use crate::runtime::Runtime;
+
+thread_local! {
+    static RUNTIME: RefCell<Option<Runtime>> = const { RefCell::new(None) };
+}
+
+extern "C" {
+    fn fflush(stream: *mut c_void) -> c_int;
+}
+
+/// Makes `rt` the runtime of later C ABI calls on this thread (brcc: the `--backend` one).
+pub fn install_runtime(rt: Runtime) {
+    RUNTIME.with(|r| *r.borrow_mut() = Some(rt));
+}
+
+/// Removes the C ABI's runtime, to drop it at a chosen moment.
+pub fn take_runtime() -> Option<Runtime> {
+    RUNTIME.with(|r| r.borrow_mut().take())
+}
+
+/// Runs `f` on the installed runtime, first making one from `BRT_RUNTIME` if there is none.
+pub(crate) fn with_runtime<T>(f: impl FnOnce(&Runtime) -> Result<T, BrookError>) -> T {
+    RUNTIME.with(|r| {
+        if r.borrow().is_none() {
+            let rt = or_exit(Runtime::from_env());
+            *r.borrow_mut() = Some(rt);
+        }
+        let guard = r.borrow();
+        let rt = guard.as_ref().expect("a runtime was installed just above");
+        or_exit(f(rt))
+    })
+}
+
+/// The value, or the error reported and the process ended.
+pub(crate) fn or_exit<T>(result: Result<T, BrookError>) -> T {
+    result.unwrap_or_else(|e| fail(&e.to_string()))
+}
+
+/// Reports a C ABI error and exits with status 1.
+pub(crate) fn fail(message: &str) -> ! {
+    brook_flush_stdout();
+    eprintln!("brook: error: {}", message.trim_end());
+    std::process::exit(1)
+}
+
+/// A C string argument, or an error naming what it was for.
+///
+/// # Safety
+/// `s` is null or points to a NUL-terminated string.
+pub(crate) unsafe fn c_str<'a>(s: *const c_char, what: &str) -> &'a str {
+    if s.is_null() {
+        fail(&format!("{what} is a null pointer"));
+    }
+    CStr::from_ptr(s)
+        .to_str()
+        .unwrap_or_else(|_| fail(&format!("{what} is not UTF-8")))
+}
+
+/// Flushes Rust's and C's standard output, so output written by either appears in order
+/// before anything the other writes next.
+#[no_mangle]
+pub extern "C" fn brook_flush_stdout() {
+    let _ = std::io::stdout().flush();
+    // SAFETY: fflush(NULL) flushes every C output stream; it takes no other argument.
+    unsafe { fflush(std::ptr::null_mut()) };
+}
+
+/// Waits until every queued kernel has finished (for timing).
+#[no_mangle]
+pub extern "C" fn brook_finish() {
+    with_runtime(|rt| {
+        rt.finish();
+        Ok(())
+    })
+}

@@ -1,0 +1,206 @@
+//! Programs and streams through the C ABI: `brook::program` and `brook::stream` in
+//! `brook.hpp`, `streamRead`/`streamWrite` with or without a domain.
+
+use std::ffi::c_char;
+
+use brook_texture_streams::IterSpec;
+
+use super::runtime::{c_str, fail, or_exit, with_runtime};
+use crate::error::BrookError;
+use crate::program::Program;
+use crate::stream::Stream;
+
+/// A compiled Brook program (its kernels), owned by the C++ side.
+pub struct BrookProgram(Program);
+
+/// A stream, owned by the C++ side.
+pub struct BrookStream(pub(crate) Stream);
+
+/// Compiles the kernel part of a program (`name` appears in diagnostics).
+///
+/// # Safety
+/// `source` and `name` are NUL-terminated strings.
+#[no_mangle]
+pub unsafe extern "C" fn brook_program_new(
+    source: *const c_char,
+    name: *const c_char,
+) -> *mut BrookProgram {
+    let (source, name) = (
+        c_str(source, "the program source"),
+        c_str(name, "the program name"),
+    );
+    let program = with_runtime(|rt| rt.compile(source, name));
+    Box::into_raw(Box::new(BrookProgram(program)))
+}
+
+/// Frees a program made by [`brook_program_new`] (null is ignored).
+///
+/// # Safety
+/// `p` is null or a program from [`brook_program_new`], not freed before.
+#[no_mangle]
+pub unsafe extern "C" fn brook_program_free(p: *mut BrookProgram) {
+    if !p.is_null() {
+        drop(Box::from_raw(p));
+    }
+}
+
+/// A stream of Brook element type `type_name` (`float4`, or a struct of `program`) and
+/// `rank` extents, first dimension first.
+///
+/// # Safety
+/// `program` is a live program, `type_name` a NUL-terminated string, `extents` points to
+/// `rank` values.
+#[no_mangle]
+pub unsafe extern "C" fn brook_stream_new(
+    program: *const BrookProgram,
+    type_name: *const c_char,
+    extents: *const i64,
+    rank: usize,
+) -> *mut BrookStream {
+    let program = program_ref(program);
+    let type_name = c_str(type_name, "the stream's element type");
+    let shape = shape(extents, rank);
+    let stream = with_runtime(|rt| rt.stream(program.element_format(type_name)?, &shape));
+    Box::into_raw(Box::new(BrookStream(stream)))
+}
+
+/// An iterator stream of `components` floats per element from `start` to `end` (4 floats
+/// each, the unused ones ignored): `iter float2 s<h, w> = iter(a, b)`.
+///
+/// # Safety
+/// `extents` points to `rank` values, `start` and `end` to 4 floats each.
+#[no_mangle]
+pub unsafe extern "C" fn brook_iter_new(
+    components: u32,
+    extents: *const i64,
+    rank: usize,
+    start: *const f32,
+    end: *const f32,
+) -> *mut BrookStream {
+    let shape = shape(extents, rank);
+    let four = |p: *const f32| -> [f32; 4] {
+        if p.is_null() {
+            fail("an iterator bound is a null pointer");
+        }
+        std::slice::from_raw_parts(p, 4)
+            .try_into()
+            .expect("4 floats")
+    };
+    let (start, end) = (four(start), four(end));
+    let components = u8::try_from(components).unwrap_or(u8::MAX);
+    let stream = with_runtime(|rt| rt.iter(IterSpec::new(&shape, components, start, end)?));
+    Box::into_raw(Box::new(BrookStream(stream)))
+}
+
+/// Frees a stream (null is ignored).
+///
+/// # Safety
+/// `s` is null or a stream from this ABI, not freed before.
+#[no_mangle]
+pub unsafe extern "C" fn brook_stream_free(s: *mut BrookStream) {
+    if !s.is_null() {
+        drop(Box::from_raw(s));
+    }
+}
+
+/// `streamRead(s, data)`: fills the stream (or, with `rank` > 0, its domain `lo..hi`, `x` =
+/// column first) from the host array, which holds exactly that many elements.
+///
+/// # Safety
+/// `s` is a live stream; `data` holds the stream's (or domain's) elements; `lo` and `hi` point
+/// to `rank` values each.
+#[no_mangle]
+pub unsafe extern "C" fn brook_stream_read(
+    s: *const BrookStream,
+    data: *const f32,
+    lo: *const i64,
+    hi: *const i64,
+    rank: usize,
+) {
+    let stream = &stream_ref(s).0;
+    if data.is_null() {
+        fail("streamRead: the host array is a null pointer");
+    }
+    or_exit(if rank == 0 {
+        let n = stream.len() * stream.floats_per_element();
+        stream.read(std::slice::from_raw_parts(data, n))
+    } else {
+        let (lo, hi) = (bounds(lo, rank), bounds(hi, rank));
+        stream.domain(&lo, &hi).and_then(|d| {
+            let n = d.len() * stream.floats_per_element();
+            d.read(std::slice::from_raw_parts(data, n))
+        })
+    })
+}
+
+/// `streamWrite(s, out)`: the stream (or its domain) into the host array.
+///
+/// # Safety
+/// As [`brook_stream_read`], with `out` writable.
+#[no_mangle]
+pub unsafe extern "C" fn brook_stream_write(
+    s: *const BrookStream,
+    out: *mut f32,
+    lo: *const i64,
+    hi: *const i64,
+    rank: usize,
+) {
+    let stream = &stream_ref(s).0;
+    if out.is_null() {
+        fail("streamWrite: the host array is a null pointer");
+    }
+    or_exit(if rank == 0 {
+        let n = stream.len() * stream.floats_per_element();
+        stream.write(std::slice::from_raw_parts_mut(out, n))
+    } else {
+        let (lo, hi) = (bounds(lo, rank), bounds(hi, rank));
+        stream.domain(&lo, &hi).and_then(|d| {
+            let n = d.len() * stream.floats_per_element();
+            d.write(std::slice::from_raw_parts_mut(out, n))
+        })
+    })
+}
+
+/// # Safety
+/// `p` is null or a live program.
+pub(crate) unsafe fn program_ref<'a>(p: *const BrookProgram) -> &'a Program {
+    match p.as_ref() {
+        Some(p) => &p.0,
+        None => fail("the program is a null pointer"),
+    }
+}
+
+/// # Safety
+/// `s` is null or a live stream.
+pub(crate) unsafe fn stream_ref<'a>(s: *const BrookStream) -> &'a BrookStream {
+    s.as_ref()
+        .unwrap_or_else(|| fail("the stream is a null pointer"))
+}
+
+/// Stream extents: non-negative.
+unsafe fn shape(extents: *const i64, rank: usize) -> Vec<usize> {
+    or_exit(non_negative(extents, rank, "stream extent"))
+}
+
+/// Domain bounds: non-negative.
+unsafe fn bounds(values: *const i64, rank: usize) -> Vec<usize> {
+    or_exit(non_negative(values, rank, "domain bound"))
+}
+
+unsafe fn non_negative(
+    values: *const i64,
+    rank: usize,
+    what: &str,
+) -> Result<Vec<usize>, BrookError> {
+    if values.is_null() || rank == 0 || rank > 4 {
+        return Err(BrookError::Usage(format!(
+            "a {what} list needs 1 to 4 values, got {rank}"
+        )));
+    }
+    std::slice::from_raw_parts(values, rank)
+        .iter()
+        .map(|&v| {
+            usize::try_from(v).map_err(|_| BrookError::Usage(format!("{what} {v} is negative")))
+        })
+        .collect()
+}
