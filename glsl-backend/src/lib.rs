@@ -13,6 +13,8 @@ mod kernel;
 mod lower;
 mod names;
 mod prelude;
+mod reduce;
+mod shader;
 mod source;
 mod types;
 mod variant;
@@ -20,9 +22,10 @@ mod vertex;
 mod walk;
 
 pub use error::GenError;
-pub use kernel::{
-    generate_kernel, stream_members, KernelProgram, MemberRef, PassProgram, SamplerSlot,
-    UniformSlot, UniformValue,
+pub use kernel::{generate_kernel, KernelProgram};
+pub use reduce::{generate_reduce_pass, ReduceStep};
+pub use shader::{
+    stream_members, MemberRef, PassProgram, SamplerSlot, UniformSlot, UniformValue,
 };
 pub use names::glsl_name;
 pub use source::{quoted_source_line, SourceText};
