@@ -133,7 +133,10 @@ impl KernelRunner {
                 _ if out_stream.is_some() => &intermediates[n - 1],
                 _ => &intermediates[n - 2],
             };
-            let dst = out_stream.unwrap_or(&intermediates[n - 1]);
+            let dst = match out_stream {
+                Some(out) => out,
+                None => &intermediates[n - 1],
+            };
             self.reduce_pass(module, reduce_fn, &roles, &variant, extra, pass, plan.input.len(), src, dst)?;
         }
         self.ctx

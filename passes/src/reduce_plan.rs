@@ -133,7 +133,7 @@ impl ReducePlan {
     }
 }
 
-/// One line per pass: `dim 1: <1024,1024> -> <1024,128> (8-way)`.
+/// One line per pass: `dim 1: <1024, 1024> -> <1024, 128> (8-way)`.
 impl fmt::Display for ReducePlan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for p in &self.passes {
@@ -159,7 +159,7 @@ impl fmt::Display for ReducePlan {
 
 fn fmt_shape(shape: &[usize]) -> String {
     let parts: Vec<String> = shape.iter().map(usize::to_string).collect();
-    format!("<{}>", parts.join(","))
+    format!("<{}>", parts.join(", "))
 }
 
 #[cfg(test)]
@@ -228,7 +228,7 @@ mod tests {
     #[test]
     fn targets_must_divide_the_input() {
         let err = ReducePlan::new(&[10, 9], &[10, 2]).unwrap_err();
-        assert!(err.contains("<10,2>") && err.contains("<10,9>"), "{err}");
+        assert!(err.contains("<10, 2>") && err.contains("<10, 9>"), "{err}");
         assert!(err.contains("extent 2 does not divide 9"), "{err}");
         assert!(ReducePlan::new(&[4], &[8]).is_err());
     }
