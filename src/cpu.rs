@@ -218,7 +218,9 @@ impl Backend for CpuBackend {
         let held = extra
             .iter()
             .map(|a| match a {
-                BackendArg::Stream(s) => data(*s, "gathered by a reduction").map(|d| Some(d.borrow())),
+                BackendArg::Stream(s) => {
+                    data(*s, "gathered by a reduction").map(|d| Some(d.borrow()))
+                }
                 BackendArg::Constant(_) => Ok(None),
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -233,9 +235,13 @@ impl Backend for CpuBackend {
             .collect();
         let module = &compiled.module;
         match target {
-            BackendReduceTarget::Value(dst) => {
-                run_reduce(module, reduce_fn, &input, &mut cpu_args, ReduceTarget::Value(dst))?
-            }
+            BackendReduceTarget::Value(dst) => run_reduce(
+                module,
+                reduce_fn,
+                &input,
+                &mut cpu_args,
+                ReduceTarget::Value(dst),
+            )?,
             BackendReduceTarget::Stream(out) => {
                 let mut out = data(out, "written by a reduction")?
                     .try_borrow_mut()
@@ -244,7 +250,13 @@ impl Backend for CpuBackend {
                             "a reduction cannot write its own input (or a gathered) stream".into(),
                         )
                     })?;
-                run_reduce(module, reduce_fn, &input, &mut cpu_args, ReduceTarget::Stream(&mut out))?
+                run_reduce(
+                    module,
+                    reduce_fn,
+                    &input,
+                    &mut cpu_args,
+                    ReduceTarget::Stream(&mut out),
+                )?
             }
         }
         Ok(())

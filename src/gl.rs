@@ -150,13 +150,23 @@ impl Backend for GlBackend {
             .collect();
         match target {
             BackendReduceTarget::Value(dst) => {
-                self.runner
-                    .reduce(module, reduce_fn, &input, &extra_args, ReduceInto::Value(dst))?;
+                self.runner.reduce(
+                    module,
+                    reduce_fn,
+                    &input,
+                    &extra_args,
+                    ReduceInto::Value(dst),
+                )?;
             }
             BackendReduceTarget::Stream(out) => {
                 let out = textures(out, "written by a reduction")?.borrow();
-                self.runner
-                    .reduce(module, reduce_fn, &input, &extra_args, ReduceInto::Stream(&out))?;
+                self.runner.reduce(
+                    module,
+                    reduce_fn,
+                    &input,
+                    &extra_args,
+                    ReduceInto::Stream(&out),
+                )?;
             }
         }
         Ok(())

@@ -218,13 +218,8 @@ impl Runtime {
             )));
         }
         let input = self.own(input, reduction)?;
-        self.backend.reduce(
-            program.prepared.as_ref(),
-            id,
-            input,
-            &backend_args,
-            target,
-        )
+        self.backend
+            .reduce(program.prepared.as_ref(), id, input, &backend_args, target)
     }
 
     /// A stream's backend storage, if the stream was made by this runtime.

@@ -83,12 +83,29 @@ fn product(shape: &[usize]) -> usize {
 
 #[test]
 fn sums_of_awkward_sizes_are_exact() {
-    let shapes: [&[usize]; 8] = [&[1], &[1, 1], &[97], &[1009], &[10, 10], &[9, 9], &[11, 10], &[3, 4, 5]];
+    let shapes: [&[usize]; 8] = [
+        &[1],
+        &[1, 1],
+        &[97],
+        &[1009],
+        &[10, 10],
+        &[9, 9],
+        &[11, 10],
+        &[3, 4, 5],
+    ];
     for (k, rt) in runtimes().iter().enumerate() {
         for shape in shapes {
             let data = ints(product(shape));
             let expected: f64 = data.iter().map(|&v| f64::from(v)).sum();
-            let got = to_value(rt, SUM, "sum", ElementFormat::scalar(1).unwrap(), shape, &data, args![]);
+            let got = to_value(
+                rt,
+                SUM,
+                "sum",
+                ElementFormat::scalar(1).unwrap(),
+                shape,
+                &data,
+                args![],
+            );
             assert_eq!(got, [expected as f32], "{} {shape:?}", name(rt, k));
         }
     }
@@ -100,9 +117,18 @@ fn sum_of_non_integer_data_is_within_the_f32_bound() {
     let n = 4000;
     let data: Vec<f32> = (0..n).map(|i| ((i as f32) * 0.731).sin() * 3.3).collect();
     let exact: f64 = data.iter().map(|&v| f64::from(v)).sum();
-    let bound = n as f64 * f64::from(f32::EPSILON) * data.iter().map(|&v| f64::from(v).abs()).sum::<f64>();
+    let bound =
+        n as f64 * f64::from(f32::EPSILON) * data.iter().map(|&v| f64::from(v).abs()).sum::<f64>();
     for (k, rt) in runtimes().iter().enumerate() {
-        let got = to_value(rt, SUM, "sum", ElementFormat::scalar(1).unwrap(), &[40, 100], &data, args![]);
+        let got = to_value(
+            rt,
+            SUM,
+            "sum",
+            ElementFormat::scalar(1).unwrap(),
+            &[40, 100],
+            &data,
+            args![],
+        );
         assert!(
             (f64::from(got[0]) - exact).abs() <= bound,
             "{}: {} vs {exact} (bound {bound})",
@@ -115,7 +141,9 @@ fn sum_of_non_integer_data_is_within_the_f32_bound() {
 #[test]
 fn min_and_max_per_component() {
     let n = 9 * 11;
-    let data: Vec<f32> = (0..n * 4).map(|i| (((i * 37) % 101) as f32) - 50.0).collect();
+    let data: Vec<f32> = (0..n * 4)
+        .map(|i| (((i * 37) % 101) as f32) - 50.0)
+        .collect();
     let mut least = [f32::INFINITY; 4];
     for e in data.chunks(4) {
         for c in 0..4 {
@@ -125,9 +153,25 @@ fn min_and_max_per_component() {
     let scalars: Vec<f32> = data.iter().step_by(4).copied().collect();
     let most = scalars.iter().copied().fold(f32::NEG_INFINITY, f32::max);
     for (k, rt) in runtimes().iter().enumerate() {
-        let got = to_value(rt, MIN4, "least", ElementFormat::scalar(4).unwrap(), &[9, 11], &data, args![]);
+        let got = to_value(
+            rt,
+            MIN4,
+            "least",
+            ElementFormat::scalar(4).unwrap(),
+            &[9, 11],
+            &data,
+            args![],
+        );
         assert_eq!(got, least, "{}", name(rt, k));
-        let got = to_value(rt, MAX, "most", ElementFormat::scalar(1).unwrap(), &[n], &scalars, args![]);
+        let got = to_value(
+            rt,
+            MAX,
+            "most",
+            ElementFormat::scalar(1).unwrap(),
+            &[n],
+            &scalars,
+            args![],
+        );
         assert_eq!(got, [most], "{}", name(rt, k));
     }
 }
@@ -139,8 +183,14 @@ fn argmin_struct_keeps_the_first_minimum_in_index_order() {
             if (a.value < r.value) { r = a; }
         }";
     let format = ElementFormat::structure(vec![
-        MemberFormat { name: "value".into(), components: 1 },
-        MemberFormat { name: "at".into(), components: 2 },
+        MemberFormat {
+            name: "value".into(),
+            components: 1,
+        },
+        MemberFormat {
+            name: "at".into(),
+            components: 2,
+        },
     ])
     .unwrap();
     let (rows, cols) = (13, 17);
@@ -156,8 +206,20 @@ fn argmin_struct_keeps_the_first_minimum_in_index_order() {
         .unwrap();
     let expected = data[3 * first_min..3 * first_min + 3].to_vec();
     assert_eq!(expected[0], 0.0);
-    for (k, rt) in runtimes().into_iter().chain([gl_with(None, Some(1))]).enumerate() {
-        let got = to_value(&rt, src, "argmin", format.clone(), &[rows, cols], &data, args![]);
+    for (k, rt) in runtimes()
+        .into_iter()
+        .chain([gl_with(None, Some(1))])
+        .enumerate()
+    {
+        let got = to_value(
+            &rt,
+            src,
+            "argmin",
+            format.clone(),
+            &[rows, cols],
+            &data,
+            args![],
+        );
         assert_eq!(got, expected, "{}", name(&rt, k));
     }
 }
@@ -189,7 +251,10 @@ fn left_fold(data: &[f32]) -> Vec<f32> {
     let m = |e: &[f32]| [0, 1, 2, 3].map(|c| f64::from(e[c]));
     let mut chunks = data.chunks(4);
     let first = m(chunks.next().unwrap());
-    chunks.fold(first, |r, e| mat_mul(r, m(e))).map(|v| v as f32).to_vec()
+    chunks
+        .fold(first, |r, e| mat_mul(r, m(e)))
+        .map(|v| v as f32)
+        .to_vec()
 }
 
 #[test]
@@ -198,7 +263,15 @@ fn matrix_product_combines_in_index_order() {
     for (k, rt) in runtimes().iter().enumerate() {
         for shape in shapes {
             let data = signed_permutations(product(shape));
-            let got = to_value(rt, MATPROD, "prod", ElementFormat::scalar(4).unwrap(), shape, &data, args![]);
+            let got = to_value(
+                rt,
+                MATPROD,
+                "prod",
+                ElementFormat::scalar(4).unwrap(),
+                shape,
+                &data,
+                args![],
+            );
             assert_eq!(got, left_fold(&data), "{} {shape:?}", name(rt, k));
         }
     }
@@ -245,11 +318,21 @@ fn to_stream_blocks_follow_the_semantics_note() {
         // float a<100> into r<25>: every 4 consecutive elements.
         let data = ints(100);
         let expected: Vec<f32> = data.chunks(4).map(|c| c.iter().sum()).collect();
-        assert_eq!(to_stream(rt, SUM, "sum", 1, &[100], &data, &[25]), expected, "{}", name(rt, k));
+        assert_eq!(
+            to_stream(rt, SUM, "sum", 1, &[100], &data, &[25]),
+            expected,
+            "{}",
+            name(rt, k)
+        );
         // T<50,50> into y<50,1>: each row.
         let data = ints(2500);
         let expected: Vec<f32> = data.chunks(50).map(|c| c.iter().sum()).collect();
-        assert_eq!(to_stream(rt, SUM, "sum", 1, &[50, 50], &data, &[50, 1]), expected, "{}", name(rt, k));
+        assert_eq!(
+            to_stream(rt, SUM, "sum", 1, &[50, 50], &data, &[50, 1]),
+            expected,
+            "{}",
+            name(rt, k)
+        );
         // <1,N> (sum each column) and <N,1> (each row) of a 2D stream, with the matrix product.
         for (shape, out) in [
             ([6usize, 8usize], [1usize, 8usize]),
@@ -281,10 +364,22 @@ fn to_stream_blocks_follow_the_semantics_note() {
 fn equal_shapes_copy_and_lower_ranks_pad() {
     for (k, rt) in runtimes().iter().enumerate() {
         let data = ints(12);
-        assert_eq!(to_stream(rt, SUM, "sum", 1, &[3, 4], &data, &[3, 4]), data, "{}", name(rt, k));
+        assert_eq!(
+            to_stream(rt, SUM, "sum", 1, &[3, 4], &data, &[3, 4]),
+            data,
+            "{}",
+            name(rt, k)
+        );
         // <3,4> into <4>: the output is <1,4>, so each column is summed.
-        let columns: Vec<f32> = (0..4).map(|c| (0..3).map(|r| data[r * 4 + c]).sum()).collect();
-        assert_eq!(to_stream(rt, SUM, "sum", 1, &[3, 4], &data, &[4]), columns, "{}", name(rt, k));
+        let columns: Vec<f32> = (0..4)
+            .map(|c| (0..3).map(|r| data[r * 4 + c]).sum())
+            .collect();
+        assert_eq!(
+            to_stream(rt, SUM, "sum", 1, &[3, 4], &data, &[4]),
+            columns,
+            "{}",
+            name(rt, k)
+        );
     }
 }
 
@@ -295,8 +390,16 @@ fn constants_and_gathers_reach_the_operator() {
     let data: Vec<f32> = (0..333).map(|i| ((i * 11) % 7) as f32).collect();
     let expected = data.iter().fold(0.0, |r, a| (r + a) % 7.0);
     // The symmetric group S3 by its multiplication table (a 2D gather): not commutative.
-    let compose = "reduce void compose(float a<>, reduce float r<>, float table[][]) { r = table[r][a]; }";
-    let perms: [[usize; 3]; 6] = [[0, 1, 2], [1, 0, 2], [0, 2, 1], [2, 1, 0], [1, 2, 0], [2, 0, 1]];
+    let compose =
+        "reduce void compose(float a<>, reduce float r<>, float table[][]) { r = table[r][a]; }";
+    let perms: [[usize; 3]; 6] = [
+        [0, 1, 2],
+        [1, 0, 2],
+        [0, 2, 1],
+        [2, 1, 0],
+        [1, 2, 0],
+        [2, 0, 1],
+    ];
     let index = |p: [usize; 3]| perms.iter().position(|q| *q == p).unwrap();
     let table: Vec<f32> = (0..36)
         .map(|i| {
@@ -309,11 +412,27 @@ fn constants_and_gathers_reach_the_operator() {
         .iter()
         .fold(elements[0], |r, &a| table[r as usize * 6 + a as usize]);
     for (k, rt) in runtimes().iter().enumerate() {
-        let got = to_value(rt, addmod, "addmod", ElementFormat::scalar(1).unwrap(), &[9, 37], &data, args![7.0f32]);
+        let got = to_value(
+            rt,
+            addmod,
+            "addmod",
+            ElementFormat::scalar(1).unwrap(),
+            &[9, 37],
+            &data,
+            args![7.0f32],
+        );
         assert_eq!(got, [expected], "{}", name(rt, k));
         let t = rt.stream_of(1, &[6, 6]).unwrap();
         t.read(&table).unwrap();
-        let got = to_value(rt, compose, "compose", ElementFormat::scalar(1).unwrap(), &[211], &elements, args![&t]);
+        let got = to_value(
+            rt,
+            compose,
+            "compose",
+            ElementFormat::scalar(1).unwrap(),
+            &[211],
+            &elements,
+            args![&t],
+        );
         assert_eq!(got, [composed], "{}", name(rt, k));
     }
 }
@@ -328,20 +447,48 @@ fn misuse_is_a_clear_error() {
         input.read(&ints(90)).unwrap();
         let err = |e: brook::BrookError| e.to_string();
         let bad = rt.stream_of(1, &[10, 2]).unwrap();
-        let e = err(rt.reduce_to_stream(&program, "sum", &input, &bad, args![]).unwrap_err());
-        assert!(e.contains("<10, 2>") && e.contains("<10, 9>"), "{}: {e}", name(rt, k));
-        let e = err(rt.reduce_to_value(&program, "copy", &input, args![]).unwrap_err());
+        let e = err(rt
+            .reduce_to_stream(&program, "sum", &input, &bad, args![])
+            .unwrap_err());
+        assert!(
+            e.contains("<10, 2>") && e.contains("<10, 9>"),
+            "{}: {e}",
+            name(rt, k)
+        );
+        let e = err(rt
+            .reduce_to_value(&program, "copy", &input, args![])
+            .unwrap_err());
         assert!(e.contains("not a reduce function"), "{}: {e}", name(rt, k));
         let wide = rt.stream_of(4, &[10]).unwrap();
         wide.read(&ints(40)).unwrap();
-        assert!(rt.reduce_to_value(&program, "sum", &wide, args![]).is_err(), "{}", name(rt, k));
+        assert!(
+            rt.reduce_to_value(&program, "sum", &wide, args![]).is_err(),
+            "{}",
+            name(rt, k)
+        );
         let out4 = rt.stream_of(4, &[5, 9]).unwrap();
-        assert!(rt.reduce_to_stream(&program, "sum", &input, &out4, args![]).is_err(), "{}", name(rt, k));
-        assert!(rt.reduce_to_value(&program, "sum", &input, args![1.0f32]).is_err(), "{}", name(rt, k));
-        let e = err(rt.reduce_to_stream(&program, "sum", &input, &input, args![]).unwrap_err());
+        assert!(
+            rt.reduce_to_stream(&program, "sum", &input, &out4, args![])
+                .is_err(),
+            "{}",
+            name(rt, k)
+        );
+        assert!(
+            rt.reduce_to_value(&program, "sum", &input, args![1.0f32])
+                .is_err(),
+            "{}",
+            name(rt, k)
+        );
+        let e = err(rt
+            .reduce_to_stream(&program, "sum", &input, &input, args![])
+            .unwrap_err());
         assert!(e.contains("own input"), "{}: {e}", name(rt, k));
-        let it = rt.iter(brook::IterSpec::new(&[10], 1, [0.0; 4], [10.0; 4]).unwrap()).unwrap();
-        let e = err(rt.reduce_to_value(&program, "sum", &it, args![]).unwrap_err());
+        let it = rt
+            .iter(brook::IterSpec::new(&[10], 1, [0.0; 4], [10.0; 4]).unwrap())
+            .unwrap();
+        let e = err(rt
+            .reduce_to_value(&program, "sum", &it, args![])
+            .unwrap_err());
         assert!(e.contains("iterator"), "{}: {e}", name(rt, k));
     }
 }
@@ -351,6 +498,21 @@ fn the_plan_is_log8_passes_one_dimension_at_a_time() {
     use brook::passes::ReducePlan;
     let plan = ReducePlan::new(&[1024, 1024], &[]).unwrap();
     let ks: Vec<(usize, usize)> = plan.passes.iter().map(|p| (p.dim, p.k)).collect();
-    assert_eq!(ks, [(1, 8), (1, 8), (1, 8), (1, 2), (0, 8), (0, 8), (0, 8), (0, 2)]);
-    assert_eq!(plan.elements_read(), (1 << 20) + (1 << 17) + (1 << 14) + (1 << 11) + 1024 + 128 + 16 + 2);
+    assert_eq!(
+        ks,
+        [
+            (1, 8),
+            (1, 8),
+            (1, 8),
+            (1, 2),
+            (0, 8),
+            (0, 8),
+            (0, 8),
+            (0, 2)
+        ]
+    );
+    assert_eq!(
+        plan.elements_read(),
+        (1 << 20) + (1 << 17) + (1 << 14) + (1 << 11) + 1024 + 128 + 16 + 2
+    );
 }

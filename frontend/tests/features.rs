@@ -109,7 +109,9 @@ fn parameter_forms() {
 
 #[test]
 fn reductions_may_take_constants_and_gathers() {
-    let m = ok("reduce void s(float a<>, reduce float r<>, float w, float t[]) { r += w * a + t[0]; }\n");
+    let m = ok(
+        "reduce void s(float a<>, reduce float r<>, float w, float t[]) { r += w * a + t[0]; }\n",
+    );
     let classes: Vec<ParamClass> = m.functions[0].params.iter().map(|p| p.class).collect();
     assert_eq!(
         classes,

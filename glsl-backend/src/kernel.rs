@@ -12,11 +12,12 @@
 use brook_frontend::ir::{Function, FunctionId, FunctionKind, Module, ParamClass, Type};
 
 use crate::error::GenError;
-use crate::lower::{index_global, passed_as_argument};
+use crate::lower::index_global;
 use crate::names::glsl_name;
 use crate::prelude::{Helper, Prelude};
 use crate::shader::{
-    lowered_functions, member_slots, output_chunks, PassProgram, ShaderParts, UniformValue,
+    call_text, lowered_functions, member_slots, output_chunks, PassProgram, ShaderParts,
+    UniformValue,
 };
 use crate::source::SourceText;
 use crate::types::glsl_type;
@@ -61,18 +62,7 @@ pub fn generate_kernel(
     }
     let chunks = output_chunks(&outputs, target);
     let from = source.map(|s| format!(" ({})", s.name)).unwrap_or_default();
-    let args: Vec<String> = func
-        .params
-        .iter()
-        .filter(|p| passed_as_argument(p.class))
-        .map(|p| glsl_name(&p.name))
-        .collect();
-    let body = format!(
-        "{}    {}({});\n",
-        shader.fetches,
-        glsl_name(&func.name),
-        args.join(", ")
-    );
+    let body = format!("{}    {}\n", shader.fetches, call_text(func));
     let passes = chunks
         .iter()
         .enumerate()

@@ -23,11 +23,9 @@ mod walk;
 
 pub use error::GenError;
 pub use kernel::{generate_kernel, KernelProgram};
-pub use reduce::{generate_reduce_pass, ReduceStep};
-pub use shader::{
-    stream_members, MemberRef, PassProgram, SamplerSlot, UniformSlot, UniformValue,
-};
 pub use names::glsl_name;
+pub use reduce::{generate_reduce_pass, ReduceStep};
+pub use shader::{stream_members, MemberRef, PassProgram, SamplerSlot, UniformSlot, UniformValue};
 pub use source::{quoted_source_line, SourceText};
 pub use variant::{Access, Profile, Target, Variant};
 pub use vertex::vertex_shader;

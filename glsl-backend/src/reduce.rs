@@ -16,10 +16,11 @@ use brook_frontend::ir::{Function, FunctionId, FunctionKind, Module, ParamClass}
 
 use crate::error::GenError;
 use crate::kernel::KernelProgram;
-use crate::lower::passed_as_argument;
 use crate::names::glsl_name;
 use crate::prelude::{Helper, Prelude};
-use crate::shader::{lowered_functions, member_slots, output_chunks, ShaderParts, UniformValue};
+use crate::shader::{
+    call_text, lowered_functions, member_slots, output_chunks, ShaderParts, UniformValue,
+};
 use crate::source::SourceText;
 use crate::types::glsl_type;
 use crate::variant::{Access, Target, Variant};
@@ -85,7 +86,10 @@ pub fn generate_reduce_pass(
                 UniformValue::Constant(i as u32),
                 &format!("constant `{}`", p.name),
             ),
-            (ParamClass::Gather { .. }, access @ (Access::GatherDirect | Access::GatherTranslated)) => {
+            (
+                ParamClass::Gather { .. },
+                access @ (Access::GatherDirect | Access::GatherTranslated),
+            ) => {
                 prelude.require(Helper::Addressing);
                 parts.gather_function(i as u32, &name, &p.ty, access == Access::GatherTranslated)?
             }
@@ -193,7 +197,7 @@ fn fold_body(
         );
     }
     body.push_str(&format!(
-        "    // It folds elements brook_first, brook_first + 1, … (up to {k}) of its block along .{c}, in index order.\n"
+        "    // It folds elements brook_first, brook_first + 1, ... (up to {k}) of its block along .{c}, in index order.\n"
     ));
     if step.blocked {
         parts.uniform(
@@ -224,18 +228,10 @@ fn fold_body(
     if k > 1 {
         body.push_str(&format!("    {ty} {a};\n"));
     }
-    let args: Vec<String> = func
-        .params
-        .iter()
-        .filter(|p| passed_as_argument(p.class))
-        .map(|p| glsl_name(&p.name))
-        .collect();
-    let call = format!("{}({});", glsl_name(&func.name), args.join(", "));
+    let call = call_text(func);
     for t in 1..k {
         let value = parts.fetch_element(input as u32, &func.params[input].ty, &a, &texel)?;
-        let combine = format!(
-            "brook_index.{c} = brook_first + {t};\n{a} = {value};\n{call}"
-        );
+        let combine = format!("brook_index.{c} = brook_first + {t};\n{a} = {value};\n{call}");
         if step.partial {
             body.push_str(&format!("    if ({t} < brook_count) {{\n"));
             for line in combine.lines() {
@@ -340,8 +336,8 @@ mod tests {
         let variant = Variant {
             params: vec![Access::AtFragment, Access::Value],
         };
-        let err =
-            generate_reduce_pass(&module, FunctionId(0), &STEP, &variant, &TARGET, None).unwrap_err();
+        let err = generate_reduce_pass(&module, FunctionId(0), &STEP, &variant, &TARGET, None)
+            .unwrap_err();
         assert_eq!(err, GenError::NotAReduction("f".into()));
     }
 }

@@ -5,7 +5,7 @@
 use brook_frontend::ir::{Function, FunctionId, Module, ParamClass, Scalar, Type};
 
 use crate::error::GenError;
-use crate::lower::{gather_function, FunctionLowering};
+use crate::lower::{gather_function, passed_as_argument, FunctionLowering};
 use crate::names::glsl_name;
 use crate::prelude::Prelude;
 use crate::source::SourceText;
@@ -100,10 +100,23 @@ pub fn lowered_functions(
 ) -> Result<String, GenError> {
     let mut functions = String::new();
     for f in callees(module, root).into_iter().chain([root]) {
-        functions.push_str(&FunctionLowering::new(module, module.func(f), prelude, source).lower()?);
+        functions
+            .push_str(&FunctionLowering::new(module, module.func(f), prelude, source).lower()?);
         functions.push('\n');
     }
     Ok(functions)
+}
+
+/// The GLSL call of Brook function `func` from `main`, its arguments the GLSL variables named
+/// after its parameters (gathers are reached through globals, not passed).
+pub fn call_text(func: &Function) -> String {
+    let args: Vec<String> = func
+        .params
+        .iter()
+        .filter(|p| passed_as_argument(p.class))
+        .map(|p| glsl_name(&p.name))
+        .collect();
+    format!("{}({});", glsl_name(&func.name), args.join(", "))
 }
 
 /// Every member of every parameter of `class`, in parameter order, with its component count.

@@ -4,8 +4,25 @@ use brook_glsl::UniformValue;
 use brook_texture_streams::{GlContext, Layout, Texture};
 use glow::HasContext;
 
+use crate::args::KernelArg;
 use crate::error::PassError;
 use crate::linked::LinkedPass;
+use crate::runner::texture;
+
+/// The texture of every sampler of `pass`, in texture-unit order, from the call's arguments.
+pub fn sampled_textures<'a>(
+    pass: &LinkedPass,
+    args: &[KernelArg<'a>],
+) -> Result<Vec<&'a Texture>, String> {
+    pass.plan
+        .samplers
+        .iter()
+        .map(|slot| match args[slot.source.param as usize] {
+            KernelArg::Stream(s) | KernelArg::Gather(s) => texture(s, slot.source.member),
+            _ => Err("a sampled parameter needs a stream".to_string()),
+        })
+        .collect()
+}
 
 /// Draws `pass` over the texels of `layout` into `targets` (its outputs, in order), with
 /// `inputs[k]` on texture unit `k` and each uniform set by `uniform`. The caller has made

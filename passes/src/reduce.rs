@@ -17,7 +17,7 @@ use brook_texture_streams::{ElementFormat, Stream, Texture};
 use glow::HasContext;
 
 use crate::args::KernelArg;
-use crate::draw::draw_pass;
+use crate::draw::{draw_pass, sampled_textures};
 use crate::error::PassError;
 use crate::linked::LinkedKernel;
 use crate::reduce_plan::{ReducePass, ReducePlan};
@@ -108,9 +108,7 @@ impl KernelRunner {
             ReduceInto::Stream(out) => {
                 check_format("output", out)?;
                 if std::ptr::eq(*out, input) {
-                    return Err(fail(
-                        "a reduction cannot write its own input stream".into(),
-                    ));
+                    return Err(fail("a reduction cannot write its own input stream".into()));
                 }
                 out.layout().shape()
             }
@@ -137,12 +135,24 @@ impl KernelRunner {
                 Some(out) => out,
                 None => &intermediates[n - 1],
             };
-            self.reduce_pass(module, reduce_fn, &roles, &variant, extra, pass, plan.input.len(), src, dst)?;
+            self.reduce_pass(
+                module,
+                reduce_fn,
+                &roles,
+                &variant,
+                extra,
+                pass,
+                plan.input.len(),
+                src,
+                dst,
+            )?;
         }
         self.ctx
             .check_error(&format!("running reduction `{}`", func.name))?;
         if let ReduceInto::Value(dst) = into {
-            let result = intermediates.last().expect("a value reduction ends in an intermediate");
+            let result = intermediates
+                .last()
+                .expect("a value reduction ends in an intermediate");
             result.write(dst)?;
         }
         *self.reductions.spare.borrow_mut() = intermediates;
@@ -190,7 +200,9 @@ impl KernelRunner {
             .map(|p| match p {
                 p if p == roles.input => KernelArg::Stream(src),
                 p if p == roles.accumulator => KernelArg::Out(dst),
-                _ => *extra_args.next().expect("reduce_variant counted the extra arguments"),
+                _ => *extra_args
+                    .next()
+                    .expect("reduce_variant counted the extra arguments"),
             })
             .collect();
         let fail = |message: String| call_error(&func.name, message);
@@ -202,16 +214,7 @@ impl KernelRunner {
                 .map(|m| texture(dst, m.member))
                 .collect::<Result<_, _>>()
                 .map_err(fail)?;
-            let inputs: Vec<&Texture> = draw
-                .plan
-                .samplers
-                .iter()
-                .map(|slot| match args[slot.source.param as usize] {
-                    KernelArg::Stream(s) | KernelArg::Gather(s) => texture(s, slot.source.member),
-                    _ => Err("a sampled parameter needs a stream".to_string()),
-                })
-                .collect::<Result<_, _>>()
-                .map_err(fail)?;
+            let inputs = sampled_textures(draw, &args).map_err(fail)?;
             draw_pass(
                 &self.ctx,
                 &func.name,
@@ -300,7 +303,9 @@ fn reduce_variant(
         }
         params.push(match (p.class, extra.next()) {
             (ParamClass::Constant, Some(KernelArg::Constant(_))) => Access::Value,
-            (ParamClass::Gather { .. }, Some(KernelArg::Gather(g))) if g.layout().is_translated() => {
+            (ParamClass::Gather { .. }, Some(KernelArg::Gather(g)))
+                if g.layout().is_translated() =>
+            {
                 Access::GatherTranslated
             }
             (ParamClass::Gather { .. }, Some(KernelArg::Gather(_))) => Access::GatherDirect,

@@ -43,7 +43,7 @@ impl ReducePass {
 
     /// Whether some output elements fold fewer than `k` elements.
     pub fn partial(&self) -> bool {
-        self.block % self.k != 0
+        !self.block.is_multiple_of(self.k)
     }
 
     pub fn elements_read(&self) -> usize {
@@ -144,7 +144,11 @@ impl fmt::Display for ReducePlan {
                 fmt_shape(&p.from),
                 fmt_shape(&p.to),
                 p.k,
-                if p.partial() { ", last of each block shorter" } else { "" }
+                if p.partial() {
+                    ", last of each block shorter"
+                } else {
+                    ""
+                }
             )?;
         }
         write!(

@@ -10,7 +10,7 @@ use brook_glsl::{generate_kernel, SourceText, Target, Variant};
 use brook_texture_streams::{GlContext, Stream, Texture};
 
 use crate::args::{variant_for, KernelArg};
-use crate::draw::draw_pass;
+use crate::draw::{draw_pass, sampled_textures};
 use crate::error::PassError;
 use crate::linked::LinkedKernel;
 use crate::reduce::ReduceCache;
@@ -126,16 +126,8 @@ impl KernelRunner {
                 })
                 .collect::<Result<_, _>>()
                 .map_err(|message| call_error(&func.name, message))?;
-            let inputs: Vec<&Texture> = pass
-                .plan
-                .samplers
-                .iter()
-                .map(|slot| match args[slot.source.param as usize] {
-                    KernelArg::Stream(s) | KernelArg::Gather(s) => texture(s, slot.source.member),
-                    _ => Err("a sampled parameter needs a stream".to_string()),
-                })
-                .collect::<Result<_, _>>()
-                .map_err(|message| call_error(&func.name, message))?;
+            let inputs =
+                sampled_textures(pass, args).map_err(|message| call_error(&func.name, message))?;
             draw_pass(
                 &self.ctx,
                 &func.name,
