@@ -107,8 +107,13 @@ impl KernelRunner {
             }
             ReduceInto::Stream(out) => {
                 check_format("output", out)?;
-                if std::ptr::eq(*out, input) {
-                    return Err(fail("a reduction cannot write its own input stream".into()));
+                let gathered = extra
+                    .iter()
+                    .any(|a| matches!(a, KernelArg::Gather(g) if std::ptr::eq(*g, *out)));
+                if std::ptr::eq(*out, input) || gathered {
+                    return Err(fail(
+                        "a reduction cannot write its own input (or a gathered) stream".into(),
+                    ));
                 }
                 out.layout().shape()
             }
