@@ -27,6 +27,14 @@ pub enum BackendArg<'a> {
     Constant(&'a [f32]),
 }
 
+/// Where a reduction's result goes, as a backend sees it.
+pub enum BackendReduceTarget<'a> {
+    /// The reduced element's floats in C layout.
+    Value(&'a mut [f32]),
+    /// A stream of this backend whose extents divide the input's.
+    Stream(&'a dyn Any),
+}
+
 /// What every backend implements. Semantics are those of `brook-semantics.md`; the CPU
 /// backend is the reference the others are tested against.
 pub trait Backend {
@@ -62,6 +70,16 @@ pub trait Backend {
         program: &dyn Any,
         kernel: FunctionId,
         args: &[BackendArg],
+    ) -> Result<(), BrookError>;
+    /// Reduces `input` with a reduce function in index order (`brook-semantics.md`);
+    /// `extra` binds its constant and gather parameters in order.
+    fn reduce(
+        &self,
+        program: &dyn Any,
+        reduce_fn: FunctionId,
+        input: &dyn Any,
+        extra: &[BackendArg],
+        target: BackendReduceTarget,
     ) -> Result<(), BrookError>;
     /// Waits until all work issued so far has finished (GL queues draws asynchronously).
     fn finish(&self);

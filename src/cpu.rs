@@ -4,12 +4,12 @@ use std::any::Any;
 use std::cell::{Ref, RefCell, RefMut};
 use std::rc::Rc;
 
-use brook_cpu::{run_kernel, CpuArg, CpuIter, CpuStream};
+use brook_cpu::{run_kernel, run_reduce, CpuArg, CpuIter, CpuStream, ReduceTarget};
 use brook_frontend::ir::{FunctionId, ParamClass};
 use brook_glsl::KernelProgram;
 use brook_texture_streams::{Domain, ElementFormat, GlContext, IterSpec};
 
-use crate::backend::{Backend, BackendArg, BackendProgram, BackendStream};
+use crate::backend::{Backend, BackendArg, BackendProgram, BackendReduceTarget, BackendStream};
 use crate::error::BrookError;
 use crate::host_values::{domain_elements, write_iter};
 use crate::program::Compiled;
@@ -123,9 +123,7 @@ impl Backend for CpuBackend {
         kernel: FunctionId,
         args: &[BackendArg],
     ) -> Result<(), BrookError> {
-        let compiled = program.downcast_ref::<Rc<Compiled>>().ok_or_else(|| {
-            BrookError::Usage("this program was compiled for another runtime".into())
-        })?;
+        let compiled = compiled(program)?;
         let func = compiled.module.func(kernel);
         if args.len() != func.params.len() {
             return Err(BrookError::Usage(format!(
@@ -207,6 +205,63 @@ impl Backend for CpuBackend {
         Ok(())
     }
 
+    fn reduce(
+        &self,
+        program: &dyn Any,
+        reduce_fn: FunctionId,
+        input: &dyn Any,
+        extra: &[BackendArg],
+        target: BackendReduceTarget,
+    ) -> Result<(), BrookError> {
+        let compiled = compiled(program)?;
+        let input = data(input, "reduced")?.borrow();
+        let held = extra
+            .iter()
+            .map(|a| match a {
+                BackendArg::Stream(s) => {
+                    data(*s, "gathered by a reduction").map(|d| Some(d.borrow()))
+                }
+                BackendArg::Constant(_) => Ok(None),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut cpu_args: Vec<CpuArg> = extra
+            .iter()
+            .zip(&held)
+            .map(|(a, h)| match (a, h) {
+                (_, Some(g)) => CpuArg::Gather(g),
+                (BackendArg::Constant(v), None) => CpuArg::Constant(v.to_vec()),
+                (BackendArg::Stream(_), None) => unreachable!("every stream is borrowed above"),
+            })
+            .collect();
+        let module = &compiled.module;
+        match target {
+            BackendReduceTarget::Value(dst) => run_reduce(
+                module,
+                reduce_fn,
+                &input,
+                &mut cpu_args,
+                ReduceTarget::Value(dst),
+            )?,
+            BackendReduceTarget::Stream(out) => {
+                let mut out = data(out, "written by a reduction")?
+                    .try_borrow_mut()
+                    .map_err(|_| {
+                        BrookError::Usage(
+                            "a reduction cannot write its own input (or a gathered) stream".into(),
+                        )
+                    })?;
+                run_reduce(
+                    module,
+                    reduce_fn,
+                    &input,
+                    &mut cpu_args,
+                    ReduceTarget::Stream(&mut out),
+                )?
+            }
+        }
+        Ok(())
+    }
+
     fn finish(&self) {}
 
     fn gl_context(&self) -> Option<&Rc<GlContext>> {
@@ -220,6 +275,22 @@ impl Backend for CpuBackend {
         _: &[BackendArg],
     ) -> Result<Option<KernelProgram>, BrookError> {
         Ok(None)
+    }
+}
+
+fn compiled(program: &dyn Any) -> Result<&Rc<Compiled>, BrookError> {
+    program
+        .downcast_ref::<Rc<Compiled>>()
+        .ok_or_else(|| BrookError::Usage("this program was compiled for another runtime".into()))
+}
+
+/// The data of a stream that is not an iterator.
+fn data<'a>(any: &'a dyn Any, role: &str) -> Result<&'a RefCell<CpuStream>, BrookError> {
+    match storage(any)? {
+        CpuStorage::Data(d) => Ok(d),
+        CpuStorage::Iter(..) => Err(BrookError::Usage(format!(
+            "an iterator cannot be {role}; copy it into a stream with a kernel first"
+        ))),
     }
 }
 

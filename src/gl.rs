@@ -6,11 +6,11 @@ use std::rc::Rc;
 
 use brook_frontend::ir::{FunctionId, ParamClass};
 use brook_glsl::KernelProgram;
-use brook_passes::{KernelArg, KernelModule, KernelRunner};
+use brook_passes::{KernelArg, KernelModule, KernelRunner, ReduceInto};
 use brook_texture_streams::{Domain, ElementFormat, GlContext, IterSpec, Stream as GlStream};
 use glow::HasContext;
 
-use crate::backend::{Backend, BackendArg, BackendProgram, BackendStream};
+use crate::backend::{Backend, BackendArg, BackendProgram, BackendReduceTarget, BackendStream};
 use crate::error::BrookError;
 use crate::program::Compiled;
 
@@ -120,6 +120,58 @@ impl Backend for GlBackend {
         })
     }
 
+    fn reduce(
+        &self,
+        program: &dyn Any,
+        reduce_fn: FunctionId,
+        input: &dyn Any,
+        extra: &[BackendArg],
+        target: BackendReduceTarget,
+    ) -> Result<(), BrookError> {
+        let module = kernel_module(program)?;
+        let input = textures(input, "reduced")?.borrow();
+        let gathers = extra
+            .iter()
+            .map(|a| match a {
+                BackendArg::Stream(s) => textures(*s, "gathered by a reduction").map(Some),
+                BackendArg::Constant(_) => Ok(None),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let gathers: Vec<Option<std::cell::Ref<GlStream>>> =
+            gathers.iter().map(|g| g.map(RefCell::borrow)).collect();
+        let extra_args: Vec<KernelArg> = extra
+            .iter()
+            .zip(&gathers)
+            .map(|(a, g)| match (a, g) {
+                (_, Some(g)) => KernelArg::Gather(g),
+                (BackendArg::Constant(v), None) => KernelArg::Constant(v),
+                (BackendArg::Stream(_), None) => unreachable!("every stream is borrowed above"),
+            })
+            .collect();
+        match target {
+            BackendReduceTarget::Value(dst) => {
+                self.runner.reduce(
+                    module,
+                    reduce_fn,
+                    &input,
+                    &extra_args,
+                    ReduceInto::Value(dst),
+                )?;
+            }
+            BackendReduceTarget::Stream(out) => {
+                let out = textures(out, "written by a reduction")?.borrow();
+                self.runner.reduce(
+                    module,
+                    reduce_fn,
+                    &input,
+                    &extra_args,
+                    ReduceInto::Stream(&out),
+                )?;
+            }
+        }
+        Ok(())
+    }
+
     fn finish(&self) {
         let ctx = self.runner.context();
         // Nothing can be queued on a context that cannot be made current.
@@ -143,6 +195,16 @@ impl Backend for GlBackend {
         with_kernel_args(module, kernel, args, |kernel_args| {
             Ok(Some(self.runner.plan(module, kernel, kernel_args)?))
         })
+    }
+}
+
+/// The textures of a stream that is not an iterator.
+fn textures<'a>(any: &'a dyn Any, role: &str) -> Result<&'a RefCell<GlStream>, BrookError> {
+    match storage(any)? {
+        GlStorage::Textures(t) => Ok(t),
+        GlStorage::Iter(_) => Err(BrookError::Usage(format!(
+            "an iterator cannot be {role}; copy it into a stream with a kernel first"
+        ))),
     }
 }
 

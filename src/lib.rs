@@ -34,7 +34,7 @@ mod runtime;
 mod stream;
 
 pub use arg::Arg;
-pub use backend::{Backend, BackendArg};
+pub use backend::{Backend, BackendArg, BackendReduceTarget};
 pub use error::BrookError;
 pub use program::Program;
 pub use runtime::{Runtime, BACKEND_NAMES};

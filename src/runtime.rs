@@ -1,18 +1,19 @@
 //! The runtime: one backend, the streams made on it, and the kernels run there.
 
+use std::any::Any;
 use std::rc::Rc;
 
 use brook_texture_streams::{ContextOptions, ElementFormat, GlContext, IterSpec};
 
 use crate::arg::Arg;
-use crate::backend::{Backend, BackendArg};
+use crate::backend::{Backend, BackendArg, BackendReduceTarget};
 use crate::cpu::CpuBackend;
 use crate::error::BrookError;
 use crate::gl::GlBackend;
 use crate::program::{Compiled, Program};
 use crate::program_cache::ProgramCache;
 use crate::stream::Stream;
-use brook_frontend::ir::FunctionId;
+use brook_frontend::ir::{FunctionId, FunctionKind};
 use brook_glsl::{KernelProgram, SourceText};
 
 /// Brook's runtime: where streams live and kernels run.
@@ -156,6 +157,85 @@ impl Runtime {
             .run_kernel(program.prepared.as_ref(), id, &backend_args)
     }
 
+    /// Brook's reduction to a value: folds every element of `input` with the reduce function
+    /// `reduction` of `program`, in index order, and returns the result's floats (C layout:
+    /// 4 for a `float4`, the members' floats in order for a struct). `extra` binds the
+    /// function's constant and gather parameters, in order (`args![]` when it has none).
+    pub fn reduce_to_value(
+        &self,
+        program: &Program,
+        reduction: &str,
+        input: &Stream,
+        extra: &[Arg],
+    ) -> Result<Vec<f32>, BrookError> {
+        let mut value = vec![0.0; input.floats_per_element()];
+        self.reduce(
+            program,
+            reduction,
+            input,
+            extra,
+            BackendReduceTarget::Value(&mut value),
+        )?;
+        Ok(value)
+    }
+
+    /// Brook's reduction to a smaller stream: each element of `output` reduces its block of
+    /// `input` (`in / out` neighbours per dimension; every extent of `output` must divide the
+    /// input's). `float a<100>` into `r<25>` folds every 4 elements; `<50,50>` into `<50,1>`
+    /// folds each row.
+    pub fn reduce_to_stream(
+        &self,
+        program: &Program,
+        reduction: &str,
+        input: &Stream,
+        output: &Stream,
+        extra: &[Arg],
+    ) -> Result<(), BrookError> {
+        let output = self.own(output, reduction)?;
+        self.reduce(
+            program,
+            reduction,
+            input,
+            extra,
+            BackendReduceTarget::Stream(output),
+        )
+    }
+
+    fn reduce(
+        &self,
+        program: &Program,
+        reduction: &str,
+        input: &Stream,
+        extra: &[Arg],
+        target: BackendReduceTarget,
+    ) -> Result<(), BrookError> {
+        let (id, backend_args) = self.call_args(program, reduction, extra)?;
+        let func = program.module().func(id);
+        if func.kind != FunctionKind::Reduce {
+            return Err(BrookError::Usage(format!(
+                "`{reduction}` is not a reduce function; declare it `reduce void {reduction}(T a<>, reduce T r<>)`"
+            )));
+        }
+        if input.is_iter() {
+            return Err(BrookError::Usage(format!(
+                "reduction `{reduction}`: an iterator cannot be reduced; copy it into a stream with a kernel first"
+            )));
+        }
+        let input = self.own(input, reduction)?;
+        self.backend
+            .reduce(program.prepared.as_ref(), id, input, &backend_args, target)
+    }
+
+    /// A stream's backend storage, if the stream was made by this runtime.
+    fn own<'a>(&self, s: &'a Stream, call: &str) -> Result<&'a dyn Any, BrookError> {
+        if !Rc::ptr_eq(&s.backend, &self.backend) {
+            return Err(BrookError::Usage(format!(
+                "`{call}`: a stream made by another runtime was passed to this one"
+            )));
+        }
+        Ok(s.storage.as_ref())
+    }
+
     fn call_args<'a>(
         &self,
         program: &Program,
@@ -169,14 +249,7 @@ impl Runtime {
         let mut backend_args = Vec::with_capacity(args.len());
         for arg in args {
             backend_args.push(match arg {
-                Arg::Stream(s) => {
-                    if !Rc::ptr_eq(&s.backend, &self.backend) {
-                        return Err(BrookError::Usage(format!(
-                            "kernel `{kernel}`: a stream made by another runtime was passed to this one"
-                        )));
-                    }
-                    BackendArg::Stream(s.storage.as_ref())
-                }
+                Arg::Stream(s) => BackendArg::Stream(self.own(s, kernel)?),
                 Arg::Constant(v) => BackendArg::Constant(v),
             });
         }

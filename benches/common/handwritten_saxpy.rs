@@ -3,12 +3,7 @@
 
 use glow::HasContext;
 
-const VERTEX: &str = "#version 330 core
-void main() {
-    vec2 corner = vec2(float((gl_VertexID & 1) << 2), float((gl_VertexID & 2) << 1));
-    gl_Position = vec4(corner - 1.0, 0.0, 1.0);
-}
-";
+use super::gl_program::link;
 
 const FRAGMENT: &str = "#version 330 core
 uniform float a;
@@ -43,25 +38,7 @@ impl<'a> HandSaxpy<'a> {
         y: &[f32],
     ) -> HandSaxpy<'a> {
         unsafe {
-            let program = gl.create_program().unwrap();
-            for (kind, src) in [
-                (glow::VERTEX_SHADER, VERTEX),
-                (glow::FRAGMENT_SHADER, FRAGMENT),
-            ] {
-                let s = gl.create_shader(kind).unwrap();
-                gl.shader_source(s, src);
-                gl.compile_shader(s);
-                assert!(
-                    gl.get_shader_compile_status(s),
-                    "{}",
-                    gl.get_shader_info_log(s)
-                );
-                gl.attach_shader(program, s);
-                gl.delete_shader(s);
-            }
-            gl.link_program(program);
-            assert!(gl.get_program_link_status(program));
-            gl.use_program(Some(program));
+            let program = link(gl, FRAGMENT);
             gl.uniform_1_i32(gl.get_uniform_location(program, "x").as_ref(), 0);
             gl.uniform_1_i32(gl.get_uniform_location(program, "y").as_ref(), 1);
             let a = gl.get_uniform_location(program, "a");

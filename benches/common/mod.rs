@@ -1,5 +1,7 @@
 //! Shared pieces of the benchmarks.
 #![allow(dead_code)] // each bench binary uses a subset
 
+pub mod gl_program;
+pub mod handwritten_reduce;
 pub mod handwritten_saxpy;
 pub mod ratios;

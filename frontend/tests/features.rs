@@ -108,6 +108,23 @@ fn parameter_forms() {
 }
 
 #[test]
+fn reductions_may_take_constants_and_gathers() {
+    let m = ok(
+        "reduce void s(float a<>, reduce float r<>, float w, float t[]) { r += w * a + t[0]; }\n",
+    );
+    let classes: Vec<ParamClass> = m.functions[0].params.iter().map(|p| p.class).collect();
+    assert_eq!(
+        classes,
+        [
+            ParamClass::Stream,
+            ParamClass::Reduce,
+            ParamClass::Constant,
+            ParamClass::Gather { rank: 1 }
+        ]
+    );
+}
+
+#[test]
 fn literals_and_implicit_conversions() {
     let m = ok("kernel void k(float a<>, int n, out float4 o<>) {\n\
              float x = 1.0 + .5 + 1e-3 + 2.f + 1.0f + 0x10;\n\

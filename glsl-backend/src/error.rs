@@ -10,6 +10,8 @@ pub enum GenError {
     At { message: String, span: Span },
     #[error("`{0}` is not a kernel of this program")]
     NotAKernel(String),
+    #[error("`{0}` is not a reduce function of this program")]
+    NotAReduction(String),
     #[error("kernel `{kernel}` has {params} parameters but the call describes {given}")]
     VariantMismatch {
         kernel: String,

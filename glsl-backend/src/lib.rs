@@ -13,6 +13,8 @@ mod kernel;
 mod lower;
 mod names;
 mod prelude;
+mod reduce;
+mod shader;
 mod source;
 mod types;
 mod variant;
@@ -20,11 +22,10 @@ mod vertex;
 mod walk;
 
 pub use error::GenError;
-pub use kernel::{
-    generate_kernel, stream_members, KernelProgram, MemberRef, PassProgram, SamplerSlot,
-    UniformSlot, UniformValue,
-};
+pub use kernel::{generate_kernel, KernelProgram};
 pub use names::glsl_name;
+pub use reduce::{generate_reduce_pass, ReduceStep};
+pub use shader::{stream_members, MemberRef, PassProgram, SamplerSlot, UniformSlot, UniformValue};
 pub use source::{quoted_source_line, SourceText};
 pub use variant::{Access, Profile, Target, Variant};
 pub use vertex::vertex_shader;

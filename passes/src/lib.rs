@@ -6,13 +6,18 @@
 //! triangle over the output. A repeated call makes no GL calls beyond those.
 
 mod args;
+mod draw;
 mod error;
 mod linked;
 mod program;
+mod reduce;
+mod reduce_plan;
 mod runner;
 mod uniforms;
 
 pub use args::KernelArg;
 pub use error::PassError;
+pub use reduce::ReduceInto;
+pub use reduce_plan::{ReducePass, ReducePlan};
 pub use runner::{KernelModule, KernelRunner};
 pub use uniforms::extent_vector;

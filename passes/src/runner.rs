@@ -8,17 +8,18 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use brook_frontend::ir::{FunctionId, Module};
 use brook_glsl::{generate_kernel, SourceText, Target, Variant};
 use brook_texture_streams::{GlContext, Stream, Texture};
-use glow::HasContext;
 
 use crate::args::{variant_for, KernelArg};
+use crate::draw::{draw_pass, sampled_textures};
 use crate::error::PassError;
 use crate::linked::LinkedKernel;
+use crate::reduce::ReduceCache;
 use crate::uniforms::set_uniform;
 
 /// A checked Brook module with a process-unique identity, so compiled programs can be cached
 /// per (module, kernel, variant) without hashing the IR on every call.
 pub struct KernelModule {
-    id: u64,
+    pub(crate) id: u64,
     module: Module,
     source: Option<SourceText>,
 }
@@ -46,9 +47,10 @@ type CacheKey = (u64, FunctionId, Variant);
 
 /// Runs kernels on one GL context, compiling each distinct shader once.
 pub struct KernelRunner {
-    ctx: Rc<GlContext>,
-    target: Target,
+    pub(crate) ctx: Rc<GlContext>,
+    pub(crate) target: Target,
     programs: RefCell<HashMap<CacheKey, Rc<LinkedKernel>>>,
+    pub(crate) reductions: ReduceCache,
 }
 
 impl KernelRunner {
@@ -61,6 +63,7 @@ impl KernelRunner {
             ctx: ctx.clone(),
             target,
             programs: RefCell::new(HashMap::new()),
+            reductions: ReduceCache::default(),
         }
     }
 
@@ -68,9 +71,9 @@ impl KernelRunner {
         &self.ctx
     }
 
-    /// Distinct programs compiled so far (one per kernel variant).
+    /// Distinct programs compiled so far (one per kernel variant or reduction step).
     pub fn compiled_variants(&self) -> usize {
-        self.programs.borrow().len()
+        self.programs.borrow().len() + self.reductions.compiled()
     }
 
     /// The GLSL passes a call with these arguments runs, without running it.
@@ -110,7 +113,6 @@ impl KernelRunner {
         self.ctx.make_current()?;
         let linked = self.linked(module, kernel, variant)?;
         let out_layout = outputs[0].layout();
-        let gl = self.ctx.gl();
         for pass in &linked.passes {
             let targets: Vec<&Texture> = pass
                 .plan
@@ -124,30 +126,17 @@ impl KernelRunner {
                 })
                 .collect::<Result<_, _>>()
                 .map_err(|message| call_error(&func.name, message))?;
-            self.ctx.framebuffer_for(&targets)?;
-            unsafe {
-                gl.viewport(0, 0, out_layout.width() as i32, out_layout.height() as i32);
-                gl.use_program(Some(pass.program.raw()));
-                for (unit, slot) in pass.plan.samplers.iter().enumerate() {
-                    let source = match args[slot.source.param as usize] {
-                        KernelArg::Stream(s) | KernelArg::Gather(s) => {
-                            texture(s, slot.source.member)
-                        }
-                        _ => Err("a sampled parameter needs a stream".to_string()),
-                    }
-                    .map_err(|message| call_error(&func.name, message))?;
-                    gl.active_texture(glow::TEXTURE0 + unit as u32);
-                    gl.bind_texture(glow::TEXTURE_2D, Some(source.raw()));
-                }
-            }
-            for (slot, location) in pass.plan.uniforms.iter().zip(&pass.locations) {
-                set_uniform(gl, location.as_ref(), slot.value, func, args, out_layout)
-                    .map_err(|message| call_error(&func.name, message))?;
-            }
-            unsafe {
-                gl.bind_vertex_array(Some(self.ctx.fullscreen_vao()));
-                gl.draw_arrays(glow::TRIANGLES, 0, 3);
-            }
+            let inputs =
+                sampled_textures(pass, args).map_err(|message| call_error(&func.name, message))?;
+            draw_pass(
+                &self.ctx,
+                &func.name,
+                pass,
+                &targets,
+                out_layout,
+                &inputs,
+                |gl, location, value| set_uniform(gl, location, value, func, args, out_layout),
+            )?;
         }
         self.ctx
             .check_error(&format!("running kernel `{}`", func.name))?;
@@ -222,13 +211,13 @@ fn reject_in_place(kernel: &str, args: &[KernelArg], outputs: &[&Stream]) -> Res
     Ok(())
 }
 
-fn texture(stream: &Stream, member: u32) -> Result<&Texture, String> {
+pub(crate) fn texture(stream: &Stream, member: u32) -> Result<&Texture, String> {
     stream.textures().get(member as usize).ok_or_else(|| {
         format!("the stream has no member {member}: its element type does not match the parameter")
     })
 }
 
-fn call_error(kernel: &str, message: String) -> PassError {
+pub(crate) fn call_error(kernel: &str, message: String) -> PassError {
     PassError::Call {
         kernel: kernel.to_string(),
         message,

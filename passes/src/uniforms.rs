@@ -78,6 +78,9 @@ pub fn set_uniform(
             };
             unsafe { gl.uniform_4_f32(Some(location), v[0], v[1], v[2], v[3]) };
         }
+        UniformValue::ReduceBlock | UniformValue::ReduceGroups => {
+            return Err("only a reduction pass has block sizes to set".into())
+        }
     }
     Ok(())
 }

@@ -367,7 +367,15 @@ fn param(ctx: &mut FnCtx<'_>, kind: FnKind, p: &ast::ParamDecl) -> R<ir::Param> 
     // Which classes each kind of function may have.
     let allowed = match kind {
         FnKind::Kernel => !matches!(class, ParamClass::Reduce),
-        FnKind::Reduce => matches!(class, ParamClass::Stream | ParamClass::Reduce),
+        // Besides its input and accumulator, a reduction may read constants and gathers: the
+        // same for every combination, so the operator stays associative if its body is.
+        FnKind::Reduce => matches!(
+            class,
+            ParamClass::Stream
+                | ParamClass::Reduce
+                | ParamClass::Constant
+                | ParamClass::Gather { .. }
+        ),
         FnKind::Helper => matches!(class, ParamClass::Constant),
     };
     if !allowed {
@@ -390,7 +398,7 @@ fn param(ctx: &mut FnCtx<'_>, kind: FnKind, p: &ast::ParamDecl) -> R<ir::Param> 
                 format!("a reduce function cannot have {what} parameter `{name}`"),
                 p.span,
             )
-            .with_hint("a reduction takes exactly one input stream and one `reduce` parameter"),
+            .with_hint("a reduction takes one input stream, one `reduce` parameter, and constants or gathers"),
             FnKind::Helper => Diagnostic::error(
                 format!("{what} parameters are only allowed in kernels"),
                 p.span,

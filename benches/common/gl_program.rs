@@ -1,0 +1,40 @@
+//! Hand-written GL for the benchmarks: the fullscreen-triangle vertex shader and a linker that
+//! panics with the driver's log (bench set-up, not user input).
+
+use glow::HasContext;
+
+pub const VERTEX: &str = "#version 330 core
+void main() {
+    vec2 corner = vec2(float((gl_VertexID & 1) << 2), float((gl_VertexID & 2) << 1));
+    gl_Position = vec4(corner - 1.0, 0.0, 1.0);
+}
+";
+
+/// Compiles and links [`VERTEX`] with `fragment`, and leaves the program in use.
+///
+/// # Safety
+/// `gl` must be current on this thread.
+pub unsafe fn link(gl: &glow::Context, fragment: &str) -> glow::Program {
+    unsafe {
+        let program = gl.create_program().unwrap();
+        for (kind, src) in [
+            (glow::VERTEX_SHADER, VERTEX),
+            (glow::FRAGMENT_SHADER, fragment),
+        ] {
+            let s = gl.create_shader(kind).unwrap();
+            gl.shader_source(s, src);
+            gl.compile_shader(s);
+            assert!(
+                gl.get_shader_compile_status(s),
+                "{}",
+                gl.get_shader_info_log(s)
+            );
+            gl.attach_shader(program, s);
+            gl.delete_shader(s);
+        }
+        gl.link_program(program);
+        assert!(gl.get_program_link_status(program));
+        gl.use_program(Some(program));
+        program
+    }
+}

@@ -1,0 +1,140 @@
+//! The paper's reduction benchmark (000 §5.4): the sum of 2^20 `float4` (a 1024×1024 stream)
+//! to one value, by Brook-GL, by the same k-way passes written by hand in glow on the same
+//! context, by the CPU backend and by a plain Rust loop, in one run; then the plan's passes
+//! and reads against the paper's unrolled parallel reduction, n + n/(k−1) reads.
+//!
+//! Every variant ends by reading its result back, which also waits for the GPU work.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use brook::passes::ReducePlan;
+use brook::{args, Runtime};
+use common::handwritten_reduce::HandReduce;
+use common::ratios::print_ratios;
+use criterion::{BenchmarkId, Criterion};
+
+const SUM: &str = "reduce void sum(float4 a<>, reduce float4 r<>) { r += a; }";
+const SIDE: usize = 1024;
+/// Criterion turns `^` into `_` in its directory names, which `print_ratios` reads back.
+const GROUP: &str = "sum of 1024x1024 float4";
+
+/// Small integers: every partial sum is exact, so all variants must agree bit for bit.
+fn data() -> Vec<f32> {
+    (0..SIDE * SIDE * 4).map(|i| (i % 7) as f32).collect()
+}
+
+fn brook_sum(rt: &Runtime, input: &brook::Stream, program: &brook::Program) -> Vec<f32> {
+    rt.reduce_to_value(program, "sum", input, args![]).unwrap()
+}
+
+fn rust_sum(data: &[f32]) -> [f32; 4] {
+    let mut acc = [0.0f32; 4];
+    for e in data.chunks_exact(4) {
+        for c in 0..4 {
+            acc[c] += e[c];
+        }
+    }
+    acc
+}
+
+fn timed(iters: u64, mut f: impl FnMut()) -> Duration {
+    let start = Instant::now();
+    for _ in 0..iters {
+        f();
+    }
+    start.elapsed()
+}
+
+fn main() {
+    let mut c = Criterion::default().configure_from_args();
+    let data = data();
+    let shape = [SIDE, SIDE];
+    let gl = Runtime::gl().expect("a headless GL context");
+    let cpu = Runtime::cpu();
+    let on = |rt: &Runtime| {
+        let program = rt.compile(SUM, "sum.br").unwrap();
+        let input = rt.stream_of(4, &shape).unwrap();
+        input.read(&data).unwrap();
+        (program, input)
+    };
+    let (gl_program, gl_input) = on(&gl);
+    let (cpu_program, cpu_input) = on(&cpu);
+    let plan = ReducePlan::new(&shape, &[]).unwrap();
+    let steps: Vec<(usize, &str)> = plan
+        .passes
+        .iter()
+        .map(|p| (p.k, if p.dim == 1 { "x" } else { "y" }))
+        .collect();
+    let ctx = gl.gl_context().expect("a GL runtime").clone();
+    let hand = HandReduce::new(ctx.gl(), SIDE, SIDE, &data, &steps);
+
+    let expected = rust_sum(&data);
+    assert_eq!(brook_sum(&gl, &gl_input, &gl_program), expected);
+    assert_eq!(brook_sum(&cpu, &cpu_input, &cpu_program), expected);
+    assert_eq!(hand.sum(), expected);
+
+    let mut group = c.benchmark_group(GROUP);
+    group
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    group.bench_function(BenchmarkId::from_parameter("hand-written glow"), |b| {
+        b.iter_custom(|i| timed(i, || assert_eq!(hand.sum(), expected)))
+    });
+    group.bench_function(BenchmarkId::from_parameter("brook gl"), |b| {
+        b.iter_custom(|i| {
+            timed(i, || {
+                assert_eq!(brook_sum(&gl, &gl_input, &gl_program), expected)
+            })
+        })
+    });
+    group.bench_function(BenchmarkId::from_parameter("plain rust loop"), |b| {
+        b.iter_custom(|i| {
+            timed(i, || {
+                assert_eq!(rust_sum(std::hint::black_box(&data)), expected)
+            })
+        })
+    });
+    group.sample_size(10);
+    group.bench_function(BenchmarkId::from_parameter("brook cpu"), |b| {
+        b.iter_custom(|i| {
+            timed(i, || {
+                assert_eq!(brook_sum(&cpu, &cpu_input, &cpu_program), expected)
+            })
+        })
+    });
+    group.finish();
+    c.final_summary();
+    print_ratios(
+        GROUP,
+        "hand-written glow",
+        &[
+            "hand-written glow",
+            "brook gl",
+            "brook cpu",
+            "plain rust loop",
+        ],
+        "per reduction",
+    );
+
+    let n = (SIDE * SIDE) as f64;
+    let bytes = |elements: usize| elements * 16;
+    println!("\nplan of {GROUP} (the same passes for brook gl and hand-written glow):\n{plan}");
+    println!(
+        "reads: {} elements = {:.2} MiB; the paper's unrolled parallel reduction with k = 8: n + n/(k-1) = {:.0} elements = {:.2} MiB ({:+.3}%)",
+        plan.elements_read(),
+        bytes(plan.elements_read()) as f64 / (1 << 20) as f64,
+        n + n / 7.0,
+        (n + n / 7.0) * 16.0 / (1 << 20) as f64,
+        (plan.elements_read() as f64 / (n + n / 7.0) - 1.0) * 100.0
+    );
+    println!(
+        "passes: {} (log8 n = {:.2}); writes: {} elements (paper n/(k-1) = {:.0})",
+        plan.passes.len(),
+        n.log(8.0),
+        plan.elements_written(),
+        n / 7.0
+    );
+}

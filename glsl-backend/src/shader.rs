@@ -1,0 +1,329 @@
+//! The parts every generated fragment shader shares, whatever draws it (kernel or reduction
+//! pass): uniform and sampler declarations with their binding slots, element fetches, gather
+//! accessors, the lowered Brook functions, and the colour outputs with their stores.
+
+use brook_frontend::ir::{Function, FunctionId, Module, ParamClass, Scalar, Type};
+
+use crate::error::GenError;
+use crate::lower::{gather_function, passed_as_argument, FunctionLowering};
+use crate::names::glsl_name;
+use crate::prelude::Prelude;
+use crate::source::SourceText;
+use crate::types::{glsl_type, struct_declarations};
+use crate::variant::Target;
+use crate::walk::callees;
+
+/// One draw: a complete fragment shader and how to bind it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PassProgram {
+    pub fragment: String,
+    /// Colour output `k` (`layout(location = k)`) stores this output member.
+    pub outputs: Vec<MemberRef>,
+    /// Texture unit `k` holds this input member, read through the named sampler.
+    pub samplers: Vec<SamplerSlot>,
+    /// Every non-sampler uniform the shader declares.
+    pub uniforms: Vec<UniformSlot>,
+}
+
+/// A member of a parameter's element: 0 for non-struct elements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MemberRef {
+    pub param: u32,
+    pub member: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SamplerSlot {
+    pub uniform: String,
+    pub source: MemberRef,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UniformSlot {
+    pub uniform: String,
+    pub value: UniformValue,
+}
+
+/// What a uniform holds; the pass executor fills it from the call's arguments and layouts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UniformValue {
+    /// The value of a constant parameter, with the parameter's type.
+    Constant(u32),
+    /// `ivec4` extents of a parameter's stream, `.x` the last dimension, 1 where unused.
+    Extent(u32),
+    /// `int` texture width of a parameter's stream layout.
+    Width(u32),
+    /// `ivec4` extents and `int` width of the output streams (all outputs share one shape).
+    OutputExtent,
+    OutputWidth,
+    /// `vec4` start and step of an iterator parameter.
+    IterStart(u32),
+    IterStep(u32),
+    /// `int`, reduction passes only: input elements per output block along the reduced
+    /// dimension (the block one element of the reduction's target reduces).
+    ReduceBlock,
+    /// `int`, reduction passes only: partial results per block after this pass.
+    ReduceGroups,
+}
+
+/// The float members (name suffix, components) a stream of element type `ty` is stored as.
+pub fn stream_members(module: &Module, ty: &Type) -> Result<Vec<(String, u8)>, GenError> {
+    let float_width = |t: &Type| match t {
+        Type::Scalar(Scalar::Float) => Some(1),
+        Type::Vector(Scalar::Float, n) => Some(*n),
+        _ => None,
+    };
+    let members = match ty {
+        Type::Struct(id) => {
+            let def = module.struct_def(*id);
+            def.members
+                .iter()
+                .map(|m| float_width(&m.ty).map(|w| (glsl_name(&m.name), w)))
+                .collect::<Option<Vec<_>>>()
+        }
+        t => float_width(t).map(|w| vec![(String::new(), w)]),
+    };
+    members.ok_or_else(|| {
+        GenError::Unsupported(format!(
+            "streams of `{}` cannot be stored in float textures: stream elements are float, float2, float3, float4 or structs of them",
+            glsl_type(module, ty)
+        ))
+    })
+}
+
+/// `root` and every function it calls as GLSL, callees first.
+pub fn lowered_functions(
+    module: &Module,
+    root: FunctionId,
+    prelude: &mut Prelude,
+    source: Option<&SourceText>,
+) -> Result<String, GenError> {
+    let mut functions = String::new();
+    for f in callees(module, root).into_iter().chain([root]) {
+        functions
+            .push_str(&FunctionLowering::new(module, module.func(f), prelude, source).lower()?);
+        functions.push('\n');
+    }
+    Ok(functions)
+}
+
+/// The GLSL call of Brook function `func` from `main`, its arguments the GLSL variables named
+/// after its parameters (gathers are reached through globals, not passed).
+pub fn call_text(func: &Function) -> String {
+    let args: Vec<String> = func
+        .params
+        .iter()
+        .filter(|p| passed_as_argument(p.class))
+        .map(|p| glsl_name(&p.name))
+        .collect();
+    format!("{}({});", glsl_name(&func.name), args.join(", "))
+}
+
+/// Every member of every parameter of `class`, in parameter order, with its component count.
+pub fn member_slots(
+    module: &Module,
+    func: &Function,
+    class: ParamClass,
+) -> Result<Vec<(MemberRef, u8)>, GenError> {
+    let mut slots = Vec::new();
+    for (i, p) in func.params.iter().enumerate() {
+        if p.class == class {
+            for (m, (_, width)) in stream_members(module, &p.ty)?.into_iter().enumerate() {
+                slots.push((
+                    MemberRef {
+                        param: i as u32,
+                        member: m as u32,
+                    },
+                    width,
+                ));
+            }
+        }
+    }
+    Ok(slots)
+}
+
+/// Declarations, accessors and bindings of one shader, built up parameter by parameter.
+pub struct ShaderParts<'a> {
+    pub module: &'a Module,
+    pub declarations: String,
+    /// Per-parameter functions (gathers); they call prelude helpers, so they come after them.
+    pub accessors: String,
+    pub samplers: Vec<SamplerSlot>,
+    pub uniforms: Vec<UniformSlot>,
+}
+
+impl<'a> ShaderParts<'a> {
+    pub fn new(module: &'a Module) -> Self {
+        ShaderParts {
+            module,
+            declarations: String::new(),
+            accessors: String::new(),
+            samplers: Vec::new(),
+            uniforms: Vec::new(),
+        }
+    }
+
+    pub fn uniform(&mut self, ty: &str, name: &str, value: UniformValue, what: &str) {
+        self.declarations
+            .push_str(&format!("uniform {ty} {name}; // {what}\n"));
+        self.uniforms.push(UniformSlot {
+            uniform: name.to_string(),
+            value,
+        });
+    }
+
+    /// `NAME_extent` and `NAME_width` of parameter `param`'s stream.
+    pub fn addressing_uniforms(&mut self, param: u32, name: &str) {
+        self.uniform(
+            "ivec4",
+            &format!("{name}_extent"),
+            UniformValue::Extent(param),
+            &format!("shape of `{name}`"),
+        );
+        self.uniform(
+            "int",
+            &format!("{name}_width"),
+            UniformValue::Width(param),
+            &format!("texture width of `{name}`"),
+        );
+    }
+
+    /// The GLSL value of element `texel` of stream parameter `param`: one fetch per member.
+    /// Declares the member samplers the first time a parameter is fetched.
+    pub fn fetch_element(
+        &mut self,
+        param: u32,
+        ty: &Type,
+        name: &str,
+        texel: &str,
+    ) -> Result<String, GenError> {
+        let members = stream_members(self.module, ty)?;
+        let mut parts = Vec::new();
+        for (m, (suffix, width)) in members.iter().enumerate() {
+            let sampler = member_name(name, suffix, "tex");
+            let source = MemberRef {
+                param,
+                member: m as u32,
+            };
+            if !self.samplers.iter().any(|s| s.source == source) {
+                self.declarations
+                    .push_str(&format!("uniform sampler2D {sampler};\n"));
+                self.samplers.push(SamplerSlot {
+                    uniform: sampler.clone(),
+                    source,
+                });
+            }
+            let swizzle = [".x", ".xy", ".xyz", ""][*width as usize - 1];
+            parts.push(format!("texelFetch({sampler}, {texel}, 0){swizzle}"));
+        }
+        Ok(match ty {
+            Type::Struct(_) => format!("{}({})", glsl_type(self.module, ty), parts.join(", ")),
+            _ => parts.remove(0),
+        })
+    }
+
+    /// The accessor function a lowered body calls for `name[…]`.
+    pub fn gather_function(
+        &mut self,
+        param: u32,
+        name: &str,
+        ty: &Type,
+        translated: bool,
+    ) -> Result<(), GenError> {
+        self.uniform(
+            "ivec4",
+            &format!("{name}_extent"),
+            UniformValue::Extent(param),
+            &format!("shape of `{name}`"),
+        );
+        let texel = if translated {
+            self.uniform(
+                "int",
+                &format!("{name}_width"),
+                UniformValue::Width(param),
+                &format!("texture width of `{name}`"),
+            );
+            format!("brook_texel(index, {name}_extent, {name}_width)")
+        } else {
+            "index.xy".to_string()
+        };
+        let value = self.fetch_element(param, ty, name, &texel)?;
+        self.accessors.push_str(&format!(
+            "// Gather from `{name}`: Brook's index rule, then the element's texel.\n{} {}(vec4 v) {{\n    ivec4 index = brook_gather_index(v, {name}_extent);\n    return {value};\n}}\n",
+            glsl_type(self.module, ty),
+            gather_function(name),
+        ));
+        Ok(())
+    }
+
+    /// The complete shader of one pass: `title` is its first comment, `body` the statements of
+    /// `main` before the stores, `written` the output members this pass stores (named after
+    /// parameters of `func`, holding the values of the GLSL variables of the same names).
+    #[allow(clippy::too_many_arguments)]
+    pub fn pass(
+        &self,
+        target: &Target,
+        title: &str,
+        func: &Function,
+        prelude: &Prelude,
+        functions: &str,
+        body: &str,
+        written: &[(MemberRef, u8)],
+    ) -> Result<PassProgram, GenError> {
+        let mut text = String::from(target.profile.header());
+        text.push_str(&format!("// {title}\n"));
+        text.push_str(&struct_declarations(self.module));
+        text.push_str(&self.declarations);
+        let mut stores = String::new();
+        for (location, (slot, width)) in written.iter().enumerate() {
+            let p = &func.params[slot.param as usize];
+            let name = glsl_name(&p.name);
+            let (suffix, _) = &stream_members(self.module, &p.ty)?[slot.member as usize];
+            let out = member_name(&name, suffix, "out");
+            // float3 lives in an RGBA texture (RGB32F is not colour-renderable).
+            let storage = ["float", "vec2", "vec4", "vec4"][*width as usize - 1];
+            text.push_str(&format!(
+                "layout(location = {location}) out {storage} {out};\n"
+            ));
+            let value = if suffix.is_empty() {
+                name.clone()
+            } else {
+                format!("{name}.{suffix}")
+            };
+            let value = if *width == 3 {
+                format!("vec4({value}, 0.0)")
+            } else {
+                value
+            };
+            stores.push_str(&format!("    {out} = {value};\n"));
+        }
+        text.push_str(&prelude.source());
+        text.push_str(&self.accessors);
+        text.push_str(functions);
+        text.push_str("void main() {\n    ivec2 brook_fragment = ivec2(gl_FragCoord.xy);\n");
+        text.push_str(body);
+        text.push_str(&stores);
+        text.push_str("}\n");
+        Ok(PassProgram {
+            fragment: text,
+            outputs: written.iter().map(|(m, _)| *m).collect(),
+            samplers: self.samplers.clone(),
+            uniforms: self.uniforms.clone(),
+        })
+    }
+}
+
+/// The output members split into passes of at most `max_draw_buffers` colour outputs each
+/// (001 §4.2: a kernel with more outputs than the device writes at once runs several times).
+pub fn output_chunks(slots: &[(MemberRef, u8)], target: &Target) -> Vec<Vec<(MemberRef, u8)>> {
+    let per_pass = target.max_draw_buffers.max(1) as usize;
+    slots.chunks(per_pass).map(<[_]>::to_vec).collect()
+}
+
+fn member_name(param: &str, member: &str, what: &str) -> String {
+    if member.is_empty() {
+        format!("{param}_{what}")
+    } else {
+        format!("{param}_{member}_{what}")
+    }
+}
