@@ -43,7 +43,7 @@ pub use colormap::{ColorMap, MAX_STOPS};
 pub use error::VizError;
 pub use image_io::save_png;
 pub use live::{run_headless, run_window, Finished, LiveOptions, Simulation};
-pub use renderer::Renderer;
+pub use renderer::{Renderer, AXIS, BACKGROUND, PANEL, PLOT_LINE, POINT};
 pub use snapshot::{render, renderer_for, snapshot};
 pub use view::{Range, View, ViewKind};
 

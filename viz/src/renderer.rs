@@ -80,7 +80,8 @@ impl Renderer {
     }
 
     /// Draws `view` of `stream` into the bound framebuffer, over a `viewport` of (width,
-    /// height) pixels, clearing it first. Auto ranges read the stream back (see [`resolve`]).
+    /// height) pixels, clearing it first. Auto ranges read the stream back (see [`resolve`]);
+    /// the framebuffer binding is restored after that readback.
     pub fn draw(
         &self,
         stream: &Stream,
@@ -88,7 +89,48 @@ impl Renderer {
         camera: &Camera,
         viewport: (u32, u32),
     ) -> Result<(), VizError> {
+        self.ctx.make_current()?;
+        // SAFETY: a query on the current context.
+        let bound = unsafe {
+            self.ctx
+                .gl()
+                .get_parameter_framebuffer(glow::DRAW_FRAMEBUFFER_BINDING)
+        };
         let resolved = resolve(stream, view)?;
+        // SAFETY: rebinding the framebuffer that was bound (or the default one).
+        unsafe { self.ctx.gl().bind_framebuffer(glow::FRAMEBUFFER, bound) };
+        self.draw_resolved(stream, view, &resolved, camera, viewport)
+    }
+
+    /// Renders `view` of `stream` into a new `width × height` image (no window needed).
+    pub fn render(
+        &self,
+        stream: &Stream,
+        view: &View,
+        camera: &Camera,
+        size: (u32, u32),
+    ) -> Result<RgbaImage, VizError> {
+        let resolved = resolve(stream, view)?;
+        let target = Texture::new(&self.ctx, size.0, size.1, 4)?;
+        self.ctx.framebuffer_for(&[&target])?;
+        self.draw_resolved(stream, view, &resolved, camera, size)?;
+        let floats = target.read(TexelRect {
+            x: 0,
+            y: 0,
+            width: size.0,
+            height: size.1,
+        })?;
+        Ok(rgba_from_floats(&floats, size))
+    }
+
+    fn draw_resolved(
+        &self,
+        stream: &Stream,
+        view: &View,
+        resolved: &Resolved,
+        camera: &Camera,
+        viewport: (u32, u32),
+    ) -> Result<(), VizError> {
         let textures = stream.gl_textures().ok_or_else(|| {
             VizError::Usage(
                 "only streams of a GL runtime have textures to draw (an iterator or a CPU \
@@ -116,30 +158,10 @@ impl Renderer {
         self.draw_source(
             &source,
             view,
-            &resolved,
+            resolved,
             camera.rect(viewport, aspect),
             viewport,
         )
-    }
-
-    /// Renders `view` of `stream` into a new `width × height` image (no window needed).
-    pub fn render(
-        &self,
-        stream: &Stream,
-        view: &View,
-        camera: &Camera,
-        size: (u32, u32),
-    ) -> Result<RgbaImage, VizError> {
-        let target = Texture::new(&self.ctx, size.0, size.1, 4)?;
-        self.ctx.framebuffer_for(&[&target])?;
-        self.draw(stream, view, camera, size)?;
-        let floats = target.read(TexelRect {
-            x: 0,
-            y: 0,
-            width: size.0,
-            height: size.1,
-        })?;
-        Ok(rgba_from_floats(&floats, size))
     }
 
     /// Draws `source` into `rect` of the bound framebuffer, leaving the rest as it was.
