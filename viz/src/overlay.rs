@@ -11,22 +11,23 @@ use crate::range::Resolved;
 use crate::renderer::{Renderer, Source};
 use crate::view::View;
 
-/// Each font pixel is drawn as a `SCALE × SCALE` block.
-const SCALE: usize = 2;
+/// Each font pixel is drawn as a 2×2 block when the text fits the window that way, else 1×1.
+const SCALES: [usize; 2] = [2, 1];
 /// Pixels around the text inside the box, and between the box and the window edge.
 const PAD: usize = 6;
 const INK: [f32; 3] = [0.95, 0.95, 0.95];
 const PAPER: [f32; 3] = [0.0, 0.0, 0.0];
 
-/// Text lines rasterised into RGB floats, bottom row first (GL order).
+/// Text lines rasterised into RGBA floats, top row first: drawn as an image view, whose
+/// row 0 is at the top.
 struct Bitmap {
     width: usize,
     height: usize,
     rgba: Vec<f32>,
 }
 
-fn rasterise(lines: &[String]) -> Bitmap {
-    let glyph = 8 * SCALE;
+fn rasterise(lines: &[String], scale: usize) -> Bitmap {
+    let glyph = 8 * scale;
     let columns = lines
         .iter()
         .map(|l| l.chars().count())
@@ -53,10 +54,10 @@ fn rasterise(lines: &[String]) -> Bitmap {
                     if bits & (1 << gx) == 0 {
                         continue;
                     }
-                    for (sy, sx) in (0..SCALE).flat_map(|sy| (0..SCALE).map(move |sx| (sy, sx))) {
-                        let x = PAD + c * glyph + gx * SCALE + sx;
-                        let top_down = PAD + l * glyph + gy * SCALE + sy;
-                        let at = ((height - 1 - top_down) * width + x) * 4;
+                    for (sy, sx) in (0..scale).flat_map(|sy| (0..scale).map(move |sx| (sy, sx))) {
+                        let x = PAD + c * glyph + gx * scale + sx;
+                        let y = PAD + l * glyph + gy * scale + sy;
+                        let at = (y * width + x) * 4;
                         rgba[at..at + 3].copy_from_slice(&INK);
                     }
                 }
@@ -86,12 +87,18 @@ impl Overlay {
         }
     }
 
-    /// Shows `lines` from now on (uploading only when they changed).
-    pub fn set_text(&mut self, lines: Vec<String>) -> Result<(), VizError> {
+    /// Shows `lines` from now on in a window `width` pixels wide (uploading only when they
+    /// changed).
+    pub fn set_text(&mut self, lines: Vec<String>, width: u32) -> Result<(), VizError> {
         if lines == self.text && self.texture.is_some() {
             return Ok(());
         }
-        let bitmap = rasterise(&lines);
+        let columns = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+        let scale = SCALES
+            .into_iter()
+            .find(|s| columns * 8 * s + 2 * PAD <= width as usize)
+            .unwrap_or(1);
+        let bitmap = rasterise(&lines, scale);
         let texture = Texture::new(&self.ctx, bitmap.width as u32, bitmap.height as u32, 4)?;
         texture.upload(
             TexelRect {
@@ -139,14 +146,16 @@ mod tests {
 
     #[test]
     fn text_is_inked_inside_a_padded_box() {
-        let bitmap = rasterise(&["I".to_string(), "ab".to_string()]);
+        let bitmap = rasterise(&["I".to_string(), "ab".to_string()], 2);
         assert_eq!(bitmap.width, 2 * 16 + 2 * PAD);
         assert_eq!(bitmap.height, 2 * 16 + 2 * PAD);
         let inked = bitmap.rgba.chunks_exact(4).filter(|p| p[0] > 0.5).count();
         assert!(inked > 0);
-        // The padding rows (bottom and top) stay paper.
+        // The padding rows (top and bottom) stay paper; the top of `I` is inked.
         let row = |y: usize| &bitmap.rgba[y * bitmap.width * 4..(y + 1) * bitmap.width * 4];
         assert!(row(0).chunks_exact(4).all(|p| p[0] == 0.0));
         assert!(row(bitmap.height - 1).chunks_exact(4).all(|p| p[0] == 0.0));
+        // font8x8's `I` has its top bar in glyph row 0: image row PAD, top first.
+        assert!(row(PAD).chunks_exact(4).any(|p| p[0] > 0.5));
     }
 }

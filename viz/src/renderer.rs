@@ -196,6 +196,9 @@ impl Renderer {
     }
 
     fn draw_image(&self, source: &Source, view: &View, resolved: &Resolved, rect: [f32; 4]) {
+        // Only the content rectangle is touched: the overlay is drawn over a view this way.
+        // SAFETY: a state change on the current context.
+        unsafe { scissor(self.ctx.gl(), rect) };
         let p = &self.image;
         p.bind();
         let (mode, stops) = match view.kind {
@@ -217,7 +220,10 @@ impl Renderer {
         p.set_i32("u_width", source.width as i32);
         p.set_vec3("u_background", BACKGROUND);
         // SAFETY: the program, texture and VAO are bound on the current context.
-        unsafe { self.ctx.gl().draw_arrays(glow::TRIANGLES, 0, 3) };
+        unsafe {
+            self.ctx.gl().draw_arrays(glow::TRIANGLES, 0, 3);
+            self.ctx.gl().disable(glow::SCISSOR_TEST);
+        }
     }
 
     fn draw_elements(

@@ -155,7 +155,7 @@ impl<S: Simulation, F: FnOnce(&Runtime) -> Result<S, BrookError>> App<S, F> {
             if self.controls.show_help {
                 lines.extend(HELP.iter().map(|l| l.to_string()));
             }
-            running.overlay.set_text(lines)?;
+            running.overlay.set_text(lines, size.0)?;
             running.overlay.draw(&running.renderer, size)?;
         }
         running.window.present()?;

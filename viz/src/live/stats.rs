@@ -47,7 +47,7 @@ impl Stats {
             0.0
         };
         format!(
-            "step {}  frame {:.1} ms ({:.0} fps)  kernels {:.2} ms{}  h: help",
+            "step {}  {:.1} ms/frame ({:.0} fps)  kernels {:.2} ms{}  h: help",
             self.steps,
             self.frame * 1e3,
             fps,
@@ -82,6 +82,8 @@ mod tests {
         stats.frame_done(t0 + Duration::from_millis(20));
         assert!((stats.frame - 0.020).abs() < 1e-9);
         let line = stats.line(true);
-        assert!(line.contains("step 2") && line.contains("20.0 ms") && line.contains("PAUSED"));
+        assert!(
+            line.contains("step 2") && line.contains("20.0 ms/frame") && line.contains("PAUSED")
+        );
     }
 }
