@@ -48,10 +48,9 @@ impl Life {
                 seed ^= seed << 13;
                 seed ^= seed >> 17;
                 seed ^= seed << 5;
-                if seed % 3 == 0 {
-                    1.0
-                } else {
-                    0.0
+                match seed % 3 {
+                    0 => 1.0,
+                    _ => 0.0,
                 }
             })
             .collect();

@@ -90,7 +90,8 @@ impl ColorMap {
         let scaled = t.clamp(0.0, 1.0) * (stops.len() - 1) as f32;
         let i = (scaled.floor() as usize).min(stops.len() - 2);
         let f = scaled - i as f32;
-        std::array::from_fn(|c| stops[i][c] + (stops[i + 1][c] - stops[i][c]) * f)
+        // GLSL's mix(a, b, f), term for term.
+        std::array::from_fn(|c| stops[i][c] * (1.0 - f) + stops[i + 1][c] * f)
     }
 
     /// Whether the auto range should be symmetric about zero (so zero is the neutral middle).
