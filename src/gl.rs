@@ -36,6 +36,15 @@ enum GlStorage {
     Iter(IterSpec),
 }
 
+/// The textures and layout behind a GL stream's storage; `None` for an iterator (computed in
+/// the shader, it has no texture) or a stream of another backend.
+pub(crate) fn texture_stream(any: &dyn Any) -> Option<std::cell::Ref<'_, GlStream>> {
+    match any.downcast_ref::<GlStorage>()? {
+        GlStorage::Textures(s) => Some(s.borrow()),
+        GlStorage::Iter(_) => None,
+    }
+}
+
 fn storage(any: &dyn Any) -> Result<&GlStorage, BrookError> {
     any.downcast_ref::<GlStorage>()
         .ok_or_else(|| BrookError::Usage("this stream does not belong to the GL runtime".into()))

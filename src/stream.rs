@@ -59,6 +59,15 @@ impl Stream {
         Ok(out)
     }
 
+    /// The GL textures holding this stream and their documented [`Layout`](brook_texture_streams::Layout)
+    /// (element with linear index `L` at texel `(L mod W, L div W)`, one texture per struct member),
+    /// to bind in one's own rendering without a copy — as the Brook paper's runtime lets
+    /// applications do (001 §4.1). `None` on the CPU backend and for iterator streams.
+    /// The borrow must end before the stream is next used by a kernel or `read`.
+    pub fn gl_textures(&self) -> Option<std::cell::Ref<'_, brook_texture_streams::Stream>> {
+        crate::gl::texture_stream(self.storage.as_ref())
+    }
+
     fn writable(&self) -> Result<(), BrookError> {
         if self.is_iter {
             return Err(BrookError::Usage(

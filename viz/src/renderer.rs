@@ -1,0 +1,308 @@
+//! Drawing a view of a stream with GL, straight from the stream's own textures.
+
+use std::rc::Rc;
+
+use brook::texture_streams::{GlContext, TexelRect, Texture};
+use brook::Stream;
+use glow::HasContext;
+use image::RgbaImage;
+
+use crate::camera::Camera;
+use crate::error::VizError;
+use crate::image_io::rgba_from_floats;
+use crate::program::Program;
+use crate::range::{resolve, Resolved};
+use crate::shaders::{
+    fullscreen_vertex, with_header, ELEMENT_VERTEX, FLAT_FRAGMENT, IMAGE_FRAGMENT,
+};
+use crate::view::{View, ViewKind};
+
+/// Behind and around the content.
+pub const BACKGROUND: [f32; 3] = [0.08, 0.08, 0.1];
+/// The plotting area of plots and points.
+pub const PANEL: [f32; 3] = [0.16, 0.16, 0.19];
+/// The line of a plot.
+pub const PLOT_LINE: [f32; 4] = [1.0, 0.78, 0.2, 1.0];
+/// The y = 0 axis of a plot.
+pub const AXIS: [f32; 3] = [0.4, 0.4, 0.45];
+/// Points.
+pub const POINT: [f32; 4] = [0.85, 0.9, 1.0, 1.0];
+/// Side of a point in pixels.
+const POINT_SIZE: f32 = 3.0;
+
+/// One texture to draw from: its width (the layout's `W`) and how its elements form rows.
+pub(crate) struct Source {
+    pub texture: glow::Texture,
+    /// The texture width `W` of the layout rule.
+    pub width: u32,
+    /// Elements in the stream.
+    pub count: usize,
+    /// Elements per displayed row: the last extent.
+    pub columns: usize,
+}
+
+impl Source {
+    fn rows(&self) -> usize {
+        self.count / self.columns
+    }
+}
+
+/// The view programs of one GL context.
+pub struct Renderer {
+    ctx: Rc<GlContext>,
+    image: Program,
+    elements: Program,
+}
+
+impl Renderer {
+    /// Builds the view shaders on `ctx` (the runtime's: `rt.gl_context()`).
+    pub fn new(ctx: &Rc<GlContext>) -> Result<Renderer, VizError> {
+        Ok(Renderer {
+            ctx: Rc::clone(ctx),
+            image: Program::new(
+                ctx,
+                "image view",
+                &fullscreen_vertex(ctx),
+                &with_header(ctx, IMAGE_FRAGMENT),
+            )?,
+            elements: Program::new(
+                ctx,
+                "plot/points view",
+                &with_header(ctx, ELEMENT_VERTEX),
+                &with_header(ctx, FLAT_FRAGMENT),
+            )?,
+        })
+    }
+
+    /// The context the programs live in.
+    pub fn context(&self) -> &Rc<GlContext> {
+        &self.ctx
+    }
+
+    /// Draws `view` of `stream` into the bound framebuffer, over a `viewport` of (width,
+    /// height) pixels, clearing it first. Auto ranges read the stream back (see [`resolve`]);
+    /// the framebuffer binding is restored after that readback.
+    pub fn draw(
+        &self,
+        stream: &Stream,
+        view: &View,
+        camera: &Camera,
+        viewport: (u32, u32),
+    ) -> Result<(), VizError> {
+        self.ctx.make_current()?;
+        // SAFETY: a query on the current context.
+        let bound = unsafe {
+            self.ctx
+                .gl()
+                .get_parameter_framebuffer(glow::DRAW_FRAMEBUFFER_BINDING)
+        };
+        let resolved = resolve(stream, view)?;
+        // SAFETY: rebinding the framebuffer that was bound (or the default one).
+        unsafe { self.ctx.gl().bind_framebuffer(glow::FRAMEBUFFER, bound) };
+        self.draw_resolved(stream, view, &resolved, camera, viewport)
+    }
+
+    /// Renders `view` of `stream` into a new `width × height` image (no window needed).
+    pub fn render(
+        &self,
+        stream: &Stream,
+        view: &View,
+        camera: &Camera,
+        size: (u32, u32),
+    ) -> Result<RgbaImage, VizError> {
+        let resolved = resolve(stream, view)?;
+        let target = Texture::new(&self.ctx, size.0, size.1, 4)?;
+        self.ctx.framebuffer_for(&[&target])?;
+        self.draw_resolved(stream, view, &resolved, camera, size)?;
+        let floats = target.read(TexelRect {
+            x: 0,
+            y: 0,
+            width: size.0,
+            height: size.1,
+        })?;
+        Ok(rgba_from_floats(&floats, size))
+    }
+
+    fn draw_resolved(
+        &self,
+        stream: &Stream,
+        view: &View,
+        resolved: &Resolved,
+        camera: &Camera,
+        viewport: (u32, u32),
+    ) -> Result<(), VizError> {
+        let textures = stream.gl_textures().ok_or_else(|| {
+            VizError::Usage(
+                "only streams of a GL runtime have textures to draw (an iterator or a CPU \
+                 stream has none)"
+                    .into(),
+            )
+        })?;
+        if !Rc::ptr_eq(textures.context(), &self.ctx) {
+            return Err(VizError::Usage(
+                "the stream lives in another GL context than this renderer".into(),
+            ));
+        }
+        let layout = textures.layout();
+        let source = Source {
+            texture: textures.textures()[view.member].raw(),
+            width: layout.width(),
+            count: layout.len(),
+            columns: layout.shape()[layout.rank() - 1],
+        };
+        let aspect = view
+            .is_image()
+            .then(|| source.columns as f32 / source.rows() as f32);
+        self.ctx.make_current()?;
+        fill(self.ctx.gl(), None, BACKGROUND);
+        self.draw_source(
+            &source,
+            view,
+            resolved,
+            camera.rect(viewport, aspect),
+            viewport,
+        )
+    }
+
+    /// Draws `source` into `rect` of the bound framebuffer, leaving the rest as it was.
+    pub(crate) fn draw_source(
+        &self,
+        source: &Source,
+        view: &View,
+        resolved: &Resolved,
+        rect: [f32; 4],
+        viewport: (u32, u32),
+    ) -> Result<(), VizError> {
+        self.ctx.make_current()?;
+        let gl = self.ctx.gl();
+        // SAFETY: state changes and draws on the current context with live objects.
+        unsafe {
+            gl.viewport(0, 0, viewport.0 as i32, viewport.1 as i32);
+            gl.disable(glow::BLEND);
+            gl.disable(glow::DEPTH_TEST);
+            gl.disable(glow::SCISSOR_TEST);
+            gl.active_texture(glow::TEXTURE0);
+            gl.bind_texture(glow::TEXTURE_2D, Some(source.texture));
+            gl.bind_vertex_array(Some(self.ctx.fullscreen_vao()));
+        }
+        match view.kind {
+            ViewKind::Plot { .. } | ViewKind::Points { .. } => {
+                self.draw_elements(source, view, resolved, rect, viewport)
+            }
+            _ => self.draw_image(source, view, resolved, rect),
+        }
+        self.ctx.check_error("drawing a viz view")?;
+        Ok(())
+    }
+
+    fn draw_image(&self, source: &Source, view: &View, resolved: &Resolved, rect: [f32; 4]) {
+        // Only the content rectangle is touched: the overlay is drawn over a view this way.
+        // SAFETY: a state change on the current context.
+        unsafe { scissor(self.ctx.gl(), rect) };
+        let p = &self.image;
+        p.bind();
+        let (mode, stops) = match view.kind {
+            ViewKind::Scalar { map, .. } => (0, map.stops_f32()),
+            ViewKind::Vector { .. } => (1, Vec::new()),
+            ViewKind::Rgb => (2, Vec::new()),
+            _ => (3, Vec::new()),
+        };
+        p.set_i32("u_tex", 0);
+        p.set_i32("u_mode", mode);
+        p.set_i32("u_component", i32::from(view.component));
+        p.set_vec2("u_range", [resolved.value.0, resolved.value.1]);
+        if !stops.is_empty() {
+            p.set_vec3_array("u_stops", &stops);
+        }
+        p.set_i32("u_stop_count", stops.len() as i32);
+        p.set_vec4("u_rect", rect);
+        p.set_ivec2("u_grid", [source.columns as i32, source.rows() as i32]);
+        p.set_i32("u_width", source.width as i32);
+        p.set_vec3("u_background", BACKGROUND);
+        // SAFETY: the program, texture and VAO are bound on the current context.
+        unsafe {
+            self.ctx.gl().draw_arrays(glow::TRIANGLES, 0, 3);
+            self.ctx.gl().disable(glow::SCISSOR_TEST);
+        }
+    }
+
+    fn draw_elements(
+        &self,
+        source: &Source,
+        view: &View,
+        resolved: &Resolved,
+        rect: [f32; 4],
+        viewport: (u32, u32),
+    ) {
+        let gl = self.ctx.gl();
+        let points = matches!(view.kind, ViewKind::Points { .. });
+        let (y_lo, y_hi) = resolved.value;
+        fill(gl, Some(rect), PANEL);
+        if !points && y_lo < 0.0 && y_hi > 0.0 {
+            let y = rect[1] + (0.0 - y_lo) / (y_hi - y_lo) * rect[3];
+            fill(gl, Some([rect[0], y.floor(), rect[2], 1.0]), AXIS);
+        }
+        let p = &self.elements;
+        p.bind();
+        p.set_i32("u_tex", 0);
+        p.set_i32("u_mode", i32::from(points));
+        p.set_i32("u_component", i32::from(view.component));
+        p.set_i32("u_width", source.width as i32);
+        p.set_i32("u_count", source.count as i32);
+        p.set_vec4("u_rect", rect);
+        p.set_vec2("u_viewport", [viewport.0 as f32, viewport.1 as f32]);
+        p.set_vec4(
+            "u_bounds",
+            [
+                resolved.x.0,
+                resolved.x.1,
+                resolved.value.0,
+                resolved.value.1,
+            ],
+        );
+        p.set_f32("u_point_size", POINT_SIZE);
+        p.set_vec4("u_colour", if points { POINT } else { PLOT_LINE });
+        let mode = if points {
+            glow::POINTS
+        } else {
+            glow::LINE_STRIP
+        };
+        // SAFETY: the program, texture and VAO are bound on the current context; the vertex
+        // shader makes every vertex from its id, so no buffer is read.
+        unsafe {
+            scissor(gl, rect);
+            if points && self.ctx.profile() == brook::Profile::Gl33Core {
+                gl.enable(glow::PROGRAM_POINT_SIZE);
+            }
+            gl.draw_arrays(mode, 0, source.count as i32);
+            gl.disable(glow::SCISSOR_TEST);
+        }
+    }
+}
+
+/// Clears `rect` (the whole viewport for `None`) to `colour`.
+fn fill(gl: &glow::Context, rect: Option<[f32; 4]>, colour: [f32; 3]) {
+    // SAFETY: plain state changes and a clear on the current context.
+    unsafe {
+        match rect {
+            Some(rect) => scissor(gl, rect),
+            None => gl.disable(glow::SCISSOR_TEST),
+        }
+        gl.clear_color(colour[0], colour[1], colour[2], 1.0);
+        gl.clear(glow::COLOR_BUFFER_BIT);
+        gl.disable(glow::SCISSOR_TEST);
+    }
+}
+
+/// Enables the scissor test over `rect`, rounded outwards to whole pixels.
+///
+/// # Safety
+/// A GL context must be current.
+unsafe fn scissor(gl: &glow::Context, rect: [f32; 4]) {
+    let x0 = rect[0].floor();
+    let y0 = rect[1].floor();
+    let w = (rect[0] + rect[2]).ceil() - x0;
+    let h = (rect[1] + rect[3]).ceil() - y0;
+    gl.enable(glow::SCISSOR_TEST);
+    gl.scissor(x0 as i32, y0 as i32, w.max(0.0) as i32, h.max(0.0) as i32);
+}

@@ -1,0 +1,48 @@
+//! Views to images and PNG files without a window: on the runtime's own (headless) context,
+//! for tests, servers and the examples' `--headless` mode.
+
+use std::path::Path;
+
+use brook::{Runtime, Stream};
+use image::RgbaImage;
+
+use crate::camera::Camera;
+use crate::error::VizError;
+use crate::image_io::save_png;
+use crate::renderer::Renderer;
+use crate::view::View;
+
+/// A renderer on `rt`'s GL context; an error on a runtime without one.
+pub fn renderer_for(rt: &Runtime) -> Result<Renderer, VizError> {
+    let ctx = rt.gl_context().ok_or_else(|| {
+        VizError::Usage(format!(
+            "viz draws with GL, but this runtime is `{}`; use Runtime::gl()",
+            rt.backend_name()
+        ))
+    })?;
+    Renderer::new(ctx)
+}
+
+/// `view` of `stream` as a `width × height` image, content fitted as in a window of that size.
+/// Builds the view shaders each call: keep a [`Renderer`] to render many.
+pub fn render(
+    rt: &Runtime,
+    stream: &Stream,
+    view: &View,
+    width: u32,
+    height: u32,
+) -> Result<RgbaImage, VizError> {
+    renderer_for(rt)?.render(stream, view, &Camera::default(), (width, height))
+}
+
+/// `view` of `stream` rendered at `width × height` and saved as a PNG at `path`.
+pub fn snapshot(
+    rt: &Runtime,
+    stream: &Stream,
+    view: &View,
+    width: u32,
+    height: u32,
+    path: impl AsRef<Path>,
+) -> Result<(), VizError> {
+    save_png(&render(rt, stream, view, width, height)?, path.as_ref())
+}

@@ -1,0 +1,118 @@
+//! The live window under a real display (Xvfb in CI): it opens, the runtime computes in the
+//! window's context, frames advance, and the last frame matches the headless render of the
+//! same state pixel for pixel. Skipped, with the reason printed, when no display is available.
+//!
+//! One test in this file: winit allows a single event loop per process.
+
+use brook::{args, BrookError, Program, Runtime, Stream};
+use brook_viz::{run_headless, run_window, ColorMap, LiveOptions, Simulation, View};
+use image::RgbaImage;
+
+/// A gradient that scrolls one column left per step (a gather of the right neighbour,
+/// wrapping), so each frame differs and the step count is visible in the picture.
+const SCROLL: &str = "
+kernel void scroll(float cells[][], float2 size, out float next<>) {
+    float2 p = indexof(next).xy;
+    next = cells[fmod(p + float2(1.0, 0.0), size)];
+}
+";
+
+const SHAPE: [usize; 2] = [48, 64];
+const STEPS: u64 = 5;
+const SIZE: (u32, u32) = (160, 120);
+
+struct Scroll {
+    program: Program,
+    cells: Stream,
+    next: Stream,
+}
+
+impl Scroll {
+    fn new(rt: &Runtime) -> Result<Scroll, BrookError> {
+        let program = rt.compile(SCROLL, "scroll.br")?;
+        let cells = rt.stream_of(1, &SHAPE)?;
+        let data: Vec<f32> = (0..SHAPE[0] * SHAPE[1])
+            .map(|i| ((i % SHAPE[1]) + (i / SHAPE[1]) / 4) as f32)
+            .collect();
+        cells.read(&data)?;
+        let next = rt.stream_of(1, &SHAPE)?;
+        Ok(Scroll {
+            program,
+            cells,
+            next,
+        })
+    }
+}
+
+impl Simulation for Scroll {
+    fn step(&mut self, rt: &Runtime) -> Result<(), BrookError> {
+        let size = [SHAPE[1] as f32, SHAPE[0] as f32];
+        rt.run(
+            &self.program,
+            "scroll",
+            args![&self.cells, size, &self.next],
+        )?;
+        std::mem::swap(&mut self.cells, &mut self.next);
+        Ok(())
+    }
+
+    fn view(&self) -> (&Stream, View) {
+        (
+            &self.cells,
+            View::scalar(ColorMap::Viridis).with_range(0.0, 75.0),
+        )
+    }
+}
+
+fn max_difference(a: &RgbaImage, b: &RgbaImage) -> u8 {
+    a.pixels()
+        .zip(b.pixels())
+        .flat_map(|(p, q)| p.0.into_iter().zip(q.0).map(|(x, y)| x.abs_diff(y)))
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn the_window_shows_what_the_headless_render_shows() {
+    if std::env::var_os("DISPLAY").map_or(true, |d| d.is_empty()) {
+        println!("skipped: no DISPLAY (run under `xvfb-run -a`, as .ci/run does)");
+        return;
+    }
+    let finished = run_window(
+        LiveOptions {
+            size: SIZE,
+            exit_after: Some(STEPS),
+            overlay: true,
+            ..LiveOptions::new("brook-viz window test")
+        },
+        Scroll::new,
+    )
+    .expect("a window with a GL 3.3 core or ES 3.0 context");
+    assert_eq!(finished.steps, STEPS);
+    let window = finished.last_frame.expect("the last frame is kept");
+    assert_eq!(window.dimensions(), SIZE);
+    let distinct: std::collections::HashSet<[u8; 4]> = window.pixels().map(|p| p.0).collect();
+    assert!(
+        distinct.len() > 40,
+        "the window looks blank: {} colours",
+        distinct.len()
+    );
+    // The reference on a headless context of its own, in its own thread (contexts are
+    // per thread).
+    let headless = std::thread::spawn(|| run_headless(Scroll::new, STEPS, SIZE).unwrap())
+        .join()
+        .unwrap();
+    let before = std::thread::spawn(|| run_headless(Scroll::new, STEPS - 1, SIZE).unwrap())
+        .join()
+        .unwrap();
+    assert!(
+        max_difference(&window, &headless) <= 1,
+        "window and headless renders differ by {}",
+        max_difference(&window, &headless)
+    );
+    assert!(
+        max_difference(&window, &before) > 1,
+        "the window shows {STEPS} steps, not {}",
+        STEPS - 1
+    );
+}
