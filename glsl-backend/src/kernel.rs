@@ -16,8 +16,8 @@ use crate::lower::{gather_function, index_global, passed_as_argument, FunctionLo
 use crate::names::glsl_name;
 use crate::prelude::{Helper, Prelude};
 use crate::source::SourceText;
-use crate::types::{glsl_type, struct_declarations};
-use crate::variant::{Access, Target, Variant};
+use crate::types::{glsl_type, struct_declarations, zero_value};
+use crate::variant::{Access, OutputRegion, Target, Variant};
 use crate::walk::{callees, uses_indexof};
 
 /// Every pass of one kernel variant.
@@ -63,13 +63,22 @@ pub struct UniformSlot {
 pub enum UniformValue {
     /// The value of a constant parameter, with the parameter's type.
     Constant(u32),
-    /// `ivec4` extents of a parameter's stream, `.x` the last dimension, 1 where unused.
+    /// `ivec4` extents of a parameter's stream as the kernel sees it (a domain's shape when
+    /// passed as a domain), `.x` the last dimension, 1 where unused.
     Extent(u32),
     /// `int` texture width of a parameter's stream layout.
     Width(u32),
-    /// `ivec4` extents and `int` width of the output streams (all outputs share one shape).
+    /// `ivec4` extents of the whole stream behind a domain parameter (its texture's layout).
+    StreamExtent(u32),
+    /// `ivec4` lower corner of a domain parameter, in the whole stream.
+    Lo(u32),
+    /// `ivec4` extents and `int` width of the output streams (all outputs share one shape;
+    /// the extent is the domain's shape when the outputs are domains).
     OutputExtent,
     OutputWidth,
+    /// `ivec4` extents of the whole output streams and lower corner of their domain.
+    OutputStreamExtent,
+    OutputLo,
     /// `vec4` start and step of an iterator parameter.
     IterStart(u32),
     IterStep(u32),
@@ -179,37 +188,34 @@ impl<'a> KernelShader<'a> {
             samplers: Vec::new(),
             uniforms: Vec::new(),
         };
+        let gathers_only = |a: &Access| {
+            matches!(
+                a,
+                Access::GatherDirect | Access::GatherTranslated | Access::GatherDomain
+            )
+        };
         let addressed = variant.params.iter().any(|a| {
             matches!(
                 a,
-                Access::Resized | Access::Iter1 | Access::Iter2 | Access::GatherTranslated
+                Access::Resized
+                    | Access::Iter1
+                    | Access::Iter2
+                    | Access::GatherTranslated
+                    | Access::Domain
+                    | Access::GatherDomain
             )
         }) || uses_indexof(&func.body);
-        let needs_output_index = addressed
-            && variant
-                .params
-                .iter()
-                .any(|a| *a != Access::GatherDirect && *a != Access::GatherTranslated)
-            || uses_indexof(&func.body);
-        if addressed || variant.params.contains(&Access::GatherDirect) {
+        let needs_output_index = addressed && variant.params.iter().any(|a| !gathers_only(a))
+            || uses_indexof(&func.body)
+            || variant.output == OutputRegion::Masked;
+        if addressed
+            || variant.params.contains(&Access::GatherDirect)
+            || variant.output != OutputRegion::Whole
+        {
             prelude.require(Helper::Addressing);
         }
         if needs_output_index {
-            s.uniform(
-                "ivec4",
-                "brook_output_extent",
-                UniformValue::OutputExtent,
-                "shape of the output streams",
-            );
-            s.uniform(
-                "int",
-                "brook_output_width",
-                UniformValue::OutputWidth,
-                "texture width of the output streams",
-            );
-            s.fetches.push_str(
-                "    ivec4 brook_output_index = brook_unlinearize(brook_fragment.y * brook_output_width + brook_fragment.x, brook_output_extent);\n",
-            );
+            s.output_index(variant.output);
         }
         for (i, p) in func.params.iter().enumerate() {
             let i = i as u32;
@@ -217,7 +223,7 @@ impl<'a> KernelShader<'a> {
             let ty = glsl_type(module, &p.ty);
             match (p.class, variant.params[i as usize]) {
                 (ParamClass::Constant, _) => s.uniform(&ty, &name, UniformValue::Constant(i), &format!("constant `{}`", p.name)),
-                (ParamClass::Stream, access @ (Access::AtFragment | Access::Resized)) => {
+                (ParamClass::Stream, access @ (Access::AtFragment | Access::Resized | Access::Domain)) => {
                     let texel = if access == Access::AtFragment {
                         if needs_output_index {
                             s.fetches.push_str(&format!("    {} = brook_output_index;\n", index_global(&name)));
@@ -229,7 +235,7 @@ impl<'a> KernelShader<'a> {
                             "    {idx} = brook_resize(brook_output_index, brook_output_extent, {name}_extent);\n",
                             idx = index_global(&name)
                         ));
-                        format!("brook_texel({}, {name}_extent, {name}_width)", index_global(&name))
+                        s.texel_of(i, &name, &index_global(&name), access == Access::Domain)
                     };
                     if needs_output_index {
                         s.declarations.push_str(&format!("ivec4 {};\n", index_global(&name)));
@@ -238,15 +244,16 @@ impl<'a> KernelShader<'a> {
                     s.fetches.push_str(&format!("    {ty} {name} = {value};\n"));
                 }
                 (ParamClass::Stream | ParamClass::Iter, access @ (Access::Iter1 | Access::Iter2)) => s.iterator(i, &name, &p.ty, access == Access::Iter2)?,
-                (ParamClass::Gather { .. }, access @ (Access::GatherDirect | Access::GatherTranslated)) => {
-                    s.gather_function(i, &name, &p.ty, access == Access::GatherTranslated)?
+                (ParamClass::Gather { .. }, access @ (Access::GatherDirect | Access::GatherTranslated | Access::GatherDomain)) => {
+                    s.gather_function(i, &name, &p.ty, access)?
                 }
                 (ParamClass::Out, Access::Value) => {
                     if needs_output_index {
                         s.declarations.push_str(&format!("ivec4 {};\n", index_global(&name)));
                         s.fetches.push_str(&format!("    {} = brook_output_index;\n", index_global(&name)));
                     }
-                    s.fetches.push_str(&format!("    {ty} {name};\n"));
+                    // Zero first, so elements the body leaves unwritten are 0 on every backend.
+                    s.fetches.push_str(&format!("    {ty} {name} = {};\n", zero_value(module, &p.ty)));
                 }
                 (ParamClass::Reduce | ParamClass::Vout { .. }, _) => {
                     return Err(GenError::Unsupported(format!(
@@ -287,6 +294,73 @@ impl<'a> KernelShader<'a> {
             UniformValue::Width(param),
             &format!("texture width of `{name}`"),
         );
+    }
+
+    /// Declares `brook_output_index`, the element of the outputs (of their domain) this
+    /// fragment computes.
+    fn output_index(&mut self, region: OutputRegion) {
+        self.uniform(
+            "ivec4",
+            "brook_output_extent",
+            UniformValue::OutputExtent,
+            "shape of the output streams (of their domain)",
+        );
+        self.uniform(
+            "int",
+            "brook_output_width",
+            UniformValue::OutputWidth,
+            "texture width of the output streams",
+        );
+        let linear = "brook_fragment.y * brook_output_width + brook_fragment.x";
+        if region == OutputRegion::Whole {
+            self.fetches.push_str(&format!(
+                "    ivec4 brook_output_index = brook_unlinearize({linear}, brook_output_extent);\n"
+            ));
+            return;
+        }
+        self.uniform(
+            "ivec4",
+            "brook_output_stream_extent",
+            UniformValue::OutputStreamExtent,
+            "shape of the whole output streams",
+        );
+        self.uniform(
+            "ivec4",
+            "brook_output_lo",
+            UniformValue::OutputLo,
+            "first element of the output domain",
+        );
+        self.fetches.push_str(&format!(
+            "    ivec4 brook_output_element = brook_unlinearize({linear}, brook_output_stream_extent);\n"
+        ));
+        if region == OutputRegion::Masked {
+            self.fetches.push_str(
+                "    // The domain is not one rectangle of this wrapped texture: skip the texels outside it.\n    if (any(lessThan(brook_output_element, brook_output_lo)) || any(greaterThanEqual(brook_output_element, brook_output_lo + brook_output_extent))) discard;\n",
+            );
+        }
+        self.fetches
+            .push_str("    ivec4 brook_output_index = brook_output_element - brook_output_lo;\n");
+    }
+
+    /// The texel of element `index` of stream parameter `param`; for a domain, `index` is in
+    /// the domain and is offset by its corner within the whole stream.
+    fn texel_of(&mut self, param: u32, name: &str, index: &str, domain: bool) -> String {
+        if !domain {
+            return format!("brook_texel({index}, {name}_extent, {name}_width)");
+        }
+        self.uniform(
+            "ivec4",
+            &format!("{name}_lo"),
+            UniformValue::Lo(param),
+            &format!("first element of the domain of `{name}`"),
+        );
+        self.uniform(
+            "ivec4",
+            &format!("{name}_stream_extent"),
+            UniformValue::StreamExtent(param),
+            &format!("shape of the whole stream behind `{name}`"),
+        );
+        format!("brook_texel({index} + {name}_lo, {name}_stream_extent, {name}_width)")
     }
 
     /// The GLSL value of element `texel` of stream parameter `param`: one fetch per member.
@@ -367,24 +441,19 @@ impl<'a> KernelShader<'a> {
         param: u32,
         name: &str,
         ty: &Type,
-        translated: bool,
+        access: Access,
     ) -> Result<(), GenError> {
-        self.uniform(
-            "ivec4",
-            &format!("{name}_extent"),
-            UniformValue::Extent(param),
-            &format!("shape of `{name}`"),
-        );
-        let texel = if translated {
+        let texel = if access == Access::GatherDirect {
             self.uniform(
-                "int",
-                &format!("{name}_width"),
-                UniformValue::Width(param),
-                &format!("texture width of `{name}`"),
+                "ivec4",
+                &format!("{name}_extent"),
+                UniformValue::Extent(param),
+                &format!("shape of `{name}`"),
             );
-            format!("brook_texel(index, {name}_extent, {name}_width)")
-        } else {
             "index.xy".to_string()
+        } else {
+            self.addressing_uniforms(param, name);
+            self.texel_of(param, name, "index", access == Access::GatherDomain)
         };
         let value = self.fetch_element(param, ty, name, &texel)?;
         self.accessors.push_str(&format!(

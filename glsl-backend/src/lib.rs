@@ -26,5 +26,5 @@ pub use kernel::{
 };
 pub use names::glsl_name;
 pub use source::{quoted_source_line, SourceText};
-pub use variant::{Access, Profile, Target, Variant};
+pub use variant::{Access, OutputRegion, Profile, Target, Variant};
 pub use vertex::vertex_shader;

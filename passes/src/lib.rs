@@ -10,9 +10,11 @@ mod error;
 mod linked;
 mod program;
 mod runner;
+mod trace;
 mod uniforms;
 
-pub use args::KernelArg;
+pub use args::{KernelArg, StreamArg};
 pub use error::PassError;
-pub use runner::{KernelModule, KernelRunner};
-pub use uniforms::extent_vector;
+pub use runner::{KernelModule, KernelRunner, Replacement};
+pub use trace::{KernelTrace, PassTrace, ScratchTrace, TraceEntry};
+pub use uniforms::{extent_vector, UniformData};
