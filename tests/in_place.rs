@@ -21,7 +21,7 @@ fn a_stream_can_be_input_and_output_of_one_call() {
         let a = rt.stream_of(1, &[5, 9]).unwrap();
         a.read(&ramp(45)).unwrap();
         let b = rt.stream_of(1, &[5, 9]).unwrap();
-        b.read(&vec![1.0; 45]).unwrap();
+        b.read(&[1.0; 45]).unwrap();
         rt.run(&program, "step", args![&a, &b, &a]).unwrap();
         rt.run(&program, "step", args![&a, &b, &a]).unwrap();
         vec![a.to_vec().unwrap()]
@@ -175,7 +175,7 @@ fn outputs_the_kernel_leaves_unwritten_are_zero_on_gl() {
         let a = gl.stream_of(1, &[10]).unwrap();
         a.read(&ramp(10)).unwrap();
         let r = gl.stream_of(2, &[10]).unwrap();
-        r.read(&vec![7.0; 20]).unwrap();
+        r.read(&[7.0; 20]).unwrap();
         gl.run(&program, "part", args![&a, &r]).unwrap();
         let expected: Vec<f32> = (0..10).flat_map(|i| [i as f32, 0.0]).collect();
         assert_eq!(r.to_vec().unwrap(), expected, "{}", gl.describe());
