@@ -1,12 +1,17 @@
 //! Arguments of a kernel call: streams, or constant values.
 //!
 //! Which kind of stream argument an argument is (input, gather, output, iterator) comes from
-//! the kernel's parameter, as in Brook, so every stream is passed the same way.
+//! the kernel's parameter, as in Brook, so every stream is passed the same way — whole, or as
+//! a domain `s.domain(lo, hi)`.
 
-use crate::stream::Stream;
+use crate::stream::{Stream, StreamDomain};
 
 pub enum Arg<'a> {
     Stream(&'a Stream),
+    /// A domain of a stream: as an input, the sub-stream (its shape is the domain's, its
+    /// element 0 the domain's `lo`); as an output, the region written (the rest keeps its
+    /// contents), whose shape is the call's output shape for resizing and `indexof`.
+    Domain(&'a StreamDomain<'a>),
     /// A constant's floats in C layout: `float4` is 4 floats, `int` is its value.
     Constant(Vec<f32>),
 }
@@ -14,6 +19,12 @@ pub enum Arg<'a> {
 impl<'a> From<&'a Stream> for Arg<'a> {
     fn from(s: &'a Stream) -> Self {
         Arg::Stream(s)
+    }
+}
+
+impl<'a> From<&'a StreamDomain<'a>> for Arg<'a> {
+    fn from(d: &'a StreamDomain<'a>) -> Self {
+        Arg::Domain(d)
     }
 }
 

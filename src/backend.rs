@@ -9,6 +9,7 @@ use std::rc::Rc;
 
 use brook_frontend::ir::FunctionId;
 use brook_glsl::KernelProgram;
+use brook_passes::TraceEntry;
 use brook_texture_streams::{Domain, ElementFormat, GlContext, IterSpec};
 
 use crate::error::BrookError;
@@ -19,11 +20,14 @@ pub type BackendStream = Box<dyn Any>;
 /// A backend's own compiled form of a program.
 pub type BackendProgram = Box<dyn Any>;
 
-/// One argument of a kernel call as a backend sees it: a stream of that backend, or the floats
-/// of a constant.
+/// One argument of a kernel call as a backend sees it: a stream of that backend (whole or a
+/// domain of it), or the floats of a constant.
 #[derive(Clone, Copy)]
 pub enum BackendArg<'a> {
     Stream(&'a dyn Any),
+    /// A domain of a stream, bounds outermost dimension first; it fits the stream and is not
+    /// the whole of it (the runtime passes a whole-stream domain as the stream).
+    Domain(&'a dyn Any, &'a Domain),
     Constant(&'a [f32]),
 }
 
@@ -33,6 +37,17 @@ pub enum BackendReduceTarget<'a> {
     Value(&'a mut [f32]),
     /// A stream of this backend whose extents divide the input's.
     Stream(&'a dyn Any),
+}
+
+impl<'a> BackendArg<'a> {
+    /// The stream storage of a stream argument, and its domain if any.
+    pub fn stream(&self) -> Option<(&'a dyn Any, Option<&'a Domain>)> {
+        match *self {
+            BackendArg::Stream(s) => Some((s, None)),
+            BackendArg::Domain(s, d) => Some((s, Some(d))),
+            BackendArg::Constant(_) => None,
+        }
+    }
 }
 
 /// What every backend implements. Semantics are those of `brook-semantics.md`; the CPU
@@ -64,7 +79,9 @@ pub trait Backend {
     ) -> Result<(), BrookError>;
     /// Prepares a checked program for this backend (once per program).
     fn prepare(&self, program: &Rc<Compiled>) -> Result<BackendProgram, BrookError>;
-    /// Runs a kernel; `args` has one entry per kernel parameter.
+    /// Runs a kernel; `args` has one entry per kernel parameter. The runtime has checked that
+    /// no stream is passed to two outputs or gathered and written; a stream that is an input
+    /// and an output (in place) must read its old values everywhere.
     fn run_kernel(
         &self,
         program: &dyn Any,
@@ -81,6 +98,13 @@ pub trait Backend {
         extra: &[BackendArg],
         target: BackendReduceTarget,
     ) -> Result<(), BrookError>;
+    /// Brook's `streamSwap`: exchanges the storage of two streams of one shape and format
+    /// (checked by the runtime).
+    fn swap(&self, a: &dyn Any, b: &dyn Any) -> Result<(), BrookError>;
+    /// Starts (afresh) or stops recording what each call becomes, for backends that can say.
+    fn set_trace(&self, on: bool);
+    /// The entries recorded since tracing started or since the last take.
+    fn take_trace(&self) -> Vec<TraceEntry>;
     /// Waits until all work issued so far has finished (GL queues draws asynchronously).
     fn finish(&self);
     /// The GL context, for backends that have one (to bind stream textures in one's own

@@ -7,6 +7,7 @@ use std::rc::Rc;
 use brook_cpu::{run_kernel, run_reduce, CpuArg, CpuIter, CpuStream, ReduceTarget};
 use brook_frontend::ir::{FunctionId, ParamClass};
 use brook_glsl::KernelProgram;
+use brook_passes::TraceEntry;
 use brook_texture_streams::{Domain, ElementFormat, GlContext, IterSpec};
 
 use crate::backend::{Backend, BackendArg, BackendProgram, BackendReduceTarget, BackendStream};
@@ -74,15 +75,7 @@ impl Backend for CpuBackend {
         let mut s = s.borrow_mut();
         match domain {
             None => s.read(data)?,
-            Some(d) => {
-                let n = s.floats_per_element();
-                check_len(d.len() * n, data.len())?;
-                let shape = s.shape().to_vec();
-                for (k, linear) in domain_elements(&shape, d).enumerate() {
-                    s.data_mut()[linear * n..(linear + 1) * n]
-                        .copy_from_slice(&data[k * n..(k + 1) * n]);
-                }
-            }
+            Some(d) => set_region(&mut s, d, data)?,
         }
         Ok(())
     }
@@ -99,14 +92,7 @@ impl Backend for CpuBackend {
                 let s = s.borrow();
                 match domain {
                     None => s.write(out)?,
-                    Some(d) => {
-                        let n = s.floats_per_element();
-                        check_len(d.len() * n, out.len())?;
-                        for (k, linear) in domain_elements(s.shape(), d).enumerate() {
-                            out[k * n..(k + 1) * n]
-                                .copy_from_slice(&s.data()[linear * n..(linear + 1) * n]);
-                        }
-                    }
+                    Some(d) => out.copy_from_slice(&region(&s, d, out.len())?),
                 }
                 Ok(())
             }
@@ -133,53 +119,65 @@ impl Backend for CpuBackend {
                 args.len()
             )));
         }
-        // Outputs are borrowed mutably; an input that is also an output of this call (in place)
-        // is read from a copy taken first, so every element sees the old values.
+        // Inputs that are domains are read from a copy of the sub-stream; an input that is also
+        // an output of this call (in place) from a copy of the stream, so every element sees
+        // the old values. Copies first: no output is borrowed mutably yet.
         let aliases_output = |s: &dyn Any| {
             args.iter().zip(&func.params).any(|(a, p)| {
                 p.class == ParamClass::Out
-                    && matches!(a, BackendArg::Stream(o) if std::ptr::addr_eq(*o, s))
+                    && matches!(a.stream(), Some((o, _)) if std::ptr::addr_eq(o, s))
             })
         };
-        // Copies first: no output is borrowed mutably yet.
+        // An output domain is written into a copy of the region, copied back after the call:
+        // elements the kernel discards keep their values, the rest of the stream is untouched.
         let mut copies: Vec<Option<CpuStream>> = Vec::with_capacity(args.len());
         for (arg, param) in args.iter().zip(&func.params) {
-            copies.push(match (*arg, param.class) {
-                (BackendArg::Stream(s), class) if class != ParamClass::Out && aliases_output(s) => {
-                    match storage(s)? {
-                        CpuStorage::Data(d) => Some(d.borrow().clone()),
-                        CpuStorage::Iter(..) => None,
-                    }
+            let Some((s, domain)) = arg.stream() else {
+                copies.push(None);
+                continue;
+            };
+            copies.push(match (storage(s)?, domain) {
+                (CpuStorage::Data(d), Some(domain)) => Some(sub_stream(&d.borrow(), domain)?),
+                (CpuStorage::Data(d), None)
+                    if param.class != ParamClass::Out && aliases_output(s) =>
+                {
+                    Some(d.borrow().clone())
                 }
                 _ => None,
             });
         }
         let mut held = Vec::with_capacity(args.len());
-        for ((arg, param), copy) in args.iter().zip(&func.params).zip(copies) {
+        for ((arg, param), copy) in args.iter().zip(&func.params).zip(copies.iter_mut()) {
             if let Some(copy) = copy {
-                held.push(Held::Copy(copy));
+                held.push(if param.class == ParamClass::Out {
+                    Held::Region(copy)
+                } else {
+                    Held::Copy(copy)
+                });
                 continue;
             }
             held.push(match *arg {
                 BackendArg::Constant(v) => Held::Constant(v),
-                BackendArg::Stream(s) => match (storage(s)?, param.class) {
-                    (CpuStorage::Iter(..), ParamClass::Out) => {
-                        return Err(BrookError::Usage(format!(
-                            "kernel `{}`: an iterator cannot be an output",
-                            func.name
-                        )))
-                    }
-                    (CpuStorage::Iter(_, it), _) => Held::Iter(it),
-                    (CpuStorage::Data(d), ParamClass::Out) => {
-                        Held::Out(d.try_borrow_mut().map_err(|_| {
-                            BrookError::Usage(format!(
-                                "kernel `{}`: one stream is passed to two outputs",
+                BackendArg::Stream(s) | BackendArg::Domain(s, _) => {
+                    match (storage(s)?, param.class) {
+                        (CpuStorage::Iter(..), ParamClass::Out) => {
+                            return Err(BrookError::Usage(format!(
+                                "kernel `{}`: an iterator cannot be an output",
                                 func.name
-                            ))
-                        })?)
+                            )))
+                        }
+                        (CpuStorage::Iter(_, it), _) => Held::Iter(it),
+                        (CpuStorage::Data(d), ParamClass::Out) => {
+                            Held::Out(d.try_borrow_mut().map_err(|_| {
+                                BrookError::Usage(format!(
+                                    "kernel `{}`: one stream is passed to two outputs",
+                                    func.name
+                                ))
+                            })?)
+                        }
+                        (CpuStorage::Data(d), _) => Held::Input(d.borrow()),
                     }
-                    (CpuStorage::Data(d), _) => Held::Input(d.borrow()),
-                },
+                }
             });
         }
         let mut cpu_args: Vec<CpuArg> = held
@@ -191,6 +189,7 @@ impl Backend for CpuBackend {
                     Held::Constant(v) => return CpuArg::Constant(v.to_vec()),
                     Held::Iter(it) => return CpuArg::Iter(it),
                     Held::Out(o) => return CpuArg::Out(o),
+                    Held::Region(r) => return CpuArg::Out(r),
                     Held::Input(i) => i,
                     Held::Copy(c) => c,
                 };
@@ -202,6 +201,17 @@ impl Backend for CpuBackend {
             })
             .collect();
         run_kernel(&compiled.module, kernel, &mut cpu_args)?;
+        drop(cpu_args);
+        drop(held);
+        for ((arg, param), copy) in args.iter().zip(&func.params).zip(&copies) {
+            if let (ParamClass::Out, Some((s, Some(domain))), Some(region)) =
+                (param.class, arg.stream(), copy)
+            {
+                if let CpuStorage::Data(d) = storage(s)? {
+                    set_region(&mut d.borrow_mut(), domain, region.data())?;
+                }
+            }
+        }
         Ok(())
     }
 
@@ -222,6 +232,9 @@ impl Backend for CpuBackend {
                     data(*s, "gathered by a reduction").map(|d| Some(d.borrow()))
                 }
                 BackendArg::Constant(_) => Ok(None),
+                BackendArg::Domain(..) => Err(BrookError::Usage(
+                    "a domain cannot be passed to a reduction; reduce a stream of the domain's shape".into(),
+                )),
             })
             .collect::<Result<Vec<_>, _>>()?;
         let mut cpu_args: Vec<CpuArg> = extra
@@ -230,7 +243,7 @@ impl Backend for CpuBackend {
             .map(|(a, h)| match (a, h) {
                 (_, Some(g)) => CpuArg::Gather(g),
                 (BackendArg::Constant(v), None) => CpuArg::Constant(v.to_vec()),
-                (BackendArg::Stream(_), None) => unreachable!("every stream is borrowed above"),
+                (_, None) => unreachable!("every stream is borrowed above, domains refused"),
             })
             .collect();
         let module = &compiled.module;
@@ -260,6 +273,23 @@ impl Backend for CpuBackend {
             }
         }
         Ok(())
+    }
+
+    fn swap(&self, a: &dyn Any, b: &dyn Any) -> Result<(), BrookError> {
+        let (CpuStorage::Data(a), CpuStorage::Data(b)) = (storage(a)?, storage(b)?) else {
+            return Err(BrookError::Usage(
+                "streamSwap: an iterator stream has no storage to swap".into(),
+            ));
+        };
+        std::mem::swap(&mut *a.borrow_mut(), &mut *b.borrow_mut());
+        Ok(())
+    }
+
+    /// The CPU backend runs the IR directly: there are no passes to record.
+    fn set_trace(&self, _: bool) {}
+
+    fn take_trace(&self) -> Vec<TraceEntry> {
+        Vec::new()
     }
 
     fn finish(&self) {}
@@ -299,8 +329,38 @@ enum Held<'a> {
     Constant(&'a [f32]),
     Iter(&'a CpuIter),
     Input(Ref<'a, CpuStream>),
-    Copy(CpuStream),
+    Copy(&'a CpuStream),
     Out(RefMut<'a, CpuStream>),
+    /// A copy of an output domain, written by the call and copied back after it.
+    Region(&'a mut CpuStream),
+}
+
+/// The floats of `domain`'s elements in row-major order; `floats` is what the caller expects.
+fn region(s: &CpuStream, domain: &Domain, floats: usize) -> Result<Vec<f32>, BrookError> {
+    let n = s.floats_per_element();
+    check_len(domain.len() * n, floats)?;
+    let mut out = Vec::with_capacity(floats);
+    for linear in domain_elements(s.shape(), domain) {
+        out.extend_from_slice(&s.data()[linear * n..(linear + 1) * n]);
+    }
+    Ok(out)
+}
+
+/// Writes `data`, `domain`'s elements in row-major order, into that part of `s`.
+fn set_region(s: &mut CpuStream, domain: &Domain, data: &[f32]) -> Result<(), BrookError> {
+    let n = s.floats_per_element();
+    check_len(domain.len() * n, data.len())?;
+    let shape = s.shape().to_vec();
+    for (k, linear) in domain_elements(&shape, domain).enumerate() {
+        s.data_mut()[linear * n..(linear + 1) * n].copy_from_slice(&data[k * n..(k + 1) * n]);
+    }
+    Ok(())
+}
+
+/// The elements of `domain` as a stream of the domain's shape.
+fn sub_stream(s: &CpuStream, domain: &Domain) -> Result<CpuStream, BrookError> {
+    let data = region(s, domain, domain.len() * s.floats_per_element())?;
+    Ok(CpuStream::from_data(s.widths(), &domain.shape(), &data)?)
 }
 
 fn check_len(expected: usize, got: usize) -> Result<(), BrookError> {

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use brook_frontend::ir::{FunctionId, ParamClass};
 use brook_glsl::KernelProgram;
-use brook_passes::{KernelArg, KernelModule, KernelRunner, ReduceInto};
+use brook_passes::{KernelArg, KernelModule, KernelRunner, ReduceInto, StreamArg, TraceEntry};
 use brook_texture_streams::{Domain, ElementFormat, GlContext, IterSpec, Stream as GlStream};
 use glow::HasContext;
 
@@ -23,10 +23,6 @@ impl GlBackend {
         GlBackend {
             runner: KernelRunner::new(&ctx),
         }
-    }
-
-    pub fn runner(&self) -> &KernelRunner {
-        &self.runner
     }
 }
 
@@ -124,9 +120,44 @@ impl Backend for GlBackend {
         args: &[BackendArg],
     ) -> Result<(), BrookError> {
         let module = kernel_module(program)?;
-        with_kernel_args(module, kernel, args, |kernel_args| {
+        let replacements = with_kernel_args(module, kernel, args, |kernel_args| {
             Ok(self.runner.run(module, kernel, kernel_args)?)
-        })
+        })?;
+        // In place: the call drew into scratch streams; they become the streams now that the
+        // call's borrows are over (the old textures drop with the scratch values).
+        for mut r in replacements {
+            if let Some((GlStorage::Textures(cell), _)) = args[r.param]
+                .stream()
+                .map(|(s, d)| storage(s).map(|st| (st, d)))
+                .transpose()?
+            {
+                std::mem::swap(&mut *cell.borrow_mut(), &mut r.stream);
+            }
+        }
+        Ok(())
+    }
+
+    fn swap(&self, a: &dyn Any, b: &dyn Any) -> Result<(), BrookError> {
+        let (GlStorage::Textures(a), GlStorage::Textures(b)) = (storage(a)?, storage(b)?) else {
+            return Err(BrookError::Usage(
+                "streamSwap: an iterator stream has no storage to swap".into(),
+            ));
+        };
+        std::mem::swap(&mut *a.borrow_mut(), &mut *b.borrow_mut());
+        let names = |s: &GlStream| s.textures().iter().map(|t| t.raw().0.get()).collect();
+        self.runner.record(|| TraceEntry::Swap {
+            first: names(&a.borrow()),
+            second: names(&b.borrow()),
+        });
+        Ok(())
+    }
+
+    fn set_trace(&self, on: bool) {
+        self.runner.set_trace(on);
+    }
+
+    fn take_trace(&self) -> Vec<TraceEntry> {
+        self.runner.take_trace()
     }
 
     fn reduce(
@@ -144,6 +175,9 @@ impl Backend for GlBackend {
             .map(|a| match a {
                 BackendArg::Stream(s) => textures(*s, "gathered by a reduction").map(Some),
                 BackendArg::Constant(_) => Ok(None),
+                BackendArg::Domain(..) => Err(BrookError::Usage(
+                    "a domain cannot be passed to a reduction; reduce a stream of the domain's shape".into(),
+                )),
             })
             .collect::<Result<Vec<_>, _>>()?;
         let gathers: Vec<Option<std::cell::Ref<GlStream>>> =
@@ -152,9 +186,9 @@ impl Backend for GlBackend {
             .iter()
             .zip(&gathers)
             .map(|(a, g)| match (a, g) {
-                (_, Some(g)) => KernelArg::Gather(g),
+                (_, Some(g)) => KernelArg::Gather(StreamArg::whole(g)),
                 (BackendArg::Constant(v), None) => KernelArg::Constant(v),
-                (BackendArg::Stream(_), None) => unreachable!("every stream is borrowed above"),
+                (_, None) => unreachable!("every stream is borrowed above, domains refused"),
             })
             .collect();
         match target {
@@ -242,15 +276,15 @@ fn with_kernel_args<T>(
     }
     let stores = args
         .iter()
-        .map(|a| match a {
-            BackendArg::Stream(s) => storage(*s).map(Some),
-            BackendArg::Constant(_) => Ok(None),
+        .map(|a| match a.stream() {
+            Some((s, domain)) => storage(s).map(|st| Some((st, domain))),
+            None => Ok(None),
         })
         .collect::<Result<Vec<_>, _>>()?;
     let borrows: Vec<Option<std::cell::Ref<GlStream>>> = stores
         .iter()
         .map(|s| match s {
-            Some(GlStorage::Textures(t)) => Some(t.borrow()),
+            Some((GlStorage::Textures(t), _)) => Some(t.borrow()),
             _ => None,
         })
         .collect();
@@ -262,15 +296,19 @@ fn with_kernel_args<T>(
         .map(
             |(((arg, store), borrowed), param)| match (arg, store, borrowed) {
                 (BackendArg::Constant(v), _, _) => KernelArg::Constant(v),
-                (_, Some(GlStorage::Iter(spec)), _) => KernelArg::Iter(spec),
-                (_, _, Some(t)) => match param.class {
-                    ParamClass::Out => KernelArg::Out(t),
-                    ParamClass::Gather { .. } => KernelArg::Gather(t),
-                    _ => KernelArg::Stream(t),
-                },
-                (BackendArg::Stream(_), _, None) => {
-                    unreachable!("every texture stream is borrowed above")
+                (_, Some((GlStorage::Iter(spec), _)), _) => KernelArg::Iter(spec),
+                (_, Some((_, domain)), Some(t)) => {
+                    let s = StreamArg {
+                        stream: t,
+                        domain: *domain,
+                    };
+                    match param.class {
+                        ParamClass::Out => KernelArg::Out(s),
+                        ParamClass::Gather { .. } => KernelArg::Gather(s),
+                        _ => KernelArg::Stream(s),
+                    }
                 }
+                _ => unreachable!("every texture stream is borrowed above"),
             },
         )
         .collect();

@@ -43,6 +43,7 @@ pub use stream::{Stream, StreamDomain};
 pub use brook_frontend as frontend;
 pub use brook_glsl as glsl;
 pub use brook_passes as passes;
+pub use brook_passes::TraceEntry;
 pub use brook_texture_streams as texture_streams;
 pub use brook_texture_streams::{ContextOptions, ElementFormat, IterSpec, MemberFormat, Profile};
 

@@ -13,8 +13,9 @@ use crate::gl::GlBackend;
 use crate::program::{Compiled, Program};
 use crate::program_cache::ProgramCache;
 use crate::stream::Stream;
-use brook_frontend::ir::{FunctionId, FunctionKind};
+use brook_frontend::ir::{Function, FunctionId, FunctionKind, ParamClass};
 use brook_glsl::{KernelProgram, SourceText};
+use brook_passes::TraceEntry;
 
 /// Brook's runtime: where streams live and kernels run.
 pub struct Runtime {
@@ -191,7 +192,7 @@ impl Runtime {
         output: &Stream,
         extra: &[Arg],
     ) -> Result<(), BrookError> {
-        let output = self.own(output, reduction)?;
+        let output = self.own(output, &format!("reduction `{reduction}`"))?;
         self.reduce(
             program,
             reduction,
@@ -221,7 +222,7 @@ impl Runtime {
                 "reduction `{reduction}`: an iterator cannot be reduced; copy it into a stream with a kernel first"
             )));
         }
-        let input = self.own(input, reduction)?;
+        let input = self.own(input, &format!("reduction `{reduction}`"))?;
         self.backend
             .reduce(program.prepared.as_ref(), id, input, &backend_args, target)
     }
@@ -230,10 +231,45 @@ impl Runtime {
     fn own<'a>(&self, s: &'a Stream, call: &str) -> Result<&'a dyn Any, BrookError> {
         if !Rc::ptr_eq(&s.backend, &self.backend) {
             return Err(BrookError::Usage(format!(
-                "`{call}`: a stream made by another runtime was passed to this one"
+                "{call}: a stream made by another runtime was passed to this one"
             )));
         }
         Ok(s.storage.as_ref())
+    }
+
+    /// Brook's `streamSwap`: exchanges the contents of two streams of the same shape and
+    /// element format by swapping their storage (no copy). For ping-pong iterations.
+    pub fn swap(&self, a: &Stream, b: &Stream) -> Result<(), BrookError> {
+        for s in [a, b] {
+            self.own(s, "streamSwap")?;
+            if s.is_iter {
+                return Err(BrookError::Usage(
+                    "streamSwap: an iterator stream is computed, it has no storage to swap".into(),
+                ));
+            }
+        }
+        if a.shape != b.shape || a.format != b.format {
+            return Err(BrookError::Usage(format!(
+                "streamSwap needs two streams of one shape and element format, got {:?} of {:?} and {:?} of {:?}",
+                a.shape, a.format, b.shape, b.format
+            )));
+        }
+        if std::ptr::addr_eq(a.storage.as_ref(), b.storage.as_ref()) {
+            return Ok(());
+        }
+        self.backend.swap(a.storage.as_ref(), b.storage.as_ref())
+    }
+
+    /// Starts (forgetting earlier entries) or stops the pass trace: a record of what each
+    /// kernel call and swap became on GL — programs, textures bound, uniforms, viewport,
+    /// passes. The CPU backend records nothing.
+    pub fn set_trace(&self, on: bool) {
+        self.backend.set_trace(on);
+    }
+
+    /// The trace entries since tracing started or since the last take; each prints readably.
+    pub fn take_trace(&self) -> Vec<TraceEntry> {
+        self.backend.take_trace()
     }
 
     fn call_args<'a>(
@@ -242,17 +278,65 @@ impl Runtime {
         kernel: &str,
         args: &'a [Arg],
     ) -> Result<(FunctionId, Vec<BackendArg<'a>>), BrookError> {
-        let (id, _) = program
+        let (id, func) = program
             .module()
             .function(kernel)
             .ok_or_else(|| BrookError::Usage(format!("the program has no kernel `{kernel}`")))?;
+        let what = format!("kernel `{kernel}`");
         let mut backend_args = Vec::with_capacity(args.len());
         for arg in args {
             backend_args.push(match arg {
-                Arg::Stream(s) => BackendArg::Stream(self.own(s, kernel)?),
+                Arg::Stream(s) => BackendArg::Stream(self.own(s, &what)?),
+                Arg::Domain(d) => {
+                    let storage = self.own(d.stream, &what)?;
+                    if d.stream.is_iter {
+                        return Err(BrookError::Usage(format!(
+                            "{what}: a domain of an iterator stream cannot be passed to a kernel; make an iterator of the domain's range instead"
+                        )));
+                    }
+                    if d.is_whole() {
+                        BackendArg::Stream(storage)
+                    } else {
+                        BackendArg::Domain(storage, &d.domain)
+                    }
+                }
                 Arg::Constant(v) => BackendArg::Constant(v),
             });
         }
+        check_aliasing(&what, func, &backend_args)?;
         Ok((id, backend_args))
     }
+}
+
+/// Brook's rule for one stream in several roles of a call: it may be an input and an output
+/// (in place: every element reads the old values), but not two outputs, and not gathered and
+/// written, since a gather may read any element.
+fn check_aliasing(what: &str, func: &Function, args: &[BackendArg]) -> Result<(), BrookError> {
+    let storage = |a: &BackendArg| a.stream().map(|(s, _)| s as *const dyn Any as *const ());
+    for (i, (a, p)) in args.iter().zip(&func.params).enumerate() {
+        if p.class != ParamClass::Out {
+            continue;
+        }
+        for (j, (b, q)) in args.iter().zip(&func.params).enumerate() {
+            if i == j || storage(a).is_none() || storage(a) != storage(b) {
+                continue;
+            }
+            match q.class {
+                ParamClass::Out => {
+                    return Err(BrookError::Usage(format!(
+                        "{what}: one stream is passed to two outputs (`{}` and `{}`)",
+                        p.name, q.name
+                    )))
+                }
+                ParamClass::Gather { .. } => {
+                    return Err(BrookError::Usage(format!(
+                        "{what}: stream `{}` is both gathered (`{}`) and written; Brook allows in-place calls only for plain stream inputs",
+                        p.name, q.name
+                    )))
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
 }

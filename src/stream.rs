@@ -103,7 +103,9 @@ impl Stream {
     }
 }
 
-/// A rectangular region of a stream, for `streamRead`/`streamWrite` of part of it.
+/// A rectangular region of a stream, for `streamRead`/`streamWrite` of part of it, and as a
+/// kernel argument (`args![&a.domain(&[1], &[9])?, &b]`): an input sub-stream, or the region
+/// of an output that a call writes.
 pub struct StreamDomain<'a> {
     pub(crate) stream: &'a Stream,
     pub(crate) domain: Domain,
@@ -117,6 +119,16 @@ impl StreamDomain<'_> {
 
     pub fn is_empty(&self) -> bool {
         self.domain.len() == 0
+    }
+
+    /// Extents of the region, first dimension first (the shape a kernel sees).
+    pub fn shape(&self) -> Vec<usize> {
+        self.domain.shape()
+    }
+
+    /// Whether the region is the whole stream.
+    pub(crate) fn is_whole(&self) -> bool {
+        self.domain.lo().iter().all(|l| *l == 0) && self.domain.hi() == self.stream.shape.as_slice()
     }
 
     /// `streamRead` of the region: `data` holds its elements row-major.

@@ -2,6 +2,7 @@
 #![allow(dead_code)] // each bench binary uses a subset
 
 pub mod gl_program;
+pub mod handwritten_kernel;
 pub mod handwritten_reduce;
 pub mod handwritten_saxpy;
 pub mod ratios;

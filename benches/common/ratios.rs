@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 /// Median time in nanoseconds of `group/bench` from criterion's saved estimates.
-fn median_ns(group: &str, bench: &str) -> Option<f64> {
+pub fn median_ns(group: &str, bench: &str) -> Option<f64> {
     let dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("target"));
@@ -34,7 +34,7 @@ pub fn print_ratios(group: &str, baseline: &str, benches: &[&str], per: &str) {
     }
 }
 
-fn human(ns: f64) -> String {
+pub fn human(ns: f64) -> String {
     if ns >= 1e6 {
         format!("{:.3} ms", ns / 1e6)
     } else if ns >= 1e3 {

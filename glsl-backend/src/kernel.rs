@@ -20,8 +20,8 @@ use crate::shader::{
     UniformValue,
 };
 use crate::source::SourceText;
-use crate::types::glsl_type;
-use crate::variant::{Access, Target, Variant};
+use crate::types::{glsl_type, zero_value};
+use crate::variant::{Access, OutputRegion, Target, Variant};
 use crate::walk::uses_indexof;
 
 /// Every pass of one kernel variant.
@@ -102,37 +102,34 @@ impl<'a> KernelShader<'a> {
             parts: ShaderParts::new(module),
             fetches: String::new(),
         };
+        let gathers_only = |a: &Access| {
+            matches!(
+                a,
+                Access::GatherDirect | Access::GatherTranslated | Access::GatherDomain
+            )
+        };
         let addressed = variant.params.iter().any(|a| {
             matches!(
                 a,
-                Access::Resized | Access::Iter1 | Access::Iter2 | Access::GatherTranslated
+                Access::Resized
+                    | Access::Iter1
+                    | Access::Iter2
+                    | Access::GatherTranslated
+                    | Access::Domain
+                    | Access::GatherDomain
             )
         }) || uses_indexof(&func.body);
-        let needs_output_index = addressed
-            && variant
-                .params
-                .iter()
-                .any(|a| *a != Access::GatherDirect && *a != Access::GatherTranslated)
-            || uses_indexof(&func.body);
-        if addressed || variant.params.contains(&Access::GatherDirect) {
+        let needs_output_index = addressed && variant.params.iter().any(|a| !gathers_only(a))
+            || uses_indexof(&func.body)
+            || variant.output == OutputRegion::Masked;
+        if addressed
+            || variant.params.contains(&Access::GatherDirect)
+            || variant.output != OutputRegion::Whole
+        {
             prelude.require(Helper::Addressing);
         }
         if needs_output_index {
-            s.parts.uniform(
-                "ivec4",
-                "brook_output_extent",
-                UniformValue::OutputExtent,
-                "shape of the output streams",
-            );
-            s.parts.uniform(
-                "int",
-                "brook_output_width",
-                UniformValue::OutputWidth,
-                "texture width of the output streams",
-            );
-            s.fetches.push_str(
-                "    ivec4 brook_output_index = brook_unlinearize(brook_fragment.y * brook_output_width + brook_fragment.x, brook_output_extent);\n",
-            );
+            s.output_index(variant.output);
         }
         for (i, p) in func.params.iter().enumerate() {
             let i = i as u32;
@@ -140,7 +137,7 @@ impl<'a> KernelShader<'a> {
             let ty = glsl_type(module, &p.ty);
             match (p.class, variant.params[i as usize]) {
                 (ParamClass::Constant, _) => s.parts.uniform(&ty, &name, UniformValue::Constant(i), &format!("constant `{}`", p.name)),
-                (ParamClass::Stream, access @ (Access::AtFragment | Access::Resized)) => {
+                (ParamClass::Stream, access @ (Access::AtFragment | Access::Resized | Access::Domain)) => {
                     let texel = if access == Access::AtFragment {
                         if needs_output_index {
                             s.fetches.push_str(&format!("    {} = brook_output_index;\n", index_global(&name)));
@@ -152,7 +149,7 @@ impl<'a> KernelShader<'a> {
                             "    {idx} = brook_resize(brook_output_index, brook_output_extent, {name}_extent);\n",
                             idx = index_global(&name)
                         ));
-                        format!("brook_texel({}, {name}_extent, {name}_width)", index_global(&name))
+                        s.parts.texel_of(i, &name, &index_global(&name), access == Access::Domain)
                     };
                     if needs_output_index {
                         s.parts.declarations.push_str(&format!("ivec4 {};\n", index_global(&name)));
@@ -161,15 +158,16 @@ impl<'a> KernelShader<'a> {
                     s.fetches.push_str(&format!("    {ty} {name} = {value};\n"));
                 }
                 (ParamClass::Stream | ParamClass::Iter, access @ (Access::Iter1 | Access::Iter2)) => s.iterator(i, &name, &p.ty, access == Access::Iter2)?,
-                (ParamClass::Gather { .. }, access @ (Access::GatherDirect | Access::GatherTranslated)) => {
-                    s.parts.gather_function(i, &name, &p.ty, access == Access::GatherTranslated)?
+                (ParamClass::Gather { .. }, access @ (Access::GatherDirect | Access::GatherTranslated | Access::GatherDomain)) => {
+                    s.parts.gather_function(i, &name, &p.ty, access)?
                 }
                 (ParamClass::Out, Access::Value) => {
                     if needs_output_index {
                         s.parts.declarations.push_str(&format!("ivec4 {};\n", index_global(&name)));
                         s.fetches.push_str(&format!("    {} = brook_output_index;\n", index_global(&name)));
                     }
-                    s.fetches.push_str(&format!("    {ty} {name};\n"));
+                    // Zero first, so elements the body leaves unwritten are 0 on every backend.
+                    s.fetches.push_str(&format!("    {ty} {name} = {};\n", zero_value(module, &p.ty)));
                 }
                 (ParamClass::Reduce, _) => {
                     return Err(GenError::Unsupported(format!(
@@ -192,6 +190,52 @@ impl<'a> KernelShader<'a> {
             }
         }
         Ok(s)
+    }
+
+    /// Declares `brook_output_index`, the element of the outputs (of their domain) this
+    /// fragment computes.
+    fn output_index(&mut self, region: OutputRegion) {
+        self.parts.uniform(
+            "ivec4",
+            "brook_output_extent",
+            UniformValue::OutputExtent,
+            "shape of the output streams (of their domain)",
+        );
+        self.parts.uniform(
+            "int",
+            "brook_output_width",
+            UniformValue::OutputWidth,
+            "texture width of the output streams",
+        );
+        let linear = "brook_fragment.y * brook_output_width + brook_fragment.x";
+        if region == OutputRegion::Whole {
+            self.fetches.push_str(&format!(
+                "    ivec4 brook_output_index = brook_unlinearize({linear}, brook_output_extent);\n"
+            ));
+            return;
+        }
+        self.parts.uniform(
+            "ivec4",
+            "brook_output_stream_extent",
+            UniformValue::OutputStreamExtent,
+            "shape of the whole output streams",
+        );
+        self.parts.uniform(
+            "ivec4",
+            "brook_output_lo",
+            UniformValue::OutputLo,
+            "first element of the output domain",
+        );
+        self.fetches.push_str(&format!(
+            "    ivec4 brook_output_element = brook_unlinearize({linear}, brook_output_stream_extent);\n"
+        ));
+        if region == OutputRegion::Masked {
+            self.fetches.push_str(
+                "    // The domain is not one rectangle of this wrapped texture: skip the texels outside it.\n    if (any(lessThan(brook_output_element, brook_output_lo)) || any(greaterThanEqual(brook_output_element, brook_output_lo + brook_output_extent))) discard;\n",
+            );
+        }
+        self.fetches
+            .push_str("    ivec4 brook_output_index = brook_output_element - brook_output_lo;\n");
     }
 
     fn iterator(&mut self, param: u32, name: &str, ty: &Type, two_d: bool) -> Result<(), GenError> {

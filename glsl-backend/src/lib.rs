@@ -27,5 +27,5 @@ pub use names::glsl_name;
 pub use reduce::{generate_reduce_pass, ReduceStep};
 pub use shader::{stream_members, MemberRef, PassProgram, SamplerSlot, UniformSlot, UniformValue};
 pub use source::{quoted_source_line, SourceText};
-pub use variant::{Access, Profile, Target, Variant};
+pub use variant::{Access, OutputRegion, Profile, Target, Variant};
 pub use vertex::vertex_shader;

@@ -91,7 +91,7 @@ pub fn generate_reduce_pass(
                 access @ (Access::GatherDirect | Access::GatherTranslated),
             ) => {
                 prelude.require(Helper::Addressing);
-                parts.gather_function(i as u32, &name, &p.ty, access == Access::GatherTranslated)?
+                parts.gather_function(i as u32, &name, &p.ty, access)?
             }
             (ParamClass::Stream | ParamClass::Reduce, _) => {}
             (class, access) => {
@@ -250,6 +250,7 @@ fn fold_body(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::variant::OutputRegion;
     use crate::variant::Profile;
 
     const TARGET: Target = Target {
@@ -269,6 +270,7 @@ mod tests {
                     _ => Access::Value,
                 })
                 .collect(),
+            output: OutputRegion::Whole,
         };
         generate_reduce_pass(&module, id, &step, &variant, target, None).unwrap()
     }
@@ -335,6 +337,7 @@ mod tests {
                 .unwrap();
         let variant = Variant {
             params: vec![Access::AtFragment, Access::Value],
+            output: OutputRegion::Whole,
         };
         let err = generate_reduce_pass(&module, FunctionId(0), &STEP, &variant, &TARGET, None)
             .unwrap_err();

@@ -10,7 +10,7 @@ use crate::names::glsl_name;
 use crate::prelude::Prelude;
 use crate::source::SourceText;
 use crate::types::{glsl_type, struct_declarations};
-use crate::variant::Target;
+use crate::variant::{Access, Target};
 use crate::walk::callees;
 
 /// One draw: a complete fragment shader and how to bind it.
@@ -49,13 +49,22 @@ pub struct UniformSlot {
 pub enum UniformValue {
     /// The value of a constant parameter, with the parameter's type.
     Constant(u32),
-    /// `ivec4` extents of a parameter's stream, `.x` the last dimension, 1 where unused.
+    /// `ivec4` extents of a parameter's stream as the kernel sees it (a domain's shape when
+    /// passed as a domain), `.x` the last dimension, 1 where unused.
     Extent(u32),
     /// `int` texture width of a parameter's stream layout.
     Width(u32),
-    /// `ivec4` extents and `int` width of the output streams (all outputs share one shape).
+    /// `ivec4` extents of the whole stream behind a domain parameter (its texture's layout).
+    StreamExtent(u32),
+    /// `ivec4` lower corner of a domain parameter, in the whole stream.
+    Lo(u32),
+    /// `ivec4` extents and `int` width of the output streams (all outputs share one shape;
+    /// the extent is the domain's shape when the outputs are domains).
     OutputExtent,
     OutputWidth,
+    /// `ivec4` extents of the whole output streams and lower corner of their domain.
+    OutputStreamExtent,
+    OutputLo,
     /// `vec4` start and step of an iterator parameter.
     IterStart(u32),
     IterStep(u32),
@@ -222,30 +231,46 @@ impl<'a> ShaderParts<'a> {
         })
     }
 
+    /// The texel of element `index` of stream parameter `param`; for a domain, `index` is in
+    /// the domain and is offset by its corner within the whole stream.
+    pub fn texel_of(&mut self, param: u32, name: &str, index: &str, domain: bool) -> String {
+        if !domain {
+            return format!("brook_texel({index}, {name}_extent, {name}_width)");
+        }
+        self.uniform(
+            "ivec4",
+            &format!("{name}_lo"),
+            UniformValue::Lo(param),
+            &format!("first element of the domain of `{name}`"),
+        );
+        self.uniform(
+            "ivec4",
+            &format!("{name}_stream_extent"),
+            UniformValue::StreamExtent(param),
+            &format!("shape of the whole stream behind `{name}`"),
+        );
+        format!("brook_texel({index} + {name}_lo, {name}_stream_extent, {name}_width)")
+    }
+
     /// The accessor function a lowered body calls for `name[…]`.
     pub fn gather_function(
         &mut self,
         param: u32,
         name: &str,
         ty: &Type,
-        translated: bool,
+        access: Access,
     ) -> Result<(), GenError> {
-        self.uniform(
-            "ivec4",
-            &format!("{name}_extent"),
-            UniformValue::Extent(param),
-            &format!("shape of `{name}`"),
-        );
-        let texel = if translated {
+        let texel = if access == Access::GatherDirect {
             self.uniform(
-                "int",
-                &format!("{name}_width"),
-                UniformValue::Width(param),
-                &format!("texture width of `{name}`"),
+                "ivec4",
+                &format!("{name}_extent"),
+                UniformValue::Extent(param),
+                &format!("shape of `{name}`"),
             );
-            format!("brook_texel(index, {name}_extent, {name}_width)")
-        } else {
             "index.xy".to_string()
+        } else {
+            self.addressing_uniforms(param, name);
+            self.texel_of(param, name, "index", access == Access::GatherDomain)
         };
         let value = self.fetch_element(param, ty, name, &texel)?;
         self.accessors.push_str(&format!(

@@ -18,6 +18,12 @@ pub enum Access {
     GatherDirect,
     /// A gather whose layout is wrapped: the index is linearised and translated.
     GatherTranslated,
+    /// An input passed as a domain `a.domain(lo, hi)`: the sub-stream is an input of the
+    /// domain's shape whose element 0 is `lo`, so the (resized) index is offset by `lo` and
+    /// translated through the whole stream's shape.
+    Domain,
+    /// A gather from a domain: Brook's index rule clamps to the domain, then offset by `lo`.
+    GatherDomain,
     /// A 1D iterator: component k is `start.k + i * step.k` at the (resized) element i.
     Iter1,
     /// A 2D `float2` iterator: `.x` follows the column, `.y` the row.
@@ -26,10 +32,28 @@ pub enum Access {
     Value,
 }
 
-/// One specialisation of a kernel: the access class of every parameter, in parameter order.
+/// One specialisation of a kernel: the access class of every parameter, in parameter order,
+/// and how the draw covers the outputs.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Variant {
     pub params: Vec<Access>,
+    pub output: OutputRegion,
+}
+
+/// Which part of the output streams a call writes (000 §5.5): the bounds themselves are
+/// uniforms, so one program serves every domain of a class.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum OutputRegion {
+    /// Every element: the draw covers the whole texture.
+    #[default]
+    Whole,
+    /// A domain of a direct layout, which is one rectangle of texels: the executor sets the
+    /// viewport to it, and the shader only offsets the output index by the domain's corner.
+    Viewport,
+    /// A domain of a translated layout, scattered over the texture's rows: the draw covers the
+    /// whole texture and the shader discards the fragments outside the domain (the paper's
+    /// predication), leaving those elements unchanged.
+    Masked,
 }
 
 /// Target facts that change the generated text.

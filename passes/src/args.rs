@@ -1,25 +1,84 @@
 //! The arguments of a kernel call on GL, and the shader variant they select.
 
 use brook_frontend::ir::{Function, ParamClass};
-use brook_glsl::{Access, Variant};
-use brook_texture_streams::{IterSpec, Stream};
+use brook_glsl::{Access, OutputRegion, Variant};
+use brook_texture_streams::{Domain, IterSpec, Stream};
+
+/// A stream argument: a whole stream, or a domain of it (`s.domain(lo, hi)`).
+#[derive(Clone, Copy)]
+pub struct StreamArg<'a> {
+    pub stream: &'a Stream,
+    /// Bounds outermost dimension first, as [`Domain`] keeps them; `None` for the whole stream.
+    pub domain: Option<&'a Domain>,
+}
+
+impl<'a> StreamArg<'a> {
+    pub fn whole(stream: &'a Stream) -> StreamArg<'a> {
+        StreamArg {
+            stream,
+            domain: None,
+        }
+    }
+
+    pub fn domain(stream: &'a Stream, domain: &'a Domain) -> StreamArg<'a> {
+        StreamArg {
+            stream,
+            domain: Some(domain),
+        }
+    }
+
+    /// The domain, unless it covers the whole stream (then the stream is passed as itself).
+    pub fn region(&self) -> Option<&'a Domain> {
+        self.domain
+            .filter(|d| d.lo().iter().any(|l| *l != 0) || d.hi() != self.stream.layout().shape())
+    }
+
+    /// The shape the kernel sees: the domain's, or the stream's.
+    pub fn shape(&self) -> Vec<usize> {
+        match self.region() {
+            Some(d) => d.shape(),
+            None => self.stream.layout().shape().to_vec(),
+        }
+    }
+
+    /// The first element the kernel sees, in the whole stream (outermost first).
+    pub fn lo(&self) -> Vec<usize> {
+        match self.region() {
+            Some(d) => d.lo().to_vec(),
+            None => vec![0; self.stream.layout().rank()],
+        }
+    }
+
+    /// Whether two arguments put their elements at the same texels: the same stream shape and
+    /// the same domain, so one can be read at the other's fragment.
+    fn same_place(&self, other: &StreamArg) -> bool {
+        self.stream.layout().shape() == other.stream.layout().shape()
+            && self.region() == other.region()
+    }
+}
+
+impl<'a> From<&'a Stream> for StreamArg<'a> {
+    fn from(stream: &'a Stream) -> Self {
+        StreamArg::whole(stream)
+    }
+}
 
 /// One argument per kernel parameter, in order.
 #[derive(Clone, Copy)]
 pub enum KernelArg<'a> {
     /// An input stream (`T a<>`), read at each output element (resized if its shape differs).
-    Stream(&'a Stream),
+    Stream(StreamArg<'a>),
     /// An iterator stream passed to a `T a<>` or `iter T a<>` parameter.
     Iter(&'a IterSpec),
     /// A gather stream (`T a[]`).
-    Gather(&'a Stream),
+    Gather(StreamArg<'a>),
     /// A constant's floats in C layout (a `float4` is 4 floats; an `int` its value).
     Constant(&'a [f32]),
-    /// An output stream (`out T a<>`).
-    Out(&'a Stream),
+    /// An output stream (`out T a<>`); with a domain, only that region is written.
+    Out(StreamArg<'a>),
 }
 
-impl KernelArg<'_> {
+impl<'a> KernelArg<'a> {
     fn describe(&self) -> &'static str {
         match self {
             KernelArg::Stream(_) => "an input stream",
@@ -29,13 +88,22 @@ impl KernelArg<'_> {
             KernelArg::Out(_) => "an output stream",
         }
     }
+
+    /// The stream of a stream argument.
+    pub fn stream(&self) -> Option<StreamArg<'a>> {
+        match self {
+            KernelArg::Stream(s) | KernelArg::Gather(s) | KernelArg::Out(s) => Some(*s),
+            KernelArg::Iter(_) | KernelArg::Constant(_) => None,
+        }
+    }
 }
 
 /// The shader variant for these arguments, or why they do not fit the kernel's parameters.
+/// `output` is the first output argument; all outputs are at its place (checked by the caller).
 pub fn variant_for(
     func: &Function,
     args: &[KernelArg],
-    output_shape: &[usize],
+    output: &StreamArg,
 ) -> Result<Variant, String> {
     if args.len() != func.params.len() {
         return Err(format!(
@@ -47,9 +115,10 @@ pub fn variant_for(
     let mut params = Vec::with_capacity(args.len());
     for (p, arg) in func.params.iter().zip(args) {
         let access = match (p.class, arg) {
-            (ParamClass::Stream, KernelArg::Stream(s)) if s.layout().shape() == output_shape => {
+            (ParamClass::Stream, KernelArg::Stream(s)) if s.same_place(output) => {
                 Access::AtFragment
             }
+            (ParamClass::Stream, KernelArg::Stream(s)) if s.region().is_some() => Access::Domain,
             (ParamClass::Stream, KernelArg::Stream(_)) => Access::Resized,
             (ParamClass::Stream | ParamClass::Iter, KernelArg::Iter(it))
                 if it.shape().len() == 2 =>
@@ -57,7 +126,12 @@ pub fn variant_for(
                 Access::Iter2
             }
             (ParamClass::Stream | ParamClass::Iter, KernelArg::Iter(_)) => Access::Iter1,
-            (ParamClass::Gather { .. }, KernelArg::Gather(g)) if g.layout().is_translated() => {
+            (ParamClass::Gather { .. }, KernelArg::Gather(g)) if g.region().is_some() => {
+                Access::GatherDomain
+            }
+            (ParamClass::Gather { .. }, KernelArg::Gather(g))
+                if g.stream.layout().is_translated() =>
+            {
                 Access::GatherTranslated
             }
             (ParamClass::Gather { .. }, KernelArg::Gather(_)) => Access::GatherDirect,
@@ -74,7 +148,12 @@ pub fn variant_for(
         };
         params.push(access);
     }
-    Ok(Variant { params })
+    let output = match output.region() {
+        None => OutputRegion::Whole,
+        Some(_) if output.stream.layout().is_translated() => OutputRegion::Masked,
+        Some(_) => OutputRegion::Viewport,
+    };
+    Ok(Variant { params, output })
 }
 
 fn class_name(class: ParamClass) -> &'static str {

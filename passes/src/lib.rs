@@ -13,11 +13,13 @@ mod program;
 mod reduce;
 mod reduce_plan;
 mod runner;
+mod trace;
 mod uniforms;
 
-pub use args::KernelArg;
+pub use args::{KernelArg, StreamArg};
 pub use error::PassError;
 pub use reduce::ReduceInto;
 pub use reduce_plan::{ReducePass, ReducePlan};
-pub use runner::{KernelModule, KernelRunner};
-pub use uniforms::extent_vector;
+pub use runner::{KernelModule, KernelRunner, Replacement};
+pub use trace::{KernelTrace, PassTrace, ScratchTrace, TraceEntry};
+pub use uniforms::{extent_vector, UniformData};

@@ -12,17 +12,18 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use brook_frontend::ir::{FunctionId, FunctionKind, ParamClass};
-use brook_glsl::{generate_reduce_pass, stream_members, Access, ReduceStep, UniformValue, Variant};
+use brook_glsl::{
+    generate_reduce_pass, stream_members, Access, OutputRegion, ReduceStep, UniformValue, Variant,
+};
 use brook_texture_streams::{ElementFormat, Stream, Texture};
-use glow::HasContext;
 
-use crate::args::KernelArg;
+use crate::args::{KernelArg, StreamArg};
 use crate::draw::{draw_pass, sampled_textures};
 use crate::error::PassError;
 use crate::linked::LinkedKernel;
 use crate::reduce_plan::{ReducePass, ReducePlan};
 use crate::runner::{call_error, texture, KernelModule, KernelRunner};
-use crate::uniforms::set_uniform;
+use crate::uniforms::{uniform_data, UniformData};
 
 /// Where a reduction's result goes.
 pub enum ReduceInto<'a> {
@@ -109,7 +110,7 @@ impl KernelRunner {
                 check_format("output", out)?;
                 let gathered = extra
                     .iter()
-                    .any(|a| matches!(a, KernelArg::Gather(g) if std::ptr::eq(*g, *out)));
+                    .any(|a| matches!(a, KernelArg::Gather(g) if std::ptr::eq(g.stream, *out)));
                 if std::ptr::eq(*out, input) || gathered {
                     return Err(fail(
                         "a reduction cannot write its own input (or a gathered) stream".into(),
@@ -203,8 +204,8 @@ impl KernelRunner {
         let mut extra_args = extra.iter();
         let args: Vec<KernelArg> = (0..func.params.len())
             .map(|p| match p {
-                p if p == roles.input => KernelArg::Stream(src),
-                p if p == roles.accumulator => KernelArg::Out(dst),
+                p if p == roles.input => KernelArg::Stream(src.into()),
+                p if p == roles.accumulator => KernelArg::Out(dst.into()),
                 _ => *extra_args
                     .next()
                     .expect("reduce_variant counted the extra arguments"),
@@ -220,25 +221,22 @@ impl KernelRunner {
                 .collect::<Result<_, _>>()
                 .map_err(fail)?;
             let inputs = sampled_textures(draw, &args).map_err(fail)?;
+            let layout = dst.layout();
+            let viewport = [0, 0, layout.width() as i32, layout.height() as i32];
+            let output = StreamArg::whole(dst);
             draw_pass(
                 &self.ctx,
                 &func.name,
                 draw,
                 &targets,
-                dst.layout(),
+                viewport,
                 &inputs,
-                |gl, location, value| {
-                    let int = |v: usize| {
-                        // SAFETY: the pass's program is in use on the current context.
-                        unsafe { gl.uniform_1_i32(location, v as i32) };
-                        Ok(())
-                    };
-                    match value {
-                        UniformValue::ReduceBlock => int(pass.block),
-                        UniformValue::ReduceGroups => int(pass.groups()),
-                        other => set_uniform(gl, location, other, func, &args, dst.layout()),
-                    }
+                |value| match value {
+                    UniformValue::ReduceBlock => Ok(UniformData::Ints(vec![pass.block as i32])),
+                    UniformValue::ReduceGroups => Ok(UniformData::Ints(vec![pass.groups() as i32])),
+                    other => uniform_data(other, func, &args, &output),
                 },
+                None,
             )?;
         }
         Ok(())
@@ -308,8 +306,14 @@ fn reduce_variant(
         }
         params.push(match (p.class, extra.next()) {
             (ParamClass::Constant, Some(KernelArg::Constant(_))) => Access::Value,
+            (ParamClass::Gather { .. }, Some(KernelArg::Gather(g))) if g.region().is_some() => {
+                return Err(format!(
+                    "parameter `{}`: a domain cannot be gathered by a reduction; pass a stream of the domain's shape",
+                    p.name
+                ))
+            }
             (ParamClass::Gather { .. }, Some(KernelArg::Gather(g)))
-                if g.layout().is_translated() =>
+                if g.stream.layout().is_translated() =>
             {
                 Access::GatherTranslated
             }
@@ -327,5 +331,8 @@ fn reduce_variant(
             }
         });
     }
-    Ok(Variant { params })
+    Ok(Variant {
+        params,
+        output: OutputRegion::Whole,
+    })
 }

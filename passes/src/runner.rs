@@ -6,15 +6,18 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use brook_frontend::ir::{FunctionId, Module};
-use brook_glsl::{generate_kernel, SourceText, Target, Variant};
+use brook_glsl::{
+    generate_kernel, stream_members, MemberRef, OutputRegion, SourceText, Target, Variant,
+};
 use brook_texture_streams::{GlContext, Stream, Texture};
 
-use crate::args::{variant_for, KernelArg};
+use crate::args::{variant_for, KernelArg, StreamArg};
 use crate::draw::{draw_pass, sampled_textures};
 use crate::error::PassError;
-use crate::linked::LinkedKernel;
+use crate::linked::{LinkedKernel, LinkedPass};
 use crate::reduce::ReduceCache;
-use crate::uniforms::set_uniform;
+use crate::trace::{KernelTrace, PassTrace, ScratchTrace, TraceEntry};
+use crate::uniforms::uniform_data;
 
 /// A checked Brook module with a process-unique identity, so compiled programs can be cached
 /// per (module, kernel, variant) without hashing the IR on every call.
@@ -51,6 +54,18 @@ pub struct KernelRunner {
     pub(crate) target: Target,
     programs: RefCell<HashMap<CacheKey, Rc<LinkedKernel>>>,
     pub(crate) reductions: ReduceCache,
+    /// The pass trace, while tracing is on.
+    trace: RefCell<Option<Vec<TraceEntry>>>,
+}
+
+/// An output of a call that was also one of its inputs (in place): the call drew into this
+/// scratch stream, which must now take the place of the argument's stream (swap their
+/// storage, e.g. `std::mem::swap`), because GL cannot sample a texture while drawing into it.
+#[must_use = "the result of an in-place call is in the scratch stream until it is swapped in"]
+pub struct Replacement {
+    /// The output parameter's position.
+    pub param: usize,
+    pub stream: Stream,
 }
 
 impl KernelRunner {
@@ -64,6 +79,7 @@ impl KernelRunner {
             target,
             programs: RefCell::new(HashMap::new()),
             reductions: ReduceCache::default(),
+            trace: RefCell::new(None),
         }
     }
 
@@ -76,6 +92,31 @@ impl KernelRunner {
         self.programs.borrow().len() + self.reductions.compiled()
     }
 
+    /// Starts (keeping nothing from before) or stops recording the pass trace.
+    pub fn set_trace(&self, on: bool) {
+        *self.trace.borrow_mut() = on.then(Vec::new);
+    }
+
+    /// The entries recorded since tracing started or since the last take.
+    pub fn take_trace(&self) -> Vec<TraceEntry> {
+        self.trace
+            .borrow_mut()
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// Adds an entry while tracing (the runtime's own steps, such as `streamSwap`).
+    pub fn record(&self, entry: impl FnOnce() -> TraceEntry) {
+        if let Some(log) = self.trace.borrow_mut().as_mut() {
+            log.push(entry());
+        }
+    }
+
+    fn tracing(&self) -> bool {
+        self.trace.borrow().is_some()
+    }
+
     /// The GLSL passes a call with these arguments runs, without running it.
     pub fn plan(
         &self,
@@ -84,63 +125,126 @@ impl KernelRunner {
         args: &[KernelArg],
     ) -> Result<brook_glsl::KernelProgram, PassError> {
         let func = module.module.func(kernel);
-        let outputs = outputs(args);
-        let shape = output_shape(&func.name, &outputs)?;
-        let variant =
-            variant_for(func, args, shape).map_err(|message| call_error(&func.name, message))?;
+        let call = Call::check(&func.name, func, args)?;
         Ok(generate_kernel(
             &module.module,
             kernel,
-            &variant,
+            &call.variant,
             &self.target,
             module.source(),
         )?)
     }
 
-    /// Runs `kernel` over its output streams.
+    /// Runs `kernel` over its output streams (or their domains). Outputs that are also inputs
+    /// come back as [`Replacement`]s to swap in.
     pub fn run(
         &self,
         module: &KernelModule,
         kernel: FunctionId,
         args: &[KernelArg],
-    ) -> Result<(), PassError> {
+    ) -> Result<Vec<Replacement>, PassError> {
         let func = module.module.func(kernel);
-        let outputs = outputs(args);
-        let shape = output_shape(&func.name, &outputs)?;
-        let variant =
-            variant_for(func, args, shape).map_err(|message| call_error(&func.name, message))?;
-        reject_in_place(&func.name, args, &outputs)?;
+        let call = Call::check(&func.name, func, args)?;
         self.ctx.make_current()?;
-        let linked = self.linked(module, kernel, variant)?;
-        let out_layout = outputs[0].layout();
+        let (linked, compiled) = self.linked(module, kernel, call.variant.clone())?;
+        let scratch = in_place_scratch(&func.name, args)?;
+        let mut trace = self.tracing().then(|| KernelTrace {
+            kernel: func.name.clone(),
+            variant: format!("{:?}", call.variant),
+            compiled,
+            scratch: scratch_trace(func, args, &scratch),
+            passes: Vec::new(),
+        });
+        let viewport = viewport(&call.output, call.variant.output);
         for pass in &linked.passes {
-            let targets: Vec<&Texture> = pass
-                .plan
-                .outputs
-                .iter()
-                .map(|m| match args[m.param as usize] {
-                    KernelArg::Out(s) => texture(s, m.member),
-                    _ => unreachable!(
-                        "variant_for checked that output parameters get output streams"
-                    ),
-                })
-                .collect::<Result<_, _>>()
-                .map_err(|message| call_error(&func.name, message))?;
-            let inputs =
-                sampled_textures(pass, args).map_err(|message| call_error(&func.name, message))?;
-            draw_pass(
-                &self.ctx,
-                &func.name,
+            let traced = self.draw(
+                &module.module,
+                kernel,
+                args,
+                &scratch,
                 pass,
-                &targets,
-                out_layout,
-                &inputs,
-                |gl, location, value| set_uniform(gl, location, value, func, args, out_layout),
+                &call.output,
+                viewport,
             )?;
+            if let Some(t) = trace.as_mut() {
+                t.passes.push(PassTrace {
+                    discards_outside_domain: call.variant.output == OutputRegion::Masked,
+                    ..traced
+                });
+            }
         }
         self.ctx
             .check_error(&format!("running kernel `{}`", func.name))?;
-        Ok(())
+        if let Some(t) = trace {
+            self.record(|| TraceEntry::Kernel(t));
+        }
+        Ok(scratch)
+    }
+
+    /// One pass: framebuffer, viewport, program, textures, uniforms, one triangle. Returns
+    /// what it bound (built only while tracing; otherwise empty).
+    #[allow(clippy::too_many_arguments)]
+    fn draw(
+        &self,
+        module: &Module,
+        kernel: FunctionId,
+        args: &[KernelArg],
+        scratch: &[Replacement],
+        pass: &LinkedPass,
+        output: &StreamArg,
+        viewport: [i32; 4],
+    ) -> Result<PassTrace, PassError> {
+        let func = module.func(kernel);
+        let tracing = self.tracing();
+        let fail = |message: String| call_error(&func.name, message);
+        let targets: Vec<&Texture> = pass
+            .plan
+            .outputs
+            .iter()
+            .map(|m| {
+                let param = m.param as usize;
+                let stream = match scratch.iter().find(|r| r.param == param) {
+                    Some(r) => &r.stream,
+                    None => {
+                        args[param]
+                            .stream()
+                            .expect("variant_for checked that output parameters get streams")
+                            .stream
+                    }
+                };
+                texture(stream, m.member)
+            })
+            .collect::<Result<_, _>>()
+            .map_err(fail)?;
+        let inputs = sampled_textures(pass, args).map_err(fail)?;
+        let mut record = PassTrace {
+            program: pass.program.raw().0.get(),
+            targets: Vec::new(),
+            textures: Vec::new(),
+            uniforms: Vec::new(),
+            viewport,
+            discards_outside_domain: false,
+        };
+        if tracing {
+            record.targets = pass
+                .plan
+                .outputs
+                .iter()
+                .zip(&targets)
+                .map(|(m, t)| (member_label(module, func, *m), t.raw().0.get()))
+                .collect();
+        }
+        draw_pass(
+            &self.ctx,
+            &func.name,
+            pass,
+            &targets,
+            viewport,
+            &inputs,
+            |value| uniform_data(value, func, args, output),
+            tracing.then_some(&mut record),
+        )?;
+        Ok(record)
     }
 
     fn linked(
@@ -148,10 +252,10 @@ impl KernelRunner {
         module: &KernelModule,
         kernel: FunctionId,
         variant: Variant,
-    ) -> Result<Rc<LinkedKernel>, PassError> {
+    ) -> Result<(Rc<LinkedKernel>, bool), PassError> {
         let key = (module.id, kernel, variant);
         if let Some(found) = self.programs.borrow().get(&key) {
-            return Ok(found.clone());
+            return Ok((found.clone(), false));
         }
         let generated = generate_kernel(
             &module.module,
@@ -162,53 +266,157 @@ impl KernelRunner {
         )?;
         let linked = Rc::new(LinkedKernel::link(&self.ctx, generated)?);
         self.programs.borrow_mut().insert(key, linked.clone());
-        Ok(linked)
+        Ok((linked, true))
     }
 }
 
-fn outputs<'a>(args: &[KernelArg<'a>]) -> Vec<&'a Stream> {
-    args.iter()
+/// A call's arguments, checked: where the outputs are and the shader variant.
+struct Call<'a> {
+    output: StreamArg<'a>,
+    variant: Variant,
+}
+
+impl<'a> Call<'a> {
+    fn check(
+        kernel: &str,
+        func: &brook_frontend::ir::Function,
+        args: &[KernelArg<'a>],
+    ) -> Result<Call<'a>, PassError> {
+        for arg in args {
+            if let Some(StreamArg {
+                stream,
+                domain: Some(d),
+            }) = arg.stream()
+            {
+                d.fits(stream.layout())?;
+            }
+        }
+        let output = output_place(kernel, args)?;
+        let variant =
+            variant_for(func, args, &output).map_err(|message| call_error(kernel, message))?;
+        Ok(Call { output, variant })
+    }
+}
+
+/// The first output, after checking that every output has its shape (Brook's rule) and, with
+/// domains, its place: one draw writes the same texels of every render target.
+fn output_place<'a>(kernel: &str, args: &[KernelArg<'a>]) -> Result<StreamArg<'a>, PassError> {
+    let outputs: Vec<StreamArg> = args
+        .iter()
         .filter_map(|a| match a {
             KernelArg::Out(s) => Some(*s),
             _ => None,
         })
-        .collect()
-}
-
-fn output_shape<'a>(kernel: &str, outputs: &[&'a Stream]) -> Result<&'a [usize], PassError> {
-    let first = outputs.first().ok_or_else(|| {
+        .collect();
+    let first = *outputs.first().ok_or_else(|| {
         call_error(
             kernel,
             "a kernel call needs at least one output stream".into(),
         )
     })?;
-    let shape = first.layout().shape();
-    if let Some(other) = outputs.iter().find(|s| s.layout().shape() != shape) {
-        return Err(call_error(
-            kernel,
-            format!(
-                "all output streams of one call must have the same shape, but got {:?} and {:?}",
-                shape,
-                other.layout().shape()
-            ),
-        ));
-    }
-    Ok(shape)
-}
-
-/// GL cannot sample a texture while drawing into it.
-fn reject_in_place(kernel: &str, args: &[KernelArg], outputs: &[&Stream]) -> Result<(), PassError> {
-    for arg in args {
-        if let KernelArg::Stream(s) | KernelArg::Gather(s) = arg {
-            if outputs.iter().any(|o| std::ptr::eq(*o, *s)) {
-                return Err(call_error(
-                    kernel,
-                    "a stream that is both read and written by one call (in place) is not supported on GL yet; write to another stream and swap".into(),
-                ));
-            }
+    for other in &outputs[1..] {
+        if other.shape() != first.shape() {
+            return Err(call_error(
+                kernel,
+                format!(
+                    "all output streams of one call must have the same shape, but got {:?} and {:?}",
+                    first.shape(),
+                    other.shape()
+                ),
+            ));
+        }
+        if other.stream.layout() != first.stream.layout() || other.lo() != first.lo() {
+            return Err(call_error(
+                kernel,
+                "output domains of one call must be the same region of streams of the same shape on GL (one draw writes the same texels of every output)".into(),
+            ));
         }
     }
-    Ok(())
+    Ok(first)
+}
+
+/// The viewport of a call's draws: the domain's rectangle when it is one, else the texture.
+fn viewport(output: &StreamArg, region: OutputRegion) -> [i32; 4] {
+    let layout = output.stream.layout();
+    if region != OutputRegion::Viewport {
+        return [0, 0, layout.width() as i32, layout.height() as i32];
+    }
+    // A direct layout: texel (x, y) is (column, row), and a 1D stream is one row.
+    let (lo, shape) = (output.lo(), output.shape());
+    let column = lo.len() - 1;
+    let (y, h) = if column == 1 {
+        (lo[0], shape[0])
+    } else {
+        (0, 1)
+    };
+    [lo[column] as i32, y as i32, shape[column] as i32, h as i32]
+}
+
+/// A scratch copy of every output that the call also reads as a plain input. A stream both
+/// gathered and written by one call is an error, as in Brook: a gather may read any element,
+/// so no order of reads and writes is the obvious one.
+fn in_place_scratch(kernel: &str, args: &[KernelArg]) -> Result<Vec<Replacement>, PassError> {
+    let mut scratch = Vec::new();
+    for (param, arg) in args.iter().enumerate() {
+        let KernelArg::Out(out) = arg else { continue };
+        let mut read = false;
+        for (other, a) in args.iter().enumerate() {
+            match a {
+                KernelArg::Gather(g) if std::ptr::eq(g.stream, out.stream) => {
+                    return Err(call_error(
+                        kernel,
+                        "a stream is both gathered and written by this call; Brook allows in-place calls only for plain stream inputs".into(),
+                    ))
+                }
+                KernelArg::Out(o) if other != param && std::ptr::eq(o.stream, out.stream) => {
+                    return Err(call_error(
+                        kernel,
+                        "one stream is passed to two outputs".into(),
+                    ))
+                }
+                KernelArg::Stream(s) => read |= std::ptr::eq(s.stream, out.stream),
+                _ => {}
+            }
+        }
+        if read {
+            // A copy, so elements outside a domain or discarded keep their values.
+            scratch.push(Replacement {
+                param,
+                stream: out.stream.duplicate()?,
+            });
+        }
+    }
+    Ok(scratch)
+}
+
+fn scratch_trace(
+    func: &brook_frontend::ir::Function,
+    args: &[KernelArg],
+    scratch: &[Replacement],
+) -> Vec<ScratchTrace> {
+    let names = |s: &Stream| s.textures().iter().map(|t| t.raw().0.get()).collect();
+    scratch
+        .iter()
+        .map(|r| ScratchTrace {
+            param: func.params[r.param].name.clone(),
+            old: args[r.param]
+                .stream()
+                .map(|s| names(s.stream))
+                .unwrap_or_default(),
+            new: names(&r.stream),
+        })
+        .collect()
+}
+
+/// `name` or `name.member` of an output member, for the trace.
+fn member_label(module: &Module, func: &brook_frontend::ir::Function, m: MemberRef) -> String {
+    let param = &func.params[m.param as usize];
+    match stream_members(module, &param.ty) {
+        Ok(members) if !members[m.member as usize].0.is_empty() => {
+            format!("{}.{}", param.name, members[m.member as usize].0)
+        }
+        _ => param.name.clone(),
+    }
 }
 
 pub(crate) fn texture(stream: &Stream, member: u32) -> Result<&Texture, String> {

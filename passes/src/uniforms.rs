@@ -1,96 +1,143 @@
 //! Filling a pass's uniforms from a call's arguments.
+//!
+//! Values are computed first ([`uniform_data`]) and set second ([`apply`]), so the pass trace
+//! can show exactly what each uniform held.
+
+use std::fmt;
 
 use brook_frontend::ir::{Function, Scalar, Type};
 use brook_glsl::UniformValue;
-use brook_texture_streams::{Layout, Stream};
 use glow::HasContext;
 
-use crate::args::KernelArg;
+use crate::args::{KernelArg, StreamArg};
 
 /// A layout's extents as the shader's `ivec4`: `.x` the last dimension, 1 where unused.
 pub fn extent_vector(shape: &[usize]) -> [i32; 4] {
-    let mut e = [1i32; 4];
-    for (k, extent) in shape.iter().rev().enumerate().take(4) {
-        e[k] = *extent as i32;
+    vector(shape, 1)
+}
+
+/// Outermost-first coordinates as an `ivec4` with `.x` the last dimension, `fill` where unused.
+fn vector(coords: &[usize], fill: i32) -> [i32; 4] {
+    let mut e = [fill; 4];
+    for (k, c) in coords.iter().rev().enumerate().take(4) {
+        e[k] = *c as i32;
     }
     e
 }
 
-/// Sets one uniform; the caller has the pass's program in use.
-pub fn set_uniform(
-    gl: &glow::Context,
-    location: Option<&glow::UniformLocation>,
+/// The value one uniform is set to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum UniformData {
+    /// `int`, `ivec2`..`ivec4` (and `bool`s, as GL sets them).
+    Ints(Vec<i32>),
+    /// `float`, `vec2`..`vec4`.
+    Floats(Vec<f32>),
+    /// A square `matN`, column-major.
+    Matrix(u8, Vec<f32>),
+}
+
+impl fmt::Display for UniformData {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let list = |f: &mut fmt::Formatter<'_>, items: Vec<String>| {
+            if items.len() == 1 {
+                write!(f, "{}", items[0])
+            } else {
+                write!(f, "({})", items.join(", "))
+            }
+        };
+        match self {
+            UniformData::Ints(v) => list(f, v.iter().map(|x| x.to_string()).collect()),
+            UniformData::Floats(v) => list(f, v.iter().map(|x| format!("{x:?}")).collect()),
+            UniformData::Matrix(n, v) => {
+                write!(f, "mat{n}")?;
+                list(f, v.iter().map(|x| format!("{x:?}")).collect())
+            }
+        }
+    }
+}
+
+/// What uniform `value` holds for this call; `output` is the call's first output.
+pub fn uniform_data(
     value: UniformValue,
     func: &Function,
     args: &[KernelArg],
-    output: &Layout,
-) -> Result<(), String> {
-    let Some(location) = location else {
-        return Ok(());
+    output: &StreamArg,
+) -> Result<UniformData, String> {
+    let param = |p: u32| &func.params[p as usize];
+    let stream = |p: u32| -> Result<StreamArg, String> {
+        args[p as usize]
+            .stream()
+            .ok_or_else(|| format!("parameter `{}` needs a stream", param(p).name))
     };
-    let stream = |p: u32| -> Result<&Stream, String> {
-        match args[p as usize] {
-            KernelArg::Stream(s) | KernelArg::Gather(s) | KernelArg::Out(s) => Ok(s),
-            _ => Err(format!(
-                "parameter `{}` needs a stream",
-                func.params[p as usize].name
-            )),
-        }
-    };
-    let iter_shape = |p: u32| match args[p as usize] {
-        KernelArg::Iter(it) => Some(it.shape().to_vec()),
-        _ => None,
-    };
-    let ivec4 = |e: [i32; 4]| unsafe { gl.uniform_4_i32(Some(location), e[0], e[1], e[2], e[3]) };
+    let ints = |v: [i32; 4]| Ok(UniformData::Ints(v.to_vec()));
     match value {
         UniformValue::Constant(p) => {
             let KernelArg::Constant(data) = args[p as usize] else {
-                return Err(format!(
-                    "parameter `{}` needs a constant",
-                    func.params[p as usize].name
-                ));
+                return Err(format!("parameter `{}` needs a constant", param(p).name));
             };
-            set_constant(gl, location, &func.params[p as usize].ty, data)
-                .map_err(|e| format!("constant `{}`: {e}", func.params[p as usize].name))?;
+            constant_data(&param(p).ty, data)
+                .map_err(|e| format!("constant `{}`: {e}", param(p).name))
         }
-        UniformValue::Extent(p) => match iter_shape(p) {
-            Some(shape) => ivec4(extent_vector(&shape)),
-            None => ivec4(extent_vector(stream(p)?.layout().shape())),
+        UniformValue::Extent(p) => match args[p as usize] {
+            KernelArg::Iter(it) => ints(extent_vector(it.shape())),
+            _ => ints(extent_vector(&stream(p)?.shape())),
         },
-        UniformValue::Width(p) => unsafe {
-            gl.uniform_1_i32(Some(location), stream(p)?.layout().width() as i32)
-        },
-        UniformValue::OutputExtent => ivec4(extent_vector(output.shape())),
-        UniformValue::OutputWidth => unsafe {
-            gl.uniform_1_i32(Some(location), output.width() as i32)
-        },
+        UniformValue::Width(p) => Ok(UniformData::Ints(vec![
+            stream(p)?.stream.layout().width() as i32
+        ])),
+        UniformValue::StreamExtent(p) => ints(extent_vector(stream(p)?.stream.layout().shape())),
+        UniformValue::Lo(p) => ints(vector(&stream(p)?.lo(), 0)),
+        UniformValue::OutputExtent => ints(extent_vector(&output.shape())),
+        UniformValue::OutputWidth => Ok(UniformData::Ints(vec![
+            output.stream.layout().width() as i32
+        ])),
+        UniformValue::OutputStreamExtent => ints(extent_vector(output.stream.layout().shape())),
+        UniformValue::OutputLo => ints(vector(&output.lo(), 0)),
         UniformValue::IterStart(p) | UniformValue::IterStep(p) => {
             let KernelArg::Iter(it) = args[p as usize] else {
-                return Err(format!(
-                    "parameter `{}` needs an iterator",
-                    func.params[p as usize].name
-                ));
+                return Err(format!("parameter `{}` needs an iterator", param(p).name));
             };
             let v = if matches!(value, UniformValue::IterStart(_)) {
                 it.start()
             } else {
                 it.step()
             };
-            unsafe { gl.uniform_4_f32(Some(location), v[0], v[1], v[2], v[3]) };
+            Ok(UniformData::Floats(v.to_vec()))
         }
         UniformValue::ReduceBlock | UniformValue::ReduceGroups => {
             return Err("only a reduction pass has block sizes to set".into())
         }
     }
-    Ok(())
 }
 
-fn set_constant(
-    gl: &glow::Context,
-    location: &glow::UniformLocation,
-    ty: &Type,
-    data: &[f32],
-) -> Result<(), String> {
+/// Sets one uniform; the caller has the pass's program in use.
+pub fn apply(gl: &glow::Context, location: &glow::UniformLocation, data: &UniformData) {
+    let loc = Some(location);
+    // SAFETY: the pass's program, which owns `location`, is current on this context.
+    unsafe {
+        match data {
+            UniformData::Floats(v) => match v.len() {
+                1 => gl.uniform_1_f32_slice(loc, v),
+                2 => gl.uniform_2_f32_slice(loc, v),
+                3 => gl.uniform_3_f32_slice(loc, v),
+                _ => gl.uniform_4_f32_slice(loc, v),
+            },
+            UniformData::Ints(v) => match v.len() {
+                1 => gl.uniform_1_i32_slice(loc, v),
+                2 => gl.uniform_2_i32_slice(loc, v),
+                3 => gl.uniform_3_i32_slice(loc, v),
+                _ => gl.uniform_4_i32_slice(loc, v),
+            },
+            UniformData::Matrix(n, v) => match n {
+                2 => gl.uniform_matrix_2_f32_slice(loc, false, v),
+                3 => gl.uniform_matrix_3_f32_slice(loc, false, v),
+                _ => gl.uniform_matrix_4_f32_slice(loc, false, v),
+            },
+        }
+    }
+}
+
+fn constant_data(ty: &Type, data: &[f32]) -> Result<UniformData, String> {
     let expect = |n: usize| {
         if data.len() == n {
             Ok(())
@@ -98,45 +145,23 @@ fn set_constant(
             Err(format!("expected {n} values, got {}", data.len()))
         }
     };
-    let loc = Some(location);
-    unsafe {
-        match ty {
-            Type::Scalar(Scalar::Float) | Type::Vector(Scalar::Float, _) => {
-                let n = ty.width().unwrap_or(1) as usize;
-                expect(n)?;
-                match n {
-                    1 => gl.uniform_1_f32_slice(loc, data),
-                    2 => gl.uniform_2_f32_slice(loc, data),
-                    3 => gl.uniform_3_f32_slice(loc, data),
-                    _ => gl.uniform_4_f32_slice(loc, data),
-                }
-            }
-            Type::Scalar(_) | Type::Vector(_, _) => {
-                let n = ty.width().unwrap_or(1) as usize;
-                expect(n)?;
-                let ints: Vec<i32> = data.iter().map(|v| *v as i32).collect();
-                match n {
-                    1 => gl.uniform_1_i32_slice(loc, &ints),
-                    2 => gl.uniform_2_i32_slice(loc, &ints),
-                    3 => gl.uniform_3_i32_slice(loc, &ints),
-                    _ => gl.uniform_4_i32_slice(loc, &ints),
-                }
-            }
-            // Brook's row-major matrix data is exactly the column-major data of the transposed
-            // GLSL matrix the generator uses (see brook-glsl's types.rs): no transpose here.
-            Type::Matrix { rows, cols } if rows == cols => {
-                expect((*rows as usize) * (*cols as usize))?;
-                match rows {
-                    2 => gl.uniform_matrix_2_f32_slice(loc, false, data),
-                    3 => gl.uniform_matrix_3_f32_slice(loc, false, data),
-                    _ => gl.uniform_matrix_4_f32_slice(loc, false, data),
-                }
-            }
-            _ => return Err(
-                "only float, int and bool scalars, vectors and square matrices can be constants"
-                    .into(),
-            ),
+    match ty {
+        Type::Scalar(Scalar::Float) | Type::Vector(Scalar::Float, _) => {
+            expect(ty.width().unwrap_or(1) as usize)?;
+            Ok(UniformData::Floats(data.to_vec()))
         }
+        Type::Scalar(_) | Type::Vector(_, _) => {
+            expect(ty.width().unwrap_or(1) as usize)?;
+            Ok(UniformData::Ints(data.iter().map(|v| *v as i32).collect()))
+        }
+        // Brook's row-major matrix data is exactly the column-major data of the transposed
+        // GLSL matrix the generator uses (see brook-glsl's types.rs): no transpose here.
+        Type::Matrix { rows, cols } if rows == cols => {
+            expect((*rows as usize) * (*cols as usize))?;
+            Ok(UniformData::Matrix(*rows, data.to_vec()))
+        }
+        _ => Err(
+            "only float, int and bool scalars, vectors and square matrices can be constants".into(),
+        ),
     }
-    Ok(())
 }

@@ -112,3 +112,43 @@ pub fn ulp_distance(a: f32, b: f32) -> u32 {
 pub fn ramp(n: usize) -> Vec<f32> {
     (0..n).map(|i| i as f32).collect()
 }
+
+/// GL runtimes of both profiles, desktop 3.3 core and ES 3.0, with these lowered limits.
+pub fn gl_profiles(max_texture_size: Option<u32>, max_draw_buffers: Option<u32>) -> Vec<Runtime> {
+    [brook::Profile::Gl33Core, brook::Profile::Es30]
+        .into_iter()
+        .map(|profile| {
+            Runtime::gl_with(ContextOptions {
+                profile,
+                max_texture_size,
+                max_draw_buffers,
+            })
+            .expect("a headless GL context of this profile (Mesa llvmpipe through EGL)")
+        })
+        .collect()
+}
+
+/// Runs `f` on the CPU backend and on every runtime of `gls`, asserts that each GL result
+/// equals the CPU's within `ulps` (0 = bit for bit), and returns the CPU's results.
+pub fn agree_with_cpu(
+    gls: &[Runtime],
+    ulps: u32,
+    f: impl Fn(&Runtime) -> Vec<Vec<f32>>,
+) -> Vec<Vec<f32>> {
+    let on_cpu = f(&Runtime::cpu());
+    for gl in gls {
+        let on_gl = f(gl);
+        assert_eq!(on_gl.len(), on_cpu.len());
+        for (k, (g, c)) in on_gl.iter().zip(&on_cpu).enumerate() {
+            assert_eq!(g.len(), c.len(), "output {k} length");
+            for (i, (a, b)) in g.iter().zip(c).enumerate() {
+                assert!(
+                    ulp_distance(*a, *b) <= ulps,
+                    "{}: output {k} float {i}: GL {a} vs CPU {b} (more than {ulps} ulps apart)",
+                    gl.describe()
+                );
+            }
+        }
+    }
+    on_cpu
+}

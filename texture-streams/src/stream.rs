@@ -71,6 +71,16 @@ impl Stream {
         &self.ctx
     }
 
+    /// A new stream of the same shape and format holding a copy of this one, made on the GPU
+    /// (the scratch of an in-place kernel call starts as one).
+    pub fn duplicate(&self) -> Result<Stream, StreamError> {
+        let copy = Stream::new(&self.ctx, self.format.clone(), self.layout.shape())?;
+        for (to, from) in copy.textures.iter().zip(&self.textures) {
+            to.copy_from(from)?;
+        }
+        Ok(copy)
+    }
+
     /// Brook's `streamRead`: copies the whole host array `data` (`len ×
     /// floats_per_element` floats) into the stream.
     pub fn read(&mut self, data: &[f32]) -> Result<(), StreamError> {

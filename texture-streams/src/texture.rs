@@ -132,6 +132,47 @@ impl Texture {
         Ok(narrow(rgba, usize::from(self.components)))
     }
 
+    /// Copies every texel of `source` (same size and components) into this texture on the
+    /// GPU, with a framebuffer blit. Leaves this texture's cached framebuffer bound.
+    pub fn copy_from(&self, source: &Texture) -> Result<(), GlError> {
+        if (source.width, source.height, source.components)
+            != (self.width, self.height, self.components)
+        {
+            return Err(GlError::InvalidArgument(format!(
+                "copying a {}x{} texture of {} components into a {}x{} one of {}",
+                source.width,
+                source.height,
+                source.components,
+                self.width,
+                self.height,
+                self.components
+            )));
+        }
+        let read = self.ctx.framebuffer_for(&[source])?;
+        let draw = self.ctx.framebuffer_for(&[self])?;
+        let (w, h) = (self.width as i32, self.height as i32);
+        let gl = self.ctx.gl();
+        // SAFETY: both framebuffers are live objects of this current context.
+        unsafe {
+            gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(read));
+            gl.read_buffer(glow::COLOR_ATTACHMENT0);
+            gl.blit_framebuffer(
+                0,
+                0,
+                w,
+                h,
+                0,
+                0,
+                w,
+                h,
+                glow::COLOR_BUFFER_BIT,
+                glow::NEAREST,
+            );
+            gl.bind_framebuffer(glow::FRAMEBUFFER, Some(draw));
+        }
+        check_gl(gl, "copying a texture")
+    }
+
     fn check_rect(&self, rect: TexelRect) -> Result<(), GlError> {
         let inside = rect.width > 0
             && rect.height > 0

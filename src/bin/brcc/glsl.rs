@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use brook::frontend::ir::{FunctionId, FunctionKind, ParamClass};
-use brook::glsl::{generate_kernel, Access, Profile, SourceText, Target, Variant};
+use brook::glsl::{generate_kernel, Access, OutputRegion, Profile, SourceText, Target, Variant};
 use brook_build::Program;
 
 const TARGET: Target = Target {
@@ -51,6 +51,7 @@ pub fn describe(program: &Program) -> String {
                     _ => Access::Value,
                 })
                 .collect(),
+            output: OutputRegion::Whole,
         };
         match generate_kernel(
             module,

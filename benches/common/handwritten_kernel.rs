@@ -1,0 +1,190 @@
+//! A kernel written by hand in glow, for benches to compare Brook-GL against: RGBA32F
+//! textures of one size, one or more passes (fragment shaders reading sampler `a` at unit 0
+//! and writing some of the outputs), ping-ponging so each call reads the previous result.
+//!
+//! Output 0 alternates between textures `A` and `B`, and the input is the other one, exactly as
+//! the Brook side alternates `run(k, a, b, …)` and `run(k, b, a, …)`; outputs 1.. are plain
+//! textures written every call.
+
+use glow::HasContext;
+
+pub const VERTEX: &str = "#version 330 core
+void main() {
+    vec2 corner = vec2(float((gl_VertexID & 1) << 2), float((gl_VertexID & 2) << 1));
+    gl_Position = vec4(corner - 1.0, 0.0, 1.0);
+}
+";
+
+/// One draw: a program and the framebuffer it writes, for one parity of the ping-pong.
+struct Draw {
+    program: glow::Program,
+    framebuffer: glow::Framebuffer,
+    input: glow::Texture,
+}
+
+pub struct HandKernel<'a> {
+    gl: &'a glow::Context,
+    vao: glow::VertexArray,
+    programs: Vec<glow::Program>,
+    textures: Vec<glow::Texture>,
+    /// The draws of even and of odd calls.
+    draws: [Vec<Draw>; 2],
+    width: i32,
+    height: i32,
+    flip: bool,
+}
+
+impl<'a> HandKernel<'a> {
+    /// `passes[k]` is a fragment shader and the outputs (0..`outputs`) it writes, at
+    /// locations 0, 1, … in that order; `a` holds the first input (RGBA floats, row-major).
+    pub fn new(
+        gl: &'a glow::Context,
+        (width, height): (usize, usize),
+        a: &[f32],
+        passes: &[(String, Vec<usize>)],
+        outputs: usize,
+    ) -> HandKernel<'a> {
+        unsafe {
+            let vao = gl.create_vertex_array().unwrap();
+            let textures: Vec<glow::Texture> = (0..outputs + 1)
+                .map(|i| {
+                    let t = gl.create_texture().unwrap();
+                    gl.bind_texture(glow::TEXTURE_2D, Some(t));
+                    for p in [glow::TEXTURE_MIN_FILTER, glow::TEXTURE_MAG_FILTER] {
+                        gl.tex_parameter_i32(glow::TEXTURE_2D, p, glow::NEAREST as i32);
+                    }
+                    let data = (i < 2).then(|| bytemuck::cast_slice(a));
+                    gl.tex_image_2d(
+                        glow::TEXTURE_2D,
+                        0,
+                        glow::RGBA32F as i32,
+                        width as i32,
+                        height as i32,
+                        0,
+                        glow::RGBA,
+                        glow::FLOAT,
+                        glow::PixelUnpackData::Slice(data),
+                    );
+                    t
+                })
+                .collect();
+            let programs: Vec<glow::Program> =
+                passes.iter().map(|(src, _)| link(gl, src)).collect();
+            // Texture of output `o` on a call of parity `p`: output 0 is A then B.
+            let target = |o: usize, p: usize| {
+                if o == 0 {
+                    textures[1 - p]
+                } else {
+                    textures[o + 1]
+                }
+            };
+            let draws = [0, 1].map(|p| {
+                passes
+                    .iter()
+                    .zip(&programs)
+                    .map(|((_, outs), &program)| {
+                        let framebuffer = gl.create_framebuffer().unwrap();
+                        gl.bind_framebuffer(glow::FRAMEBUFFER, Some(framebuffer));
+                        let attachments: Vec<u32> = (0..outs.len() as u32)
+                            .map(|k| glow::COLOR_ATTACHMENT0 + k)
+                            .collect();
+                        for (k, o) in outs.iter().enumerate() {
+                            gl.framebuffer_texture_2d(
+                                glow::FRAMEBUFFER,
+                                attachments[k],
+                                glow::TEXTURE_2D,
+                                Some(target(*o, p)),
+                                0,
+                            );
+                        }
+                        gl.draw_buffers(&attachments);
+                        assert_eq!(
+                            gl.check_framebuffer_status(glow::FRAMEBUFFER),
+                            glow::FRAMEBUFFER_COMPLETE
+                        );
+                        Draw {
+                            program,
+                            framebuffer,
+                            input: textures[p],
+                        }
+                    })
+                    .collect()
+            });
+            assert_eq!(gl.get_error(), glow::NO_ERROR);
+            HandKernel {
+                gl,
+                vao,
+                programs,
+                textures,
+                draws,
+                width: width as i32,
+                height: height as i32,
+                flip: false,
+            }
+        }
+    }
+
+    /// One kernel call: every pass, reading the previous call's output 0.
+    pub fn step(&mut self) {
+        let gl = self.gl;
+        for draw in &self.draws[self.flip as usize] {
+            unsafe {
+                gl.bind_framebuffer(glow::FRAMEBUFFER, Some(draw.framebuffer));
+                gl.viewport(0, 0, self.width, self.height);
+                gl.use_program(Some(draw.program));
+                gl.active_texture(glow::TEXTURE0);
+                gl.bind_texture(glow::TEXTURE_2D, Some(draw.input));
+                gl.bind_vertex_array(Some(self.vao));
+                gl.draw_arrays(glow::TRIANGLES, 0, 3);
+            }
+        }
+        self.flip = !self.flip;
+    }
+
+    pub fn finish(&self) {
+        unsafe { self.gl.finish() };
+    }
+}
+
+fn link(gl: &glow::Context, fragment: &str) -> glow::Program {
+    unsafe {
+        let program = gl.create_program().unwrap();
+        for (kind, src) in [
+            (glow::VERTEX_SHADER, VERTEX),
+            (glow::FRAGMENT_SHADER, fragment),
+        ] {
+            let s = gl.create_shader(kind).unwrap();
+            gl.shader_source(s, src);
+            gl.compile_shader(s);
+            assert!(
+                gl.get_shader_compile_status(s),
+                "{}",
+                gl.get_shader_info_log(s)
+            );
+            gl.attach_shader(program, s);
+            gl.delete_shader(s);
+        }
+        gl.link_program(program);
+        assert!(gl.get_program_link_status(program));
+        gl.use_program(Some(program));
+        gl.uniform_1_i32(gl.get_uniform_location(program, "a").as_ref(), 0);
+        program
+    }
+}
+
+impl Drop for HandKernel<'_> {
+    fn drop(&mut self) {
+        unsafe {
+            for draw in self.draws.iter().flatten() {
+                self.gl.delete_framebuffer(draw.framebuffer);
+            }
+            for p in &self.programs {
+                self.gl.delete_program(*p);
+            }
+            for t in &self.textures {
+                self.gl.delete_texture(*t);
+            }
+            self.gl.delete_vertex_array(self.vao);
+        }
+    }
+}
