@@ -329,10 +329,7 @@ impl<'a> Interp<'a> {
         let x = self.eval(f, x)?;
         let (ret, second) = if b == Builtin::Modf {
             // modf: fractional part returned, integer part (toward zero) stored.
-            map_floats(&x, |v| {
-                let ip = v.trunc();
-                (v - ip, ip)
-            })?
+            map_floats(&x, super::builtin::modf)?
         } else {
             map_floats(&x, frexp)?
         };
