@@ -15,6 +15,7 @@
 //! - [`Value`]: the interpreter's runtime values (see [`value`]).
 //! - [`CpuError`]: everything that can go wrong, with messages meant for the Brook user.
 
+pub mod batch;
 pub mod error;
 pub mod exec;
 pub mod kernel;
@@ -24,7 +25,7 @@ pub mod stream;
 pub mod value;
 
 pub use error::CpuError;
-pub use kernel::{run_kernel, CpuArg, CpuIter};
+pub use kernel::{run_kernel, CpuArg, CpuIter, Engine, KernelPlan};
 
 pub use reduce::{run_reduce, ReduceTarget};
 pub use stream::CpuStream;
