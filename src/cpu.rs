@@ -2,9 +2,10 @@
 
 use std::any::Any;
 use std::cell::{Ref, RefCell, RefMut};
+use std::collections::HashMap;
 use std::rc::Rc;
 
-use brook_cpu::{run_kernel, CpuArg, CpuIter, CpuStream};
+use brook_cpu::{CpuArg, CpuIter, CpuStream, KernelPlan};
 use brook_frontend::ir::{FunctionId, ParamClass};
 use brook_glsl::KernelProgram;
 use brook_texture_streams::{Domain, ElementFormat, GlContext, IterSpec};
@@ -15,6 +16,22 @@ use crate::host_values::{domain_elements, write_iter};
 use crate::program::Compiled;
 
 pub struct CpuBackend;
+
+/// A program on the CPU: the checked IR and each kernel's plan, compiled on first call.
+struct CpuProgram {
+    compiled: Rc<Compiled>,
+    plans: RefCell<HashMap<FunctionId, Rc<KernelPlan>>>,
+}
+
+impl CpuProgram {
+    fn plan(&self, kernel: FunctionId) -> Rc<KernelPlan> {
+        self.plans
+            .borrow_mut()
+            .entry(kernel)
+            .or_insert_with(|| Rc::new(KernelPlan::new(&self.compiled.module, kernel)))
+            .clone()
+    }
+}
 
 enum CpuStorage {
     Data(RefCell<CpuStream>),
@@ -114,7 +131,10 @@ impl Backend for CpuBackend {
     }
 
     fn prepare(&self, program: &Rc<Compiled>) -> Result<BackendProgram, BrookError> {
-        Ok(Box::new(program.clone()))
+        Ok(Box::new(CpuProgram {
+            compiled: program.clone(),
+            plans: RefCell::new(HashMap::new()),
+        }))
     }
 
     fn run_kernel(
@@ -123,9 +143,10 @@ impl Backend for CpuBackend {
         kernel: FunctionId,
         args: &[BackendArg],
     ) -> Result<(), BrookError> {
-        let compiled = program.downcast_ref::<Rc<Compiled>>().ok_or_else(|| {
+        let program = program.downcast_ref::<CpuProgram>().ok_or_else(|| {
             BrookError::Usage("this program was compiled for another runtime".into())
         })?;
+        let compiled = &program.compiled;
         let func = compiled.module.func(kernel);
         if args.len() != func.params.len() {
             return Err(BrookError::Usage(format!(
@@ -203,7 +224,7 @@ impl Backend for CpuBackend {
                 }
             })
             .collect();
-        run_kernel(&compiled.module, kernel, &mut cpu_args)?;
+        program.plan(kernel).run(&compiled.module, &mut cpu_args)?;
         Ok(())
     }
 
