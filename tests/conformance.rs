@@ -74,11 +74,17 @@ fn main() {
                 (Ok(()), None) => passed += 1,
                 (Ok(()), Some(_)) => {
                     passed += 1;
-                    notes.push(format!("XPASS {} on {name}: remove its `xfail {name}`", c.name));
+                    notes.push(format!(
+                        "XPASS {} on {name}: remove its `xfail {name}`",
+                        c.name
+                    ));
                 }
                 (Err(problems), Some(why)) => {
                     known += 1;
-                    notes.push(format!("XFAIL {} on {name} ({why}): {}", c.name, problems[0]));
+                    notes.push(format!(
+                        "XFAIL {} on {name} ({why}): {}",
+                        c.name, problems[0]
+                    ));
                 }
                 (Err(problems), None) => {
                     failed += 1;

@@ -146,7 +146,11 @@ fn typed(text: &str) -> Result<(TypeName, Option<Vec<usize>>), String> {
         .ok_or("a shape is written <extents>")?;
     let shape = inner
         .split(',')
-        .map(|e| e.trim().parse::<usize>().map_err(|_| format!("bad extent `{e}`")))
+        .map(|e| {
+            e.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("bad extent `{e}`"))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     Ok((TypeName(text[..open].trim().to_string()), Some(shape)))
 }
@@ -172,7 +176,9 @@ fn directive(case: &mut Case, text: &str) -> Result<(), String> {
         }
         "iter" => {
             let (name, rest) = named(rest)?;
-            let (ty, vals) = rest.split_once('=').ok_or("an iterator needs `= start… end…`")?;
+            let (ty, vals) = rest
+                .split_once('=')
+                .ok_or("an iterator needs `= start… end…`")?;
             let (ty, shape) = typed(ty)?;
             let shape = shape.ok_or("an iterator needs a shape")?;
             let Values::List(values) = values(vals)? else {
@@ -260,10 +266,22 @@ pub fn self_check() {
         assert_eq!(c.kernel, "copy");
         assert_eq!(c.tolerance, 1e-3);
         assert_eq!(c.decls.len(), 4);
-        let Decl::Input { values: v, shape, .. } = &c.decls[0].1 else { panic!() };
+        let Decl::Input {
+            values: v, shape, ..
+        } = &c.decls[0].1
+        else {
+            panic!()
+        };
         assert_eq!(v.expand(5).unwrap(), vec![0.0, 1.0, 2.0, 3.0, 4.0]);
         assert_eq!(shape.as_deref(), Some(&[5usize][..]));
-        let Decl::Input { values: Values::List(k), shape: None, .. } = &c.decls[1].1 else { panic!() };
+        let Decl::Input {
+            values: Values::List(k),
+            shape: None,
+            ..
+        } = &c.decls[1].1
+        else {
+            panic!()
+        };
         assert!(k[1].is_nan());
         assert_eq!(
             c.expects,

@@ -16,7 +16,11 @@ fn format_of(ty: &TypeName, module: &Module) -> Result<ElementFormat, String> {
     let name = ty.0.as_str();
     for base in ["float", "int", "bool"] {
         if let Some(n) = name.strip_prefix(base) {
-            let n: u8 = if n.is_empty() { 1 } else { n.parse().map_err(|_| format!("unknown type `{name}`"))? };
+            let n: u8 = if n.is_empty() {
+                1
+            } else {
+                n.parse().map_err(|_| format!("unknown type `{name}`"))?
+            };
             return ElementFormat::scalar(n).map_err(|e| e.to_string());
         }
     }
@@ -31,7 +35,8 @@ fn format_of(ty: &TypeName, module: &Module) -> Result<ElementFormat, String> {
         .map(|m| {
             Ok(MemberFormat {
                 name: m.name.clone(),
-                components: width(&m.ty).ok_or_else(|| format!("member `{}` is not a vector", m.name))?,
+                components: width(&m.ty)
+                    .ok_or_else(|| format!("member `{}` is not a vector", m.name))?,
             })
         })
         .collect::<Result<Vec<_>, String>>()?;
@@ -58,16 +63,28 @@ enum Bound {
 fn bind(rt: &Runtime, module: &Module, decl: &Decl) -> Result<Bound, String> {
     let err = |e: brook::BrookError| e.to_string();
     Ok(match decl {
-        Decl::Input { ty, shape: Some(shape), values } => {
+        Decl::Input {
+            ty,
+            shape: Some(shape),
+            values,
+        } => {
             let s = rt.stream(format_of(ty, module)?, shape).map_err(err)?;
-            s.read(&values.expand(s.len() * s.floats_per_element())?).map_err(err)?;
+            s.read(&values.expand(s.len() * s.floats_per_element())?)
+                .map_err(err)?;
             Bound::Stream(s)
         }
-        Decl::Input { ty, shape: None, values } => Bound::Constant(values.expand(constant_floats(ty, module)?)?),
+        Decl::Input {
+            ty,
+            shape: None,
+            values,
+        } => Bound::Constant(values.expand(constant_floats(ty, module)?)?),
         Decl::Iter { ty, shape, values } => {
             let c = format_of(ty, module)?.floats_per_element();
             if values.len() != 2 * c {
-                return Err(format!("an iterator of {c} component(s) needs {} values (start, end)", 2 * c));
+                return Err(format!(
+                    "an iterator of {c} component(s) needs {} values (start, end)",
+                    2 * c
+                ));
             }
             let (mut start, mut end) = ([0.0; 4], [0.0; 4]);
             start[..c].copy_from_slice(&values[..c]);
@@ -138,14 +155,20 @@ pub fn run(rt: &Runtime, case: &Case) -> Result<(), Vec<String>> {
         })
         .collect();
     match (rt.run(&program, &case.kernel, &args), expected_error) {
-        (Ok(()), Some(t)) => return fail(format!("expected an error containing `{t}`, the call succeeded")),
+        (Ok(()), Some(t)) => {
+            return fail(format!(
+                "expected an error containing `{t}`, the call succeeded"
+            ))
+        }
         (Err(e), Some(t)) if e.to_string().contains(t) => return Ok(()),
         (Err(e), _) => return fail(format!("the call failed: {e}")),
         (Ok(()), None) => {}
     }
     let mut problems = Vec::new();
     for e in &case.expects {
-        let Expect::Values(name, values) = e else { continue };
+        let Expect::Values(name, values) = e else {
+            continue;
+        };
         let Some((_, Bound::Stream(s))) = bound.iter().find(|(n, _)| n == name) else {
             problems.push(format!("`expect {name}` names no stream"));
             continue;
