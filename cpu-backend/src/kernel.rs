@@ -8,7 +8,8 @@
 //! the implicit resize ([`crate::shape::resize_index`]), iterators are computed from their
 //! range and resized the same way, constants are decoded once.
 //!
-//! Parallelism: the output elements are cut into chunks of [`CHUNK`] consecutive elements.
+//! Parallelism: the output elements are cut into chunks of [`CHUNK`] ([`BATCH_CHUNK`] for the
+//! batch engine) consecutive elements.
 //! Every output stream's data is split at the same element boundaries with `chunks_mut`, and
 //! each chunk's slices go to one rayon task, which owns them exclusively; inputs are shared
 //! read-only. So there is no locking and no `unsafe`, and the result does not depend on
@@ -37,6 +38,9 @@ use crate::value::Value;
 /// Output elements per parallel task: large enough that scheduling costs nothing next to the
 /// interpretation, small enough that a 256×256 stream still spreads over every core.
 pub const CHUNK: usize = 4096;
+
+/// Output elements per parallel task of the batch engine.
+pub const BATCH_CHUNK: usize = 16 * 1024;
 
 /// An iterator stream (`iter float2 it<rows, cols> = iter(start, end)`), computed rather than
 /// stored.
@@ -390,12 +394,15 @@ fn run(
 
     let total: usize = out_shape.iter().product();
     let out_fpe: Vec<usize> = outs.iter().map(|o| o.floats_per_element()).collect();
-    let n_chunks = total.div_ceil(CHUNK);
+    // The batch engine is ~50× cheaper per element, so it takes larger tasks (each sets up a
+    // register file); both still spread a 256×256 stream over every core.
+    let chunk = if batch.is_some() { BATCH_CHUNK } else { CHUNK };
+    let n_chunks = total.div_ceil(chunk);
     let mut chunks: Vec<Vec<&mut [f32]>> = (0..n_chunks)
         .map(|_| Vec::with_capacity(outs.len()))
         .collect();
     for (o, &fpe) in outs.iter_mut().zip(&out_fpe) {
-        for (c, slice) in o.data_mut().chunks_mut(CHUNK * fpe).enumerate() {
+        for (c, slice) in o.data_mut().chunks_mut(chunk * fpe).enumerate() {
             chunks[c].push(slice);
         }
     }
@@ -416,8 +423,8 @@ fn run(
         return chunks.into_par_iter().enumerate().try_for_each_init(
             || Machine::new(module, batch, gathers.clone()),
             |m, (c, mut slices)| {
-                let n = (total - c * CHUNK).min(CHUNK);
-                batch_chunk(&io, m, c * CHUNK, n, &mut slices)
+                let n = (total - c * chunk).min(chunk);
+                batch_chunk(&io, m, c * chunk, n, &mut slices)
             },
         );
     }
@@ -432,8 +439,8 @@ fn run(
         .into_par_iter()
         .enumerate()
         .try_for_each(|(c, mut slices)| {
-            let n = (total - c * CHUNK).min(CHUNK);
-            driver.run_chunk(c * CHUNK, n, &mut slices)
+            let n = (total - c * chunk).min(chunk);
+            driver.run_chunk(c * chunk, n, &mut slices)
         })
 }
 

@@ -1253,3 +1253,60 @@ fn a_function_with_a_stream_parameter_sees_the_callers_position() {
     let got = run_unary(&m, &floats(&[1.0, 2.0, 3.0]), &[6], 1);
     assert_eq!(got, vec![100.0, 100.0, 201.0, 201.0, 302.0, 302.0]);
 }
+
+#[test]
+fn many_batches_with_divergence_and_discard_agree_across_engines() {
+    // float s = 0; for (i = 0; i < a % 7; i++) { if (a % 11 == 3) discard; s += a; } o = float2(s, a);
+    // over 40 001 elements: several rayon tasks, many batches, a partial last batch.
+    let f = Type::FLOAT;
+    let m = module(vec![kernel(
+        "k",
+        vec![stream_param("a", f.clone()), out_param("o", fvec(2))],
+        vec![f.clone(), Type::INT],
+        vec![
+            decl(0, Some(lit(0.0))),
+            for_(
+                vec![decl(1, Some(ilit(0)))],
+                lt(
+                    convert(local(1, Type::INT), f.clone()),
+                    rem(param(0, f.clone()), lit(7.0)),
+                ),
+                vec![assign_op(place_local(1, Type::INT), BinaryOp::Add, ilit(1))],
+                vec![
+                    if_(
+                        eq(rem(param(0, f.clone()), lit(11.0)), lit(3.0)),
+                        vec![discard()],
+                        vec![],
+                    ),
+                    assign_op(
+                        place_local(0, f.clone()),
+                        BinaryOp::Add,
+                        param(0, f.clone()),
+                    ),
+                ],
+            ),
+            assign_out(
+                1,
+                construct(fvec(2), vec![local(0, f.clone()), param(0, f.clone())]),
+            ),
+        ],
+    )]);
+    let n = 40_001;
+    let a = ramp(&[n]);
+    let mut o = CpuStream::from_data(&[2], &[n], &vec![-1.0; 2 * n]).unwrap();
+    run_kernel(
+        &m,
+        FunctionId(0),
+        &mut [CpuArg::Stream(&a), CpuArg::Out(&mut o)],
+    )
+    .unwrap();
+    for (i, e) in o.data().chunks(2).enumerate() {
+        let x = i as f32;
+        let trips = (x % 7.0) as usize;
+        if x % 11.0 == 3.0 && trips > 0 {
+            assert_eq!(e, &[-1.0, -1.0], "element {i} discarded");
+        } else {
+            assert_eq!(e, &[x * trips as f32, x], "element {i}");
+        }
+    }
+}

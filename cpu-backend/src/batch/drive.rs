@@ -8,7 +8,7 @@
 //! previous contents.
 
 use super::exec::Machine;
-use super::program::{Reg, LANES};
+use super::program::{Kind, Reg, LANES};
 use super::regs::{by_kind, Lane, Regs};
 use crate::error::CpuError;
 use crate::kernel::Binding;
@@ -63,7 +63,23 @@ fn positions(regs: &mut Regs, p: Option<[Reg; 4]>, idx: &[Index], rank: usize) {
 
 fn load(io: &Io, m: &mut Machine, start: usize, n: usize) {
     let kernel = m.kernel;
-    let out_idx: Vec<Index> = (0..n).map(|l| unravel(start + l, io.out_shape)).collect();
+    // Multi-dimensional indices only when something reads them (resizing, iterators,
+    // `indexof`): SAXPY-like kernels pay nothing for them.
+    let needs_idx = io
+        .bindings
+        .iter()
+        .zip(&kernel.params)
+        .any(|(b, p)| match b {
+            Binding::Stream(s) => s.shape() != io.out_shape || p.position.is_some(),
+            Binding::Iter(..) => true,
+            Binding::Out(_) => p.position.is_some(),
+            _ => false,
+        });
+    let out_idx: Vec<Index> = if needs_idx {
+        (0..n).map(|l| unravel(start + l, io.out_shape)).collect()
+    } else {
+        Vec::new()
+    };
     for (b, p) in io.bindings.iter().zip(&kernel.params) {
         let regs = &mut m.regs;
         match b {
@@ -71,8 +87,12 @@ fn load(io: &Io, m: &mut Machine, start: usize, n: usize) {
                 let (fpe, data) = (s.floats_per_element(), s.data());
                 if s.shape() == io.out_shape {
                     let rows = &data[start * fpe..(start + n) * fpe];
-                    for (c, &r) in p.val.regs.iter().enumerate() {
-                        fill(regs, r, n, |l| rows[l * fpe + c]);
+                    if p.val.regs.iter().all(|r| r.kind == Kind::F) {
+                        deinterleave(regs, &p.val.regs, rows, n);
+                    } else {
+                        for (c, &r) in p.val.regs.iter().enumerate() {
+                            fill(regs, r, n, |l| rows[l * fpe + c]);
+                        }
                     }
                     positions(regs, p.position, &out_idx, s.rank());
                 } else {
@@ -125,6 +145,10 @@ fn store(io: &Io, m: &Machine, first: usize, n: usize, slices: &mut [&mut [f32]]
         let Binding::Out(o) = b else { continue };
         let fpe = io.out_fpe[*o];
         let out = &mut slices[*o][first * fpe..(first + n) * fpe];
+        if p.val.regs.iter().all(|r| r.kind == Kind::F) && !m.discarded.contains(&true) {
+            interleave(&m.regs, &p.val.regs, out, n);
+            continue;
+        }
         for (c, &r) in p.val.regs.iter().enumerate() {
             by_kind!(r.kind, T => {
                 let lanes = &T::get(&m.regs, r)[..n];
@@ -134,6 +158,52 @@ fn store(io: &Io, m: &Machine, first: usize, n: usize, slices: &mut [&mut [f32]]
                     }
                 }
             })
+        }
+    }
+}
+
+/// Float registers `regs` from the first `n` elements of `rows` (host layout, one float per
+/// register per element), in one pass over the rows.
+fn deinterleave(file: &mut Regs, regs: &[Reg], rows: &[f32], n: usize) {
+    let fpe = regs.len();
+    let mut lanes: Vec<Vec<f32>> = regs.iter().map(|&r| file.take_f(r)).collect();
+    match lanes.as_mut_slice() {
+        [a] => a[..n].copy_from_slice(rows),
+        [a, b, c, d] => {
+            for (l, e) in rows.chunks_exact(4).enumerate().take(n) {
+                (a[l], b[l], c[l], d[l]) = (e[0], e[1], e[2], e[3]);
+            }
+        }
+        lanes => {
+            for (l, e) in rows.chunks_exact(fpe).enumerate().take(n) {
+                for (lane, &x) in lanes.iter_mut().zip(e) {
+                    lane[l] = x;
+                }
+            }
+        }
+    }
+    for (&r, v) in regs.iter().zip(lanes) {
+        file.put_f(r, v);
+    }
+}
+
+/// The inverse of [`deinterleave`]: float registers into `n` host-layout elements.
+fn interleave(file: &Regs, regs: &[Reg], out: &mut [f32], n: usize) {
+    let fpe = regs.len();
+    let lanes: Vec<&[f32]> = regs.iter().map(|&r| &file.f(r)[..n]).collect();
+    match lanes.as_slice() {
+        [a] => out[..n].copy_from_slice(a),
+        [a, b, c, d] => {
+            for (l, e) in out.chunks_exact_mut(4).enumerate().take(n) {
+                e.copy_from_slice(&[a[l], b[l], c[l], d[l]]);
+            }
+        }
+        lanes => {
+            for (l, e) in out.chunks_exact_mut(fpe).enumerate().take(n) {
+                for (x, lane) in e.iter_mut().zip(lanes) {
+                    *x = lane[l];
+                }
+            }
         }
     }
 }

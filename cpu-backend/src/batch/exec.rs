@@ -142,9 +142,9 @@ impl<'a> Machine<'a> {
                 }
                 T::put(&mut self.regs, *d, out);
             }),
-            Ins::F1 { f, d, a } => self.map1::<f32, f32>(*d, *a, |x| f(x)),
-            Ins::FTest { f, d, a } => self.map1::<f32, bool>(*d, *a, |x| f(x)),
-            Ins::I1 { f, d, a } => self.map1::<i32, i32>(*d, *a, |x| f(x)),
+            Ins::F1 { f, d, a } => self.map1::<f32, f32>(*d, *a, f),
+            Ins::FTest { f, d, a } => self.map1::<f32, bool>(*d, *a, f),
+            Ins::I1 { f, d, a } => self.map1::<i32, i32>(*d, *a, f),
             Ins::F2 { f, d, a, b } => self.op2::<f32, f32>(*d, *a, *b, |x, y, o| {
                 for ((o, &p), &q) in o.iter_mut().zip(x).zip(y) {
                     *o = f(p, q);

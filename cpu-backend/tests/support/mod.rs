@@ -2,8 +2,8 @@
 //! a default span and, where it can, the result type the checker would give.
 #![allow(dead_code, unused_imports)]
 
+use brook_cpu::KernelPlan;
 pub use brook_cpu::{CpuArg, CpuError, CpuIter, CpuStream};
-use brook_cpu::{Engine, KernelPlan};
 pub use brook_frontend::ir::*;
 use brook_frontend::Span;
 
@@ -520,6 +520,5 @@ pub fn run_kernel(m: &Module, id: FunctionId, args: &mut [CpuArg]) -> Result<(),
             );
         }
     }
-    let _ = Engine::Batch;
     batched
 }

@@ -237,7 +237,7 @@ impl<'m> Compiler<'m> {
 
     /// Builds a value of `ty` from components in order, converting each to its kind
     /// (`Value::from_comps`).
-    pub(crate) fn from_comps(&mut self, ty: &Type, comps: &[Reg], out: &mut Block) -> Res<Val> {
+    pub(crate) fn build_from(&mut self, ty: &Type, comps: &[Reg], out: &mut Block) -> Res<Val> {
         let mut ks = Vec::new();
         kinds(ty, self.module, &mut ks)?;
         if comps.len() < ks.len() {
@@ -361,7 +361,7 @@ impl<'m> Compiler<'m> {
     }
 
     /// Every component converted to kind `k`, keeping the width.
-    fn to_kind(&mut self, v: &Val, k: Kind, out: &mut Block) -> Res<Val> {
+    fn as_kind(&mut self, v: &Val, k: Kind, out: &mut Block) -> Res<Val> {
         let n = width(&v.ty);
         if n == 0 {
             return no(format!("{:?} where a scalar or vector is expected", v.ty));
@@ -377,8 +377,8 @@ impl<'m> Compiler<'m> {
     pub(crate) fn binary(&mut self, op: BinaryOp, x: Val, y: Val, out: &mut Block) -> Res<Val> {
         if matches!(op, BinaryOp::And | BinaryOp::Or) {
             let (x, y) = (
-                self.to_kind(&x, Kind::B, out)?,
-                self.to_kind(&y, Kind::B, out)?,
+                self.as_kind(&x, Kind::B, out)?,
+                self.as_kind(&y, Kind::B, out)?,
             );
             return self.zip(op, &x, &y, Kind::B, out);
         }
@@ -398,7 +398,7 @@ impl<'m> Compiler<'m> {
                         }
                         Type::Scalar(
                             brook_frontend::ir::Scalar::Float | brook_frontend::ir::Scalar::Int,
-                        ) => c.to_kind(v, Kind::F, out),
+                        ) => c.as_kind(v, Kind::F, out),
                         _ => no("matrix operands of different shapes"),
                     }
                 };
@@ -425,8 +425,8 @@ impl<'m> Compiler<'m> {
                 (Some(a), Some(b)) if a == b => self.zip(op, &x, &y, a, out),
                 (Some(_), Some(_)) => {
                     let (x, y) = (
-                        self.to_kind(&x, Kind::F, out)?,
-                        self.to_kind(&y, Kind::F, out)?,
+                        self.as_kind(&x, Kind::F, out)?,
+                        self.as_kind(&y, Kind::F, out)?,
                     );
                     self.zip(op, &x, &y, Kind::F, out)
                 }
@@ -561,7 +561,7 @@ impl<'m> Compiler<'m> {
                     if width(&one.ty) == 1 || matches!(one.ty, Type::Matrix { .. }) {
                         return self.coerce(one.clone(), ty, out);
                     }
-                    return self.from_comps(ty, &one.regs, out);
+                    return self.build_from(ty, &one.regs, out);
                 }
                 // Structs and arrays contribute no components here (`Value::width` is 0).
                 let comps: Vec<Reg> = vals
@@ -570,7 +570,7 @@ impl<'m> Compiler<'m> {
                     .flat_map(|v| v.regs.iter().copied())
                     .take(16)
                     .collect();
-                self.from_comps(ty, &comps, out)
+                self.build_from(ty, &comps, out)
             }
             Type::Struct(id) => {
                 let members = &self.module.struct_def(*id).members;
@@ -585,7 +585,7 @@ impl<'m> Compiler<'m> {
                     });
                 }
                 let comps: Vec<Reg> = vals.iter().flat_map(|v| v.regs.iter().copied()).collect();
-                self.from_comps(ty, &comps, out)
+                self.build_from(ty, &comps, out)
             }
             Type::Array(elem, n) => {
                 if *n as usize == vals.len() {
@@ -599,7 +599,7 @@ impl<'m> Compiler<'m> {
                     });
                 }
                 let comps: Vec<Reg> = vals.iter().flat_map(|v| v.regs.iter().copied()).collect();
-                self.from_comps(ty, &comps, out)
+                self.build_from(ty, &comps, out)
             }
             Type::Void => no("constructing void"),
         }
@@ -685,7 +685,7 @@ impl<'m> Compiler<'m> {
             return no("frexp/modf arity");
         };
         let x = self.expr(s, x, out)?;
-        let x = self.to_kind(&x, Kind::F, out)?;
+        let x = self.as_kind(&x, Kind::F, out)?;
         let f: fn(f32) -> (f32, f32) = if b == Builtin::Modf { modf } else { frexp };
         let (mut r0, mut r1) = (Vec::new(), Vec::new());
         for &a in &x.regs {
@@ -783,7 +783,7 @@ impl<'m> Compiler<'m> {
         }
         let fl: Vec<Val> = args
             .iter()
-            .map(|a| self.to_kind(a, Kind::F, out))
+            .map(|a| self.as_kind(a, Kind::F, out))
             .collect::<Res<_>>()?;
         let need = if float3(b).is_some() {
             3

@@ -88,10 +88,11 @@ pub(crate) fn kinds(ty: &Type, module: &Module, out: &mut Vec<Kind>) -> Res<()> 
     match ty {
         Type::Void => {}
         Type::Scalar(s) => out.push(kind(*s)),
-        Type::Vector(s, n) => out.extend(std::iter::repeat(kind(*s)).take(*n as usize)),
-        Type::Matrix { rows, cols } => {
-            out.extend(std::iter::repeat(Kind::F).take(*rows as usize * *cols as usize))
-        }
+        Type::Vector(s, n) => out.extend(std::iter::repeat_n(kind(*s), *n as usize)),
+        Type::Matrix { rows, cols } => out.extend(std::iter::repeat_n(
+            Kind::F,
+            *rows as usize * *cols as usize,
+        )),
         Type::Struct(id) => {
             for m in &module
                 .structs
