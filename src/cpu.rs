@@ -2,9 +2,10 @@
 
 use std::any::Any;
 use std::cell::{Ref, RefCell, RefMut};
+use std::collections::HashMap;
 use std::rc::Rc;
 
-use brook_cpu::{run_kernel, run_reduce, CpuArg, CpuIter, CpuStream, ReduceTarget};
+use brook_cpu::{run_reduce, CpuArg, CpuIter, CpuStream, KernelPlan, ReduceTarget};
 use brook_frontend::ir::{FunctionId, ParamClass};
 use brook_glsl::KernelProgram;
 use brook_passes::TraceEntry;
@@ -16,6 +17,22 @@ use crate::host_values::{domain_elements, write_iter};
 use crate::program::Compiled;
 
 pub struct CpuBackend;
+
+/// A program on the CPU: the checked IR and each kernel's plan, compiled on first call.
+struct CpuProgram {
+    compiled: Rc<Compiled>,
+    plans: RefCell<HashMap<FunctionId, Rc<KernelPlan>>>,
+}
+
+impl CpuProgram {
+    fn plan(&self, kernel: FunctionId) -> Rc<KernelPlan> {
+        self.plans
+            .borrow_mut()
+            .entry(kernel)
+            .or_insert_with(|| Rc::new(KernelPlan::new(&self.compiled.module, kernel)))
+            .clone()
+    }
+}
 
 enum CpuStorage {
     Data(RefCell<CpuStream>),
@@ -100,7 +117,10 @@ impl Backend for CpuBackend {
     }
 
     fn prepare(&self, program: &Rc<Compiled>) -> Result<BackendProgram, BrookError> {
-        Ok(Box::new(program.clone()))
+        Ok(Box::new(CpuProgram {
+            compiled: program.clone(),
+            plans: RefCell::new(HashMap::new()),
+        }))
     }
 
     fn run_kernel(
@@ -109,7 +129,8 @@ impl Backend for CpuBackend {
         kernel: FunctionId,
         args: &[BackendArg],
     ) -> Result<(), BrookError> {
-        let compiled = compiled(program)?;
+        let program = cpu_program(program)?;
+        let compiled = &program.compiled;
         let func = compiled.module.func(kernel);
         if args.len() != func.params.len() {
             return Err(BrookError::Usage(format!(
@@ -200,7 +221,7 @@ impl Backend for CpuBackend {
                 }
             })
             .collect();
-        run_kernel(&compiled.module, kernel, &mut cpu_args)?;
+        program.plan(kernel).run(&compiled.module, &mut cpu_args)?;
         drop(cpu_args);
         drop(held);
         for ((arg, param), copy) in args.iter().zip(&func.params).zip(&copies) {
@@ -223,7 +244,7 @@ impl Backend for CpuBackend {
         extra: &[BackendArg],
         target: BackendReduceTarget,
     ) -> Result<(), BrookError> {
-        let compiled = compiled(program)?;
+        let compiled = &cpu_program(program)?.compiled;
         let input = data(input, "reduced")?.borrow();
         let held = extra
             .iter()
@@ -308,9 +329,9 @@ impl Backend for CpuBackend {
     }
 }
 
-fn compiled(program: &dyn Any) -> Result<&Rc<Compiled>, BrookError> {
+fn cpu_program(program: &dyn Any) -> Result<&CpuProgram, BrookError> {
     program
-        .downcast_ref::<Rc<Compiled>>()
+        .downcast_ref::<CpuProgram>()
         .ok_or_else(|| BrookError::Usage("this program was compiled for another runtime".into()))
 }
 

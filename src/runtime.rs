@@ -54,23 +54,35 @@ impl Runtime {
     }
 
     /// The backend `BRT_RUNTIME` names (`gl` or `cpu`); `gl` when unset. An unknown name is an
-    /// error rather than a silent fallback.
+    /// error rather than a silent fallback; see [`Runtime::from_env_or_cpu`] for the original's
+    /// fallback.
     pub fn from_env() -> Result<Runtime, BrookError> {
-        match std::env::var("BRT_RUNTIME") {
-            Err(_) => Runtime::gl(),
-            Ok(name) => Runtime::named(&name),
-        }
+        Runtime::from_setting(env_setting().as_deref())
     }
 
-    /// The backend of this name (`gl` or `cpu`).
+    /// Like [`Runtime::from_env`], but as the original runtime did: when GL cannot be had
+    /// (no driver, no EGL), warns on stderr and runs on the CPU backend. An unknown name is
+    /// still an error.
+    pub fn from_env_or_cpu() -> Result<Runtime, BrookError> {
+        Runtime::from_setting_or_cpu(env_setting().as_deref())
+    }
+
+    /// The backend a `BRT_RUNTIME` value selects (`None`: unset, which means `gl`).
+    pub fn from_setting(value: Option<&str>) -> Result<Runtime, BrookError> {
+        Runtime::named(value.unwrap_or("gl"))
+    }
+
+    /// [`Runtime::from_setting`] with the fallback of [`Runtime::from_env_or_cpu`].
+    pub fn from_setting_or_cpu(value: Option<&str>) -> Result<Runtime, BrookError> {
+        with_fallback(value.unwrap_or("gl"), Runtime::named)
+    }
+
+    /// The backend of this name (`gl` or `cpu`; `ogl`/`opengl` are `gl`; case and surrounding
+    /// blanks ignored).
     pub fn named(name: &str) -> Result<Runtime, BrookError> {
-        match name.trim().to_ascii_lowercase().as_str() {
-            "gl" | "ogl" | "opengl" => Runtime::gl(),
-            "cpu" => Ok(Runtime::cpu()),
-            other => Err(BrookError::Usage(format!(
-                "unknown Brook backend `{other}`: expected one of {}",
-                BACKEND_NAMES.join(", ")
-            ))),
+        match canonical(name)? {
+            "gl" => Runtime::gl(),
+            _ => Ok(Runtime::cpu()),
         }
     }
 
@@ -339,4 +351,62 @@ fn check_aliasing(what: &str, func: &Function, args: &[BackendArg]) -> Result<()
         }
     }
     Ok(())
+}
+
+fn env_setting() -> Option<String> {
+    std::env::var("BRT_RUNTIME").ok()
+}
+
+/// `"gl"` or `"cpu"` for a backend name, or the error listing the names.
+fn canonical(name: &str) -> Result<&'static str, BrookError> {
+    match name.trim().to_ascii_lowercase().as_str() {
+        "gl" | "ogl" | "opengl" => Ok("gl"),
+        "cpu" => Ok("cpu"),
+        other => Err(BrookError::Usage(format!(
+            "unknown Brook backend `{other}`: expected one of {}",
+            BACKEND_NAMES.join(", ")
+        ))),
+    }
+}
+
+/// Opens backend `name` with `open`; if it is GL and fails, warns and uses the CPU.
+fn with_fallback(
+    name: &str,
+    open: impl Fn(&str) -> Result<Runtime, BrookError>,
+) -> Result<Runtime, BrookError> {
+    let canon = canonical(name)?;
+    match open(canon) {
+        Err(e) if canon == "gl" => {
+            eprintln!("brook: GL is not available ({e}); falling back to the CPU backend");
+            Ok(Runtime::cpu())
+        }
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gl_failure_falls_back_to_cpu_only_when_asked_and_only_for_gl() {
+        let no_gl = |name: &str| match name {
+            "gl" => Err(BrookError::Usage("no EGL display".into())),
+            _ => Ok(Runtime::cpu()),
+        };
+        assert_eq!(with_fallback("gl", no_gl).unwrap().backend_name(), "cpu");
+        assert_eq!(
+            with_fallback(" OpenGL ", no_gl).unwrap().backend_name(),
+            "cpu"
+        );
+        assert_eq!(with_fallback("cpu", no_gl).unwrap().backend_name(), "cpu");
+        let err = with_fallback("dx9", no_gl)
+            .err()
+            .expect("an unknown name is an error");
+        assert!(
+            err.to_string().contains("unknown Brook backend `dx9`"),
+            "{err}"
+        );
+        assert!(err.to_string().contains("gl, cpu"), "{err}");
+    }
 }

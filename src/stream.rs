@@ -68,6 +68,22 @@ impl Stream {
         crate::gl::texture_stream(self.storage.as_ref())
     }
 
+    /// Brook's `streamPrint` as a string, in the original's exact format (see
+    /// [`format_stream`](crate::format_stream)): `%3.2f` values, one row per line.
+    pub fn print_string(&self) -> Result<String, BrookError> {
+        Ok(crate::print::format_stream(
+            &self.to_vec()?,
+            self.floats_per_element(),
+            &self.shape,
+        ))
+    }
+
+    /// Brook's `streamPrint`: the stream to standard output.
+    pub fn print(&self) -> Result<(), BrookError> {
+        print!("{}", self.print_string()?);
+        Ok(())
+    }
+
     fn writable(&self) -> Result<(), BrookError> {
         if self.is_iter {
             return Err(BrookError::Usage(

@@ -8,19 +8,27 @@
 //! the implicit resize ([`crate::shape::resize_index`]), iterators are computed from their
 //! range and resized the same way, constants are decoded once.
 //!
-//! Parallelism: the output elements are cut into chunks of [`CHUNK`] consecutive elements.
+//! Parallelism: the output elements are cut into chunks of [`CHUNK`] ([`BATCH_CHUNK`] for the
+//! batch engine) consecutive elements.
 //! Every output stream's data is split at the same element boundaries with `chunks_mut`, and
 //! each chunk's slices go to one rayon task, which owns them exclusively; inputs are shared
 //! read-only. So there is no locking and no `unsafe`, and the result does not depend on
 //! scheduling: each element is computed from the inputs alone, exactly as on the GPU.
 //!
-//! An element that executes `discard` writes none of its outputs, so they keep their previous
-//! values; an `out` value the body reads before writing (or only partly writes, `o.x = …`)
-//! starts as the output's previous value for the same reason.
+//! Two engines run the body: the batch engine ([`crate::batch`], compiled once per
+//! [`KernelPlan`], one instruction loop per batch of elements) and the interpreter
+//! ([`crate::exec`], one element at a time) for kernels the batch compiler does not take.
+//!
+//! An `out` value starts at zero at every element, whatever the output held (GL cannot read
+//! its output, so it zero-initialises; the reference agrees). An element that executes
+//! `discard` writes none of its outputs, so they keep their previous contents.
 
 use brook_frontend::ir::{FunctionId, FunctionKind, Module, ParamClass, Scalar, Type};
 use rayon::prelude::*;
 
+use crate::batch::drive::{run_chunk as batch_chunk, Io};
+use crate::batch::exec::Machine;
+use crate::batch::{compile_kernel, BatchKernel, Unbatchable};
 use crate::error::CpuError;
 use crate::exec::{Frame, Interp, Interrupt};
 use crate::shape::{position, ravel, resize_index, unravel, Index};
@@ -30,6 +38,9 @@ use crate::value::Value;
 /// Output elements per parallel task: large enough that scheduling costs nothing next to the
 /// interpretation, small enough that a 256×256 stream still spreads over every core.
 pub const CHUNK: usize = 4096;
+
+/// Output elements per parallel task of the batch engine.
+pub const BATCH_CHUNK: usize = 16 * 1024;
 
 /// An iterator stream (`iter float2 it<rows, cols> = iter(start, end)`), computed rather than
 /// stored.
@@ -264,13 +275,77 @@ pub(crate) fn bind_input<'a>(
     })
 }
 
+/// Which engine runs a kernel's body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    /// Compiled once, run over batches of elements ([`crate::batch`]).
+    Batch,
+    /// The tree-walking interpreter, one element at a time ([`crate::exec`]).
+    Interpreter,
+}
+
+/// A kernel prepared for repeated calls: compiled for the batch engine when it can be (keep
+/// one per kernel to pay compilation once), else run by the interpreter.
+#[derive(Debug, Clone)]
+pub struct KernelPlan {
+    kernel: FunctionId,
+    batch: Result<BatchKernel, Unbatchable>,
+}
+
+impl KernelPlan {
+    /// Compiles `kernel` of `module`; errors in the call itself are reported by [`KernelPlan::run`].
+    pub fn new(module: &Module, kernel: FunctionId) -> KernelPlan {
+        KernelPlan {
+            kernel,
+            batch: compile_kernel(module, kernel),
+        }
+    }
+
+    /// A plan that always uses the interpreter (to compare the engines).
+    pub fn interpreted(kernel: FunctionId) -> KernelPlan {
+        KernelPlan {
+            kernel,
+            batch: Err(Unbatchable("the interpreter was asked for".into())),
+        }
+    }
+
+    pub fn engine(&self) -> Engine {
+        match self.batch {
+            Ok(_) => Engine::Batch,
+            Err(_) => Engine::Interpreter,
+        }
+    }
+
+    /// Why the batch engine does not run this kernel, if it does not.
+    pub fn unbatchable(&self) -> Option<&Unbatchable> {
+        self.batch.as_ref().err()
+    }
+
+    /// Runs the kernel with `args` (see [`run_kernel`]). `module` must be the one the plan
+    /// was made from.
+    pub fn run(&self, module: &Module, args: &mut [CpuArg]) -> Result<(), CpuError> {
+        run(module, self.kernel, self.batch.as_ref().ok(), args)
+    }
+}
+
 /// Runs `kernel` once per element of its outputs. `args` are positional, one per parameter,
-/// of the matching class; all outputs must have the same shape. On error no output has been
-/// written, except for a runtime error inside the body (malformed IR), which may leave some
-/// chunks written.
+/// of the matching class; all outputs must have the same shape. Each output element starts
+/// at zero (as on GL); one that executes `discard` keeps its previous contents. On error no
+/// output has been written, except for a runtime error inside the body (malformed IR), which
+/// may leave some chunks written. Compiles the kernel on every call: keep a [`KernelPlan`]
+/// to call it repeatedly.
 pub fn run_kernel(
     module: &Module,
     kernel: FunctionId,
+    args: &mut [CpuArg],
+) -> Result<(), CpuError> {
+    KernelPlan::new(module, kernel).run(module, args)
+}
+
+fn run(
+    module: &Module,
+    kernel: FunctionId,
+    batch: Option<&BatchKernel>,
     args: &mut [CpuArg],
 ) -> Result<(), CpuError> {
     let func = module
@@ -319,16 +394,40 @@ pub fn run_kernel(
 
     let total: usize = out_shape.iter().product();
     let out_fpe: Vec<usize> = outs.iter().map(|o| o.floats_per_element()).collect();
-    let n_chunks = total.div_ceil(CHUNK);
+    // The batch engine is ~50× cheaper per element, so it takes larger tasks (each sets up a
+    // register file); both still spread a 256×256 stream over every core.
+    let chunk = if batch.is_some() { BATCH_CHUNK } else { CHUNK };
+    let n_chunks = total.div_ceil(chunk);
     let mut chunks: Vec<Vec<&mut [f32]>> = (0..n_chunks)
         .map(|_| Vec::with_capacity(outs.len()))
         .collect();
     for (o, &fpe) in outs.iter_mut().zip(&out_fpe) {
-        for (c, slice) in o.data_mut().chunks_mut(CHUNK * fpe).enumerate() {
+        for (c, slice) in o.data_mut().chunks_mut(chunk * fpe).enumerate() {
             chunks[c].push(slice);
         }
     }
 
+    if let Some(batch) = batch {
+        let io = Io {
+            bindings: &bindings,
+            out_shape: &out_shape,
+            out_fpe: &out_fpe,
+        };
+        let gathers: Vec<Option<&CpuStream>> = bindings
+            .iter()
+            .map(|b| match b {
+                Binding::Gather(s) => Some(*s),
+                _ => None,
+            })
+            .collect();
+        return chunks.into_par_iter().enumerate().try_for_each_init(
+            || Machine::new(module, batch, gathers.clone()),
+            |m, (c, mut slices)| {
+                let n = (total - c * chunk).min(chunk);
+                batch_chunk(&io, m, c * chunk, n, &mut slices)
+            },
+        );
+    }
     let driver = Driver {
         interp: Interp::new(module),
         func,
@@ -340,8 +439,8 @@ pub fn run_kernel(
         .into_par_iter()
         .enumerate()
         .try_for_each(|(c, mut slices)| {
-            let n = (total - c * CHUNK).min(CHUNK);
-            driver.run_chunk(c * CHUNK, n, &mut slices)
+            let n = (total - c * chunk).min(chunk);
+            driver.run_chunk(c * chunk, n, &mut slices)
         })
 }
 
@@ -355,16 +454,9 @@ struct Driver<'a> {
 }
 
 impl<'a> Driver<'a> {
-    /// Fills the frame's parameters for the output element at `out_idx`, which is element `e`
-    /// of the output slices `outs` (their current values are the `out` parameters' start).
-    fn load_params(
-        &self,
-        frame: &mut Frame<'a>,
-        linear: usize,
-        out_idx: &Index,
-        outs: &[&mut [f32]],
-        e: usize,
-    ) {
+    /// Fills the frame's parameters for the output element at `out_idx` (outputs start at
+    /// zero).
+    fn load_params(&self, frame: &mut Frame<'a>, linear: usize, out_idx: &Index) {
         let module = self.interp.module;
         for (k, b) in self.bindings.iter().enumerate() {
             match b {
@@ -386,10 +478,8 @@ impl<'a> Driver<'a> {
                     frame.positions[k] = position(&idx, it.shape.len());
                 }
                 Binding::Constant(v) => frame.params[k] = v.clone(),
-                Binding::Out(o) => {
-                    let fpe = self.out_fpe[*o];
-                    let prev = &outs[*o][e * fpe..(e + 1) * fpe];
-                    frame.params[k] = Value::decode(&self.func.params[k].ty, module, prev).0;
+                Binding::Out(_) => {
+                    frame.params[k] = Value::zero(&self.func.params[k].ty, module);
                     frame.positions[k] = position(out_idx, self.out_shape.len());
                 }
                 Binding::Gather(_) | Binding::External => {}
@@ -406,7 +496,7 @@ impl<'a> Driver<'a> {
         }
         for e in 0..n {
             let out_idx = unravel(base + e, self.out_shape);
-            self.load_params(&mut frame, base + e, &out_idx, slices, e);
+            self.load_params(&mut frame, base + e, &out_idx);
             match self.interp.run(&mut frame) {
                 Ok(_) => {}
                 Err(Interrupt::Discard) => continue,

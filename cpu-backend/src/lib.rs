@@ -1,20 +1,24 @@
 //! Brook's reference backend: executes the typed IR ([`brook_frontend::ir`]) on the CPU.
 //!
-//! Every GL test is compared against this crate, so it favours being obviously right over
-//! being clever: a tree-walking interpreter over the IR, one element at a time, with the
-//! rules of `brook-semantics.md` (gather rounding and clamping, implicit resizing, iterators,
-//! `indexof`, Cg built-ins) written out as small pure functions in [`shape`] and
-//! [`exec`]. Arithmetic is done in `f32`, like the GPU, so results agree with the GL backend
-//! up to the GPU's own rounding.
+//! Every GL test is compared against this crate, so it must be obviously right: the rules of
+//! `brook-semantics.md` (gather rounding and clamping, implicit resizing, iterators,
+//! `indexof`, Cg built-ins) are small pure functions in [`shape`] and [`exec`], and a
+//! tree-walking interpreter ([`exec`]) runs the IR one element at a time. It must also be
+//! fast enough that comparisons are meaningful, so kernels normally run on the batch engine
+//! ([`batch`]): compiled once, then one tight loop per instruction over 512 elements, using
+//! the very same operator and built-in functions. The two engines agree bit for bit (every
+//! kernel test runs both). Arithmetic is done in `f32`, like the GPU, so results agree with
+//! the GL backend up to the GPU's own rounding.
 //!
 //! The pieces:
 //! - [`CpuStream`]: host storage, C's array-of-structs layout (see [`stream`]).
-//! - [`run_kernel`]: one kernel call over all output elements, split into chunks run in
-//!   parallel with rayon (see [`kernel`]).
+//! - [`run_kernel`] / [`KernelPlan`]: one kernel call over all output elements, split into
+//!   chunks run in parallel with rayon (see [`kernel`]).
 //! - [`run_reduce`]: reductions to one value or to a smaller stream (see [`reduce`]).
 //! - [`Value`]: the interpreter's runtime values (see [`value`]).
 //! - [`CpuError`]: everything that can go wrong, with messages meant for the Brook user.
 
+pub mod batch;
 pub mod error;
 pub mod exec;
 pub mod kernel;
@@ -24,7 +28,7 @@ pub mod stream;
 pub mod value;
 
 pub use error::CpuError;
-pub use kernel::{run_kernel, CpuArg, CpuIter};
+pub use kernel::{run_kernel, CpuArg, CpuIter, Engine, KernelPlan};
 
 pub use reduce::{run_reduce, ReduceTarget};
 pub use stream::CpuStream;

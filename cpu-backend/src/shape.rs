@@ -7,6 +7,7 @@
 //! dimension), as Brook defines them.
 
 use crate::stream::MAX_RANK;
+use crate::value::Comp;
 
 /// A multi-dimensional index, first dimension first; only the first `rank` entries are used.
 pub type Index = [usize; MAX_RANK];
@@ -85,5 +86,14 @@ pub fn gather_component_i(v: i32, extent: usize) -> usize {
         0
     } else {
         (v as usize).min(extent - 1)
+    }
+}
+
+/// Brook's gather rule for an index component of any kind.
+pub fn gather_index(c: Comp, extent: usize) -> usize {
+    match c {
+        Comp::F(x) => gather_component_f(x, extent),
+        Comp::I(i) => gather_component_i(i, extent),
+        Comp::B(b) => gather_component_i(b as i32, extent),
     }
 }

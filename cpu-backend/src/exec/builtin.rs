@@ -131,47 +131,130 @@ fn dot(a: &Value, b: &Value) -> Result<f32, CpuError> {
     Ok(s)
 }
 
-/// Evaluates `b` on already evaluated arguments.
-pub fn builtin(b: Builtin, args: &[Value]) -> Result<Value, CpuError> {
+/// `modf`: the fractional part and the integer part (toward zero).
+pub fn modf(v: f32) -> (f32, f32) {
+    let ip = v.trunc();
+    (v - ip, ip)
+}
+
+/// The formula of a one-argument component-wise float built-in.
+pub fn float1(b: Builtin) -> Option<fn(f32) -> f32> {
     use std::f32::consts::PI;
     use Builtin::*;
+    Some(match b {
+        Abs => f32::abs,
+        Acos => f32::acos,
+        Asin => f32::asin,
+        Atan => f32::atan,
+        Ceil => f32::ceil,
+        Cos => f32::cos,
+        Cosh => f32::cosh,
+        Degrees => |x| x * (180.0 / PI),
+        Exp => f32::exp,
+        Exp2 => f32::exp2,
+        Floor => f32::floor,
+        Frac => |x| x - x.floor(),
+        Log => f32::ln,
+        Log2 => f32::log2,
+        Log10 => f32::log10,
+        Radians => |x| x * (PI / 180.0),
+        Round => f32::round,
+        Rsqrt => |x| 1.0 / x.sqrt(),
+        Saturate => |x| fmin(fmax(x, 0.0), 1.0),
+        Sign => sign,
+        Sin => f32::sin,
+        Sinh => f32::sinh,
+        Sqrt => f32::sqrt,
+        Tan => f32::tan,
+        Tanh => f32::tanh,
+        _ => return None,
+    })
+}
+
+/// The formula of a two-argument component-wise float built-in.
+pub fn float2(b: Builtin) -> Option<fn(f32, f32) -> f32> {
+    use Builtin::*;
+    Some(match b {
+        Atan2 => f32::atan2,
+        Fmod => fmod,
+        Max => fmax,
+        Min => fmin,
+        Pow => f32::powf,
+        Step => |edge, x| if x >= edge { 1.0 } else { 0.0 },
+        Ldexp => |x, e| x * e.exp2(),
+        _ => return None,
+    })
+}
+
+/// The formula of a three-argument component-wise float built-in.
+pub fn float3(b: Builtin) -> Option<fn(f32, f32, f32) -> f32> {
+    use Builtin::*;
+    Some(match b {
+        Clamp => |x, lo, hi| fmin(fmax(x, lo), hi),
+        Lerp => |a, b, t| a + t * (b - a),
+        Smoothstep => smoothstep,
+        _ => return None,
+    })
+}
+
+/// The test of a component-wise float predicate (`isnan`, …).
+pub fn float_test(b: Builtin) -> Option<fn(f32) -> bool> {
+    use Builtin::*;
+    Some(match b {
+        IsFinite => f32::is_finite,
+        IsInf => f32::is_infinite,
+        IsNan => f32::is_nan,
+        _ => return None,
+    })
+}
+
+/// The int formula of a built-in that keeps ints when all its arguments are ints.
+pub fn int1(b: Builtin) -> Option<fn(i32) -> i32> {
     match b {
-        Abs if all_ints(args) => {
+        Builtin::Abs => Some(i32::wrapping_abs),
+        Builtin::Sign => Some(i32::signum),
+        _ => None,
+    }
+}
+
+/// See [`int1`]; `clamp` on ints is `min(max(x, lo), hi)`.
+pub fn int2(b: Builtin) -> Option<fn(i32, i32) -> i32> {
+    match b {
+        Builtin::Max => Some(i32::max),
+        Builtin::Min => Some(i32::min),
+        _ => None,
+    }
+}
+
+/// Evaluates `b` on already evaluated arguments.
+pub fn builtin(b: Builtin, args: &[Value]) -> Result<Value, CpuError> {
+    use Builtin::*;
+    if all_ints(args) {
+        if let Some(f) = int1(b) {
             let (x, n) = ints(&args[0]);
-            Ok(Value::Int(x.map(i32::wrapping_abs), n))
+            return Ok(Value::Int(x.map(f), n));
         }
-        Abs => map1(args, f32::abs),
-        Acos => map1(args, f32::acos),
-        Asin => map1(args, f32::asin),
-        Atan => map1(args, f32::atan),
-        Ceil => map1(args, f32::ceil),
-        Cos => map1(args, f32::cos),
-        Cosh => map1(args, f32::cosh),
-        Degrees => map1(args, |x| x * (180.0 / PI)),
-        Exp => map1(args, f32::exp),
-        Exp2 => map1(args, f32::exp2),
-        Floor => map1(args, f32::floor),
-        Frac => map1(args, |x| x - x.floor()),
-        Log => map1(args, f32::ln),
-        Log2 => map1(args, f32::log2),
-        Log10 => map1(args, f32::log10),
-        Radians => map1(args, |x| x * (PI / 180.0)),
-        Round => map1(args, f32::round),
-        Rsqrt => map1(args, |x| 1.0 / x.sqrt()),
-        Saturate => map1(args, |x| fmin(fmax(x, 0.0), 1.0)),
-        Sign if all_ints(args) => {
-            let (x, n) = ints(&args[0]);
-            Ok(Value::Int(x.map(i32::signum), n))
+        if let Some(f) = int2(b) {
+            return int_map2(args, f);
         }
-        Sign => map1(args, sign),
-        Sin => map1(args, f32::sin),
-        Sinh => map1(args, f32::sinh),
-        Sqrt => map1(args, f32::sqrt),
-        Tan => map1(args, f32::tan),
-        Tanh => map1(args, f32::tanh),
-        IsFinite => test1(args, f32::is_finite),
-        IsInf => test1(args, f32::is_infinite),
-        IsNan => test1(args, f32::is_nan),
+        if b == Clamp {
+            let lo = int_map2(&args[..2], i32::max)?;
+            return int_map2(&[lo, arg(args, 2)?.clone()], i32::min);
+        }
+    }
+    if let Some(f) = float1(b) {
+        return map1(args, f);
+    }
+    if let Some(f) = float2(b) {
+        return map2(args, f);
+    }
+    if let Some(f) = float3(b) {
+        return map3(args, f);
+    }
+    if let Some(f) = float_test(b) {
+        return test1(args, f);
+    }
+    match b {
         All | Any => {
             let v = arg(args, 0)?;
             let n = v.width();
@@ -185,22 +268,6 @@ pub fn builtin(b: Builtin, args: &[Value]) -> Result<Value, CpuError> {
                 it.any(|t| t)
             }))
         }
-        Atan2 => map2(args, f32::atan2),
-        Fmod => map2(args, fmod),
-        Max if all_ints(args) => int_map2(args, i32::max),
-        Max => map2(args, fmax),
-        Min if all_ints(args) => int_map2(args, i32::min),
-        Min => map2(args, fmin),
-        Pow => map2(args, f32::powf),
-        Step => map2(args, |edge, x| if x >= edge { 1.0 } else { 0.0 }),
-        Ldexp => map2(args, |x, e| x * e.exp2()),
-        Clamp if all_ints(args) => {
-            let lo = int_map2(&args[..2], i32::max)?;
-            int_map2(&[lo, arg(args, 2)?.clone()], i32::min)
-        }
-        Clamp => map3(args, |x, lo, hi| fmin(fmax(x, lo), hi)),
-        Lerp => map3(args, |a, b, t| a + t * (b - a)),
-        Smoothstep => map3(args, smoothstep),
         Dot => Ok(Value::float(dot(arg(args, 0)?, arg(args, 1)?)?)),
         Length => {
             let v = arg(args, 0)?;
@@ -232,6 +299,7 @@ pub fn builtin(b: Builtin, args: &[Value]) -> Result<Value, CpuError> {
             "{}() without an assignable second argument",
             b.name()
         ))),
+        _ => Err(bad(format!("{}() on these arguments", b.name()))),
     }
 }
 

@@ -7,17 +7,8 @@ use super::ops::{self, bad, describe};
 use super::stmt::{coerce, index_into, index_of_value, member_of};
 use super::{Frame, Interp, Interrupt};
 use crate::error::CpuError;
-use crate::shape::{gather_component_f, gather_component_i, ravel};
+use crate::shape::{gather_index, ravel};
 use crate::value::{Comp, Value};
-
-/// Gather index of one component under Brook's rule (see [`crate::shape`]).
-fn gather_index(c: Comp, extent: usize) -> usize {
-    match c {
-        Comp::F(x) => gather_component_f(x, extent),
-        Comp::I(i) => gather_component_i(i, extent),
-        Comp::B(b) => gather_component_i(b as i32, extent),
-    }
-}
 
 /// Applies `f` component-wise to the float components of `v`, keeping its width.
 fn map_floats(v: &Value, f: impl Fn(f32) -> (f32, f32)) -> Result<(Value, Value), CpuError> {
@@ -329,10 +320,7 @@ impl<'a> Interp<'a> {
         let x = self.eval(f, x)?;
         let (ret, second) = if b == Builtin::Modf {
             // modf: fractional part returned, integer part (toward zero) stored.
-            map_floats(&x, |v| {
-                let ip = v.trunc();
-                (v - ip, ip)
-            })?
+            map_floats(&x, super::builtin::modf)?
         } else {
             map_floats(&x, frexp)?
         };

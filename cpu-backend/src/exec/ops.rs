@@ -74,15 +74,8 @@ pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, CpuError> {
     match (a, b) {
         (Value::Float(x, na), Value::Float(y, nb)) => float_binary(op, x, *na, y, *nb),
         (Value::Int(x, na), Value::Int(y, nb)) => int_binary(op, x, *na, y, *nb),
-        (Value::Bool(x, na), Value::Bool(y, nb)) => {
-            let (o, n) = match op {
-                Eq => zip(x, *na, y, *nb, |p, q| p == q)?,
-                Ne | BitXor => zip(x, *na, y, *nb, |p, q| p != q)?,
-                BitAnd => zip(x, *na, y, *nb, |p, q| p & q)?,
-                BitOr => zip(x, *na, y, *nb, |p, q| p | q)?,
-                _ => return Err(bad(format!("operator {op:?} on bools"))),
-            };
-            Ok(Value::Bool(o, n))
+        (Value::Bool(x, na), Value::Bool(y, nb)) if !matches!(op, And | Or) => {
+            bools_binary(op, x, *na, y, *nb)
         }
         (Value::Matrix(_), _) | (_, Value::Matrix(_)) => matrix_binary(op, a, b),
         _ => match (a.as_floats(), b.as_floats()) {
@@ -111,12 +104,106 @@ fn logical(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, CpuError> {
         Ok((o, n))
     };
     let ((x, na), (y, nb)) = (truth(a)?, truth(b)?);
-    let (o, n) = if op == BinaryOp::And {
-        zip(&x, na, &y, nb, |p, q| p && q)?
-    } else {
-        zip(&x, na, &y, nb, |p, q| p || q)?
-    };
-    Ok(Value::Bool(o, n))
+    bools_binary(op, &x, na, &y, nb)
+}
+
+/// Applies `f` to every lane: `out[i] = f(x[i], y[i])`.
+#[inline(always)]
+fn lanes<T: Copy, U>(x: &[T], y: &[T], out: &mut [U], f: impl Fn(T, T) -> U) {
+    for ((o, &a), &b) in out.iter_mut().zip(x).zip(y) {
+        *o = f(a, b);
+    }
+}
+
+/// Float arithmetic over lanes, `out[i] = x[i] op y[i]`: the one definition of each float
+/// operator, used by the per-element interpreter (up to 4 lanes, a vector) and by the batch
+/// engine (a batch of elements). `false` when `op` is not float arithmetic.
+pub fn float_arith(op: BinaryOp, x: &[f32], y: &[f32], out: &mut [f32]) -> bool {
+    use BinaryOp::*;
+    match op {
+        Add => lanes(x, y, out, |p, q| p + q),
+        Sub => lanes(x, y, out, |p, q| p - q),
+        Mul => lanes(x, y, out, |p, q| p * q),
+        Div => lanes(x, y, out, |p, q| p / q),
+        Rem => lanes(x, y, out, fmod),
+        _ => return false,
+    }
+    true
+}
+
+/// Float comparisons over lanes (see [`float_arith`]).
+pub fn float_cmp(op: BinaryOp, x: &[f32], y: &[f32], out: &mut [bool]) -> bool {
+    use BinaryOp::*;
+    match op {
+        Eq => lanes(x, y, out, |p, q| p == q),
+        Ne => lanes(x, y, out, |p, q| p != q),
+        Lt => lanes(x, y, out, |p, q| p < q),
+        Le => lanes(x, y, out, |p, q| p <= q),
+        Gt => lanes(x, y, out, |p, q| p > q),
+        Ge => lanes(x, y, out, |p, q| p >= q),
+        _ => return false,
+    }
+    true
+}
+
+/// Int arithmetic over lanes (see [`float_arith`] and the module documentation for the
+/// wrapping and division-by-zero rules).
+pub fn int_arith(op: BinaryOp, x: &[i32], y: &[i32], out: &mut [i32]) -> bool {
+    use BinaryOp::*;
+    match op {
+        Add => lanes(x, y, out, i32::wrapping_add),
+        Sub => lanes(x, y, out, i32::wrapping_sub),
+        Mul => lanes(x, y, out, i32::wrapping_mul),
+        Div => lanes(x, y, out, |p, q| if q == 0 { 0 } else { p.wrapping_div(q) }),
+        Rem => lanes(x, y, out, |p, q| if q == 0 { 0 } else { p.wrapping_rem(q) }),
+        BitAnd => lanes(x, y, out, |p, q| p & q),
+        BitOr => lanes(x, y, out, |p, q| p | q),
+        BitXor => lanes(x, y, out, |p, q| p ^ q),
+        Shl => lanes(x, y, out, |p, q| p.wrapping_shl(q as u32)),
+        Shr => lanes(x, y, out, |p, q| p.wrapping_shr(q as u32)),
+        _ => return false,
+    }
+    true
+}
+
+/// Int comparisons over lanes.
+pub fn int_cmp(op: BinaryOp, x: &[i32], y: &[i32], out: &mut [bool]) -> bool {
+    use BinaryOp::*;
+    match op {
+        Eq => lanes(x, y, out, |p, q| p == q),
+        Ne => lanes(x, y, out, |p, q| p != q),
+        Lt => lanes(x, y, out, |p, q| p < q),
+        Le => lanes(x, y, out, |p, q| p <= q),
+        Gt => lanes(x, y, out, |p, q| p > q),
+        Ge => lanes(x, y, out, |p, q| p >= q),
+        _ => return false,
+    }
+    true
+}
+
+/// Operators on bools over lanes: comparisons, bitwise and logical (`&&`, `||`).
+pub fn bool_binary(op: BinaryOp, x: &[bool], y: &[bool], out: &mut [bool]) -> bool {
+    use BinaryOp::*;
+    match op {
+        Eq => lanes(x, y, out, |p, q| p == q),
+        Ne | BitXor => lanes(x, y, out, |p, q| p != q),
+        BitAnd | And => lanes(x, y, out, |p, q| p & q),
+        BitOr | Or => lanes(x, y, out, |p, q| p | q),
+        _ => return false,
+    }
+    true
+}
+
+/// Splats a scalar side to the other's width (Cg), as two 4-lane arrays and their width.
+fn splat2<T: Copy>(
+    x: &[T; 4],
+    na: u8,
+    y: &[T; 4],
+    nb: u8,
+) -> Result<([T; 4], [T; 4], usize), CpuError> {
+    let n = width2(na, nb)?;
+    let s = |v: &[T; 4], w: u8| if w == 1 { [v[0]; 4] } else { *v };
+    Ok((s(x, na), s(y, nb), n as usize))
 }
 
 fn float_binary(
@@ -126,60 +213,58 @@ fn float_binary(
     y: &[f32; 4],
     nb: u8,
 ) -> Result<Value, CpuError> {
-    use BinaryOp::*;
-    let arith = |f: fn(f32, f32) -> f32| zip(x, na, y, nb, f).map(|(o, n)| Value::Float(o, n));
-    let cmp = |f: fn(f32, f32) -> bool| zip(x, na, y, nb, f).map(|(o, n)| Value::Bool(o, n));
-    match op {
-        Add => arith(|p, q| p + q),
-        Sub => arith(|p, q| p - q),
-        Mul => arith(|p, q| p * q),
-        Div => arith(|p, q| p / q),
-        Rem => arith(fmod),
-        Eq => cmp(|p, q| p == q),
-        Ne => cmp(|p, q| p != q),
-        Lt => cmp(|p, q| p < q),
-        Le => cmp(|p, q| p <= q),
-        Gt => cmp(|p, q| p > q),
-        Ge => cmp(|p, q| p >= q),
-        _ => Err(bad(format!("operator {op:?} on floats"))),
+    let (x, y, n) = splat2(x, na, y, nb)?;
+    let (mut f, mut b) = ([0.0; 4], [false; 4]);
+    if float_arith(op, &x[..n], &y[..n], &mut f[..n]) {
+        Ok(Value::Float(f, n as u8))
+    } else if float_cmp(op, &x[..n], &y[..n], &mut b[..n]) {
+        Ok(Value::Bool(b, n as u8))
+    } else {
+        Err(bad(format!("operator {op:?} on floats")))
     }
 }
 
 fn int_binary(op: BinaryOp, x: &[i32; 4], na: u8, y: &[i32; 4], nb: u8) -> Result<Value, CpuError> {
-    use BinaryOp::*;
-    let arith = |f: fn(i32, i32) -> i32| zip(x, na, y, nb, f).map(|(o, n)| Value::Int(o, n));
-    let cmp = |f: fn(i32, i32) -> bool| zip(x, na, y, nb, f).map(|(o, n)| Value::Bool(o, n));
-    match op {
-        Add => arith(i32::wrapping_add),
-        Sub => arith(i32::wrapping_sub),
-        Mul => arith(i32::wrapping_mul),
-        Div => arith(|p, q| if q == 0 { 0 } else { p.wrapping_div(q) }),
-        Rem => arith(|p, q| if q == 0 { 0 } else { p.wrapping_rem(q) }),
-        BitAnd => arith(|p, q| p & q),
-        BitOr => arith(|p, q| p | q),
-        BitXor => arith(|p, q| p ^ q),
-        Shl => arith(|p, q| p.wrapping_shl(q as u32)),
-        Shr => arith(|p, q| p.wrapping_shr(q as u32)),
-        Eq => cmp(|p, q| p == q),
-        Ne => cmp(|p, q| p != q),
-        Lt => cmp(|p, q| p < q),
-        Le => cmp(|p, q| p <= q),
-        Gt => cmp(|p, q| p > q),
-        Ge => cmp(|p, q| p >= q),
-        And | Or => unreachable!("handled by logical"),
+    let (x, y, n) = splat2(x, na, y, nb)?;
+    let (mut i, mut b) = ([0; 4], [false; 4]);
+    if int_arith(op, &x[..n], &y[..n], &mut i[..n]) {
+        Ok(Value::Int(i, n as u8))
+    } else if int_cmp(op, &x[..n], &y[..n], &mut b[..n]) {
+        Ok(Value::Bool(b, n as u8))
+    } else {
+        Err(bad(format!("operator {op:?} on ints")))
+    }
+}
+
+fn bools_binary(
+    op: BinaryOp,
+    x: &[bool; 4],
+    na: u8,
+    y: &[bool; 4],
+    nb: u8,
+) -> Result<Value, CpuError> {
+    let (x, y, n) = splat2(x, na, y, nb)?;
+    let mut b = [false; 4];
+    if bool_binary(op, &x[..n], &y[..n], &mut b[..n]) {
+        Ok(Value::Bool(b, n as u8))
+    } else {
+        Err(bad(format!("operator {op:?} on bools")))
     }
 }
 
 /// Component-wise matrix arithmetic (Cg's `*` on matrices is component-wise; the algebraic
 /// product is `mul`), with a scalar splatting over the matrix.
 fn matrix_binary(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, CpuError> {
-    let f: fn(f32, f32) -> f32 = match op {
-        BinaryOp::Add => |p, q| p + q,
-        BinaryOp::Sub => |p, q| p - q,
-        BinaryOp::Mul => |p, q| p * q,
-        BinaryOp::Div => |p, q| p / q,
-        BinaryOp::Rem => fmod,
-        _ => return Err(bad(format!("operator {op:?} on matrices"))),
+    if !matches!(
+        op,
+        BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem
+    ) {
+        return Err(bad(format!("operator {op:?} on matrices")));
+    }
+    let f = |p: f32, q: f32| {
+        let mut o = [0.0];
+        float_arith(op, &[p], &[q], &mut o);
+        o[0]
     };
     let scalar = |v: &Value| match v {
         Value::Float(c, 1) => Some(c[0]),

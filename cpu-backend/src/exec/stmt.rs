@@ -58,7 +58,7 @@ fn type_of(v: &Value) -> Option<Type> {
 
 /// Clamps an index into `0..len` (C leaves out-of-range indexing undefined; the reference
 /// reads and writes the nearest element instead of crashing).
-fn clamp_index(i: i64, len: usize) -> usize {
+pub(crate) fn clamp_index(i: i64, len: usize) -> usize {
     if i <= 0 || len == 0 {
         0
     } else {

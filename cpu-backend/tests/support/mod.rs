@@ -2,7 +2,8 @@
 //! a default span and, where it can, the result type the checker would give.
 #![allow(dead_code, unused_imports)]
 
-pub use brook_cpu::{run_kernel, CpuArg, CpuError, CpuIter, CpuStream};
+use brook_cpu::KernelPlan;
+pub use brook_cpu::{CpuArg, CpuError, CpuIter, CpuStream};
 pub use brook_frontend::ir::*;
 use brook_frontend::Span;
 
@@ -470,4 +471,54 @@ pub fn run_unary(m: &Module, input: &CpuStream, shape: &[usize], out_width: u8) 
     )
     .unwrap();
     out.data().to_vec()
+}
+
+/// Runs `kernel` on both engines — the batch engine and the interpreter — and asserts they
+/// agree bit for bit on every output (and on whether the call fails); returns the batch
+/// engine's result. Every kernel test goes through here, so each one checks both engines.
+pub fn run_kernel(m: &Module, id: FunctionId, args: &mut [CpuArg]) -> Result<(), CpuError> {
+    let mut copies: Vec<Option<CpuStream>> = args
+        .iter()
+        .map(|a| match a {
+            CpuArg::Out(s) => Some((**s).clone()),
+            _ => None,
+        })
+        .collect();
+    let mut interp_args: Vec<CpuArg> = args
+        .iter()
+        .zip(copies.iter_mut())
+        .map(|(a, c)| match (a, c) {
+            (CpuArg::Out(_), Some(c)) => CpuArg::Out(c),
+            (CpuArg::Stream(s), _) => CpuArg::Stream(s),
+            (CpuArg::Gather(s), _) => CpuArg::Gather(s),
+            (CpuArg::Iter(i), _) => CpuArg::Iter(i),
+            (CpuArg::Constant(v), _) => CpuArg::Constant(v.clone()),
+            (CpuArg::Out(_), None) => unreachable!("every output was copied"),
+        })
+        .collect();
+    let interpreted = KernelPlan::interpreted(id).run(m, &mut interp_args);
+    drop(interp_args);
+    let plan = KernelPlan::new(m, id);
+    if let Some(why) = plan.unbatchable() {
+        eprintln!("(kernel runs on the interpreter: {})", why.0);
+    }
+    let batched = plan.run(m, args);
+    assert_eq!(
+        interpreted.is_ok(),
+        batched.is_ok(),
+        "interpreter {interpreted:?} vs batch engine {batched:?}"
+    );
+    let outs = args.iter().filter_map(|a| match a {
+        CpuArg::Out(s) => Some(&**s),
+        _ => None,
+    });
+    for (k, (b, i)) in outs.zip(copies.iter().flatten()).enumerate() {
+        for (e, (x, y)) in b.data().iter().zip(i.data()).enumerate() {
+            assert!(
+                x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
+                "output {k} float {e}: batch engine {x} vs interpreter {y}"
+            );
+        }
+    }
+    batched
 }

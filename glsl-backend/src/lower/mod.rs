@@ -88,9 +88,10 @@ impl<'a> FunctionLowering<'a> {
             .iter()
             .filter(|p| passed_as_argument(p.class))
             .map(|p| {
+                // `inout`, not `out`: a GLSL `out` parameter starts undefined inside the
+                // function, and Brook outputs start at the zero `main` gives them.
                 let qualifier = match p.class {
-                    ParamClass::Out => "out ",
-                    ParamClass::Reduce => "inout ",
+                    ParamClass::Out | ParamClass::Reduce => "inout ",
                     _ => "",
                 };
                 format!(

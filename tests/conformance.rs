@@ -1,0 +1,114 @@
+//! The conformance suite: every `tests/conformance/*.br` case on every backend available
+//! (GL desktop core, GL ES 3.0, CPU), compared with the case's expected values.
+//!
+//! Prints a report per backend (`conformance gl: 54 passed, 0 failed`), names every failing
+//! case with its backend, element, expected and actual value, and exits non-zero if any case
+//! failed. `cargo test --test conformance -- NAME` runs the cases whose file name contains
+//! NAME. The case format is in `tests/conformance/README.md`.
+
+#[path = "conformance/harness/case.rs"]
+mod case;
+#[path = "conformance/harness/run.rs"]
+mod run;
+
+use std::path::PathBuf;
+
+use brook::{BrookError, ContextOptions, Profile, Runtime};
+
+fn cases(filter: Option<&str>) -> Vec<case::Case> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/conformance");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/conformance exists")
+        .map(|e| e.expect("a readable directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "br"))
+        .collect();
+    paths.sort();
+    let mut out = Vec::new();
+    let mut broken = Vec::new();
+    for p in paths {
+        let name = p.file_stem().unwrap().to_string_lossy().to_string();
+        if filter.is_some_and(|f| !name.contains(f)) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&p).expect("a readable case");
+        match case::parse(&name, &text) {
+            Ok(c) => out.push(c),
+            Err(e) => broken.push(format!("{name}.br {e}")),
+        }
+    }
+    assert!(broken.is_empty(), "malformed cases:\n{}", broken.join("\n"));
+    out
+}
+
+type Maker = fn() -> Result<Runtime, BrookError>;
+
+fn main() {
+    let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    case::self_check();
+    let cases = cases(filter.as_deref());
+    let backends: [(&str, Maker); 3] = [
+        ("gl", Runtime::gl),
+        ("gles", || {
+            Runtime::gl_with(ContextOptions {
+                profile: Profile::Es30,
+                ..ContextOptions::default()
+            })
+        }),
+        ("cpu", || Ok(Runtime::cpu())),
+    ];
+    let mut failures = Vec::new();
+    let mut report = Vec::new();
+    let mut notes = Vec::new();
+    for (name, make) in backends {
+        let rt = match make() {
+            Ok(rt) => rt,
+            Err(e) => {
+                report.push(format!("conformance {name}: unavailable ({e})"));
+                continue;
+            }
+        };
+        let (mut passed, mut failed, mut known) = (0, 0, 0);
+        for c in &cases {
+            let xfail = c.xfail.iter().find(|(b, _)| b == name).map(|(_, why)| why);
+            match (run::run(&rt, c), xfail) {
+                (Ok(()), None) => passed += 1,
+                (Ok(()), Some(_)) => {
+                    passed += 1;
+                    notes.push(format!(
+                        "XPASS {} on {name}: remove its `xfail {name}`",
+                        c.name
+                    ));
+                }
+                (Err(problems), Some(why)) => {
+                    known += 1;
+                    notes.push(format!(
+                        "XFAIL {} on {name} ({why}): {}",
+                        c.name, problems[0]
+                    ));
+                }
+                (Err(problems), None) => {
+                    failed += 1;
+                    for p in problems {
+                        failures.push(format!("FAIL {} on {name}: {p}", c.name));
+                    }
+                }
+            }
+        }
+        report.push(format!(
+            "conformance {name}: {passed} passed, {failed} failed, {known} known failures ({})",
+            rt.describe()
+        ));
+    }
+    for n in &notes {
+        println!("{n}");
+    }
+    for f in &failures {
+        println!("{f}");
+    }
+    for r in &report {
+        println!("{r}");
+    }
+    if !failures.is_empty() {
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,212 @@
+//! Running one case on one runtime and comparing with its expected values.
+
+use brook::frontend::ir::{Module, Type};
+use brook::{Arg, ElementFormat, IterSpec, MemberFormat, Runtime, Stream};
+
+use super::case::{Case, Decl, Expect, TypeName};
+
+/// Components of a scalar or vector type (`float`, `int3`, …).
+fn width(ty: &Type) -> Option<u8> {
+    ty.width()
+}
+
+/// The stream element format a header type names: `float`..`float4` (also `int`, `bool`
+/// forms, stored as floats) or a struct of the program.
+fn format_of(ty: &TypeName, module: &Module) -> Result<ElementFormat, String> {
+    let name = ty.0.as_str();
+    for base in ["float", "int", "bool"] {
+        if let Some(n) = name.strip_prefix(base) {
+            let n: u8 = if n.is_empty() {
+                1
+            } else {
+                n.parse().map_err(|_| format!("unknown type `{name}`"))?
+            };
+            return ElementFormat::scalar(n).map_err(|e| e.to_string());
+        }
+    }
+    let def = module
+        .structs
+        .iter()
+        .find(|s| s.name == name)
+        .ok_or_else(|| format!("unknown type `{name}`"))?;
+    let members = def
+        .members
+        .iter()
+        .map(|m| {
+            Ok(MemberFormat {
+                name: m.name.clone(),
+                components: width(&m.ty)
+                    .ok_or_else(|| format!("member `{}` is not a vector", m.name))?,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    ElementFormat::structure(members).map_err(|e| e.to_string())
+}
+
+/// Floats of a constant: a stream element type, or a matrix `floatRxC`.
+fn constant_floats(ty: &TypeName, module: &Module) -> Result<usize, String> {
+    let matrix = ty.0.strip_prefix("float").and_then(|d| d.split_once('x'));
+    if let Some((r, c)) = matrix {
+        if let (Ok(r), Ok(c)) = (r.parse::<usize>(), c.parse::<usize>()) {
+            return Ok(r * c);
+        }
+    }
+    Ok(format_of(ty, module)?.floats_per_element())
+}
+
+/// What one parameter is bound to for the call.
+enum Bound {
+    Stream(Stream),
+    Constant(Vec<f32>),
+}
+
+fn bind(rt: &Runtime, module: &Module, decl: &Decl) -> Result<Bound, String> {
+    let err = |e: brook::BrookError| e.to_string();
+    Ok(match decl {
+        Decl::Input {
+            ty,
+            shape: Some(shape),
+            values,
+        } => {
+            let s = rt.stream(format_of(ty, module)?, shape).map_err(err)?;
+            s.read(&values.expand(s.len() * s.floats_per_element())?)
+                .map_err(err)?;
+            Bound::Stream(s)
+        }
+        Decl::Input {
+            ty,
+            shape: None,
+            values,
+        } => Bound::Constant(values.expand(constant_floats(ty, module)?)?),
+        Decl::Iter { ty, shape, values } => {
+            let c = format_of(ty, module)?.floats_per_element();
+            if values.len() != 2 * c {
+                return Err(format!(
+                    "an iterator of {c} component(s) needs {} values (start, end)",
+                    2 * c
+                ));
+            }
+            let (mut start, mut end) = ([0.0; 4], [0.0; 4]);
+            start[..c].copy_from_slice(&values[..c]);
+            end[..c].copy_from_slice(&values[c..]);
+            let spec = IterSpec::new(shape, c as u8, start, end).map_err(|e| e.to_string())?;
+            Bound::Stream(rt.iter(spec).map_err(err)?)
+        }
+        Decl::Output { ty, shape, initial } => {
+            let s = rt.stream(format_of(ty, module)?, shape).map_err(err)?;
+            let n = s.len() * s.floats_per_element();
+            let init = match initial {
+                Some(v) => v.expand(n)?,
+                None => vec![0.0; n],
+            };
+            s.read(&init).map_err(err)?;
+            Bound::Stream(s)
+        }
+    })
+}
+
+fn matches(expected: f32, got: f32, tolerance: f32) -> bool {
+    if expected.is_nan() || got.is_nan() {
+        return expected.is_nan() && got.is_nan();
+    }
+    expected == got || (got - expected).abs() <= tolerance * expected.abs().max(1.0)
+}
+
+/// Runs `case` on `rt`; the messages say what differed.
+pub fn run(rt: &Runtime, case: &Case) -> Result<(), Vec<String>> {
+    let expected_error = case.expects.iter().find_map(|e| match e {
+        Expect::Error(text) => Some(text.as_str()),
+        _ => None,
+    });
+    let fail = |m: String| Err(vec![m]);
+    let program = match rt.compile(&case.source, &case.name) {
+        Ok(p) => p,
+        Err(e) => {
+            return match expected_error {
+                Some(t) if e.to_string().contains(t) => Ok(()),
+                _ => fail(format!("compile error: {e}")),
+            }
+        }
+    };
+    let module = program.module();
+    let Some((_, func)) = module.function(&case.kernel) else {
+        return fail(format!("no kernel `{}`", case.kernel));
+    };
+    let mut bound = Vec::with_capacity(func.params.len());
+    for p in &func.params {
+        let Some((_, decl)) = case.decls.iter().find(|(n, _)| *n == p.name) else {
+            return fail(format!("no header line for parameter `{}`", p.name));
+        };
+        match bind(rt, module, decl) {
+            Ok(b) => bound.push((p.name.clone(), b)),
+            Err(e) => {
+                return match expected_error {
+                    Some(t) if e.contains(t) => Ok(()),
+                    _ => fail(format!("parameter `{}`: {e}", p.name)),
+                }
+            }
+        }
+    }
+    let args: Vec<Arg> = bound
+        .iter()
+        .map(|(_, b)| match b {
+            Bound::Stream(s) => Arg::Stream(s),
+            Bound::Constant(v) => Arg::Constant(v.clone()),
+        })
+        .collect();
+    match (rt.run(&program, &case.kernel, &args), expected_error) {
+        (Ok(()), Some(t)) => {
+            return fail(format!(
+                "expected an error containing `{t}`, the call succeeded"
+            ))
+        }
+        (Err(e), Some(t)) if e.to_string().contains(t) => return Ok(()),
+        (Err(e), _) => return fail(format!("the call failed: {e}")),
+        (Ok(()), None) => {}
+    }
+    let mut problems = Vec::new();
+    for e in &case.expects {
+        let Expect::Values(name, values) = e else {
+            continue;
+        };
+        let Some((_, Bound::Stream(s))) = bound.iter().find(|(n, _)| n == name) else {
+            problems.push(format!("`expect {name}` names no stream"));
+            continue;
+        };
+        let got = match s.to_vec() {
+            Ok(v) => v,
+            Err(e) => {
+                problems.push(format!("reading `{name}`: {e}"));
+                continue;
+            }
+        };
+        let want = match values.expand(got.len()) {
+            Ok(w) => w,
+            Err(e) => {
+                problems.push(format!("`expect {name}`: {e}"));
+                continue;
+            }
+        };
+        let fpe = s.floats_per_element();
+        let bad: Vec<usize> = (0..got.len())
+            .filter(|&i| !matches(want[i], got[i], case.tolerance))
+            .collect();
+        for &i in bad.iter().take(4) {
+            problems.push(format!(
+                "{name}: element {} component {}: expected {}, got {}",
+                i / fpe,
+                i % fpe,
+                want[i],
+                got[i]
+            ));
+        }
+        if bad.len() > 4 {
+            problems.push(format!("{name}: … {} mismatches in all", bad.len()));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems)
+    }
+}
