@@ -136,7 +136,7 @@ impl<'a> KernelShader<'a> {
             let name = glsl_name(&p.name);
             let ty = glsl_type(module, &p.ty);
             match (p.class, variant.params[i as usize]) {
-                (ParamClass::Constant, _) => s.parts.uniform(&ty, &name, UniformValue::Constant(i), &format!("constant `{}`", p.name)),
+                (ParamClass::Constant, _) => s.parts.constant(i, &name, &p.ty)?,
                 (ParamClass::Stream, access @ (Access::AtFragment | Access::Resized | Access::Domain)) => {
                     let texel = if access == Access::AtFragment {
                         if needs_output_index {

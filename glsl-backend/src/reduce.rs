@@ -80,12 +80,7 @@ pub fn generate_reduce_pass(
     for (i, p) in func.params.iter().enumerate() {
         let name = glsl_name(&p.name);
         match (p.class, variant.params[i]) {
-            (ParamClass::Constant, _) => parts.uniform(
-                &glsl_type(module, &p.ty),
-                &name,
-                UniformValue::Constant(i as u32),
-                &format!("constant `{}`", p.name),
-            ),
+            (ParamClass::Constant, _) => parts.constant(i as u32, &name, &p.ty)?,
             (
                 ParamClass::Gather { .. },
                 access @ (Access::GatherDirect | Access::GatherTranslated),

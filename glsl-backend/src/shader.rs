@@ -49,6 +49,12 @@ pub struct UniformSlot {
 pub enum UniformValue {
     /// The value of a constant parameter, with the parameter's type.
     Constant(u32),
+    /// Member `member` of a struct constant parameter `param` (GL has no location for a
+    /// whole struct uniform, so each member is a uniform of its own).
+    ConstantMember {
+        param: u32,
+        member: u32,
+    },
     /// `ivec4` extents of a parameter's stream as the kernel sees it (a domain's shape when
     /// passed as a domain), `.x` the last dimension, 1 where unused.
     Extent(u32),
@@ -159,12 +165,15 @@ pub struct ShaderParts<'a> {
     pub accessors: String,
     pub samplers: Vec<SamplerSlot>,
     pub uniforms: Vec<UniformSlot>,
+    /// Statements at the start of `main` (struct constants rebuilt from their members).
+    pub setup: String,
 }
 
 impl<'a> ShaderParts<'a> {
     pub fn new(module: &'a Module) -> Self {
         ShaderParts {
             module,
+            setup: String::new(),
             declarations: String::new(),
             accessors: String::new(),
             samplers: Vec::new(),
@@ -179,6 +188,41 @@ impl<'a> ShaderParts<'a> {
             uniform: name.to_string(),
             value,
         });
+    }
+
+    /// Constant parameter `param` as the GLSL variable `name`: a uniform, or for a struct one
+    /// uniform per member and the struct rebuilt from them at the start of `main`.
+    pub fn constant(&mut self, param: u32, name: &str, ty: &Type) -> Result<(), GenError> {
+        let what = format!("constant `{name}`");
+        let Type::Struct(id) = ty else {
+            self.uniform(
+                &glsl_type(self.module, ty),
+                name,
+                UniformValue::Constant(param),
+                &what,
+            );
+            return Ok(());
+        };
+        let def = self.module.struct_def(*id);
+        let mut parts = Vec::with_capacity(def.members.len());
+        for (m, member) in def.members.iter().enumerate() {
+            if matches!(member.ty, Type::Struct(_) | Type::Array(..)) {
+                return Err(GenError::Unsupported(format!(
+                    "constant `{name}`: struct constants with nested structs or arrays are not supported on GL"
+                )));
+            }
+            let uniform = format!("{name}_{}", glsl_name(&member.name));
+            let value = UniformValue::ConstantMember {
+                param,
+                member: m as u32,
+            };
+            self.uniform(&glsl_type(self.module, &member.ty), &uniform, value, &what);
+            parts.push(uniform);
+        }
+        let ty = glsl_type(self.module, ty);
+        self.setup
+            .push_str(&format!("    {ty} {name} = {ty}({});\n", parts.join(", ")));
+        Ok(())
     }
 
     /// `NAME_extent` and `NAME_width` of parameter `param`'s stream.
@@ -326,6 +370,7 @@ impl<'a> ShaderParts<'a> {
         text.push_str(&self.accessors);
         text.push_str(functions);
         text.push_str("void main() {\n    ivec2 brook_fragment = ivec2(gl_FragCoord.xy);\n");
+        text.push_str(&self.setup);
         text.push_str(body);
         text.push_str(&stores);
         text.push_str("}\n");

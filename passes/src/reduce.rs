@@ -234,7 +234,7 @@ impl KernelRunner {
                 |value| match value {
                     UniformValue::ReduceBlock => Ok(UniformData::Ints(vec![pass.block as i32])),
                     UniformValue::ReduceGroups => Ok(UniformData::Ints(vec![pass.groups() as i32])),
-                    other => uniform_data(other, func, &args, &output),
+                    other => uniform_data(other, module.module(), func, &args, &output),
                 },
                 None,
             )?;

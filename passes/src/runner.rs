@@ -241,7 +241,7 @@ impl KernelRunner {
             &targets,
             viewport,
             &inputs,
-            |value| uniform_data(value, func, args, output),
+            |value| uniform_data(value, module, func, args, output),
             tracing.then_some(&mut record),
         )?;
         Ok(record)

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use brook_frontend::ir::{Function, Scalar, Type};
+use brook_frontend::ir::{Function, Module, Scalar, Type};
 use brook_glsl::UniformValue;
 use glow::HasContext;
 
@@ -59,6 +59,7 @@ impl fmt::Display for UniformData {
 /// What uniform `value` holds for this call; `output` is the call's first output.
 pub fn uniform_data(
     value: UniformValue,
+    module: &Module,
     func: &Function,
     args: &[KernelArg],
     output: &StreamArg,
@@ -76,6 +77,13 @@ pub fn uniform_data(
                 return Err(format!("parameter `{}` needs a constant", param(p).name));
             };
             constant_data(&param(p).ty, data)
+                .map_err(|e| format!("constant `{}`: {e}", param(p).name))
+        }
+        UniformValue::ConstantMember { param: p, member } => {
+            let KernelArg::Constant(data) = args[p as usize] else {
+                return Err(format!("parameter `{}` needs a constant", param(p).name));
+            };
+            struct_member_data(module, &param(p).ty, member, data)
                 .map_err(|e| format!("constant `{}`: {e}", param(p).name))
         }
         UniformValue::Extent(p) => match args[p as usize] {
@@ -164,4 +172,32 @@ fn constant_data(ty: &Type, data: &[f32]) -> Result<UniformData, String> {
             "only float, int and bool scalars, vectors and square matrices can be constants".into(),
         ),
     }
+}
+
+/// The uniform data of member `member` of a struct constant given as the struct's floats in C
+/// layout (members back to back).
+fn struct_member_data(
+    module: &Module,
+    ty: &Type,
+    member: u32,
+    data: &[f32],
+) -> Result<UniformData, String> {
+    let Type::Struct(id) = ty else {
+        return Err("not a struct".into());
+    };
+    let floats = |t: &Type| match t {
+        Type::Matrix { rows, cols } => (*rows as usize) * (*cols as usize),
+        t => t.width().unwrap_or(1) as usize,
+    };
+    let members = &module.struct_def(*id).members;
+    let total: usize = members.iter().map(|m| floats(&m.ty)).sum();
+    if data.len() != total {
+        return Err(format!("expected {total} values, got {}", data.len()));
+    }
+    let start: usize = members[..member as usize]
+        .iter()
+        .map(|m| floats(&m.ty))
+        .sum();
+    let ty = &members[member as usize].ty;
+    constant_data(ty, &data[start..start + floats(ty)])
 }
