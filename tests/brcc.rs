@@ -229,14 +229,14 @@ fn host_code_errors_from_the_cxx_compiler_point_at_the_br_file() {
 #[test]
 fn operations_this_runtime_lacks_are_named_at_their_line() {
     let path = scratch(
-        "swap.br",
-        "kernel void k(float a<>, out float r<>) { r = a; }\nint main() {\n    float a<4>, b<4>;\n    streamSwap(a, b);\n    return 0;\n}\n",
+        "scatter.br",
+        "kernel void k(float a<>, out float r<>) { r = a; }\nint main() {\n    float a<4>, b<4>;\n    streamScatterOp(a, b);\n    return 0;\n}\n",
     );
     let o = run(brcc(&["check", &path]));
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("swap.br:4:5"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("scatter.br:4:5"), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("`streamSwap` is not supported"),
+        stderr(&o).contains("`streamScatterOp` is not supported"),
         "{}",
         stderr(&o)
     );
@@ -280,7 +280,7 @@ fn cpp_writes_the_translation_and_its_header() {
     assert!(o.status.success(), "{}", stderr(&o));
     let cpp = std::fs::read_to_string(&out).unwrap();
     assert!(
-        cpp.contains("static void saxpy(float a, const ::brook::stream& x"),
+        cpp.contains("static void saxpy(float a, const ::brook::stream_arg& x"),
         "{cpp}"
     );
     assert!(
