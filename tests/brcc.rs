@@ -256,6 +256,36 @@ fn runtime_errors_print_a_message_and_exit_non_zero() {
 }
 
 #[test]
+fn bad_reductions_and_swaps_are_runtime_errors() {
+    let cases = [
+        (
+            "float s<10>, r<3>; sum(s, r);",
+            "must divide the input shape <10>",
+        ),
+        ("float2 s<4>; float v; sum(s, v);", "`sum`"),
+        (
+            "float a<4>, b<5>; streamSwap(a, b);",
+            "streamSwap needs two streams of one shape",
+        ),
+    ];
+    for (i, (body, message)) in cases.into_iter().enumerate() {
+        let path = scratch(
+            &format!("bad_reduce_{i}.br"),
+            &format!(
+                "reduce void sum(float a<>, reduce float r<>) {{ r += a; }}\nint main() {{ {body} return 0; }}\n"
+            ),
+        );
+        let o = run(brcc(&["run", &path, "--backend", "cpu"]));
+        assert_eq!(o.status.code(), Some(1), "{body}");
+        assert!(
+            stderr(&o).starts_with("brook: error:") && stderr(&o).contains(message),
+            "{body}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+#[test]
 fn a_missing_cxx_compiler_is_reported() {
     let o = run(
         brcc(&["run", &program("saxpy.br"), "--backend", "cpu"]).env("CXX", "/nonexistent/c++")
