@@ -102,15 +102,15 @@ fn reduce_functions(f: &Function, signature: &str, params: &[(String, HostParam)
         .filter(|(k, _)| *k != input && *k != result)
         .map(|(_, p)| p.clone())
         .collect();
-    let (value_type, floats, unwrap) = match value.as_ref() {
-        HostParam::Float(1) => ("f32".to_string(), 1, "|[x]| x"),
-        other => (rust_type(other), floats(other), "|v| v"),
+    let (value_type, floats, to_scalar) = match value.as_ref() {
+        HostParam::Float(1) => ("f32".to_string(), 1, ".map(|[x]| x)"),
+        other => (rust_type(other), floats(other), ""),
     };
     format!(
         "\n/// `{signature}`: the reduction of all of `{input_name}`.\n#[allow(clippy::too_many_arguments)]\n\
          pub fn {name}(rt: &::brook::Runtime, {input_name}: &::brook::Stream{decls}) -> ::std::result::Result<{value_type}, ::brook::BrookError> {{\n    \
          let v = rt.reduce_to_value(&*program(rt)?, {name:?}, {input_name}, ::brook::args![{args}])?;\n    \
-         <[f32; {floats}]>::try_from(v.as_slice()).map({unwrap}).map_err(|_| {{\n        \
+         <[f32; {floats}]>::try_from(v.as_slice()){to_scalar}.map_err(|_| {{\n        \
          ::brook::BrookError::Usage(format!(\"reduction `{name}`: the stream's elements have {{}} floats, the result {floats}\", v.len()))\n    \
          }})\n}}\n\
          \n/// `{signature}`: `{input_name}` reduced into the smaller stream `{result_name}` (each extent divides the input's).\n\
