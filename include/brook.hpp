@@ -1,7 +1,8 @@
 // brook.hpp — the host side of Brook programs compiled by brcc.
 //
-// Host vector types (float2..float4, int2..int4), the stream class, streamRead/streamWrite and
-// domains, all thin wrappers over the C ABI the Rust runtime exports (src/capi/). No Brook
+// Host vector types (float2..float4, int2..int4), the stream class, streamRead/streamWrite,
+// streamSwap, streamPrint, domains (also as kernel arguments), kernel calls and reductions to
+// values and streams, all thin wrappers over the C ABI the Rust runtime exports (src/capi/). No Brook
 // semantics live here: shapes, layouts, kernels and errors are the runtime's. A runtime error
 // prints `brook: error: …` and exits with status 1.
 #ifndef BROOK_HPP
@@ -21,6 +22,9 @@ typedef struct BrookArg {
     const BrookStream* stream;
     const float* values;
     size_t count;
+    const long long* lo;
+    const long long* hi;
+    size_t rank;
 } BrookArg;
 
 BrookProgram* brook_program_new(const char* source, const char* name);
@@ -36,6 +40,14 @@ void brook_stream_write(const BrookStream* stream, float* out, const long long* 
                         const long long* hi, size_t rank);
 void brook_kernel_run(const BrookProgram* program, const char* kernel, const BrookArg* args,
                       size_t count);
+void brook_reduce_value(const BrookProgram* program, const char* reduction,
+                        const BrookStream* input, const BrookArg* args, size_t count, float* out,
+                        size_t floats);
+void brook_reduce_stream(const BrookProgram* program, const char* reduction,
+                         const BrookStream* input, const BrookArg* args, size_t count,
+                         const BrookStream* output);
+void brook_stream_swap(const BrookStream* a, const BrookStream* b);
+void brook_stream_print(const BrookStream* stream);
 void brook_finish(void);
 void brook_flush_stdout(void);
 }
@@ -221,22 +233,49 @@ stream iter_stream(const extent_list& e, const T& start, const T& end) {
 
 // ---------------------------------------------------------------- kernel calls
 
-// One argument of a kernel call: a stream, or a constant's floats.
-class arg {
-    const BrookStream* stream_;
-    std::vector<float> values_;
+// A stream parameter of a kernel stub: a whole stream, or `s.domain(lo, hi)` of one.
+class stream_arg {
+    const stream* stream_;
+    stream_domain domain_;
+    bool whole_;
 
 public:
-    arg(const stream& s) : stream_(s.get()) {}
-    arg(float v) : stream_(0), values_(1) { lanes(v, &values_[0]); }
-    arg(int v) : stream_(0), values_(1) { lanes(v, &values_[0]); }
-    arg(bool v) : stream_(0), values_(1, v ? 1.0f : 0.0f) {}
-    arg(const float2& v) : stream_(0), values_(2) { lanes(v, &values_[0]); }
-    arg(const float3& v) : stream_(0), values_(3) { lanes(v, &values_[0]); }
-    arg(const float4& v) : stream_(0), values_(4) { lanes(v, &values_[0]); }
-    arg(const int2& v) : stream_(0), values_(2) { lanes(v, &values_[0]); }
-    arg(const int3& v) : stream_(0), values_(3) { lanes(v, &values_[0]); }
-    arg(const int4& v) : stream_(0), values_(4) { lanes(v, &values_[0]); }
+    stream_arg(const stream& s) : stream_(&s), whole_(true) { domain_.rank = 0; }
+    stream_arg(const stream_domain& d) : stream_(d.target), domain_(d), whole_(false) {}
+    const stream& whole() const { return *stream_; }
+
+    BrookArg abi() const {
+        BrookArg a = {stream_->get(), 0, 0, 0, 0, 0};
+        if (!whole_) {
+            a.lo = domain_.lo;
+            a.hi = domain_.hi;
+            a.rank = domain_.rank;
+        }
+        return a;
+    }
+};
+
+// One argument of a kernel call: a stream (or domain), or a constant's floats.
+class arg {
+    BrookArg stream_;
+    std::vector<float> values_;
+
+    void no_stream() {
+        BrookArg none = {0, 0, 0, 0, 0, 0};
+        stream_ = none;
+    }
+
+public:
+    arg(const stream_arg& s) : stream_(s.abi()) {}
+    arg(float v) : values_(1) { no_stream(); lanes(v, &values_[0]); }
+    arg(int v) : values_(1) { no_stream(); lanes(v, &values_[0]); }
+    arg(bool v) : values_(1, v ? 1.0f : 0.0f) { no_stream(); }
+    arg(const float2& v) : values_(2) { no_stream(); lanes(v, &values_[0]); }
+    arg(const float3& v) : values_(3) { no_stream(); lanes(v, &values_[0]); }
+    arg(const float4& v) : values_(4) { no_stream(); lanes(v, &values_[0]); }
+    arg(const int2& v) : values_(2) { no_stream(); lanes(v, &values_[0]); }
+    arg(const int3& v) : values_(3) { no_stream(); lanes(v, &values_[0]); }
+    arg(const int4& v) : values_(4) { no_stream(); lanes(v, &values_[0]); }
 
     // A struct of floats, member by member (brcc only passes structs of float..float4).
     template <class T> static arg of_struct(const T& v) {
@@ -247,15 +286,42 @@ public:
     }
 
     BrookArg abi() const {
-        BrookArg a = {stream_, values_.empty() ? 0 : &values_[0], values_.size()};
+        BrookArg a = stream_;
+        if (!a.stream) {
+            a.values = values_.empty() ? 0 : &values_[0];
+            a.count = values_.size();
+        }
         return a;
     }
 };
 
+inline std::vector<BrookArg> abi(std::initializer_list<arg> args) {
+    std::vector<BrookArg> out;
+    for (const arg* a = args.begin(); a != args.end(); ++a) out.push_back(a->abi());
+    return out;
+}
+
 inline void run(const BrookProgram* program, const char* kernel, std::initializer_list<arg> args) {
-    std::vector<BrookArg> abi;
-    for (const arg* a = args.begin(); a != args.end(); ++a) abi.push_back(a->abi());
-    brook_kernel_run(program, kernel, abi.empty() ? 0 : &abi[0], abi.size());
+    std::vector<BrookArg> a = abi(args);
+    brook_kernel_run(program, kernel, a.empty() ? 0 : &a[0], a.size());
+}
+
+// `reduction(s, result)` with `result` a host variable (a float..float4 or a struct of floats).
+template <class T>
+void reduce_to_value(const BrookProgram* program, const char* reduction, const stream& input,
+                     T& result, std::initializer_list<arg> args) {
+    std::vector<BrookArg> a = abi(args);
+    brook_reduce_value(program, reduction, input.get(), a.empty() ? 0 : &a[0], a.size(),
+                       reinterpret_cast<float*>(&result), sizeof(T) / sizeof(float));
+}
+
+// `reduction(s, result)` with `result` a smaller stream.
+inline void reduce_to_stream(const BrookProgram* program, const char* reduction,
+                             const stream& input, const stream& result,
+                             std::initializer_list<arg> args) {
+    std::vector<BrookArg> a = abi(args);
+    brook_reduce_stream(program, reduction, input.get(), a.empty() ? 0 : &a[0], a.size(),
+                        result.get());
 }
 
 // ---------------------------------------------------------------- the program's main
@@ -281,5 +347,11 @@ inline void streamWrite(const brook::stream& s, void* data) {
 inline void streamWrite(const brook::stream_domain& d, void* data) {
     brook_stream_write(d.target->get(), static_cast<float*>(data), d.lo, d.hi, d.rank);
 }
+
+inline void streamSwap(const brook::stream& a, const brook::stream& b) {
+    brook_stream_swap(a.get(), b.get());
+}
+// C stdio output written before is flushed first, so the two appear in program order.
+inline void streamPrint(const brook::stream& s) { brook_stream_print(s.get()); }
 
 #endif  // BROOK_HPP

@@ -229,14 +229,14 @@ fn host_code_errors_from_the_cxx_compiler_point_at_the_br_file() {
 #[test]
 fn operations_this_runtime_lacks_are_named_at_their_line() {
     let path = scratch(
-        "swap.br",
-        "kernel void k(float a<>, out float r<>) { r = a; }\nint main() {\n    float a<4>, b<4>;\n    streamSwap(a, b);\n    return 0;\n}\n",
+        "scatter.br",
+        "kernel void k(float a<>, out float r<>) { r = a; }\nint main() {\n    float a<4>, b<4>;\n    streamScatterOp(a, b);\n    return 0;\n}\n",
     );
     let o = run(brcc(&["check", &path]));
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("swap.br:4:5"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("scatter.br:4:5"), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("`streamSwap` is not supported"),
+        stderr(&o).contains("`streamScatterOp` is not supported"),
         "{}",
         stderr(&o)
     );
@@ -253,6 +253,36 @@ fn runtime_errors_print_a_message_and_exit_non_zero() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(stdout(&o), "before\n");
     assert!(stderr(&o).starts_with("brook: error:"), "{}", stderr(&o));
+}
+
+#[test]
+fn bad_reductions_and_swaps_are_runtime_errors() {
+    let cases = [
+        (
+            "float s<10>, r<3>; sum(s, r);",
+            "must divide the input shape <10>",
+        ),
+        ("float2 s<4>; float v; sum(s, v);", "`sum`"),
+        (
+            "float a<4>, b<5>; streamSwap(a, b);",
+            "streamSwap needs two streams of one shape",
+        ),
+    ];
+    for (i, (body, message)) in cases.into_iter().enumerate() {
+        let path = scratch(
+            &format!("bad_reduce_{i}.br"),
+            &format!(
+                "reduce void sum(float a<>, reduce float r<>) {{ r += a; }}\nint main() {{ {body} return 0; }}\n"
+            ),
+        );
+        let o = run(brcc(&["run", &path, "--backend", "cpu"]));
+        assert_eq!(o.status.code(), Some(1), "{body}");
+        assert!(
+            stderr(&o).starts_with("brook: error:") && stderr(&o).contains(message),
+            "{body}: {}",
+            stderr(&o)
+        );
+    }
 }
 
 #[test]
@@ -280,7 +310,7 @@ fn cpp_writes_the_translation_and_its_header() {
     assert!(o.status.success(), "{}", stderr(&o));
     let cpp = std::fs::read_to_string(&out).unwrap();
     assert!(
-        cpp.contains("static void saxpy(float a, const ::brook::stream& x"),
+        cpp.contains("static void saxpy(float a, const ::brook::stream_arg& x"),
         "{cpp}"
     );
     assert!(

@@ -6,17 +6,20 @@
 //! - stream declarations become `::brook::stream` objects built from the extents at run time;
 //!   `iter` declarations become iterator streams; `T s<>` parameters become stream references;
 //! - each kernel definition becomes a function of the same name whose parameters are the
-//!   kernel's (constants by value, streams by reference) and whose body hands the arguments to
-//!   the runtime, so host calls need no rewriting;
+//!   kernel's (constants by value, streams as `stream_arg`: a stream or a domain of one) and
+//!   whose body hands the arguments to the runtime, so host calls need no rewriting;
+//! - each reduce definition becomes two overloads: `sum(s, value)` reduces into a host
+//!   variable, `sum(s, smaller)` into a stream;
 //! - `main` is renamed and wrapped by `brook_user_main(argc, argv)`, the entry point `brcc run`
 //!   calls after choosing the backend.
 //!
-//! `streamRead`, `streamWrite` and `s.domain(…)` are functions and methods of `brook.hpp`.
+//! `streamRead`, `streamWrite`, `streamSwap`, `streamPrint` and `s.domain(…)` are functions
+//! and methods of `brook.hpp`.
 //! `#line` directives make C++ compiler errors point at the `.br` file.
 
 use std::fmt::Write;
 
-use brook_frontend::ir::{FunctionKind, Module};
+use brook_frontend::ir::{Function, FunctionKind, Module, ParamClass};
 use brook_frontend::{Diagnostic, Diagnostics, Span};
 
 use crate::items::ItemKind;
@@ -31,8 +34,6 @@ pub const HEADER_NAME: &str = "brook.hpp";
 /// Brook host operations this runtime does not provide yet; calling one is a translation
 /// error rather than a C++ compiler error about an undeclared name.
 const NOT_YET: &[&str] = &[
-    "streamSwap",
-    "streamPrint",
     "streamScatterOp",
     "streamGatherOp",
     "streamEnableWriteMask",
@@ -111,54 +112,101 @@ fn stubs(module: &Module) -> Vec<Stub> {
         .functions
         .iter()
         .filter(|f| f.kind != FunctionKind::Helper)
-        .map(|f| {
-            let text = if f.kind == FunctionKind::Reduce {
-                Err("reductions cannot be called from host code yet (no Runtime::reduce in this build)".to_string())
-            } else {
-                kernel_stub(module, f)
-            };
-            Stub { name: f.name.clone(), text }
+        .map(|f| Stub {
+            name: f.name.clone(),
+            text: stub(module, f),
         })
         .collect()
 }
 
-fn kernel_stub(module: &Module, f: &brook_frontend::ir::Function) -> Result<String, String> {
-    let mut params = Vec::new();
-    let mut args = Vec::new();
-    for p in &f.params {
-        let name = &p.name;
-        let (decl, arg) = match host_param(module, p)? {
-            HostParam::Stream => (
-                format!("const ::brook::stream& {name}"),
-                format!("::brook::arg({name})"),
-            ),
-            HostParam::Output => (
-                format!("::brook::stream& {name}"),
-                format!("::brook::arg({name})"),
-            ),
-            HostParam::Float(n) => (
-                format!("{} {name}", vector_name("float", n)),
-                format!("::brook::arg({name})"),
-            ),
-            HostParam::Int(n) => (
-                format!("{} {name}", vector_name("int", n)),
-                format!("::brook::arg({name})"),
-            ),
-            HostParam::Bool => (format!("bool {name}"), format!("::brook::arg({name})")),
-            HostParam::Struct(ty, _) => (
-                format!("const {ty}& {name}"),
-                format!("::brook::arg::of_struct({name})"),
-            ),
-        };
-        params.push(decl);
-        args.push(arg);
+fn stub(module: &Module, f: &Function) -> Result<String, String> {
+    let params = f
+        .params
+        .iter()
+        .map(|p| Ok((p.name.as_str(), host_param(module, p)?)))
+        .collect::<Result<Vec<_>, String>>()?;
+    if f.kind != FunctionKind::Reduce {
+        let decls: Vec<String> = params.iter().map(|(n, p)| param_decl(n, p)).collect();
+        let args: Vec<String> = params.iter().map(|(n, p)| arg_expr(n, p)).collect();
+        return Ok(format!(
+            "static void {name}({decls}) {{\n    ::brook::run(__brook_program(), \"{name}\", {{{args}}});\n}}",
+            name = f.name,
+            decls = decls.join(", "),
+            args = args.join(", "),
+        ));
     }
+    reduce_stubs(f, &params)
+}
+
+/// A reduce function's two host forms, as in Brook: `sum(s, value)` into a host variable and
+/// `sum(s, smaller)` into a stream. Its other parameters are passed as a kernel's.
+fn reduce_stubs(f: &Function, params: &[(&str, HostParam)]) -> Result<String, String> {
+    let input = f.params.iter().position(|p| p.class == ParamClass::Stream);
+    let result = params
+        .iter()
+        .position(|(_, p)| matches!(p, HostParam::Reduce(_)));
+    let (Some(input), Some(result)) = (input, result) else {
+        return Err("a reduce function needs one stream input and one `reduce` parameter".into());
+    };
+    let HostParam::Reduce(value) = &params[result].1 else {
+        unreachable!("found above")
+    };
+    let value_type = match value.as_ref() {
+        HostParam::Struct(name, _) => name.clone(),
+        HostParam::Float(n) => vector_name("float", *n),
+        other => unreachable!("signature::host_param allows no reduce value {other:?}"),
+    };
+    let extra: Vec<String> = params
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| *k != input && *k != result)
+        .map(|(_, (n, p))| arg_expr(n, p))
+        .collect();
+    let overload = |result_decl: String, call: &str| {
+        let decls: Vec<String> = params
+            .iter()
+            .enumerate()
+            .map(|(k, (n, p))| match k {
+                k if k == input => format!("const ::brook::stream& {n}"),
+                k if k == result => result_decl.clone(),
+                _ => param_decl(n, p),
+            })
+            .collect();
+        format!(
+            "static void {name}({decls}) {{\n    ::brook::{call}(__brook_program(), \"{name}\", {input}, {result}, {{{extra}}});\n}}",
+            name = f.name,
+            decls = decls.join(", "),
+            input = params[input].0,
+            result = params[result].0,
+            extra = extra.join(", "),
+        )
+    };
+    let r = params[result].0;
     Ok(format!(
-        "static void {name}({params}) {{\n    ::brook::run(__brook_program(), \"{name}\", {{{args}}});\n}}",
-        name = f.name,
-        params = params.join(", "),
-        args = args.join(", "),
+        "{}\n{}",
+        overload(format!("{value_type}& {r}"), "reduce_to_value"),
+        overload(format!("const ::brook::stream& {r}"), "reduce_to_stream"),
     ))
+}
+
+/// A stub parameter's C++ declaration.
+fn param_decl(name: &str, p: &HostParam) -> String {
+    match p {
+        HostParam::Stream | HostParam::Output => format!("const ::brook::stream_arg& {name}"),
+        HostParam::Float(n) => format!("{} {name}", vector_name("float", *n)),
+        HostParam::Int(n) => format!("{} {name}", vector_name("int", *n)),
+        HostParam::Bool => format!("bool {name}"),
+        HostParam::Struct(ty, _) => format!("const {ty}& {name}"),
+        HostParam::Reduce(_) => unreachable!("reduce parameters are declared by reduce_stubs"),
+    }
+}
+
+/// How a stub hands a parameter to the runtime.
+fn arg_expr(name: &str, p: &HostParam) -> String {
+    match p {
+        HostParam::Struct(..) => format!("::brook::arg::of_struct({name})"),
+        _ => format!("::brook::arg({name})"),
+    }
 }
 
 fn vector_name(scalar: &str, n: u8) -> String {
@@ -303,7 +351,9 @@ mod tests {
         )
         .unwrap();
         assert!(
-            cpp.contains("static void k(const ::brook::stream& a, ::brook::stream& r)"),
+            cpp.contains(
+                "static void k(const ::brook::stream_arg& a, const ::brook::stream_arg& r)"
+            ),
             "{cpp}"
         );
         assert!(
@@ -321,14 +371,27 @@ mod tests {
     }
 
     #[test]
-    fn reductions_called_from_host_and_a_missing_main_are_errors() {
+    fn reductions_get_a_value_and_a_stream_overload() {
+        let cpp = cpp_of(
+            "reduce void sum(float3 a<>, reduce float3 r<>) { r += a; }\n\
+             kernel void k(float a<>, float b[], out float r<>) { r = a; }\n\
+             int main() { float a<4>; float3 s; sum(a, s); return 0; }\n",
+        )
+        .unwrap();
+        assert!(cpp.contains("static void sum(const ::brook::stream& a, float3& r) {\n    ::brook::reduce_to_value(__brook_program(), \"sum\", a, r, {});"), "{cpp}");
+        assert!(cpp.contains("static void sum(const ::brook::stream& a, const ::brook::stream& r) {\n    ::brook::reduce_to_stream(__brook_program(), \"sum\", a, r, {});"), "{cpp}");
+        assert!(cpp.contains("static void k(const ::brook::stream_arg& a, const ::brook::stream_arg& b, const ::brook::stream_arg& r)"), "{cpp}");
+    }
+
+    #[test]
+    fn unsupported_host_operations_and_a_missing_main_are_errors() {
         let err = cpp_of(
-            "reduce void sum(float a<>, reduce float r<>) { r += a; }\n\
-             int main() { float a<4>; float s; sum(a, s); return 0; }\n",
+            "kernel void k(float a<>, out float r<>) { r = a; }\n\
+             int main() { float a<4>; streamGatherOp(a, a); return 0; }\n",
         )
         .unwrap_err();
         assert!(
-            err.starts_with("t.br:2:35: `sum` cannot be called from host code"),
+            err.starts_with("t.br:2:26: `streamGatherOp` is not supported"),
             "{err}"
         );
         let err = cpp_of("kernel void k(out float r<>) { r = 1; }\n").unwrap_err();

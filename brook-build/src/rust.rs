@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use brook_frontend::ir::FunctionKind;
+use brook_frontend::ir::{Function, FunctionKind, ParamClass};
 
 use crate::program::Program;
 use crate::signature::{host_param, HostParam};
@@ -41,32 +41,93 @@ pub fn bindings(program: &Program) -> String {
             continue;
         }
         let signature = signature_line(program, f.span.start as usize);
-        let params: Result<Vec<(String, String)>, String> = if f.kind == FunctionKind::Reduce {
-            Err("reductions need Runtime::reduce, which this build lacks".into())
-        } else {
-            f.params
-                .iter()
-                .map(|p| Ok((rust_name(&p.name), rust_type(&host_param(module, p)?))))
-                .collect()
-        };
+        let params: Result<Vec<(String, HostParam)>, String> = f
+            .params
+            .iter()
+            .map(|p| Ok((rust_name(&p.name), host_param(module, p)?)))
+            .collect();
         match params {
             Err(why) => {
                 let _ = writeln!(out, "\n// `{signature}`: no Rust function ({why}).");
             }
+            Ok(params) if f.kind == FunctionKind::Reduce => {
+                out.push_str(&reduce_functions(f, &signature, &params));
+            }
             Ok(params) => {
-                let decls: String = params.iter().map(|(n, t)| format!(", {n}: {t}")).collect();
-                let names: Vec<&str> = params.iter().map(|(n, _)| n.as_str()).collect();
                 let _ = writeln!(
                     out,
                     "\n/// `{signature}`\n#[allow(clippy::too_many_arguments)]\npub fn {name}(rt: &::brook::Runtime{decls}) -> ::std::result::Result<(), ::brook::BrookError> {{\n    \
                      rt.run(&*program(rt)?, {name:?}, ::brook::args![{args}])\n}}",
                     name = f.name,
-                    args = names.join(", "),
+                    decls = decls(&params),
+                    args = names(&params),
                 );
             }
         }
     }
     out
+}
+
+/// `, a: &::brook::Stream, k: f32` for the parameters.
+fn decls(params: &[(String, HostParam)]) -> String {
+    params
+        .iter()
+        .map(|(n, t)| format!(", {n}: {}", rust_type(t)))
+        .collect()
+}
+
+fn names(params: &[(String, HostParam)]) -> String {
+    let names: Vec<&str> = params.iter().map(|(n, _)| n.as_str()).collect();
+    names.join(", ")
+}
+
+/// A reduce function's two forms: `name(rt, &s, …)` returns the value (`f32`, `[f32; N]`)
+/// and `name_to_stream(rt, &s, &smaller, …)` reduces into a smaller stream. The input stream
+/// is the first; the other parameters follow in Brook's order.
+fn reduce_functions(f: &Function, signature: &str, params: &[(String, HostParam)]) -> String {
+    let name = &f.name;
+    let input = f.params.iter().position(|p| p.class == ParamClass::Stream);
+    let result = f.params.iter().position(|p| p.class == ParamClass::Reduce);
+    let (Some(input), Some(result), Some((_, HostParam::Reduce(value)))) =
+        (input, result, result.map(|r| &params[r]))
+    else {
+        return format!(
+            "\n// `{signature}`: no Rust function (it needs one stream input and one `reduce` parameter).\n"
+        );
+    };
+    let (input_name, result_name) = (&params[input].0, &params[result].0);
+    let rest: Vec<(String, HostParam)> = params
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| *k != input && *k != result)
+        .map(|(_, p)| p.clone())
+        .collect();
+    let (value_type, floats, to_scalar) = match value.as_ref() {
+        HostParam::Float(1) => ("f32".to_string(), 1, ".map(|[x]| x)"),
+        other => (rust_type(other), floats(other), ""),
+    };
+    format!(
+        "\n/// `{signature}`: the reduction of all of `{input_name}`.\n#[allow(clippy::too_many_arguments)]\n\
+         pub fn {name}(rt: &::brook::Runtime, {input_name}: &::brook::Stream{decls}) -> ::std::result::Result<{value_type}, ::brook::BrookError> {{\n    \
+         let v = rt.reduce_to_value(&*program(rt)?, {name:?}, {input_name}, ::brook::args![{args}])?;\n    \
+         <[f32; {floats}]>::try_from(v.as_slice()){to_scalar}.map_err(|_| {{\n        \
+         ::brook::BrookError::Usage(format!(\"reduction `{name}`: the stream's elements have {{}} floats, the result {floats}\", v.len()))\n    \
+         }})\n}}\n\
+         \n/// `{signature}`: `{input_name}` reduced into the smaller stream `{result_name}` (each extent divides the input's).\n\
+         #[allow(clippy::too_many_arguments)]\n\
+         pub fn {name}_to_stream(rt: &::brook::Runtime, {input_name}: &::brook::Stream, {result_name}: &::brook::Stream{decls}) -> ::std::result::Result<(), ::brook::BrookError> {{\n    \
+         rt.reduce_to_stream(&*program(rt)?, {name:?}, {input_name}, {result_name}, ::brook::args![{args}])\n}}\n",
+        decls = decls(&rest),
+        args = names(&rest),
+    )
+}
+
+fn floats(p: &HostParam) -> usize {
+    match p {
+        HostParam::Float(n) => usize::from(*n),
+        HostParam::Struct(_, n) => *n,
+        _ => 0,
+    }
 }
 
 /// The first line of the definition at byte `start`, for doc comments.
@@ -89,6 +150,7 @@ fn rust_type(p: &HostParam) -> String {
         HostParam::Int(n) => format!("[i32; {n}]"),
         HostParam::Bool => "bool".into(),
         HostParam::Struct(_, floats) => format!("[f32; {floats}]"),
+        HostParam::Reduce(_) => unreachable!("reduce results are typed by reduce_functions"),
     }
 }
 
@@ -129,7 +191,15 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("// `reduce void sum(float a<>, reduce float r<>)`: no Rust function"),
+            text.contains("pub fn sum(rt: &::brook::Runtime, a: &::brook::Stream) -> ::std::result::Result<f32, ::brook::BrookError>"),
+            "{text}"
+        );
+        assert!(
+            text.contains("pub fn sum_to_stream(rt: &::brook::Runtime, a: &::brook::Stream, r: &::brook::Stream)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("rt.reduce_to_value(&*program(rt)?, \"sum\", a, ::brook::args![])?"),
             "{text}"
         );
     }

@@ -16,6 +16,8 @@ pub enum HostParam {
     Bool,
     /// A struct constant: its name and its size in floats.
     Struct(String, usize),
+    /// A reduction's result: a host value of this form (`Float` or `Struct`), or a stream.
+    Reduce(Box<HostParam>),
 }
 
 /// The host form of `param`, or why host code cannot pass it.
@@ -23,35 +25,51 @@ pub fn host_param(module: &Module, param: &Param) -> Result<HostParam, String> {
     Ok(match param.class {
         ParamClass::Stream | ParamClass::Gather { .. } | ParamClass::Iter => HostParam::Stream,
         ParamClass::Out => HostParam::Output,
-        ParamClass::Vout { .. } | ParamClass::Reduce => {
+        ParamClass::Vout { .. } => {
             return Err(format!(
-                "parameter `{}`: variable-length and reduce outputs cannot be passed from host code yet",
+                "parameter `{}`: variable-length outputs cannot be passed from host code yet",
                 param.name
             ))
         }
-        ParamClass::Constant => match &param.ty {
-            Type::Scalar(Scalar::Float) => HostParam::Float(1),
-            Type::Vector(Scalar::Float, n) => HostParam::Float(*n),
-            Type::Scalar(Scalar::Int) => HostParam::Int(1),
-            Type::Vector(Scalar::Int, n) => HostParam::Int(*n),
-            Type::Scalar(Scalar::Bool) => HostParam::Bool,
-            Type::Struct(id) => {
-                let def = module.struct_def(*id);
-                let floats = struct_floats(module, &param.ty).ok_or_else(|| {
-                    format!(
-                        "parameter `{}`: struct `{}` has members other than float..float4",
-                        param.name, def.name
-                    )
-                })?;
-                HostParam::Struct(def.name.clone(), floats)
+        ParamClass::Reduce => match constant(module, param)? {
+            value @ (HostParam::Float(_) | HostParam::Struct(..)) => {
+                HostParam::Reduce(Box::new(value))
             }
-            other => {
+            _ => {
                 return Err(format!(
-                    "parameter `{}`: constants of type {other:?} cannot be passed from host code yet",
+                    "parameter `{}`: only float..float4 and structs of them can be reduced from host code",
                     param.name
                 ))
             }
         },
+        ParamClass::Constant => constant(module, param)?,
+    })
+}
+
+/// The host form of a value of `param`'s type.
+fn constant(module: &Module, param: &Param) -> Result<HostParam, String> {
+    Ok(match &param.ty {
+        Type::Scalar(Scalar::Float) => HostParam::Float(1),
+        Type::Vector(Scalar::Float, n) => HostParam::Float(*n),
+        Type::Scalar(Scalar::Int) => HostParam::Int(1),
+        Type::Vector(Scalar::Int, n) => HostParam::Int(*n),
+        Type::Scalar(Scalar::Bool) => HostParam::Bool,
+        Type::Struct(id) => {
+            let def = module.struct_def(*id);
+            let floats = struct_floats(module, &param.ty).ok_or_else(|| {
+                format!(
+                    "parameter `{}`: struct `{}` has members other than float..float4",
+                    param.name, def.name
+                )
+            })?;
+            HostParam::Struct(def.name.clone(), floats)
+        }
+        other => {
+            return Err(format!(
+                "parameter `{}`: constants of type {other:?} cannot be passed from host code yet",
+                param.name
+            ))
+        }
     })
 }
 

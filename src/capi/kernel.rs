@@ -2,24 +2,30 @@
 
 use std::ffi::c_char;
 
-use super::runtime::{c_str, fail, with_runtime};
-use super::stream::{program_ref, stream_ref, BrookProgram, BrookStream};
+use super::runtime::{c_str, fail, or_exit, with_runtime};
+use super::stream::{bounds, program_ref, stream_ref, BrookProgram, BrookStream};
 use crate::arg::Arg;
+use crate::stream::StreamDomain;
 
-/// One kernel argument: a stream (`stream` non-null), or a constant's `count` floats in C
+/// One kernel argument: a stream (`stream` non-null), whole when `rank` is 0, else its domain
+/// `lo..hi` (`rank` values each, `x` = column first); or a constant's `count` floats in C
 /// layout (`int`s converted to float, as for [`Arg::Constant`]).
 #[repr(C)]
 pub struct BrookArg {
     pub stream: *const BrookStream,
     pub values: *const f32,
     pub count: usize,
+    pub lo: *const i64,
+    pub hi: *const i64,
+    pub rank: usize,
 }
 
 /// Runs kernel `name` of `program` with `n` arguments, one per kernel parameter.
 ///
 /// # Safety
 /// `program` is a live program, `name` a NUL-terminated string, `args` points to `n`
-/// arguments whose streams are live and whose values hold `count` floats.
+/// arguments whose streams are live, whose values hold `count` floats and whose bounds hold
+/// `rank` values.
 #[no_mangle]
 pub unsafe extern "C" fn brook_kernel_run(
     program: *const BrookProgram,
@@ -29,30 +35,54 @@ pub unsafe extern "C" fn brook_kernel_run(
 ) {
     let program = program_ref(program);
     let name = c_str(name, "the kernel name");
+    with_args(args, n, name, |args| {
+        with_runtime(|rt| rt.run(program, name, args))
+    })
+}
+
+/// Calls `f` with the runtime's form of the `n` arguments at `args` of a call of `name`.
+/// Domains are made first, since the arguments borrow them.
+///
+/// # Safety
+/// As [`brook_kernel_run`]'s `args`.
+pub(crate) unsafe fn with_args<T>(
+    args: *const BrookArg,
+    n: usize,
+    name: &str,
+    f: impl FnOnce(&[Arg]) -> T,
+) -> T {
     if args.is_null() && n > 0 {
-        fail(&format!(
-            "kernel `{name}`: the argument array is a null pointer"
-        ));
+        fail(&format!("`{name}`: the argument array is a null pointer"));
     }
     let raw = if n == 0 {
         &[][..]
     } else {
         std::slice::from_raw_parts(args, n)
     };
-    let args: Vec<Arg> = raw
+    let domains: Vec<Option<StreamDomain>> = raw
         .iter()
         .map(|a| {
-            if a.stream.is_null() {
+            (!a.stream.is_null() && a.rank > 0).then(|| {
+                let (lo, hi) = (bounds(a.lo, a.rank), bounds(a.hi, a.rank));
+                or_exit(stream_ref(a.stream).0.domain(&lo, &hi))
+            })
+        })
+        .collect();
+    let args: Vec<Arg> = raw
+        .iter()
+        .zip(&domains)
+        .map(|(a, domain)| match domain {
+            Some(d) => Arg::Domain(d),
+            None if a.stream.is_null() => {
                 let values = if a.count == 0 {
                     &[][..]
                 } else {
                     std::slice::from_raw_parts(a.values, a.count)
                 };
                 Arg::Constant(values.to_vec())
-            } else {
-                Arg::Stream(&stream_ref(a.stream).0)
             }
+            None => Arg::Stream(&stream_ref(a.stream).0),
         })
         .collect();
-    with_runtime(|rt| rt.run(program, name, &args))
+    f(&args)
 }

@@ -5,7 +5,7 @@ use std::ffi::c_char;
 
 use brook_texture_streams::IterSpec;
 
-use super::runtime::{c_str, fail, or_exit, with_runtime};
+use super::runtime::{brook_flush_stdout, c_str, fail, or_exit, with_runtime};
 use crate::error::BrookError;
 use crate::program::Program;
 use crate::stream::Stream;
@@ -161,6 +161,29 @@ pub unsafe extern "C" fn brook_stream_write(
     })
 }
 
+/// `streamSwap(a, b)`: exchanges the two streams' contents.
+///
+/// # Safety
+/// `a` and `b` are live streams.
+#[no_mangle]
+pub unsafe extern "C" fn brook_stream_swap(a: *const BrookStream, b: *const BrookStream) {
+    let (a, b) = (&stream_ref(a).0, &stream_ref(b).0);
+    with_runtime(|rt| rt.swap(a, b))
+}
+
+/// `streamPrint(s)`: the stream to standard output in the original's format, after
+/// whatever the host code printed with C stdio.
+///
+/// # Safety
+/// `s` is a live stream.
+#[no_mangle]
+pub unsafe extern "C" fn brook_stream_print(s: *const BrookStream) {
+    let text = or_exit(stream_ref(s).0.print_string());
+    brook_flush_stdout();
+    print!("{text}");
+    brook_flush_stdout();
+}
+
 /// # Safety
 /// `p` is null or a live program.
 pub(crate) unsafe fn program_ref<'a>(p: *const BrookProgram) -> &'a Program {
@@ -183,7 +206,7 @@ unsafe fn shape(extents: *const i64, rank: usize) -> Vec<usize> {
 }
 
 /// Domain bounds: non-negative.
-unsafe fn bounds(values: *const i64, rank: usize) -> Vec<usize> {
+pub(crate) unsafe fn bounds(values: *const i64, rank: usize) -> Vec<usize> {
     or_exit(non_negative(values, rank, "domain bound"))
 }
 

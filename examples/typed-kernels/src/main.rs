@@ -1,6 +1,8 @@
 //! Brook kernels as typed Rust functions: `build.rs` runs `brook_build::compile` on
 //! `src/kernels.br`, and `kernels::saxpy(&rt, 2.0, &x, &y, &r)?` is checked by rustc — a
-//! wrong constant type or a missing stream is a compile error, not a runtime one.
+//! wrong constant type or a missing stream is a compile error, not a runtime one. A reduce
+//! function becomes two: `kernels::sum(&rt, &x)?` returns the value (`[f32; 4]` for a
+//! `float4`), `kernels::sum_to_stream(&rt, &x, &smaller)?` reduces into a smaller stream.
 //!
 //! `cargo run -p typed-kernels [-- cpu]` (GL by default).
 
@@ -22,6 +24,8 @@ fn main() {
 #[derive(Debug, PartialEq)]
 struct Results {
     saxpy: Vec<f32>,
+    total: [f32; 4],
+    as_stream: Vec<f32>,
     particles: Vec<f32>,
     bins: Vec<f32>,
 }
@@ -30,6 +34,8 @@ fn demo(rt: &Runtime) -> Result<(), BrookError> {
     println!("{}", rt.describe());
     let r = compute(rt)?;
     println!("saxpy:     {:?}", r.saxpy);
+    println!("its sum:   {:?}", r.total);
+    println!("as stream: {:?}", r.as_stream);
     println!("particles: {:?} (pos.x, pos.y, vel.x, vel.y)", r.particles);
     println!("bins:      {:?}", r.bins);
     Ok(())
@@ -44,6 +50,9 @@ fn compute(rt: &Runtime) -> Result<Results, BrookError> {
     x.read(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])?;
     y.read(&[0.5; 8])?;
     kernels::saxpy(rt, 2.0, &x, &y, &result)?;
+    let total = kernels::sum(rt, &result)?;
+    let as_stream = rt.stream_of(4, &[1])?;
+    kernels::sum_to_stream(rt, &result, &as_stream)?;
 
     // A struct stream: its format comes from the struct in kernels.br.
     let particle = kernels::program(rt)?.element_format("Particle")?;
@@ -61,6 +70,8 @@ fn compute(rt: &Runtime) -> Result<Results, BrookError> {
 
     Ok(Results {
         saxpy: result.to_vec()?,
+        total,
+        as_stream: as_stream.to_vec()?,
         particles: next.to_vec()?,
         bins: bins.to_vec()?,
     })
@@ -74,6 +85,8 @@ mod tests {
     fn generated_functions_run_on_the_cpu_backend() {
         let r = compute(&Runtime::cpu()).unwrap();
         assert_eq!(r.saxpy, [2.5, 4.5, 6.5, 8.5, 10.5, 12.5, 14.5, 16.5]);
+        assert_eq!(r.total, [13.0, 17.0, 21.0, 25.0]);
+        assert_eq!(r.as_stream, r.total);
         // vel' = vel + g dt, pos' = pos + vel' dt.
         assert_eq!(r.particles, [0.5, 9.0, 1.0, -2.0, 5.0, 5.0, 0.0, 0.0]);
         assert_eq!(r.bins, [0.0, 0.0, 0.0, 3.0, 3.0]);
