@@ -8,12 +8,7 @@
 
 use glow::HasContext;
 
-pub const VERTEX: &str = "#version 330 core
-void main() {
-    vec2 corner = vec2(float((gl_VertexID & 1) << 2), float((gl_VertexID & 2) << 1));
-    gl_Position = vec4(corner - 1.0, 0.0, 1.0);
-}
-";
+use super::gl_program::link;
 
 /// One draw: a program and the framebuffer it writes, for one parity of the ping-pong.
 struct Draw {
@@ -69,7 +64,7 @@ impl<'a> HandKernel<'a> {
                 })
                 .collect();
             let programs: Vec<glow::Program> =
-                passes.iter().map(|(src, _)| link(gl, src)).collect();
+                passes.iter().map(|(src, _)| link_pass(gl, src)).collect();
             // Texture of output `o` on a call of parity `p`: output 0 is A then B.
             let target = |o: usize, p: usize| {
                 if o == 0 {
@@ -146,27 +141,11 @@ impl<'a> HandKernel<'a> {
     }
 }
 
-fn link(gl: &glow::Context, fragment: &str) -> glow::Program {
+/// A pass's program, with sampler `a` on texture unit 0.
+fn link_pass(gl: &glow::Context, fragment: &str) -> glow::Program {
+    // SAFETY: bench set-up on the current context.
     unsafe {
-        let program = gl.create_program().unwrap();
-        for (kind, src) in [
-            (glow::VERTEX_SHADER, VERTEX),
-            (glow::FRAGMENT_SHADER, fragment),
-        ] {
-            let s = gl.create_shader(kind).unwrap();
-            gl.shader_source(s, src);
-            gl.compile_shader(s);
-            assert!(
-                gl.get_shader_compile_status(s),
-                "{}",
-                gl.get_shader_info_log(s)
-            );
-            gl.attach_shader(program, s);
-            gl.delete_shader(s);
-        }
-        gl.link_program(program);
-        assert!(gl.get_program_link_status(program));
-        gl.use_program(Some(program));
+        let program = link(gl, fragment);
         gl.uniform_1_i32(gl.get_uniform_location(program, "a").as_ref(), 0);
         program
     }

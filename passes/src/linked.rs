@@ -7,7 +7,8 @@ use brook_texture_streams::GlContext;
 use glow::HasContext;
 
 use crate::error::PassError;
-use crate::program::Program;
+use crate::program::link;
+use brook_texture_streams::Program;
 
 /// Every pass of a kernel variant, linked, with everything a call needs looked up once.
 pub struct LinkedKernel {
@@ -40,7 +41,7 @@ impl LinkedPass {
         vertex: &str,
         plan: PassProgram,
     ) -> Result<LinkedPass, PassError> {
-        let program = Program::link(ctx, kernel, vertex, &plan.fragment)?;
+        let program = link(ctx, kernel, vertex, &plan.fragment)?;
         let gl = ctx.gl();
         unsafe {
             gl.use_program(Some(program.raw()));

@@ -1,100 +1,30 @@
-//! A linked GL program, owned, with driver errors mapped back to the Brook source.
+//! Kernel programs, with driver errors mapped back to the Brook source.
 
 use std::rc::Rc;
 
 use brook_glsl::quoted_source_line;
-use brook_texture_streams::GlContext;
-use glow::HasContext;
+use brook_texture_streams::{GlContext, GlError, Program};
 
 use crate::error::PassError;
 
-/// A linked vertex + fragment program; deleted on drop.
-pub struct Program {
-    ctx: Rc<GlContext>,
-    raw: glow::Program,
-}
-
-impl Program {
-    /// Compiles and links; a driver error names the kernel and the Brook lines involved.
-    pub fn link(
-        ctx: &Rc<GlContext>,
-        kernel: &str,
-        vertex: &str,
-        fragment: &str,
-    ) -> Result<Program, PassError> {
-        let gl = ctx.gl();
-        // SAFETY (for every `unsafe` GL call in this crate): the context is current on this
-        // thread for as long as `GlContext` lives, and every object passed was created on it.
-        unsafe {
-            let raw = gl.create_program().map_err(|e| gl_failure(kernel, &e))?;
-            let program = Program {
-                ctx: ctx.clone(),
-                raw,
-            };
-            let mut shaders = Vec::new();
-            for (stage, kind, text) in [
-                ("vertex", glow::VERTEX_SHADER, vertex),
-                ("fragment", glow::FRAGMENT_SHADER, fragment),
-            ] {
-                let shader = gl.create_shader(kind).map_err(|e| gl_failure(kernel, &e))?;
-                gl.shader_source(shader, text);
-                gl.compile_shader(shader);
-                if !gl.get_shader_compile_status(shader) {
-                    let log = gl.get_shader_info_log(shader);
-                    gl.delete_shader(shader);
-                    for s in shaders {
-                        gl.delete_shader(s);
-                    }
-                    return Err(compile_error(kernel, stage, log, text));
-                }
-                gl.attach_shader(raw, shader);
-                shaders.push(shader);
-            }
-            gl.link_program(raw);
-            let linked = gl.get_program_link_status(raw);
-            for s in shaders {
-                gl.detach_shader(raw, s);
-                gl.delete_shader(s);
-            }
-            if !linked {
-                return Err(compile_error(
-                    kernel,
-                    "linked",
-                    gl.get_program_info_log(raw),
-                    fragment,
-                ));
-            }
-            ctx.check_error("linking a kernel program")?;
-            Ok(program)
-        }
-    }
-
-    pub fn raw(&self) -> glow::Program {
-        self.raw
-    }
-}
-
-impl Drop for Program {
-    fn drop(&mut self) {
-        unsafe { self.ctx.gl().delete_program(self.raw) };
-    }
-}
-
-fn gl_failure(kernel: &str, message: &str) -> PassError {
-    PassError::Call {
-        kernel: kernel.to_string(),
-        message: format!("the GL driver could not create a shader object: {message}"),
-    }
-}
-
-fn compile_error(kernel: &str, stage: &'static str, log: String, source: &str) -> PassError {
-    PassError::Compile {
-        kernel: kernel.to_string(),
-        stage,
-        brook_lines: brook_lines_for(&log, source),
-        log,
-        glsl: source.to_string(),
-    }
+/// Compiles and links a kernel's or reduction's program; a rejected shader names the kernel
+/// and the Brook lines involved.
+pub fn link(
+    ctx: &Rc<GlContext>,
+    kernel: &str,
+    vertex: &str,
+    fragment: &str,
+) -> Result<Program, PassError> {
+    Program::link(ctx, vertex, fragment).map_err(|e| match e {
+        GlError::Shader { stage, log, text } => PassError::Compile {
+            kernel: kernel.to_string(),
+            stage,
+            brook_lines: brook_lines_for(&log, &text),
+            log,
+            glsl: text,
+        },
+        other => PassError::Gl(other),
+    })
 }
 
 /// The Brook lines behind the GLSL lines a driver log mentions.

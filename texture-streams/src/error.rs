@@ -48,6 +48,15 @@ pub enum GlError {
     /// limit override).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+
+    /// The driver rejected a shader: `stage` is "vertex", "fragment" or "linked", `log` the
+    /// driver's message and `text` the source it rejected.
+    #[error("the GL driver rejected the {stage} shader:\n{log}")]
+    Shader {
+        stage: &'static str,
+        log: String,
+        text: String,
+    },
 }
 
 /// A stream request that cannot be served.

@@ -2,15 +2,15 @@
 
 use std::rc::Rc;
 
-use brook::texture_streams::GlContext;
+use brook::texture_streams::{self, GlContext};
 use glow::HasContext;
 
 use crate::error::VizError;
 
-/// A vertex + fragment program of the context's GLSL dialect.
+/// A vertex + fragment program of the context's GLSL dialect, with uniform setters by name.
 pub(crate) struct Program {
     ctx: Rc<GlContext>,
-    raw: glow::Program,
+    linked: texture_streams::Program,
 }
 
 impl Program {
@@ -22,56 +22,24 @@ impl Program {
         vertex: &str,
         fragment: &str,
     ) -> Result<Program, VizError> {
-        ctx.make_current()?;
-        let gl = ctx.gl();
-        // SAFETY: object creation and queries on the current context; every object made here
-        // is deleted here or owned by the returned value.
-        unsafe {
-            let raw = gl.create_program().map_err(|log| shader_error(what, log))?;
-            let mut shaders = Vec::new();
-            for (stage, body) in [
-                (glow::VERTEX_SHADER, vertex),
-                (glow::FRAGMENT_SHADER, fragment),
-            ] {
-                let shader = gl
-                    .create_shader(stage)
-                    .map_err(|log| shader_error(what, log))?;
-                gl.shader_source(shader, body);
-                gl.compile_shader(shader);
-                if !gl.get_shader_compile_status(shader) {
-                    let log = gl.get_shader_info_log(shader);
-                    gl.delete_shader(shader);
-                    for s in shaders {
-                        gl.delete_shader(s);
-                    }
-                    gl.delete_program(raw);
-                    return Err(shader_error(what, log));
-                }
-                gl.attach_shader(raw, shader);
-                shaders.push(shader);
-            }
-            gl.link_program(raw);
-            for shader in shaders {
-                gl.detach_shader(raw, shader);
-                gl.delete_shader(shader);
-            }
-            if !gl.get_program_link_status(raw) {
-                let log = gl.get_program_info_log(raw);
-                gl.delete_program(raw);
-                return Err(shader_error(what, log));
-            }
-            ctx.check_error(&format!("building the viz program `{what}`"))?;
-            Ok(Program {
-                ctx: Rc::clone(ctx),
-                raw,
-            })
-        }
+        let linked =
+            texture_streams::Program::link(ctx, vertex, fragment).map_err(|e| match e {
+                texture_streams::GlError::Shader { log, .. } => VizError::Shader {
+                    what: what.to_string(),
+                    log,
+                },
+                other => other.into(),
+            })?;
+        Ok(Program {
+            ctx: Rc::clone(ctx),
+            linked,
+        })
     }
 
     /// Makes this the current program.
     pub fn bind(&self) {
         // SAFETY: the program is live on the current context.
-        unsafe { self.ctx.gl().use_program(Some(self.raw)) };
+        unsafe { self.ctx.gl().use_program(Some(self.linked.raw())) };
     }
 
     /// Uniform setters on the bound program; unknown names (optimised away) are skipped.
@@ -133,22 +101,6 @@ impl Program {
 
     fn location(&self, name: &str) -> Option<glow::UniformLocation> {
         // SAFETY: a query on a live program of the current context.
-        unsafe { self.ctx.gl().get_uniform_location(self.raw, name) }
-    }
-}
-
-impl Drop for Program {
-    fn drop(&mut self) {
-        if self.ctx.make_current().is_ok() {
-            // SAFETY: the program was made by this context and is deleted once.
-            unsafe { self.ctx.gl().delete_program(self.raw) };
-        }
-    }
-}
-
-fn shader_error(what: &str, log: String) -> VizError {
-    VizError::Shader {
-        what: what.to_string(),
-        log,
+        unsafe { self.ctx.gl().get_uniform_location(self.linked.raw(), name) }
     }
 }
