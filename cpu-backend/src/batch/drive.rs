@@ -7,7 +7,7 @@
 //! into the output streams, skipping lanes that executed `discard`, which keep the output's
 //! previous contents.
 
-use super::exec::Machine;
+use super::exec::{any, Machine};
 use super::program::{Kind, Reg, LANES};
 use super::regs::{by_kind, Lane, Regs};
 use crate::error::CpuError;
@@ -145,7 +145,7 @@ fn store(io: &Io, m: &Machine, first: usize, n: usize, slices: &mut [&mut [f32]]
         let Binding::Out(o) = b else { continue };
         let fpe = io.out_fpe[*o];
         let out = &mut slices[*o][first * fpe..(first + n) * fpe];
-        if p.val.regs.iter().all(|r| r.kind == Kind::F) && !m.discarded.contains(&true) {
+        if p.val.regs.iter().all(|r| r.kind == Kind::F) && !any(&m.discarded) {
             interleave(&m.regs, &p.val.regs, out, n);
             continue;
         }
@@ -163,19 +163,22 @@ fn store(io: &Io, m: &Machine, first: usize, n: usize, slices: &mut [&mut [f32]]
 }
 
 /// Float registers `regs` from the first `n` elements of `rows` (host layout, one float per
-/// register per element), in one pass over the rows.
+/// register per element), in one pass over the rows. Zipped iterators over slices cut to `n`
+/// lanes: no bounds checks in the loop.
 fn deinterleave(file: &mut Regs, regs: &[Reg], rows: &[f32], n: usize) {
     let fpe = regs.len();
     let mut lanes: Vec<Vec<f32>> = regs.iter().map(|&r| file.take_f(r)).collect();
+    let rows = &rows[..n * fpe];
     match lanes.as_mut_slice() {
         [a] => a[..n].copy_from_slice(rows),
         [a, b, c, d] => {
-            for (l, e) in rows.chunks_exact(4).enumerate().take(n) {
-                (a[l], b[l], c[l], d[l]) = (e[0], e[1], e[2], e[3]);
+            let abcd = a[..n].iter_mut().zip(&mut b[..n]).zip(&mut c[..n]);
+            for ((((a, b), c), d), e) in abcd.zip(&mut d[..n]).zip(rows.chunks_exact(4)) {
+                (*a, *b, *c, *d) = (e[0], e[1], e[2], e[3]);
             }
         }
         lanes => {
-            for (l, e) in rows.chunks_exact(fpe).enumerate().take(n) {
+            for (l, e) in rows.chunks_exact(fpe).enumerate() {
                 for (lane, &x) in lanes.iter_mut().zip(e) {
                     lane[l] = x;
                 }
@@ -191,15 +194,17 @@ fn deinterleave(file: &mut Regs, regs: &[Reg], rows: &[f32], n: usize) {
 fn interleave(file: &Regs, regs: &[Reg], out: &mut [f32], n: usize) {
     let fpe = regs.len();
     let lanes: Vec<&[f32]> = regs.iter().map(|&r| &file.f(r)[..n]).collect();
+    let out = &mut out[..n * fpe];
     match lanes.as_slice() {
-        [a] => out[..n].copy_from_slice(a),
+        [a] => out.copy_from_slice(a),
         [a, b, c, d] => {
-            for (l, e) in out.chunks_exact_mut(4).enumerate().take(n) {
-                e.copy_from_slice(&[a[l], b[l], c[l], d[l]]);
+            let abcd = a.iter().zip(*b).zip(*c).zip(*d);
+            for ((((a, b), c), d), e) in abcd.zip(out.chunks_exact_mut(4)) {
+                e.copy_from_slice(&[*a, *b, *c, *d]);
             }
         }
         lanes => {
-            for (l, e) in out.chunks_exact_mut(fpe).enumerate().take(n) {
+            for (l, e) in out.chunks_exact_mut(fpe).enumerate() {
                 for (x, lane) in e.iter_mut().zip(lanes) {
                     *x = lane[l];
                 }

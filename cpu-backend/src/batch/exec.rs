@@ -18,8 +18,16 @@ use crate::shape::{gather_index, ravel, Index};
 use crate::stream::CpuStream;
 use crate::value::{Comp, Value};
 
-fn any(m: &[bool]) -> bool {
-    m.iter().any(|&b| b)
+/// Whether some lane is set. A fold without early exit, so LLVM vectorises it: these
+/// checks run after every narrowing instruction and every store, and a byte-at-a-time
+/// search over 512 lanes costs more than the arithmetic it guards.
+pub(crate) fn any(m: &[bool]) -> bool {
+    m.iter().fold(false, |a, &b| a | b)
+}
+
+/// Whether every lane is set (see [`any`]).
+fn all(m: &[bool]) -> bool {
+    m.iter().fold(true, |a, &b| a & b)
 }
 
 /// `m &= !x`.
@@ -190,7 +198,12 @@ impl<'a> Machine<'a> {
                     }
                 }
             }
-            Ins::Store { dst, src, when } => self.store(dst, src, when, mask),
+            Ins::Store {
+                dst,
+                src,
+                when,
+                moves,
+            } => self.store(dst, src, when, *moves, mask),
             Ins::If {
                 cond,
                 then,
@@ -283,7 +296,7 @@ impl<'a> Machine<'a> {
         D::put(&mut self.regs, d, out);
     }
 
-    fn store(&mut self, dst: &[Reg], src: &[Reg], when: &[When], mask: &[bool]) {
+    fn store(&mut self, dst: &[Reg], src: &[Reg], when: &[When], moves: bool, mask: &[bool]) {
         let n = self.n;
         let guarded;
         let m: &[bool] = if when.is_empty() {
@@ -299,9 +312,13 @@ impl<'a> Machine<'a> {
                 .collect::<Vec<bool>>();
             &guarded
         };
-        let full = m.iter().all(|&b| b);
+        let full = all(m);
         for (&d, &s) in dst.iter().zip(src) {
             if d == s {
+                continue;
+            }
+            if full && moves {
+                self.regs.swap(d, s);
                 continue;
             }
             by_kind!(d.kind, T => {

@@ -175,11 +175,15 @@ pub enum Ins {
         cands: Vec<Vec<Reg>>,
         d: Vec<Reg>,
     },
-    /// Masked store of `src` into `dst`, on lanes where every `when` holds.
+    /// Masked store of `src` into `dst`, on lanes where every `when` holds. `moves`: the
+    /// `src` registers are distinct temporaries that nothing reads after this store, so when
+    /// every lane is active the store swaps the registers' vectors instead of copying lanes
+    /// (a whole-variable assignment `v = v * x + a` then costs no copy).
     Store {
         dst: Vec<Reg>,
         src: Vec<Reg>,
         when: Vec<When>,
+        moves: bool,
     },
     If {
         cond: Reg,

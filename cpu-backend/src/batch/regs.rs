@@ -95,6 +95,17 @@ impl Regs {
         self.vars.b[r.id as usize] = v;
     }
 
+    /// Exchanges the lanes of two variables of one kind (a move when `b` is dead after).
+    pub fn swap(&mut self, a: Reg, b: Reg) {
+        debug_assert!(a.kind == b.kind && !a.konst && !b.konst);
+        let (i, j) = (a.id as usize, b.id as usize);
+        match a.kind {
+            Kind::F => self.vars.f.swap(i, j),
+            Kind::I => self.vars.i.swap(i, j),
+            Kind::B => self.vars.b.swap(i, j),
+        }
+    }
+
     /// Lane `l` of any register as a component.
     pub fn comp(&self, r: Reg, l: usize) -> Comp {
         match r.kind {

@@ -461,6 +461,7 @@ impl<'m> Compiler<'m> {
             dst: vec![d],
             src: vec![yt],
             when: Vec::new(),
+            moves: false,
         });
         let (then, otherwise) = if op == BinaryOp::And {
             (rhs, Vec::new())
@@ -497,6 +498,7 @@ impl<'m> Compiler<'m> {
                 dst: d.regs.clone(),
                 src: y.regs,
                 when: Vec::new(),
+                moves: false,
             });
             let n = self.expr(s, reject, &mut otherwise)?;
             let n = self.coerce(n, &d.ty, &mut otherwise)?;
@@ -507,6 +509,7 @@ impl<'m> Compiler<'m> {
                 dst: d.regs.clone(),
                 src: n.regs,
                 when: Vec::new(),
+                moves: false,
             });
             out.push(Ins::If {
                 cond: t,

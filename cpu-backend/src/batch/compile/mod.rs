@@ -62,6 +62,9 @@ pub(crate) struct Compiler<'m> {
     pub module: &'m Module,
     /// Variable registers in use per kind, and the most ever used.
     used: [u32; 3],
+    /// `used` when the innermost statement began: registers from here up are its
+    /// temporaries, recycled when it ends.
+    mark: [u32; 3],
     high: [u32; 3],
     consts: Vec<(Reg, Comp)>,
     const_ids: HashMap<(Kind, u32), Reg>,
@@ -122,6 +125,7 @@ impl<'m> Compiler<'m> {
         Compiler {
             module,
             used: [0; 3],
+            mark: [0; 3],
             high: [0; 3],
             consts: Vec::new(),
             const_ids: HashMap::new(),
@@ -199,10 +203,16 @@ impl<'m> Compiler<'m> {
 
     /// Runs `f` and then frees the temporaries it allocated (a statement's worth).
     pub fn scoped<T>(&mut self, f: impl FnOnce(&mut Self) -> Res<T>) -> Res<T> {
-        let mark = self.used;
+        let outer = std::mem::replace(&mut self.mark, self.used);
         let r = f(self);
-        self.used = mark;
+        self.used = self.mark;
+        self.mark = outer;
         r
+    }
+
+    /// Whether `r` is a temporary of the statement being compiled.
+    pub fn is_temp(&self, r: Reg) -> bool {
+        !r.konst && r.id >= self.mark[r.kind.index()]
     }
 
     /// Converts register `r` to kind `k` (C's rules), or returns it when already of that kind.

@@ -25,6 +25,29 @@ impl<'m> Compiler<'m> {
         when: Vec<When>,
         out: &mut Block,
     ) -> Res<()> {
+        self.store_with(dst, src, when, false, out)
+    }
+
+    /// A [`Compiler::store`] that ends its statement: nothing reads `src` afterwards, so
+    /// when `src` is the statement's own distinct temporaries the store may move them.
+    pub(crate) fn store_last(
+        &mut self,
+        dst: Vec<Reg>,
+        src: Vec<Reg>,
+        when: Vec<When>,
+        out: &mut Block,
+    ) -> Res<()> {
+        self.store_with(dst, src, when, true, out)
+    }
+
+    fn store_with(
+        &mut self,
+        dst: Vec<Reg>,
+        src: Vec<Reg>,
+        when: Vec<When>,
+        last: bool,
+        out: &mut Block,
+    ) -> Res<()> {
         if dst.len() != src.len() {
             return no("store of a value of another size");
         }
@@ -44,7 +67,19 @@ impl<'m> Compiler<'m> {
                 *a = d;
             }
         }
-        out.push(Ins::Store { dst, src, when });
+        let moves = last
+            && when.is_empty()
+            && src.iter().all(|&r| self.is_temp(r))
+            && src
+                .iter()
+                .enumerate()
+                .all(|(k, a)| !src[..k].contains(a) && !dst.contains(a));
+        out.push(Ins::Store {
+            dst,
+            src,
+            when,
+            moves,
+        });
         Ok(())
     }
 
@@ -147,6 +182,9 @@ impl<'m> Compiler<'m> {
             }
             _ => new,
         };
+        if let [one] = alts.as_slice() {
+            return self.store_last(one.val.regs.clone(), new.regs, one.when.clone(), out);
+        }
         for a in alts {
             self.store(a.val.regs, new.regs.clone(), a.when, out)?;
         }

@@ -45,7 +45,7 @@ impl<'m> Compiler<'m> {
                     }
                     None => self.zero(&target.ty)?,
                 };
-                self.store(target.regs, v.regs, Vec::new(), out)?;
+                self.store_last(target.regs, v.regs, Vec::new(), out)?;
             }
             StmtKind::Assign { target, op, value } => {
                 self.copy_reads = writes_below_root(value);
@@ -102,7 +102,7 @@ impl<'m> Compiler<'m> {
                     let v = self.top(s, e, out)?;
                     if let Some(ret) = s.ret.clone() {
                         let v = self.coerce(v, &s.func.ret, out)?;
-                        self.store(ret.regs, v.regs, Vec::new(), out)?;
+                        self.store_last(ret.regs, v.regs, Vec::new(), out)?;
                     }
                 }
                 out.push(Ins::Return);
