@@ -33,15 +33,15 @@ fn saxpy_inputs(shape: &[usize]) -> Vec<Input<'_>> {
 
 fn check_against_f64(shape: &[usize], out: &[f32]) {
     let n: usize = shape.iter().product::<usize>() * 4;
-    for i in 0..n {
+    assert_eq!(out.len(), n);
+    for (i, got) in out.iter().enumerate() {
         let x = ((i % 1013) as f32 * 0.37 - 90.0) as f64;
         let y = ((i % 511) as f32 * -1.5) as f64;
         let exact = 1.75 * x + y;
         let tolerance = 2.0 * f32::EPSILON as f64 * (1.75 * x.abs() + y.abs()).max(1.0);
         assert!(
-            (out[i] as f64 - exact).abs() <= tolerance,
-            "element {i}: {} vs {exact}",
-            out[i]
+            (*got as f64 - exact).abs() <= tolerance,
+            "element {i}: {got} vs {exact}"
         );
     }
 }

@@ -113,7 +113,7 @@ pub fn uniform_data(
             Ok(UniformData::Floats(v.to_vec()))
         }
         UniformValue::ReduceBlock | UniformValue::ReduceGroups => {
-            return Err("only a reduction pass has block sizes to set".into())
+            Err("only a reduction pass has block sizes to set".into())
         }
     }
 }
