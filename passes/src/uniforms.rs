@@ -107,6 +107,7 @@ pub fn uniform_data(
         UniformValue::ReduceBlock | UniformValue::ReduceGroups => {
             return Err("only a reduction pass has block sizes to set".into())
         }
+        UniformValue::OutputSize => return Err("only a scatter pass draws points".into()),
     }
 }
 
