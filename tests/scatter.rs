@@ -15,6 +15,7 @@ fn stream(rt: &Runtime, components: u8, shape: &[usize], data: &[f32]) -> Stream
 
 /// Scatters `data` (widths `components`) through `index` (`rank` floats each) into a
 /// destination of `shape` holding `init`; returns the destination.
+#[allow(clippy::too_many_arguments)]
 fn scatter(
     rt: &Runtime,
     op: impl Fn(&Runtime) -> Option<brook::Program>,

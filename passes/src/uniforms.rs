@@ -105,9 +105,9 @@ pub fn uniform_data(
             Ok(UniformData::Floats(v.to_vec()))
         }
         UniformValue::ReduceBlock | UniformValue::ReduceGroups => {
-            return Err("only a reduction pass has block sizes to set".into())
+            Err("only a reduction pass has block sizes to set".into())
         }
-        UniformValue::OutputSize => return Err("only a scatter pass draws points".into()),
+        UniformValue::OutputSize => Err("only a scatter pass draws points".into()),
     }
 }
 
