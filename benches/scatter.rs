@@ -100,7 +100,12 @@ fn main() {
     print_ratios(
         GROUP,
         "hand-written glow",
-        &["hand-written glow", "brook gl", "brook cpu", "plain rust loop"],
+        &[
+            "hand-written glow",
+            "brook gl",
+            "brook cpu",
+            "plain rust loop",
+        ],
         "per scatter",
     );
 }
