@@ -39,6 +39,17 @@ pub enum BackendReduceTarget<'a> {
     Stream(&'a dyn Any),
 }
 
+/// A `streamScatterOp` combiner as a backend sees it.
+#[derive(Clone, Copy)]
+pub enum BackendScatterOp<'a> {
+    Replace,
+    Add,
+    Min,
+    Max,
+    /// A reduce function (checked by the runtime) of a program prepared by this backend.
+    Reduce(&'a dyn Any, FunctionId),
+}
+
 impl<'a> BackendArg<'a> {
     /// The stream storage of a stream argument, and its domain if any.
     pub fn stream(&self) -> Option<(&'a dyn Any, Option<&'a Domain>)> {
@@ -97,6 +108,15 @@ pub trait Backend {
         input: &dyn Any,
         extra: &[BackendArg],
         target: BackendReduceTarget,
+    ) -> Result<(), BrookError>;
+    /// Brook's `streamScatterOp(dst, index, data, op)`, in index order (`brook-semantics.md`);
+    /// three distinct non-iterator streams of this backend (checked by the runtime).
+    fn scatter(
+        &self,
+        dst: &dyn Any,
+        index: &dyn Any,
+        data: &dyn Any,
+        op: BackendScatterOp,
     ) -> Result<(), BrookError>;
     /// Brook's `streamSwap`: exchanges the storage of two streams of one shape and format
     /// (checked by the runtime).

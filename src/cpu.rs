@@ -5,13 +5,17 @@ use std::cell::{Ref, RefCell, RefMut};
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use brook_cpu::{run_reduce, CpuArg, CpuIter, CpuStream, KernelPlan, ReduceTarget};
+use brook_cpu::{
+    run_reduce, run_scatter, CpuArg, CpuIter, CpuStream, KernelPlan, ReduceTarget, ScatterCombine,
+};
 use brook_frontend::ir::{FunctionId, ParamClass};
 use brook_glsl::KernelProgram;
 use brook_passes::TraceEntry;
 use brook_texture_streams::{Domain, ElementFormat, GlContext, IterSpec};
 
-use crate::backend::{Backend, BackendArg, BackendProgram, BackendReduceTarget, BackendStream};
+use crate::backend::{
+    Backend, BackendArg, BackendProgram, BackendReduceTarget, BackendScatterOp, BackendStream,
+};
 use crate::error::BrookError;
 use crate::host_values::{domain_elements, write_iter};
 use crate::program::Compiled;
@@ -294,6 +298,28 @@ impl Backend for CpuBackend {
             }
         }
         Ok(())
+    }
+
+    fn scatter(
+        &self,
+        dst: &dyn Any,
+        index: &dyn Any,
+        data: &dyn Any,
+        op: BackendScatterOp,
+    ) -> Result<(), BrookError> {
+        let index = self::data(index, "a scatter index")?.borrow();
+        let elements = self::data(data, "scattered")?.borrow();
+        let mut dst = self::data(dst, "scattered into")?.borrow_mut();
+        let combine = match op {
+            BackendScatterOp::Replace => ScatterCombine::Replace,
+            BackendScatterOp::Add => ScatterCombine::Add,
+            BackendScatterOp::Min => ScatterCombine::Min,
+            BackendScatterOp::Max => ScatterCombine::Max,
+            BackendScatterOp::Reduce(program, f) => {
+                ScatterCombine::Reduce(&cpu_program(program)?.compiled.module, f)
+            }
+        };
+        Ok(run_scatter(&mut dst, &index, &elements, combine)?)
     }
 
     fn swap(&self, a: &dyn Any, b: &dyn Any) -> Result<(), BrookError> {

@@ -6,11 +6,15 @@ use std::rc::Rc;
 
 use brook_frontend::ir::{FunctionId, ParamClass};
 use brook_glsl::KernelProgram;
-use brook_passes::{KernelArg, KernelModule, KernelRunner, ReduceInto, StreamArg, TraceEntry};
+use brook_passes::{
+    KernelArg, KernelModule, KernelRunner, ReduceInto, ScatterWith, StreamArg, TraceEntry,
+};
 use brook_texture_streams::{Domain, ElementFormat, GlContext, IterSpec, Stream as GlStream};
 use glow::HasContext;
 
-use crate::backend::{Backend, BackendArg, BackendProgram, BackendReduceTarget, BackendStream};
+use crate::backend::{
+    Backend, BackendArg, BackendProgram, BackendReduceTarget, BackendScatterOp, BackendStream,
+};
 use crate::error::BrookError;
 use crate::program::Compiled;
 
@@ -135,6 +139,26 @@ impl Backend for GlBackend {
             }
         }
         Ok(())
+    }
+
+    fn scatter(
+        &self,
+        dst: &dyn Any,
+        index: &dyn Any,
+        data: &dyn Any,
+        op: BackendScatterOp,
+    ) -> Result<(), BrookError> {
+        let with = match op {
+            BackendScatterOp::Replace => ScatterWith::Replace,
+            BackendScatterOp::Add => ScatterWith::Add,
+            BackendScatterOp::Min => ScatterWith::Min,
+            BackendScatterOp::Max => ScatterWith::Max,
+            BackendScatterOp::Reduce(program, f) => ScatterWith::Reduce(kernel_module(program)?, f),
+        };
+        let dst = textures(dst, "scattered into")?.borrow();
+        let index = textures(index, "a scatter index")?.borrow();
+        let data = textures(data, "scattered")?.borrow();
+        Ok(self.runner.scatter(&dst, &index, &data, with)?)
     }
 
     fn swap(&self, a: &dyn Any, b: &dyn Any) -> Result<(), BrookError> {

@@ -32,14 +32,16 @@ mod print;
 mod program;
 mod program_cache;
 mod runtime;
+mod scatter;
 mod stream;
 
 pub use arg::Arg;
-pub use backend::{Backend, BackendArg, BackendReduceTarget};
+pub use backend::{Backend, BackendArg, BackendReduceTarget, BackendScatterOp};
 pub use error::BrookError;
 pub use print::{format_stream, format_value};
 pub use program::Program;
 pub use runtime::{Runtime, BACKEND_NAMES};
+pub use scatter::ScatterOp;
 pub use stream::{Stream, StreamDomain};
 
 pub use brook_frontend as frontend;

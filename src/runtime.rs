@@ -19,7 +19,7 @@ use brook_passes::TraceEntry;
 
 /// Brook's runtime: where streams live and kernels run.
 pub struct Runtime {
-    backend: Rc<dyn Backend>,
+    pub(crate) backend: Rc<dyn Backend>,
     pub(crate) programs: ProgramCache,
 }
 
@@ -240,7 +240,7 @@ impl Runtime {
     }
 
     /// A stream's backend storage, if the stream was made by this runtime.
-    fn own<'a>(&self, s: &'a Stream, call: &str) -> Result<&'a dyn Any, BrookError> {
+    pub(crate) fn own<'a>(&self, s: &'a Stream, call: &str) -> Result<&'a dyn Any, BrookError> {
         if !Rc::ptr_eq(&s.backend, &self.backend) {
             return Err(BrookError::Usage(format!(
                 "{call}: a stream made by another runtime was passed to this one"

@@ -15,10 +15,18 @@ void main() {
 /// # Safety
 /// `gl` must be current on this thread.
 pub unsafe fn link(gl: &glow::Context, fragment: &str) -> glow::Program {
+    unsafe { link_with(gl, VERTEX, fragment) }
+}
+
+/// [`link`] with another vertex shader.
+///
+/// # Safety
+/// `gl` must be current on this thread.
+pub unsafe fn link_with(gl: &glow::Context, vertex: &str, fragment: &str) -> glow::Program {
     unsafe {
         let program = gl.create_program().unwrap();
         for (kind, src) in [
-            (glow::VERTEX_SHADER, VERTEX),
+            (glow::VERTEX_SHADER, vertex),
             (glow::FRAGMENT_SHADER, fragment),
         ] {
             let s = gl.create_shader(kind).unwrap();

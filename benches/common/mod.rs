@@ -5,4 +5,5 @@ pub mod gl_program;
 pub mod handwritten_kernel;
 pub mod handwritten_reduce;
 pub mod handwritten_saxpy;
+pub mod handwritten_scatter;
 pub mod ratios;

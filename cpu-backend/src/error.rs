@@ -88,6 +88,10 @@ pub enum CpuError {
     #[error("reduction `{function}`: {reason}")]
     Reduce { function: String, reason: String },
 
+    /// A ScatterOp or GatherOp call whose streams do not fit together.
+    #[error("{op}: {reason}")]
+    Indexed { op: &'static str, reason: String },
+
     /// A language feature this backend does not implement (yet).
     #[error("{0} not supported yet by the CPU backend")]
     Unsupported(String),

@@ -15,6 +15,7 @@
 //! - [`run_kernel`] / [`KernelPlan`]: one kernel call over all output elements, split into
 //!   chunks run in parallel with rayon (see [`kernel`]).
 //! - [`run_reduce`]: reductions to one value or to a smaller stream (see [`reduce`]).
+//! - [`run_scatter`]: `streamScatterOp`, sequential in index order (see [`scatter`]).
 //! - [`Value`]: the interpreter's runtime values (see [`value`]).
 //! - [`CpuError`]: everything that can go wrong, with messages meant for the Brook user.
 
@@ -23,6 +24,7 @@ pub mod error;
 pub mod exec;
 pub mod kernel;
 pub mod reduce;
+pub mod scatter;
 pub mod shape;
 pub mod stream;
 pub mod value;
@@ -31,5 +33,6 @@ pub use error::CpuError;
 pub use kernel::{run_kernel, CpuArg, CpuIter, Engine, KernelPlan};
 
 pub use reduce::{run_reduce, ReduceTarget};
+pub use scatter::{run_scatter, ScatterCombine};
 pub use stream::CpuStream;
 pub use value::Value;

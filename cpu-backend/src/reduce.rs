@@ -35,7 +35,7 @@ pub enum ReduceTarget<'a> {
     Stream(&'a mut CpuStream),
 }
 
-struct Reducer<'a> {
+pub(crate) struct Reducer<'a> {
     interp: Interp<'a>,
     func: &'a brook_frontend::ir::Function,
     ty: &'a Type,
@@ -46,7 +46,89 @@ struct Reducer<'a> {
 }
 
 impl<'a> Reducer<'a> {
-    fn frame(&self) -> Frame<'a> {
+    /// The reducer of `reduce_fn` for elements of `input_floats` floats, `extra` binding its
+    /// constant and gather parameters in order (see [`run_reduce`]).
+    pub(crate) fn new(
+        module: &'a Module,
+        reduce_fn: FunctionId,
+        input_floats: usize,
+        extra: &'a [CpuArg],
+    ) -> Result<Reducer<'a>, CpuError> {
+        let func = module
+            .functions
+            .get(reduce_fn.0 as usize)
+            .ok_or(CpuError::UnknownFunction(reduce_fn.0))?;
+        if func.kind != FunctionKind::Reduce {
+            return Err(CpuError::WrongFunctionKind {
+                name: func.name.clone(),
+                kind: kind_name(func.kind),
+                wanted: "reduction",
+            });
+        }
+        let err = |reason: String| CpuError::Reduce {
+            function: func.name.clone(),
+            reason,
+        };
+        let find = |class: ParamClass| {
+            let mut it = func
+                .params
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.class == class);
+            match (it.next(), it.next()) {
+                (Some((i, _)), None) => Some(i),
+                _ => None,
+            }
+        };
+        let (Some(a), Some(r)) = (find(ParamClass::Stream), find(ParamClass::Reduce)) else {
+            return Err(err(
+                "a reduction needs exactly one input stream and one `reduce` parameter".into(),
+            ));
+        };
+        let ty = &func.params[a].ty;
+        if func.params[r].ty != *ty {
+            return Err(err(format!(
+                "the input `{}` and the accumulator `{}` must have the same type",
+                func.params[a].name, func.params[r].name
+            )));
+        }
+        check_elements(module, &func.name, &func.params[a], input_floats)?;
+        if extra.len() + 2 != func.params.len() {
+            return Err(CpuError::ArgCount {
+                function: func.name.clone(),
+                expected: func.params.len() - 2,
+                got: extra.len(),
+            });
+        }
+        let mut bindings = Vec::with_capacity(func.params.len());
+        let mut extra_args = extra.iter();
+        for i in 0..func.params.len() {
+            if i == a || i == r {
+                bindings.push(Binding::External);
+                continue;
+            }
+            let arg = extra_args.next().expect("counted above");
+            let b = bind_input(module, func, i, arg)?;
+            if !matches!(b, Binding::Constant(_) | Binding::Gather(_)) {
+                return Err(err(format!(
+                    "extra parameter `{}` must be a constant or a gather",
+                    func.params[i].name
+                )));
+            }
+            bindings.push(b);
+        }
+
+        Ok(Reducer {
+            interp: Interp::new(module),
+            func,
+            ty,
+            a,
+            r,
+            bindings,
+        })
+    }
+
+    pub(crate) fn frame(&self) -> Frame<'a> {
         let mut f = Frame::new(self.interp.module, self.func);
         for (k, b) in self.bindings.iter().enumerate() {
             if let Binding::Gather(s) = b {
@@ -56,12 +138,17 @@ impl<'a> Reducer<'a> {
         f
     }
 
-    fn element(&self, s: &CpuStream, linear: usize) -> Value {
+    pub(crate) fn element(&self, s: &CpuStream, linear: usize) -> Value {
         Value::decode(self.ty, self.interp.module, s.element(linear)).0
     }
 
     /// `acc = f(acc, x)`. A `discard` in the body leaves the accumulator unchanged.
-    fn combine(&self, frame: &mut Frame<'a>, acc: Value, x: Value) -> Result<Value, CpuError> {
+    pub(crate) fn combine(
+        &self,
+        frame: &mut Frame<'a>,
+        acc: Value,
+        x: Value,
+    ) -> Result<Value, CpuError> {
         for (k, b) in self.bindings.iter().enumerate() {
             if let Binding::Constant(v) = b {
                 frame.params[k] = v.clone();
@@ -107,83 +194,8 @@ pub fn run_reduce(
     extra: &mut [CpuArg],
     output: ReduceTarget,
 ) -> Result<(), CpuError> {
-    let func = module
-        .functions
-        .get(reduce_fn.0 as usize)
-        .ok_or(CpuError::UnknownFunction(reduce_fn.0))?;
-    if func.kind != FunctionKind::Reduce {
-        return Err(CpuError::WrongFunctionKind {
-            name: func.name.clone(),
-            kind: kind_name(func.kind),
-            wanted: "reduction",
-        });
-    }
-    let err = |reason: String| CpuError::Reduce {
-        function: func.name.clone(),
-        reason,
-    };
-    let find = |class: ParamClass| {
-        let mut it = func
-            .params
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.class == class);
-        match (it.next(), it.next()) {
-            (Some((i, _)), None) => Some(i),
-            _ => None,
-        }
-    };
-    let (Some(a), Some(r)) = (find(ParamClass::Stream), find(ParamClass::Reduce)) else {
-        return Err(err(
-            "a reduction needs exactly one input stream and one `reduce` parameter".into(),
-        ));
-    };
-    let ty = &func.params[a].ty;
-    if func.params[r].ty != *ty {
-        return Err(err(format!(
-            "the input `{}` and the accumulator `{}` must have the same type",
-            func.params[a].name, func.params[r].name
-        )));
-    }
-    check_elements(
-        module,
-        &func.name,
-        &func.params[a],
-        input.floats_per_element(),
-    )?;
-    if extra.len() + 2 != func.params.len() {
-        return Err(CpuError::ArgCount {
-            function: func.name.clone(),
-            expected: func.params.len() - 2,
-            got: extra.len(),
-        });
-    }
-    let mut bindings = Vec::with_capacity(func.params.len());
-    let mut extra_args = extra.iter();
-    for i in 0..func.params.len() {
-        if i == a || i == r {
-            bindings.push(Binding::External);
-            continue;
-        }
-        let arg = extra_args.next().expect("counted above");
-        let b = bind_input(module, func, i, arg)?;
-        if !matches!(b, Binding::Constant(_) | Binding::Gather(_)) {
-            return Err(err(format!(
-                "extra parameter `{}` must be a constant or a gather",
-                func.params[i].name
-            )));
-        }
-        bindings.push(b);
-    }
-
-    let red = Reducer {
-        interp: Interp::new(module),
-        func,
-        ty,
-        a,
-        r,
-        bindings,
-    };
+    let red = Reducer::new(module, reduce_fn, input.floats_per_element(), extra)?;
+    let (module, func, ty) = (red.interp.module, red.func, red.ty);
     let width = Value::flat_len(ty, module);
     match output {
         ReduceTarget::Value(dst) => {
@@ -201,7 +213,7 @@ pub fn run_reduce(
             check_elements(
                 module,
                 &func.name,
-                &func.params[r],
+                &func.params[red.r],
                 out.floats_per_element(),
             )?;
             reduce_blocks(&red, input, out)

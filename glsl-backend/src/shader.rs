@@ -79,6 +79,8 @@ pub enum UniformValue {
     ReduceBlock,
     /// `int`, reduction passes only: partial results per block after this pass.
     ReduceGroups,
+    /// `vec2` texture size of the output, scatter passes only: where its points land.
+    OutputSize,
 }
 
 /// The float members (name suffix, components) a stream of element type `ty` is stored as.

@@ -38,6 +38,31 @@ pub fn draw_pass(
     targets: &[&Texture],
     viewport: [i32; 4],
     inputs: &[&Texture],
+    uniform: impl FnMut(UniformValue) -> Result<UniformData, String>,
+    trace: Option<&mut PassTrace>,
+) -> Result<(), PassError> {
+    bind_pass(
+        ctx, function, pass, targets, viewport, inputs, uniform, trace,
+    )?;
+    // SAFETY: the context is current; the VAO is its own.
+    unsafe {
+        let gl = ctx.gl();
+        gl.bind_vertex_array(Some(ctx.fullscreen_vao()));
+        gl.draw_arrays(glow::TRIANGLES, 0, 3);
+    }
+    Ok(())
+}
+
+/// Everything [`draw_pass`] does but the draw: for passes that draw other primitives (the
+/// points of a scatter).
+#[allow(clippy::too_many_arguments)]
+pub fn bind_pass(
+    ctx: &GlContext,
+    function: &str,
+    pass: &LinkedPass,
+    targets: &[&Texture],
+    viewport: [i32; 4],
+    inputs: &[&Texture],
     mut uniform: impl FnMut(UniformValue) -> Result<UniformData, String>,
     mut trace: Option<&mut PassTrace>,
 ) -> Result<(), PassError> {
@@ -67,11 +92,6 @@ pub fn draw_pass(
         if let Some(t) = trace.as_deref_mut() {
             t.uniforms.push((slot.uniform.clone(), data));
         }
-    }
-    // SAFETY: as above.
-    unsafe {
-        gl.bind_vertex_array(Some(ctx.fullscreen_vao()));
-        gl.draw_arrays(glow::TRIANGLES, 0, 3);
     }
     Ok(())
 }

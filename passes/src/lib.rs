@@ -13,6 +13,7 @@ mod program;
 mod reduce;
 mod reduce_plan;
 mod runner;
+mod scatter;
 mod trace;
 mod uniforms;
 
@@ -21,5 +22,6 @@ pub use error::PassError;
 pub use reduce::ReduceInto;
 pub use reduce_plan::{ReducePass, ReducePlan};
 pub use runner::{KernelModule, KernelRunner, Replacement};
+pub use scatter::ScatterWith;
 pub use trace::{KernelTrace, PassTrace, ScratchTrace, TraceEntry};
 pub use uniforms::{extent_vector, UniformData};

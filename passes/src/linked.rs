@@ -35,7 +35,8 @@ impl LinkedKernel {
 }
 
 impl LinkedPass {
-    fn link(
+    /// Links one pass with `vertex` as its vertex shader; every sampler gets its unit.
+    pub(crate) fn link(
         ctx: &Rc<GlContext>,
         kernel: &str,
         vertex: &str,

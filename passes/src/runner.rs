@@ -16,6 +16,7 @@ use crate::draw::{draw_pass, sampled_textures};
 use crate::error::PassError;
 use crate::linked::{LinkedKernel, LinkedPass};
 use crate::reduce::ReduceCache;
+use crate::scatter::ScatterCache;
 use crate::trace::{KernelTrace, PassTrace, ScratchTrace, TraceEntry};
 use crate::uniforms::uniform_data;
 
@@ -54,6 +55,7 @@ pub struct KernelRunner {
     pub(crate) target: Target,
     programs: RefCell<HashMap<CacheKey, Rc<LinkedKernel>>>,
     pub(crate) reductions: ReduceCache,
+    pub(crate) scatters: ScatterCache,
     /// The pass trace, while tracing is on.
     trace: RefCell<Option<Vec<TraceEntry>>>,
 }
@@ -79,6 +81,7 @@ impl KernelRunner {
             target,
             programs: RefCell::new(HashMap::new()),
             reductions: ReduceCache::default(),
+            scatters: ScatterCache::default(),
             trace: RefCell::new(None),
         }
     }
@@ -87,9 +90,9 @@ impl KernelRunner {
         &self.ctx
     }
 
-    /// Distinct programs compiled so far (one per kernel variant or reduction step).
+    /// Distinct programs compiled so far (one per kernel variant, reduction step or scatter).
     pub fn compiled_variants(&self) -> usize {
-        self.programs.borrow().len() + self.reductions.compiled()
+        self.programs.borrow().len() + self.reductions.compiled() + self.scatters.compiled()
     }
 
     /// Starts (keeping nothing from before) or stops recording the pass trace.

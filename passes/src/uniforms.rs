@@ -115,6 +115,7 @@ pub fn uniform_data(
         UniformValue::ReduceBlock | UniformValue::ReduceGroups => {
             Err("only a reduction pass has block sizes to set".into())
         }
+        UniformValue::OutputSize => Err("only a scatter pass draws points".into()),
     }
 }
 

@@ -64,6 +64,9 @@ pub struct Case {
     pub name: String,
     pub source: String,
     pub kernel: String,
+    /// `scatter: DST INDEX DATA OP` instead of a kernel call: the stream names and the
+    /// combiner (`replace`, `add`, `min`, `max` or a reduce function of the program).
+    pub scatter: Option<Vec<String>>,
     pub decls: Vec<(String, Decl)>,
     pub expects: Vec<Expect>,
     /// Relative tolerance: `|got - expected| <= tolerance * max(1, |expected|)`.
@@ -166,6 +169,13 @@ fn directive(case: &mut Case, text: &str) -> Result<(), String> {
     let rest = rest.trim();
     match word {
         "run:" => case.kernel = rest.to_string(),
+        "scatter:" => {
+            let words: Vec<String> = rest.split_whitespace().map(str::to_string).collect();
+            if words.len() != 4 {
+                return Err("`scatter: DST INDEX DATA OP`".into());
+            }
+            case.scatter = Some(words);
+        }
         "tolerance:" => case.tolerance = number(rest)?,
         "in" => {
             let (name, rest) = named(rest)?;
@@ -221,6 +231,7 @@ pub fn parse(name: &str, source: &str) -> Result<Case, ParseError> {
         name: name.to_string(),
         source: source.to_string(),
         kernel: String::new(),
+        scatter: None,
         decls: Vec::new(),
         expects: Vec::new(),
         tolerance: DEFAULT_TOLERANCE,
@@ -243,8 +254,8 @@ pub fn parse(name: &str, source: &str) -> Result<Case, ParseError> {
         line: 1,
         message: message.into(),
     };
-    if case.kernel.is_empty() {
-        return Err(err("no `// run: kernel` line"));
+    if case.kernel.is_empty() && case.scatter.is_none() {
+        return Err(err("no `// run: kernel` (or `// scatter: …`) line"));
     }
     if case.expects.is_empty() {
         return Err(err("no `// expect` line"));

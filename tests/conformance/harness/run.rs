@@ -1,7 +1,9 @@
 //! Running one case on one runtime and comparing with its expected values.
 
 use brook::frontend::ir::{Module, Type};
-use brook::{Arg, ElementFormat, IterSpec, MemberFormat, Runtime, Stream};
+use brook::{
+    Arg, BrookError, ElementFormat, IterSpec, MemberFormat, Program, Runtime, ScatterOp, Stream,
+};
 
 use super::case::{Case, Decl, Expect, TypeName};
 
@@ -129,20 +131,25 @@ pub fn run(rt: &Runtime, case: &Case) -> Result<(), Vec<String>> {
         }
     };
     let module = program.module();
-    let Some((_, func)) = module.function(&case.kernel) else {
-        return fail(format!("no kernel `{}`", case.kernel));
+    // The streams the call binds: the kernel's parameters, or a scatter's three streams.
+    let names: Vec<String> = match &case.scatter {
+        Some(words) => words[..3].to_vec(),
+        None => match module.function(&case.kernel) {
+            Some((_, func)) => func.params.iter().map(|p| p.name.clone()).collect(),
+            None => return fail(format!("no kernel `{}`", case.kernel)),
+        },
     };
-    let mut bound = Vec::with_capacity(func.params.len());
-    for p in &func.params {
-        let Some((_, decl)) = case.decls.iter().find(|(n, _)| *n == p.name) else {
-            return fail(format!("no header line for parameter `{}`", p.name));
+    let mut bound = Vec::with_capacity(names.len());
+    for name in names {
+        let Some((_, decl)) = case.decls.iter().find(|(n, _)| *n == name) else {
+            return fail(format!("no header line for parameter `{name}`"));
         };
         match bind(rt, module, decl) {
-            Ok(b) => bound.push((p.name.clone(), b)),
+            Ok(b) => bound.push((name, b)),
             Err(e) => {
                 return match expected_error {
                     Some(t) if e.contains(t) => Ok(()),
-                    _ => fail(format!("parameter `{}`: {e}", p.name)),
+                    _ => fail(format!("parameter `{name}`: {e}")),
                 }
             }
         }
@@ -154,7 +161,11 @@ pub fn run(rt: &Runtime, case: &Case) -> Result<(), Vec<String>> {
             Bound::Constant(v) => Arg::Constant(v.clone()),
         })
         .collect();
-    match (rt.run(&program, &case.kernel, &args), expected_error) {
+    let outcome = match &case.scatter {
+        Some(words) => scatter(rt, &program, &args, &words[3]),
+        None => rt.run(&program, &case.kernel, &args),
+    };
+    match (outcome, expected_error) {
         (Ok(()), Some(t)) => {
             return fail(format!(
                 "expected an error containing `{t}`, the call succeeded"
@@ -209,4 +220,19 @@ pub fn run(rt: &Runtime, case: &Case) -> Result<(), Vec<String>> {
     } else {
         Err(problems)
     }
+}
+
+/// `streamScatterOp(dst, index, data, op)` with the case's three streams and combiner name.
+fn scatter(rt: &Runtime, program: &Program, args: &[Arg], op: &str) -> Result<(), BrookError> {
+    let [Arg::Stream(dst), Arg::Stream(index), Arg::Stream(data)] = args else {
+        return Err(BrookError::Usage("a scatter needs three streams".into()));
+    };
+    let op = match op {
+        "replace" => ScatterOp::Replace,
+        "add" => ScatterOp::Add,
+        "min" => ScatterOp::Min,
+        "max" => ScatterOp::Max,
+        f => ScatterOp::Reduce(program, f),
+    };
+    rt.scatter(dst, index, data, op)
 }

@@ -1,0 +1,156 @@
+//! `streamScatterOp(dst, index, data, op)` on the host: for every element `i` of `data`, in
+//! index order, `dst[index[i]] = op(data[i], dst[index[i]])` (`brook-semantics.md`).
+//!
+//! Sequential by definition: collisions combine in index order, so the built-in combiners and a
+//! user `reduce` function (associative, not necessarily commutative) give exactly what the GL
+//! backend's ordered point draws give. Index components follow the gather rule
+//! ([`gather_component_f`]): rounded by `floor(v + 0.25)` and clamped to the destination.
+
+use brook_frontend::ir::{FunctionId, Module};
+
+use crate::error::{fmt_shape, CpuError};
+use crate::kernel::CpuArg;
+use crate::reduce::Reducer;
+use crate::shape::{gather_component_f, ravel, Index};
+use crate::stream::CpuStream;
+
+/// How a scattered element combines with the destination element it lands on.
+#[derive(Debug, Clone, Copy)]
+pub enum ScatterCombine<'a> {
+    /// The last element in index order wins (Brook's null operator).
+    Replace,
+    /// Every float of the element added (`SCATTER_ADD`).
+    Add,
+    /// Component-wise minimum.
+    Min,
+    /// Component-wise maximum.
+    Max,
+    /// A user `reduce void f(T a<>, reduce T r<>)`: `a` is the scattered element, `r` the
+    /// destination element. It may take no other parameters.
+    Reduce(&'a Module, FunctionId),
+}
+
+/// The destination element (linear position) that index element `linear` of `index` selects.
+/// The index has one component per destination dimension, `.x` the last (column).
+pub fn scatter_target(index: &CpuStream, linear: usize, dst_shape: &[usize]) -> usize {
+    let v = index.element(linear);
+    let rank = dst_shape.len();
+    let mut idx: Index = [0; 4];
+    for d in 0..rank {
+        idx[d] = gather_component_f(v[rank - 1 - d], dst_shape[d]);
+    }
+    ravel(&idx, dst_shape)
+}
+
+/// Checks the shapes and formats of a ScatterOp or GatherOp call: `index` has one element per
+/// element of `elements`, each a `float`..`float4` with one component per dimension of
+/// `addressed`; `elements` and `addressed` hold elements of one layout.
+pub fn check_indexed(
+    op: &'static str,
+    addressed: &CpuStream,
+    index: &CpuStream,
+    elements: &CpuStream,
+) -> Result<(), CpuError> {
+    let bad = |reason: String| Err(CpuError::Indexed { op, reason });
+    if index.widths() != [addressed.rank() as u8] {
+        return bad(format!(
+            "the index stream must have one float per dimension of the indexed stream {} (float{}), but its elements have widths {:?}",
+            fmt_shape(addressed.shape()),
+            addressed.rank(),
+            index.widths()
+        ));
+    }
+    if index.len() != elements.len() {
+        return bad(format!(
+            "the index stream {} and the element stream {} must have one element each",
+            fmt_shape(index.shape()),
+            fmt_shape(elements.shape())
+        ));
+    }
+    if addressed.widths() != elements.widths() {
+        return bad(format!(
+            "the elements ({:?}) and the indexed stream ({:?}) must have the same member widths",
+            elements.widths(),
+            addressed.widths()
+        ));
+    }
+    Ok(())
+}
+
+/// `streamScatterOp(dst, index, data, op)`.
+pub fn run_scatter(
+    dst: &mut CpuStream,
+    index: &CpuStream,
+    data: &CpuStream,
+    combine: ScatterCombine,
+) -> Result<(), CpuError> {
+    check_indexed("streamScatterOp", dst, index, data)?;
+    let fpe = dst.floats_per_element();
+    let shape = dst.shape().to_vec();
+    let builtin = |f: fn(f32, f32) -> f32, dst: &mut CpuStream| {
+        for i in 0..data.len() {
+            let t = scatter_target(index, i, &shape);
+            let out = &mut dst.data_mut()[t * fpe..(t + 1) * fpe];
+            for (o, x) in out.iter_mut().zip(data.element(i)) {
+                *o = f(*x, *o);
+            }
+        }
+    };
+    match combine {
+        ScatterCombine::Replace => builtin(|x, _| x, dst),
+        ScatterCombine::Add => builtin(|x, o| o + x, dst),
+        ScatterCombine::Min => builtin(f32::min, dst),
+        ScatterCombine::Max => builtin(f32::max, dst),
+        ScatterCombine::Reduce(module, f) => {
+            let no_extra: [CpuArg; 0] = [];
+            let red = Reducer::new(module, f, fpe, &no_extra)?;
+            let mut frame = red.frame();
+            for i in 0..data.len() {
+                let t = scatter_target(index, i, &shape);
+                let acc = red.element(dst, t);
+                let r = red.combine(&mut frame, acc, red.element(data, i))?;
+                r.encode(&mut dst.data_mut()[t * fpe..(t + 1) * fpe]);
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(widths: &[u8], shape: &[usize], data: &[f32]) -> CpuStream {
+        CpuStream::from_data(widths, shape, data).unwrap()
+    }
+
+    #[test]
+    fn collisions_combine_in_index_order_and_indices_clamp() {
+        let index = s(&[1], &[5], &[1.0, 3.0, 1.0, -7.0, 99.0]);
+        let data = s(&[1], &[5], &[10.0, 20.0, 30.0, 40.0, 50.0]);
+        let mut dst = s(&[1], &[4], &[1.0, 1.0, 1.0, 1.0]);
+        run_scatter(&mut dst, &index, &data, ScatterCombine::Add).unwrap();
+        assert_eq!(dst.data(), &[41.0, 41.0, 1.0, 71.0]);
+        let mut dst = s(&[1], &[4], &[1.0, 1.0, 1.0, 1.0]);
+        run_scatter(&mut dst, &index, &data, ScatterCombine::Replace).unwrap();
+        assert_eq!(dst.data(), &[40.0, 30.0, 1.0, 50.0]);
+    }
+
+    #[test]
+    fn a_2d_index_is_column_first() {
+        let index = s(&[2], &[1], &[2.0, 1.0]);
+        let data = s(&[1], &[1], &[5.0]);
+        let mut dst = s(&[1], &[2, 3], &[0.0; 6]);
+        run_scatter(&mut dst, &index, &data, ScatterCombine::Max).unwrap();
+        assert_eq!(dst.data(), &[0.0, 0.0, 0.0, 0.0, 0.0, 5.0]);
+    }
+
+    #[test]
+    fn a_wrong_index_width_is_an_error() {
+        let index = s(&[1], &[1], &[0.0]);
+        let data = s(&[1], &[1], &[5.0]);
+        let mut dst = s(&[1], &[2, 3], &[0.0; 6]);
+        let err = run_scatter(&mut dst, &index, &data, ScatterCombine::Add).unwrap_err();
+        assert!(err.to_string().contains("one float per dimension"), "{err}");
+    }
+}

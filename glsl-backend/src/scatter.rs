@@ -1,0 +1,306 @@
+//! `streamScatterOp` as point rendering (000 §5.5): one point per scattered element, placed by
+//! the vertex shader on the destination texel its index selects, coloured by the fragment
+//! shader with the element's value.
+//!
+//! The vertex shader fetches the index itself (no read-back): element `e` reads its index,
+//! applies Brook's gather rule (`brook_gather_index`: `floor(v + 0.25)`, clamped) and the
+//! destination's address translation (`brook_texel`). With an order stream, point `k` scatters
+//! element `order[k]` instead of element `k`, so a host-planned subset can be drawn in any
+//! order. The fragment shader either writes the element (replace, or add/min/max through
+//! fixed-function blending), or combines it with the destination's old value through a user
+//! `reduce` function, reading the old value from a copy of the destination.
+//!
+//! Parameters are numbered as in [`MemberRef`]: the reduce function's own parameters, then
+//! the index and order streams ([`ScatterRoles`]).
+
+use brook_frontend::ir::{FunctionId, FunctionKind, Module, ParamClass};
+
+use crate::error::GenError;
+use crate::names::glsl_name;
+use crate::prelude::{Helper, Prelude};
+use crate::shader::{
+    call_text, lowered_functions, member_slots, output_chunks, MemberRef, PassProgram, SamplerSlot,
+    ShaderParts, UniformSlot, UniformValue,
+};
+use crate::source::SourceText;
+use crate::types::glsl_type;
+use crate::variant::{Profile, Target};
+
+/// The parameter numbers a scatter's shaders use for their streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScatterRoles {
+    /// The scattered elements.
+    pub data: u32,
+    /// The destination's old values (a copy of it), read by a user combiner.
+    pub old: Option<u32>,
+    pub index: u32,
+    pub order: u32,
+}
+
+/// A scatter's vertex shader and its fragment passes (several when the element has more
+/// members than one pass writes).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScatterProgram {
+    pub vertex: String,
+    pub roles: ScatterRoles,
+    pub passes: Vec<PassProgram>,
+}
+
+/// The vertex shader placing point `gl_VertexID` (of element `order[gl_VertexID]` when
+/// `ordered`) on its destination texel; with the slots it adds to every pass.
+fn vertex(
+    profile: Profile,
+    roles: ScatterRoles,
+    ordered: bool,
+) -> (String, Vec<SamplerSlot>, Vec<UniformSlot>) {
+    let mut prelude = Prelude::default();
+    prelude.require(Helper::Addressing);
+    let mut samplers = vec![SamplerSlot {
+        uniform: "brook_index_tex".into(),
+        source: MemberRef {
+            param: roles.index,
+            member: 0,
+        },
+    }];
+    let mut uniforms = vec![
+        slot("brook_index_width", UniformValue::Width(roles.index)),
+        slot("brook_dst_extent", UniformValue::OutputExtent),
+        slot("brook_dst_width", UniformValue::OutputWidth),
+        slot("brook_dst_size", UniformValue::OutputSize),
+    ];
+    let element = if ordered {
+        samplers.push(SamplerSlot {
+            uniform: "brook_order_tex".into(),
+            source: MemberRef {
+                param: roles.order,
+                member: 0,
+            },
+        });
+        uniforms.push(slot("brook_order_width", UniformValue::Width(roles.order)));
+        "int(texelFetch(brook_order_tex, ivec2(gl_VertexID % brook_order_width, gl_VertexID / brook_order_width), 0).x)"
+    } else {
+        "gl_VertexID"
+    };
+    let mut text = String::from(profile.header());
+    text.push_str("// Brook ScatterOp: one point per scattered element, on the destination texel its index selects.\n");
+    for s in &samplers {
+        text.push_str(&format!("uniform highp sampler2D {};\n", s.uniform));
+    }
+    for u in &uniforms {
+        let ty = match u.value {
+            UniformValue::OutputExtent => "ivec4",
+            UniformValue::OutputSize => "vec2",
+            _ => "int",
+        };
+        text.push_str(&format!("uniform {ty} {};\n", u.uniform));
+    }
+    text.push_str("flat out highp int brook_element;\n");
+    text.push_str(&prelude.source());
+    text.push_str(&format!(
+        "void main() {{
+    int e = {element};
+    vec4 v = texelFetch(brook_index_tex, ivec2(e % brook_index_width, e / brook_index_width), 0);
+    ivec2 t = brook_texel(brook_gather_index(v, brook_dst_extent), brook_dst_extent, brook_dst_width);
+    gl_Position = vec4((vec2(t) + 0.5) / brook_dst_size * 2.0 - 1.0, 0.0, 1.0);
+    gl_PointSize = 1.0;
+    brook_element = e;
+}}
+"
+    ));
+    (text, samplers, uniforms)
+}
+
+fn slot(name: &str, value: UniformValue) -> UniformSlot {
+    UniformSlot {
+        uniform: name.into(),
+        value,
+    }
+}
+
+const DATA_TEXEL: &str =
+    "ivec2(brook_element % brook_data_width, brook_element / brook_data_width)";
+
+/// A scatter whose fragments write the element itself (replace, or a blended combiner):
+/// `widths` are the element's member widths. Roles: data 0, index 1, order 2.
+pub fn generate_scatter_write(target: &Target, widths: &[u8], ordered: bool) -> ScatterProgram {
+    let roles = ScatterRoles {
+        data: 0,
+        old: None,
+        index: 1,
+        order: 2,
+    };
+    let (vertex, vsamplers, vuniforms) = vertex(target.profile, roles, ordered);
+    let members: Vec<(MemberRef, u8)> = widths
+        .iter()
+        .enumerate()
+        .map(|(m, w)| {
+            (
+                MemberRef {
+                    param: roles.data,
+                    member: m as u32,
+                },
+                *w,
+            )
+        })
+        .collect();
+    let passes = output_chunks(&members, target)
+        .into_iter()
+        .map(|written| {
+            let mut text = String::from(target.profile.header());
+            text.push_str("// Brook ScatterOp: the scattered element's members, written where its point landed.\n");
+            text.push_str("flat in highp int brook_element;\nuniform int brook_data_width;\n");
+            let mut samplers = vsamplers.clone();
+            let mut body = String::new();
+            for (location, (m, _)) in written.iter().enumerate() {
+                let sampler = format!("brook_data_tex{}", m.member);
+                text.push_str(&format!(
+                    "uniform sampler2D {sampler};\nlayout(location = {location}) out vec4 brook_out{location};\n"
+                ));
+                body.push_str(&format!(
+                    "    brook_out{location} = texelFetch({sampler}, {DATA_TEXEL}, 0);\n"
+                ));
+                samplers.push(SamplerSlot {
+                    uniform: sampler,
+                    source: *m,
+                });
+            }
+            text.push_str(&format!("void main() {{\n{body}}}\n"));
+            let mut uniforms = vuniforms.clone();
+            uniforms.push(slot("brook_data_width", UniformValue::Width(roles.data)));
+            PassProgram {
+                fragment: text,
+                outputs: written.iter().map(|(m, _)| *m).collect(),
+                samplers,
+                uniforms,
+            }
+        })
+        .collect();
+    ScatterProgram {
+        vertex,
+        roles,
+        passes,
+    }
+}
+
+/// A scatter combining through the user reduction `reduce_fn` (no parameters besides its
+/// input and accumulator): each fragment computes `f(a = element, r = old destination)` and
+/// writes `r`. Points are drawn ordered, in conflict-free rounds planned by the caller.
+pub fn generate_scatter_reduce(
+    module: &Module,
+    reduce_fn: FunctionId,
+    target: &Target,
+    source: Option<&SourceText>,
+) -> Result<ScatterProgram, GenError> {
+    let func = module.func(reduce_fn);
+    if func.kind != FunctionKind::Reduce {
+        return Err(GenError::NotAReduction(func.name.clone()));
+    }
+    let find = |class: ParamClass| func.params.iter().position(|p| p.class == class);
+    let (Some(a), Some(r), 2) = (
+        find(ParamClass::Stream),
+        find(ParamClass::Reduce),
+        func.params.len(),
+    ) else {
+        return Err(GenError::Unsupported(format!(
+            "streamScatterOp with `{}`: the combiner must be `reduce void {}(T a<>, reduce T r<>)` with no other parameters",
+            func.name, func.name
+        )));
+    };
+    let n = func.params.len() as u32;
+    let roles = ScatterRoles {
+        data: a as u32,
+        old: Some(r as u32),
+        index: n,
+        order: n + 1,
+    };
+    let (vertex, vsamplers, vuniforms) = vertex(target.profile, roles, true);
+    let mut prelude = Prelude::default();
+    let functions = lowered_functions(module, reduce_fn, &mut prelude, source)?;
+    let mut parts = ShaderParts::new(module);
+    parts.samplers = vsamplers;
+    parts.uniforms = vuniforms;
+    parts
+        .declarations
+        .push_str("flat in highp int brook_element;\n");
+    parts.uniform(
+        "int",
+        "brook_data_width",
+        UniformValue::Width(roles.data),
+        "texture width of the scattered stream",
+    );
+    let (an, rn) = (
+        glsl_name(&func.params[a].name),
+        glsl_name(&func.params[r].name),
+    );
+    let ty = &func.params[a].ty;
+    let element = parts.fetch_element(roles.data, ty, &an, DATA_TEXEL)?;
+    let old = parts.fetch_element(r as u32, ty, &rn, "brook_fragment")?;
+    let glsl_ty = glsl_type(module, ty);
+    let body = format!(
+        "    // The scattered element and the destination's value before this round.\n    {glsl_ty} {an} = {element};\n    {glsl_ty} {rn} = {old};\n    {}\n",
+        call_text(func)
+    );
+    let outputs = member_slots(module, func, ParamClass::Reduce)?;
+    let chunks = output_chunks(&outputs, target);
+    let passes = chunks
+        .iter()
+        .enumerate()
+        .map(|(i, written)| {
+            let title = format!(
+                "Brook ScatterOp with `{}`: the element combined with the destination's old value, output {} of {}.",
+                func.name,
+                i + 1,
+                chunks.len()
+            );
+            parts.pass(target, &title, func, &prelude, &functions, &body, written)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(ScatterProgram {
+        vertex,
+        roles,
+        passes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_vertex_shader_fetches_the_index_and_translates_it() {
+        let target = Target {
+            profile: Profile::Gl33Core,
+            max_draw_buffers: 1,
+        };
+        let p = generate_scatter_write(&target, &[1, 3], false);
+        assert!(p.vertex.contains("brook_gather_index(v, brook_dst_extent)"));
+        assert!(p.vertex.contains("int e = gl_VertexID;"));
+        // Two members, one draw buffer: two passes, each writing one member.
+        assert_eq!(p.passes.len(), 2);
+        assert_eq!(
+            p.passes[1].outputs,
+            vec![MemberRef {
+                param: 0,
+                member: 1
+            }]
+        );
+        let ordered = generate_scatter_write(&target, &[4], true);
+        assert!(ordered.vertex.contains("texelFetch(brook_order_tex"));
+    }
+
+    #[test]
+    fn a_reduction_with_extra_parameters_is_refused() {
+        let module = brook_frontend::compile(
+            "reduce void f(float a<>, reduce float r<>, float k) { r = r + a * k; }",
+            "t.br",
+        )
+        .unwrap();
+        let (id, _) = module.function("f").unwrap();
+        let target = Target {
+            profile: Profile::Gl33Core,
+            max_draw_buffers: 8,
+        };
+        let err = generate_scatter_reduce(&module, id, &target, None).unwrap_err();
+        assert!(err.to_string().contains("no other parameters"), "{err}");
+    }
+}
