@@ -47,6 +47,7 @@ void brook_reduce_stream(const BrookProgram* program, const char* reduction,
                          const BrookStream* input, const BrookArg* args, size_t count,
                          const BrookStream* output);
 void brook_stream_swap(const BrookStream* a, const BrookStream* b);
+void brook_stream_scatter(const BrookStream* dst, const BrookStream* index, const BrookStream* data, int op);
 void brook_stream_print(const BrookStream* stream);
 void brook_finish(void);
 void brook_flush_stdout(void);
@@ -350,6 +351,13 @@ inline void streamWrite(const brook::stream_domain& d, void* data) {
 
 inline void streamSwap(const brook::stream& a, const brook::stream& b) {
     brook_stream_swap(a.get(), b.get());
+}
+// streamScatterOp(dst, index, data, op): for every element i of data, in index order,
+// dst[index[i]] = op(data[i], dst[index[i]]); indices round and clamp like gathers.
+enum { STREAM_SCATTER_ASSIGN = 0, STREAM_SCATTER_ADD = 1, STREAM_SCATTER_MIN = 2, STREAM_SCATTER_MAX = 3 };
+inline void streamScatterOp(const brook::stream& dst, const brook::stream& index,
+                            const brook::stream& data, int op) {
+    brook_stream_scatter(dst.get(), index.get(), data.get(), op);
 }
 // C stdio output written before is flushed first, so the two appear in program order.
 inline void streamPrint(const brook::stream& s) { brook_stream_print(s.get()); }

@@ -230,13 +230,13 @@ fn host_code_errors_from_the_cxx_compiler_point_at_the_br_file() {
 fn operations_this_runtime_lacks_are_named_at_their_line() {
     let path = scratch(
         "scatter.br",
-        "kernel void k(float a<>, out float r<>) { r = a; }\nint main() {\n    float a<4>, b<4>;\n    streamScatterOp(a, b);\n    return 0;\n}\n",
+        "kernel void k(float a<>, out float r<>) { r = a; }\nint main() {\n    float a<4>, b<4>;\n    streamGatherOp(a, b);\n    return 0;\n}\n",
     );
     let o = run(brcc(&["check", &path]));
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("scatter.br:4:5"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("gather_op.br:4:5"), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("`streamScatterOp` is not supported"),
+        stderr(&o).contains("`streamGatherOp` is not supported"),
         "{}",
         stderr(&o)
     );

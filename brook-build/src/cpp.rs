@@ -34,7 +34,6 @@ pub const HEADER_NAME: &str = "brook.hpp";
 /// Brook host operations this runtime does not provide yet; calling one is a translation
 /// error rather than a C++ compiler error about an undeclared name.
 const NOT_YET: &[&str] = &[
-    "streamScatterOp",
     "streamGatherOp",
     "streamEnableWriteMask",
     "streamDisableWriteMask",

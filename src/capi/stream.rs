@@ -8,6 +8,7 @@ use brook_texture_streams::IterSpec;
 use super::runtime::{brook_flush_stdout, c_str, fail, or_exit, with_runtime};
 use crate::error::BrookError;
 use crate::program::Program;
+use crate::scatter::ScatterOp;
 use crate::stream::Stream;
 
 /// A compiled Brook program (its kernels), owned by the C++ side.
@@ -169,6 +170,40 @@ pub unsafe extern "C" fn brook_stream_write(
 pub unsafe extern "C" fn brook_stream_swap(a: *const BrookStream, b: *const BrookStream) {
     let (a, b) = (&stream_ref(a).0, &stream_ref(b).0);
     with_runtime(|rt| rt.swap(a, b))
+}
+
+/// `streamScatterOp(dst, index, data, op)` with a built-in combiner: `op` is 0 (replace: the
+/// last element in index order wins), 1 (add), 2 (min) or 3 (max), as `brook.hpp`'s
+/// `STREAM_SCATTER_*` constants spell them.
+///
+/// # Safety
+/// `dst`, `index` and `data` are live streams.
+#[no_mangle]
+pub unsafe extern "C" fn brook_stream_scatter(
+    dst: *const BrookStream,
+    index: *const BrookStream,
+    data: *const BrookStream,
+    op: i32,
+) {
+    let (dst, index, data) = (
+        &stream_ref(dst).0,
+        &stream_ref(index).0,
+        &stream_ref(data).0,
+    );
+    with_runtime(|rt| {
+        let op = match op {
+            0 => ScatterOp::Replace,
+            1 => ScatterOp::Add,
+            2 => ScatterOp::Min,
+            3 => ScatterOp::Max,
+            other => {
+                return Err(BrookError::Usage(format!(
+                    "streamScatterOp: unknown combiner {other}; use STREAM_SCATTER_ASSIGN, _ADD, _MIN or _MAX"
+                )))
+            }
+        };
+        rt.scatter(dst, index, data, op)
+    })
 }
 
 /// `streamPrint(s)`: the stream to standard output in the original's format, after
