@@ -28,8 +28,8 @@ fn masked(rt: &Runtime, mask: Option<&[f32]>) -> (Vec<f32>, Vec<f32>, u64) {
         .map(|i| if i % 4 == 3 { -1.0 } else { i as f32 })
         .collect();
     let a = stream(rt, 1, &a);
-    let b = stream(rt, 1, &vec![-7.0; N]);
-    let c = stream(rt, 2, &vec![-9.0; 2 * N]);
+    let b = stream(rt, 1, &[-7.0; N]);
+    let c = stream(rt, 2, &[-9.0; 2 * N]);
     let m;
     if let Some(mask) = mask {
         m = stream(rt, 1, mask);
