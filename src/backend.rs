@@ -118,6 +118,17 @@ pub trait Backend {
         data: &dyn Any,
         op: BackendScatterOp,
     ) -> Result<(), BrookError>;
+    /// Brook's `streamSetWriteMask`: takes the mask's current contents (a non-iterator stream
+    /// of this backend); while enabled, kernel calls (on whole output streams of the mask's
+    /// shape) write only the elements whose mask's first float is non-zero.
+    fn set_write_mask(&self, mask: &dyn Any) -> Result<(), BrookError>;
+    /// `streamEnableWriteMask` (`true`; a mask must be set) / `streamDisableWriteMask`.
+    fn enable_write_mask(&self, on: bool) -> Result<(), BrookError>;
+    /// `streamBeginWriteQuery`: starts counting the elements kernel calls write.
+    fn begin_write_query(&self) -> Result<(), BrookError>;
+    /// `streamEndWriteQuery`: the elements written (not discarded, not masked off) by the
+    /// kernel calls since the query began.
+    fn end_write_query(&self) -> Result<u64, BrookError>;
     /// Brook's `streamSwap`: exchanges the storage of two streams of one shape and format
     /// (checked by the runtime).
     fn swap(&self, a: &dyn Any, b: &dyn Any) -> Result<(), BrookError>;

@@ -16,11 +16,15 @@ use brook_texture_streams::{Domain, ElementFormat, GlContext, IterSpec};
 use crate::backend::{
     Backend, BackendArg, BackendProgram, BackendReduceTarget, BackendScatterOp, BackendStream,
 };
+use crate::cpu_mask::CpuMasking;
 use crate::error::BrookError;
 use crate::host_values::{domain_elements, write_iter};
 use crate::program::Compiled;
 
-pub struct CpuBackend;
+#[derive(Default)]
+pub struct CpuBackend {
+    masking: CpuMasking,
+}
 
 /// A program on the CPU: the checked IR and each kernel's plan, compiled on first call.
 struct CpuProgram {
@@ -225,7 +229,23 @@ impl Backend for CpuBackend {
                 }
             })
             .collect();
-        program.plan(kernel).run(&compiled.module, &mut cpu_args)?;
+        let plan = program.plan(kernel);
+        let run = |a: &mut [CpuArg]| plan.run(&compiled.module, a);
+        if self.masking.active() {
+            let domain_out = args
+                .iter()
+                .zip(&func.params)
+                .any(|(a, p)| p.class == ParamClass::Out && matches!(a, BackendArg::Domain(..)));
+            if domain_out {
+                return Err(BrookError::Usage(format!(
+                    "kernel `{}`: write masks and write queries apply to whole output streams, not domains",
+                    func.name
+                )));
+            }
+            self.masking.run(&func.name, &mut cpu_args, run)?;
+        } else {
+            run(&mut cpu_args)?;
+        }
         drop(cpu_args);
         drop(held);
         for ((arg, param), copy) in args.iter().zip(&func.params).zip(&copies) {
@@ -320,6 +340,23 @@ impl Backend for CpuBackend {
             }
         };
         Ok(run_scatter(&mut dst, &index, &elements, combine)?)
+    }
+
+    fn set_write_mask(&self, mask: &dyn Any) -> Result<(), BrookError> {
+        self.masking.set(&data(mask, "a write mask")?.borrow());
+        Ok(())
+    }
+
+    fn enable_write_mask(&self, on: bool) -> Result<(), BrookError> {
+        self.masking.enable(on)
+    }
+
+    fn begin_write_query(&self) -> Result<(), BrookError> {
+        self.masking.begin_query()
+    }
+
+    fn end_write_query(&self) -> Result<u64, BrookError> {
+        self.masking.end_query()
     }
 
     fn swap(&self, a: &dyn Any, b: &dyn Any) -> Result<(), BrookError> {

@@ -161,6 +161,23 @@ impl Backend for GlBackend {
         Ok(self.runner.scatter(&dst, &index, &data, with)?)
     }
 
+    fn set_write_mask(&self, mask: &dyn Any) -> Result<(), BrookError> {
+        let mask = textures(mask, "a write mask")?.borrow();
+        Ok(self.runner.set_write_mask(&mask)?)
+    }
+
+    fn enable_write_mask(&self, on: bool) -> Result<(), BrookError> {
+        Ok(self.runner.enable_write_mask(on)?)
+    }
+
+    fn begin_write_query(&self) -> Result<(), BrookError> {
+        Ok(self.runner.begin_write_query()?)
+    }
+
+    fn end_write_query(&self) -> Result<u64, BrookError> {
+        Ok(self.runner.end_write_query()?)
+    }
+
     fn swap(&self, a: &dyn Any, b: &dyn Any) -> Result<(), BrookError> {
         let (GlStorage::Textures(a), GlStorage::Textures(b)) = (storage(a)?, storage(b)?) else {
             return Err(BrookError::Usage(

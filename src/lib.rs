@@ -24,6 +24,7 @@ mod arg;
 mod backend;
 pub mod capi;
 mod cpu;
+mod cpu_mask;
 mod element_type;
 mod error;
 mod gl;

@@ -48,7 +48,7 @@ impl Runtime {
     /// The CPU reference backend.
     pub fn cpu() -> Runtime {
         Runtime {
-            backend: Rc::new(CpuBackend),
+            backend: Rc::new(CpuBackend::default()),
             programs: ProgramCache::default(),
         }
     }
@@ -270,6 +270,46 @@ impl Runtime {
             return Ok(());
         }
         self.backend.swap(a.storage.as_ref(), b.storage.as_ref())
+    }
+
+    /// Brook's `streamSetWriteMask`: the write mask of later kernel calls while it is enabled
+    /// (see [`Runtime::enable_write_mask`]). Its current contents are taken now (on GL, drawn
+    /// into a depth buffer): set it again after changing the stream. An element is on where
+    /// the mask's first float is non-zero.
+    pub fn set_write_mask(&self, mask: &Stream) -> Result<(), BrookError> {
+        let storage = self.own(mask, "streamSetWriteMask")?;
+        if mask.is_iter {
+            return Err(BrookError::Usage(
+                "streamSetWriteMask: an iterator cannot be a write mask; copy it into a stream with a kernel first".into(),
+            ));
+        }
+        self.backend.set_write_mask(storage)
+    }
+
+    /// Brook's `streamEnableWriteMask`: from now on a kernel call writes only the output
+    /// elements whose mask element is on; the others keep their values (as if discarded).
+    /// The outputs must be whole streams of the mask's shape. On GL this is the depth test
+    /// (000 §7.4.2): masked-off elements are not shaded where the hardware has early-z.
+    pub fn enable_write_mask(&self) -> Result<(), BrookError> {
+        self.backend.enable_write_mask(true)
+    }
+
+    /// Brook's `streamDisableWriteMask`: kernel calls write every element again.
+    pub fn disable_write_mask(&self) -> Result<(), BrookError> {
+        self.backend.enable_write_mask(false)
+    }
+
+    /// Brook's `streamBeginWriteQuery`: starts counting the elements kernel calls write (on
+    /// GL an occlusion query, `GL_SAMPLES_PASSED`; refused on ES 3.0, which lacks it).
+    /// Outputs must be whole streams while it is open.
+    pub fn begin_write_query(&self) -> Result<(), BrookError> {
+        self.backend.begin_write_query()
+    }
+
+    /// Brook's `streamEndWriteQuery`: the elements written (neither discarded nor masked
+    /// off) by the kernel calls since [`Runtime::begin_write_query`]; a split call counts once.
+    pub fn end_write_query(&self) -> Result<u64, BrookError> {
+        self.backend.end_write_query()
     }
 
     /// Starts (forgetting earlier entries) or stops the pass trace: a record of what each

@@ -16,6 +16,7 @@ mod runner;
 mod scatter;
 mod trace;
 mod uniforms;
+mod write_mask;
 
 pub use args::{KernelArg, StreamArg};
 pub use error::PassError;

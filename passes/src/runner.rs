@@ -1,6 +1,6 @@
 //! Running kernel calls on GL: choose the variant, fetch or build its programs, draw each pass.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -9,7 +9,7 @@ use brook_frontend::ir::{FunctionId, Module};
 use brook_glsl::{
     generate_kernel, stream_members, MemberRef, OutputRegion, SourceText, Target, Variant,
 };
-use brook_texture_streams::{GlContext, Stream, Texture};
+use brook_texture_streams::{GlContext, Program, Stream, Texture};
 
 use crate::args::{variant_for, KernelArg, StreamArg};
 use crate::draw::{draw_pass, sampled_textures};
@@ -19,6 +19,7 @@ use crate::reduce::ReduceCache;
 use crate::scatter::ScatterCache;
 use crate::trace::{KernelTrace, PassTrace, ScratchTrace, TraceEntry};
 use crate::uniforms::uniform_data;
+use crate::write_mask::{mask_of, mask_program, WriteMask, WriteQuery};
 
 /// A checked Brook module with a process-unique identity, so compiled programs can be cached
 /// per (module, kernel, variant) without hashing the IR on every call.
@@ -58,6 +59,13 @@ pub struct KernelRunner {
     pub(crate) scatters: ScatterCache,
     /// The pass trace, while tracing is on.
     trace: RefCell<Option<Vec<TraceEntry>>>,
+    /// The depth-writing program of write masks, linked on first use.
+    mask_program: RefCell<Option<Program>>,
+    /// The write mask last set, and whether kernel calls use it.
+    write_mask: RefCell<Option<WriteMask>>,
+    mask_enabled: Cell<bool>,
+    /// The open write query, between its begin and end.
+    query: RefCell<Option<WriteQuery>>,
 }
 
 /// An output of a call that was also one of its inputs (in place): the call drew into this
@@ -83,7 +91,99 @@ impl KernelRunner {
             reductions: ReduceCache::default(),
             scatters: ScatterCache::default(),
             trace: RefCell::new(None),
+            mask_program: RefCell::new(None),
+            write_mask: RefCell::new(None),
+            mask_enabled: Cell::new(false),
+            query: RefCell::new(None),
         }
+    }
+
+    /// Brook's `streamSetWriteMask`: draws `mask` into a depth texture now (later changes to
+    /// the stream need another call). Calls use it while it is enabled.
+    pub fn set_write_mask(&self, mask: &Stream) -> Result<(), PassError> {
+        let made = self.with_mask_program(|p| mask_of(&self.ctx, p, mask))?;
+        *self.write_mask.borrow_mut() = Some(made);
+        Ok(())
+    }
+
+    /// Brook's `streamEnableWriteMask` / `streamDisableWriteMask`.
+    pub fn enable_write_mask(&self, on: bool) -> Result<(), PassError> {
+        if on && self.write_mask.borrow().is_none() {
+            return Err(PassError::Call {
+                kernel: "streamEnableWriteMask".into(),
+                message: "no write mask was set (streamSetWriteMask) before enabling it".into(),
+            });
+        }
+        self.mask_enabled.set(on);
+        Ok(())
+    }
+
+    /// Brook's `streamBeginWriteQuery`: counts the elements the following kernel calls write.
+    pub fn begin_write_query(&self) -> Result<(), PassError> {
+        if self.query.borrow().is_some() {
+            return Err(PassError::Call {
+                kernel: "streamBeginWriteQuery".into(),
+                message: "a write query is already open; end it first".into(),
+            });
+        }
+        *self.query.borrow_mut() = Some(WriteQuery::new(&self.ctx)?);
+        Ok(())
+    }
+
+    /// Brook's `streamEndWriteQuery`: the elements written since the query began.
+    pub fn end_write_query(&self) -> Result<u64, PassError> {
+        let query = self
+            .query
+            .borrow_mut()
+            .take()
+            .ok_or_else(|| PassError::Call {
+                kernel: "streamEndWriteQuery".into(),
+                message: "no write query is open (streamBeginWriteQuery)".into(),
+            })?;
+        query.total()
+    }
+
+    fn with_mask_program<T>(
+        &self,
+        f: impl FnOnce(&Program) -> Result<T, PassError>,
+    ) -> Result<T, PassError> {
+        let mut slot = self.mask_program.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(mask_program(&self.ctx)?);
+        }
+        f(slot.as_ref().expect("linked above"))
+    }
+
+    /// The depth mask a call with these outputs draws through: the enabled write mask, or
+    /// while a write query is open one that passes every element (so the layout's padding
+    /// texels are not counted). Masks and queries work on whole output streams.
+    fn call_mask(&self, kernel: &str, output: &StreamArg) -> Result<Option<WriteMask>, PassError> {
+        let counting = self.query.borrow().is_some();
+        let masking = self.mask_enabled.get();
+        if !counting && !masking {
+            return Ok(None);
+        }
+        let fail = |message: String| Err(call_error(kernel, message));
+        if output.domain.is_some() {
+            return fail(
+                "write masks and write queries apply to whole output streams, not domains".into(),
+            );
+        }
+        if masking {
+            let mask = self.write_mask.borrow();
+            let shape = mask.as_ref().map(|m| m.layout().shape().to_vec());
+            if shape.as_deref() != Some(output.stream.layout().shape()) {
+                return fail(format!(
+                    "the write mask has shape {:?} but the outputs have shape {:?}",
+                    shape.unwrap_or_default(),
+                    output.stream.layout().shape()
+                ));
+            }
+            return Ok(None);
+        }
+        let layout = output.stream.layout();
+        self.with_mask_program(|p| WriteMask::draw(&self.ctx, p, layout, None))
+            .map(Some)
     }
 
     pub fn context(&self) -> &Rc<GlContext> {
@@ -159,7 +259,12 @@ impl KernelRunner {
             passes: Vec::new(),
         });
         let viewport = viewport(&call.output, call.variant.output);
-        for pass in &linked.passes {
+        let own_mask = self.call_mask(&func.name, &call.output)?;
+        let set_mask = self.write_mask.borrow();
+        let mask = own_mask
+            .as_ref()
+            .or(set_mask.as_ref().filter(|_| self.mask_enabled.get()));
+        for (k, pass) in linked.passes.iter().enumerate() {
             let traced = self.draw(
                 &module.module,
                 kernel,
@@ -168,6 +273,7 @@ impl KernelRunner {
                 pass,
                 &call.output,
                 viewport,
+                (mask, k == 0),
             )?;
             if let Some(t) = trace.as_mut() {
                 t.passes.push(PassTrace {
@@ -196,6 +302,7 @@ impl KernelRunner {
         pass: &LinkedPass,
         output: &StreamArg,
         viewport: [i32; 4],
+        (mask, first_pass): (Option<&WriteMask>, bool),
     ) -> Result<PassTrace, PassError> {
         let func = module.func(kernel);
         let tracing = self.tracing();
@@ -237,16 +344,26 @@ impl KernelRunner {
                 .map(|(m, t)| (member_label(module, func, *m), t.raw().0.get()))
                 .collect();
         }
-        draw_pass(
-            &self.ctx,
-            &func.name,
-            pass,
-            &targets,
-            viewport,
-            &inputs,
-            |value| uniform_data(value, module, func, args, output),
-            tracing.then_some(&mut record),
-        )?;
+        let attached = mask.map(|m| m.attach(&targets)).transpose()?;
+        let mut draw = || {
+            draw_pass(
+                &self.ctx,
+                &func.name,
+                pass,
+                &targets,
+                viewport,
+                &inputs,
+                |value| uniform_data(value, module, func, args, output),
+                tracing.then_some(&mut record),
+            )
+        };
+        // Every pass of a split call writes the same elements: count the first only.
+        let drawn = match self.query.borrow_mut().as_mut().filter(|_| first_pass) {
+            Some(query) => query.count(draw),
+            None => draw(),
+        };
+        drop(attached);
+        drawn?;
         Ok(record)
     }
 

@@ -1,0 +1,130 @@
+//! Write masks and write queries on the CPU backend, with the GL backend's results: masked-off
+//! elements keep their values, and a query counts the elements a call wrote (neither
+//! discarded nor masked off).
+
+use std::cell::{Cell, RefCell};
+
+use brook_cpu::{CpuArg, CpuError, CpuStream};
+
+use crate::error::BrookError;
+
+/// The CPU backend's mask and query state.
+#[derive(Default)]
+pub struct CpuMasking {
+    /// The mask last set: its shape and which elements are on.
+    mask: RefCell<Option<(Vec<usize>, Vec<bool>)>>,
+    enabled: Cell<bool>,
+    /// Elements written since the open query began.
+    query: Cell<Option<u64>>,
+}
+
+impl CpuMasking {
+    pub fn set(&self, mask: &CpuStream) {
+        let on = (0..mask.len()).map(|i| mask.element(i)[0] != 0.0).collect();
+        *self.mask.borrow_mut() = Some((mask.shape().to_vec(), on));
+    }
+
+    pub fn enable(&self, on: bool) -> Result<(), BrookError> {
+        if on && self.mask.borrow().is_none() {
+            return Err(BrookError::Usage(
+                "streamEnableWriteMask: no write mask was set (streamSetWriteMask) before enabling it".into(),
+            ));
+        }
+        self.enabled.set(on);
+        Ok(())
+    }
+
+    pub fn begin_query(&self) -> Result<(), BrookError> {
+        if self.query.get().is_some() {
+            return Err(BrookError::Usage(
+                "streamBeginWriteQuery: a write query is already open; end it first".into(),
+            ));
+        }
+        self.query.set(Some(0));
+        Ok(())
+    }
+
+    pub fn end_query(&self) -> Result<u64, BrookError> {
+        self.query.take().ok_or_else(|| {
+            BrookError::Usage(
+                "streamEndWriteQuery: no write query is open (streamBeginWriteQuery)".into(),
+            )
+        })
+    }
+
+    /// Whether a call must go through [`CpuMasking::run`] (a mask enabled or a query open).
+    pub fn active(&self) -> bool {
+        self.enabled.get() || self.query.get().is_some()
+    }
+
+    /// Runs a kernel call (`run`, on `args`, whose outputs are whole streams) under the mask
+    /// and counts it into the open query. To tell written from discarded elements the call
+    /// runs twice over outputs prefilled with two different values: a written element gets
+    /// the same value both times (outputs start at zero, whatever they held), a discarded one
+    /// keeps the two prefills.
+    pub fn run(
+        &self,
+        kernel: &str,
+        args: &mut [CpuArg],
+        mut run: impl FnMut(&mut [CpuArg]) -> Result<(), CpuError>,
+    ) -> Result<(), BrookError> {
+        let before: Vec<CpuStream> = outputs(args).map(|o| o.clone()).collect();
+        let Some(shape) = before.first().map(|o| o.shape().to_vec()) else {
+            return Ok(run(args)?);
+        };
+        let mask = self.mask.borrow();
+        let on = match (&*mask, self.enabled.get()) {
+            (Some((mask_shape, on)), true) => {
+                if *mask_shape != shape {
+                    return Err(BrookError::Usage(format!(
+                        "kernel `{kernel}`: the write mask has shape {mask_shape:?} but the outputs have shape {shape:?}"
+                    )));
+                }
+                Some(on)
+            }
+            _ => None,
+        };
+        let written = if self.query.get().is_some() {
+            let mut prefilled = |value: f32| -> Result<Vec<u32>, BrookError> {
+                outputs(args).for_each(|o| o.data_mut().fill(value));
+                run(args)?;
+                let first = outputs(args).next().expect("there is an output");
+                Ok((0..first.len())
+                    .map(|i| first.element(i)[0].to_bits())
+                    .collect())
+            };
+            let zero = prefilled(0.0)?;
+            let one = prefilled(1.0)?;
+            zero.iter().zip(&one).map(|(a, b)| a == b).collect()
+        } else {
+            run(args)?;
+            vec![true; before[0].len()]
+        };
+        let mut count = 0;
+        for (out, old) in outputs(args).zip(&before) {
+            let per = out.floats_per_element();
+            let data = out.data_mut();
+            count = 0;
+            for (i, &w) in written.iter().enumerate() {
+                if w && on.is_none_or(|on| on[i]) {
+                    count += 1;
+                } else {
+                    data[i * per..(i + 1) * per].copy_from_slice(old.element(i));
+                }
+            }
+        }
+        if let Some(total) = self.query.get() {
+            self.query.set(Some(total + count));
+        }
+        Ok(())
+    }
+}
+
+fn outputs<'a, 'b: 'a>(
+    args: &'a mut [CpuArg<'b>],
+) -> impl Iterator<Item = &'a mut CpuStream> + use<'a, 'b> {
+    args.iter_mut().filter_map(|a| match a {
+        CpuArg::Out(o) => Some(&mut **o),
+        _ => None,
+    })
+}
