@@ -129,6 +129,17 @@ pub trait Backend {
     /// `streamEndWriteQuery`: the elements written (not discarded, not masked off) by the
     /// kernel calls since the query began.
     fn end_write_query(&self) -> Result<u64, BrookError>;
+    /// Brook's `streamGatherOp(dst, index, data, op)`, in index order (`brook-semantics.md`):
+    /// `dst[i] = data[index[i]]`, then (with `update`) `data[index[i]] = op(operand,
+    /// data[index[i]])`; three distinct non-iterator streams of this backend, `operand` one
+    /// element of `data`'s type (checked by the runtime).
+    fn gather_op(
+        &self,
+        dst: &dyn Any,
+        index: &dyn Any,
+        data: &dyn Any,
+        update: Option<(BackendScatterOp, &[f32])>,
+    ) -> Result<(), BrookError>;
     /// Brook's `streamSwap`: exchanges the storage of two streams of one shape and format
     /// (checked by the runtime).
     fn swap(&self, a: &dyn Any, b: &dyn Any) -> Result<(), BrookError>;

@@ -6,7 +6,8 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use brook_cpu::{
-    run_reduce, run_scatter, CpuArg, CpuIter, CpuStream, KernelPlan, ReduceTarget, ScatterCombine,
+    run_gather_op, run_reduce, run_scatter, CpuArg, CpuIter, CpuStream, KernelPlan, ReduceTarget,
+    ScatterCombine,
 };
 use brook_frontend::ir::{FunctionId, ParamClass};
 use brook_glsl::KernelProgram;
@@ -330,16 +331,24 @@ impl Backend for CpuBackend {
         let index = self::data(index, "a scatter index")?.borrow();
         let elements = self::data(data, "scattered")?.borrow();
         let mut dst = self::data(dst, "scattered into")?.borrow_mut();
-        let combine = match op {
-            BackendScatterOp::Replace => ScatterCombine::Replace,
-            BackendScatterOp::Add => ScatterCombine::Add,
-            BackendScatterOp::Min => ScatterCombine::Min,
-            BackendScatterOp::Max => ScatterCombine::Max,
-            BackendScatterOp::Reduce(program, f) => {
-                ScatterCombine::Reduce(&cpu_program(program)?.compiled.module, f)
-            }
+        Ok(run_scatter(&mut dst, &index, &elements, combine(op)?)?)
+    }
+
+    fn gather_op(
+        &self,
+        dst: &dyn Any,
+        index: &dyn Any,
+        data: &dyn Any,
+        update: Option<(BackendScatterOp, &[f32])>,
+    ) -> Result<(), BrookError> {
+        let index = self::data(index, "a gather-op index")?.borrow();
+        let mut data = self::data(data, "gathered and updated")?.borrow_mut();
+        let mut dst = self::data(dst, "gathered into")?.borrow_mut();
+        let update = match update {
+            Some((op, operand)) => Some((combine(op)?, operand)),
+            None => None,
         };
-        Ok(run_scatter(&mut dst, &index, &elements, combine)?)
+        Ok(run_gather_op(&mut dst, &index, &mut data, update)?)
     }
 
     fn set_write_mask(&self, mask: &dyn Any) -> Result<(), BrookError> {
@@ -455,4 +464,17 @@ fn check_len(expected: usize, got: usize) -> Result<(), BrookError> {
             "the host array must hold {expected} floats, got {got}"
         )))
     }
+}
+
+/// The CPU form of a ScatterOp/GatherOp combiner.
+fn combine(op: BackendScatterOp) -> Result<ScatterCombine, BrookError> {
+    Ok(match op {
+        BackendScatterOp::Replace => ScatterCombine::Replace,
+        BackendScatterOp::Add => ScatterCombine::Add,
+        BackendScatterOp::Min => ScatterCombine::Min,
+        BackendScatterOp::Max => ScatterCombine::Max,
+        BackendScatterOp::Reduce(program, f) => {
+            ScatterCombine::Reduce(&cpu_program(program)?.compiled.module, f)
+        }
+    })
 }

@@ -148,17 +148,29 @@ impl Backend for GlBackend {
         data: &dyn Any,
         op: BackendScatterOp,
     ) -> Result<(), BrookError> {
-        let with = match op {
-            BackendScatterOp::Replace => ScatterWith::Replace,
-            BackendScatterOp::Add => ScatterWith::Add,
-            BackendScatterOp::Min => ScatterWith::Min,
-            BackendScatterOp::Max => ScatterWith::Max,
-            BackendScatterOp::Reduce(program, f) => ScatterWith::Reduce(kernel_module(program)?, f),
-        };
         let dst = textures(dst, "scattered into")?.borrow();
         let index = textures(index, "a scatter index")?.borrow();
         let data = textures(data, "scattered")?.borrow();
-        Ok(self.runner.scatter(&dst, &index, &data, with)?)
+        Ok(self
+            .runner
+            .scatter(&dst, &index, &data, scatter_with(op)?)?)
+    }
+
+    fn gather_op(
+        &self,
+        dst: &dyn Any,
+        index: &dyn Any,
+        data: &dyn Any,
+        update: Option<(BackendScatterOp, &[f32])>,
+    ) -> Result<(), BrookError> {
+        let dst = textures(dst, "gathered into")?.borrow();
+        let index = textures(index, "a gather-op index")?.borrow();
+        let data = textures(data, "gathered and updated")?.borrow();
+        let update = match update {
+            Some((op, operand)) => Some((scatter_with(op)?, operand)),
+            None => None,
+        };
+        Ok(self.runner.gather_op(&dst, &index, &data, update)?)
     }
 
     fn set_write_mask(&self, mask: &dyn Any) -> Result<(), BrookError> {
@@ -354,4 +366,15 @@ fn with_kernel_args<T>(
         )
         .collect();
     f(&kernel_args)
+}
+
+/// The GL form of a ScatterOp/GatherOp combiner.
+fn scatter_with(op: BackendScatterOp) -> Result<ScatterWith, BrookError> {
+    Ok(match op {
+        BackendScatterOp::Replace => ScatterWith::Replace,
+        BackendScatterOp::Add => ScatterWith::Add,
+        BackendScatterOp::Min => ScatterWith::Min,
+        BackendScatterOp::Max => ScatterWith::Max,
+        BackendScatterOp::Reduce(program, f) => ScatterWith::Reduce(kernel_module(program)?, f),
+    })
 }

@@ -39,6 +39,32 @@ impl Runtime {
         op: ScatterOp,
     ) -> Result<(), BrookError> {
         let call = "streamScatterOp";
+        self.check_indexed_streams(call, dst, index, data)?;
+        if std::ptr::addr_eq(dst.storage.as_ref(), data.storage.as_ref())
+            || std::ptr::addr_eq(dst.storage.as_ref(), index.storage.as_ref())
+        {
+            return Err(BrookError::Usage(format!(
+                "{call}: the destination cannot also be the index or the data stream"
+            )));
+        }
+        let op = backend_op(call, op)?;
+        self.backend.scatter(
+            dst.storage.as_ref(),
+            index.storage.as_ref(),
+            data.storage.as_ref(),
+            op,
+        )
+    }
+
+    /// The checks ScatterOp and GatherOp share: three streams of this runtime, none an
+    /// iterator.
+    pub(crate) fn check_indexed_streams(
+        &self,
+        call: &str,
+        dst: &Stream,
+        index: &Stream,
+        data: &Stream,
+    ) -> Result<(), BrookError> {
         for (s, role) in [(dst, "destination"), (index, "index"), (data, "data")] {
             self.own(s, call)?;
             if s.is_iter {
@@ -47,35 +73,30 @@ impl Runtime {
                 )));
             }
         }
-        if std::ptr::addr_eq(dst.storage.as_ref(), data.storage.as_ref())
-            || std::ptr::addr_eq(dst.storage.as_ref(), index.storage.as_ref())
-        {
-            return Err(BrookError::Usage(format!(
-                "{call}: the destination cannot also be the index or the data stream"
-            )));
-        }
-        let op = match op {
-            ScatterOp::Replace => BackendScatterOp::Replace,
-            ScatterOp::Add => BackendScatterOp::Add,
-            ScatterOp::Min => BackendScatterOp::Min,
-            ScatterOp::Max => BackendScatterOp::Max,
-            ScatterOp::Reduce(program, name) => {
-                let (id, func) = program.module().function(name).ok_or_else(|| {
-                    BrookError::Usage(format!("{call}: the program has no function `{name}`"))
-                })?;
-                if func.kind != FunctionKind::Reduce {
-                    return Err(BrookError::Usage(format!(
-                        "{call}: `{name}` is not a reduce function; declare it `reduce void {name}(T a<>, reduce T r<>)`"
-                    )));
-                }
-                BackendScatterOp::Reduce(program.prepared.as_ref(), id)
-            }
-        };
-        self.backend.scatter(
-            dst.storage.as_ref(),
-            index.storage.as_ref(),
-            data.storage.as_ref(),
-            op,
-        )
+        Ok(())
     }
+}
+
+/// The backend form of a combiner, its reduce function checked.
+pub(crate) fn backend_op<'a>(
+    call: &str,
+    op: ScatterOp<'a>,
+) -> Result<BackendScatterOp<'a>, BrookError> {
+    Ok(match op {
+        ScatterOp::Replace => BackendScatterOp::Replace,
+        ScatterOp::Add => BackendScatterOp::Add,
+        ScatterOp::Min => BackendScatterOp::Min,
+        ScatterOp::Max => BackendScatterOp::Max,
+        ScatterOp::Reduce(program, name) => {
+            let (id, func) = program.module().function(name).ok_or_else(|| {
+                BrookError::Usage(format!("{call}: the program has no function `{name}`"))
+            })?;
+            if func.kind != FunctionKind::Reduce {
+                return Err(BrookError::Usage(format!(
+                    "{call}: `{name}` is not a reduce function; declare it `reduce void {name}(T a<>, reduce T r<>)`"
+                )));
+            }
+            BackendScatterOp::Reduce(program.prepared.as_ref(), id)
+        }
+    })
 }

@@ -16,12 +16,14 @@
 //!   chunks run in parallel with rayon (see [`kernel`]).
 //! - [`run_reduce`]: reductions to one value or to a smaller stream (see [`reduce`]).
 //! - [`run_scatter`]: `streamScatterOp`, sequential in index order (see [`scatter`]).
+//! - [`run_gather_op`]: `streamGatherOp` (fetch-and-op), sequential in index order.
 //! - [`Value`]: the interpreter's runtime values (see [`value`]).
 //! - [`CpuError`]: everything that can go wrong, with messages meant for the Brook user.
 
 pub mod batch;
 pub mod error;
 pub mod exec;
+pub mod gather_op;
 pub mod kernel;
 pub mod reduce;
 pub mod scatter;
@@ -32,6 +34,7 @@ pub mod value;
 pub use error::CpuError;
 pub use kernel::{run_kernel, CpuArg, CpuIter, Engine, KernelPlan};
 
+pub use gather_op::run_gather_op;
 pub use reduce::{run_reduce, ReduceTarget};
 pub use scatter::{run_scatter, ScatterCombine};
 pub use stream::CpuStream;

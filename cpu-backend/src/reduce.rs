@@ -139,7 +139,12 @@ impl<'a> Reducer<'a> {
     }
 
     pub(crate) fn element(&self, s: &CpuStream, linear: usize) -> Value {
-        Value::decode(self.ty, self.interp.module, s.element(linear)).0
+        self.value(s.element(linear))
+    }
+
+    /// The value of one element's floats (C layout).
+    pub(crate) fn value(&self, floats: &[f32]) -> Value {
+        Value::decode(self.ty, self.interp.module, floats).0
     }
 
     /// `acc = f(acc, x)`. A `discard` in the body leaves the accumulator unchanged.

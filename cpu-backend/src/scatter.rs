@@ -9,6 +9,7 @@
 use brook_frontend::ir::{FunctionId, Module};
 
 use crate::error::{fmt_shape, CpuError};
+use crate::exec::Frame;
 use crate::kernel::CpuArg;
 use crate::reduce::Reducer;
 use crate::shape::{gather_component_f, ravel, Index};
@@ -77,6 +78,59 @@ pub fn check_indexed(
     Ok(())
 }
 
+/// A combiner applied to one destination element at a time, in the caller's order (shared by
+/// ScatterOp and GatherOp's update).
+pub(crate) struct Combiner<'a> {
+    builtin: Option<fn(f32, f32) -> f32>,
+    reducer: Option<(Reducer<'a>, Frame<'a>)>,
+}
+
+impl<'a> Combiner<'a> {
+    /// A combiner for elements of `fpe` floats.
+    pub(crate) fn new(combine: ScatterCombine<'a>, fpe: usize) -> Result<Self, CpuError> {
+        let builtin: fn(f32, f32) -> f32 = match combine {
+            ScatterCombine::Replace => |x, _| x,
+            ScatterCombine::Add => |x, o| o + x,
+            ScatterCombine::Min => f32::min,
+            ScatterCombine::Max => f32::max,
+            ScatterCombine::Reduce(module, f) => {
+                let no_extra: &'static [CpuArg] = &[];
+                let red = Reducer::new(module, f, fpe, no_extra)?;
+                let frame = red.frame();
+                return Ok(Combiner {
+                    builtin: None,
+                    reducer: Some((red, frame)),
+                });
+            }
+        };
+        Ok(Combiner {
+            builtin: Some(builtin),
+            reducer: None,
+        })
+    }
+
+    /// `dst[t] = op(x, dst[t])`.
+    pub(crate) fn apply(
+        &mut self,
+        dst: &mut CpuStream,
+        t: usize,
+        x: &[f32],
+    ) -> Result<(), CpuError> {
+        let fpe = dst.floats_per_element();
+        if let Some(f) = self.builtin {
+            let out = &mut dst.data_mut()[t * fpe..(t + 1) * fpe];
+            for (o, x) in out.iter_mut().zip(x) {
+                *o = f(*x, *o);
+            }
+        } else if let Some((red, frame)) = &mut self.reducer {
+            let acc = red.element(dst, t);
+            let r = red.combine(frame, acc, red.value(x))?;
+            r.encode(&mut dst.data_mut()[t * fpe..(t + 1) * fpe]);
+        }
+        Ok(())
+    }
+}
+
 /// `streamScatterOp(dst, index, data, op)`.
 pub fn run_scatter(
     dst: &mut CpuStream,
@@ -85,33 +139,10 @@ pub fn run_scatter(
     combine: ScatterCombine,
 ) -> Result<(), CpuError> {
     check_indexed("streamScatterOp", dst, index, data)?;
-    let fpe = dst.floats_per_element();
     let shape = dst.shape().to_vec();
-    let builtin = |f: fn(f32, f32) -> f32, dst: &mut CpuStream| {
-        for i in 0..data.len() {
-            let t = scatter_target(index, i, &shape);
-            let out = &mut dst.data_mut()[t * fpe..(t + 1) * fpe];
-            for (o, x) in out.iter_mut().zip(data.element(i)) {
-                *o = f(*x, *o);
-            }
-        }
-    };
-    match combine {
-        ScatterCombine::Replace => builtin(|x, _| x, dst),
-        ScatterCombine::Add => builtin(|x, o| o + x, dst),
-        ScatterCombine::Min => builtin(f32::min, dst),
-        ScatterCombine::Max => builtin(f32::max, dst),
-        ScatterCombine::Reduce(module, f) => {
-            let no_extra: [CpuArg; 0] = [];
-            let red = Reducer::new(module, f, fpe, &no_extra)?;
-            let mut frame = red.frame();
-            for i in 0..data.len() {
-                let t = scatter_target(index, i, &shape);
-                let acc = red.element(dst, t);
-                let r = red.combine(&mut frame, acc, red.element(data, i))?;
-                r.encode(&mut dst.data_mut()[t * fpe..(t + 1) * fpe]);
-            }
-        }
+    let mut combiner = Combiner::new(combine, dst.floats_per_element())?;
+    for i in 0..data.len() {
+        combiner.apply(dst, scatter_target(index, i, &shape), data.element(i))?;
     }
     Ok(())
 }

@@ -26,7 +26,10 @@ pub use error::GenError;
 pub use kernel::{generate_kernel, KernelProgram};
 pub use names::glsl_name;
 pub use reduce::{generate_reduce_pass, ReduceStep};
-pub use scatter::{generate_scatter_reduce, generate_scatter_write, ScatterProgram, ScatterRoles};
+pub use scatter::{
+    generate_gather_fetch, generate_scatter_reduce, generate_scatter_write, ScatterProgram,
+    ScatterRoles,
+};
 pub use shader::{stream_members, MemberRef, PassProgram, SamplerSlot, UniformSlot, UniformValue};
 pub use source::{quoted_source_line, SourceText};
 pub use variant::{Access, OutputRegion, Profile, Target, Variant};

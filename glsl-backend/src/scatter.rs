@@ -10,6 +10,10 @@
 //! fixed-function blending), or combines it with the destination's old value through a user
 //! `reduce` function, reading the old value from a copy of the destination.
 //!
+//! GatherOp (`generate_gather_fetch`) reuses the same vertex shader with the other placement:
+//! each point lands on its own element of the fetched-into stream and reads the data texel
+//! its index selects.
+//!
 //! Parameters are numbered as in [`MemberRef`]: the reduce function's own parameters, then
 //! the index and order streams ([`ScatterRoles`]).
 
@@ -46,12 +50,23 @@ pub struct ScatterProgram {
     pub passes: Vec<PassProgram>,
 }
 
+/// Where a point lands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Placement {
+    /// ScatterOp: on the destination texel the element's index selects.
+    AtIndex,
+    /// GatherOp's fetch: on the element's own texel of the output, carrying (as
+    /// `brook_source`) the texel of the data stream its index selects.
+    Fetch,
+}
+
 /// The vertex shader placing point `gl_VertexID` (of element `order[gl_VertexID]` when
-/// `ordered`) on its destination texel; with the slots it adds to every pass.
+/// `ordered`) as `placement` says; with the slots it adds to every pass.
 fn vertex(
     profile: Profile,
     roles: ScatterRoles,
     ordered: bool,
+    placement: Placement,
 ) -> (String, Vec<SamplerSlot>, Vec<UniformSlot>) {
     let mut prelude = Prelude::default();
     prelude.require(Helper::Addressing);
@@ -68,6 +83,10 @@ fn vertex(
         slot("brook_dst_width", UniformValue::OutputWidth),
         slot("brook_dst_size", UniformValue::OutputSize),
     ];
+    if placement == Placement::Fetch {
+        uniforms.push(slot("brook_data_extent", UniformValue::Extent(roles.data)));
+        uniforms.push(slot("brook_data_width", UniformValue::Width(roles.data)));
+    }
     let element = if ordered {
         samplers.push(SamplerSlot {
             uniform: "brook_order_tex".into(),
@@ -82,26 +101,35 @@ fn vertex(
         "gl_VertexID"
     };
     let mut text = String::from(profile.header());
-    text.push_str("// Brook ScatterOp: one point per scattered element, on the destination texel its index selects.\n");
+    text.push_str(match placement {
+        Placement::AtIndex => "// Brook ScatterOp: one point per scattered element, on the destination texel its index selects.\n",
+        Placement::Fetch => "// Brook GatherOp: one point per fetching element, on its own texel, carrying the data texel its index selects.\n",
+    });
     for s in &samplers {
         text.push_str(&format!("uniform highp sampler2D {};\n", s.uniform));
     }
     for u in &uniforms {
         let ty = match u.value {
-            UniformValue::OutputExtent => "ivec4",
+            UniformValue::OutputExtent | UniformValue::Extent(_) => "ivec4",
             UniformValue::OutputSize => "vec2",
             _ => "int",
         };
         text.push_str(&format!("uniform {ty} {};\n", u.uniform));
     }
     text.push_str("flat out highp int brook_element;\n");
+    let place = match placement {
+        Placement::AtIndex => "    ivec2 t = brook_texel(brook_gather_index(v, brook_dst_extent), brook_dst_extent, brook_dst_width);\n".to_string(),
+        Placement::Fetch => {
+            text.push_str("flat out highp ivec2 brook_source;\n");
+            "    brook_source = brook_texel(brook_gather_index(v, brook_data_extent), brook_data_extent, brook_data_width);\n    ivec2 t = ivec2(e % brook_dst_width, e / brook_dst_width);\n".to_string()
+        }
+    };
     text.push_str(&prelude.source());
     text.push_str(&format!(
         "void main() {{
     int e = {element};
     vec4 v = texelFetch(brook_index_tex, ivec2(e % brook_index_width, e / brook_index_width), 0);
-    ivec2 t = brook_texel(brook_gather_index(v, brook_dst_extent), brook_dst_extent, brook_dst_width);
-    gl_Position = vec4((vec2(t) + 0.5) / brook_dst_size * 2.0 - 1.0, 0.0, 1.0);
+{place}    gl_Position = vec4((vec2(t) + 0.5) / brook_dst_size * 2.0 - 1.0, 0.0, 1.0);
     gl_PointSize = 1.0;
     brook_element = e;
 }}
@@ -123,13 +151,32 @@ const DATA_TEXEL: &str =
 /// A scatter whose fragments write the element itself (replace, or a blended combiner):
 /// `widths` are the element's member widths. Roles: data 0, index 1, order 2.
 pub fn generate_scatter_write(target: &Target, widths: &[u8], ordered: bool) -> ScatterProgram {
+    copy_program(target, widths, ordered, Placement::AtIndex)
+}
+
+/// GatherOp's fetch (`dst[e] = data[index[e]]` for the points drawn): one point per element
+/// `e` on `dst`'s texel of `e`, coloured with the data element its index selects (gather
+/// rule, address translation of `data`). The output is `dst`; roles: data 0, index 1, order 2
+/// (points are drawn ordered, round by round).
+pub fn generate_gather_fetch(target: &Target, widths: &[u8]) -> ScatterProgram {
+    copy_program(target, widths, true, Placement::Fetch)
+}
+
+/// Points whose fragments copy a data element of member widths `widths`: element
+/// `brook_element` (AtIndex) or the texel `brook_source` (Fetch).
+fn copy_program(
+    target: &Target,
+    widths: &[u8],
+    ordered: bool,
+    placement: Placement,
+) -> ScatterProgram {
     let roles = ScatterRoles {
         data: 0,
         old: None,
         index: 1,
         order: 2,
     };
-    let (vertex, vsamplers, vuniforms) = vertex(target.profile, roles, ordered);
+    let (vertex, vsamplers, vuniforms) = vertex(target.profile, roles, ordered, placement);
     let members: Vec<(MemberRef, u8)> = widths
         .iter()
         .enumerate()
@@ -143,12 +190,22 @@ pub fn generate_scatter_write(target: &Target, widths: &[u8], ordered: bool) -> 
             )
         })
         .collect();
+    let (declarations, texel) = match placement {
+        Placement::AtIndex => (
+            "flat in highp int brook_element;\nuniform int brook_data_width;\n",
+            DATA_TEXEL,
+        ),
+        Placement::Fetch => ("flat in highp ivec2 brook_source;\n", "brook_source"),
+    };
     let passes = output_chunks(&members, target)
         .into_iter()
         .map(|written| {
             let mut text = String::from(target.profile.header());
-            text.push_str("// Brook ScatterOp: the scattered element's members, written where its point landed.\n");
-            text.push_str("flat in highp int brook_element;\nuniform int brook_data_width;\n");
+            text.push_str(match placement {
+                Placement::AtIndex => "// Brook ScatterOp: the scattered element's members, written where its point landed.\n",
+                Placement::Fetch => "// Brook GatherOp: the fetched data element's members, written at the fetching element.\n",
+            });
+            text.push_str(declarations);
             let mut samplers = vsamplers.clone();
             let mut body = String::new();
             for (location, (m, _)) in written.iter().enumerate() {
@@ -157,7 +214,7 @@ pub fn generate_scatter_write(target: &Target, widths: &[u8], ordered: bool) -> 
                     "uniform sampler2D {sampler};\nlayout(location = {location}) out vec4 brook_out{location};\n"
                 ));
                 body.push_str(&format!(
-                    "    brook_out{location} = texelFetch({sampler}, {DATA_TEXEL}, 0);\n"
+                    "    brook_out{location} = texelFetch({sampler}, {texel}, 0);\n"
                 ));
                 samplers.push(SamplerSlot {
                     uniform: sampler,
@@ -166,7 +223,9 @@ pub fn generate_scatter_write(target: &Target, widths: &[u8], ordered: bool) -> 
             }
             text.push_str(&format!("void main() {{\n{body}}}\n"));
             let mut uniforms = vuniforms.clone();
-            uniforms.push(slot("brook_data_width", UniformValue::Width(roles.data)));
+            if placement == Placement::AtIndex {
+                uniforms.push(slot("brook_data_width", UniformValue::Width(roles.data)));
+            }
             PassProgram {
                 fragment: text,
                 outputs: written.iter().map(|(m, _)| *m).collect(),
@@ -213,7 +272,7 @@ pub fn generate_scatter_reduce(
         index: n,
         order: n + 1,
     };
-    let (vertex, vsamplers, vuniforms) = vertex(target.profile, roles, true);
+    let (vertex, vsamplers, vuniforms) = vertex(target.profile, roles, true, Placement::AtIndex);
     let mut prelude = Prelude::default();
     let functions = lowered_functions(module, reduce_fn, &mut prelude, source)?;
     let mut parts = ShaderParts::new(module);
@@ -286,6 +345,24 @@ mod tests {
         );
         let ordered = generate_scatter_write(&target, &[4], true);
         assert!(ordered.vertex.contains("texelFetch(brook_order_tex"));
+    }
+
+    #[test]
+    fn a_fetch_lands_on_its_own_texel_and_reads_the_indexed_data_texel() {
+        let target = Target {
+            profile: Profile::Gl33Core,
+            max_draw_buffers: 8,
+        };
+        let p = generate_gather_fetch(&target, &[4]);
+        assert!(p
+            .vertex
+            .contains("brook_gather_index(v, brook_data_extent)"));
+        assert!(p
+            .vertex
+            .contains("ivec2 t = ivec2(e % brook_dst_width, e / brook_dst_width);"));
+        assert!(p.passes[0]
+            .fragment
+            .contains("texelFetch(brook_data_tex0, brook_source, 0)"));
     }
 
     #[test]

@@ -8,6 +8,7 @@
 mod args;
 mod draw;
 mod error;
+mod gather_op;
 mod linked;
 mod program;
 mod reduce;

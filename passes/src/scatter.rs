@@ -21,7 +21,8 @@ use std::rc::Rc;
 use brook_cpu::shape::gather_component_f;
 use brook_frontend::ir::FunctionId;
 use brook_glsl::{
-    generate_scatter_reduce, generate_scatter_write, ScatterProgram, ScatterRoles, UniformValue,
+    generate_gather_fetch, generate_scatter_reduce, generate_scatter_write, ScatterProgram,
+    ScatterRoles, UniformValue,
 };
 use brook_texture_streams::{ElementFormat, Stream};
 use glow::HasContext;
@@ -45,12 +46,14 @@ pub enum ScatterWith<'a> {
 
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum ProgramKey {
-    Write(Vec<u8>),
+    /// The element written (blended or not), drawn ordered or not.
+    Write(Vec<u8>, bool),
+    Fetch(Vec<u8>),
     Reduce(u64, FunctionId),
 }
 
 /// A linked scatter: its passes and the parameter numbers its shaders use.
-struct LinkedScatter {
+pub(crate) struct LinkedScatter {
     roles: ScatterRoles,
     passes: Vec<LinkedPass>,
 }
@@ -65,6 +68,14 @@ impl ScatterCache {
     pub fn compiled(&self) -> usize {
         self.programs.borrow().len()
     }
+}
+
+/// How points combine into a destination: the linked programs, the blend equation of a
+/// built-in combiner, and the copy of the destination a user reduction reads.
+pub(crate) struct Combiner {
+    linked: Rc<LinkedScatter>,
+    blend: Option<u32>,
+    old: Option<Stream>,
 }
 
 /// Largest element count whose positions a float order stream holds exactly.
@@ -90,42 +101,53 @@ impl KernelRunner {
             ));
         }
         self.ctx.make_current()?;
-        let widths: Vec<u8> = dst
-            .format()
-            .members()
-            .iter()
-            .map(|m| m.components)
-            .collect();
         let n = data.layout().len();
-        match op {
+        if let ScatterWith::Reduce(..) = op {
+            let combiner = self.combiner("streamScatterOp", op, dst, true)?;
+            let (order, rounds) = self.plan_rounds("streamScatterOp", dst, index)?;
+            let mut first = 0;
+            for (k, count) in rounds.into_iter().enumerate() {
+                let streams = Streams {
+                    dst,
+                    index,
+                    data,
+                    old: None,
+                    order: Some(&order),
+                };
+                self.combine(&combiner, &streams, k > 0, first, count)?;
+                first += count;
+            }
+        } else {
+            let combiner = self.combiner("streamScatterOp", op, dst, false)?;
+            let streams = Streams {
+                dst,
+                index,
+                data,
+                old: None,
+                order: None,
+            };
+            self.combine(&combiner, &streams, false, 0, n)?;
+        }
+        self.ctx.check_error("scattering")?;
+        Ok(())
+    }
+
+    /// The programs (and the copy of `dst` a user reduction reads) that combine scattered
+    /// elements into `dst` with `op`; `ordered` when the points are drawn in planned rounds.
+    pub(crate) fn combiner(
+        &self,
+        call: &'static str,
+        op: ScatterWith,
+        dst: &Stream,
+        ordered: bool,
+    ) -> Result<Combiner, PassError> {
+        let widths = member_widths(dst);
+        let (linked, blend, old) = match op {
             ScatterWith::Reduce(module, f) => {
-                if n > MAX_ORDERED {
-                    return Err(fail(format!(
-                        "a scatter through a user reduction handles at most {MAX_ORDERED} elements, not {n}"
-                    )));
-                }
                 let linked = self.scatter_program(ProgramKey::Reduce(module.id, f), || {
                     generate_scatter_reduce(module.module(), f, &self.target, module.source())
                 })?;
-                let (order, rounds) = self.plan_rounds(dst, index)?;
-                let old = dst.duplicate()?;
-                let mut first = 0;
-                for (k, count) in rounds.into_iter().enumerate() {
-                    if k > 0 {
-                        for (copy, t) in old.textures().iter().zip(dst.textures()) {
-                            copy.copy_from(t)?;
-                        }
-                    }
-                    let streams = Streams {
-                        dst,
-                        index,
-                        data,
-                        old: Some(&old),
-                        order: Some(&order),
-                    };
-                    self.draw_points(&linked, &streams, first, count)?;
-                    first += count;
-                }
+                (linked, None, Some(dst.duplicate()?))
             }
             _ => {
                 let blend = match op {
@@ -135,37 +157,62 @@ impl KernelRunner {
                     _ => None,
                 };
                 if blend.is_some() && !self.float_blending() {
-                    return Err(fail(
+                    return Err(call_error(call,
                         "this GL (ES 3.0 without GL_EXT_float_blend) cannot blend float streams; add, min and max need it".into(),
                     ));
                 }
-                let linked = self.scatter_program(ProgramKey::Write(widths.clone()), || {
-                    Ok(generate_scatter_write(&self.target, &widths, false))
-                })?;
-                let gl = self.ctx.gl();
-                if let Some(equation) = blend {
-                    // SAFETY: the context is current.
-                    unsafe {
-                        gl.enable(glow::BLEND);
-                        gl.blend_equation(equation);
-                        gl.blend_func(glow::ONE, glow::ONE);
-                    }
-                }
-                let streams = Streams {
-                    dst,
-                    index,
-                    data,
-                    old: None,
-                    order: None,
-                };
-                let drawn = self.draw_points(&linked, &streams, 0, n);
-                // SAFETY: as above; every other pass draws unblended.
-                unsafe { gl.disable(glow::BLEND) };
-                drawn?;
+                let linked = self
+                    .scatter_program(ProgramKey::Write(widths.clone(), ordered), || {
+                        Ok(generate_scatter_write(&self.target, &widths, ordered))
+                    })?;
+                (linked, blend, None)
+            }
+        };
+        Ok(Combiner { linked, blend, old })
+    }
+
+    /// Draws points `first..first + count` of `s` combined into `s.dst` through `c`
+    /// (`s.old` is ignored: the combiner's own copy is used); `refresh` copies `s.dst` into
+    /// that copy first (every round after the one it was made for).
+    pub(crate) fn combine(
+        &self,
+        c: &Combiner,
+        s: &Streams,
+        refresh: bool,
+        first: usize,
+        count: usize,
+    ) -> Result<(), PassError> {
+        if let (Some(old), true) = (&c.old, refresh) {
+            for (copy, t) in old.textures().iter().zip(s.dst.textures()) {
+                copy.copy_from(t)?;
             }
         }
-        self.ctx.check_error("scattering")?;
-        Ok(())
+        let streams = Streams {
+            old: c.old.as_ref(),
+            ..*s
+        };
+        let gl = self.ctx.gl();
+        if let Some(equation) = c.blend {
+            // SAFETY: the context is current.
+            unsafe {
+                gl.enable(glow::BLEND);
+                gl.blend_equation(equation);
+                gl.blend_func(glow::ONE, glow::ONE);
+            }
+        }
+        let drawn = self.draw_points(&c.linked, &streams, first, count);
+        if c.blend.is_some() {
+            // SAFETY: as above; every other pass draws unblended.
+            unsafe { gl.disable(glow::BLEND) };
+        }
+        drawn
+    }
+
+    /// GatherOp's fetch program for elements of member widths `widths`.
+    pub(crate) fn fetch_program(&self, widths: &[u8]) -> Result<Rc<LinkedScatter>, PassError> {
+        self.scatter_program(ProgramKey::Fetch(widths.to_vec()), || {
+            Ok(generate_gather_fetch(&self.target, widths))
+        })
     }
 
     fn float_blending(&self) -> bool {
@@ -204,7 +251,19 @@ impl KernelRunner {
 
     /// The element order of the conflict-free rounds (a float stream of element positions,
     /// round by round, index order within a round) and each round's element count.
-    fn plan_rounds(&self, dst: &Stream, index: &Stream) -> Result<(Stream, Vec<usize>), PassError> {
+    pub(crate) fn plan_rounds(
+        &self,
+        call: &'static str,
+        dst: &Stream,
+        index: &Stream,
+    ) -> Result<(Stream, Vec<usize>), PassError> {
+        let n = index.layout().len();
+        if n > MAX_ORDERED {
+            return Err(call_error(
+                call,
+                format!("conflict-free rounds order at most {MAX_ORDERED} elements, not {n}"),
+            ));
+        }
         let shape = dst.layout().shape();
         let rank = shape.len();
         let mut host = vec![0.0; index.layout().len() * rank];
@@ -242,7 +301,7 @@ impl KernelRunner {
     }
 
     /// Draws points `first..first + count` of `linked`'s passes into `dst`.
-    fn draw_points(
+    pub(crate) fn draw_points(
         &self,
         linked: &LinkedScatter,
         s: &Streams,
@@ -297,6 +356,9 @@ impl KernelRunner {
                         .layout()
                         .width()
                         as i32])),
+                    UniformValue::Extent(p) => Ok(UniformData::Ints(
+                        extent_vector(stream_of(p)?.layout().shape()).to_vec(),
+                    )),
                     UniformValue::OutputExtent => {
                         Ok(UniformData::Ints(extent_vector(layout.shape()).to_vec()))
                     }
@@ -322,39 +384,47 @@ impl KernelRunner {
 }
 
 /// The streams one scatter draw reads and writes.
-struct Streams<'a> {
-    dst: &'a Stream,
-    index: &'a Stream,
-    data: &'a Stream,
-    old: Option<&'a Stream>,
-    order: Option<&'a Stream>,
+#[derive(Clone, Copy)]
+pub(crate) struct Streams<'a> {
+    pub dst: &'a Stream,
+    pub index: &'a Stream,
+    pub data: &'a Stream,
+    pub old: Option<&'a Stream>,
+    pub order: Option<&'a Stream>,
 }
 
-/// The shapes and formats of a scatter: an index per element of `data`, with one component per
-/// dimension of `dst`; `data` and `dst` of one element layout.
-fn check_indexed(dst: &Stream, index: &Stream, data: &Stream) -> Result<(), String> {
-    let widths =
-        |s: &Stream| -> Vec<u8> { s.format().members().iter().map(|m| m.components).collect() };
-    let rank = dst.layout().rank();
-    if widths(index) != [rank as u8] {
+/// The member widths of a stream's elements.
+pub(crate) fn member_widths(s: &Stream) -> Vec<u8> {
+    s.format().members().iter().map(|m| m.components).collect()
+}
+
+/// The shapes and formats of a ScatterOp or GatherOp: an index per element of `elements`, with
+/// one component per dimension of `addressed`; both of one element layout.
+pub(crate) fn check_indexed(
+    addressed: &Stream,
+    index: &Stream,
+    elements: &Stream,
+) -> Result<(), String> {
+    let rank = addressed.layout().rank();
+    if member_widths(index) != [rank as u8] {
         return Err(format!(
-            "the index stream must have one float per dimension of the destination {:?} (float{rank}), but its elements have widths {:?}",
-            dst.layout().shape(),
-            widths(index)
+            "the index stream must have one float per dimension of the indexed stream {:?} (float{rank}), but its elements have widths {:?}",
+            addressed.layout().shape(),
+            member_widths(index)
         ));
     }
-    if index.layout().len() != data.layout().len() {
+    if index.layout().len() != elements.layout().len() {
         return Err(format!(
-            "the index stream {:?} and the data stream {:?} must have one element each",
+            "the index stream {:?} and the element stream {:?} must have one element each",
             index.layout().shape(),
-            data.layout().shape()
+            elements.layout().shape()
         ));
     }
-    if widths(dst) != widths(data) {
+    if member_widths(addressed) != member_widths(elements) {
         return Err(format!(
-            "the data ({:?}) and the destination ({:?}) must have the same member widths",
-            widths(data),
-            widths(dst)
+            "the elements ({:?}) and the indexed stream ({:?}) must have the same member widths",
+            member_widths(elements),
+            member_widths(addressed)
         ));
     }
     Ok(())

@@ -1,0 +1,75 @@
+//! `streamGatherOp`: the runtime's checks and the update operators a user names.
+
+use crate::error::BrookError;
+use crate::runtime::Runtime;
+use crate::scatter::{backend_op, ScatterOp};
+use crate::stream::Stream;
+
+/// How `streamGatherOp` updates each fetched data element. The update is a ScatterOp
+/// combiner applied with a per-call operand: `data[t] = op(operand, data[t])`.
+#[derive(Clone, Copy)]
+pub enum GatherOp<'a> {
+    /// Brook's null operator: a plain indexed fetch, `data` unchanged.
+    Fetch,
+    /// Fetch-and-increment (`a = p[i]++`): every float of the element gains 1.
+    Increment,
+    /// Fetch-and-op with a combiner and its operand, one element of `data`'s type in C layout
+    /// floats: `With(ScatterOp::Add, &[k])` is fetch-and-add, `With(ScatterOp::Replace, v)`
+    /// an exchange, `With(ScatterOp::Reduce(program, "f"), v)` runs
+    /// `reduce void f(T a<>, reduce T r<>)` with `a = v` and `r` the data element.
+    With(ScatterOp<'a>, &'a [f32]),
+}
+
+impl Runtime {
+    /// Brook's `streamGatherOp(dst, index, data, op)`: for every element `i` of `index`, in
+    /// index order, `dst[i]` receives `data[index[i]]` as it is before this element's update,
+    /// then `op` updates `data[index[i]]`. Several elements hitting one data element see each
+    /// other's updates in index order, exactly as a sequential loop over `i` (a
+    /// fetch-and-increment counter hands out 0, 1, 2, … plus its start). `index` holds one
+    /// `float`..`float4` per element of `dst`, one component per dimension of `data` (`.x` the
+    /// column), rounded and clamped as gathers are (`floor(v + 0.25)`, clamped to `data`).
+    /// `dst` and `data` have the same element type. On GL each conflict-free round (as
+    /// ScatterOp's user reductions use) is a fetch draw and an update draw of points.
+    pub fn gather_op(
+        &self,
+        dst: &Stream,
+        index: &Stream,
+        data: &Stream,
+        op: GatherOp,
+    ) -> Result<(), BrookError> {
+        let call = "streamGatherOp";
+        self.check_indexed_streams(call, dst, index, data)?;
+        let storages = [&dst.storage, &index.storage, &data.storage];
+        for (k, a) in storages.iter().enumerate() {
+            if storages[k + 1..]
+                .iter()
+                .any(|b| std::ptr::addr_eq(a.as_ref(), b.as_ref()))
+            {
+                return Err(BrookError::Usage(format!(
+                    "{call}: the destination, index and data streams must be three different streams"
+                )));
+            }
+        }
+        let ones = vec![1.0; data.format.floats_per_element()];
+        let update = match op {
+            GatherOp::Fetch => None,
+            GatherOp::Increment => Some((backend_op(call, ScatterOp::Add)?, ones.as_slice())),
+            GatherOp::With(op, operand) => Some((backend_op(call, op)?, operand)),
+        };
+        if let Some((_, operand)) = update {
+            if operand.len() != ones.len() {
+                return Err(BrookError::Usage(format!(
+                    "{call}: the operand has {} floats but an element of the data stream has {}",
+                    operand.len(),
+                    ones.len()
+                )));
+            }
+        }
+        self.backend.gather_op(
+            dst.storage.as_ref(),
+            index.storage.as_ref(),
+            data.storage.as_ref(),
+            update,
+        )
+    }
+}
