@@ -48,6 +48,11 @@ void brook_reduce_stream(const BrookProgram* program, const char* reduction,
                          const BrookStream* output);
 void brook_stream_swap(const BrookStream* a, const BrookStream* b);
 void brook_stream_scatter(const BrookStream* dst, const BrookStream* index, const BrookStream* data, int op);
+void brook_stream_gather_op(const BrookStream* dst, const BrookStream* index, const BrookStream* data, int op);
+void brook_write_mask_set(const BrookStream* mask);
+void brook_write_mask_enable(int on);
+void brook_write_query_begin(void);
+unsigned long long brook_write_query_end(void);
 void brook_stream_print(const BrookStream* stream);
 void brook_finish(void);
 void brook_flush_stdout(void);
@@ -359,6 +364,20 @@ inline void streamScatterOp(const brook::stream& dst, const brook::stream& index
                             const brook::stream& data, int op) {
     brook_stream_scatter(dst.get(), index.get(), data.get(), op);
 }
+// streamGatherOp(dst, index, data, op): dst[i] = data[index[i]], then op updates that element,
+// in index order (STREAM_GATHER_INC: a fetch-and-increment).
+enum { STREAM_GATHER_FETCH = 0, STREAM_GATHER_INC = 1 };
+inline void streamGatherOp(const brook::stream& dst, const brook::stream& index,
+                           const brook::stream& data, int op) {
+    brook_stream_gather_op(dst.get(), index.get(), data.get(), op);
+}
+// Write masks: while enabled, kernels write only where the mask is non-zero.
+inline void streamSetWriteMask(const brook::stream& mask) { brook_write_mask_set(mask.get()); }
+inline void streamEnableWriteMask() { brook_write_mask_enable(1); }
+inline void streamDisableWriteMask() { brook_write_mask_enable(0); }
+// Write queries: how many elements the kernel calls in between wrote.
+inline void streamBeginWriteQuery() { brook_write_query_begin(); }
+inline unsigned long long streamEndWriteQuery() { return brook_write_query_end(); }
 // C stdio output written before is flushed first, so the two appear in program order.
 inline void streamPrint(const brook::stream& s) { brook_stream_print(s.get()); }
 

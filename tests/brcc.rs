@@ -229,14 +229,14 @@ fn host_code_errors_from_the_cxx_compiler_point_at_the_br_file() {
 #[test]
 fn operations_this_runtime_lacks_are_named_at_their_line() {
     let path = scratch(
-        "gather_op.br",
-        "kernel void k(float a<>, out float r<>) { r = a; }\nint main() {\n    float a<4>, b<4>;\n    streamGatherOp(a, b);\n    return 0;\n}\n",
+        "indexof.br",
+        "kernel void k(float a<>, out float r<>) { r = a; }\nint main() {\n    float a<4>, b<4>;\n    indexof(a);\n    return 0;\n}\n",
     );
     let o = run(brcc(&["check", &path]));
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("gather_op.br:4:5"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("indexof.br:4:5"), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("`streamGatherOp` is not supported"),
+        stderr(&o).contains("`indexof` is not supported"),
         "{}",
         stderr(&o)
     );

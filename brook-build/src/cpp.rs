@@ -33,15 +33,7 @@ pub const HEADER_NAME: &str = "brook.hpp";
 
 /// Brook host operations this runtime does not provide yet; calling one is a translation
 /// error rather than a C++ compiler error about an undeclared name.
-const NOT_YET: &[&str] = &[
-    "streamGatherOp",
-    "streamEnableWriteMask",
-    "streamDisableWriteMask",
-    "streamSetWriteMask",
-    "streamBeginWriteQuery",
-    "streamEndWriteQuery",
-    "indexof",
-];
+const NOT_YET: &[&str] = &["indexof"];
 
 /// The C++ translation unit for `program`, or every host construct that cannot be translated.
 pub fn translate(program: &Program) -> Result<String, Diagnostics> {

@@ -7,6 +7,7 @@ use brook_texture_streams::IterSpec;
 
 use super::runtime::{brook_flush_stdout, c_str, fail, or_exit, with_runtime};
 use crate::error::BrookError;
+use crate::gather_op::GatherOp;
 use crate::program::Program;
 use crate::scatter::ScatterOp;
 use crate::stream::Stream;
@@ -204,6 +205,71 @@ pub unsafe extern "C" fn brook_stream_scatter(
         };
         rt.scatter(dst, index, data, op)
     })
+}
+
+/// `streamGatherOp(dst, index, data, op)`: `dst[i]` gets `data[index[i]]`, then `op` updates
+/// that element, in index order: 0 fetches only, 1 increments every float (`a = p[i]++`).
+///
+/// # Safety
+/// `dst`, `index` and `data` are live streams.
+#[no_mangle]
+pub unsafe extern "C" fn brook_stream_gather_op(
+    dst: *const BrookStream,
+    index: *const BrookStream,
+    data: *const BrookStream,
+    op: i32,
+) {
+    let (dst, index, data) = (
+        &stream_ref(dst).0,
+        &stream_ref(index).0,
+        &stream_ref(data).0,
+    );
+    with_runtime(|rt| {
+        let op = match op {
+            0 => GatherOp::Fetch,
+            1 => GatherOp::Increment,
+            other => {
+                return Err(BrookError::Usage(format!(
+                    "streamGatherOp: unknown operator {other}; use STREAM_GATHER_FETCH or STREAM_GATHER_INC"
+                )))
+            }
+        };
+        rt.gather_op(dst, index, data, op)
+    })
+}
+
+/// `streamSetWriteMask(mask)`: kernels write only where the mask is non-zero while enabled.
+///
+/// # Safety
+/// `mask` is a live stream.
+#[no_mangle]
+pub unsafe extern "C" fn brook_write_mask_set(mask: *const BrookStream) {
+    let mask = &stream_ref(mask).0;
+    with_runtime(|rt| rt.set_write_mask(mask))
+}
+
+/// `streamEnableWriteMask()` (`on` non-zero) and `streamDisableWriteMask()`.
+#[no_mangle]
+pub extern "C" fn brook_write_mask_enable(on: i32) {
+    with_runtime(|rt| {
+        if on != 0 {
+            rt.enable_write_mask()
+        } else {
+            rt.disable_write_mask()
+        }
+    })
+}
+
+/// `streamBeginWriteQuery()`.
+#[no_mangle]
+pub extern "C" fn brook_write_query_begin() {
+    with_runtime(|rt| rt.begin_write_query())
+}
+
+/// `streamEndWriteQuery()`: the elements kernel calls wrote since the query began.
+#[no_mangle]
+pub extern "C" fn brook_write_query_end() -> u64 {
+    with_runtime(|rt| rt.end_write_query())
 }
 
 /// `streamPrint(s)`: the stream to standard output in the original's format, after
