@@ -29,7 +29,7 @@ const DENSITIES: [u32; 4] = [0, 10, 50, 100];
 const HAND: &str = "hand-written glow";
 const GL: &str = "brook gl";
 const CPU: &str = "brook cpu";
-const UNMASKED: &str = "mask: unmasked";
+const UNMASKED: &str = "mask unmasked";
 
 #[derive(Clone, Copy)]
 enum Pattern {
@@ -67,7 +67,7 @@ impl Pattern {
 }
 
 fn group_name(pattern: Pattern, percent: u32) -> String {
-    format!("mask: {} {percent}%", pattern.name())
+    format!("mask {} {percent}%", pattern.name())
 }
 
 fn mask_stream(rt: &Runtime, data: &[f32]) -> Stream {
@@ -92,7 +92,7 @@ fn group(c: &mut Criterion, name: &str, gl: &Runtime, cpu: Option<&Runtime>, mas
         .sample_size(10)
         .sampling_mode(SamplingMode::Flat)
         .warm_up_time(Duration::from_millis(200))
-        .measurement_time(Duration::from_secs(1));
+        .measurement_time(Duration::from_secs(2));
     group.bench_function(BenchmarkId::from_parameter(HAND), |b| {
         b.iter_custom(|i| hand_time(&ctx, &mut hand, i))
     });
