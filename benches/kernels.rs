@@ -11,27 +11,14 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use brook::{Arg, ContextOptions, Runtime};
-use common::handwritten_kernel::HandKernel;
+use brook::{ContextOptions, Runtime};
+use common::brook_kernel::{input, BrookKernel};
+use common::handwritten_kernel::{hand_time, HandKernel};
+use common::mad::{mad_kernel, GLSL_HEADER};
 use common::ratios::{human, median_ns, print_ratios};
 use criterion::{BenchmarkId, Criterion};
-
-const MADS: usize = 43;
-const GLSL_HEADER: &str = "#version 330 core\nuniform sampler2D a;\n";
-
-/// The 43-MAD kernel in Brook, and the same arithmetic as a hand-written fragment shader.
-fn mad_kernel() -> (String, String) {
-    let steps = "    x = x * 0.999 + 0.001;\n".repeat(MADS);
-    let brook = format!(
-        "kernel void mad(float4 a<>, out float4 r<>) {{\n    float4 x = a;\n{steps}    r = x;\n}}\n"
-    );
-    let hand = format!(
-        "{GLSL_HEADER}out vec4 r;\nvoid main() {{\n    vec4 x = texelFetch(a, ivec2(gl_FragCoord.xy), 0);\n{steps}    r = x;\n}}\n"
-    );
-    (brook, hand)
-}
 
 /// Output `k` of the 8-output kernel.
 fn eight_value(k: usize) -> String {
@@ -67,72 +54,6 @@ fn eight_hand(per_pass: usize) -> Vec<(String, Vec<usize>)> {
             (src, outs.to_vec())
         })
         .collect()
-}
-
-/// A Brook kernel of one float4 input and `outputs` float4 outputs, ping-ponging the input with
-/// output 0 as the hand-written version does.
-struct BrookKernel<'a> {
-    rt: &'a Runtime,
-    program: brook::Program,
-    kernel: &'static str,
-    streams: Vec<brook::Stream>,
-    flip: bool,
-}
-
-impl<'a> BrookKernel<'a> {
-    fn new(
-        rt: &'a Runtime,
-        src: &str,
-        kernel: &'static str,
-        shape: &[usize],
-        outputs: usize,
-    ) -> Self {
-        let program = rt.compile(src, "bench.br").unwrap();
-        let data = input(shape.iter().product());
-        let streams: Vec<_> = (0..outputs + 1)
-            .map(|_| rt.stream_of(4, shape).unwrap())
-            .collect();
-        streams[0].read(&data).unwrap();
-        streams[1].read(&data).unwrap();
-        BrookKernel {
-            rt,
-            program,
-            kernel,
-            streams,
-            flip: false,
-        }
-    }
-
-    fn time(&mut self, iters: u64) -> Duration {
-        let start = Instant::now();
-        for _ in 0..iters {
-            let (src, dst) = if self.flip { (1, 0) } else { (0, 1) };
-            let mut args: Vec<Arg> = vec![(&self.streams[src]).into(), (&self.streams[dst]).into()];
-            args.extend(self.streams[2..].iter().map(Arg::from));
-            self.rt.run(&self.program, self.kernel, &args).unwrap();
-            self.flip = !self.flip;
-        }
-        self.rt.finish();
-        start.elapsed()
-    }
-}
-
-fn input(n: usize) -> Vec<f32> {
-    (0..n * 4).map(|i| (i % 97) as f32 * 0.01).collect()
-}
-
-fn hand_time(
-    ctx: &brook::texture_streams::GlContext,
-    hand: &mut HandKernel,
-    iters: u64,
-) -> Duration {
-    ctx.make_current().unwrap();
-    let start = Instant::now();
-    for _ in 0..iters {
-        hand.step();
-    }
-    hand.finish();
-    start.elapsed()
 }
 
 const HAND: &str = "hand-written glow";

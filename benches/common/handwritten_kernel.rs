@@ -6,6 +6,8 @@
 //! the Brook side alternates `run(k, a, b, …)` and `run(k, b, a, …)`; outputs 1.. are plain
 //! textures written every call.
 
+use std::time::{Duration, Instant};
+
 use glow::HasContext;
 
 use super::gl_program::link;
@@ -27,6 +29,8 @@ pub struct HandKernel<'a> {
     width: i32,
     height: i32,
     flip: bool,
+    /// Whether a depth texture (a write mask) is attached: draws then test depth LESS.
+    masked: bool,
 }
 
 impl<'a> HandKernel<'a> {
@@ -115,13 +119,44 @@ impl<'a> HandKernel<'a> {
                 width: width as i32,
                 height: height as i32,
                 flip: false,
+                masked: false,
             }
         }
+    }
+
+    /// Attaches `depth` (a write mask's depth texture; `None`: unmasked) to every draw's
+    /// framebuffer: the triangle is at depth 0.5, so texels of depth 0.0 fail `LESS`.
+    pub fn set_mask(&mut self, depth: Option<glow::Texture>) {
+        let gl = self.gl;
+        for draw in self.draws.iter().flatten() {
+            unsafe {
+                gl.bind_framebuffer(glow::FRAMEBUFFER, Some(draw.framebuffer));
+                gl.framebuffer_texture_2d(
+                    glow::FRAMEBUFFER,
+                    glow::DEPTH_ATTACHMENT,
+                    glow::TEXTURE_2D,
+                    depth,
+                    0,
+                );
+                assert_eq!(
+                    gl.check_framebuffer_status(glow::FRAMEBUFFER),
+                    glow::FRAMEBUFFER_COMPLETE
+                );
+            }
+        }
+        self.masked = depth.is_some();
     }
 
     /// One kernel call: every pass, reading the previous call's output 0.
     pub fn step(&mut self) {
         let gl = self.gl;
+        if self.masked {
+            unsafe {
+                gl.enable(glow::DEPTH_TEST);
+                gl.depth_func(glow::LESS);
+                gl.depth_mask(false);
+            }
+        }
         for draw in &self.draws[self.flip as usize] {
             unsafe {
                 gl.bind_framebuffer(glow::FRAMEBUFFER, Some(draw.framebuffer));
@@ -131,6 +166,12 @@ impl<'a> HandKernel<'a> {
                 gl.bind_texture(glow::TEXTURE_2D, Some(draw.input));
                 gl.bind_vertex_array(Some(self.vao));
                 gl.draw_arrays(glow::TRIANGLES, 0, 3);
+            }
+        }
+        if self.masked {
+            unsafe {
+                gl.disable(glow::DEPTH_TEST);
+                gl.depth_mask(true);
             }
         }
         self.flip = !self.flip;
@@ -166,4 +207,19 @@ impl Drop for HandKernel<'_> {
             self.gl.delete_vertex_array(self.vao);
         }
     }
+}
+
+/// Times `iters` calls of `hand` on `ctx` (made current first), ended by glFinish.
+pub fn hand_time(
+    ctx: &brook::texture_streams::GlContext,
+    hand: &mut HandKernel,
+    iters: u64,
+) -> Duration {
+    ctx.make_current().unwrap();
+    let start = Instant::now();
+    for _ in 0..iters {
+        hand.step();
+    }
+    hand.finish();
+    start.elapsed()
 }
