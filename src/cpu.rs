@@ -141,14 +141,6 @@ impl Backend for CpuBackend {
         let program = cpu_program(program)?;
         let compiled = &program.compiled;
         let func = compiled.module.func(kernel);
-        if args.len() != func.params.len() {
-            return Err(BrookError::Usage(format!(
-                "kernel `{}` takes {} arguments but {} were given",
-                func.name,
-                func.params.len(),
-                args.len()
-            )));
-        }
         // Inputs that are domains are read from a copy of the sub-stream; an input that is also
         // an output of this call (in place) from a copy of the stream, so every element sees
         // the old values. Copies first: no output is borrowed mutably yet.

@@ -319,14 +319,6 @@ fn with_kernel_args<T>(
     f: impl FnOnce(&[KernelArg]) -> Result<T, BrookError>,
 ) -> Result<T, BrookError> {
     let func = module.module().func(kernel);
-    if args.len() != func.params.len() {
-        return Err(BrookError::Usage(format!(
-            "kernel `{}` takes {} arguments but {} were given",
-            func.name,
-            func.params.len(),
-            args.len()
-        )));
-    }
     let stores = args
         .iter()
         .map(|a| match a.stream() {

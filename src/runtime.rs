@@ -335,6 +335,14 @@ impl Runtime {
             .function(kernel)
             .ok_or_else(|| BrookError::Usage(format!("the program has no kernel `{kernel}`")))?;
         let what = format!("kernel `{kernel}`");
+        // A kernel takes one argument per parameter; a reduction's `args` are only its extras.
+        if func.kind == FunctionKind::Kernel && args.len() != func.params.len() {
+            return Err(BrookError::Usage(format!(
+                "{what} takes {} arguments but {} were given",
+                func.params.len(),
+                args.len()
+            )));
+        }
         let mut backend_args = Vec::with_capacity(args.len());
         for arg in args {
             backend_args.push(match arg {
