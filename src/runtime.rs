@@ -222,13 +222,16 @@ impl Runtime {
         extra: &[Arg],
         target: BackendReduceTarget,
     ) -> Result<(), BrookError> {
-        let (id, backend_args) = self.call_args(program, reduction, extra)?;
-        let func = program.module().func(id);
-        if func.kind != FunctionKind::Reduce {
+        let is_reduction = program
+            .module()
+            .function(reduction)
+            .is_some_and(|(_, f)| f.kind == FunctionKind::Reduce);
+        if !is_reduction {
             return Err(BrookError::Usage(format!(
                 "`{reduction}` is not a reduce function; declare it `reduce void {reduction}(T a<>, reduce T r<>)`"
             )));
         }
+        let (id, backend_args) = self.call_args(program, reduction, extra)?;
         if input.is_iter() {
             return Err(BrookError::Usage(format!(
                 "reduction `{reduction}`: an iterator cannot be reduced; copy it into a stream with a kernel first"

@@ -378,11 +378,11 @@ mod tests {
     fn unsupported_host_operations_and_a_missing_main_are_errors() {
         let err = cpp_of(
             "kernel void k(float a<>, out float r<>) { r = a; }\n\
-             int main() { float a<4>; streamGatherOp(a, a); return 0; }\n",
+             int main() { float a<4>; indexof(a); return 0; }\n",
         )
         .unwrap_err();
         assert!(
-            err.starts_with("t.br:2:26: `streamGatherOp` is not supported"),
+            err.starts_with("t.br:2:26: `indexof` is not supported"),
             "{err}"
         );
         let err = cpp_of("kernel void k(out float r<>) { r = 1; }\n").unwrap_err();
