@@ -92,13 +92,14 @@ pub trait Backend {
     fn prepare(&self, program: &Rc<Compiled>) -> Result<BackendProgram, BrookError>;
     /// Runs a kernel; `args` has one entry per kernel parameter. The runtime has checked that
     /// no stream is passed to two outputs or gathered and written; a stream that is an input
-    /// and an output (in place) must read its old values everywhere.
+    /// and an output (in place) must read its old values everywhere. Returns how many values
+    /// each `vout` parameter received, in parameter order (empty without vouts).
     fn run_kernel(
         &self,
         program: &dyn Any,
         kernel: FunctionId,
         args: &[BackendArg],
-    ) -> Result<(), BrookError>;
+    ) -> Result<Vec<usize>, BrookError>;
     /// Reduces `input` with a reduce function in index order (`brook-semantics.md`);
     /// `extra` binds its constant and gather parameters in order.
     fn reduce(

@@ -137,7 +137,7 @@ impl Backend for CpuBackend {
         program: &dyn Any,
         kernel: FunctionId,
         args: &[BackendArg],
-    ) -> Result<(), BrookError> {
+    ) -> Result<Vec<usize>, BrookError> {
         let program = cpu_program(program)?;
         let compiled = &program.compiled;
         let func = compiled.module.func(kernel);
@@ -146,8 +146,7 @@ impl Backend for CpuBackend {
         // the old values. Copies first: no output is borrowed mutably yet.
         let aliases_output = |s: &dyn Any| {
             args.iter().zip(&func.params).any(|(a, p)| {
-                p.class == ParamClass::Out
-                    && matches!(a.stream(), Some((o, _)) if std::ptr::addr_eq(o, s))
+                is_output(p.class) && matches!(a.stream(), Some((o, _)) if std::ptr::addr_eq(o, s))
             })
         };
         // An output domain is written into a copy of the region, copied back after the call:
@@ -160,9 +159,7 @@ impl Backend for CpuBackend {
             };
             copies.push(match (storage(s)?, domain) {
                 (CpuStorage::Data(d), Some(domain)) => Some(sub_stream(&d.borrow(), domain)?),
-                (CpuStorage::Data(d), None)
-                    if param.class != ParamClass::Out && aliases_output(s) =>
-                {
+                (CpuStorage::Data(d), None) if !is_output(param.class) && aliases_output(s) => {
                     Some(d.borrow().clone())
                 }
                 _ => None,
@@ -171,7 +168,7 @@ impl Backend for CpuBackend {
         let mut held = Vec::with_capacity(args.len());
         for ((arg, param), copy) in args.iter().zip(&func.params).zip(copies.iter_mut()) {
             if let Some(copy) = copy {
-                held.push(if param.class == ParamClass::Out {
+                held.push(if is_output(param.class) {
                     Held::Region(copy)
                 } else {
                     Held::Copy(copy)
@@ -182,14 +179,14 @@ impl Backend for CpuBackend {
                 BackendArg::Constant(v) => Held::Constant(v),
                 BackendArg::Stream(s) | BackendArg::Domain(s, _) => {
                     match (storage(s)?, param.class) {
-                        (CpuStorage::Iter(..), ParamClass::Out) => {
+                        (CpuStorage::Iter(..), ParamClass::Out | ParamClass::Vout { .. }) => {
                             return Err(BrookError::Usage(format!(
                                 "kernel `{}`: an iterator cannot be an output",
                                 func.name
                             )))
                         }
                         (CpuStorage::Iter(_, it), _) => Held::Iter(it),
-                        (CpuStorage::Data(d), ParamClass::Out) => {
+                        (CpuStorage::Data(d), ParamClass::Out | ParamClass::Vout { .. }) => {
                             Held::Out(d.try_borrow_mut().map_err(|_| {
                                 BrookError::Usage(format!(
                                     "kernel `{}`: one stream is passed to two outputs",
@@ -223,7 +220,8 @@ impl Backend for CpuBackend {
             })
             .collect();
         let plan = program.plan(kernel);
-        let run = |a: &mut [CpuArg]| plan.run(&compiled.module, a);
+        let counts = std::cell::Cell::new(Vec::new());
+        let run = |a: &mut [CpuArg]| plan.run_vout(&compiled.module, a).map(|c| counts.set(c));
         if self.masking.active() {
             let domain_out = args
                 .iter()
@@ -242,15 +240,15 @@ impl Backend for CpuBackend {
         drop(cpu_args);
         drop(held);
         for ((arg, param), copy) in args.iter().zip(&func.params).zip(&copies) {
-            if let (ParamClass::Out, Some((s, Some(domain))), Some(region)) =
-                (param.class, arg.stream(), copy)
+            if let (true, Some((s, Some(domain))), Some(region)) =
+                (is_output(param.class), arg.stream(), copy)
             {
                 if let CpuStorage::Data(d) = storage(s)? {
                     set_region(&mut d.borrow_mut(), domain, region.data())?;
                 }
             }
         }
-        Ok(())
+        Ok(counts.take())
     }
 
     fn reduce(
@@ -469,4 +467,9 @@ fn combine(op: BackendScatterOp) -> Result<ScatterCombine, BrookError> {
             ScatterCombine::Reduce(&cpu_program(program)?.compiled.module, f)
         }
     })
+}
+
+/// Whether a kernel parameter is written by the call (`out`, or `vout` filled by `push`).
+fn is_output(class: ParamClass) -> bool {
+    matches!(class, ParamClass::Out | ParamClass::Vout { .. })
 }

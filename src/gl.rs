@@ -122,8 +122,19 @@ impl Backend for GlBackend {
         program: &dyn Any,
         kernel: FunctionId,
         args: &[BackendArg],
-    ) -> Result<(), BrookError> {
+    ) -> Result<Vec<usize>, BrookError> {
         let module = kernel_module(program)?;
+        let func = module.module().func(kernel);
+        if let Some(v) = func
+            .params
+            .iter()
+            .find(|p| matches!(p.class, ParamClass::Vout { .. }))
+        {
+            return Err(BrookError::Usage(format!(
+                "kernel `{}`: vout parameter `{}`: vout is not supported on GL yet (use the CPU backend)",
+                func.name, v.name
+            )));
+        }
         let replacements = with_kernel_args(module, kernel, args, |kernel_args| {
             Ok(self.runner.run(module, kernel, kernel_args)?)
         })?;
@@ -138,7 +149,8 @@ impl Backend for GlBackend {
                 std::mem::swap(&mut *cell.borrow_mut(), &mut r.stream);
             }
         }
-        Ok(())
+        // Kernels with vouts are refused by the GLSL generator for now, so no counts.
+        Ok(Vec::new())
     }
 
     fn scatter(

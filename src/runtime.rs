@@ -165,6 +165,21 @@ impl Runtime {
 
     /// Runs kernel `kernel` of `program`, one argument per parameter (see [`args!`](crate::args)).
     pub fn run(&self, program: &Program, kernel: &str, args: &[Arg]) -> Result<(), BrookError> {
+        self.run_vout(program, kernel, args).map(drop)
+    }
+
+    /// Runs a kernel with `vout [N] T v<>` parameters (000 §4.7) and returns how many values
+    /// each vout received, in parameter order. A vout argument is a 1D stream with room for N
+    /// values per element of the call, whose shape is that of its `out` streams or, without
+    /// any, of its first input stream. The pushed values are packed at the front of the vout
+    /// stream in element (row-major) order, then push order; the rest is zeroed. An element
+    /// keeps at most N pushes, and one that `discard`s keeps none. CPU backend only for now.
+    pub fn run_vout(
+        &self,
+        program: &Program,
+        kernel: &str,
+        args: &[Arg],
+    ) -> Result<Vec<usize>, BrookError> {
         let (id, backend_args) = self.call_args(program, kernel, args)?;
         self.backend
             .run_kernel(program.prepared.as_ref(), id, &backend_args)

@@ -78,6 +78,20 @@ pub enum CpuError {
         shapes: Vec<Vec<usize>>,
     },
 
+    /// A `vout [N]` output without room for N values per element of the call.
+    #[error("vout `{param}` of `{function}` needs room for {needed} elements (its N times the {elements} elements of the call) but its stream has {got}")]
+    VoutCapacity {
+        function: String,
+        param: String,
+        needed: usize,
+        elements: usize,
+        got: usize,
+    },
+
+    /// A kernel whose only outputs are `vout`s and that has no input stream to take its shape from.
+    #[error("kernel `{0}` writes only vout streams, so it needs an input stream or iterator to give the call its shape")]
+    VoutShape(String),
+
     #[error("iterator `{param}` of `{function}`: {reason}")]
     Iterator {
         function: String,

@@ -193,6 +193,8 @@ pub(crate) enum Binding<'a> {
     Constant(Value),
     /// Index into the list of outputs.
     Out(usize),
+    /// Index into the list of `vout` outputs.
+    Vout(usize),
     /// Filled by the caller (a reduction's accumulator).
     External,
 }
@@ -259,12 +261,6 @@ pub(crate) fn bind_input<'a>(
             }
             Binding::Iter(it, it.steps())
         }
-        (ParamClass::Vout { .. }, _) => {
-            return Err(CpuError::Unsupported(format!(
-                "vout parameter `{}`",
-                p.name
-            )))
-        }
         (ParamClass::Reduce, _) if func.kind == FunctionKind::Kernel => {
             return Err(CpuError::Unsupported(format!(
                 "reduce parameter `{}` in a kernel",
@@ -324,6 +320,12 @@ impl KernelPlan {
     /// Runs the kernel with `args` (see [`run_kernel`]). `module` must be the one the plan
     /// was made from.
     pub fn run(&self, module: &Module, args: &mut [CpuArg]) -> Result<(), CpuError> {
+        self.run_vout(module, args).map(drop)
+    }
+
+    /// Runs the kernel like [`KernelPlan::run`] and returns how many values each `vout`
+    /// parameter received, in parameter order (see [`run_kernel`] for how they are stored).
+    pub fn run_vout(&self, module: &Module, args: &mut [CpuArg]) -> Result<Vec<usize>, CpuError> {
         run(module, self.kernel, self.batch.as_ref().ok(), args)
     }
 }
@@ -334,6 +336,13 @@ impl KernelPlan {
 /// output has been written, except for a runtime error inside the body (malformed IR), which
 /// may leave some chunks written. Compiles the kernel on every call: keep a [`KernelPlan`]
 /// to call it repeatedly.
+///
+/// `vout [N] T v<>` parameters take an [`CpuArg::Out`] stream with room for N values per
+/// element of the call; the call's shape is that of its `out` streams, or, when it has none,
+/// of its first input stream (or iterator). The values an element pushes (at most N: later
+/// pushes are dropped, as GL has room for N) are packed at the front of the vout stream in
+/// element (row-major) order, then push order; the rest of it is zeroed; an element that
+/// `discard`s pushes nothing. [`KernelPlan::run_vout`] returns the counts.
 pub fn run_kernel(
     module: &Module,
     kernel: FunctionId,
@@ -347,7 +356,7 @@ fn run(
     kernel: FunctionId,
     batch: Option<&BatchKernel>,
     args: &mut [CpuArg],
-) -> Result<(), CpuError> {
+) -> Result<Vec<usize>, CpuError> {
     let func = module
         .functions
         .get(kernel.0 as usize)
@@ -369,6 +378,7 @@ fn run(
 
     let mut bindings = Vec::with_capacity(args.len());
     let mut outs: Vec<&mut CpuStream> = Vec::new();
+    let mut vouts: Vec<(usize, &mut CpuStream)> = Vec::new();
     for (i, arg) in args.iter_mut().enumerate() {
         let p = &func.params[i];
         match (p.class, arg) {
@@ -377,14 +387,22 @@ fn run(
                 bindings.push(Binding::Out(outs.len()));
                 outs.push(&mut **s);
             }
+            (ParamClass::Vout { .. }, CpuArg::Out(s)) => {
+                check_elements(module, &func.name, p, s.floats_per_element())?;
+                bindings.push(Binding::Vout(vouts.len()));
+                vouts.push((i, &mut **s));
+            }
             (_, arg) => bindings.push(bind_input(module, func, i, arg)?),
         }
     }
 
-    let Some(first) = outs.first() else {
-        return Ok(()); // No outputs: nothing observable to compute.
+    let out_shape = match (outs.first(), vouts.is_empty()) {
+        (Some(first), _) => first.shape().to_vec(),
+        (None, true) => return Ok(Vec::new()), // No outputs: nothing observable to compute.
+        (None, false) => {
+            call_shape(&bindings).ok_or_else(|| CpuError::VoutShape(func.name.clone()))?
+        }
     };
-    let out_shape = first.shape().to_vec();
     if outs.iter().any(|o| o.shape() != out_shape.as_slice()) {
         return Err(CpuError::OutputShapes {
             function: func.name.clone(),
@@ -393,7 +411,25 @@ fn run(
     }
 
     let total: usize = out_shape.iter().product();
+    for (i, v) in &vouts {
+        let Some(ParamClass::Vout { max }) = func.params.get(*i).map(|p| p.class) else {
+            unreachable!("bound as a vout above");
+        };
+        let needed = max as usize * total;
+        if v.len() < needed {
+            return Err(CpuError::VoutCapacity {
+                function: func.name.clone(),
+                param: func.params[*i].name.clone(),
+                needed,
+                elements: total,
+                got: v.len(),
+            });
+        }
+    }
     let out_fpe: Vec<usize> = outs.iter().map(|o| o.floats_per_element()).collect();
+    let vout_fpe: Vec<usize> = vouts.iter().map(|(_, v)| v.floats_per_element()).collect();
+    // The batch engine has no `push`: kernels with vouts are interpreted.
+    let batch = batch.filter(|_| vouts.is_empty());
     // The batch engine is ~50× cheaper per element, so it takes larger tasks (each sets up a
     // register file); both still spread a 256×256 stream over every core.
     let chunk = if batch.is_some() { BATCH_CHUNK } else { CHUNK };
@@ -420,13 +456,17 @@ fn run(
                 _ => None,
             })
             .collect();
-        return chunks.into_par_iter().enumerate().try_for_each_init(
-            || Machine::new(module, batch, gathers.clone()),
-            |m, (c, mut slices)| {
-                let n = (total - c * chunk).min(chunk);
-                batch_chunk(&io, m, c * chunk, n, &mut slices)
-            },
-        );
+        return chunks
+            .into_par_iter()
+            .enumerate()
+            .try_for_each_init(
+                || Machine::new(module, batch, gathers.clone()),
+                |m, (c, mut slices)| {
+                    let n = (total - c * chunk).min(chunk);
+                    batch_chunk(&io, m, c * chunk, n, &mut slices)
+                },
+            )
+            .map(|()| Vec::new());
     }
     let driver = Driver {
         interp: Interp::new(module),
@@ -434,14 +474,42 @@ fn run(
         bindings: &bindings,
         out_shape: &out_shape,
         out_fpe: &out_fpe,
+        vout_fpe: &vout_fpe,
     };
-    chunks
+    // Each chunk collects its pushes; concatenated in chunk order they are in element order.
+    let pushed: Vec<Vec<Vec<f32>>> = chunks
         .into_par_iter()
         .enumerate()
-        .try_for_each(|(c, mut slices)| {
+        .map(|(c, mut slices)| {
             let n = (total - c * chunk).min(chunk);
-            driver.run_chunk(c * chunk, n, &mut slices)
+            let mut bufs = vec![Vec::new(); vouts.len()];
+            driver.run_chunk(c * chunk, n, &mut slices, &mut bufs)?;
+            Ok(bufs)
         })
+        .collect::<Result<_, CpuError>>()?;
+    Ok(vouts
+        .into_iter()
+        .enumerate()
+        .map(|(k, (_, v))| {
+            let data = v.data_mut();
+            let mut at = 0;
+            for bufs in &pushed {
+                data[at..at + bufs[k].len()].copy_from_slice(&bufs[k]);
+                at += bufs[k].len();
+            }
+            data[at..].fill(0.0);
+            at / vout_fpe[k]
+        })
+        .collect())
+}
+
+/// The shape of a call without `out` streams: that of its first input stream or iterator.
+fn call_shape(bindings: &[Binding]) -> Option<Vec<usize>> {
+    bindings.iter().find_map(|b| match b {
+        Binding::Stream(s) => Some(s.shape().to_vec()),
+        Binding::Iter(it, _) => Some(it.shape.clone()),
+        _ => None,
+    })
 }
 
 /// The read-only state shared by all chunks of one call.
@@ -451,6 +519,7 @@ struct Driver<'a> {
     bindings: &'a [Binding<'a>],
     out_shape: &'a [usize],
     out_fpe: &'a [usize],
+    vout_fpe: &'a [usize],
 }
 
 impl<'a> Driver<'a> {
@@ -478,7 +547,7 @@ impl<'a> Driver<'a> {
                     frame.positions[k] = position(&idx, it.shape.len());
                 }
                 Binding::Constant(v) => frame.params[k] = v.clone(),
-                Binding::Out(_) => {
+                Binding::Out(_) | Binding::Vout(_) => {
                     frame.params[k] = Value::zero(&self.func.params[k].ty, module);
                     frame.positions[k] = position(out_idx, self.out_shape.len());
                 }
@@ -487,7 +556,15 @@ impl<'a> Driver<'a> {
         }
     }
 
-    fn run_chunk(&self, base: usize, n: usize, slices: &mut [&mut [f32]]) -> Result<(), CpuError> {
+    /// Runs elements `base..base + n`, writing `out`s into `slices` and appending each vout's
+    /// pushes to its buffer in `bufs`.
+    fn run_chunk(
+        &self,
+        base: usize,
+        n: usize,
+        slices: &mut [&mut [f32]],
+        bufs: &mut [Vec<f32>],
+    ) -> Result<(), CpuError> {
         let mut frame = Frame::new(self.interp.module, self.func);
         for (k, b) in self.bindings.iter().enumerate() {
             if let Binding::Gather(s) = b {
@@ -497,10 +574,19 @@ impl<'a> Driver<'a> {
         for e in 0..n {
             let out_idx = unravel(base + e, self.out_shape);
             self.load_params(&mut frame, base + e, &out_idx);
+            frame.pushed.clear();
             match self.interp.run(&mut frame) {
                 Ok(_) => {}
                 Err(Interrupt::Discard) => continue,
                 Err(Interrupt::Error(err)) => return Err(err),
+            }
+            for (param, v) in frame.pushed.drain(..) {
+                if let Binding::Vout(o) = self.bindings[param as usize] {
+                    let buf = &mut bufs[o];
+                    let at = buf.len();
+                    buf.resize(at + self.vout_fpe[o], 0.0);
+                    v.encode(&mut buf[at..]);
+                }
             }
             for (k, b) in self.bindings.iter().enumerate() {
                 if let Binding::Out(o) = b {

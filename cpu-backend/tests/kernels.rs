@@ -1019,29 +1019,6 @@ fn running_a_helper_or_a_missing_function_is_an_error() {
 }
 
 #[test]
-fn vout_and_push_are_reported_as_unsupported() {
-    let m = module(vec![kernel(
-        "k",
-        vec![
-            stream_param("a", Type::FLOAT),
-            prm("v", Type::FLOAT, ParamClass::Vout { max: 2 }),
-        ],
-        vec![],
-        vec![],
-    )]);
-    let a = floats(&[1.0]);
-    let mut v = floats(&[0.0]);
-    let err = run_kernel(
-        &m,
-        FunctionId(0),
-        &mut [CpuArg::Stream(&a), CpuArg::Out(&mut v)],
-    )
-    .unwrap_err();
-    assert!(matches!(err, CpuError::Unsupported(_)), "{err:?}");
-    assert!(err.to_string().contains("vout"));
-}
-
-#[test]
 fn malformed_ir_is_an_error_not_a_panic() {
     // o = a + float2(1, 2) with a a float3: a width mismatch the checker would reject.
     let m = module(vec![kernel(

@@ -39,6 +39,9 @@ pub struct Frame<'a> {
     pub gathers: Vec<Option<&'a CpuStream>>,
     /// Every local of the function, zero until its `Decl` runs.
     pub locals: Vec<Value>,
+    /// The values pushed onto `vout` parameters by this element, in push order, with the
+    /// parameter each went to (the kernel driver drains it after every element).
+    pub pushed: Vec<(u32, Value)>,
 }
 
 impl<'a> Frame<'a> {
@@ -61,6 +64,7 @@ impl<'a> Frame<'a> {
                 .iter()
                 .map(|l| Value::zero(&l.ty, module))
                 .collect(),
+            pushed: Vec::new(),
         }
     }
 }

@@ -1,6 +1,6 @@
 //! Statements and assignment to places.
 
-use brook_frontend::ir::{Access, BinaryOp, Place, PlaceRoot, Stmt, StmtKind, Type};
+use brook_frontend::ir::{Access, BinaryOp, ParamClass, Place, PlaceRoot, Stmt, StmtKind, Type};
 
 use super::ops::{self, bad, describe};
 use super::{Flow, Frame, Interp, Interrupt};
@@ -269,8 +269,17 @@ impl<'a> Interp<'a> {
             }
             StmtKind::Block(b) => return self.exec_block(f, b),
             StmtKind::Discard => return Err(Interrupt::Discard),
-            StmtKind::Push { .. } => {
-                return Err(CpuError::Unsupported("vout (push)".into()).into());
+            StmtKind::Push { param, value } => {
+                let max = match f.func.params.get(*param as usize).map(|p| p.class) {
+                    Some(ParamClass::Vout { max }) => max as usize,
+                    _ => return Err(bad(format!("push onto parameter {param}, not a vout")).into()),
+                };
+                // Room for `max` values per element (as on GL): later pushes are dropped.
+                if f.pushed.iter().filter(|(p, _)| p == param).count() < max {
+                    let ty = &f.func.params[*param as usize].ty;
+                    let v = coerce(self.eval(f, value)?, ty)?;
+                    f.pushed.push((*param, v));
+                }
             }
         }
         Ok(Flow::Normal)
