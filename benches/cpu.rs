@@ -10,7 +10,8 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use brook::{args, Runtime};
+use brook::Runtime;
+use common::ping_pong::{inputs, PingPong};
 use common::ratios::print_ratios;
 use criterion::{BenchmarkId, Criterion};
 use rayon::prelude::*;
@@ -50,57 +51,6 @@ fn by_hand(kernel: &str) -> fn(&[f32], &[f32], &mut [f32]) {
     }
 }
 
-fn inputs(n: usize) -> (Vec<f32>, Vec<f32>) {
-    (
-        (0..n * 4).map(|i| (i % 97) as f32 * 0.01).collect(),
-        (0..n * 4).map(|i| (i % 89) as f32).collect(),
-    )
-}
-
-struct OnBrook<'a> {
-    rt: &'a Runtime,
-    kernel: &'static str,
-    program: brook::Program,
-    streams: [brook::Stream; 3],
-    flip: bool,
-}
-
-impl<'a> OnBrook<'a> {
-    fn new(rt: &'a Runtime, kernel: &'static str) -> Self {
-        let (x, y) = inputs(SHAPE.iter().product());
-        let program = rt.compile(&source(kernel), "bench.br").unwrap();
-        let streams = [0, 1, 2].map(|_| rt.stream_of(4, &SHAPE).unwrap());
-        streams[0].read(&x).unwrap();
-        streams[1].read(&y).unwrap();
-        streams[2].read(&y).unwrap();
-        OnBrook {
-            rt,
-            kernel,
-            program,
-            streams,
-            flip: false,
-        }
-    }
-
-    fn time(&mut self, iters: u64) -> Duration {
-        let s = &self.streams;
-        let start = Instant::now();
-        for _ in 0..iters {
-            let (src, dst) = if self.flip { (2, 1) } else { (1, 2) };
-            self.rt
-                .run(
-                    &self.program,
-                    self.kernel,
-                    args![A, &s[0], &s[src], &s[dst]],
-                )
-                .unwrap();
-            self.flip = !self.flip;
-        }
-        self.rt.finish();
-        start.elapsed()
-    }
-}
-
 /// Hand-written loop, ping-ponging `y` and `r`; `parallel` splits it over rayon's pool.
 fn hand_time(
     kernel: &str,
@@ -132,8 +82,9 @@ fn bench(c: &mut Criterion, group_name: &str, kernel: &'static str) {
     let cpu = Runtime::cpu();
     let (x, mut y) = inputs(SHAPE.iter().product());
     let mut r = y.clone();
-    let mut on_cpu = OnBrook::new(&cpu, kernel);
-    let mut on_gl = OnBrook::new(&gl, kernel);
+    let src = source(kernel);
+    let mut on_cpu = PingPong::new(&cpu, &src, kernel, A, &SHAPE);
+    let mut on_gl = PingPong::new(&gl, &src, kernel, A, &SHAPE);
     let mut group = c.benchmark_group(group_name);
     group
         .sample_size(10)

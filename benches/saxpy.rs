@@ -9,8 +9,9 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use brook::{args, Runtime};
+use brook::Runtime;
 use common::handwritten_saxpy::HandSaxpy;
+use common::ping_pong::{inputs, PingPong};
 use common::ratios::print_ratios;
 use criterion::{BenchmarkId, Criterion};
 
@@ -18,52 +19,6 @@ const SAXPY: &str = "kernel void saxpy(float a, float4 x<>, float4 y<>, out floa
     result = a * x + y;
 }";
 const A: f32 = 0.5;
-
-fn inputs(n: usize) -> (Vec<f32>, Vec<f32>) {
-    (
-        (0..n * 4).map(|i| (i % 97) as f32 * 0.01).collect(),
-        (0..n * 4).map(|i| (i % 89) as f32).collect(),
-    )
-}
-
-/// Brook SAXPY state: the program and three streams, ping-ponging between the last two.
-struct BrookSaxpy<'a> {
-    rt: &'a Runtime,
-    program: brook::Program,
-    streams: [brook::Stream; 3],
-    flip: bool,
-}
-
-impl<'a> BrookSaxpy<'a> {
-    fn new(rt: &'a Runtime, shape: &[usize]) -> Self {
-        let (x, y) = inputs(shape.iter().product());
-        let program = rt.compile(SAXPY, "saxpy.br").unwrap();
-        let streams = [0, 1, 2].map(|_| rt.stream_of(4, shape).unwrap());
-        streams[0].read(&x).unwrap();
-        streams[1].read(&y).unwrap();
-        streams[2].read(&y).unwrap();
-        BrookSaxpy {
-            rt,
-            program,
-            streams,
-            flip: false,
-        }
-    }
-
-    fn time(&mut self, iters: u64) -> Duration {
-        let s = &self.streams;
-        let start = Instant::now();
-        for _ in 0..iters {
-            let (src, dst) = if self.flip { (2, 1) } else { (1, 2) };
-            self.rt
-                .run(&self.program, "saxpy", args![A, &s[0], &s[src], &s[dst]])
-                .unwrap();
-            self.flip = !self.flip;
-        }
-        self.rt.finish();
-        start.elapsed()
-    }
-}
 
 fn hand_time(hand: &mut HandSaxpy, iters: u64) -> Duration {
     let start = Instant::now();
@@ -99,8 +54,8 @@ fn bench(c: &mut Criterion, group_name: &str, shape: &[usize]) {
     };
     let ctx = gl.gl_context().expect("a GL runtime").clone();
     let mut hand = HandSaxpy::new(ctx.gl(), w, h, &x, &y);
-    let mut on_gl = BrookSaxpy::new(&gl, shape);
-    let mut on_cpu = BrookSaxpy::new(&cpu, shape);
+    let mut on_gl = PingPong::new(&gl, SAXPY, "saxpy", A, shape);
+    let mut on_cpu = PingPong::new(&cpu, SAXPY, "saxpy", A, shape);
     let mut group = c.benchmark_group(group_name);
     group
         .sample_size(20)

@@ -9,4 +9,5 @@ pub mod handwritten_reduce;
 pub mod handwritten_saxpy;
 pub mod handwritten_scatter;
 pub mod mad;
+pub mod ping_pong;
 pub mod ratios;

@@ -186,25 +186,8 @@ pub unsafe extern "C" fn brook_stream_scatter(
     data: *const BrookStream,
     op: i32,
 ) {
-    let (dst, index, data) = (
-        &stream_ref(dst).0,
-        &stream_ref(index).0,
-        &stream_ref(data).0,
-    );
-    with_runtime(|rt| {
-        let op = match op {
-            0 => ScatterOp::Replace,
-            1 => ScatterOp::Add,
-            2 => ScatterOp::Min,
-            3 => ScatterOp::Max,
-            other => {
-                return Err(BrookError::Usage(format!(
-                    "streamScatterOp: unknown combiner {other}; use STREAM_SCATTER_ASSIGN, _ADD, _MIN or _MAX"
-                )))
-            }
-        };
-        rt.scatter(dst, index, data, op)
-    })
+    let [dst, index, data] = [dst, index, data].map(|s| &stream_ref(s).0);
+    with_runtime(|rt| rt.scatter(dst, index, data, scatter_op(op)?))
 }
 
 /// `streamGatherOp(dst, index, data, op)`: `dst[i]` gets `data[index[i]]`, then `op` updates
@@ -219,23 +202,44 @@ pub unsafe extern "C" fn brook_stream_gather_op(
     data: *const BrookStream,
     op: i32,
 ) {
-    let (dst, index, data) = (
-        &stream_ref(dst).0,
-        &stream_ref(index).0,
-        &stream_ref(data).0,
-    );
-    with_runtime(|rt| {
-        let op = match op {
-            0 => GatherOp::Fetch,
-            1 => GatherOp::Increment,
-            other => {
-                return Err(BrookError::Usage(format!(
-                    "streamGatherOp: unknown operator {other}; use STREAM_GATHER_FETCH or STREAM_GATHER_INC"
-                )))
-            }
-        };
-        rt.gather_op(dst, index, data, op)
+    let [dst, index, data] = [dst, index, data].map(|s| &stream_ref(s).0);
+    with_runtime(|rt| rt.gather_op(dst, index, data, gather_op(op)?))
+}
+
+/// The combiner a `STREAM_SCATTER_*` constant names.
+fn scatter_op(op: i32) -> Result<ScatterOp<'static>, BrookError> {
+    Ok(match op {
+        0 => ScatterOp::Replace,
+        1 => ScatterOp::Add,
+        2 => ScatterOp::Min,
+        3 => ScatterOp::Max,
+        other => {
+            return Err(unknown_op(
+                "streamScatterOp",
+                other,
+                "STREAM_SCATTER_ASSIGN, _ADD, _MIN or _MAX",
+            ))
+        }
     })
+}
+
+/// The operator a `STREAM_GATHER_*` constant names.
+fn gather_op(op: i32) -> Result<GatherOp<'static>, BrookError> {
+    Ok(match op {
+        0 => GatherOp::Fetch,
+        1 => GatherOp::Increment,
+        other => {
+            return Err(unknown_op(
+                "streamGatherOp",
+                other,
+                "STREAM_GATHER_FETCH or STREAM_GATHER_INC",
+            ))
+        }
+    })
+}
+
+fn unknown_op(call: &str, op: i32, known: &str) -> BrookError {
+    BrookError::Usage(format!("{call}: unknown operator {op}; use {known}"))
 }
 
 /// `streamSetWriteMask(mask)`: kernels write only where the mask is non-zero while enabled.
