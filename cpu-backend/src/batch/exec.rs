@@ -12,7 +12,7 @@ use super::program::{BatchKernel, GatherIndex, Ins, Kind, Reg, Val, When};
 use super::regs::{by_kind, Lane, Regs};
 use crate::error::CpuError;
 use crate::exec::builtin::builtin;
-use crate::exec::ops::{bool_binary, float_arith, float_cmp, int_arith, int_cmp};
+use crate::exec::ops::{bool_binary, compare, float_arith, int_arith};
 use crate::exec::{clamp_index, coerce};
 use crate::shape::{gather_index, ravel, Index};
 use crate::stream::CpuStream;
@@ -123,13 +123,13 @@ impl<'a> Machine<'a> {
                 self.op2::<f32, f32>(*d, *a, *b, |x, y, o| float_arith(*op, x, y, o))
             }
             Ins::FCmp { op, d, a, b } => {
-                self.op2::<f32, bool>(*d, *a, *b, |x, y, o| float_cmp(*op, x, y, o))
+                self.op2::<f32, bool>(*d, *a, *b, |x, y, o| compare(*op, x, y, o))
             }
             Ins::IArith { op, d, a, b } => {
                 self.op2::<i32, i32>(*d, *a, *b, |x, y, o| int_arith(*op, x, y, o))
             }
             Ins::ICmp { op, d, a, b } => {
-                self.op2::<i32, bool>(*d, *a, *b, |x, y, o| int_cmp(*op, x, y, o))
+                self.op2::<i32, bool>(*d, *a, *b, |x, y, o| compare(*op, x, y, o))
             }
             Ins::BBin { op, d, a, b } => {
                 self.op2::<bool, bool>(*d, *a, *b, |x, y, o| bool_binary(*op, x, y, o))

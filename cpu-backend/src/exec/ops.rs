@@ -131,8 +131,8 @@ pub fn float_arith(op: BinaryOp, x: &[f32], y: &[f32], out: &mut [f32]) -> bool 
     true
 }
 
-/// Float comparisons over lanes (see [`float_arith`]).
-pub fn float_cmp(op: BinaryOp, x: &[f32], y: &[f32], out: &mut [bool]) -> bool {
+/// Comparisons over lanes of floats or ints (see [`float_arith`]).
+pub fn compare<T: PartialOrd + Copy>(op: BinaryOp, x: &[T], y: &[T], out: &mut [bool]) -> bool {
     use BinaryOp::*;
     match op {
         Eq => lanes(x, y, out, |p, q| p == q),
@@ -161,21 +161,6 @@ pub fn int_arith(op: BinaryOp, x: &[i32], y: &[i32], out: &mut [i32]) -> bool {
         BitXor => lanes(x, y, out, |p, q| p ^ q),
         Shl => lanes(x, y, out, |p, q| p.wrapping_shl(q as u32)),
         Shr => lanes(x, y, out, |p, q| p.wrapping_shr(q as u32)),
-        _ => return false,
-    }
-    true
-}
-
-/// Int comparisons over lanes.
-pub fn int_cmp(op: BinaryOp, x: &[i32], y: &[i32], out: &mut [bool]) -> bool {
-    use BinaryOp::*;
-    match op {
-        Eq => lanes(x, y, out, |p, q| p == q),
-        Ne => lanes(x, y, out, |p, q| p != q),
-        Lt => lanes(x, y, out, |p, q| p < q),
-        Le => lanes(x, y, out, |p, q| p <= q),
-        Gt => lanes(x, y, out, |p, q| p > q),
-        Ge => lanes(x, y, out, |p, q| p >= q),
         _ => return false,
     }
     true
@@ -217,7 +202,7 @@ fn float_binary(
     let (mut f, mut b) = ([0.0; 4], [false; 4]);
     if float_arith(op, &x[..n], &y[..n], &mut f[..n]) {
         Ok(Value::Float(f, n as u8))
-    } else if float_cmp(op, &x[..n], &y[..n], &mut b[..n]) {
+    } else if compare(op, &x[..n], &y[..n], &mut b[..n]) {
         Ok(Value::Bool(b, n as u8))
     } else {
         Err(bad(format!("operator {op:?} on floats")))
@@ -229,7 +214,7 @@ fn int_binary(op: BinaryOp, x: &[i32; 4], na: u8, y: &[i32; 4], nb: u8) -> Resul
     let (mut i, mut b) = ([0; 4], [false; 4]);
     if int_arith(op, &x[..n], &y[..n], &mut i[..n]) {
         Ok(Value::Int(i, n as u8))
-    } else if int_cmp(op, &x[..n], &y[..n], &mut b[..n]) {
+    } else if compare(op, &x[..n], &y[..n], &mut b[..n]) {
         Ok(Value::Bool(b, n as u8))
     } else {
         Err(bad(format!("operator {op:?} on ints")))

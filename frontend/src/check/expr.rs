@@ -407,12 +407,7 @@ pub fn binary(ctx: &mut FnCtx<'_>, op: BinOp, a: Expr, b: Expr, span: Span) -> R
                 return Err(operand_error(ctx, op, &a, &b, span, ""));
             }
             let w = widths(ctx, op, &a, &b, span)?;
-            let s = if a.ty.scalar() == Some(Scalar::Float) || b.ty.scalar() == Some(Scalar::Float)
-            {
-                Scalar::Float
-            } else {
-                Scalar::Int
-            };
+            let s = promoted_scalar(&a, &b);
             Ok(done(
                 with_scalar(a, s),
                 with_scalar(b, s),
@@ -447,12 +442,7 @@ pub fn binary(ctx: &mut FnCtx<'_>, op: BinOp, a: Expr, b: Expr, span: Span) -> R
                 return Err(operand_error(ctx, op, &a, &b, span, ""));
             }
             let w = widths(ctx, op, &a, &b, span)?;
-            let s = if a.ty.scalar() == Some(Scalar::Float) || b.ty.scalar() == Some(Scalar::Float)
-            {
-                Scalar::Float
-            } else {
-                Scalar::Int
-            };
+            let s = promoted_scalar(&a, &b);
             Ok(done(
                 with_scalar(a, s),
                 with_scalar(b, s),
@@ -1011,4 +1001,13 @@ fn gather(
         }
     }
     Ok(mk(ExprKind::Gather { param: p, indices }, ty, span))
+}
+
+/// The scalar kind two numeric operands meet at: `float` if either is, else `int`.
+fn promoted_scalar(a: &Expr, b: &Expr) -> Scalar {
+    if a.ty.scalar() == Some(Scalar::Float) || b.ty.scalar() == Some(Scalar::Float) {
+        Scalar::Float
+    } else {
+        Scalar::Int
+    }
 }
