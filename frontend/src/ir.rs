@@ -345,6 +345,33 @@ pub enum BinaryOp {
     Shr,
 }
 
+impl BinaryOp {
+    /// The operator as C and GLSL spell it.
+    pub fn symbol(self) -> &'static str {
+        use BinaryOp::*;
+        match self {
+            Add => "+",
+            Sub => "-",
+            Mul => "*",
+            Div => "/",
+            Rem => "%",
+            Eq => "==",
+            Ne => "!=",
+            Lt => "<",
+            Le => "<=",
+            Gt => ">",
+            Ge => ">=",
+            And => "&&",
+            Or => "||",
+            BitAnd => "&",
+            BitOr => "|",
+            BitXor => "^",
+            Shl => "<<",
+            Shr => ">>",
+        }
+    }
+}
+
 /// The Cg-style built-in functions, overloaded by vector width; the argument and result types
 /// are on the `Expr`s. Semantics follow Cg/HLSL (see `brook-semantics.md`). `Frexp` and `Modf`
 /// write their second argument, always an `ExprKind::Local` of the first argument's type.

@@ -134,7 +134,7 @@ impl Printer<'_> {
                 t
             }
             StmtKind::Assign { target, op, value } => {
-                let op = op.map_or(String::new(), |o| binop(o).to_string());
+                let op = op.map_or(String::new(), |o| o.symbol().to_string());
                 format!("{} {op}= {}", self.place(target), self.expr(value))
             }
             StmtKind::Expr(e) => self.expr(e),
@@ -296,7 +296,7 @@ impl Printer<'_> {
                 format!("({o}{})", self.expr(a))
             }
             ExprKind::Binary(op, a, b) => {
-                format!("({} {} {})", self.expr(a), binop(*op), self.expr(b))
+                format!("({} {} {})", self.expr(a), op.symbol(), self.expr(b))
             }
             ExprKind::Select {
                 cond,
@@ -338,27 +338,4 @@ fn swizzle(c: &[u8]) -> String {
     c.iter()
         .map(|&i| COMPONENTS.get(i as usize).copied().unwrap_or('?'))
         .collect()
-}
-
-fn binop(op: BinaryOp) -> &'static str {
-    match op {
-        BinaryOp::Add => "+",
-        BinaryOp::Sub => "-",
-        BinaryOp::Mul => "*",
-        BinaryOp::Div => "/",
-        BinaryOp::Rem => "%",
-        BinaryOp::Eq => "==",
-        BinaryOp::Ne => "!=",
-        BinaryOp::Lt => "<",
-        BinaryOp::Le => "<=",
-        BinaryOp::Gt => ">",
-        BinaryOp::Ge => ">=",
-        BinaryOp::And => "&&",
-        BinaryOp::Or => "||",
-        BinaryOp::BitAnd => "&",
-        BinaryOp::BitOr => "|",
-        BinaryOp::BitXor => "^",
-        BinaryOp::Shl => "<<",
-        BinaryOp::Shr => ">>",
-    }
 }

@@ -7,7 +7,7 @@ use super::types::{self, cast, coerce, fold_int, is_numeric, with_scalar};
 use super::{builtins, names, Reported, R};
 use crate::ast::{self, BinOp, UnOp};
 use crate::diagnostics::Diagnostic;
-use crate::ir::{self, BinaryOp, Builtin, Expr, ExprKind, ParamClass, Scalar, Type, UnaryOp};
+use crate::ir::{self, Builtin, Expr, ExprKind, ParamClass, Scalar, Type, UnaryOp};
 use crate::span::Span;
 
 pub fn mk(kind: ExprKind, ty: Type, span: Span) -> Expr {
@@ -301,29 +301,6 @@ pub fn to_bool(ctx: &mut FnCtx<'_>, e: Expr, what: &str) -> R<Expr> {
     }
 }
 
-fn ir_op(op: BinOp) -> BinaryOp {
-    match op {
-        BinOp::Add => BinaryOp::Add,
-        BinOp::Sub => BinaryOp::Sub,
-        BinOp::Mul => BinaryOp::Mul,
-        BinOp::Div => BinaryOp::Div,
-        BinOp::Rem => BinaryOp::Rem,
-        BinOp::Eq => BinaryOp::Eq,
-        BinOp::Ne => BinaryOp::Ne,
-        BinOp::Lt => BinaryOp::Lt,
-        BinOp::Le => BinaryOp::Le,
-        BinOp::Gt => BinaryOp::Gt,
-        BinOp::Ge => BinaryOp::Ge,
-        BinOp::LogAnd => BinaryOp::And,
-        BinOp::LogOr => BinaryOp::Or,
-        BinOp::BitAnd => BinaryOp::BitAnd,
-        BinOp::BitOr => BinaryOp::BitOr,
-        BinOp::BitXor => BinaryOp::BitXor,
-        BinOp::Shl => BinaryOp::Shl,
-        BinOp::Shr => BinaryOp::Shr,
-    }
-}
-
 fn operand_error(
     ctx: &mut FnCtx<'_>,
     op: BinOp,
@@ -368,11 +345,11 @@ fn widths(ctx: &mut FnCtx<'_>, op: BinOp, a: &Expr, b: &Expr, span: Span) -> R<u
 
 /// Type-checks `a op b`.
 pub fn binary(ctx: &mut FnCtx<'_>, op: BinOp, a: Expr, b: Expr, span: Span) -> R<Expr> {
-    let iop = ir_op(op);
+    let iop = op;
     let done =
         |a: Expr, b: Expr, ty: Type| mk(ExprKind::Binary(iop, Box::new(a), Box::new(b)), ty, span);
     match op {
-        BinOp::LogAnd | BinOp::LogOr => {
+        BinOp::And | BinOp::Or => {
             let a = to_bool(ctx, a, &format!("the left operand of `{}`", op.symbol()));
             let b = to_bool(ctx, b, &format!("the right operand of `{}`", op.symbol()));
             Ok(done(a?, b?, Type::BOOL))

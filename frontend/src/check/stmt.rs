@@ -447,7 +447,7 @@ fn expr_stmt(ctx: &mut FnCtx<'_>, e: &ast::Expr, out: &mut Vec<Stmt>) -> R<()> {
             out.push(st(
                 StmtKind::Assign {
                     target: place,
-                    op: op.map(ir_binop),
+                    op: *op,
                     value: v,
                 },
                 span,
@@ -552,29 +552,6 @@ fn push_target(ctx: &mut FnCtx<'_>, arg: &ast::Expr) -> R<u32> {
         }
         Resolved::Poisoned => Err(Reported),
         Resolved::Unknown => Err(ctx.unknown_ident(name, arg.span)),
-    }
-}
-
-fn ir_binop(op: BinOp) -> ir::BinaryOp {
-    match op {
-        BinOp::Add => ir::BinaryOp::Add,
-        BinOp::Sub => ir::BinaryOp::Sub,
-        BinOp::Mul => ir::BinaryOp::Mul,
-        BinOp::Div => ir::BinaryOp::Div,
-        BinOp::Rem => ir::BinaryOp::Rem,
-        BinOp::BitAnd => ir::BinaryOp::BitAnd,
-        BinOp::BitOr => ir::BinaryOp::BitOr,
-        BinOp::BitXor => ir::BinaryOp::BitXor,
-        BinOp::Shl => ir::BinaryOp::Shl,
-        BinOp::Shr => ir::BinaryOp::Shr,
-        BinOp::Eq => ir::BinaryOp::Eq,
-        BinOp::Ne => ir::BinaryOp::Ne,
-        BinOp::Lt => ir::BinaryOp::Lt,
-        BinOp::Le => ir::BinaryOp::Le,
-        BinOp::Gt => ir::BinaryOp::Gt,
-        BinOp::Ge => ir::BinaryOp::Ge,
-        BinOp::LogAnd => ir::BinaryOp::And,
-        BinOp::LogOr => ir::BinaryOp::Or,
     }
 }
 

@@ -138,7 +138,7 @@ impl FunctionLowering<'_> {
                 Ok(match op {
                     None => format!("{t} = {v}"),
                     Some(op @ (BinaryOp::Add | BinaryOp::Sub | BinaryOp::Div)) => {
-                        format!("{t} {}= {v}", op_symbol(*op))
+                        format!("{t} {}= {v}", op.symbol())
                     }
                     Some(op) => {
                         // `%=` on floats and `*=` on matrices have Cg meanings GLSL spells
@@ -155,13 +155,5 @@ impl FunctionLowering<'_> {
                 span: stmt.span,
             }),
         }
-    }
-}
-
-fn op_symbol(op: BinaryOp) -> &'static str {
-    match op {
-        BinaryOp::Add => "+",
-        BinaryOp::Sub => "-",
-        _ => "/",
     }
 }
