@@ -35,6 +35,7 @@ pub mod range;
 mod renderer;
 mod shaders;
 mod snapshot;
+pub mod text;
 mod view;
 
 pub use camera::Camera;

@@ -4,7 +4,6 @@
 use std::rc::Rc;
 
 use brook::texture_streams::{GlContext, TexelRect, Texture};
-use font8x8::legacy::BASIC_LEGACY;
 
 use crate::error::VizError;
 use crate::range::Resolved;
@@ -41,28 +40,10 @@ fn rasterise(lines: &[String], scale: usize) -> Bitmap {
         rgba.extend_from_slice(&[PAPER[0], PAPER[1], PAPER[2], 1.0]);
     }
     for (l, line) in lines.iter().enumerate() {
-        for (c, ch) in line.chars().enumerate() {
-            // ASCII only; anything else shows as `?`.
-            let code = if ch.is_ascii() {
-                ch as usize
-            } else {
-                '?' as usize
-            };
-            let rows = BASIC_LEGACY[code];
-            for (gy, bits) in rows.iter().enumerate() {
-                for gx in 0..8 {
-                    if bits & (1 << gx) == 0 {
-                        continue;
-                    }
-                    for (sy, sx) in (0..scale).flat_map(|sy| (0..scale).map(move |sx| (sy, sx))) {
-                        let x = PAD + c * glyph + gx * scale + sx;
-                        let y = PAD + l * glyph + gy * scale + sy;
-                        let at = (y * width + x) * 4;
-                        rgba[at..at + 3].copy_from_slice(&INK);
-                    }
-                }
-            }
-        }
+        crate::text::ink_line(line, scale, |x, y| {
+            let at = ((PAD + l * glyph + y) * width + PAD + x) * 4;
+            rgba[at..at + 3].copy_from_slice(&INK);
+        });
     }
     Bitmap {
         width,

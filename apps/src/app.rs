@@ -1,0 +1,198 @@
+//! What an application is to the report: one problem instance, its reference answer, and the
+//! same algorithm written four ways (the papers' figure compares exactly these).
+
+use std::fmt;
+use std::rc::Rc;
+
+use brook::texture_streams::GlContext;
+use brook::Runtime;
+
+use crate::error::AppError;
+
+/// How big the problem is: the papers' sizes, a quick run, or the smallest size that still
+/// exercises every code path (the tests).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    Full,
+    Quick,
+    Tiny,
+}
+
+impl Scale {
+    /// Picks one of three values, in the order full, quick, tiny.
+    pub fn pick<T>(self, full: T, quick: T, tiny: T) -> T {
+        match self {
+            Scale::Full => full,
+            Scale::Quick => quick,
+            Scale::Tiny => tiny,
+        }
+    }
+}
+
+/// The four ways each application is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Flavor {
+    /// The reference GPU implementation: plain glow, textures and shaders written by hand.
+    HandGl,
+    /// The Brook program on the GL backend.
+    BrookGl,
+    /// The same Brook program on the CPU backend.
+    BrookCpu,
+    /// A good plain-Rust CPU version (rayon, or a well-kept crate where the paper used a library).
+    Rust,
+}
+
+impl Flavor {
+    pub const ALL: [Flavor; 4] = [
+        Flavor::HandGl,
+        Flavor::BrookGl,
+        Flavor::BrookCpu,
+        Flavor::Rust,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Flavor::HandGl => "hand-written GL",
+            Flavor::BrookGl => "Brook GL",
+            Flavor::BrookCpu => "Brook CPU",
+            Flavor::Rust => "Rust",
+        }
+    }
+
+    /// A name without spaces, for criterion and command-line filters.
+    pub fn slug(self) -> &'static str {
+        match self {
+            Flavor::HandGl => "hand_gl",
+            Flavor::BrookGl => "brook_gl",
+            Flavor::BrookCpu => "brook_cpu",
+            Flavor::Rust => "rust",
+        }
+    }
+}
+
+impl fmt::Display for Flavor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// One implementation of an application on one instance. The report times the three steps
+/// apart, as the papers do: `compute` is the algorithm, `upload`/`download` are streamRead and
+/// streamWrite (free for the plain-Rust version, whose data is already in host memory).
+pub trait Variant {
+    /// Moves the instance's inputs to where `compute` reads them (streamRead).
+    fn upload(&mut self) -> Result<(), AppError>;
+    /// One whole run of the algorithm on the uploaded inputs. It must not change its inputs,
+    /// so that it can be repeated and timed; GL work may still be queued when it returns.
+    fn compute(&mut self) -> Result<(), AppError>;
+    /// Waits for queued work, so that a timer stopped after it is honest.
+    fn sync(&self) {}
+    /// Brings the result back to the host (streamWrite), flattened to floats.
+    fn download(&mut self) -> Result<Vec<f32>, AppError>;
+}
+
+/// What one `compute` achieves, to turn its time into a rate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Work {
+    /// Floating-point operations, counted the way the paper counts them.
+    Flops(f64),
+    /// Ray–triangle intersection tests (the paper's measure for Ray).
+    RayTriangleTests(f64),
+    /// Elements processed, for applications the papers measure without a flop count (sorting,
+    /// scans, histograms).
+    Elements(f64),
+}
+
+impl Work {
+    /// The rate at `seconds` per compute, with its unit: MFLOPS, Mrays/s or Melem/s.
+    pub fn rate(self, seconds: f64) -> (f64, &'static str) {
+        let (amount, unit) = match self {
+            Work::Flops(n) => (n, "MFLOPS"),
+            Work::RayTriangleTests(n) => (n, "Mtests/s"),
+            Work::Elements(n) => (n, "Melem/s"),
+        };
+        (amount / seconds / 1e6, unit)
+    }
+}
+
+/// How close a result must be to the reference: the largest absolute error, divided by the
+/// largest reference magnitude (at least 1), may not exceed the bound. Exact results (sorting,
+/// counting) use 0.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tolerance(pub f64);
+
+impl Tolerance {
+    /// The scaled error of `got` against `reference`, or why they cannot be compared.
+    pub fn error(reference: &[f64], got: &[f32]) -> Result<f64, AppError> {
+        if reference.len() != got.len() {
+            return Err(AppError::Mismatch(format!(
+                "result has {} values, the reference {}",
+                got.len(),
+                reference.len()
+            )));
+        }
+        let scale = reference.iter().fold(1.0f64, |m, r| m.max(r.abs()));
+        let mut worst = 0.0f64;
+        for (r, g) in reference.iter().zip(got) {
+            let e = (*g as f64 - r).abs();
+            if e.is_nan() {
+                return Ok(f64::INFINITY);
+            }
+            worst = worst.max(e);
+        }
+        Ok(worst / scale)
+    }
+}
+
+/// The machinery every application builds its variants on: one GL context shared by the
+/// hand-written and the Brook versions (so they compete on equal terms), and a CPU runtime.
+pub struct Env {
+    pub context: Rc<GlContext>,
+    pub gl: Runtime,
+    pub cpu: Runtime,
+}
+
+impl Env {
+    /// A headless EGL context (Mesa llvmpipe where there is no GPU) and the CPU backend.
+    pub fn headless() -> Result<Env, AppError> {
+        let gl = Runtime::gl()?;
+        let context = gl
+            .gl_context()
+            .cloned()
+            .ok_or_else(|| AppError::Gl("the GL runtime has no GL context".into()))?;
+        Ok(Env {
+            context,
+            gl,
+            cpu: Runtime::cpu(),
+        })
+    }
+
+    /// The runtime that runs `flavor`'s Brook program.
+    pub fn runtime(&self, flavor: Flavor) -> &Runtime {
+        match flavor {
+            Flavor::BrookCpu => &self.cpu,
+            _ => &self.gl,
+        }
+    }
+}
+
+/// One application at one scale, ready to check and time.
+pub struct Instance<'a> {
+    /// What was computed, e.g. `1024×1024 float4`.
+    pub size: String,
+    pub work: Work,
+    /// The answer, from an f64 or independent CPU computation.
+    pub reference: Vec<f64>,
+    pub tolerance: Tolerance,
+    pub variants: Vec<(Flavor, Box<dyn Variant + 'a>)>,
+}
+
+/// An application of the papers.
+pub trait App {
+    /// Short name, as in the papers' figures.
+    fn name(&self) -> &'static str;
+    /// Where it comes from and what it does, one line.
+    fn summary(&self) -> &'static str;
+    /// Builds the instance at `scale`: inputs, reference, and the four variants.
+    fn instance<'a>(&self, env: &'a Env, scale: Scale) -> Result<Instance<'a>, AppError>;
+}

@@ -1,0 +1,23 @@
+//! Why an application could not be built, run or checked.
+
+use brook::BrookError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error(transparent)]
+    Brook(#[from] BrookError),
+    /// The hand-written GL version hit a GL error or a shader that would not build.
+    #[error("hand-written GL: {0}")]
+    Gl(String),
+    /// A result that cannot be compared with its reference at all.
+    #[error("result mismatch: {0}")]
+    Mismatch(String),
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl From<brook::texture_streams::GlError> for AppError {
+    fn from(e: brook::texture_streams::GlError) -> Self {
+        AppError::Gl(e.to_string())
+    }
+}

@@ -1,0 +1,18 @@
+//! The applications of the Brook papers (001 Fig. 3, 000 Fig. 6.3, 003's table, 004), each
+//! written four ways — hand-written GL, Brook on GL, Brook on the CPU backend, plain Rust —
+//! checked against a reference and timed side by side. `brook-report` prints the table;
+//! `benches/apps.rs` tracks the same variants with criterion; `tests/apps.rs` checks them all
+//! at a tiny size.
+
+pub mod app;
+pub mod applications;
+mod brook_run;
+pub mod data;
+pub mod error;
+pub mod glkit;
+pub mod measure;
+pub mod report;
+
+pub use app::{App, Env, Flavor, Instance, Scale, Tolerance, Variant, Work};
+pub use error::AppError;
+pub use measure::{measure, AppResult, Budget, Row};

@@ -1,0 +1,141 @@
+//! `brook-report`: runs the papers' applications headless, checks every result against its
+//! reference, and prints each variant's time, rate and ratio to the hand-written GL version,
+//! with streamRead/streamWrite apart — the papers' figure, measured on this machine.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use brook_apps::{applications, measure, report, AppError, Budget, Env, Flavor, Scale};
+
+const USAGE: &str = "\
+brook-report [--quick] [--only NAME,NAME] [--markdown FILE] [--png FILE]
+
+  --quick          smaller sizes (under a minute on llvmpipe); default: the papers' sizes
+  --only NAMES     run only these applications (comma-separated; --list shows them)
+  --markdown FILE  also write the table as Markdown
+  --png FILE       also write a bar chart of the ratios as PNG
+  --list           list the applications and exit";
+
+struct Options {
+    scale: Scale,
+    only: Option<Vec<String>>,
+    markdown: Option<PathBuf>,
+    png: Option<PathBuf>,
+    list: bool,
+}
+
+fn parse(args: &[String]) -> Result<Options, AppError> {
+    let mut options = Options {
+        scale: Scale::Full,
+        only: None,
+        markdown: None,
+        png: None,
+        list: false,
+    };
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let mut value = |what: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| AppError::Usage(format!("{arg} needs {what}\n\n{USAGE}")))
+        };
+        match arg.as_str() {
+            "--quick" => options.scale = Scale::Quick,
+            "--only" => options.only = Some(value("names")?.split(',').map(String::from).collect()),
+            "--markdown" => options.markdown = Some(value("a file")?.into()),
+            "--png" => options.png = Some(value("a file")?.into()),
+            "--list" => options.list = true,
+            "--help" | "-h" => return Err(AppError::Usage(USAGE.into())),
+            other => {
+                return Err(AppError::Usage(format!(
+                    "unknown option {other}\n\n{USAGE}"
+                )))
+            }
+        }
+    }
+    Ok(options)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Runs the report; `Ok(false)` when some result did not match its reference.
+fn run(args: &[String]) -> Result<bool, AppError> {
+    let options = parse(args)?;
+    let apps = match &options.only {
+        Some(names) => applications::named(names).map_err(AppError::Usage)?,
+        None => applications::all(),
+    };
+    if options.list {
+        for app in &apps {
+            println!("{:<12} {}", app.name(), app.summary());
+        }
+        return Ok(true);
+    }
+    let env = Env::headless()?;
+    let budget = match options.scale {
+        Scale::Full => Budget {
+            time: Duration::from_millis(1500),
+            max_runs: 30,
+        },
+        _ => Budget {
+            time: Duration::from_millis(150),
+            max_runs: 10,
+        },
+    };
+    println!("{}\n", report::machine::describe(&env.context));
+    let started = Instant::now();
+    let mut results = Vec::new();
+    for app in &apps {
+        eprint!("{} … ", app.name());
+        let instance = app.instance(&env, options.scale)?;
+        let result = measure(app.name(), instance, budget, |_| true);
+        eprintln!("{}", if result.all_passed() { "ok" } else { "FAILED" });
+        results.push(result);
+    }
+    println!("{}", report::text(&results));
+    println!(
+        "{} applications in {:.0} s; compute is the median of repeated runs, streamRead/streamWrite are timed once.",
+        results.len(),
+        started.elapsed().as_secs_f64()
+    );
+    if let Some(path) = &options.markdown {
+        let md = format!(
+            "{}\n\n{}",
+            report::machine::describe(&env.context).replace('\n', "  \n"),
+            report::markdown(&results)
+        );
+        std::fs::write(path, md)
+            .map_err(|e| AppError::Usage(format!("writing {}: {e}", path.display())))?;
+        println!("Markdown table: {}", path.display());
+    }
+    if let Some(path) = &options.png {
+        let title = format!("Brook applications on {}", env.context.caps().renderer);
+        report::chart::bars(&results, &title, path)?;
+        println!("chart: {}", path.display());
+    }
+    let slow: Vec<String> = results
+        .iter()
+        .filter_map(|r| {
+            let ratio = r.ratio_to_hand_gl(Flavor::BrookGl)?;
+            (ratio > 1.1).then(|| format!("{} ({ratio:.2}×)", r.name))
+        })
+        .collect();
+    if !slow.is_empty() {
+        println!(
+            "Brook GL over 1.1× the hand-written GL version: {}",
+            slow.join(", ")
+        );
+    }
+    Ok(results.iter().all(|r| r.all_passed()))
+}

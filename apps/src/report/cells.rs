@@ -1,0 +1,129 @@
+//! The report's table: one row per application and variant, formatted once into cells and
+//! then laid out as aligned text or as Markdown.
+
+use std::time::Duration;
+
+use crate::measure::{AppResult, Row};
+
+/// Column titles.
+pub const HEADER: [&str; 9] = [
+    "application",
+    "variant",
+    "compute",
+    "rate",
+    "× hand GL",
+    "streamRead",
+    "streamWrite",
+    "error",
+    "check",
+];
+
+fn duration(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s >= 1.0 {
+        format!("{s:.2} s")
+    } else if s >= 1e-3 {
+        format!("{:.2} ms", s * 1e3)
+    } else {
+        format!("{:.1} µs", s * 1e6)
+    }
+}
+
+fn row_cells(result: &AppResult, row: &Row, first: bool) -> Vec<String> {
+    let (rate, unit) = result.work.rate(row.compute.as_secs_f64());
+    let ratio = result
+        .ratio_to_hand_gl(row.flavor)
+        .map(|r| format!("{r:.2}×"))
+        .unwrap_or_else(|| "—".into());
+    vec![
+        if first {
+            format!("{} ({})", result.name, result.size)
+        } else {
+            String::new()
+        },
+        row.flavor.label().to_string(),
+        duration(row.compute),
+        format!("{rate:.1} {unit}"),
+        ratio,
+        duration(row.upload),
+        duration(row.download),
+        format!("{:.1e}", row.error),
+        if row.passed {
+            "ok".to_string()
+        } else {
+            format!("FAILED (> {:.0e})", result.tolerance.0)
+        },
+    ]
+}
+
+fn table(results: &[AppResult]) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    for result in results {
+        for (i, row) in result.rows.iter().enumerate() {
+            rows.push(row_cells(result, row, i == 0));
+        }
+        for (flavor, why) in &result.failures {
+            let mut cells = vec![String::new(); HEADER.len()];
+            if result.rows.is_empty() {
+                cells[0] = format!("{} ({})", result.name, result.size);
+            }
+            cells[1] = flavor.label().to_string();
+            cells[8] = format!("FAILED: {why}");
+            rows.push(cells);
+        }
+    }
+    rows
+}
+
+/// The table as aligned text, numbers right-aligned.
+pub fn text(results: &[AppResult]) -> String {
+    let rows = table(results);
+    let header: Vec<String> = HEADER.iter().map(|h| h.to_string()).collect();
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            // The last column (check) may be long; it is not padded.
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: &[String]| {
+        let mut out = String::new();
+        for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
+            let pad = w - cell.chars().count();
+            let numeric = (2..8).contains(&i);
+            if i == cells.len() - 1 {
+                out.push_str(cell);
+            } else if numeric {
+                out.push_str(&format!("{}{cell}  ", " ".repeat(pad)));
+            } else {
+                out.push_str(&format!("{cell}{}  ", " ".repeat(pad)));
+            }
+        }
+        out.trim_end().to_string() + "\n"
+    };
+    let mut out = line(&header);
+    out.push_str(&"─".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1)));
+    out.push('\n');
+    for row in &rows {
+        out.push_str(&line(row));
+    }
+    out
+}
+
+/// The table in GitHub Markdown.
+pub fn markdown(results: &[AppResult]) -> String {
+    let mut out = format!("| {} |\n", HEADER.join(" | "));
+    out.push('|');
+    for i in 0..HEADER.len() {
+        out.push_str(if (2..8).contains(&i) {
+            " ---: |"
+        } else {
+            " --- |"
+        });
+    }
+    out.push('\n');
+    for row in table(results) {
+        out.push_str(&format!("| {} |\n", row.join(" | ")));
+    }
+    out
+}

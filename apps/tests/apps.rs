@@ -1,0 +1,39 @@
+//! Every application, every variant, at the tiny size: each result must match the
+//! application's reference within its stated tolerance (the report checks the full sizes).
+
+use brook_apps::{applications, measure, Budget, Env, Scale};
+
+/// Runs the named application's four variants and fails with every mismatch and error.
+fn check(name: &str) {
+    let env = Env::headless().expect("a headless GL context");
+    let apps = applications::named(&[name.to_string()]).unwrap();
+    let instance = apps[0].instance(&env, Scale::Tiny).unwrap();
+    assert_eq!(instance.variants.len(), 4, "{name}: four variants");
+    let result = measure(name, instance, Budget::CHECK_ONLY, |_| true);
+    assert!(result.failures.is_empty(), "{name}: {:?}", result.failures);
+    for row in &result.rows {
+        assert!(
+            row.passed,
+            "{name} {}: error {:.3e} over the tolerance {:.0e}",
+            row.flavor, row.error, result.tolerance.0
+        );
+    }
+}
+
+macro_rules! app_tests {
+    ($($test:ident => $name:literal),* $(,)?) => {
+        $(#[test] fn $test() { check($name); })*
+
+        #[test]
+        fn every_application_has_a_test() {
+            let tested = [$($name),*];
+            for app in applications::all() {
+                assert!(tested.contains(&app.name()), "{} has no test here", app.name());
+            }
+        }
+    };
+}
+
+app_tests! {
+    saxpy => "SAXPY",
+}
