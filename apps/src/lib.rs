@@ -7,11 +7,14 @@
 pub mod app;
 pub mod applications;
 mod brook_run;
+pub mod cost_model;
 pub mod data;
 pub mod error;
 pub mod glkit;
+pub mod knee;
 pub mod measure;
 pub mod report;
+pub mod synthetic;
 
 pub use app::{App, Env, Flavor, Instance, Scale, Tolerance, Variant, Work};
 pub use error::AppError;

@@ -6,22 +6,28 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use brook_apps::{applications, measure, report, AppError, Budget, Env, Flavor, Scale};
+use brook_apps::cost_model::CostModel;
+use brook_apps::{applications, knee, measure, report, AppError, Budget, Env, Flavor, Scale};
 
 const USAGE: &str = "\
-brook-report [--quick] [--only NAME,NAME] [--markdown FILE] [--png FILE]
+brook-report [--quick] [--only NAME,NAME] [--markdown FILE] [--png FILE] [--knee-png FILE]
 
-  --quick          smaller sizes (under a minute on llvmpipe); default: the papers' sizes
-  --only NAMES     run only these applications (comma-separated; --list shows them)
-  --markdown FILE  also write the table as Markdown
-  --png FILE       also write a bar chart of the ratios as PNG
-  --list           list the applications and exit";
+  --quick           smaller sizes (under a minute on llvmpipe); default: the papers' sizes
+  --only NAMES      run only these applications (comma-separated; --list shows them), and
+                    skip the kernel-call knee unless --knee is given
+  --knee            measure the kernel-call knee even with --only
+  --markdown FILE   also write the tables as Markdown
+  --png FILE        also write a bar chart of the ratios as PNG
+  --knee-png FILE   also write the kernel-call knee as a log-log plot (PNG)
+  --list            list the applications and exit";
 
 struct Options {
     scale: Scale,
     only: Option<Vec<String>>,
     markdown: Option<PathBuf>,
     png: Option<PathBuf>,
+    knee: bool,
+    knee_png: Option<PathBuf>,
     list: bool,
 }
 
@@ -31,6 +37,8 @@ fn parse(args: &[String]) -> Result<Options, AppError> {
         only: None,
         markdown: None,
         png: None,
+        knee: false,
+        knee_png: None,
         list: false,
     };
     let mut it = args.iter();
@@ -45,6 +53,8 @@ fn parse(args: &[String]) -> Result<Options, AppError> {
             "--only" => options.only = Some(value("names")?.split(',').map(String::from).collect()),
             "--markdown" => options.markdown = Some(value("a file")?.into()),
             "--png" => options.png = Some(value("a file")?.into()),
+            "--knee" => options.knee = true,
+            "--knee-png" => options.knee_png = Some(value("a file")?.into()),
             "--list" => options.list = true,
             "--help" | "-h" => return Err(AppError::Usage(USAGE.into())),
             other => {
@@ -109,9 +119,31 @@ fn run(args: &[String]) -> Result<bool, AppError> {
         results.len(),
         started.elapsed().as_secs_f64()
     );
+    let mut extra = String::new();
+    if let Some(model) = results
+        .iter()
+        .find(|r| r.name == "SAXPY")
+        .and_then(CostModel::from_saxpy)
+    {
+        extra.push_str(&model.describe());
+        extra.push_str("\n\n");
+    }
+    if options.knee || options.only.is_none() {
+        eprintln!("kernel-call knee …");
+        let per_size = Duration::from_millis(options.scale.pick(200, 30, 1));
+        let points = knee::sweep(&env, options.scale, per_size)?;
+        extra.push_str("Kernel-call knee (001 Fig. 4): time per call of the 43-MAD kernel\n");
+        extra.push_str(&knee::table(&points));
+        if let Some(path) = &options.knee_png {
+            let title = format!("Kernel-call knee on {}", env.context.caps().renderer);
+            knee::plot(&points, &title, path)?;
+            extra.push_str(&format!("knee plot: {}\n", path.display()));
+        }
+    }
+    println!("{extra}");
     if let Some(path) = &options.markdown {
         let md = format!(
-            "{}\n\n{}",
+            "{}\n\n{}\n```text\n{extra}```\n",
             report::machine::describe(&env.context).replace('\n', "  \n"),
             report::markdown(&results)
         );
