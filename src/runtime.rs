@@ -173,7 +173,12 @@ impl Runtime {
     /// values per element of the call, whose shape is that of its `out` streams or, without
     /// any, of its first input stream. The pushed values are packed at the front of the vout
     /// stream in element (row-major) order, then push order; the rest is zeroed. An element
-    /// keeps at most N pushes, and one that `discard`s keeps none. CPU backend only for now.
+    /// keeps at most N pushes, and one that `discard`s keeps none. A vout stream without room
+    /// for N per element is an error. On GL the kernel pass writes N candidates and a push
+    /// count per element, a work-efficient scan of the counts (⌈log₂ n⌉ passes each way) gives
+    /// every element its offset, and a compaction pass gathers the pushes into place; counts
+    /// are floats there, so a call may make at most 2²⁴ pushes (N × elements), and vout calls
+    /// write whole streams (no output domains), without write masks or queries.
     pub fn run_vout(
         &self,
         program: &Program,
