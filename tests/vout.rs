@@ -356,3 +356,23 @@ fn the_trace_and_the_glsl_show_the_scan_and_compaction_passes() {
         "{printed}"
     );
 }
+
+#[test]
+fn vout_calls_under_a_write_mask_are_refused_on_both_backends() {
+    for rt in [Runtime::cpu(), support::gl_with(None, None)] {
+        let p = rt.compile(REPEAT, "vout.br").unwrap();
+        let i = input(&rt, 1, &[4], &[1.0; 4]);
+        let o = rt.stream_of(1, &[16]).unwrap();
+        rt.set_write_mask(&input(&rt, 1, &[4], &[1.0; 4])).unwrap();
+        rt.enable_write_mask().unwrap();
+        let err = rt
+            .run_vout(&p, "repeat", args![&i, &o])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("do not apply to kernels with vout"),
+            "{}: {err}",
+            rt.backend_name()
+        );
+    }
+}

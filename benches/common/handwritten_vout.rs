@@ -77,11 +77,11 @@ uniform sampler2D c1;
 uniform int candidates_width;
 uniform int elements;
 uniform int width;
-out float packed;
+out float result;
 {FETCH}void main() {{
     ivec2 t = ivec2(gl_FragCoord.xy);
     int j = t.y * width + t.x;
-    if (j >= int(texelFetch(total, ivec2(0), 0).x)) {{ packed = 0.0; return; }}
+    if (j >= int(texelFetch(total, ivec2(0), 0).x)) {{ result = 0.0; return; }}
     int lo = 0;
     int hi = elements - 1;
     while (lo < hi) {{
@@ -90,7 +90,7 @@ out float packed;
     }}
     int k = j - int(level(offsets, offsets_width, lo));
     ivec2 at = ivec2(lo % candidates_width, lo / candidates_width);
-    packed = k == 0 ? texelFetch(c0, at, 0).x : texelFetch(c1, at, 0).x;
+    result = k == 0 ? texelFetch(c0, at, 0).x : texelFetch(c1, at, 0).x;
 }}
 "
     )

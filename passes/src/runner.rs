@@ -168,7 +168,8 @@ impl KernelRunner {
 
     /// The depth mask a call with these outputs draws through: the enabled write mask, or
     /// while a write query is open one that passes every element (so the layout's padding
-    /// texels are not counted). Masks and queries work on whole output streams.
+    /// texels are not counted). Masks have the shape of the whole output streams, also when
+    /// the call writes a domain of them.
     fn call_mask(&self, kernel: &str, output: &StreamArg) -> Result<Option<WriteMask>, PassError> {
         let counting = self.query.borrow().is_some();
         let masking = self.mask_enabled.get();
@@ -176,11 +177,8 @@ impl KernelRunner {
             return Ok(None);
         }
         let fail = |message: String| Err(call_error(kernel, message));
-        if output.domain.is_some() {
-            return fail(
-                "write masks and write queries apply to whole output streams, not domains".into(),
-            );
-        }
+        // The mask covers the whole output streams; a domain's draw (its viewport, or its
+        // discards outside the domain) writes only the mask's elements inside it.
         if masking {
             let mask = self.write_mask.borrow();
             let shape = mask.as_ref().map(|m| m.layout().shape().to_vec());
