@@ -120,8 +120,8 @@ pub trait Backend {
         op: BackendScatterOp,
     ) -> Result<(), BrookError>;
     /// Brook's `streamSetWriteMask`: takes the mask's current contents (a non-iterator stream
-    /// of this backend); while enabled, kernel calls (on whole output streams of the mask's
-    /// shape) write only the elements whose mask's first float is non-zero.
+    /// of this backend); while enabled, kernel calls (on output streams of the mask's shape,
+    /// or domains of them) write only the elements whose mask's first float is non-zero.
     fn set_write_mask(&self, mask: &dyn Any) -> Result<(), BrookError>;
     /// `streamEnableWriteMask` (`true`; a mask must be set) / `streamDisableWriteMask`.
     fn enable_write_mask(&self, on: bool) -> Result<(), BrookError>;

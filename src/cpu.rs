@@ -223,17 +223,28 @@ impl Backend for CpuBackend {
         let counts = std::cell::Cell::new(Vec::new());
         let run = |a: &mut [CpuArg]| plan.run_vout(&compiled.module, a).map(|c| counts.set(c));
         if self.masking.active() {
-            let domain_out = args
+            if func
+                .params
                 .iter()
-                .zip(&func.params)
-                .any(|(a, p)| p.class == ParamClass::Out && matches!(a, BackendArg::Domain(..)));
-            if domain_out {
+                .any(|p| matches!(p.class, ParamClass::Vout { .. }))
+            {
                 return Err(BrookError::Usage(format!(
-                    "kernel `{}`: write masks and write queries apply to whole output streams, not domains",
+                    "kernel `{}`: write masks and write queries do not apply to kernels with vout parameters; disable the mask (end the query) first",
                     func.name
                 )));
             }
-            self.masking.run(&func.name, &mut cpu_args, run)?;
+            // Every output of a call has the first one's shape and domain (checked with the
+            // kernel's outputs), so the first output's place masks them all.
+            let whole = args.iter().zip(&func.params).find_map(|(a, p)| match a {
+                BackendArg::Domain(s, d) if p.class == ParamClass::Out => Some((*s, *d)),
+                _ => None,
+            });
+            let whole_shape = match whole {
+                Some((s, _)) => Some(data(s, "written")?.borrow().shape().to_vec()),
+                None => None,
+            };
+            let domain = whole_shape.as_deref().zip(whole.map(|(_, d)| d));
+            self.masking.run(&func.name, &mut cpu_args, domain, run)?;
         } else {
             run(&mut cpu_args)?;
         }

@@ -5,8 +5,10 @@
 use std::cell::{Cell, RefCell};
 
 use brook_cpu::{CpuArg, CpuError, CpuStream};
+use brook_texture_streams::Domain;
 
 use crate::error::BrookError;
+use crate::host_values::domain_elements;
 
 /// The CPU backend's mask and query state.
 #[derive(Default)]
@@ -57,30 +59,37 @@ impl CpuMasking {
         self.enabled.get() || self.query.get().is_some()
     }
 
-    /// Runs a kernel call (`run`, on `args`, whose outputs are whole streams) under the mask
-    /// and counts it into the open query. To tell written from discarded elements the call
-    /// runs twice over outputs prefilled with two different values: a written element gets
-    /// the same value both times (outputs start at zero, whatever they held), a discarded one
-    /// keeps the two prefills.
+    /// Runs a kernel call (`run`, on `args`) under the mask and counts it into the open query.
+    /// The outputs are whole streams, or with `domain` (the whole output streams' shape and
+    /// the domain) copies of that region: the mask has the whole streams' shape, and region
+    /// element `i` is masked by the mask element at its place in the whole stream. To tell
+    /// written from discarded elements the call runs twice over outputs prefilled with two
+    /// different values: a written element gets the same value both times (outputs start at
+    /// zero, whatever they held), a discarded one keeps the two prefills.
     pub fn run(
         &self,
         kernel: &str,
         args: &mut [CpuArg],
+        domain: Option<(&[usize], &Domain)>,
         mut run: impl FnMut(&mut [CpuArg]) -> Result<(), CpuError>,
     ) -> Result<(), BrookError> {
         let before: Vec<CpuStream> = outputs(args).map(|o| o.clone()).collect();
-        let Some(shape) = before.first().map(|o| o.shape().to_vec()) else {
+        let Some(region_shape) = before.first().map(|o| o.shape().to_vec()) else {
             return Ok(run(args)?);
         };
+        let shape = domain.map_or(region_shape, |(whole, _)| whole.to_vec());
         let mask = self.mask.borrow();
-        let on = match (&*mask, self.enabled.get()) {
+        let on: Option<Vec<bool>> = match (&*mask, self.enabled.get()) {
             (Some((mask_shape, on)), true) => {
                 if *mask_shape != shape {
                     return Err(BrookError::Usage(format!(
                         "kernel `{kernel}`: the write mask has shape {mask_shape:?} but the outputs have shape {shape:?}"
                     )));
                 }
-                Some(on)
+                Some(match domain {
+                    Some((whole, d)) => domain_elements(whole, d).map(|l| on[l]).collect(),
+                    None => on.clone(),
+                })
             }
             _ => None,
         };
@@ -106,7 +115,7 @@ impl CpuMasking {
             let data = out.data_mut();
             count = 0;
             for (i, &w) in written.iter().enumerate() {
-                if w && on.is_none_or(|on| on[i]) {
+                if w && on.as_ref().is_none_or(|on| on[i]) {
                     count += 1;
                 } else {
                     data[i * per..(i + 1) * per].copy_from_slice(old.element(i));

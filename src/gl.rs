@@ -124,23 +124,12 @@ impl Backend for GlBackend {
         args: &[BackendArg],
     ) -> Result<Vec<usize>, BrookError> {
         let module = kernel_module(program)?;
-        let func = module.module().func(kernel);
-        if let Some(v) = func
-            .params
-            .iter()
-            .find(|p| matches!(p.class, ParamClass::Vout { .. }))
-        {
-            return Err(BrookError::Usage(format!(
-                "kernel `{}`: vout parameter `{}`: vout is not supported on GL yet (use the CPU backend)",
-                func.name, v.name
-            )));
-        }
-        let replacements = with_kernel_args(module, kernel, args, |kernel_args| {
+        let ran = with_kernel_args(module, kernel, args, |kernel_args| {
             Ok(self.runner.run(module, kernel, kernel_args)?)
         })?;
         // In place: the call drew into scratch streams; they become the streams now that the
         // call's borrows are over (the old textures drop with the scratch values).
-        for mut r in replacements {
+        for mut r in ran.replacements {
             if let Some((GlStorage::Textures(cell), _)) = args[r.param]
                 .stream()
                 .map(|(s, d)| storage(s).map(|st| (st, d)))
@@ -149,8 +138,7 @@ impl Backend for GlBackend {
                 std::mem::swap(&mut *cell.borrow_mut(), &mut r.stream);
             }
         }
-        // Kernels with vouts are refused by the GLSL generator for now, so no counts.
-        Ok(Vec::new())
+        Ok(ran.vout_counts)
     }
 
     fn scatter(
@@ -360,7 +348,7 @@ fn with_kernel_args<T>(
                         domain: *domain,
                     };
                     match param.class {
-                        ParamClass::Out => KernelArg::Out(s),
+                        ParamClass::Out | ParamClass::Vout { .. } => KernelArg::Out(s),
                         ParamClass::Gather { .. } => KernelArg::Gather(s),
                         _ => KernelArg::Stream(s),
                     }

@@ -173,7 +173,12 @@ impl Runtime {
     /// values per element of the call, whose shape is that of its `out` streams or, without
     /// any, of its first input stream. The pushed values are packed at the front of the vout
     /// stream in element (row-major) order, then push order; the rest is zeroed. An element
-    /// keeps at most N pushes, and one that `discard`s keeps none. CPU backend only for now.
+    /// keeps at most N pushes, and one that `discard`s keeps none. A vout stream without room
+    /// for N per element is an error. On GL the kernel pass writes N candidates and a push
+    /// count per element, a work-efficient scan of the counts (⌈log₂ n⌉ passes each way) gives
+    /// every element its offset, and a compaction pass gathers the pushes into place; counts
+    /// are floats there, so a call may make at most 2²⁴ pushes (N × elements), and vout calls
+    /// write whole streams (no output domains), without write masks or queries.
     pub fn run_vout(
         &self,
         program: &Program,
@@ -306,8 +311,10 @@ impl Runtime {
 
     /// Brook's `streamEnableWriteMask`: from now on a kernel call writes only the output
     /// elements whose mask element is on; the others keep their values (as if discarded).
-    /// The outputs must be whole streams of the mask's shape. On GL this is the depth test
-    /// (000 §7.4.2): masked-off elements are not shaded where the hardware has early-z.
+    /// The output streams must have the mask's shape; a call that writes a domain of them
+    /// writes only the elements inside it whose mask element (at their place in the whole
+    /// stream) is on. On GL this is the depth test (000 §7.4.2): masked-off elements are not
+    /// shaded where the hardware has early-z. Kernels with vout parameters are refused.
     pub fn enable_write_mask(&self) -> Result<(), BrookError> {
         self.backend.enable_write_mask(true)
     }
@@ -319,7 +326,6 @@ impl Runtime {
 
     /// Brook's `streamBeginWriteQuery`: starts counting the elements kernel calls write (on
     /// GL an occlusion query, `GL_SAMPLES_PASSED`; refused on ES 3.0, which lacks it).
-    /// Outputs must be whole streams while it is open.
     pub fn begin_write_query(&self) -> Result<(), BrookError> {
         self.backend.begin_write_query()
     }

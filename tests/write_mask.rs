@@ -177,3 +177,87 @@ fn write_queries_are_refused_on_es_3_0() {
     let err = rt.begin_write_query().unwrap_err().to_string();
     assert!(err.contains("ANY_SAMPLES_PASSED"), "{err}");
 }
+
+#[test]
+fn masks_apply_inside_output_domains_with_the_whole_streams_shape() {
+    // Columns 2..6 of rows 1..4 (Brook order: x first); the mask is a checkerboard of the
+    // whole 5x7 stream, so element (y, x) is written where it is inside the domain, on in
+    // the mask, and not discarded by the kernel.
+    let (lo, hi) = ([2, 1], [6, 4]);
+    let (dw, dh) = (hi[0] - lo[0], hi[1] - lo[1]);
+    let checker: Vec<f32> = (0..N).map(|i| ((i / W + i % W) % 2) as f32).collect();
+    let a: Vec<f32> = (0..dw * dh)
+        .map(|i| if i % 5 == 4 { -1.0 } else { i as f32 })
+        .collect();
+    let mut want_b = vec![-7.0; N];
+    let mut want_count = 0;
+    for y in lo[1]..hi[1] {
+        for x in lo[0]..hi[0] {
+            let (i, k) = (y * W + x, (y - lo[1]) * dw + (x - lo[0]));
+            if checker[i] != 0.0 && a[k] >= 0.0 {
+                want_b[i] = 2.0 * a[k];
+                want_count += 1;
+            }
+        }
+    }
+    for (name, rt) in runtimes() {
+        let program = rt.compile(SRC, "mask.br").unwrap();
+        let input = rt.stream_of(1, &[dh, dw]).unwrap();
+        input.read(&a).unwrap();
+        let b = stream(&rt, 1, &[-7.0; N]);
+        let c = stream(&rt, 2, &[-9.0; 2 * N]);
+        rt.set_write_mask(&stream(&rt, 1, &checker)).unwrap();
+        rt.enable_write_mask().unwrap();
+        rt.begin_write_query().unwrap();
+        let (bd, cd) = (b.domain(&lo, &hi).unwrap(), c.domain(&lo, &hi).unwrap());
+        rt.run(&program, "twice", brook::args![&input, &bd, &cd])
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let count = rt.end_write_query().unwrap();
+        rt.disable_write_mask().unwrap();
+        assert_eq!(b.to_vec().unwrap(), want_b, "{name}");
+        assert_eq!(count, want_count, "{name}");
+        let c = c.to_vec().unwrap();
+        assert!(
+            (0..N).all(|i| (c[2 * i] == -9.0) == (want_b[i] == -7.0)),
+            "{name}: c written where b is"
+        );
+    }
+}
+
+#[test]
+fn a_reduction_sees_the_values_a_masked_kernel_kept() {
+    let src = format!("{SRC}\nreduce void sum(float a<>, reduce float r<>) {{ r += a; }}");
+    let a: Vec<f32> = (0..N).map(|i| i as f32).collect();
+    let mask: Vec<f32> = (0..N).map(|i| f32::from(i % 3 == 0)).collect();
+    // Masked-off elements keep 100; the rest become 2i (no element is negative here).
+    let want: f32 = (0..N)
+        .map(|i| if i % 3 == 0 { 2.0 * i as f32 } else { 100.0 })
+        .sum();
+    for (name, rt) in runtimes() {
+        let program = rt.compile(&src, "mask.br").unwrap();
+        let (input, b) = (stream(&rt, 1, &a), stream(&rt, 1, &[100.0; N]));
+        let c = stream(&rt, 2, &[0.0; 2 * N]);
+        rt.set_write_mask(&stream(&rt, 1, &mask)).unwrap();
+        rt.enable_write_mask().unwrap();
+        rt.run(&program, "twice", brook::args![&input, &b, &c])
+            .unwrap();
+        rt.disable_write_mask().unwrap();
+        let total = rt
+            .reduce_to_value(&program, "sum", &b, brook::args![])
+            .unwrap();
+        assert_eq!(total, vec![want], "{name}");
+        // Row sums, reduced to a stream, see them too.
+        let rows = rt.stream_of(1, &[H, 1]).unwrap();
+        rt.reduce_to_stream(&program, "sum", &b, &rows, brook::args![])
+            .unwrap();
+        let want_rows: Vec<f32> = (0..H)
+            .map(|y| {
+                (0..W)
+                    .map(|x| y * W + x)
+                    .map(|i| if i % 3 == 0 { 2.0 * i as f32 } else { 100.0 })
+                    .sum()
+            })
+            .collect();
+        assert_eq!(rows.to_vec().unwrap(), want_rows, "{name}");
+    }
+}

@@ -8,6 +8,7 @@ pub mod handwritten_mask;
 pub mod handwritten_reduce;
 pub mod handwritten_saxpy;
 pub mod handwritten_scatter;
+pub mod handwritten_vout;
 pub mod mad;
 pub mod ping_pong;
 pub mod ratios;

@@ -22,6 +22,7 @@ use crate::shader::{
 use crate::source::SourceText;
 use crate::types::{glsl_type, zero_value};
 use crate::variant::{Access, OutputRegion, Target, Variant};
+use crate::vout::{candidate_name, count_name, vout_slots};
 use crate::walk::uses_indexof;
 
 /// Every pass of one kernel variant.
@@ -53,7 +54,8 @@ pub fn generate_kernel(
     let mut prelude = Prelude::default();
     let functions = lowered_functions(module, kernel, &mut prelude, source)?;
     let shader = KernelShader::new(module, func, variant, &mut prelude)?;
-    let outputs = member_slots(module, func, ParamClass::Out)?;
+    let mut outputs = member_slots(module, func, ParamClass::Out)?;
+    outputs.extend(vout_slots(module, func)?);
     if outputs.is_empty() {
         return Err(GenError::Unsupported(format!(
             "kernel `{}` has no output stream",
@@ -175,11 +177,14 @@ impl<'a> KernelShader<'a> {
                         func.name, p.name
                     )))
                 }
-                (ParamClass::Vout { .. }, _) => {
-                    return Err(GenError::Unsupported(format!(
-                        "kernel `{}`: parameter `{}` needs the vout passes, which the GL back end does not have yet",
-                        func.name, p.name
-                    )))
+                (ParamClass::Vout { max }, Access::Value) => {
+                    // The vout variable, its candidates and its count all start at zero.
+                    let zero = zero_value(module, &p.ty);
+                    s.fetches.push_str(&format!("    {ty} {name} = {zero};\n"));
+                    for k in 0..max {
+                        s.fetches.push_str(&format!("    {ty} {} = {zero};\n", candidate_name(&name, k)));
+                    }
+                    s.fetches.push_str(&format!("    int {} = 0;\n", count_name(&name)));
                 }
                 (class, access) => {
                     return Err(GenError::Unsupported(format!(

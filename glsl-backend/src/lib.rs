@@ -14,18 +14,21 @@ mod lower;
 mod names;
 mod prelude;
 mod reduce;
+mod scan;
 mod scatter;
 mod shader;
 mod source;
 mod types;
 mod variant;
 mod vertex;
+mod vout;
 mod walk;
 
 pub use error::GenError;
 pub use kernel::{generate_kernel, KernelProgram};
 pub use names::glsl_name;
 pub use reduce::{generate_reduce_pass, ReduceStep};
+pub use scan::{compact_pass, scan_down_pass, scan_up_pass};
 pub use scatter::{
     generate_gather_fetch, generate_scatter_reduce, generate_scatter_write, ScatterProgram,
     ScatterRoles,
@@ -34,3 +37,4 @@ pub use shader::{stream_members, MemberRef, PassProgram, SamplerSlot, UniformSlo
 pub use source::{quoted_source_line, SourceText};
 pub use variant::{Access, OutputRegion, Profile, Target, Variant};
 pub use vertex::vertex_shader;
+pub use vout::candidate_of;

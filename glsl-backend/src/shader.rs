@@ -11,6 +11,7 @@ use crate::prelude::Prelude;
 use crate::source::SourceText;
 use crate::types::{glsl_type, struct_declarations};
 use crate::variant::{Access, Target};
+use crate::vout::{candidate_name, candidate_of, count_name};
 use crate::walk::callees;
 
 /// One draw: a complete fragment shader and how to bind it.
@@ -81,6 +82,11 @@ pub enum UniformValue {
     ReduceGroups,
     /// `vec2` texture size of the output, scatter passes only: where its points land.
     OutputSize,
+    /// `int`, vout scan and compaction passes only: elements of the level read (up-sweep) or
+    /// of the call (compaction).
+    ScanLength,
+    /// `int`, vout scan and compaction passes only: texture width of the texture on unit k.
+    SampledWidth(u32),
 }
 
 /// The float members (name suffix, components) a stream of element type `ty` is stored as.
@@ -127,12 +133,16 @@ pub fn lowered_functions(
 /// The GLSL call of Brook function `func` from `main`, its arguments the GLSL variables named
 /// after its parameters (gathers are reached through globals, not passed).
 pub fn call_text(func: &Function) -> String {
-    let args: Vec<String> = func
-        .params
-        .iter()
-        .filter(|p| passed_as_argument(p.class))
-        .map(|p| glsl_name(&p.name))
-        .collect();
+    let mut args: Vec<String> = Vec::new();
+    for p in func.params.iter().filter(|p| passed_as_argument(p.class)) {
+        let name = glsl_name(&p.name);
+        args.push(name.clone());
+        // A vout's candidates and count follow it, as in the lowered signature.
+        if let ParamClass::Vout { max } = p.class {
+            args.extend((0..max).map(|k| candidate_name(&name, k)));
+            args.push(count_name(&name));
+        }
+    }
     format!("{}({});", glsl_name(&func.name), args.join(", "))
 }
 
@@ -347,20 +357,12 @@ impl<'a> ShaderParts<'a> {
         text.push_str(&self.declarations);
         let mut stores = String::new();
         for (location, (slot, width)) in written.iter().enumerate() {
-            let p = &func.params[slot.param as usize];
-            let name = glsl_name(&p.name);
-            let (suffix, _) = &stream_members(self.module, &p.ty)?[slot.member as usize];
-            let out = member_name(&name, suffix, "out");
+            let (value, out) = self.stored_member(func, *slot)?;
             // float3 lives in an RGBA texture (RGB32F is not colour-renderable).
             let storage = ["float", "vec2", "vec4", "vec4"][*width as usize - 1];
             text.push_str(&format!(
                 "layout(location = {location}) out {storage} {out};\n"
             ));
-            let value = if suffix.is_empty() {
-                name.clone()
-            } else {
-                format!("{name}.{suffix}")
-            };
             let value = if *width == 3 {
                 format!("vec4({value}, 0.0)")
             } else {
@@ -382,6 +384,38 @@ impl<'a> ShaderParts<'a> {
             samplers: self.samplers.clone(),
             uniforms: self.uniforms.clone(),
         })
+    }
+}
+
+impl ShaderParts<'_> {
+    /// The GLSL value output member `slot` of `func` stores, and the name of its output: a
+    /// member of an `out` parameter, or a candidate or the count of a vout (`vout.rs`).
+    fn stored_member(
+        &self,
+        func: &Function,
+        slot: MemberRef,
+    ) -> Result<(String, String), GenError> {
+        let p = &func.params[slot.param as usize];
+        let members = stream_members(self.module, &p.ty)?;
+        let name = glsl_name(&p.name);
+        let (variable, member) = match p.class {
+            ParamClass::Vout { max } => match candidate_of(members.len(), max, slot.member) {
+                Some((k, m)) => (candidate_name(&name, k), m),
+                None => {
+                    let count = count_name(&name);
+                    return Ok((format!("float({count})"), format!("{count}_out")));
+                }
+            },
+            _ => (name, slot.member as usize),
+        };
+        let (suffix, _) = &members[member];
+        let out = member_name(&variable, suffix, "out");
+        let value = if suffix.is_empty() {
+            variable
+        } else {
+            format!("{variable}.{suffix}")
+        };
+        Ok((value, out))
     }
 }
 

@@ -136,7 +136,7 @@ pub fn variant_for(
             }
             (ParamClass::Gather { .. }, KernelArg::Gather(_)) => Access::GatherDirect,
             (ParamClass::Constant, KernelArg::Constant(_))
-            | (ParamClass::Out, KernelArg::Out(_)) => Access::Value,
+            | (ParamClass::Out | ParamClass::Vout { .. }, KernelArg::Out(_)) => Access::Value,
             (class, arg) => {
                 return Err(format!(
                     "parameter `{}` is {} but the call passes {}",

@@ -15,7 +15,7 @@ use brook_frontend::ir::{FunctionId, FunctionKind, ParamClass};
 use brook_glsl::{
     generate_reduce_pass, stream_members, Access, OutputRegion, ReduceStep, UniformValue, Variant,
 };
-use brook_texture_streams::{ElementFormat, Stream, Texture};
+use brook_texture_streams::{Stream, Texture};
 
 use crate::args::{KernelArg, StreamArg};
 use crate::draw::{draw_pass, sampled_textures};
@@ -23,6 +23,7 @@ use crate::error::PassError;
 use crate::linked::LinkedKernel;
 use crate::reduce_plan::{ReducePass, ReducePlan};
 use crate::runner::{call_error, texture, KernelModule, KernelRunner};
+use crate::spare::SpareStreams;
 use crate::uniforms::{uniform_data, UniformData};
 
 /// Where a reduction's result goes.
@@ -39,7 +40,7 @@ type ProgramKey = (u64, FunctionId, ReduceStep, Variant);
 #[derive(Default)]
 pub(crate) struct ReduceCache {
     programs: RefCell<HashMap<ProgramKey, Rc<LinkedKernel>>>,
-    spare: RefCell<Vec<Stream>>,
+    spare: SpareStreams,
 }
 
 impl ReduceCache {
@@ -127,7 +128,11 @@ impl KernelRunner {
             let out_stream = match (&into, last) {
                 (ReduceInto::Stream(out), true) => Some(*out),
                 _ => {
-                    intermediates.push(self.intermediate(input.format(), &pass.to)?);
+                    intermediates.push(self.reductions.spare.take(
+                        &self.ctx,
+                        input.format(),
+                        &pass.to,
+                    )?);
                     None
                 }
             };
@@ -161,20 +166,8 @@ impl KernelRunner {
                 .expect("a value reduction ends in an intermediate");
             result.write(dst)?;
         }
-        *self.reductions.spare.borrow_mut() = intermediates;
+        self.reductions.spare.keep(intermediates);
         Ok(plan)
-    }
-
-    /// A stream of `format` and `shape` for a pass's output: a spare one if there is one.
-    fn intermediate(&self, format: &ElementFormat, shape: &[usize]) -> Result<Stream, PassError> {
-        let mut spare = self.reductions.spare.borrow_mut();
-        match spare
-            .iter()
-            .position(|s| s.format() == format && s.layout().shape() == shape)
-        {
-            Some(i) => Ok(spare.swap_remove(i)),
-            None => Ok(Stream::new(&self.ctx, format.clone(), shape)?),
-        }
     }
 
     /// Draws one planned pass from `src` into `dst` (one draw per group of output members).

@@ -5,9 +5,10 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use brook_frontend::ir::{FunctionId, Module};
+use brook_frontend::ir::{FunctionId, Module, ParamClass};
 use brook_glsl::{
-    generate_kernel, stream_members, MemberRef, OutputRegion, SourceText, Target, Variant,
+    candidate_of, generate_kernel, stream_members, MemberRef, OutputRegion, SourceText, Target,
+    Variant,
 };
 use brook_texture_streams::{GlContext, Program, Stream, Texture};
 
@@ -19,6 +20,7 @@ use crate::reduce::ReduceCache;
 use crate::scatter::ScatterCache;
 use crate::trace::{KernelTrace, PassTrace, ScratchTrace, TraceEntry};
 use crate::uniforms::uniform_data;
+use crate::vout::{has_vouts, VoutCache};
 use crate::write_mask::{mask_of, mask_program, WriteMask, WriteQuery};
 
 /// A checked Brook module with a process-unique identity, so compiled programs can be cached
@@ -57,6 +59,7 @@ pub struct KernelRunner {
     programs: RefCell<HashMap<CacheKey, Rc<LinkedKernel>>>,
     pub(crate) reductions: ReduceCache,
     pub(crate) scatters: ScatterCache,
+    pub(crate) vouts: VoutCache,
     /// The pass trace, while tracing is on.
     trace: RefCell<Option<Vec<TraceEntry>>>,
     /// The depth-writing program of write masks, linked on first use.
@@ -66,6 +69,14 @@ pub struct KernelRunner {
     mask_enabled: Cell<bool>,
     /// The open write query, between its begin and end.
     query: RefCell<Option<WriteQuery>>,
+}
+
+/// What a kernel call left to its caller.
+pub struct KernelRun {
+    /// Outputs that were also inputs, to swap in.
+    pub replacements: Vec<Replacement>,
+    /// Pushes each vout parameter received, in parameter order (empty without vouts).
+    pub vout_counts: Vec<usize>,
 }
 
 /// An output of a call that was also one of its inputs (in place): the call drew into this
@@ -90,6 +101,7 @@ impl KernelRunner {
             programs: RefCell::new(HashMap::new()),
             reductions: ReduceCache::default(),
             scatters: ScatterCache::default(),
+            vouts: VoutCache::default(),
             trace: RefCell::new(None),
             mask_program: RefCell::new(None),
             write_mask: RefCell::new(None),
@@ -156,7 +168,8 @@ impl KernelRunner {
 
     /// The depth mask a call with these outputs draws through: the enabled write mask, or
     /// while a write query is open one that passes every element (so the layout's padding
-    /// texels are not counted). Masks and queries work on whole output streams.
+    /// texels are not counted). Masks have the shape of the whole output streams, also when
+    /// the call writes a domain of them.
     fn call_mask(&self, kernel: &str, output: &StreamArg) -> Result<Option<WriteMask>, PassError> {
         let counting = self.query.borrow().is_some();
         let masking = self.mask_enabled.get();
@@ -164,11 +177,8 @@ impl KernelRunner {
             return Ok(None);
         }
         let fail = |message: String| Err(call_error(kernel, message));
-        if output.domain.is_some() {
-            return fail(
-                "write masks and write queries apply to whole output streams, not domains".into(),
-            );
-        }
+        // The mask covers the whole output streams; a domain's draw (its viewport, or its
+        // discards outside the domain) writes only the mask's elements inside it.
         if masking {
             let mask = self.write_mask.borrow();
             let shape = mask.as_ref().map(|m| m.layout().shape().to_vec());
@@ -192,7 +202,10 @@ impl KernelRunner {
 
     /// Distinct programs compiled so far (one per kernel variant, reduction step or scatter).
     pub fn compiled_variants(&self) -> usize {
-        self.programs.borrow().len() + self.reductions.compiled() + self.scatters.compiled()
+        self.programs.borrow().len()
+            + self.reductions.compiled()
+            + self.scatters.compiled()
+            + self.vouts.compiled()
     }
 
     /// Starts (keeping nothing from before) or stops recording the pass trace.
@@ -216,11 +229,13 @@ impl KernelRunner {
         }
     }
 
-    fn tracing(&self) -> bool {
+    pub(crate) fn tracing(&self) -> bool {
         self.trace.borrow().is_some()
     }
 
-    /// The GLSL passes a call with these arguments runs, without running it.
+    /// The GLSL passes a call with these arguments runs, without running it. A kernel with
+    /// vouts has its kernel passes, then the scan programs (up-sweep, down-sweep: each drawn
+    /// once per level) and a compaction program per vout member.
     pub fn plan(
         &self,
         module: &KernelModule,
@@ -228,19 +243,63 @@ impl KernelRunner {
         args: &[KernelArg],
     ) -> Result<brook_glsl::KernelProgram, PassError> {
         let func = module.module.func(kernel);
-        let call = Call::check(&func.name, func, args)?;
-        Ok(generate_kernel(
+        let vouts = if has_vouts(func) {
+            self.ctx.make_current()?;
+            Some(self.vout_call(&module.module, func, args)?)
+        } else {
+            None
+        };
+        let args = match &vouts {
+            Some(v) => v.kernel_args(args),
+            None => args.to_vec(),
+        };
+        let call = Call::check(&func.name, func, &args)?;
+        let mut program = generate_kernel(
             &module.module,
             kernel,
             &call.variant,
             &self.target,
             module.source(),
-        )?)
+        )?;
+        if vouts.is_some() {
+            program.passes.extend(self.vout_plan(&module.module, func)?);
+        }
+        Ok(program)
     }
 
     /// Runs `kernel` over its output streams (or their domains). Outputs that are also inputs
-    /// come back as [`Replacement`]s to swap in.
+    /// come back as [`Replacement`]s to swap in; the vouts' pushes are packed into their
+    /// streams (element order, then push order; the rest zeroed), and counted.
     pub fn run(
+        &self,
+        module: &KernelModule,
+        kernel: FunctionId,
+        args: &[KernelArg],
+    ) -> Result<KernelRun, PassError> {
+        let func = module.module.func(kernel);
+        if !has_vouts(func) {
+            return Ok(KernelRun {
+                replacements: self.run_passes(module, kernel, args)?,
+                vout_counts: Vec::new(),
+            });
+        }
+        if self.mask_enabled.get() || self.query.borrow().is_some() {
+            return Err(call_error(
+                &func.name,
+                "write masks and write queries do not apply to kernels with vout parameters; disable the mask (end the query) first".into(),
+            ));
+        }
+        self.ctx.make_current()?;
+        let vouts = self.vout_call(&module.module, func, args)?;
+        let replacements = self.run_passes(module, kernel, &vouts.kernel_args(args))?;
+        Ok(KernelRun {
+            replacements,
+            vout_counts: self.pack_vouts(func, vouts)?,
+        })
+    }
+
+    /// The kernel passes of a call.
+    fn run_passes(
         &self,
         module: &KernelModule,
         kernel: FunctionId,
@@ -528,14 +587,23 @@ fn scratch_trace(
         .collect()
 }
 
-/// `name` or `name.member` of an output member, for the trace.
+/// `name` or `name.member` of an output member, for the trace; for a vout `name[k]`,
+/// `name[k].member` or `name (push count)`.
 fn member_label(module: &Module, func: &brook_frontend::ir::Function, m: MemberRef) -> String {
     let param = &func.params[m.param as usize];
-    match stream_members(module, &param.ty) {
-        Ok(members) if !members[m.member as usize].0.is_empty() => {
-            format!("{}.{}", param.name, members[m.member as usize].0)
-        }
-        _ => param.name.clone(),
+    let Ok(members) = stream_members(module, &param.ty) else {
+        return param.name.clone();
+    };
+    let (base, member) = match param.class {
+        ParamClass::Vout { max } => match candidate_of(members.len(), max, m.member) {
+            Some((k, member)) => (format!("{}[{k}]", param.name), member),
+            None => return format!("{} (push count)", param.name),
+        },
+        _ => (param.name.clone(), m.member as usize),
+    };
+    match members.get(member) {
+        Some((suffix, _)) if !suffix.is_empty() => format!("{base}.{suffix}"),
+        _ => base,
     }
 }
 

@@ -13,6 +13,23 @@ pub enum TraceEntry {
     Kernel(KernelTrace),
     /// Brook's `streamSwap`: two streams exchanged their textures (GL names, member order).
     Swap { first: Vec<u32>, second: Vec<u32> },
+    /// The scan and compaction passes that packed one vout of a kernel call (after the
+    /// call's [`TraceEntry::Kernel`], which drew the candidates and counts).
+    Vout(VoutTrace),
+}
+
+/// How one vout's pushes were packed into its stream.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VoutTrace {
+    pub kernel: String,
+    /// The vout parameter.
+    pub vout: String,
+    /// Elements of the call (each pushed 0 to N values).
+    pub elements: usize,
+    /// Values pushed in all, read back from the top of the up-sweep.
+    pub pushed: usize,
+    /// Each draw with what it did: up-sweep levels, down-sweep levels, compaction per member.
+    pub passes: Vec<(String, PassTrace)>,
 }
 
 /// What one kernel call became.
@@ -69,6 +86,7 @@ impl fmt::Display for TraceEntry {
             TraceEntry::Swap { first, second } => {
                 writeln!(f, "streamSwap: textures {first:?} <-> {second:?}")
             }
+            TraceEntry::Vout(v) => v.fmt(f),
         }
     }
 }
@@ -95,28 +113,53 @@ impl fmt::Display for KernelTrace {
             )?;
         }
         for (i, p) in self.passes.iter().enumerate() {
-            let [x, y, w, h] = p.viewport;
-            writeln!(
-                f,
-                "  pass {} of {}: program {}, viewport ({x}, {y}) {w}x{h}{}",
-                i + 1,
-                self.passes.len(),
-                p.program,
-                if p.discards_outside_domain {
-                    ", discarding texels outside the domain"
-                } else {
-                    ""
-                }
-            )?;
-            for (k, (what, tex)) in p.targets.iter().enumerate() {
-                writeln!(f, "    draw buffer {k}: `{what}` -> texture {tex}")?;
+            let heading = format!("pass {} of {}", i + 1, self.passes.len());
+            p.write(f, &heading)?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for VoutTrace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "vout `{}` of kernel `{}`: {} elements pushed {} values, packed in {} passes",
+            self.vout,
+            self.kernel,
+            self.elements,
+            self.pushed,
+            self.passes.len()
+        )?;
+        for (what, p) in &self.passes {
+            p.write(f, what)?;
+        }
+        Ok(())
+    }
+}
+
+impl PassTrace {
+    /// The draw under `heading`, then what it bound, one line each.
+    fn write(&self, f: &mut fmt::Formatter<'_>, heading: &str) -> fmt::Result {
+        let [x, y, w, h] = self.viewport;
+        writeln!(
+            f,
+            "  {heading}: program {}, viewport ({x}, {y}) {w}x{h}{}",
+            self.program,
+            if self.discards_outside_domain {
+                ", discarding texels outside the domain"
+            } else {
+                ""
             }
-            for (k, (sampler, tex)) in p.textures.iter().enumerate() {
-                writeln!(f, "    texture unit {k}: {sampler} <- texture {tex}")?;
-            }
-            for (name, value) in &p.uniforms {
-                writeln!(f, "    uniform {name} = {value}")?;
-            }
+        )?;
+        for (k, (what, tex)) in self.targets.iter().enumerate() {
+            writeln!(f, "    draw buffer {k}: `{what}` -> texture {tex}")?;
+        }
+        for (k, (sampler, tex)) in self.textures.iter().enumerate() {
+            writeln!(f, "    texture unit {k}: {sampler} <- texture {tex}")?;
+        }
+        for (name, value) in &self.uniforms {
+            writeln!(f, "    uniform {name} = {value}")?;
         }
         Ok(())
     }

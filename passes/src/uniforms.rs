@@ -116,6 +116,9 @@ pub fn uniform_data(
             Err("only a reduction pass has block sizes to set".into())
         }
         UniformValue::OutputSize => Err("only a scatter pass draws points".into()),
+        UniformValue::ScanLength | UniformValue::SampledWidth(_) => {
+            Err("only a vout scan or compaction pass has levels to size".into())
+        }
     }
 }
 

@@ -132,6 +132,20 @@ impl Texture {
         Ok(narrow(rgba, usize::from(self.components)))
     }
 
+    /// Sets every texel to zero on the GPU (a clear of its framebuffer, no upload). Leaves
+    /// this texture's cached framebuffer bound.
+    pub fn clear(&self) -> Result<(), GlError> {
+        self.ctx.framebuffer_for(&[self])?;
+        // SAFETY: the context is current (framebuffer_for made it so) and the texture's
+        // framebuffer is bound, with this texture as draw buffer 0.
+        unsafe {
+            self.ctx
+                .gl()
+                .clear_buffer_f32_slice(glow::COLOR, 0, &[0.0; 4]);
+        }
+        check_gl(self.ctx.gl(), "clearing a texture")
+    }
+
     /// Copies every texel of `source` (same size and components) into this texture on the
     /// GPU, with a framebuffer blit. Leaves this texture's cached framebuffer bound.
     pub fn copy_from(&self, source: &Texture) -> Result<(), GlError> {

@@ -17,6 +17,7 @@ use crate::names::glsl_name;
 use crate::prelude::Prelude;
 use crate::source::SourceText;
 use crate::types::{array_suffix, glsl_type};
+use crate::vout::{candidate_name, count_name};
 
 /// Writes one Brook function as GLSL.
 pub struct FunctionLowering<'a> {
@@ -83,25 +84,22 @@ impl<'a> FunctionLowering<'a> {
     pub fn lower(mut self) -> Result<String, GenError> {
         let f = self.func;
         let ret = glsl_type(self.module, &f.ret);
-        let params: Vec<String> = f
-            .params
-            .iter()
-            .filter(|p| passed_as_argument(p.class))
-            .map(|p| {
-                // `inout`, not `out`: a GLSL `out` parameter starts undefined inside the
-                // function, and Brook outputs start at the zero `main` gives them.
-                let qualifier = match p.class {
-                    ParamClass::Out | ParamClass::Reduce => "inout ",
-                    _ => "",
-                };
-                format!(
-                    "{qualifier}{} {}{}",
-                    glsl_type(self.module, &p.ty),
-                    glsl_name(&p.name),
-                    array_suffix(&p.ty)
-                )
-            })
-            .collect();
+        let mut params: Vec<String> = Vec::new();
+        for p in f.params.iter().filter(|p| passed_as_argument(p.class)) {
+            // `inout`, not `out`: a GLSL `out` parameter starts undefined inside the
+            // function, and Brook outputs start at the zero `main` gives them.
+            let qualifier = match p.class {
+                ParamClass::Out | ParamClass::Reduce | ParamClass::Vout { .. } => "inout ",
+                _ => "",
+            };
+            let (ty, name) = (glsl_type(self.module, &p.ty), glsl_name(&p.name));
+            params.push(format!("{qualifier}{ty} {name}{}", array_suffix(&p.ty)));
+            // A vout's candidates and push count (see `vout.rs`).
+            if let ParamClass::Vout { max } = p.class {
+                params.extend((0..max).map(|k| format!("inout {ty} {}", candidate_name(&name, k))));
+                params.push(format!("inout int {}", count_name(&name)));
+            }
+        }
         let what = match f.kind {
             FunctionKind::Kernel => "kernel",
             FunctionKind::Reduce => "reduction",

@@ -6,6 +6,7 @@ use super::expr::binary_text;
 use super::FunctionLowering;
 use crate::error::GenError;
 use crate::types::{array_suffix, glsl_type, zero_value};
+use crate::vout::{push_lines, vout_param};
 
 impl FunctionLowering<'_> {
     pub(super) fn block(&mut self, block: &Block) -> Result<(), GenError> {
@@ -111,12 +112,18 @@ impl FunctionLowering<'_> {
                 self.line("}");
             }
             StmtKind::Discard => self.line("discard;"),
-            StmtKind::Push { .. } => {
-                return Err(GenError::At {
-                    message: "`push` onto a `vout` stream is not supported by the GL back end yet"
-                        .into(),
-                    span: stmt.span,
-                })
+            StmtKind::Push { param, value } => {
+                let Some((name, max)) = vout_param(self.func, *param) else {
+                    return Err(GenError::At {
+                        message: format!("`push` onto parameter {param}, which is not a vout"),
+                        span: stmt.span,
+                    });
+                };
+                let ty = glsl_type(self.module, &self.func.params[*param as usize].ty);
+                let v = self.expr(value)?;
+                for line in push_lines(&name, max, &ty, &v) {
+                    self.line(&line);
+                }
             }
         }
         Ok(())

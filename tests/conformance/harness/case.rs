@@ -57,6 +57,8 @@ pub enum Expect {
     Values(String, Values),
     /// The call must fail with a message containing this text.
     Error(String),
+    /// The values each vout parameter received, in parameter order (`expect pushed: …`).
+    Pushed(Vec<usize>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -216,6 +218,10 @@ fn directive(case: &mut Case, text: &str) -> Result<(), String> {
             let (name, rest) = named(rest)?;
             case.expects.push(if name == "error" {
                 Expect::Error(rest.trim().to_string())
+            } else if name == "pushed" {
+                let counts: Result<Vec<usize>, _> =
+                    rest.split_whitespace().map(str::parse).collect();
+                Expect::Pushed(counts.map_err(|_| "`expect pushed:` takes whole numbers")?)
             } else {
                 Expect::Values(name, values(rest)?)
             });

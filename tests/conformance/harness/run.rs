@@ -162,20 +162,27 @@ pub fn run(rt: &Runtime, case: &Case) -> Result<(), Vec<String>> {
         })
         .collect();
     let outcome = match &case.scatter {
-        Some(words) => scatter(rt, &program, &args, &words[3]),
-        None => rt.run(&program, &case.kernel, &args),
+        Some(words) => scatter(rt, &program, &args, &words[3]).map(|()| Vec::new()),
+        None => rt.run_vout(&program, &case.kernel, &args),
     };
-    match (outcome, expected_error) {
-        (Ok(()), Some(t)) => {
+    let pushed = match (outcome, expected_error) {
+        (Ok(_), Some(t)) => {
             return fail(format!(
                 "expected an error containing `{t}`, the call succeeded"
             ))
         }
         (Err(e), Some(t)) if e.to_string().contains(t) => return Ok(()),
         (Err(e), _) => return fail(format!("the call failed: {e}")),
-        (Ok(()), None) => {}
-    }
+        (Ok(pushed), None) => pushed,
+    };
     let mut problems = Vec::new();
+    for e in &case.expects {
+        if let Expect::Pushed(want) = e {
+            if *want != pushed {
+                problems.push(format!("pushed: expected {want:?}, got {pushed:?}"));
+            }
+        }
+    }
     for e in &case.expects {
         let Expect::Values(name, values) = e else {
             continue;
