@@ -39,4 +39,6 @@ app_tests! {
     sgemv => "SGEMV",
     sgemv_gather => "SGEMV-gather",
     matvec => "matvec",
+    sasum => "SASUM",
+    matmul => "matmul",
 }

@@ -2,6 +2,9 @@
 
 mod gemv;
 mod hand_fold;
+mod lanes;
+mod matmul;
+mod sasum;
 mod saxpy;
 
 use crate::app::App;
@@ -13,6 +16,8 @@ pub fn all() -> Vec<Box<dyn App>> {
         Box::new(gemv::Gemv::SGEMV),
         Box::new(gemv::Gemv::SGEMV_GATHER),
         Box::new(gemv::Gemv::MATVEC),
+        Box::new(sasum::Sasum),
+        Box::new(matmul::Matmul),
     ]
 }
 

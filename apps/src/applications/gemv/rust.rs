@@ -1,13 +1,11 @@
-//! SGEMV in plain Rust: rows in parallel with rayon, each a dot product kept in 8 independent
-//! lanes so the compiler can vectorise it (a single f32 accumulator forces a serial chain).
+//! SGEMV in plain Rust: rows in parallel with rayon, each a vectorised dot product.
 
 use rayon::prelude::*;
 
 use super::Problem;
 use crate::app::Variant;
+use crate::applications::lanes;
 use crate::error::AppError;
-
-const LANES: usize = 8;
 
 pub struct RustGemv {
     problem: Problem,
@@ -23,23 +21,6 @@ impl RustGemv {
     }
 }
 
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut acc = [0.0f32; LANES];
-    let (a_chunks, b_chunks) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
-    let tail: f32 = a_chunks
-        .remainder()
-        .iter()
-        .zip(b_chunks.remainder())
-        .map(|(a, b)| a * b)
-        .sum();
-    for (ca, cb) in a_chunks.zip(b_chunks) {
-        for l in 0..LANES {
-            acc[l] += ca[l] * cb[l];
-        }
-    }
-    acc.iter().sum::<f32>() + tail
-}
-
 impl Variant for RustGemv {
     fn upload(&mut self) -> Result<(), AppError> {
         Ok(())
@@ -53,7 +34,7 @@ impl Variant for RustGemv {
             .zip(&p.y)
             .with_min_len(16)
             .map(|(row, y)| {
-                let ax = dot(row, &p.x);
+                let ax = lanes::sum_of(row, &p.x, |a, x| a * x);
                 match p.alpha_beta {
                     Some((alpha, beta)) => alpha * ax + beta * y,
                     None => ax,
