@@ -78,10 +78,7 @@ impl Fold {
             let kx = K.min(w);
             let ky = if extent == Extent::All { K.min(h) } else { 1 };
             (w, h) = (w.div_ceil(kx), h.div_ceil(ky));
-            passes.push((
-                [kx as i32, ky as i32],
-                glkit::texture(ctx, w, h, 1, None)?,
-            ));
+            passes.push(([kx as i32, ky as i32], glkit::texture(ctx, w, h, 1, None)?));
         }
         if passes.is_empty() {
             // One column already: a single pass copies it through `load`.

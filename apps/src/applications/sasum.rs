@@ -44,10 +44,8 @@ impl App for Sasum {
         let side = scale.pick(1000, 300, 37);
         let x = data::uniform(side * side, 21, -1.0, 1.0);
         let reference = vec![x.iter().map(|v| v.abs() as f64).sum()];
-        let mut variants: Vec<(Flavor, Box<dyn Variant + 'a>)> = vec![(
-            Flavor::HandGl,
-            Box::new(Hand::new(env, side, x.clone())?),
-        )];
+        let mut variants: Vec<(Flavor, Box<dyn Variant + 'a>)> =
+            vec![(Flavor::HandGl, Box::new(Hand::new(env, side, x.clone())?))];
         for flavor in [Flavor::BrookGl, Flavor::BrookCpu] {
             let brook = BrookSasum::new(env.runtime(flavor), side, x.clone())?;
             variants.push((flavor, Box::new(brook)));

@@ -79,7 +79,10 @@ impl Variant for Hand<'_> {
             Draw {
                 shader,
                 samplers: &[("ax", sums), ("y", y)],
-                uniforms: &[("alpha", Uniform::Float(alpha)), ("beta", Uniform::Float(beta))],
+                uniforms: &[
+                    ("alpha", Uniform::Float(alpha)),
+                    ("beta", Uniform::Float(beta)),
+                ],
                 targets: &[result],
                 viewport: None,
             }

@@ -94,7 +94,11 @@ impl Problem {
         (0..n)
             .map(|i| {
                 let row = &self.a[i * n..(i + 1) * n];
-                let ax: f64 = row.iter().zip(&self.x).map(|(a, x)| *a as f64 * *x as f64).sum();
+                let ax: f64 = row
+                    .iter()
+                    .zip(&self.x)
+                    .map(|(a, x)| *a as f64 * *x as f64)
+                    .sum();
                 match self.alpha_beta {
                     Some((alpha, beta)) => alpha as f64 * ax + beta as f64 * self.y[i] as f64,
                     None => ax,

@@ -28,19 +28,18 @@ impl Variant for RustGemv {
 
     fn compute(&mut self) -> Result<(), AppError> {
         let p = &self.problem;
-        self.result = p
-            .a
-            .par_chunks(p.n)
-            .zip(&p.y)
-            .with_min_len(16)
-            .map(|(row, y)| {
-                let ax = lanes::sum_of(row, &p.x, |a, x| a * x);
-                match p.alpha_beta {
-                    Some((alpha, beta)) => alpha * ax + beta * y,
-                    None => ax,
-                }
-            })
-            .collect();
+        self.result =
+            p.a.par_chunks(p.n)
+                .zip(&p.y)
+                .with_min_len(16)
+                .map(|(row, y)| {
+                    let ax = lanes::sum_of(row, &p.x, |a, x| a * x);
+                    match p.alpha_beta {
+                        Some((alpha, beta)) => alpha * ax + beta * y,
+                        None => ax,
+                    }
+                })
+                .collect();
         Ok(())
     }
 
