@@ -36,4 +36,9 @@ macro_rules! app_tests {
 
 app_tests! {
     saxpy => "SAXPY",
+    sgemv => "SGEMV",
+    sgemv_gather => "SGEMV-gather",
+    matvec => "matvec",
+    sasum => "SASUM",
+    matmul => "matmul",
 }

@@ -1,12 +1,24 @@
 //! The applications, in the order the report prints them.
 
+mod gemv;
+mod hand_fold;
+mod lanes;
+mod matmul;
+mod sasum;
 mod saxpy;
 
 use crate::app::App;
 
 /// Every application of the suite.
 pub fn all() -> Vec<Box<dyn App>> {
-    vec![Box::new(saxpy::Saxpy)]
+    vec![
+        Box::new(saxpy::Saxpy),
+        Box::new(gemv::Gemv::SGEMV),
+        Box::new(gemv::Gemv::SGEMV_GATHER),
+        Box::new(gemv::Gemv::MATVEC),
+        Box::new(sasum::Sasum),
+        Box::new(matmul::Matmul),
+    ]
 }
 
 /// The applications whose names are in `names` (case-insensitive), or why one is unknown.

@@ -1,0 +1,182 @@
+//! SASUM, the sum of `|x|` over a 1000 × 1000 matrix (003's "Sum", BLAS SASUM): a reduction
+//! to one value, the Brook papers' other use of `reduce` (001 §3.3).
+
+use brook::{args, Program, Runtime, Stream};
+use rayon::prelude::*;
+
+use crate::app::{App, Env, Flavor, Instance, Scale, Tolerance, Variant, Work};
+use crate::applications::hand_fold::{Extent, Fold};
+use crate::applications::lanes;
+use crate::brook_run::Inputs;
+use crate::data;
+use crate::error::AppError;
+use crate::glkit::{self, Texture};
+
+pub struct Sasum;
+
+/// A kernel for `|x|` feeding a sum: a `reduce` function sees partial sums as well as
+/// elements, so the absolute value cannot live inside it.
+const BROOK: &str = "
+kernel void absolute(float x<>, out float a<>) {
+    a = abs(x);
+}
+
+reduce void sum(float a<>, reduce float r<>) {
+    r += a;
+}
+";
+
+/// The hand-written fold takes `|x|` as its first pass reads.
+const ABS: &str = "float load(ivec2 t) { return abs(texelFetch(src, t, 0).r); }\n";
+
+impl App for Sasum {
+    fn name(&self) -> &'static str {
+        "SASUM"
+    }
+
+    fn summary(&self) -> &'static str {
+        "sum of |x| over a 1000² matrix, a reduction to one value (003's Sum)"
+    }
+
+    fn instance<'a>(&self, env: &'a Env, scale: Scale) -> Result<Instance<'a>, AppError> {
+        // 37 × 37 takes two passes of the hand-written 16-way fold (37 → 3 → 1) and three of
+        // Brook's 8-way one, with partial blocks in each.
+        let side = scale.pick(1000, 300, 37);
+        let x = data::uniform(side * side, 21, -1.0, 1.0);
+        let reference = vec![x.iter().map(|v| v.abs() as f64).sum()];
+        let mut variants: Vec<(Flavor, Box<dyn Variant + 'a>)> =
+            vec![(Flavor::HandGl, Box::new(Hand::new(env, side, x.clone())?))];
+        for flavor in [Flavor::BrookGl, Flavor::BrookCpu] {
+            let brook = BrookSasum::new(env.runtime(flavor), side, x.clone())?;
+            variants.push((flavor, Box::new(brook)));
+        }
+        variants.push((Flavor::Rust, Box::new(RustSasum { x, sum: 0.0 })));
+        Ok(Instance {
+            size: format!("{side}×{side}"),
+            // One add per element; |x| only clears a sign bit (BLAS counts SASUM as n flops).
+            work: Work::Flops((side * side) as f64),
+            reference,
+            // Every term is positive, so no cancellation: each order of summation (chunked
+            // sequential on the CPU backend, 8- and 16-way trees on GL, 8 lanes in Rust) is
+            // off by a random walk of roundings, ~√(chain length)·2⁻²⁴ of the sum, far under
+            // 1e-5; a lost or doubled block of the 10⁶ terms moves it by far more.
+            tolerance: Tolerance(1e-5),
+            variants,
+        })
+    }
+}
+
+struct BrookSasum<'a> {
+    rt: &'a Runtime,
+    program: Program,
+    inputs: Inputs,
+    absolute: Stream,
+    sum: f32,
+}
+
+impl<'a> BrookSasum<'a> {
+    fn new(rt: &'a Runtime, side: usize, x: Vec<f32>) -> Result<Self, AppError> {
+        let mut inputs = Inputs::default();
+        inputs.add(rt, 1, &[side, side], x)?;
+        Ok(BrookSasum {
+            rt,
+            program: rt.compile(BROOK, "sasum.br")?,
+            inputs,
+            absolute: rt.stream_of(1, &[side, side])?,
+            sum: 0.0,
+        })
+    }
+}
+
+impl Variant for BrookSasum<'_> {
+    fn upload(&mut self) -> Result<(), AppError> {
+        self.inputs.upload()
+    }
+
+    fn compute(&mut self) -> Result<(), AppError> {
+        let x = self.inputs.get(0);
+        self.rt
+            .run(&self.program, "absolute", args![x, &self.absolute])?;
+        let value = self
+            .rt
+            .reduce_to_value(&self.program, "sum", &self.absolute, args![])?;
+        self.sum = value[0];
+        Ok(())
+    }
+
+    fn sync(&self) {
+        self.rt.finish();
+    }
+
+    /// `reduceToValue` already brought the value to the host.
+    fn download(&mut self) -> Result<Vec<f32>, AppError> {
+        Ok(vec![self.sum])
+    }
+}
+
+struct Hand<'a> {
+    env: &'a Env,
+    data: Vec<f32>,
+    x: Texture,
+    fold: Fold,
+}
+
+impl<'a> Hand<'a> {
+    fn new(env: &'a Env, side: usize, data: Vec<f32>) -> Result<Self, AppError> {
+        let ctx = &env.context;
+        Ok(Hand {
+            env,
+            data,
+            x: glkit::texture(ctx, side, side, 1, None)?,
+            fold: Fold::new(ctx, side, side, Extent::All, ABS)?,
+        })
+    }
+}
+
+impl Variant for Hand<'_> {
+    fn upload(&mut self) -> Result<(), AppError> {
+        self.x.upload(glkit::whole(&self.x), &self.data)?;
+        Ok(())
+    }
+
+    fn compute(&mut self) -> Result<(), AppError> {
+        self.fold.run(&self.x, &[])?;
+        Ok(())
+    }
+
+    fn sync(&self) {
+        glkit::finish(&self.env.context);
+    }
+
+    fn download(&mut self) -> Result<Vec<f32>, AppError> {
+        glkit::check(&self.env.context, "SASUM")?;
+        glkit::read(self.fold.result())
+    }
+}
+
+struct RustSasum {
+    x: Vec<f32>,
+    sum: f32,
+}
+
+/// Elements per rayon task.
+const CHUNK: usize = 1 << 14;
+
+impl Variant for RustSasum {
+    fn upload(&mut self) -> Result<(), AppError> {
+        Ok(())
+    }
+
+    fn compute(&mut self) -> Result<(), AppError> {
+        self.sum = self
+            .x
+            .par_chunks(CHUNK)
+            .map(|c| lanes::sum_of(c, c, |v, _| v.abs()))
+            .sum();
+        Ok(())
+    }
+
+    fn download(&mut self) -> Result<Vec<f32>, AppError> {
+        Ok(vec![self.sum])
+    }
+}
