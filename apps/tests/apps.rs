@@ -36,4 +36,8 @@ macro_rules! app_tests {
 
 app_tests! {
     saxpy => "SAXPY",
+    life => "Life",
+    convolve => "Convolve",
+    rotate => "Rotate",
+    segment => "Segment",
 }

@@ -1,12 +1,23 @@
 //! The applications, in the order the report prints them.
 
+mod chain;
+mod convolve;
+mod life;
+mod rotate;
 mod saxpy;
+mod segment;
 
 use crate::app::App;
 
 /// Every application of the suite.
 pub fn all() -> Vec<Box<dyn App>> {
-    vec![Box::new(saxpy::Saxpy)]
+    vec![
+        Box::new(saxpy::Saxpy),
+        Box::new(segment::Segment),
+        Box::new(life::Life),
+        Box::new(convolve::Convolve),
+        Box::new(rotate::Rotate),
+    ]
 }
 
 /// The applications whose names are in `names` (case-insensitive), or why one is unknown.
