@@ -7,10 +7,13 @@ use crate::glkit::{self, Draw, Shader, Texture, Uniform};
 
 use super::{Chain, Step};
 
+/// A pass as drawn: its shader's index and its uniforms.
+type PassDraw = (usize, Vec<(&'static str, Uniform)>);
+
 pub struct HandChain<'a> {
     env: &'a Env,
     shaders: Vec<Shader>,
-    steps: Vec<(usize, Vec<(&'static str, Uniform)>)>,
+    steps: Vec<PassDraw>,
     data: Vec<f32>,
     input: Texture,
     scratch: [Texture; 2],
@@ -39,7 +42,7 @@ impl<'a> HandChain<'a> {
 }
 
 /// A step's constants as uniforms (`float`, `vec2` or `vec4`).
-fn uniforms(step: &Step) -> Result<(usize, Vec<(&'static str, Uniform)>), AppError> {
+fn uniforms(step: &Step) -> Result<PassDraw, AppError> {
     let values = step
         .constants
         .iter()
