@@ -199,7 +199,7 @@ fn domains_that_are_the_whole_stream_or_do_not_fit() {
         panic!("a kernel entry")
     };
     assert!(
-        call.variant.contains("Whole") && call.variant.contains("AtFragment"),
+        call.variant.contains("output: Direct") && call.variant.contains("AtFragment"),
         "a whole-stream domain is the stream itself: {}",
         call.variant
     );

@@ -41,4 +41,8 @@ app_tests! {
     matvec => "matvec",
     sasum => "SASUM",
     matmul => "matmul",
+    life => "Life",
+    convolve => "Convolve",
+    rotate => "Rotate",
+    segment => "Segment",
 }

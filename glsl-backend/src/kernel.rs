@@ -126,7 +126,7 @@ impl<'a> KernelShader<'a> {
             || variant.output == OutputRegion::Masked;
         if addressed
             || variant.params.contains(&Access::GatherDirect)
-            || variant.output != OutputRegion::Whole
+            || !matches!(variant.output, OutputRegion::Whole | OutputRegion::Direct)
         {
             prelude.require(Helper::Addressing);
         }
@@ -206,41 +206,57 @@ impl<'a> KernelShader<'a> {
             UniformValue::OutputExtent,
             "shape of the output streams (of their domain)",
         );
+        // In a direct layout the fragment's texel is the element: (column, row), or (column, 0).
+        let texel = "ivec4(brook_fragment, 0, 0)";
+        let linear = "brook_fragment.y * brook_output_width + brook_fragment.x";
+        let index = match region {
+            OutputRegion::Direct => texel.to_string(),
+            OutputRegion::Viewport => {
+                self.output_lo();
+                format!("{texel} - brook_output_lo")
+            }
+            OutputRegion::Whole => {
+                self.output_width();
+                format!("brook_unlinearize({linear}, brook_output_extent)")
+            }
+            OutputRegion::Masked => {
+                self.output_width();
+                self.output_lo();
+                self.parts.uniform(
+                    "ivec4",
+                    "brook_output_stream_extent",
+                    UniformValue::OutputStreamExtent,
+                    "shape of the whole output streams",
+                );
+                self.fetches.push_str(&format!(
+                    "    ivec4 brook_output_element = brook_unlinearize({linear}, brook_output_stream_extent);\n"
+                ));
+                self.fetches.push_str(
+                    "    // The domain is not one rectangle of this wrapped texture: skip the texels outside it.\n    if (any(lessThan(brook_output_element, brook_output_lo)) || any(greaterThanEqual(brook_output_element, brook_output_lo + brook_output_extent))) discard;\n",
+                );
+                "brook_output_element - brook_output_lo".to_string()
+            }
+        };
+        self.fetches
+            .push_str(&format!("    ivec4 brook_output_index = {index};\n"));
+    }
+
+    fn output_width(&mut self) {
         self.parts.uniform(
             "int",
             "brook_output_width",
             UniformValue::OutputWidth,
             "texture width of the output streams",
         );
-        let linear = "brook_fragment.y * brook_output_width + brook_fragment.x";
-        if region == OutputRegion::Whole {
-            self.fetches.push_str(&format!(
-                "    ivec4 brook_output_index = brook_unlinearize({linear}, brook_output_extent);\n"
-            ));
-            return;
-        }
-        self.parts.uniform(
-            "ivec4",
-            "brook_output_stream_extent",
-            UniformValue::OutputStreamExtent,
-            "shape of the whole output streams",
-        );
+    }
+
+    fn output_lo(&mut self) {
         self.parts.uniform(
             "ivec4",
             "brook_output_lo",
             UniformValue::OutputLo,
             "first element of the output domain",
         );
-        self.fetches.push_str(&format!(
-            "    ivec4 brook_output_element = brook_unlinearize({linear}, brook_output_stream_extent);\n"
-        ));
-        if region == OutputRegion::Masked {
-            self.fetches.push_str(
-                "    // The domain is not one rectangle of this wrapped texture: skip the texels outside it.\n    if (any(lessThan(brook_output_element, brook_output_lo)) || any(greaterThanEqual(brook_output_element, brook_output_lo + brook_output_extent))) discard;\n",
-            );
-        }
-        self.fetches
-            .push_str("    ivec4 brook_output_index = brook_output_element - brook_output_lo;\n");
     }
 
     fn iterator(&mut self, param: u32, name: &str, ty: &Type, two_d: bool) -> Result<(), GenError> {

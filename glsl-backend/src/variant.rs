@@ -44,11 +44,16 @@ pub struct Variant {
 /// uniforms, so one program serves every domain of a class.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum OutputRegion {
-    /// Every element: the draw covers the whole texture.
+    /// Every element, in any layout: the draw covers the whole texture, and the shader turns
+    /// the fragment's linear position back into the element through the output's shape.
     #[default]
     Whole,
+    /// Every element of a direct layout (rank ≤ 2, stored as-is): the draw covers the whole
+    /// texture and the fragment's texel is the element — no integer division per fragment,
+    /// which costs llvmpipe (and any GPU without vector integer division) dearly.
+    Direct,
     /// A domain of a direct layout, which is one rectangle of texels: the executor sets the
-    /// viewport to it, and the shader only offsets the output index by the domain's corner.
+    /// viewport to it, and the shader only offsets the fragment's texel by the domain's corner.
     Viewport,
     /// A domain of a translated layout, scattered over the texture's rows: the draw covers the
     /// whole texture and the shader discards the fragments outside the domain (the paper's

@@ -1,6 +1,6 @@
-//! The shader text of domain variants, without GL: an output domain drawn with the viewport
-//! only offsets the output index, one under address translation discards outside the domain,
-//! and an input domain is offset by its corner in the whole stream.
+//! The shader text of output variants, without GL: a direct layout's fragment is its element,
+//! an output domain drawn with the viewport only offsets it, one under address translation
+//! discards outside the domain, and an input domain is offset by its corner in the whole stream.
 
 use brook_glsl::{generate_kernel, Access, OutputRegion, Profile, Target, Variant};
 
@@ -24,13 +24,20 @@ fn output_regions_in_the_shader() {
     let inputs = vec![Access::AtFragment, Access::GatherDirect, Access::Value];
     let whole = fragment(inputs.clone(), OutputRegion::Whole);
     assert!(!whole.contains("brook_output_lo") && !whole.contains("discard"));
+    assert!(whole.contains("ivec4 brook_output_index = brook_unlinearize("));
+    // A direct layout's texel is its element: no division per fragment.
+    let direct = fragment(inputs.clone(), OutputRegion::Direct);
+    assert!(direct.contains("ivec4 brook_output_index = ivec4(brook_fragment, 0, 0);"));
+    assert!(!direct.contains("= brook_unlinearize(") && !direct.contains("brook_output_width"));
     let viewport = fragment(inputs.clone(), OutputRegion::Viewport);
-    assert!(viewport.contains("ivec4 brook_output_index = brook_output_element - brook_output_lo;"));
-    assert!(!viewport.contains("discard"));
+    assert!(viewport
+        .contains("ivec4 brook_output_index = ivec4(brook_fragment, 0, 0) - brook_output_lo;"));
+    assert!(!viewport.contains("discard") && !viewport.contains("= brook_unlinearize("));
     let masked = fragment(inputs, OutputRegion::Masked);
     assert!(masked.contains("discard;"), "{masked}");
+    assert!(masked.contains("ivec4 brook_output_index = brook_output_element - brook_output_lo;"));
     // Outputs start at zero, so the unwritten `.y` is deterministic.
-    for text in [&whole, &viewport, &masked] {
+    for text in [&whole, &direct, &viewport, &masked] {
         assert!(text.contains("vec2 r = vec2(0.0);"), "{text}");
     }
 }

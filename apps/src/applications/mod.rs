@@ -1,11 +1,16 @@
 //! The applications, in the order the report prints them.
 
+mod chain;
+mod convolve;
 mod gemv;
 mod hand_fold;
 mod lanes;
+mod life;
 mod matmul;
+mod rotate;
 mod sasum;
 mod saxpy;
+mod segment;
 
 use crate::app::App;
 
@@ -18,6 +23,10 @@ pub fn all() -> Vec<Box<dyn App>> {
         Box::new(gemv::Gemv::MATVEC),
         Box::new(sasum::Sasum),
         Box::new(matmul::Matmul),
+        Box::new(segment::Segment),
+        Box::new(life::Life),
+        Box::new(convolve::Convolve),
+        Box::new(rotate::Rotate),
     ]
 }
 
