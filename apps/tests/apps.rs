@@ -36,4 +36,6 @@ macro_rules! app_tests {
 
 app_tests! {
     saxpy => "SAXPY",
+    scan => "Scan",
+    histogram => "Histogram",
 }

@@ -1,12 +1,18 @@
 //! The applications, in the order the report prints them.
 
+mod histogram;
 mod saxpy;
+mod scan;
 
 use crate::app::App;
 
 /// Every application of the suite.
 pub fn all() -> Vec<Box<dyn App>> {
-    vec![Box::new(saxpy::Saxpy)]
+    vec![
+        Box::new(saxpy::Saxpy),
+        Box::new(scan::Scan),
+        Box::new(histogram::Histogram),
+    ]
 }
 
 /// The applications whose names are in `names` (case-insensitive), or why one is unknown.
