@@ -124,7 +124,7 @@ impl<'a> KernelShader<'a> {
             || variant.output == OutputRegion::Masked;
         if addressed
             || variant.params.contains(&Access::GatherDirect)
-            || variant.output != OutputRegion::Whole
+            || variant.output == OutputRegion::Masked
         {
             prelude.require(Helper::Addressing);
         }
@@ -201,6 +201,22 @@ impl<'a> KernelShader<'a> {
             UniformValue::OutputExtent,
             "shape of the output streams (of their domain)",
         );
+        match region {
+            OutputRegion::WholeDirect => {
+                self.fetches.push_str(
+                    "    ivec4 brook_output_index = ivec4(brook_fragment, 0, 0); // direct layout: the texel is (column, row)\n",
+                );
+                return;
+            }
+            OutputRegion::Viewport => {
+                self.domain_corner();
+                self.fetches.push_str(
+                    "    ivec4 brook_output_index = ivec4(brook_fragment, 0, 0) - brook_output_lo; // direct layout\n",
+                );
+                return;
+            }
+            OutputRegion::Whole | OutputRegion::Masked => {}
+        }
         self.parts.uniform(
             "int",
             "brook_output_width",
@@ -220,22 +236,25 @@ impl<'a> KernelShader<'a> {
             UniformValue::OutputStreamExtent,
             "shape of the whole output streams",
         );
+        self.domain_corner();
+        self.fetches.push_str(&format!(
+            "    ivec4 brook_output_element = brook_unlinearize({linear}, brook_output_stream_extent);\n"
+        ));
+        self.fetches.push_str(
+            "    // The domain is not one rectangle of this wrapped texture: skip the texels outside it.\n    if (any(lessThan(brook_output_element, brook_output_lo)) || any(greaterThanEqual(brook_output_element, brook_output_lo + brook_output_extent))) discard;\n",
+        );
+        self.fetches
+            .push_str("    ivec4 brook_output_index = brook_output_element - brook_output_lo;\n");
+    }
+
+    /// Declares `brook_output_lo`, the first element of an output domain.
+    fn domain_corner(&mut self) {
         self.parts.uniform(
             "ivec4",
             "brook_output_lo",
             UniformValue::OutputLo,
             "first element of the output domain",
         );
-        self.fetches.push_str(&format!(
-            "    ivec4 brook_output_element = brook_unlinearize({linear}, brook_output_stream_extent);\n"
-        ));
-        if region == OutputRegion::Masked {
-            self.fetches.push_str(
-                "    // The domain is not one rectangle of this wrapped texture: skip the texels outside it.\n    if (any(lessThan(brook_output_element, brook_output_lo)) || any(greaterThanEqual(brook_output_element, brook_output_lo + brook_output_extent))) discard;\n",
-            );
-        }
-        self.fetches
-            .push_str("    ivec4 brook_output_index = brook_output_element - brook_output_lo;\n");
     }
 
     fn iterator(&mut self, param: u32, name: &str, ty: &Type, two_d: bool) -> Result<(), GenError> {

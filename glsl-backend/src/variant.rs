@@ -44,11 +44,17 @@ pub struct Variant {
 /// uniforms, so one program serves every domain of a class.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum OutputRegion {
-    /// Every element: the draw covers the whole texture.
+    /// Every element: the draw covers the whole texture, whose texels the shader maps back to
+    /// elements (right for every layout).
     #[default]
     Whole,
+    /// Every element of a direct layout (rank ≤ 2, stored as-is): texel `(x, y)` is the
+    /// element at column `x`, row `y`, so the output index is the fragment's coordinates with
+    /// no division — what a hand-written shader does.
+    WholeDirect,
     /// A domain of a direct layout, which is one rectangle of texels: the executor sets the
-    /// viewport to it, and the shader only offsets the output index by the domain's corner.
+    /// viewport to it, and the shader offsets the fragment's coordinates by the domain's
+    /// corner.
     Viewport,
     /// A domain of a translated layout, scattered over the texture's rows: the draw covers the
     /// whole texture and the shader discards the fragments outside the domain (the paper's

@@ -1,5 +1,5 @@
-//! The shader text of domain variants, without GL: an output domain drawn with the viewport
-//! only offsets the output index, one under address translation discards outside the domain,
+//! The shader text of output variants, without GL: a direct layout's output index is the
+//! fragment's texel, an output domain drawn with the viewport only offsets it, one under address translation discards outside the domain,
 //! and an input domain is offset by its corner in the whole stream.
 
 use brook_glsl::{generate_kernel, Access, OutputRegion, Profile, Target, Variant};
@@ -24,13 +24,20 @@ fn output_regions_in_the_shader() {
     let inputs = vec![Access::AtFragment, Access::GatherDirect, Access::Value];
     let whole = fragment(inputs.clone(), OutputRegion::Whole);
     assert!(!whole.contains("brook_output_lo") && !whole.contains("discard"));
+    assert!(whole.contains("brook_unlinearize(brook_fragment.y * brook_output_width"));
+    // A direct layout's output index is the fragment's texel, without divisions.
+    let direct = fragment(inputs.clone(), OutputRegion::WholeDirect);
+    assert!(direct.contains("ivec4 brook_output_index = ivec4(brook_fragment, 0, 0);"));
+    assert!(!direct.contains("brook_output_width") && !direct.contains("discard"));
     let viewport = fragment(inputs.clone(), OutputRegion::Viewport);
-    assert!(viewport.contains("ivec4 brook_output_index = brook_output_element - brook_output_lo;"));
-    assert!(!viewport.contains("discard"));
+    assert!(viewport
+        .contains("ivec4 brook_output_index = ivec4(brook_fragment, 0, 0) - brook_output_lo;"));
+    assert!(!viewport.contains("brook_output_width") && !viewport.contains("discard"));
     let masked = fragment(inputs, OutputRegion::Masked);
     assert!(masked.contains("discard;"), "{masked}");
+    assert!(masked.contains("brook_output_element - brook_output_lo;"));
     // Outputs start at zero, so the unwritten `.y` is deterministic.
-    for text in [&whole, &viewport, &masked] {
+    for text in [&whole, &direct, &viewport, &masked] {
         assert!(text.contains("vec2 r = vec2(0.0);"), "{text}");
     }
 }

@@ -149,7 +149,8 @@ pub fn variant_for(
         params.push(access);
     }
     let output = match output.region() {
-        None => OutputRegion::Whole,
+        None if output.stream.layout().is_translated() => OutputRegion::Whole,
+        None => OutputRegion::WholeDirect,
         Some(_) if output.stream.layout().is_translated() => OutputRegion::Masked,
         Some(_) => OutputRegion::Viewport,
     };
