@@ -3,7 +3,7 @@
 //! the columns until one column is left, then along the rows, down to one element: the
 //! up-sweep of 004 §3.3.3, each tree level in its own stream instead of in place. Pairing
 //! along columns before rows keeps the pairs those of the row-major linear order, so the tree
-//! is the binary tree over the linear index whenever the extents are even.
+//! is the binary tree over the linear index whenever the column count is a power of two.
 //!
 //! The down-sweep then walks back: the top's exclusive prefix is 0, and element `i` of a
 //! level gets its parent's prefix, plus its left sibling's sum when it is a right child —
