@@ -169,6 +169,35 @@ impl Draw<'_> {
     }
 }
 
+/// Sets every texel of `target` to zero (`glClearBufferfv`), as an accumulation starts.
+pub fn clear(ctx: &Rc<GlContext>, target: &Texture) -> Result<(), AppError> {
+    ctx.make_current()?;
+    ctx.framebuffer_for(&[target])?;
+    // SAFETY: clears the colour attachment of the framebuffer just bound, on the current context.
+    unsafe { ctx.gl().clear_buffer_f32_slice(glow::COLOR, 0, &[0.0; 4]) };
+    Ok(())
+}
+
+/// Runs `draw` with additive blending (`FUNC_ADD`, `ONE, ONE`): each fragment is added to its
+/// texel, in primitive order and exactly in a float target — scatter-add by point rendering.
+pub fn additive<T>(
+    ctx: &GlContext,
+    draw: impl FnOnce() -> Result<T, AppError>,
+) -> Result<T, AppError> {
+    ctx.make_current()?;
+    let gl = ctx.gl();
+    // SAFETY: blend state on the current context, restored below whatever `draw` returns.
+    unsafe {
+        gl.enable(glow::BLEND);
+        gl.blend_equation(glow::FUNC_ADD);
+        gl.blend_func(glow::ONE, glow::ONE);
+    }
+    let drawn = draw();
+    // SAFETY: as above; every other draw is unblended.
+    unsafe { gl.disable(glow::BLEND) };
+    drawn
+}
+
 /// Waits for every queued GL command.
 pub fn finish(ctx: &GlContext) {
     if ctx.make_current().is_ok() {

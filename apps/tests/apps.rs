@@ -45,4 +45,6 @@ app_tests! {
     convolve => "Convolve",
     rotate => "Rotate",
     segment => "Segment",
+    scan => "Scan",
+    histogram => "Histogram",
 }

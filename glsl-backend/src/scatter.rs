@@ -61,12 +61,16 @@ enum Placement {
 }
 
 /// The vertex shader placing point `gl_VertexID` (of element `order[gl_VertexID]` when
-/// `ordered`) as `placement` says; with the slots it adds to every pass.
+/// `ordered`) as `placement` says; with the slots it adds to every pass. The `carried` data
+/// members are fetched here, once per point, and handed to the fragment shader as flat
+/// `brook_value{member}`: on a rasteriser that shades each one-texel point as a block of
+/// fragments (llvmpipe), a fetch in the fragment shader costs a block's worth.
 fn vertex(
     profile: Profile,
     roles: ScatterRoles,
     ordered: bool,
     placement: Placement,
+    carried: &[MemberRef],
 ) -> (String, Vec<SamplerSlot>, Vec<UniformSlot>) {
     let mut prelude = Prelude::default();
     prelude.require(Helper::Addressing);
@@ -85,7 +89,26 @@ fn vertex(
     ];
     if placement == Placement::Fetch {
         uniforms.push(slot("brook_data_extent", UniformValue::Extent(roles.data)));
+    }
+    if placement == Placement::Fetch || !carried.is_empty() {
         uniforms.push(slot("brook_data_width", UniformValue::Width(roles.data)));
+    }
+    let mut carry = String::new();
+    if !carried.is_empty() {
+        carry.push_str(
+            "    ivec2 brook_data_texel = ivec2(e % brook_data_width, e / brook_data_width);\n",
+        );
+    }
+    for m in carried {
+        let sampler = data_sampler(m);
+        samplers.push(SamplerSlot {
+            uniform: sampler.clone(),
+            source: *m,
+        });
+        carry.push_str(&format!(
+            "    brook_value{} = texelFetch({sampler}, brook_data_texel, 0);\n",
+            m.member
+        ));
     }
     let element = if ordered {
         samplers.push(SamplerSlot {
@@ -117,6 +140,9 @@ fn vertex(
         text.push_str(&format!("uniform {ty} {};\n", u.uniform));
     }
     text.push_str("flat out highp int brook_element;\n");
+    for m in carried {
+        text.push_str(&format!("flat out highp vec4 brook_value{};\n", m.member));
+    }
     let place = match placement {
         Placement::AtIndex => "    ivec2 t = brook_texel(brook_gather_index(v, brook_dst_extent), brook_dst_extent, brook_dst_width);\n".to_string(),
         Placement::Fetch => {
@@ -132,7 +158,7 @@ fn vertex(
 {place}    gl_Position = vec4((vec2(t) + 0.5) / brook_dst_size * 2.0 - 1.0, 0.0, 1.0);
     gl_PointSize = 1.0;
     brook_element = e;
-}}
+{carry}}}
 "
     ));
     (text, samplers, uniforms)
@@ -147,6 +173,15 @@ fn slot(name: &str, value: UniformValue) -> UniformSlot {
 
 const DATA_TEXEL: &str =
     "ivec2(brook_element % brook_data_width, brook_element / brook_data_width)";
+
+/// The most data members a write scatter carries from the vertex to the fragment shader (flat
+/// `vec4`s: GL 3.3 and ES 3.0 guarantee 16 vertex outputs); wider elements are fetched by
+/// the fragment shader.
+const MAX_CARRIED: usize = 8;
+
+fn data_sampler(m: &MemberRef) -> String {
+    format!("brook_data_tex{}", m.member)
+}
 
 /// A scatter whose fragments write the element itself (replace, or a blended combiner):
 /// `widths` are the element's member widths. Roles: data 0, index 1, order 2.
@@ -163,7 +198,8 @@ pub fn generate_gather_fetch(target: &Target, widths: &[u8]) -> ScatterProgram {
 }
 
 /// Points whose fragments copy a data element of member widths `widths`: element
-/// `brook_element` (AtIndex) or the texel `brook_source` (Fetch).
+/// `brook_element` (AtIndex; carried from the vertex shader when it has at most
+/// [`MAX_CARRIED`] members) or the texel `brook_source` (Fetch).
 fn copy_program(
     target: &Target,
     widths: &[u8],
@@ -176,7 +212,6 @@ fn copy_program(
         index: 1,
         order: 2,
     };
-    let (vertex, vsamplers, vuniforms) = vertex(target.profile, roles, ordered, placement);
     let members: Vec<(MemberRef, u8)> = widths
         .iter()
         .enumerate()
@@ -190,7 +225,16 @@ fn copy_program(
             )
         })
         .collect();
+    let carried: Vec<MemberRef> = if placement == Placement::AtIndex && members.len() <= MAX_CARRIED
+    {
+        members.iter().map(|(m, _)| *m).collect()
+    } else {
+        Vec::new()
+    };
+    let (vertex, vsamplers, vuniforms) =
+        vertex(target.profile, roles, ordered, placement, &carried);
     let (declarations, texel) = match placement {
+        Placement::AtIndex if !carried.is_empty() => ("", ""),
         Placement::AtIndex => (
             "flat in highp int brook_element;\nuniform int brook_data_width;\n",
             DATA_TEXEL,
@@ -209,7 +253,18 @@ fn copy_program(
             let mut samplers = vsamplers.clone();
             let mut body = String::new();
             for (location, (m, _)) in written.iter().enumerate() {
-                let sampler = format!("brook_data_tex{}", m.member);
+                if !carried.is_empty() {
+                    text.push_str(&format!(
+                        "flat in highp vec4 brook_value{m};\nlayout(location = {location}) out vec4 brook_out{location};\n",
+                        m = m.member
+                    ));
+                    body.push_str(&format!(
+                        "    brook_out{location} = brook_value{};\n",
+                        m.member
+                    ));
+                    continue;
+                }
+                let sampler = data_sampler(m);
                 text.push_str(&format!(
                     "uniform sampler2D {sampler};\nlayout(location = {location}) out vec4 brook_out{location};\n"
                 ));
@@ -223,7 +278,7 @@ fn copy_program(
             }
             text.push_str(&format!("void main() {{\n{body}}}\n"));
             let mut uniforms = vuniforms.clone();
-            if placement == Placement::AtIndex {
+            if placement == Placement::AtIndex && carried.is_empty() {
                 uniforms.push(slot("brook_data_width", UniformValue::Width(roles.data)));
             }
             PassProgram {
@@ -272,7 +327,8 @@ pub fn generate_scatter_reduce(
         index: n,
         order: n + 1,
     };
-    let (vertex, vsamplers, vuniforms) = vertex(target.profile, roles, true, Placement::AtIndex);
+    let (vertex, vsamplers, vuniforms) =
+        vertex(target.profile, roles, true, Placement::AtIndex, &[]);
     let mut prelude = Prelude::default();
     let functions = lowered_functions(module, reduce_fn, &mut prelude, source)?;
     let mut parts = ShaderParts::new(module);
@@ -345,6 +401,30 @@ mod tests {
         );
         let ordered = generate_scatter_write(&target, &[4], true);
         assert!(ordered.vertex.contains("texelFetch(brook_order_tex"));
+    }
+
+    #[test]
+    fn a_write_scatter_fetches_the_element_in_the_vertex_shader() {
+        let target = Target {
+            profile: Profile::Gl33Core,
+            max_draw_buffers: 8,
+        };
+        let p = generate_scatter_write(&target, &[1, 3], false);
+        assert!(p
+            .vertex
+            .contains("brook_value1 = texelFetch(brook_data_tex1, brook_data_texel, 0);"));
+        let fragment = &p.passes[0].fragment;
+        assert!(
+            fragment.contains("brook_out1 = brook_value1;"),
+            "{fragment}"
+        );
+        assert!(!fragment.contains("texelFetch"), "{fragment}");
+        // Elements wider than the carried limit are fetched per fragment.
+        let wide = generate_scatter_write(&target, &[4; MAX_CARRIED + 1], false);
+        assert!(!wide.vertex.contains("brook_value"));
+        assert!(wide.passes[0]
+            .fragment
+            .contains("texelFetch(brook_data_tex0"));
     }
 
     #[test]

@@ -4,12 +4,14 @@ mod chain;
 mod convolve;
 mod gemv;
 mod hand_fold;
+mod histogram;
 mod lanes;
 mod life;
 mod matmul;
 mod rotate;
 mod sasum;
 mod saxpy;
+mod scan;
 mod segment;
 
 use crate::app::App;
@@ -17,13 +19,18 @@ use crate::app::App;
 /// Every application of the suite.
 pub fn all() -> Vec<Box<dyn App>> {
     vec![
+        // Brook (001 Fig. 3, 000 Fig. 6.3).
         Box::new(saxpy::Saxpy),
         Box::new(gemv::Gemv::SGEMV),
         Box::new(gemv::Gemv::SGEMV_GATHER),
-        Box::new(gemv::Gemv::MATVEC),
-        Box::new(sasum::Sasum),
-        Box::new(matmul::Matmul),
         Box::new(segment::Segment),
+        // Sorting and scans (000 §7.1, 004).
+        Box::new(scan::Scan),
+        Box::new(histogram::Histogram),
+        // Accelerator's table (003).
+        Box::new(sasum::Sasum),
+        Box::new(gemv::Gemv::MATVEC),
+        Box::new(matmul::Matmul),
         Box::new(life::Life),
         Box::new(convolve::Convolve),
         Box::new(rotate::Rotate),
