@@ -3,17 +3,23 @@
 
 use std::path::PathBuf;
 
-/// Median time in nanoseconds of `group/bench` from criterion's saved estimates.
+/// Median time in nanoseconds of `group/bench` from criterion's saved estimates. Criterion
+/// writes under the workspace's target directory; a bench runs from its own package's
+/// directory, which is the workspace root for the root benches and a member for the others.
 pub fn median_ns(group: &str, bench: &str) -> Option<f64> {
-    let dir = std::env::var_os("CARGO_TARGET_DIR")
+    let dirs = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("target"));
-    let path = dir
-        .join("criterion")
-        .join(group)
-        .join(bench)
-        .join("new")
-        .join("estimates.json");
+        .into_iter()
+        .chain(["target", "../target"].map(PathBuf::from));
+    let path = dirs
+        .map(|dir| {
+            dir.join("criterion")
+                .join(group)
+                .join(bench)
+                .join("new")
+                .join("estimates.json")
+        })
+        .find(|path| path.exists())?;
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
     json["median"]["point_estimate"].as_f64()
