@@ -92,13 +92,10 @@ impl Shader {
     }
 
     fn location(&self, name: &'static str) -> Option<glow::UniformLocation> {
-        *self.locations
-            .borrow_mut()
-            .entry(name)
-            .or_insert_with(|| {
-                // SAFETY: a query on the program this context made.
-                unsafe { self.ctx.gl().get_uniform_location(self.program.raw(), name) }
-            })
+        *self.locations.borrow_mut().entry(name).or_insert_with(|| {
+            // SAFETY: a query on the program this context made.
+            unsafe { self.ctx.gl().get_uniform_location(self.program.raw(), name) }
+        })
     }
 }
 

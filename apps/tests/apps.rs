@@ -36,4 +36,7 @@ macro_rules! app_tests {
 
 app_tests! {
     saxpy => "SAXPY",
+    fft => "FFT",
+    ray => "Ray",
+    bitonic => "Bitonic",
 }

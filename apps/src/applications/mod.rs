@@ -1,12 +1,20 @@
 //! The applications, in the order the report prints them.
 
+mod bitonic;
+mod fft;
+mod ray;
 mod saxpy;
 
 use crate::app::App;
 
 /// Every application of the suite.
 pub fn all() -> Vec<Box<dyn App>> {
-    vec![Box::new(saxpy::Saxpy)]
+    vec![
+        Box::new(saxpy::Saxpy),
+        Box::new(fft::Fft),
+        Box::new(ray::Ray),
+        Box::new(bitonic::Bitonic),
+    ]
 }
 
 /// The applications whose names are in `names` (case-insensitive), or why one is unknown.
