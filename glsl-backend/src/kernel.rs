@@ -207,11 +207,10 @@ impl<'a> KernelShader<'a> {
             UniformValue::OutputWidth,
             "texture width of the output streams",
         );
-        let linear = "brook_fragment.y * brook_output_width + brook_fragment.x";
         if region == OutputRegion::Whole {
-            self.fetches.push_str(&format!(
-                "    ivec4 brook_output_index = brook_unlinearize({linear}, brook_output_extent);\n"
-            ));
+            self.fetches.push_str(
+                "    ivec4 brook_output_index = brook_element_at(brook_fragment, brook_output_extent, brook_output_width);\n",
+            );
             return;
         }
         self.parts.uniform(
@@ -226,9 +225,9 @@ impl<'a> KernelShader<'a> {
             UniformValue::OutputLo,
             "first element of the output domain",
         );
-        self.fetches.push_str(&format!(
-            "    ivec4 brook_output_element = brook_unlinearize({linear}, brook_output_stream_extent);\n"
-        ));
+        self.fetches.push_str(
+            "    ivec4 brook_output_element = brook_element_at(brook_fragment, brook_output_stream_extent, brook_output_width);\n",
+        );
         if region == OutputRegion::Masked {
             self.fetches.push_str(
                 "    // The domain is not one rectangle of this wrapped texture: skip the texels outside it.\n    if (any(lessThan(brook_output_element, brook_output_lo)) || any(greaterThanEqual(brook_output_element, brook_output_lo + brook_output_extent))) discard;\n",

@@ -78,26 +78,41 @@ fn overloads(comment: &str, one: impl Fn(&str, usize) -> String) -> String {
 /// `indexof`; an extent vector has 1 in unused dimensions. Everything is 32-bit integer
 /// arithmetic, so addresses are exact for every stream that fits in a texture.
 const ADDRESSING: &str = "\
+// a / b and a % b for a >= 0 and b > 0. When b is a power of two (b is a uniform, so every
+// fragment takes the same branch) a shift and a mask: integer division is slow on many shader
+// cores, and CPU rasterisers such as llvmpipe do it one lane at a time.
+ivec2 brook_divmod(int a, int b) {
+    if ((b & (b - 1)) == 0) {
+        int shift = (floatBitsToInt(float(b)) >> 23) - 127;
+        return ivec2(a >> shift, a & (b - 1));
+    }
+    return ivec2(a / b, a % b);
+}
 // Row-major linear position of an element: .x is the last (fastest) dimension.
 int brook_linearize(ivec4 index, ivec4 extent) {
     return ((index.w * extent.z + index.z) * extent.y + index.y) * extent.x + index.x;
 }
 // The element at a linear position.
 ivec4 brook_unlinearize(int linear, ivec4 extent) {
-    ivec4 index;
-    index.x = linear % extent.x; linear /= extent.x;
-    index.y = linear % extent.y; linear /= extent.y;
-    index.z = linear % extent.z;
-    index.w = linear / extent.z;
-    return index;
+    ivec2 x = brook_divmod(linear, extent.x);
+    ivec2 y = brook_divmod(x.x, extent.y);
+    ivec2 z = brook_divmod(y.x, extent.z);
+    return ivec4(x.y, y.y, z.y, z.x);
+}
+// The element at texel t of a stream `width` texels wide: t itself when the stream has at most
+// two dimensions and its rows are the texture's rows (a direct layout).
+ivec4 brook_element_at(ivec2 t, ivec4 extent, int width) {
+    if (width == extent.x && extent.z == 1 && extent.w == 1) return ivec4(t, 0, 0);
+    return brook_unlinearize(t.y * width + t.x, extent);
 }
 // Every stream wraps its elements row by row into a texture `width` texels wide.
 ivec2 brook_texel(ivec4 index, ivec4 extent, int width) {
-    int linear = brook_linearize(index, extent);
-    return ivec2(linear % width, linear / width);
+    ivec2 row_column = brook_divmod(brook_linearize(index, extent), width);
+    return row_column.yx;
 }
 // Implicit resize: output element i reads input element floor(i * in / out), per dimension.
 ivec4 brook_resize(ivec4 index, ivec4 from_extent, ivec4 to_extent) {
+    if (from_extent == to_extent) return index;
     return ivec4((uvec4(index) * uvec4(to_extent)) / uvec4(from_extent));
 }
 // Brook's gather index rule: floor(v + 0.25), clamped to the stream.

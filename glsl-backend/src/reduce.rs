@@ -172,7 +172,7 @@ fn fold_body(
             "texture width of this pass's output",
         );
         body.push_str("    // The output element this fragment holds (its layout wraps).\n");
-        body.push_str("    ivec4 brook_index = brook_unlinearize(brook_fragment.y * brook_output_width + brook_fragment.x, brook_output_extent);\n");
+        body.push_str("    ivec4 brook_index = brook_element_at(brook_fragment, brook_output_extent, brook_output_width);\n");
     } else {
         body.push_str("    // The output element this fragment holds: .x column, .y row.\n");
         body.push_str("    ivec4 brook_index = ivec4(brook_fragment, 0, 0);\n");

@@ -14,13 +14,14 @@ mod hand;
 mod reference;
 mod rust;
 mod scene;
+mod vector;
 
 use std::sync::Arc;
 
 use crate::app::{App, Env, Flavor, Instance, Scale, Tolerance, Variant, Work};
 use crate::error::AppError;
 
-pub use scene::{Camera, Scene};
+use scene::{Camera, Scene};
 
 pub struct Ray;
 
@@ -102,5 +103,34 @@ impl App for Ray {
             tolerance: Tolerance(1e-5),
             variants,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reference_sees_ground_below_sky_above_and_leaves_out_few_rays() {
+        let scene = Scene::new();
+        assert_eq!(scene.triangles.len(), 46);
+        let camera = Camera::new(64, 48);
+        let image = reference::render(&scene, &camera);
+        let id = |column: usize, row: usize| image[row * 64 + column].values[1];
+        // Row 0 is the bottom: the ground (triangles 0 and 1) fills the lower corners.
+        assert!(id(0, 0) == 0.0 || id(0, 0) == 1.0);
+        assert!(id(63, 0) == 0.0 || id(63, 0) == 1.0);
+        // The top row looks over the ground's far edge at nothing.
+        assert!((0..64).all(|c| id(c, 47) == -1.0));
+        // Boxes and tetrahedra are seen, and shaded within (0.1, 1].
+        let seen: std::collections::BTreeSet<i64> =
+            image.iter().map(|p| p.values[1] as i64).collect();
+        assert!(seen.len() > 10, "{seen:?}");
+        assert!(image
+            .iter()
+            .filter(|p| p.values[1] >= 0.0)
+            .all(|p| p.values[2] >= 0.1 && p.values[2] <= 1.0 && p.values[0] > 0.0));
+        let left_out = image.iter().filter(|p| !p.well_determined).count();
+        assert!(left_out < image.len() / 100, "{left_out} rays left out");
     }
 }

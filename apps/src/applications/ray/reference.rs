@@ -3,7 +3,8 @@
 //! hit (a ray within `EDGE` of an edge of a triangle at least as near as the hit, two surfaces
 //! at almost the same distance, or a grazing hit).
 
-use super::scene::{cross, dot, normalize, scale, sub, Camera, Scene};
+use super::scene::{Camera, Scene};
+use super::vector::{cross, dot, normalize, scale, sub};
 
 /// Barycentric distance to an edge under which f32 and f64 may disagree about a hit. f32
 /// Möller–Trumbore barycentrics here are within ~1e-6 of the exact ones (a few ulp of products

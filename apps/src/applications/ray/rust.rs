@@ -4,6 +4,7 @@
 use rayon::prelude::*;
 
 use super::scene::{Camera, Scene, Vec3};
+use super::vector::{cross, dot, normalize, sub};
 use super::{Compared, PIXEL};
 use crate::app::Variant;
 use crate::error::AppError;
@@ -105,25 +106,4 @@ impl Variant for RustRay {
     fn download(&mut self) -> Result<Vec<f32>, AppError> {
         self.compared.pick(&self.image)
     }
-}
-
-fn sub(a: Vec3, b: Vec3) -> Vec3 {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-fn dot(a: Vec3, b: Vec3) -> f32 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-fn cross(a: Vec3, b: Vec3) -> Vec3 {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
-fn normalize(a: Vec3) -> Vec3 {
-    let inv = 1.0 / dot(a, a).sqrt();
-    a.map(|c| c * inv)
 }

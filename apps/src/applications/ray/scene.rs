@@ -1,6 +1,8 @@
 //! The scene and the camera, as the f32 values every variant is given (the f64 reference
 //! widens the same values, so it traces exactly the rays and triangles the variants do).
 
+use super::vector::{cross, normalize, scale, sub};
+
 pub type Vec3 = [f32; 3];
 
 pub struct Scene {
@@ -116,28 +118,4 @@ impl Camera {
             dy: narrow(dy),
         }
     }
-}
-
-pub fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-pub fn scale(a: [f64; 3], s: f64) -> [f64; 3] {
-    a.map(|c| c * s)
-}
-
-pub fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-pub fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
-pub fn normalize(a: [f64; 3]) -> [f64; 3] {
-    scale(a, 1.0 / dot(a, a).sqrt())
 }
