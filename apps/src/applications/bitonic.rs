@@ -14,9 +14,10 @@ use crate::glkit::{self, Draw, Shader, Uniform};
 
 pub struct Bitonic;
 
-/// The dissertation's kernel, verbatim (000 §7.1); `ARRAYSIZE` is defined per instance.
+/// The dissertation's kernel (000 §7.1), verbatim but for `input[]`: it declares
+/// `input[ARRAYSIZE]`, and the front end caps declared gather sizes at 65536.
 const BROOK: &str = "
-kernel void bitonic(iter float idx1<>, float input[ARRAYSIZE],
+kernel void bitonic(iter float idx1<>, float input[],
     out float output<>, float stageWidth,
     float offset, float twoOffset) {
 
@@ -70,7 +71,9 @@ impl App for Bitonic {
     }
 
     fn instance<'a>(&self, env: &'a Env, scale: Scale) -> Result<Instance<'a>, AppError> {
-        let n = scale.pick(1 << 20, 1 << 16, 1000);
+        // 2^18 at full size, not the issue's 2^20: the CPU backend's interpreter needs ~50 s a
+        // sort at 2^20 (210 passes over a million elements), past the report's budget.
+        let n = scale.pick(1 << 18, 1 << 16, 1000);
         let values = data::uniform(n, 11, -1000.0, 1000.0);
         let mut reference = data::wide(&values);
         reference.sort_by(f64::total_cmp);
@@ -125,12 +128,11 @@ struct BrookBitonic<'a> {
 impl<'a> BrookBitonic<'a> {
     fn new(rt: &'a Runtime, count: usize, padded: Vec<f32>) -> Result<Self, AppError> {
         let len = padded.len();
-        let source = format!("#define ARRAYSIZE {len}\n{BROOK}");
         let mut inputs = Inputs::default();
         inputs.add(rt, 1, &[len], padded)?;
         Ok(BrookBitonic {
             rt,
-            program: rt.compile(&source, "bitonic.br")?,
+            program: rt.compile(BROOK, "bitonic.br")?,
             inputs,
             index: rt.iter(
                 IterSpec::new(&[len], 1, [0.0; 4], [len as f32, 0.0, 0.0, 0.0])
