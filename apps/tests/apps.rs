@@ -47,4 +47,7 @@ app_tests! {
     segment => "Segment",
     scan => "Scan",
     histogram => "Histogram",
+    fft => "FFT",
+    ray => "Ray",
+    bitonic => "Bitonic",
 }

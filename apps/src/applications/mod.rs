@@ -1,13 +1,16 @@
 //! The applications, in the order the report prints them.
 
+mod bitonic;
 mod chain;
 mod convolve;
+mod fft;
 mod gemv;
 mod hand_fold;
 mod histogram;
 mod lanes;
 mod life;
 mod matmul;
+mod ray;
 mod rotate;
 mod sasum;
 mod saxpy;
@@ -24,7 +27,10 @@ pub fn all() -> Vec<Box<dyn App>> {
         Box::new(gemv::Gemv::SGEMV),
         Box::new(gemv::Gemv::SGEMV_GATHER),
         Box::new(segment::Segment),
+        Box::new(fft::Fft),
+        Box::new(ray::Ray),
         // Sorting and scans (000 §7.1, 004).
+        Box::new(bitonic::Bitonic),
         Box::new(scan::Scan),
         Box::new(histogram::Histogram),
         // Accelerator's table (003).
