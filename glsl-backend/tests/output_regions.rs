@@ -2,7 +2,9 @@
 //! an output domain drawn with the viewport only offsets it, one under address translation
 //! discards outside the domain, and an input domain is offset by its corner in the whole stream.
 
-use brook_glsl::{generate_kernel, Access, OutputRegion, Profile, Target, Variant};
+use brook_glsl::{
+    generate_kernel, Access, Axis, OutputRegion, Placement, Profile, Resize, Target, Variant,
+};
 
 fn fragment(params: Vec<Access>, output: OutputRegion) -> String {
     let module = brook_frontend::compile(
@@ -21,7 +23,11 @@ fn fragment(params: Vec<Access>, output: OutputRegion) -> String {
 
 #[test]
 fn output_regions_in_the_shader() {
-    let inputs = vec![Access::AtFragment, Access::GatherDirect, Access::Value];
+    let inputs = vec![
+        Access::AtFragment,
+        Access::GatherDirect { rank: 1 },
+        Access::Value,
+    ];
     let whole = fragment(inputs.clone(), OutputRegion::Whole);
     assert!(!whole.contains("brook_output_lo") && !whole.contains("discard"));
     assert!(whole.contains("ivec4 brook_output_index = brook_unlinearize("));
@@ -45,7 +51,14 @@ fn output_regions_in_the_shader() {
 #[test]
 fn input_domains_are_offset_into_the_whole_stream() {
     let text = fragment(
-        vec![Access::Domain, Access::GatherDomain, Access::Value],
+        vec![
+            Access::Domain(Resize([Axis::Same; 4]), Placement::Translated),
+            Access::GatherDomain {
+                rank: 1,
+                placement: Placement::Translated,
+            },
+            Access::Value,
+        ],
         OutputRegion::Whole,
     );
     assert!(
@@ -56,5 +69,29 @@ fn input_domains_are_offset_into_the_whole_stream() {
         text.contains("brook_texel(index + t_lo, t_stream_extent, t_width)"),
         "{text}"
     );
-    assert!(text.contains("brook_gather_index(v, t_extent)"), "{text}");
+    assert!(
+        text.contains("brook_gather_index(v.x, t_extent.x)"),
+        "{text}"
+    );
+    // A domain of a direct layout is one rectangle: offset, and no translation.
+    let direct = fragment(
+        vec![
+            Access::Domain(Resize([Axis::Same; 4]), Placement::Direct),
+            Access::GatherDomain {
+                rank: 1,
+                placement: Placement::Direct,
+            },
+            Access::Value,
+        ],
+        OutputRegion::Direct,
+    );
+    assert!(
+        direct.contains("texelFetch(a_tex, (brook_index_a + a_lo).xy, 0)"),
+        "{direct}"
+    );
+    assert!(
+        direct.contains("texelFetch(t_tex, (index + t_lo).xy, 0)"),
+        "{direct}"
+    );
+    assert!(!direct.contains("brook_texel("), "{direct}");
 }

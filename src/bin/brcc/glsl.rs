@@ -6,7 +6,9 @@
 use std::fmt::Write;
 
 use brook::frontend::ir::{FunctionId, FunctionKind, ParamClass};
-use brook::glsl::{generate_kernel, Access, OutputRegion, Profile, SourceText, Target, Variant};
+use brook::glsl::{
+    generate_kernel, Access, Axis, OutputRegion, Profile, Resize, SourceText, Target, Variant,
+};
 use brook_build::Program;
 
 const TARGET: Target = Target {
@@ -46,8 +48,8 @@ pub fn describe(program: &Program) -> String {
                 .iter()
                 .map(|p| match p.class {
                     ParamClass::Stream => Access::AtFragment,
-                    ParamClass::Gather { .. } => Access::GatherDirect,
-                    ParamClass::Iter => Access::Iter1,
+                    ParamClass::Gather { rank } => Access::GatherDirect { rank },
+                    ParamClass::Iter => Access::Iter1(Resize([Axis::Same; 4])),
                     _ => Access::Value,
                 })
                 .collect(),
