@@ -111,11 +111,14 @@ fn resizes_that_repeat_or_drop_whole_dimensions() {
 }
 
 /// Gathers read only the index components of the gathered stream's rank: a `float2` index into
-/// a 1D stream ignores `.y`, a lone scalar into a 2D stream is the column.
+/// a 1D stream ignores `.y`, a lone scalar into a 2D stream is the column; int subscripts are
+/// only clamped.
 #[test]
 fn gathers_use_the_components_of_the_streams_rank() {
     let vector = "kernel void pick(float2 i<>, float t[], out float r<>) { r = t[i]; }";
     let scalar = "kernel void pick(float2 i<>, float t[][], out float r<>) { r = t[i.x]; }";
+    let ints = "kernel void pick(float2 i<>, float t[][], out float r<>) {
+        int c = (int)i.x; int row = (int)i.y; r = t[row][c] + 100.0 * t[int2(c, row)]; }";
     let idx = vec![3.0, 7.0, -2.0, 1.0, 12.7, 0.0, 8.74, -9.0, 5.0, 1e6];
     for gl in all_gl() {
         let got = gl_equals_cpu(
@@ -142,6 +145,19 @@ fn gathers_use_the_components_of_the_streams_rank() {
             0,
         );
         assert_eq!(got[0], [3.0, 0.0, 10.0, 8.0, 5.0], "on {}", gl.describe());
+        let got = gl_equals_cpu(
+            &gl,
+            ints,
+            "pick",
+            &[
+                data(2, &[5], idx.clone()),
+                data(1, &[3, 11], ramp(33)),
+                out(1, &[5]),
+            ],
+            0,
+        );
+        let expected = [25.0, 11.0, 10.0, 8.0, 27.0].map(|v| v * 101.0);
+        assert_eq!(got[0], expected, "on {}", gl.describe());
     }
 }
 

@@ -5,7 +5,7 @@
 //! tested without a GL context; `brook-passes` compiles and draws the result.
 //!
 //! The shaders are meant to be read: they keep the Brook names, quote the Brook line above
-//! each statement, and call small named helpers (`brook_texel`, `brook_gather_index`, …) for
+//! each statement, and call small named helpers (`brook_texel`, `brook_gather_round`, …) for
 //! the addressing the paper describes, rather than inlining arithmetic.
 
 mod error;

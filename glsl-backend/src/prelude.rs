@@ -20,7 +20,9 @@ pub enum Helper {
     Addressing,
     /// Brook's implicit resize along one index component.
     Resize,
-    /// Brook's gather index rule, for 1 to 4 components.
+    /// Brook's gather rounding of a float index, `floor(v + 0.25)`, for 1 to 4 components.
+    GatherRound,
+    /// Brook's whole gather index rule (rounding and clamp) on a `vec4` index.
     GatherIndex,
 }
 
@@ -66,16 +68,17 @@ fn helper_source(helper: Helper) -> String {
         Helper::Frexp => FREXP.to_string(),
         Helper::Addressing => ADDRESSING.to_string(),
         Helper::Resize => RESIZE.to_string(),
-        Helper::GatherIndex => {
+        Helper::GatherRound => {
             let int = ["int", "ivec2", "ivec3", "ivec4"];
             overloads(
-                "// Brook's gather index rule: floor(v + 0.25), clamped to the stream.\n",
+                "// Brook's gather rounding: floor(v + 0.25), so texel-centre coordinates from any source land on their element.\n",
                 |t, i| {
                     let n = int[i];
-                    format!("{n} brook_gather_index({t} v, {n} extent) {{ return clamp({n}(floor(v + 0.25)), {n}(0), extent - 1); }}\n")
+                    format!("{n} brook_gather_round({t} v) {{ return {n}(floor(v + 0.25)); }}\n")
                 },
             )
         }
+        Helper::GatherIndex => GATHER_INDEX.to_string(),
     }
 }
 
@@ -110,6 +113,13 @@ ivec4 brook_unlinearize(int linear, ivec4 extent) {
 ivec2 brook_texel(ivec4 index, ivec4 extent, int width) {
     int linear = brook_linearize(index, extent);
     return ivec2(linear % width, linear / width);
+}
+";
+
+const GATHER_INDEX: &str = "\
+// Brook's gather index rule: floor(v + 0.25), clamped to the stream.
+ivec4 brook_gather_index(vec4 v, ivec4 extent) {
+    return clamp(ivec4(floor(v + 0.25)), ivec4(0), extent - 1);
 }
 ";
 

@@ -327,9 +327,9 @@ impl<'a> ShaderParts<'a> {
         format!("brook_texel({index}, {extent}, {name}_width)")
     }
 
-    /// The accessor function a lowered body calls for `name[…]`: Brook's index rule on the
-    /// components the gathered stream's rank uses (the others select element 0), then the
-    /// element's texel.
+    /// The accessor function a lowered body calls for `name[…]` with the rounded index (see
+    /// `lower`): Brook's clamp on the components the gathered stream's rank uses (the others
+    /// select element 0), then the element's texel.
     pub fn gather_function(
         &mut self,
         param: u32,
@@ -349,19 +349,19 @@ impl<'a> ShaderParts<'a> {
             }
         };
         self.extent_uniform(param, name);
-        prelude.require(Helper::GatherIndex);
         let index = match rank.clamp(1, 4) {
-            4 => format!("brook_gather_index(v, {name}_extent)"),
+            1 => format!("ivec4(clamp(i.x, 0, {name}_extent.x - 1), 0, 0, 0)"),
+            4 => format!("clamp(i, ivec4(0), {name}_extent - 1)"),
             r => {
                 let used = &"xyz"[..r as usize];
                 let zeros = ", 0".repeat(4 - r as usize);
-                format!("ivec4(brook_gather_index(v.{used}, {name}_extent.{used}){zeros})")
+                format!("ivec4(clamp(i.{used}, ivec{r}(0), {name}_extent.{used} - 1){zeros})")
             }
         };
         let texel = self.texel_of(param, name, "index", domain, placement, prelude);
         let value = self.fetch_element(param, ty, name, &texel)?;
         self.accessors.push_str(&format!(
-            "// Gather from `{name}`: Brook's index rule, then the element's texel.\n{} {}(vec4 v) {{\n    ivec4 index = {index};\n    return {value};\n}}\n",
+            "// Gather from `{name}` at an index already rounded: Brook's clamp, then the element's texel.\n{} {}(ivec4 i) {{\n    ivec4 index = {index};\n    return {value};\n}}\n",
             glsl_type(self.module, ty),
             gather_function(name),
         ));
