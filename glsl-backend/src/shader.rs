@@ -349,13 +349,20 @@ impl<'a> ShaderParts<'a> {
             }
         };
         self.extent_uniform(param, name);
+        // The clamp's bound, once per fragment: gathers sit in loops, and llvmpipe hoists
+        // nothing out of them, so `extent - 1` in the accessor would cost a subtraction per call.
+        self.declarations.push_str(&format!(
+            "ivec4 {name}_last; // last element of `{name}` along each dimension\n"
+        ));
+        self.setup
+            .push_str(&format!("    {name}_last = {name}_extent - 1;\n"));
         let index = match rank.clamp(1, 4) {
-            1 => format!("ivec4(clamp(i.x, 0, {name}_extent.x - 1), 0, 0, 0)"),
-            4 => format!("clamp(i, ivec4(0), {name}_extent - 1)"),
+            1 => format!("ivec4(clamp(i.x, 0, {name}_last.x), 0, 0, 0)"),
+            4 => format!("clamp(i, ivec4(0), {name}_last)"),
             r => {
                 let used = &"xyz"[..r as usize];
                 let zeros = ", 0".repeat(4 - r as usize);
-                format!("ivec4(clamp(i.{used}, ivec{r}(0), {name}_extent.{used} - 1){zeros})")
+                format!("ivec4(clamp(i.{used}, ivec{r}(0), {name}_last.{used}){zeros})")
             }
         };
         let texel = self.texel_of(param, name, "index", domain, placement, prelude);

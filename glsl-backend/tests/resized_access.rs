@@ -153,11 +153,11 @@ fn gathers_round_and_clamp_only_the_components_of_their_rank() {
         ],
     );
     assert!(
-        text.contains("ivec4 index = ivec4(clamp(i.xy, ivec2(0), a_extent.xy - 1), 0, 0);"),
+        text.contains("ivec4 index = ivec4(clamp(i.xy, ivec2(0), a_last.xy), 0, 0);"),
         "{text}"
     );
     assert!(
-        text.contains("ivec4 index = ivec4(clamp(i.x, 0, x_extent.x - 1), 0, 0, 0);"),
+        text.contains("ivec4 index = ivec4(clamp(i.x, 0, x_last.x), 0, 0, 0);"),
         "{text}"
     );
     // A float subscript is rounded by Brook's rule at the call, an int one is used as it is.
@@ -166,6 +166,8 @@ fn gathers_round_and_clamp_only_the_components_of_their_rank() {
         "{text}"
     );
     assert!(text.contains("brook_gather_x(ivec4(3, 0, 0, 0))"), "{text}");
+    // The clamp's bound is computed once per fragment, not per gather.
+    assert!(text.contains("    a_last = a_extent - 1;\n"), "{text}");
     assert!(text.contains("texelFetch(x_tex, (index).xy, 0)"), "{text}");
     let code = code(&text);
     assert!(!code.contains('/') && !code.contains('%'), "{code}");
@@ -179,7 +181,7 @@ fn gathers_round_and_clamp_only_the_components_of_their_rank() {
         ],
     );
     assert!(
-        text.contains("ivec4 index = clamp(i, ivec4(0), a_extent - 1);"),
+        text.contains("ivec4 index = clamp(i, ivec4(0), a_last);"),
         "{text}"
     );
     assert!(
