@@ -108,7 +108,7 @@ impl<'a> KernelShader<'a> {
         // The element of the outputs this fragment computes: for `indexof`, for resized
         // inputs and iterators, and to skip the texels outside a masked domain.
         let needs_output_index = uses_indexof(&func.body)
-            || variant.output == OutputRegion::Masked
+            || matches!(variant.output, OutputRegion::Masked { .. })
             || variant.params.iter().any(|a| {
                 matches!(
                     a,
@@ -204,13 +204,11 @@ impl<'a> KernelShader<'a> {
                 self.output_lo();
                 format!("{texel} - brook_output_lo")
             }
-            OutputRegion::Whole => {
-                prelude.require(Helper::Addressing);
+            OutputRegion::Whole { rank } => {
                 self.output_width();
-                format!("brook_unlinearize({linear}, brook_output_extent)")
+                unlinearized(linear, "brook_output_extent", rank, prelude)
             }
-            OutputRegion::Masked => {
-                prelude.require(Helper::Addressing);
+            OutputRegion::Masked { rank } => {
                 self.output_width();
                 self.output_lo();
                 self.parts.uniform(
@@ -219,9 +217,9 @@ impl<'a> KernelShader<'a> {
                     UniformValue::OutputStreamExtent,
                     "shape of the whole output streams",
                 );
-                self.fetches.push_str(&format!(
-                    "    ivec4 brook_output_element = brook_unlinearize({linear}, brook_output_stream_extent);\n"
-                ));
+                let element = unlinearized(linear, "brook_output_stream_extent", rank, prelude);
+                self.fetches
+                    .push_str(&format!("    ivec4 brook_output_element = {element};\n"));
                 self.fetches.push_str(
                     "    // The domain is not one rectangle of this wrapped texture: skip the texels outside it.\n    if (any(lessThan(brook_output_element, brook_output_lo)) || any(greaterThanEqual(brook_output_element, brook_output_lo + brook_output_extent))) discard;\n",
                 );
@@ -304,5 +302,20 @@ impl<'a> KernelShader<'a> {
             glsl_type(self.parts.module, ty)
         ));
         Ok(())
+    }
+}
+
+/// The element at linear position `linear` of a stream of `rank` dimensions and shape `extent`
+/// (GLSL expressions). A 1D stream's element is its position and a 2D one's takes one division;
+/// the general helper would also divide by the extent-1 dimensions, one lane at a time on
+/// llvmpipe.
+fn unlinearized(linear: &str, extent: &str, rank: u8, prelude: &mut Prelude) -> String {
+    match rank {
+        1 => format!("ivec4({linear}, 0, 0, 0)"),
+        2 => format!("ivec4(({linear}) % {extent}.x, ({linear}) / {extent}.x, 0, 0)"),
+        _ => {
+            prelude.require(Helper::Addressing);
+            format!("brook_unlinearize({linear}, {extent})")
+        }
     }
 }

@@ -269,7 +269,7 @@ mod tests {
                     _ => Access::Value,
                 })
                 .collect(),
-            output: OutputRegion::Whole,
+            output: OutputRegion::Direct,
         };
         generate_reduce_pass(&module, id, &step, &variant, target, None).unwrap()
     }
@@ -336,7 +336,7 @@ mod tests {
                 .unwrap();
         let variant = Variant {
             params: vec![Access::AtFragment, Access::Value],
-            output: OutputRegion::Whole,
+            output: OutputRegion::Direct,
         };
         let err = generate_reduce_pass(&module, FunctionId(0), &STEP, &variant, &TARGET, None)
             .unwrap_err();

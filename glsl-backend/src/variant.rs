@@ -97,12 +97,12 @@ pub struct Variant {
 
 /// Which part of the output streams a call writes (000 §5.5): the bounds themselves are
 /// uniforms, so one program serves every domain of a class.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OutputRegion {
-    /// Every element, in any layout: the draw covers the whole texture, and the shader turns
-    /// the fragment's linear position back into the element through the output's shape.
-    #[default]
-    Whole,
+    /// Every element of a wrapped layout of `rank` dimensions: the draw covers the whole
+    /// texture, and the shader turns the fragment's linear position back into the element
+    /// through the output's shape (a 1D stream's element is its linear position).
+    Whole { rank: u8 },
     /// Every element of a direct layout (rank ≤ 2, stored as-is): the draw covers the whole
     /// texture and the fragment's texel is the element — no integer division per fragment,
     /// which costs llvmpipe (and any GPU without vector integer division) dearly.
@@ -113,7 +113,7 @@ pub enum OutputRegion {
     /// A domain of a translated layout, scattered over the texture's rows: the draw covers the
     /// whole texture and the shader discards the fragments outside the domain (the paper's
     /// predication), leaving those elements unchanged.
-    Masked,
+    Masked { rank: u8 },
 }
 
 /// Target facts that change the generated text.

@@ -165,11 +165,12 @@ pub fn variant_for(
         };
         params.push(access);
     }
-    let output = match output.region() {
-        None if output.stream.layout().is_translated() => OutputRegion::Whole,
-        None => OutputRegion::Direct,
-        Some(_) if output.stream.layout().is_translated() => OutputRegion::Masked,
-        Some(_) => OutputRegion::Viewport,
+    let rank = output.stream.layout().rank() as u8;
+    let output = match (output.region(), output.placement()) {
+        (None, Placement::Translated) => OutputRegion::Whole { rank },
+        (None, Placement::Direct) => OutputRegion::Direct,
+        (Some(_), Placement::Translated) => OutputRegion::Masked { rank },
+        (Some(_), Placement::Direct) => OutputRegion::Viewport,
     };
     Ok(Variant { params, output })
 }

@@ -328,6 +328,7 @@ fn reduce_variant(
     }
     Ok(Variant {
         params,
-        output: OutputRegion::Whole,
+        // Not read: each pass's `ReduceStep` says how its output is placed.
+        output: OutputRegion::Direct,
     })
 }

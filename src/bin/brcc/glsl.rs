@@ -53,7 +53,8 @@ pub fn describe(program: &Program) -> String {
                     _ => Access::Value,
                 })
                 .collect(),
-            output: OutputRegion::Whole,
+            // The general case: outputs of any rank, wrapped into their textures.
+            output: OutputRegion::Whole { rank: 4 },
         };
         match generate_kernel(
             module,
