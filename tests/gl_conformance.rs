@@ -75,6 +75,92 @@ fn resizing_between_shapes_of_three_and_four_dimensions() {
     }
 }
 
+/// The resizes that repeat or drop whole dimensions (a row vector over a matrix, a column over
+/// it, a matrix into a column, a single element over a stream), which the GL shaders specialise
+/// to need no division, next to ones that scale both dimensions; odd sizes, direct and wrapped.
+#[test]
+fn resizes_that_repeat_or_drop_whole_dimensions() {
+    let mul = "kernel void mul(float a<>, float x<>, out float t<>) { t = 100.0 * a + x; }";
+    let cases: [(&[usize], &[usize]); 7] = [
+        (&[5, 9], &[1, 9]),
+        (&[5, 9], &[9]),
+        (&[5, 9], &[5, 1]),
+        (&[5, 1], &[5, 9]),
+        (&[7, 3], &[3, 7]),
+        (&[13], &[1]),
+        (&[3, 11], &[3, 4]),
+    ];
+    for gl in all_gl() {
+        for (shape, x_shape) in cases {
+            let n = shape.iter().product();
+            let xn = x_shape.iter().product::<usize>();
+            let inputs = [
+                data(1, shape, ramp(n)),
+                data(1, x_shape, ramp(xn)),
+                out(1, shape),
+            ];
+            let got = gl_equals_cpu(&gl, mul, "mul", &inputs, 0).remove(0);
+            if x_shape == [1, 9] {
+                // Every row reads the whole vector.
+                let expected: Vec<f32> =
+                    (0..45).map(|i| 100.0 * i as f32 + (i % 9) as f32).collect();
+                assert_eq!(got, expected, "on {}", gl.describe());
+            }
+        }
+    }
+}
+
+/// Gathers read only the index components of the gathered stream's rank: a `float2` index into
+/// a 1D stream ignores `.y`, a lone scalar into a 2D stream is the column; int subscripts are
+/// only clamped.
+#[test]
+fn gathers_use_the_components_of_the_streams_rank() {
+    let vector = "kernel void pick(float2 i<>, float t[], out float r<>) { r = t[i]; }";
+    let scalar = "kernel void pick(float2 i<>, float t[][], out float r<>) { r = t[i.x]; }";
+    let ints = "kernel void pick(float2 i<>, float t[][], out float r<>) {
+        int c = (int)i.x; int row = (int)i.y; r = t[row][c] + 100.0 * t[int2(c, row)]; }";
+    let idx = vec![3.0, 7.0, -2.0, 1.0, 12.7, 0.0, 8.74, -9.0, 5.0, 1e6];
+    for gl in all_gl() {
+        let got = gl_equals_cpu(
+            &gl,
+            vector,
+            "pick",
+            &[
+                data(2, &[5], idx.clone()),
+                data(1, &[11], ramp(11)),
+                out(1, &[5]),
+            ],
+            0,
+        );
+        assert_eq!(got[0], [3.0, 0.0, 10.0, 8.0, 5.0], "on {}", gl.describe());
+        let got = gl_equals_cpu(
+            &gl,
+            scalar,
+            "pick",
+            &[
+                data(2, &[5], idx.clone()),
+                data(1, &[3, 11], ramp(33)),
+                out(1, &[5]),
+            ],
+            0,
+        );
+        assert_eq!(got[0], [3.0, 0.0, 10.0, 8.0, 5.0], "on {}", gl.describe());
+        let got = gl_equals_cpu(
+            &gl,
+            ints,
+            "pick",
+            &[
+                data(2, &[5], idx.clone()),
+                data(1, &[3, 11], ramp(33)),
+                out(1, &[5]),
+            ],
+            0,
+        );
+        let expected = [25.0, 11.0, 10.0, 8.0, 27.0].map(|v| v * 101.0);
+        assert_eq!(got[0], expected, "on {}", gl.describe());
+    }
+}
+
 #[test]
 fn gathers_at_and_beyond_every_edge() {
     let one = "kernel void pick(float i<>, float t[], out float r<>) { r = t[i]; }";

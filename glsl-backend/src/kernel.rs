@@ -15,13 +15,14 @@ use crate::error::GenError;
 use crate::lower::index_global;
 use crate::names::glsl_name;
 use crate::prelude::{Helper, Prelude};
+use crate::resize::resized_index;
 use crate::shader::{
     call_text, lowered_functions, member_slots, output_chunks, PassProgram, ShaderParts,
     UniformValue,
 };
 use crate::source::SourceText;
 use crate::types::{glsl_type, zero_value};
-use crate::variant::{Access, OutputRegion, Target, Variant};
+use crate::variant::{Access, OutputRegion, Resize, Target, Variant};
 use crate::vout::{candidate_name, count_name, vout_slots};
 use crate::walk::uses_indexof;
 
@@ -104,34 +105,18 @@ impl<'a> KernelShader<'a> {
             parts: ShaderParts::new(module),
             fetches: String::new(),
         };
-        let gathers_only = |a: &Access| {
-            matches!(
-                a,
-                Access::GatherDirect | Access::GatherTranslated | Access::GatherDomain
-            )
-        };
-        let addressed = variant.params.iter().any(|a| {
-            matches!(
-                a,
-                Access::Resized
-                    | Access::Iter1
-                    | Access::Iter2
-                    | Access::GatherTranslated
-                    | Access::Domain
-                    | Access::GatherDomain
-            )
-        }) || uses_indexof(&func.body);
-        let needs_output_index = addressed && variant.params.iter().any(|a| !gathers_only(a))
-            || uses_indexof(&func.body)
-            || variant.output == OutputRegion::Masked;
-        if addressed
-            || variant.params.contains(&Access::GatherDirect)
-            || !matches!(variant.output, OutputRegion::Whole | OutputRegion::Direct)
-        {
-            prelude.require(Helper::Addressing);
-        }
+        // The element of the outputs this fragment computes: for `indexof`, for resized
+        // inputs and iterators, and to skip the texels outside a masked domain.
+        let needs_output_index = uses_indexof(&func.body)
+            || matches!(variant.output, OutputRegion::Masked { .. })
+            || variant.params.iter().any(|a| {
+                matches!(
+                    a,
+                    Access::Resized(..) | Access::Domain(..) | Access::Iter1(_) | Access::Iter2(_)
+                )
+            });
         if needs_output_index {
-            s.output_index(variant.output);
+            s.output_index(variant.output, prelude);
         }
         for (i, p) in func.params.iter().enumerate() {
             let i = i as u32;
@@ -139,29 +124,33 @@ impl<'a> KernelShader<'a> {
             let ty = glsl_type(module, &p.ty);
             match (p.class, variant.params[i as usize]) {
                 (ParamClass::Constant, _) => s.parts.constant(i, &name, &p.ty)?,
-                (ParamClass::Stream, access @ (Access::AtFragment | Access::Resized | Access::Domain)) => {
-                    let texel = if access == Access::AtFragment {
-                        if needs_output_index {
-                            s.fetches.push_str(&format!("    {} = brook_output_index;\n", index_global(&name)));
+                (ParamClass::Stream, access @ (Access::AtFragment | Access::Resized(..) | Access::Domain(..))) => {
+                    let idx = index_global(&name);
+                    let texel = match access {
+                        Access::Resized(resize, placement) | Access::Domain(resize, placement) => {
+                            s.parts.extent_uniform(i, &name);
+                            let index = resized_index(resize, "brook_output_index", "brook_output_extent", &format!("{name}_extent"), prelude);
+                            s.fetches.push_str(&format!("    {idx} = {index};\n"));
+                            let domain = matches!(access, Access::Domain(..));
+                            s.parts.texel_of(i, &name, &idx, domain, placement, prelude)
                         }
-                        "brook_fragment".to_string()
-                    } else {
-                        s.parts.addressing_uniforms(i, &name);
-                        s.fetches.push_str(&format!(
-                            "    {idx} = brook_resize(brook_output_index, brook_output_extent, {name}_extent);\n",
-                            idx = index_global(&name)
-                        ));
-                        s.parts.texel_of(i, &name, &index_global(&name), access == Access::Domain)
+                        _ => {
+                            if needs_output_index {
+                                s.fetches.push_str(&format!("    {idx} = brook_output_index;\n"));
+                            }
+                            "brook_fragment".to_string()
+                        }
                     };
                     if needs_output_index {
-                        s.parts.declarations.push_str(&format!("ivec4 {};\n", index_global(&name)));
+                        s.parts.declarations.push_str(&format!("ivec4 {idx};\n"));
                     }
                     let value = s.parts.fetch_element(i, &p.ty, &name, &texel)?;
                     s.fetches.push_str(&format!("    {ty} {name} = {value};\n"));
                 }
-                (ParamClass::Stream | ParamClass::Iter, access @ (Access::Iter1 | Access::Iter2)) => s.iterator(i, &name, &p.ty, access == Access::Iter2)?,
-                (ParamClass::Gather { .. }, access @ (Access::GatherDirect | Access::GatherTranslated | Access::GatherDomain)) => {
-                    s.parts.gather_function(i, &name, &p.ty, access)?
+                (ParamClass::Stream | ParamClass::Iter, Access::Iter1(resize)) => s.iterator(i, &name, &p.ty, resize, false, prelude)?,
+                (ParamClass::Stream | ParamClass::Iter, Access::Iter2(resize)) => s.iterator(i, &name, &p.ty, resize, true, prelude)?,
+                (ParamClass::Gather { .. }, access @ (Access::GatherDirect { .. } | Access::GatherTranslated { .. } | Access::GatherDomain { .. })) => {
+                    s.parts.gather_function(i, &name, &p.ty, access, prelude)?
                 }
                 (ParamClass::Out, Access::Value) => {
                     if needs_output_index {
@@ -199,7 +188,7 @@ impl<'a> KernelShader<'a> {
 
     /// Declares `brook_output_index`, the element of the outputs (of their domain) this
     /// fragment computes.
-    fn output_index(&mut self, region: OutputRegion) {
+    fn output_index(&mut self, region: OutputRegion, prelude: &mut Prelude) {
         self.parts.uniform(
             "ivec4",
             "brook_output_extent",
@@ -215,11 +204,11 @@ impl<'a> KernelShader<'a> {
                 self.output_lo();
                 format!("{texel} - brook_output_lo")
             }
-            OutputRegion::Whole => {
+            OutputRegion::Whole { rank } => {
                 self.output_width();
-                format!("brook_unlinearize({linear}, brook_output_extent)")
+                unlinearized(linear, "brook_output_extent", rank, prelude)
             }
-            OutputRegion::Masked => {
+            OutputRegion::Masked { rank } => {
                 self.output_width();
                 self.output_lo();
                 self.parts.uniform(
@@ -228,9 +217,9 @@ impl<'a> KernelShader<'a> {
                     UniformValue::OutputStreamExtent,
                     "shape of the whole output streams",
                 );
-                self.fetches.push_str(&format!(
-                    "    ivec4 brook_output_element = brook_unlinearize({linear}, brook_output_stream_extent);\n"
-                ));
+                let element = unlinearized(linear, "brook_output_stream_extent", rank, prelude);
+                self.fetches
+                    .push_str(&format!("    ivec4 brook_output_element = {element};\n"));
                 self.fetches.push_str(
                     "    // The domain is not one rectangle of this wrapped texture: skip the texels outside it.\n    if (any(lessThan(brook_output_element, brook_output_lo)) || any(greaterThanEqual(brook_output_element, brook_output_lo + brook_output_extent))) discard;\n",
                 );
@@ -259,8 +248,16 @@ impl<'a> KernelShader<'a> {
         );
     }
 
-    fn iterator(&mut self, param: u32, name: &str, ty: &Type, two_d: bool) -> Result<(), GenError> {
-        self.parts.addressing_uniforms(param, name);
+    fn iterator(
+        &mut self,
+        param: u32,
+        name: &str,
+        ty: &Type,
+        resize: Resize,
+        two_d: bool,
+        prelude: &mut Prelude,
+    ) -> Result<(), GenError> {
+        self.parts.extent_uniform(param, name);
         self.parts.uniform(
             "vec4",
             &format!("{name}_start"),
@@ -275,9 +272,14 @@ impl<'a> KernelShader<'a> {
         );
         let idx = index_global(name);
         self.parts.declarations.push_str(&format!("ivec4 {idx};\n"));
-        self.fetches.push_str(&format!(
-            "    {idx} = brook_resize(brook_output_index, brook_output_extent, {name}_extent);\n"
-        ));
+        let index = resized_index(
+            resize,
+            "brook_output_index",
+            "brook_output_extent",
+            &format!("{name}_extent"),
+            prelude,
+        );
+        self.fetches.push_str(&format!("    {idx} = {index};\n"));
         // The same f32 operations as the host's `start + i * step`, so both agree.
         let position = if two_d {
             format!("vec4(vec2({idx}.xy), 0.0, 0.0)")
@@ -300,5 +302,20 @@ impl<'a> KernelShader<'a> {
             glsl_type(self.parts.module, ty)
         ));
         Ok(())
+    }
+}
+
+/// The element at linear position `linear` of a stream of `rank` dimensions and shape `extent`
+/// (GLSL expressions). A 1D stream's element is its position and a 2D one's takes one division;
+/// the general helper would also divide by the extent-1 dimensions, one lane at a time on
+/// llvmpipe.
+fn unlinearized(linear: &str, extent: &str, rank: u8, prelude: &mut Prelude) -> String {
+    match rank {
+        1 => format!("ivec4({linear}, 0, 0, 0)"),
+        2 => format!("ivec4(({linear}) % {extent}.x, ({linear}) / {extent}.x, 0, 0)"),
+        _ => {
+            prelude.require(Helper::Addressing);
+            format!("brook_unlinearize({linear}, {extent})")
+        }
     }
 }

@@ -5,7 +5,7 @@
 //! tested without a GL context; `brook-passes` compiles and draws the result.
 //!
 //! The shaders are meant to be read: they keep the Brook names, quote the Brook line above
-//! each statement, and call small named helpers (`brook_texel`, `brook_gather_index`, …) for
+//! each statement, and call small named helpers (`brook_texel`, `brook_gather_round`, …) for
 //! the addressing the paper describes, rather than inlining arithmetic.
 
 mod error;
@@ -14,6 +14,7 @@ mod lower;
 mod names;
 mod prelude;
 mod reduce;
+mod resize;
 mod scan;
 mod scatter;
 mod shader;
@@ -35,6 +36,6 @@ pub use scatter::{
 };
 pub use shader::{stream_members, MemberRef, PassProgram, SamplerSlot, UniformSlot, UniformValue};
 pub use source::{quoted_source_line, SourceText};
-pub use variant::{Access, OutputRegion, Profile, Target, Variant};
+pub use variant::{Access, Axis, OutputRegion, Placement, Profile, Resize, Target, Variant};
 pub use vertex::vertex_shader;
 pub use vout::candidate_of;

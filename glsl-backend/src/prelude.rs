@@ -16,8 +16,14 @@ pub enum Helper {
     IsFinite,
     /// Cg `frexp` (GLSL has it only from 4.00): mantissa in [0.5, 1), exponent stored.
     Frexp,
-    /// Brook's gather index rule and the stream addressing functions.
+    /// Stream addressing through a wrapped layout: linear positions and their texels.
     Addressing,
+    /// Brook's implicit resize along one index component.
+    Resize,
+    /// Brook's gather rounding of a float index, `floor(v + 0.25)`, for 1 to 4 components.
+    GatherRound,
+    /// Brook's whole gather index rule (rounding and clamp) on a `vec4` index.
+    GatherIndex,
 }
 
 /// The set of helpers one shader uses.
@@ -61,6 +67,18 @@ fn helper_source(helper: Helper) -> String {
         }),
         Helper::Frexp => FREXP.to_string(),
         Helper::Addressing => ADDRESSING.to_string(),
+        Helper::Resize => RESIZE.to_string(),
+        Helper::GatherRound => {
+            let int = ["int", "ivec2", "ivec3", "ivec4"];
+            overloads(
+                "// Brook's gather rounding: floor(v + 0.25), so texel-centre coordinates from any source land on their element.\n",
+                |t, i| {
+                    let n = int[i];
+                    format!("{n} brook_gather_round({t} v) {{ return {n}(floor(v + 0.25)); }}\n")
+                },
+            )
+        }
+        Helper::GatherIndex => GATHER_INDEX.to_string(),
     }
 }
 
@@ -72,7 +90,7 @@ fn overloads(comment: &str, one: impl Fn(&str, usize) -> String) -> String {
     s
 }
 
-/// Stream addressing, shared by every stream access that is not at the fragment's own texel.
+/// Stream addressing through wrapped layouts (and the output index of a wrapped output).
 ///
 /// An element index is an `ivec4` whose `.x` is the last (fastest) dimension, like Brook's
 /// `indexof`; an extent vector has 1 in unused dimensions. Everything is 32-bit integer
@@ -96,13 +114,21 @@ ivec2 brook_texel(ivec4 index, ivec4 extent, int width) {
     int linear = brook_linearize(index, extent);
     return ivec2(linear % width, linear / width);
 }
-// Implicit resize: output element i reads input element floor(i * in / out), per dimension.
-ivec4 brook_resize(ivec4 index, ivec4 from_extent, ivec4 to_extent) {
-    return ivec4((uvec4(index) * uvec4(to_extent)) / uvec4(from_extent));
-}
+";
+
+const GATHER_INDEX: &str = "\
 // Brook's gather index rule: floor(v + 0.25), clamped to the stream.
 ivec4 brook_gather_index(vec4 v, ivec4 extent) {
     return clamp(ivec4(floor(v + 0.25)), ivec4(0), extent - 1);
+}
+";
+
+/// Only the index components whose extents differ call it (see `Resize`): the division is the
+/// expensive part of a resized access.
+const RESIZE: &str = "\
+// Implicit resize: output element i reads input element floor(i * in / out) along a dimension.
+int brook_resize(int i, int from_extent, int to_extent) {
+    return int((uint(i) * uint(to_extent)) / uint(from_extent));
 }
 ";
 

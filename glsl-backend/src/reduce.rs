@@ -23,7 +23,7 @@ use crate::shader::{
 };
 use crate::source::SourceText;
 use crate::types::glsl_type;
-use crate::variant::{Access, Target, Variant};
+use crate::variant::{Access, Placement, Target, Variant};
 
 /// What a reduction pass's shader text depends on; the extents are uniforms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -83,11 +83,8 @@ pub fn generate_reduce_pass(
             (ParamClass::Constant, _) => parts.constant(i as u32, &name, &p.ty)?,
             (
                 ParamClass::Gather { .. },
-                access @ (Access::GatherDirect | Access::GatherTranslated),
-            ) => {
-                prelude.require(Helper::Addressing);
-                parts.gather_function(i as u32, &name, &p.ty, access)?
-            }
+                access @ (Access::GatherDirect { .. } | Access::GatherTranslated { .. }),
+            ) => parts.gather_function(i as u32, &name, &p.ty, access, &mut prelude)?,
             (ParamClass::Stream | ParamClass::Reduce, _) => {}
             (class, access) => {
                 return Err(GenError::Unsupported(format!(
@@ -178,8 +175,15 @@ fn fold_body(
         body.push_str("    ivec4 brook_index = ivec4(brook_fragment, 0, 0);\n");
     }
     let texel = if step.input_translated {
-        parts.addressing_uniforms(input as u32, &a);
-        format!("brook_texel(brook_index, {a}_extent, {a}_width)")
+        parts.extent_uniform(input as u32, &a);
+        parts.texel_of(
+            input as u32,
+            &a,
+            "brook_index",
+            false,
+            Placement::Translated,
+            prelude,
+        )
     } else {
         "brook_index.xy".to_string()
     };
@@ -261,11 +265,11 @@ mod tests {
                 .params
                 .iter()
                 .map(|p| match p.class {
-                    ParamClass::Gather { .. } => Access::GatherDirect,
+                    ParamClass::Gather { rank } => Access::GatherDirect { rank },
                     _ => Access::Value,
                 })
                 .collect(),
-            output: OutputRegion::Whole,
+            output: OutputRegion::Direct,
         };
         generate_reduce_pass(&module, id, &step, &variant, target, None).unwrap()
     }
@@ -332,7 +336,7 @@ mod tests {
                 .unwrap();
         let variant = Variant {
             params: vec![Access::AtFragment, Access::Value],
-            output: OutputRegion::Whole,
+            output: OutputRegion::Direct,
         };
         let err = generate_reduce_pass(&module, FunctionId(0), &STEP, &variant, &TARGET, None)
             .unwrap_err();

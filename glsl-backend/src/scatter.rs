@@ -74,6 +74,7 @@ fn vertex(
 ) -> (String, Vec<SamplerSlot>, Vec<UniformSlot>) {
     let mut prelude = Prelude::default();
     prelude.require(Helper::Addressing);
+    prelude.require(Helper::GatherIndex);
     let mut samplers = vec![SamplerSlot {
         uniform: "brook_index_tex".into(),
         source: MemberRef {

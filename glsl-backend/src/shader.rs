@@ -7,10 +7,10 @@ use brook_frontend::ir::{Function, FunctionId, Module, ParamClass, Scalar, Type}
 use crate::error::GenError;
 use crate::lower::{gather_function, passed_as_argument, FunctionLowering};
 use crate::names::glsl_name;
-use crate::prelude::Prelude;
+use crate::prelude::{Helper, Prelude};
 use crate::source::SourceText;
 use crate::types::{glsl_type, struct_declarations};
-use crate::variant::{Access, Target};
+use crate::variant::{Access, Placement, Target};
 use crate::vout::{candidate_name, candidate_of, count_name};
 use crate::walk::callees;
 
@@ -237,19 +237,13 @@ impl<'a> ShaderParts<'a> {
         Ok(())
     }
 
-    /// `NAME_extent` and `NAME_width` of parameter `param`'s stream.
-    pub fn addressing_uniforms(&mut self, param: u32, name: &str) {
+    /// `NAME_extent`: the shape of parameter `param`'s stream (of its domain).
+    pub fn extent_uniform(&mut self, param: u32, name: &str) {
         self.uniform(
             "ivec4",
             &format!("{name}_extent"),
             UniformValue::Extent(param),
             &format!("shape of `{name}`"),
-        );
-        self.uniform(
-            "int",
-            &format!("{name}_width"),
-            UniformValue::Width(param),
-            &format!("texture width of `{name}`"),
         );
     }
 
@@ -289,48 +283,92 @@ impl<'a> ShaderParts<'a> {
 
     /// The texel of element `index` of stream parameter `param`; for a domain, `index` is in
     /// the domain and is offset by its corner within the whole stream.
-    pub fn texel_of(&mut self, param: u32, name: &str, index: &str, domain: bool) -> String {
-        if !domain {
-            return format!("brook_texel({index}, {name}_extent, {name}_width)");
+    pub fn texel_of(
+        &mut self,
+        param: u32,
+        name: &str,
+        index: &str,
+        domain: bool,
+        placement: Placement,
+        prelude: &mut Prelude,
+    ) -> String {
+        let index = if domain {
+            self.uniform(
+                "ivec4",
+                &format!("{name}_lo"),
+                UniformValue::Lo(param),
+                &format!("first element of the domain of `{name}`"),
+            );
+            format!("{index} + {name}_lo")
+        } else {
+            index.to_string()
+        };
+        if placement == Placement::Direct {
+            return format!("({index}).xy");
         }
+        prelude.require(Helper::Addressing);
         self.uniform(
-            "ivec4",
-            &format!("{name}_lo"),
-            UniformValue::Lo(param),
-            &format!("first element of the domain of `{name}`"),
+            "int",
+            &format!("{name}_width"),
+            UniformValue::Width(param),
+            &format!("texture width of `{name}`"),
         );
-        self.uniform(
-            "ivec4",
-            &format!("{name}_stream_extent"),
-            UniformValue::StreamExtent(param),
-            &format!("shape of the whole stream behind `{name}`"),
-        );
-        format!("brook_texel({index} + {name}_lo, {name}_stream_extent, {name}_width)")
+        let extent = if domain {
+            self.uniform(
+                "ivec4",
+                &format!("{name}_stream_extent"),
+                UniformValue::StreamExtent(param),
+                &format!("shape of the whole stream behind `{name}`"),
+            );
+            format!("{name}_stream_extent")
+        } else {
+            format!("{name}_extent")
+        };
+        format!("brook_texel({index}, {extent}, {name}_width)")
     }
 
-    /// The accessor function a lowered body calls for `name[…]`.
+    /// The accessor function a lowered body calls for `name[…]` with the rounded index (see
+    /// `lower`): Brook's clamp on the components the gathered stream's rank uses (the others
+    /// select element 0), then the element's texel.
     pub fn gather_function(
         &mut self,
         param: u32,
         name: &str,
         ty: &Type,
         access: Access,
+        prelude: &mut Prelude,
     ) -> Result<(), GenError> {
-        let texel = if access == Access::GatherDirect {
-            self.uniform(
-                "ivec4",
-                &format!("{name}_extent"),
-                UniformValue::Extent(param),
-                &format!("shape of `{name}`"),
-            );
-            "index.xy".to_string()
-        } else {
-            self.addressing_uniforms(param, name);
-            self.texel_of(param, name, "index", access == Access::GatherDomain)
+        let (rank, placement, domain) = match access {
+            Access::GatherDirect { rank } => (rank, Placement::Direct, false),
+            Access::GatherTranslated { rank } => (rank, Placement::Translated, false),
+            Access::GatherDomain { rank, placement } => (rank, placement, true),
+            _ => {
+                return Err(GenError::Unsupported(format!(
+                    "gather `{name}` cannot be accessed as {access:?}"
+                )))
+            }
         };
+        self.extent_uniform(param, name);
+        // The clamp's bound, once per fragment: gathers sit in loops, and llvmpipe hoists
+        // nothing out of them, so `extent - 1` in the accessor would cost a subtraction per call.
+        self.declarations.push_str(&format!(
+            "ivec4 {name}_last; // last element of `{name}` along each dimension\n"
+        ));
+        self.setup
+            .push_str(&format!("    {name}_last = {name}_extent - 1;\n"));
+        let index = match rank.clamp(1, 4) {
+            1 => format!("ivec4(clamp(i.x, 0, {name}_last.x), 0, 0, 0)"),
+            4 => format!("clamp(i, ivec4(0), {name}_last)"),
+            r => {
+                let used = &"xyz"[..r as usize];
+                let zeros = ", 0".repeat(4 - r as usize);
+                format!("ivec4(clamp(i.{used}, ivec{r}(0), {name}_last.{used}){zeros})")
+            }
+        };
+        let texel = self.texel_of(param, name, "index", domain, placement, prelude);
         let value = self.fetch_element(param, ty, name, &texel)?;
         self.accessors.push_str(&format!(
-            "// Gather from `{name}`: Brook's index rule, then the element's texel.\n{} {}(vec4 v) {{\n    ivec4 index = brook_gather_index(v, {name}_extent);\n    return {value};\n}}\n",
+            "// Gather from `{name}` at an index already rounded: Brook's clamp, then the element's texel.\n{} {}(ivec4 i) {{\n    ivec4 index = {index};\n    return {value};\n}}\n",
             glsl_type(self.module, ty),
             gather_function(name),
         ));

@@ -12,24 +12,79 @@ pub enum Access {
     /// hand-written GPGPU idiom, with no address arithmetic.
     AtFragment,
     /// An input stream of another shape: the output index is resized to the input's shape
-    /// (Brook's repeat/stride rule) and translated to the input's texel.
-    Resized,
-    /// A gather whose layout is direct (rank ≤ 2, stored as-is): the index is the texel.
-    GatherDirect,
-    /// A gather whose layout is wrapped: the index is linearised and translated.
-    GatherTranslated,
+    /// (Brook's repeat/stride rule) and placed at the input's texel.
+    Resized(Resize, Placement),
+    /// A gather from a direct layout (rank ≤ 2, stored as-is): the index is the texel.
+    GatherDirect { rank: u8 },
+    /// A gather from a wrapped layout: the index is linearised and translated.
+    GatherTranslated { rank: u8 },
     /// An input passed as a domain `a.domain(lo, hi)`: the sub-stream is an input of the
     /// domain's shape whose element 0 is `lo`, so the (resized) index is offset by `lo` and
-    /// translated through the whole stream's shape.
-    Domain,
+    /// placed through the whole stream's layout.
+    Domain(Resize, Placement),
     /// A gather from a domain: Brook's index rule clamps to the domain, then offset by `lo`.
-    GatherDomain,
+    GatherDomain { rank: u8, placement: Placement },
     /// A 1D iterator: component k is `start.k + i * step.k` at the (resized) element i.
-    Iter1,
+    Iter1(Resize),
     /// A 2D `float2` iterator: `.x` follows the column, `.y` the row.
-    Iter2,
+    Iter2(Resize),
     /// Constants and outputs: nothing to fetch.
     Value,
+}
+
+/// Where a stream's elements lie in its texture (`brook_texture_streams::Layout`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Placement {
+    /// Rank ≤ 2 and stored as-is: element (row, column) is texel (column, row), so an index's
+    /// `.xy` is its texel.
+    Direct,
+    /// Wrapped row by row into a texture of another width: the index is linearised and
+    /// translated, which costs an integer division and a remainder.
+    Translated,
+}
+
+/// Brook's implicit resize from the output's shape to an input's, specialised per index
+/// component (`.x` = last dimension first) on how the two extents compare.
+///
+/// Most resizes repeat or drop whole dimensions (a row vector over a matrix, a column of row
+/// sums): those components need no arithmetic at all, and only the others divide. Integer
+/// division is what makes resized inputs expensive on GPUs without it (llvmpipe does it one
+/// lane at a time), so the class is part of the variant; the extents stay uniforms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Resize(pub [Axis; 4]);
+
+/// How one output index component `i` becomes the input's, `⌊i · in / out⌋`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Axis {
+    /// Equal extents (1 beyond both ranks): the index itself.
+    Same,
+    /// The input or the output has extent 1 along it: the index is 0.
+    Zero,
+    /// Other extents: `⌊i · in / out⌋` in integers.
+    Scaled,
+}
+
+impl Resize {
+    /// The resize from an output of shape `out` to an input of shape `input` (outermost
+    /// dimension first). Ranks may differ: the smaller shape is left-padded with extent-1
+    /// dimensions, so the trailing dimensions — the columns — line up.
+    pub fn between(out: &[usize], input: &[usize]) -> Resize {
+        // Extent of component k (.x = last dimension), 1 beyond the rank.
+        let extent =
+            |shape: &[usize], k: usize| shape.len().checked_sub(k + 1).map_or(1, |d| shape[d]);
+        Resize(std::array::from_fn(|k| {
+            match (extent(out, k), extent(input, k)) {
+                (o, i) if o == i => Axis::Same,
+                (1, _) | (_, 1) => Axis::Zero,
+                _ => Axis::Scaled,
+            }
+        }))
+    }
+
+    /// Whether the input's index is the output's.
+    pub fn is_identity(self) -> bool {
+        self.0.iter().all(|a| *a == Axis::Same)
+    }
 }
 
 /// One specialisation of a kernel: the access class of every parameter, in parameter order,
@@ -42,12 +97,12 @@ pub struct Variant {
 
 /// Which part of the output streams a call writes (000 §5.5): the bounds themselves are
 /// uniforms, so one program serves every domain of a class.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OutputRegion {
-    /// Every element, in any layout: the draw covers the whole texture, and the shader turns
-    /// the fragment's linear position back into the element through the output's shape.
-    #[default]
-    Whole,
+    /// Every element of a wrapped layout of `rank` dimensions: the draw covers the whole
+    /// texture, and the shader turns the fragment's linear position back into the element
+    /// through the output's shape (a 1D stream's element is its linear position).
+    Whole { rank: u8 },
     /// Every element of a direct layout (rank ≤ 2, stored as-is): the draw covers the whole
     /// texture and the fragment's texel is the element — no integer division per fragment,
     /// which costs llvmpipe (and any GPU without vector integer division) dearly.
@@ -58,7 +113,7 @@ pub enum OutputRegion {
     /// A domain of a translated layout, scattered over the texture's rows: the draw covers the
     /// whole texture and the shader discards the fragments outside the domain (the paper's
     /// predication), leaving those elements unchanged.
-    Masked,
+    Masked { rank: u8 },
 }
 
 /// Target facts that change the generated text.

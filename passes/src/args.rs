@@ -1,7 +1,7 @@
 //! The arguments of a kernel call on GL, and the shader variant they select.
 
 use brook_frontend::ir::{Function, ParamClass};
-use brook_glsl::{Access, OutputRegion, Variant};
+use brook_glsl::{Access, OutputRegion, Placement, Resize, Variant};
 use brook_texture_streams::{Domain, IterSpec, Stream};
 
 /// A stream argument: a whole stream, or a domain of it (`s.domain(lo, hi)`).
@@ -46,6 +46,15 @@ impl<'a> StreamArg<'a> {
         match self.region() {
             Some(d) => d.lo().to_vec(),
             None => vec![0; self.stream.layout().rank()],
+        }
+    }
+
+    /// How the stream's elements lie in its texture.
+    pub fn placement(&self) -> Placement {
+        if self.stream.layout().is_translated() {
+            Placement::Translated
+        } else {
+            Placement::Direct
         }
     }
 
@@ -113,28 +122,36 @@ pub fn variant_for(
         ));
     }
     let mut params = Vec::with_capacity(args.len());
+    let out_shape = output.shape();
     for (p, arg) in func.params.iter().zip(args) {
         let access = match (p.class, arg) {
             (ParamClass::Stream, KernelArg::Stream(s)) if s.same_place(output) => {
                 Access::AtFragment
             }
-            (ParamClass::Stream, KernelArg::Stream(s)) if s.region().is_some() => Access::Domain,
-            (ParamClass::Stream, KernelArg::Stream(_)) => Access::Resized,
-            (ParamClass::Stream | ParamClass::Iter, KernelArg::Iter(it))
-                if it.shape().len() == 2 =>
-            {
-                Access::Iter2
+            (ParamClass::Stream, KernelArg::Stream(s)) => {
+                let resize = Resize::between(&out_shape, &s.shape());
+                if s.region().is_some() {
+                    Access::Domain(resize, s.placement())
+                } else {
+                    Access::Resized(resize, s.placement())
+                }
             }
-            (ParamClass::Stream | ParamClass::Iter, KernelArg::Iter(_)) => Access::Iter1,
-            (ParamClass::Gather { .. }, KernelArg::Gather(g)) if g.region().is_some() => {
-                Access::GatherDomain
+            (ParamClass::Stream | ParamClass::Iter, KernelArg::Iter(it)) => {
+                let resize = Resize::between(&out_shape, it.shape());
+                if it.shape().len() == 2 {
+                    Access::Iter2(resize)
+                } else {
+                    Access::Iter1(resize)
+                }
             }
-            (ParamClass::Gather { .. }, KernelArg::Gather(g))
-                if g.stream.layout().is_translated() =>
-            {
-                Access::GatherTranslated
+            (ParamClass::Gather { .. }, KernelArg::Gather(g)) => {
+                let rank = g.stream.layout().rank() as u8;
+                match (g.region(), g.placement()) {
+                    (Some(_), placement) => Access::GatherDomain { rank, placement },
+                    (None, Placement::Translated) => Access::GatherTranslated { rank },
+                    (None, Placement::Direct) => Access::GatherDirect { rank },
+                }
             }
-            (ParamClass::Gather { .. }, KernelArg::Gather(_)) => Access::GatherDirect,
             (ParamClass::Constant, KernelArg::Constant(_))
             | (ParamClass::Out | ParamClass::Vout { .. }, KernelArg::Out(_)) => Access::Value,
             (class, arg) => {
@@ -148,11 +165,12 @@ pub fn variant_for(
         };
         params.push(access);
     }
-    let output = match output.region() {
-        None if output.stream.layout().is_translated() => OutputRegion::Whole,
-        None => OutputRegion::Direct,
-        Some(_) if output.stream.layout().is_translated() => OutputRegion::Masked,
-        Some(_) => OutputRegion::Viewport,
+    let rank = output.stream.layout().rank() as u8;
+    let output = match (output.region(), output.placement()) {
+        (None, Placement::Translated) => OutputRegion::Whole { rank },
+        (None, Placement::Direct) => OutputRegion::Direct,
+        (Some(_), Placement::Translated) => OutputRegion::Masked { rank },
+        (Some(_), Placement::Direct) => OutputRegion::Viewport,
     };
     Ok(Variant { params, output })
 }

@@ -13,7 +13,8 @@ use std::rc::Rc;
 
 use brook_frontend::ir::{FunctionId, FunctionKind, ParamClass};
 use brook_glsl::{
-    generate_reduce_pass, stream_members, Access, OutputRegion, ReduceStep, UniformValue, Variant,
+    generate_reduce_pass, stream_members, Access, OutputRegion, Placement, ReduceStep,
+    UniformValue, Variant,
 };
 use brook_texture_streams::{Stream, Texture};
 
@@ -305,12 +306,13 @@ fn reduce_variant(
                     p.name
                 ))
             }
-            (ParamClass::Gather { .. }, Some(KernelArg::Gather(g)))
-                if g.stream.layout().is_translated() =>
-            {
-                Access::GatherTranslated
+            (ParamClass::Gather { .. }, Some(KernelArg::Gather(g))) => {
+                let rank = g.stream.layout().rank() as u8;
+                match g.placement() {
+                    Placement::Translated => Access::GatherTranslated { rank },
+                    Placement::Direct => Access::GatherDirect { rank },
+                }
             }
-            (ParamClass::Gather { .. }, Some(KernelArg::Gather(_))) => Access::GatherDirect,
             _ => {
                 return Err(format!(
                     "parameter `{}` needs {}",
@@ -326,6 +328,7 @@ fn reduce_variant(
     }
     Ok(Variant {
         params,
-        output: OutputRegion::Whole,
+        // Not read: each pass's `ReduceStep` says how its output is placed.
+        output: OutputRegion::Direct,
     })
 }

@@ -336,7 +336,10 @@ impl KernelRunner {
             )?;
             if let Some(t) = trace.as_mut() {
                 t.passes.push(PassTrace {
-                    discards_outside_domain: call.variant.output == OutputRegion::Masked,
+                    discards_outside_domain: matches!(
+                        call.variant.output,
+                        OutputRegion::Masked { .. }
+                    ),
                     ..traced
                 });
             }

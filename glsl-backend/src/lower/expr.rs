@@ -126,13 +126,13 @@ impl FunctionLowering<'_> {
 
     fn gather(&mut self, param: u32, indices: &[Expr]) -> Result<String, GenError> {
         // Brook's vector index has `.x` as the last dimension; C-style subscripts `a[r][c]`
-        // come first-dimension first, so they are reversed into the same vec4.
+        // come first-dimension first, so they are reversed into the same ivec4.
         let mut parts = Vec::with_capacity(4);
         if indices.len() == 1 {
-            parts.push(self.as_float(&indices[0])?);
+            parts.push(self.as_index(&indices[0])?);
         } else {
             for index in indices.iter().rev() {
-                parts.push(self.as_float(index)?);
+                parts.push(self.as_index(index)?);
             }
         }
         let width: usize = indices
@@ -140,23 +140,29 @@ impl FunctionLowering<'_> {
             .map(|i| i.ty.width().unwrap_or(1) as usize)
             .sum();
         for _ in width..4 {
-            parts.push("0.0".into());
+            parts.push("0".into());
         }
         let name = glsl_name(&self.func.params[param as usize].name);
         Ok(format!(
-            "{}(vec4({}))",
+            "{}(ivec4({}))",
             gather_function(&name),
             parts.join(", ")
         ))
     }
 
-    /// An index expression as float components (int indices are exact below 2^24).
-    fn as_float(&mut self, e: &Expr) -> Result<String, GenError> {
+    /// An index expression as integer components: a float one through Brook's rounding,
+    /// `floor(v + 0.25)`; an int one as it is (the rounding leaves it unchanged), so an int
+    /// loop counter indexes without a conversion to float and back.
+    fn as_index(&mut self, e: &Expr) -> Result<String, GenError> {
         let v = self.expr(e)?;
         Ok(match &e.ty {
-            Type::Scalar(Scalar::Float) | Type::Vector(Scalar::Float, _) => v,
-            Type::Vector(_, n) => format!("vec{n}({v})"),
-            _ => format!("float({v})"),
+            Type::Scalar(Scalar::Float) | Type::Vector(Scalar::Float, _) => {
+                self.prelude.require(Helper::GatherRound);
+                format!("brook_gather_round({v})")
+            }
+            Type::Scalar(Scalar::Int) | Type::Vector(Scalar::Int, _) => v,
+            Type::Vector(_, n) => format!("ivec{n}({v})"),
+            _ => format!("int({v})"),
         })
     }
 

@@ -6,7 +6,9 @@
 use std::fmt::Write;
 
 use brook::frontend::ir::{FunctionId, FunctionKind, ParamClass};
-use brook::glsl::{generate_kernel, Access, OutputRegion, Profile, SourceText, Target, Variant};
+use brook::glsl::{
+    generate_kernel, Access, Axis, OutputRegion, Profile, Resize, SourceText, Target, Variant,
+};
 use brook_build::Program;
 
 const TARGET: Target = Target {
@@ -46,12 +48,13 @@ pub fn describe(program: &Program) -> String {
                 .iter()
                 .map(|p| match p.class {
                     ParamClass::Stream => Access::AtFragment,
-                    ParamClass::Gather { .. } => Access::GatherDirect,
-                    ParamClass::Iter => Access::Iter1,
+                    ParamClass::Gather { rank } => Access::GatherDirect { rank },
+                    ParamClass::Iter => Access::Iter1(Resize([Axis::Same; 4])),
                     _ => Access::Value,
                 })
                 .collect(),
-            output: OutputRegion::Whole,
+            // The general case: outputs of any rank, wrapped into their textures.
+            output: OutputRegion::Whole { rank: 4 },
         };
         match generate_kernel(
             module,
