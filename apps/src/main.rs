@@ -95,11 +95,11 @@ fn run(args: &[String]) -> Result<bool, AppError> {
     let env = Env::headless()?;
     let budget = match options.scale {
         Scale::Full => Budget {
-            time: Duration::from_millis(1500),
+            time: Duration::from_secs(6),
             max_runs: 30,
         },
         _ => Budget {
-            time: Duration::from_millis(150),
+            time: Duration::from_millis(600),
             max_runs: 10,
         },
     };

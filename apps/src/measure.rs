@@ -1,12 +1,14 @@
 //! Checking and timing one instance: each variant uploads, computes (once to warm up, then
-//! repeatedly, taking the median), downloads, and has its result compared with the reference.
+//! repeatedly, interleaved with the other variants, taking the median), downloads, and has its
+//! result compared with the reference.
 
 use std::time::{Duration, Instant};
 
 use crate::app::{Flavor, Instance, Tolerance, Variant, Work};
 use crate::error::AppError;
 
-/// How long to keep repeating `compute`, and the most repetitions.
+/// How long all the variants together keep repeating `compute`, and the most repetitions of
+/// each.
 #[derive(Clone, Copy, Debug)]
 pub struct Budget {
     pub time: Duration,
@@ -66,32 +68,92 @@ impl AppResult {
     }
 }
 
+/// A variant being timed: its upload time and its compute times so far.
+struct Timing<'v> {
+    flavor: Flavor,
+    variant: Box<dyn Variant + 'v>,
+    upload: Duration,
+    computes: Vec<Duration>,
+}
+
+impl Timing<'_> {
+    fn spent(&self) -> Duration {
+        self.computes.iter().sum()
+    }
+}
+
 /// Runs every variant of `instance` (those `keep` accepts), checking each result.
+///
+/// The variants' timed runs are interleaved, round by round, so that a change in the machine's
+/// load (other processes; llvmpipe shares the CPU) falls on all of them alike and their ratios
+/// stay honest. Each variant gets an equal share of `budget.time` (but at least one run).
 pub fn measure(
     name: &str,
     instance: Instance<'_>,
     budget: Budget,
     keep: impl Fn(Flavor) -> bool,
 ) -> AppResult {
-    let mut rows = Vec::new();
     let mut failures = Vec::new();
+    let mut timings = Vec::new();
     for (flavor, mut variant) in instance.variants {
         if !keep(flavor) {
             continue;
         }
-        match measure_variant(variant.as_mut(), budget) {
-            Ok((mut row, result)) => {
-                row.flavor = flavor;
-                match Tolerance::error(&instance.reference, &result) {
-                    Ok(error) => {
-                        row.error = error;
-                        row.passed = error <= instance.tolerance.0;
-                        rows.push(row);
-                    }
-                    Err(e) => failures.push((flavor, e.to_string())),
-                }
-            }
+        let upload = timed(variant.as_mut(), |v| v.upload());
+        // The first run compiles shaders and touches every texture: not timed.
+        match upload.and_then(|upload| Ok((upload, timed(variant.as_mut(), |v| v.compute())?))) {
+            Ok((upload, _)) => timings.push(Timing {
+                flavor,
+                variant,
+                upload,
+                computes: Vec::new(),
+            }),
             Err(e) => failures.push((flavor, e.to_string())),
+        }
+    }
+    let share = budget.time / timings.len().max(1) as u32;
+    for _ in 0..budget.max_runs.max(1) {
+        let mut ran = false;
+        for t in timings.iter_mut() {
+            if !t.computes.is_empty() && t.spent() >= share {
+                continue;
+            }
+            ran = true;
+            match timed(t.variant.as_mut(), |v| v.compute()) {
+                Ok(d) => t.computes.push(d),
+                Err(e) => failures.push((t.flavor, e.to_string())),
+            }
+        }
+        timings.retain(|t| !failures.iter().any(|(f, _)| *f == t.flavor));
+        if !ran {
+            break;
+        }
+    }
+    let mut rows = Vec::new();
+    for mut t in timings {
+        let download_start = Instant::now();
+        let result = match t.variant.download() {
+            Ok(result) => result,
+            Err(e) => {
+                failures.push((t.flavor, e.to_string()));
+                continue;
+            }
+        };
+        let download = download_start.elapsed();
+        match Tolerance::error(&instance.reference, &result) {
+            Ok(error) => {
+                t.computes.sort();
+                rows.push(Row {
+                    flavor: t.flavor,
+                    upload: t.upload,
+                    compute: t.computes[t.computes.len() / 2],
+                    download,
+                    runs: t.computes.len(),
+                    error,
+                    passed: error <= instance.tolerance.0,
+                });
+            }
+            Err(e) => failures.push((t.flavor, e.to_string())),
         }
     }
     AppResult {
@@ -104,31 +166,6 @@ pub fn measure(
     }
 }
 
-fn measure_variant(variant: &mut dyn Variant, budget: Budget) -> Result<(Row, Vec<f32>), AppError> {
-    let upload = timed(variant, |v| v.upload())?;
-    // The first run compiles shaders and touches every texture: not timed.
-    timed(variant, |v| v.compute())?;
-    let mut times = Vec::new();
-    let start = Instant::now();
-    while times.is_empty() || (start.elapsed() < budget.time && times.len() < budget.max_runs) {
-        times.push(timed(variant, |v| v.compute())?);
-    }
-    let download_start = Instant::now();
-    let result = variant.download()?;
-    let download = download_start.elapsed();
-    times.sort();
-    let row = Row {
-        flavor: Flavor::HandGl,
-        upload,
-        compute: times[times.len() / 2],
-        download,
-        runs: times.len(),
-        error: 0.0,
-        passed: false,
-    };
-    Ok((row, result))
-}
-
 /// Time of `step` including the GL work it queued.
 fn timed(
     variant: &mut dyn Variant,
@@ -139,4 +176,73 @@ fn timed(
     step(variant)?;
     variant.sync();
     Ok(start.elapsed())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::Work;
+
+    /// Returns `value` for each of its two elements; fails its third compute if `flaky`.
+    struct Fake {
+        value: f32,
+        flaky: bool,
+        computes: usize,
+    }
+
+    impl Variant for Fake {
+        fn upload(&mut self) -> Result<(), AppError> {
+            Ok(())
+        }
+        fn compute(&mut self) -> Result<(), AppError> {
+            self.computes += 1;
+            if self.flaky && self.computes == 3 {
+                return Err(AppError::Usage("lost the context".into()));
+            }
+            Ok(())
+        }
+        fn download(&mut self) -> Result<Vec<f32>, AppError> {
+            Ok(vec![self.value; 2])
+        }
+    }
+
+    fn fake(value: f32, flaky: bool) -> Box<dyn Variant> {
+        Box::new(Fake {
+            value,
+            flaky,
+            computes: 0,
+        })
+    }
+
+    #[test]
+    fn every_variant_is_checked_and_failures_are_reported_not_hidden() {
+        let instance = Instance {
+            size: "2".into(),
+            work: Work::Elements(2.0),
+            reference: vec![1.0, 1.0],
+            tolerance: Tolerance(1e-3),
+            variants: vec![
+                (Flavor::HandGl, fake(1.0, false)),
+                (Flavor::BrookGl, fake(1.5, false)),
+                (Flavor::BrookCpu, fake(1.0, true)),
+                (Flavor::Rust, fake(1.0, false)),
+            ],
+        };
+        let budget = Budget {
+            time: Duration::from_secs(10),
+            max_runs: 4,
+        };
+        let result = measure("fake", instance, budget, |f| f != Flavor::Rust);
+        assert!(result
+            .row(Flavor::HandGl)
+            .is_some_and(|r| r.passed && r.runs == 4));
+        let wrong = result.row(Flavor::BrookGl).unwrap();
+        assert!(!wrong.passed);
+        assert!((wrong.error - 0.5).abs() < 1e-12, "{}", wrong.error);
+        assert!(result.row(Flavor::BrookCpu).is_none());
+        assert_eq!(result.failures.len(), 1);
+        assert_eq!(result.failures[0].0, Flavor::BrookCpu);
+        assert!(result.row(Flavor::Rust).is_none(), "filtered out");
+        assert!(!result.all_passed());
+    }
 }
