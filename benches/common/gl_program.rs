@@ -46,3 +46,41 @@ pub unsafe fn link_with(gl: &glow::Context, vertex: &str, fragment: &str) -> glo
         program
     }
 }
+
+/// One-, two- and four-float texel formats: (internal format, upload format).
+pub const R32F: (u32, u32) = (glow::R32F, glow::RED);
+pub const RG32F: (u32, u32) = (glow::RG32F, glow::RG);
+pub const RGBA32F: (u32, u32) = (glow::RGBA32F, glow::RGBA);
+
+/// A `width × height` float texture of `format`, sampled NEAREST, filled from `data` (row-major,
+/// lowest row first) or left undefined. Leaves it bound to the active unit.
+///
+/// # Safety
+/// `gl` must be current on this thread.
+pub unsafe fn float_texture(
+    gl: &glow::Context,
+    width: i32,
+    height: i32,
+    (internal, format): (u32, u32),
+    data: Option<&[f32]>,
+) -> glow::Texture {
+    unsafe {
+        let t = gl.create_texture().unwrap();
+        gl.bind_texture(glow::TEXTURE_2D, Some(t));
+        for p in [glow::TEXTURE_MIN_FILTER, glow::TEXTURE_MAG_FILTER] {
+            gl.tex_parameter_i32(glow::TEXTURE_2D, p, glow::NEAREST as i32);
+        }
+        gl.tex_image_2d(
+            glow::TEXTURE_2D,
+            0,
+            internal as i32,
+            width,
+            height,
+            0,
+            format,
+            glow::FLOAT,
+            glow::PixelUnpackData::Slice(data.map(bytemuck::cast_slice)),
+        );
+        t
+    }
+}

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use glow::HasContext;
 
-use super::gl_program::link;
+use super::gl_program::{float_texture, link, RGBA32F};
 
 /// One draw: a program and the framebuffer it writes, for one parity of the ping-pong.
 struct Draw {
@@ -47,24 +47,8 @@ impl<'a> HandKernel<'a> {
             let vao = gl.create_vertex_array().unwrap();
             let textures: Vec<glow::Texture> = (0..outputs + 1)
                 .map(|i| {
-                    let t = gl.create_texture().unwrap();
-                    gl.bind_texture(glow::TEXTURE_2D, Some(t));
-                    for p in [glow::TEXTURE_MIN_FILTER, glow::TEXTURE_MAG_FILTER] {
-                        gl.tex_parameter_i32(glow::TEXTURE_2D, p, glow::NEAREST as i32);
-                    }
-                    let data = (i < 2).then(|| bytemuck::cast_slice(a));
-                    gl.tex_image_2d(
-                        glow::TEXTURE_2D,
-                        0,
-                        glow::RGBA32F as i32,
-                        width as i32,
-                        height as i32,
-                        0,
-                        glow::RGBA,
-                        glow::FLOAT,
-                        glow::PixelUnpackData::Slice(data),
-                    );
-                    t
+                    let data = (i < 2).then_some(a);
+                    float_texture(gl, width as i32, height as i32, RGBA32F, data)
                 })
                 .collect();
             let programs: Vec<glow::Program> =

@@ -4,7 +4,7 @@
 
 use glow::HasContext;
 
-use super::gl_program::link;
+use super::gl_program::{float_texture, link, RGBA32F};
 
 /// A shader summing `k` texels along x (`axis` = "x") or y into each output texel.
 fn fragment(k: usize, axis: &str) -> String {
@@ -54,33 +54,6 @@ unsafe fn program(gl: &glow::Context, fragment: &str) -> glow::Program {
     }
 }
 
-unsafe fn texture(
-    gl: &glow::Context,
-    width: i32,
-    height: i32,
-    data: Option<&[f32]>,
-) -> glow::Texture {
-    unsafe {
-        let t = gl.create_texture().unwrap();
-        gl.bind_texture(glow::TEXTURE_2D, Some(t));
-        for p in [glow::TEXTURE_MIN_FILTER, glow::TEXTURE_MAG_FILTER] {
-            gl.tex_parameter_i32(glow::TEXTURE_2D, p, glow::NEAREST as i32);
-        }
-        gl.tex_image_2d(
-            glow::TEXTURE_2D,
-            0,
-            glow::RGBA32F as i32,
-            width,
-            height,
-            0,
-            glow::RGBA,
-            glow::FLOAT,
-            glow::PixelUnpackData::Slice(data.map(bytemuck::cast_slice)),
-        );
-        t
-    }
-}
-
 impl<'a> HandReduce<'a> {
     /// `steps`: (k, "x" or "y") for each pass, e.g. 8, 8, 8, 2 along x then along y.
     pub fn new(
@@ -92,7 +65,7 @@ impl<'a> HandReduce<'a> {
     ) -> HandReduce<'a> {
         unsafe {
             let vao = gl.create_vertex_array().unwrap();
-            let input = texture(gl, width as i32, height as i32, Some(data));
+            let input = float_texture(gl, width as i32, height as i32, RGBA32F, Some(data));
             let (mut w, mut h) = (width, height);
             let passes = steps
                 .iter()
@@ -102,7 +75,7 @@ impl<'a> HandReduce<'a> {
                     } else {
                         h = h.div_ceil(k);
                     }
-                    let texture = texture(gl, w as i32, h as i32, None);
+                    let texture = float_texture(gl, w as i32, h as i32, RGBA32F, None);
                     let framebuffer = gl.create_framebuffer().unwrap();
                     gl.bind_framebuffer(glow::FRAMEBUFFER, Some(framebuffer));
                     gl.framebuffer_texture_2d(

@@ -3,7 +3,7 @@
 
 use glow::HasContext;
 
-use super::gl_program::link;
+use super::gl_program::{float_texture, link, RGBA32F};
 
 const FRAGMENT: &str = "#version 330 core
 uniform float a;
@@ -44,24 +44,8 @@ impl<'a> HandSaxpy<'a> {
             let a = gl.get_uniform_location(program, "a");
             let vao = gl.create_vertex_array().unwrap();
             let textures = [0, 1, 2].map(|i| {
-                let t = gl.create_texture().unwrap();
-                gl.bind_texture(glow::TEXTURE_2D, Some(t));
-                for p in [glow::TEXTURE_MIN_FILTER, glow::TEXTURE_MAG_FILTER] {
-                    gl.tex_parameter_i32(glow::TEXTURE_2D, p, glow::NEAREST as i32);
-                }
                 let data = if i == 0 { x } else { y };
-                gl.tex_image_2d(
-                    glow::TEXTURE_2D,
-                    0,
-                    glow::RGBA32F as i32,
-                    width as i32,
-                    height as i32,
-                    0,
-                    glow::RGBA,
-                    glow::FLOAT,
-                    glow::PixelUnpackData::Slice(Some(bytemuck::cast_slice(data))),
-                );
-                t
+                float_texture(gl, width as i32, height as i32, RGBA32F, Some(data))
             });
             let framebuffers = [1, 2].map(|i| {
                 let f = gl.create_framebuffer().unwrap();

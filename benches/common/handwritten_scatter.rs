@@ -5,7 +5,7 @@
 
 use glow::HasContext;
 
-use super::gl_program::link_with;
+use super::gl_program::{float_texture, link_with, R32F, RG32F};
 
 const VERTEX: &str = "#version 330 core
 uniform sampler2D index;
@@ -51,30 +51,10 @@ impl<'a> HandScatter<'a> {
             );
             let vao = gl.create_vertex_array().unwrap();
             let zeros = vec![0.0f32; width * width];
-            let textures = [
-                (glow::RG32F, glow::RG, index),
-                (glow::R32F, glow::RED, data),
-                (glow::R32F, glow::RED, &zeros[..]),
-            ]
-            .map(|(internal, format, pixels)| {
-                let t = gl.create_texture().unwrap();
-                gl.bind_texture(glow::TEXTURE_2D, Some(t));
-                for p in [glow::TEXTURE_MIN_FILTER, glow::TEXTURE_MAG_FILTER] {
-                    gl.tex_parameter_i32(glow::TEXTURE_2D, p, glow::NEAREST as i32);
-                }
-                gl.tex_image_2d(
-                    glow::TEXTURE_2D,
-                    0,
-                    internal as i32,
-                    width as i32,
-                    width as i32,
-                    0,
-                    format,
-                    glow::FLOAT,
-                    glow::PixelUnpackData::Slice(Some(bytemuck::cast_slice(pixels))),
-                );
-                t
-            });
+            let textures =
+                [(RG32F, index), (R32F, data), (R32F, &zeros[..])].map(|(format, pixels)| {
+                    float_texture(gl, width as i32, width as i32, format, Some(pixels))
+                });
             let framebuffer = gl.create_framebuffer().unwrap();
             gl.bind_framebuffer(glow::FRAMEBUFFER, Some(framebuffer));
             gl.framebuffer_texture_2d(

@@ -6,7 +6,7 @@
 
 use glow::HasContext;
 
-use super::gl_program::link;
+use super::gl_program::{float_texture, link, R32F};
 
 /// Level `i` of a 1D level stored `width` texels wide.
 const FETCH: &str = "float level(sampler2D s, int width, int i) { return texelFetch(s, ivec2(i % width, i / width), 0).x; }\n";
@@ -105,33 +105,6 @@ struct Level {
     len: i32,
 }
 
-unsafe fn texture(
-    gl: &glow::Context,
-    width: i32,
-    height: i32,
-    data: Option<&[f32]>,
-) -> glow::Texture {
-    unsafe {
-        let t = gl.create_texture().unwrap();
-        gl.bind_texture(glow::TEXTURE_2D, Some(t));
-        for p in [glow::TEXTURE_MIN_FILTER, glow::TEXTURE_MAG_FILTER] {
-            gl.tex_parameter_i32(glow::TEXTURE_2D, p, glow::NEAREST as i32);
-        }
-        gl.tex_image_2d(
-            glow::TEXTURE_2D,
-            0,
-            glow::R32F as i32,
-            width,
-            height,
-            0,
-            glow::RED,
-            glow::FLOAT,
-            glow::PixelUnpackData::Slice(data.map(bytemuck::cast_slice)),
-        );
-        t
-    }
-}
-
 unsafe fn framebuffer(gl: &glow::Context, targets: &[glow::Texture]) -> glow::Framebuffer {
     unsafe {
         let f = gl.create_framebuffer().unwrap();
@@ -156,7 +129,7 @@ unsafe fn level(gl: &glow::Context, len: usize, max: usize) -> Level {
     unsafe {
         let width = len.min(max) as i32;
         let height = len.div_ceil(max) as i32;
-        let texture = texture(gl, width, height, None);
+        let texture = float_texture(gl, width, height, R32F, None);
         Level {
             texture,
             framebuffer: framebuffer(gl, &[texture]),
@@ -189,11 +162,11 @@ impl<'a> HandVout<'a> {
         unsafe {
             let vao = gl.create_vertex_array().unwrap();
             let s = side as i32;
-            let input = texture(gl, s, s, Some(data));
+            let input = float_texture(gl, s, s, R32F, Some(data));
             let candidates = [
-                texture(gl, s, s, None),
-                texture(gl, s, s, None),
-                texture(gl, s, s, None),
+                float_texture(gl, s, s, R32F, None),
+                float_texture(gl, s, s, R32F, None),
+                float_texture(gl, s, s, R32F, None),
             ];
             let candidates_fb = framebuffer(gl, &candidates);
             let programs = [
