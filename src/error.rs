@@ -3,7 +3,7 @@
 use brook_cpu::CpuError;
 use brook_frontend::Diagnostics;
 use brook_passes::PassError;
-use brook_texture_streams::{GlError, StreamError};
+use brook_texture_streams::{GlError, StoreError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum BrookError {
@@ -15,7 +15,9 @@ pub enum BrookError {
     #[error(transparent)]
     Pass(#[from] PassError),
     #[error(transparent)]
-    Stream(#[from] StreamError),
+    Stream(#[from] StoreError),
+    #[error(transparent)]
+    Request(#[from] brook_core::StreamError),
     #[error(transparent)]
     Cpu(#[from] CpuError),
     /// A call or argument that does not fit: unknown kernel, a stream of another runtime, …

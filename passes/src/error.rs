@@ -1,16 +1,18 @@
 //! Why a Brook call could not run on GL.
 
 use brook_glsl::GenError;
-use brook_texture_streams::{GlError, StreamError};
+use brook_texture_streams::{GlError, StoreError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum PassError {
+    #[error(transparent)]
+    Request(#[from] brook_core::StreamError),
     #[error(transparent)]
     Generate(#[from] GenError),
     #[error(transparent)]
     Gl(#[from] GlError),
     #[error(transparent)]
-    Stream(#[from] StreamError),
+    Stream(#[from] StoreError),
     /// The driver rejected a generated shader; `brook_lines` are the Brook source lines its
     /// messages point at (through the source quotes in the generated text).
     #[error(

@@ -12,7 +12,6 @@ mod gather_op;
 mod linked;
 mod program;
 mod reduce;
-mod reduce_plan;
 mod runner;
 mod scatter;
 mod spare;
@@ -22,9 +21,9 @@ mod vout;
 mod write_mask;
 
 pub use args::{KernelArg, StreamArg};
+pub use brook_core::{ReducePass, ReducePlan};
 pub use error::PassError;
 pub use reduce::ReduceInto;
-pub use reduce_plan::{ReducePass, ReducePlan};
 pub use runner::{KernelModule, KernelRun, KernelRunner, Replacement};
 pub use scatter::ScatterWith;
 pub use trace::{KernelTrace, PassTrace, ScratchTrace, TraceEntry, VoutTrace};

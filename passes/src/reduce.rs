@@ -22,10 +22,10 @@ use crate::args::{KernelArg, StreamArg};
 use crate::draw::{draw_pass, sampled_textures};
 use crate::error::PassError;
 use crate::linked::LinkedKernel;
-use crate::reduce_plan::{ReducePass, ReducePlan};
 use crate::runner::{call_error, texture, KernelModule, KernelRunner};
 use crate::spare::SpareStreams;
 use crate::uniforms::{uniform_data, UniformData};
+use brook_core::{ReducePass, ReducePlan};
 
 /// Where a reduction's result goes.
 pub enum ReduceInto<'a> {

@@ -470,7 +470,7 @@ impl<'a> Call<'a> {
                 domain: Some(d),
             }) = arg.stream()
             {
-                d.fits(stream.layout())?;
+                d.fits(stream.layout().shape())?;
             }
         }
         let output = output_place(kernel, args)?;

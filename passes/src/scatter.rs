@@ -18,7 +18,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use brook_cpu::shape::gather_component_f;
+use brook_core::index::gather_component_f;
 use brook_frontend::ir::FunctionId;
 use brook_glsl::{
     generate_gather_fetch, generate_scatter_reduce, generate_scatter_write, ScatterProgram,
