@@ -73,7 +73,7 @@ fn a_stream_too_large_for_the_device_names_the_limit() {
     })
     .unwrap();
     let e = rt.stream_of(4, &[32 * 32 + 1]).err().expect("too large");
-    assert!(matches!(e, BrookError::Stream(_)), "{e:?}");
+    assert!(matches!(e, BrookError::DeviceLimit { .. }), "{e:?}");
     let text = e.to_string();
     assert!(
         text.contains("1025") && text.contains("1024") && text.contains("32"),

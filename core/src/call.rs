@@ -549,9 +549,9 @@ fn check_combiner(call: &str, op: &Combiner, format: &ElementFormat) -> Result<(
     };
     let func = compiled.module.func(*function);
     if func.kind != FunctionKind::Reduce {
-        return Err(BrookError::UnknownFunction {
+        return Err(BrookError::Unknown {
             name: func.name.clone(),
-            wanted: "reduce function",
+            what: "reduce function",
             message: format!(
                 "{call}: `{0}` is not a reduce function; declare it `reduce void {0}(T a<>, reduce T r<>)`",
                 func.name

@@ -38,16 +38,16 @@ pub enum BrookError {
     /// Syntax or type errors in Brook source, rendered with the line and a caret.
     #[error("{0}")]
     Compile(Diagnostics),
-    /// The program has no function of that name and kind (`wanted` is "kernel", "reduce
-    /// function", …).
+    /// Nothing of that name: no kernel or reduce function in the program, no such backend
+    /// or stream element type (`what` says which was looked for).
     #[error("{message}")]
-    UnknownFunction {
+    Unknown {
         name: String,
-        wanted: &'static str,
+        what: &'static str,
         message: String,
     },
     /// A call with more or fewer arguments than its function has parameters.
-    #[error("{call} takes {expected} argument(s) but {got} were given")]
+    #[error("{call} takes {expected} {} but {got} {} given", plural(*expected, "argument", "arguments"), plural(*got, "was", "were"))]
     ArgumentCount {
         call: String,
         expected: usize,
@@ -88,20 +88,9 @@ pub enum BrookError {
     /// float targets without the extension, a language feature not lowered yet).
     #[error("{call}: {message}")]
     Unsupported { call: String, message: String },
-    /// The driver rejected a generated shader: `brook_lines` are the Brook source lines its
-    /// messages point at, `text` the shader it rejected.
-    #[error(
-        "the {backend} driver rejected the {stage} shader of `{function}`:\n{log}{}",
-        brook_context(brook_lines)
-    )]
-    ShaderRejected {
-        backend: &'static str,
-        function: String,
-        stage: &'static str,
-        log: String,
-        brook_lines: Vec<String>,
-        text: String,
-    },
+    /// The driver rejected a generated shader (boxed: it carries the shader's text).
+    #[error("{0}")]
+    ShaderRejected(Box<ShaderRejection>),
     /// The device or its driver failed (a GL error, a lost context, malformed IR reaching a
     /// backend); `source` is the backend's own error, to downcast for details.
     #[error("{backend}: {source}")]
@@ -112,10 +101,29 @@ pub enum BrookError {
     /// A file could not be read.
     #[error("could not read `{path}`: {reason}")]
     Io { path: String, reason: String },
+    /// A bug in this library (a panic caught at the C ABI, which must not unwind into C++).
+    #[error("internal error in brook (please report it): {message}")]
+    Internal { message: String },
     /// A misuse with no variant of its own, for host code built on the runtime (generated
     /// kernel functions, applications); the library itself reports the specific variants.
     #[error("{0}")]
     Usage(String),
+}
+
+/// A shader the driver rejected: `brook_lines` are the Brook source lines its messages point
+/// at (through the source quotes in the generated text), `text` the shader it rejected.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the {backend} driver rejected the {stage} shader of `{function}`:\n{log}{}",
+    brook_context(brook_lines)
+)]
+pub struct ShaderRejection {
+    pub backend: &'static str,
+    pub function: String,
+    pub stage: &'static str,
+    pub log: String,
+    pub brook_lines: Vec<String>,
+    pub text: String,
 }
 
 impl BrookError {
@@ -128,6 +136,14 @@ impl BrookError {
             backend,
             source: Box::new(source),
         }
+    }
+}
+
+fn plural(n: usize, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 {
+        one
+    } else {
+        many
     }
 }
 

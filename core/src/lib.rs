@@ -34,7 +34,7 @@ pub use backend::{
     MaskUse, ReduceCall, ReduceOutput, ScatterCall, StreamArg,
 };
 pub use domain::Domain;
-pub use error::{fmt_shape, BrookError, StreamError};
+pub use error::{fmt_shape, BrookError, ShaderRejection, StreamError};
 pub use format::{ElementFormat, MemberFormat};
 pub use iter::IterSpec;
 pub use mask::WriteMaskState;

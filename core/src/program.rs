@@ -43,21 +43,21 @@ impl Compiled {
         };
         match self.module.function(name) {
             Some((id, f)) if f.kind == kind => Ok((id, f)),
-            Some(_) if kind == FunctionKind::Reduce => Err(BrookError::UnknownFunction {
+            Some(_) if kind == FunctionKind::Reduce => Err(BrookError::Unknown {
                 name: name.to_string(),
-                wanted,
+                what: wanted,
                 message: format!(
                     "`{name}` is not a reduce function; declare it `reduce void {name}(T a<>, reduce T r<>)`"
                 ),
             }),
-            Some(_) => Err(BrookError::UnknownFunction {
+            Some(_) => Err(BrookError::Unknown {
                 name: name.to_string(),
-                wanted,
+                what: wanted,
                 message: format!("`{name}` is not a {wanted} of this program"),
             }),
-            None => Err(BrookError::UnknownFunction {
+            None => Err(BrookError::Unknown {
                 name: name.to_string(),
-                wanted,
+                what: wanted,
                 message: format!("the program has no {wanted} `{name}`"),
             }),
         }

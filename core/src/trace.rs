@@ -192,6 +192,19 @@ impl fmt::Display for UniformData {
     }
 }
 
+/// Each stage under a heading, as a learner reads it.
+impl fmt::Display for ShaderSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ShaderSource::Raster { vertex, fragment } => {
+                writeln!(f, "── vertex shader ──\n{vertex}")?;
+                write!(f, "── fragment shader ──\n{fragment}")
+            }
+            ShaderSource::Compute(text) => write!(f, "── compute shader ──\n{text}"),
+        }
+    }
+}
+
 impl CallTrace {
     /// The viewport of the first pass.
     pub fn viewport(&self) -> Option<[i32; 4]> {
@@ -236,10 +249,10 @@ impl CallTrace {
         };
         let line = self
             .source_line
-            .map_or(String::new(), |l| format!(" (line {l})"));
+            .map_or(String::new(), |l| format!(", Brook line {l}"));
         writeln!(
             f,
-            "{name}{line}: {} pass(es), variant {} ({cache})",
+            "{name}: {} pass(es), variant {} ({cache}{line})",
             self.passes.len(),
             self.variant
         )?;

@@ -19,7 +19,9 @@
 //! - [`run_gather_op`]: `streamGatherOp` (fetch-and-op), sequential in index order.
 //! - [`Value`]: the interpreter's runtime values (see [`value`]).
 //! - [`CpuError`]: everything that can go wrong, with messages meant for the Brook user.
+//! - [`CpuBackend`]: all of it behind brook-core's `Backend` trait, for the runtime.
 
+pub mod backend;
 pub mod batch;
 pub mod error;
 pub mod exec;
@@ -31,6 +33,7 @@ pub mod shape;
 pub mod stream;
 pub mod value;
 
+pub use backend::CpuBackend;
 pub use error::CpuError;
 pub use kernel::{run_kernel, CpuArg, CpuIter, Engine, KernelPlan};
 

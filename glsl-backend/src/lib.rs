@@ -11,6 +11,7 @@
 mod error;
 mod kernel;
 mod lower;
+mod mask;
 mod names;
 mod prelude;
 mod reduce;
@@ -27,6 +28,7 @@ mod walk;
 
 pub use error::GenError;
 pub use kernel::{generate_kernel, KernelProgram};
+pub use mask::mask_pass;
 pub use names::glsl_name;
 pub use reduce::{generate_reduce_pass, ReduceStep};
 pub use scan::{compact_pass, scan_down_pass, scan_up_pass};

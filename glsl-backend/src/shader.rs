@@ -87,6 +87,10 @@ pub enum UniformValue {
     ScanLength,
     /// `int`, vout scan and compaction passes only: texture width of the texture on unit k.
     SampledWidth(u32),
+    /// `int`, write-mask passes only: elements of the stream (texels past them are padding).
+    ElementCount,
+    /// `bool`, write-mask passes only: every element on (a write query without a mask).
+    MaskAll,
 }
 
 /// The float members (name suffix, components) a stream of element type `ty` is stored as.

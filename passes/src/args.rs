@@ -20,13 +20,6 @@ impl<'a> StreamArg<'a> {
         }
     }
 
-    pub fn domain(stream: &'a Stream, domain: &'a Domain) -> StreamArg<'a> {
-        StreamArg {
-            stream,
-            domain: Some(domain),
-        }
-    }
-
     /// The domain, unless it covers the whole stream (then the stream is passed as itself).
     pub fn region(&self) -> Option<&'a Domain> {
         self.domain

@@ -131,7 +131,7 @@ fn push_run(spans: &mut Vec<Span>, width: usize, start: usize, len: usize, first
             first: first + (pos - start),
         });
     };
-    if pos % width != 0 {
+    if !pos.is_multiple_of(width) {
         let columns = (width - pos % width).min(end - pos);
         push(pos, columns, 1);
         pos += columns;
