@@ -1,7 +1,9 @@
 //! Kernel calls and reductions: the runtime's side of them. Arguments become the backend's
 //! ([`BackendArg`]), brook-core's checks run, then the backend gets the checked call.
 
-use brook_core::call::{check_kernel, check_reduce, ReduceShape};
+use std::fmt::Display;
+
+use brook_core::call::{check_kernel, check_reduce, CallName, ReduceShape};
 use brook_core::{
     BackendArg, BrookError, KernelCall, PassTrace, ReduceCall, ReduceOutput, StreamArg,
 };
@@ -58,7 +60,7 @@ impl Runtime {
         args: &[Arg],
         f: impl FnOnce(&KernelCall) -> Result<T, BrookError>,
     ) -> Result<T, BrookError> {
-        let name = format!("kernel `{kernel}`");
+        let name = CallName("kernel", kernel);
         let program = self.own_program(program, &name)?;
         let compiled = &program.compiled;
         let (id, func) = compiled.function(kernel, FunctionKind::Kernel)?;
@@ -117,7 +119,7 @@ impl Runtime {
         extra: &[Arg],
     ) -> Result<(), BrookError> {
         let out = self
-            .own(output, &format!("reduction `{reduction}`"))?
+            .own(output, &CallName("reduction", reduction))?
             .arg(None);
         self.reduce(
             program,
@@ -138,7 +140,7 @@ impl Runtime {
         shape: ReduceShape,
         output: ReduceOutput,
     ) -> Result<(), BrookError> {
-        let name = format!("reduction `{reduction}`");
+        let name = CallName("reduction", reduction);
         let program = self.own_program(program, &name)?;
         let compiled = &program.compiled;
         let (id, func) = compiled.function(reduction, FunctionKind::Reduce)?;
@@ -159,7 +161,7 @@ impl Runtime {
     /// The backend's form of a call's arguments, each stream checked to be this runtime's.
     fn backend_args<'a>(
         &self,
-        call: &str,
+        call: &dyn Display,
         args: &'a [Arg],
     ) -> Result<Vec<BackendArg<'a>>, BrookError> {
         args.iter()

@@ -1,5 +1,7 @@
 //! `streamGatherOp`: the runtime's side, and the update operators a user names.
 
+use std::fmt::Display;
+
 use brook_core::call::check_gather_op;
 use brook_core::{BrookError, GatherOpCall};
 
@@ -39,7 +41,7 @@ impl Runtime {
         data: &Stream,
         op: GatherOp,
     ) -> Result<(), BrookError> {
-        let call = "streamGatherOp";
+        let call: &dyn Display = &"streamGatherOp";
         let [dst, index, data] = [dst, index, data].map(|s| self.own(s, call).map(|s| s.arg(None)));
         let (dst, index, data) = (dst?, index?, data?);
         let ones = vec![1.0; data.format.floats_per_element()];

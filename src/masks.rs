@@ -1,6 +1,8 @@
 //! Write masks, write queries and `streamSwap`: the runtime's side. Which calls are allowed
 //! when is brook-core's `WriteMaskState`, kept here for every backend alike.
 
+use std::fmt::Display;
+
 use brook_core::BrookError;
 
 use crate::runtime::Runtime;
@@ -12,11 +14,11 @@ impl Runtime {
     /// into a depth buffer): set it again after changing the stream. An element is on where
     /// the mask's first float is non-zero.
     pub fn set_write_mask(&self, mask: &Stream) -> Result<(), BrookError> {
-        let call = "streamSetWriteMask";
+        let call: &dyn Display = &"streamSetWriteMask";
         let mask = self.own(mask, call)?;
         if mask.is_iter() {
             return Err(BrookError::ArgumentType {
-                call: call.into(),
+                call: call.to_string(),
                 param: "mask".into(),
                 message:
                     "an iterator cannot be a write mask; copy it into a stream with a kernel first"
@@ -62,12 +64,12 @@ impl Runtime {
     /// Brook's `streamSwap`: exchanges the contents of two streams of the same shape and
     /// element format by swapping their storage (no copy). For ping-pong iterations.
     pub fn swap(&self, a: &Stream, b: &Stream) -> Result<(), BrookError> {
-        let call = "streamSwap";
+        let call: &dyn Display = &"streamSwap";
         for s in [a, b] {
             self.own(s, call)?;
             if s.is_iter() {
                 return Err(BrookError::ArgumentType {
-                    call: call.into(),
+                    call: call.to_string(),
                     param: String::new(),
                     message: "an iterator stream is computed, it has no storage to swap".into(),
                 });
@@ -75,7 +77,7 @@ impl Runtime {
         }
         if a.shape() != b.shape() || a.format() != b.format() {
             return Err(BrookError::ShapeMismatch {
-                call: call.into(),
+                call: call.to_string(),
                 message: format!(
                     "streamSwap needs two streams of one shape and element format, got {:?} of {:?} and {:?} of {:?}",
                     a.shape(), a.format(), b.shape(), b.format()

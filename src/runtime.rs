@@ -1,6 +1,7 @@
 //! The runtime: one backend, the streams made on it, and the programs compiled for it.
 
 use std::cell::RefCell;
+use std::fmt::Display;
 use std::rc::Rc;
 
 use brook_core::{
@@ -182,9 +183,15 @@ impl Runtime {
     }
 
     /// `s`, checked to be a stream of this runtime.
-    pub(crate) fn own<'a>(&self, s: &'a Stream, call: &str) -> Result<&'a Stream, BrookError> {
+    pub(crate) fn own<'a>(
+        &self,
+        s: &'a Stream,
+        call: &dyn Display,
+    ) -> Result<&'a Stream, BrookError> {
         if !Rc::ptr_eq(&s.backend, &self.backend) {
-            return Err(BrookError::ForeignStream { call: call.into() });
+            return Err(BrookError::ForeignStream {
+                call: call.to_string(),
+            });
         }
         Ok(s)
     }
@@ -193,7 +200,7 @@ impl Runtime {
     pub(crate) fn own_program<'a>(
         &self,
         p: &'a Program,
-        call: &str,
+        call: &dyn Display,
     ) -> Result<&'a Program, BrookError> {
         if !Rc::ptr_eq(&p.backend, &self.backend) {
             return Err(BrookError::ForeignStream {

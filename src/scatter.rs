@@ -1,5 +1,7 @@
 //! `streamScatterOp`: the runtime's side, and the combiners a user names.
 
+use std::fmt::Display;
+
 use brook_core::call::check_scatter;
 use brook_core::{BrookError, Combiner, ScatterCall};
 use brook_frontend::ir::FunctionKind;
@@ -38,7 +40,7 @@ impl Runtime {
         data: &Stream,
         op: ScatterOp,
     ) -> Result<(), BrookError> {
-        let call = "streamScatterOp";
+        let call: &dyn Display = &"streamScatterOp";
         let [dst, index, data] = [dst, index, data].map(|s| self.own(s, call).map(|s| s.arg(None)));
         let (dst, index, data) = (dst?, index?, data?);
         let op = self.combiner(call, op)?;
@@ -54,7 +56,7 @@ impl Runtime {
     /// The backend form of a combiner, its reduce function looked up.
     pub(crate) fn combiner<'a>(
         &self,
-        call: &str,
+        call: &dyn Display,
         op: ScatterOp<'a>,
     ) -> Result<Combiner<'a>, BrookError> {
         Ok(match op {

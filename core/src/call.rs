@@ -3,6 +3,8 @@
 //! outputs, reductions, vouts, scatters and gathers need. One place, so every backend accepts
 //! and refuses exactly the same calls with the same messages.
 
+use std::fmt::{self, Display};
+
 use brook_frontend::ir::{Function, FunctionKind, Module, ParamClass, Type};
 
 use crate::backend::{BackendArg, Combiner, StreamArg};
@@ -42,6 +44,16 @@ pub fn class_name(class: ParamClass) -> &'static str {
     }
 }
 
+/// How errors name a call (`kernel \`saxpy\``), formatted only when there is an error: the
+/// checks run on every call and must cost next to nothing when it is right.
+pub struct CallName<'a>(pub &'static str, pub &'a str);
+
+impl Display for CallName<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} `{}`", self.0, self.1)
+    }
+}
+
 /// Checks a kernel call and returns its shape: that of its `out` streams (of their domain),
 /// or for a kernel writing only vouts, that of its first input stream or iterator.
 pub fn check_kernel(
@@ -49,10 +61,10 @@ pub fn check_kernel(
     func: &Function,
     args: &[BackendArg],
 ) -> Result<Vec<usize>, BrookError> {
-    let call = format!("kernel `{}`", func.name);
+    let call = CallName("kernel", &func.name);
     if args.len() != func.params.len() {
         return Err(BrookError::ArgumentCount {
-            call,
+            call: call.to_string(),
             expected: func.params.len(),
             got: args.len(),
         });
@@ -70,7 +82,7 @@ pub fn check_kernel(
 /// One argument against its parameter: its kind, and its element type or size.
 fn check_argument(
     module: &Module,
-    call: &str,
+    call: &dyn Display,
     p: &brook_frontend::ir::Param,
     arg: &BackendArg,
 ) -> Result<(), BrookError> {
@@ -142,15 +154,15 @@ fn check_format(
     p: &brook_frontend::ir::Param,
     format: &ElementFormat,
 ) -> Result<(), BrookError> {
-    match ElementFormat::of_type(module, &p.ty) {
-        Some(wanted) if wanted.stores_like(format) => Ok(()),
-        Some(wanted) => Err(wrong(format!(
+    match (format.holds(module, &p.ty), ElementFormat::of_type(module, &p.ty)) {
+        (Some(true), _) => Ok(()),
+        (_, Some(wanted)) => Err(wrong(format!(
             "`{}` takes elements of member widths {:?}, but the stream passed has {:?}",
             p.name,
             wanted.widths(),
             format.widths()
         ))),
-        None => Err(wrong(format!(
+        (_, None) => Err(wrong(format!(
             "`{}` has a type that streams cannot hold; stream elements are float..float4 or structs of them",
             p.name
         ))),
@@ -169,8 +181,8 @@ fn check_iterator(
             p.name
         )));
     }
-    match ElementFormat::of_type(module, &p.ty) {
-        Some(wanted) if wanted.stores_like(s.format) && !matches!(p.ty, Type::Struct(_)) => Ok(()),
+    match s.format.holds(module, &p.ty) {
+        Some(true) if !matches!(p.ty, Type::Struct(_)) => Ok(()),
         _ => Err(wrong(format!(
             "iterator `{}`: the parameter's type needs a float..float4 iterator of its width, but the iterator has {} float component(s)",
             p.name,
@@ -182,7 +194,11 @@ fn check_iterator(
 /// Brook's rule for one stream in several roles of a call: it may be an input and an output
 /// (in place: every element reads the old values), but not two outputs, and not gathered and
 /// written, since a gather may read any element.
-fn check_aliasing(call: &str, func: &Function, args: &[BackendArg]) -> Result<(), BrookError> {
+fn check_aliasing(
+    call: &dyn Display,
+    func: &Function,
+    args: &[BackendArg],
+) -> Result<(), BrookError> {
     let stream = |a: &BackendArg| match a {
         BackendArg::Stream(s) => Some(s.storage as *const dyn std::any::Any as *const ()),
         BackendArg::Constant(_) => None,
@@ -219,7 +235,7 @@ fn check_aliasing(call: &str, func: &Function, args: &[BackendArg]) -> Result<()
 /// domains, is the same region of streams of one shape (so one draw or dispatch writes the
 /// same elements of every output).
 fn check_outputs(
-    call: &str,
+    call: &dyn Display,
     func: &Function,
     args: &[BackendArg],
 ) -> Result<Vec<usize>, BrookError> {
@@ -274,7 +290,7 @@ fn check_outputs(
 
 /// Every vout has room for N pushes per element of the call.
 fn check_vouts(
-    call: &str,
+    call: &dyn Display,
     func: &Function,
     args: &[BackendArg],
     shape: &[usize],
@@ -344,12 +360,12 @@ pub fn check_reduce(
     extra: &[BackendArg],
     target: ReduceShape,
 ) -> Result<ReducePlan, BrookError> {
-    let call = format!("reduction `{}`", func.name);
+    let call = CallName("reduction", &func.name);
     let module = &compiled.module;
     let (a, _) = reduce_roles(func)?;
     let p = &func.params[a];
     let wrong = |param: &str, message: String| BrookError::ArgumentType {
-        call: call.clone(),
+        call: call.to_string(),
         param: param.to_string(),
         message,
     };
@@ -387,7 +403,7 @@ pub fn check_reduce(
             let wanted = input.format.floats_per_element();
             if floats != wanted {
                 return Err(BrookError::ShapeMismatch {
-                    call,
+                    call: call.to_string(),
                     message: format!(
                         "the result needs {wanted} float(s) but the target holds {floats}"
                     ),
@@ -408,15 +424,17 @@ pub fn check_reduce(
                 .any(|e| matches!(e, BackendArg::Stream(g) if g.same_storage(out)));
             if out.same_storage(input) || gathered {
                 return Err(BrookError::Aliasing {
-                    call,
+                    call: call.to_string(),
                     message: "a reduction cannot write its own input (or a gathered) stream".into(),
                 });
             }
             out.shape
         }
     };
-    ReducePlan::new(input.shape, target_shape)
-        .map_err(|message| BrookError::ShapeMismatch { call, message })
+    ReducePlan::new(input.shape, target_shape).map_err(|message| BrookError::ShapeMismatch {
+        call: call.to_string(),
+        message,
+    })
 }
 
 /// Checks a `streamScatterOp(dst, index, data, op)`.
@@ -426,14 +444,14 @@ pub fn check_scatter(
     data: &StreamArg,
     op: &Combiner,
 ) -> Result<(), BrookError> {
-    let call = "streamScatterOp";
+    let call: &dyn Display = &"streamScatterOp";
     not_iterators(
         call,
         [(dst, "destination"), (index, "index"), (data, "data")],
     )?;
     if dst.same_storage(data) || dst.same_storage(index) {
         return Err(BrookError::Aliasing {
-            call: call.into(),
+            call: call.to_string(),
             message: "the destination cannot also be the index or the data stream".into(),
         });
     }
@@ -448,14 +466,14 @@ pub fn check_gather_op(
     data: &StreamArg,
     update: Option<(&Combiner, &[f32])>,
 ) -> Result<(), BrookError> {
-    let call = "streamGatherOp";
+    let call: &dyn Display = &"streamGatherOp";
     not_iterators(
         call,
         [(dst, "destination"), (index, "index"), (data, "data")],
     )?;
     if dst.same_storage(data) || dst.same_storage(index) || data.same_storage(index) {
         return Err(BrookError::Aliasing {
-            call: call.into(),
+            call: call.to_string(),
             message: "the destination, index and data streams must be three different streams"
                 .into(),
         });
@@ -465,7 +483,7 @@ pub fn check_gather_op(
         let floats = data.format.floats_per_element();
         if operand.len() != floats {
             return Err(BrookError::ArgumentType {
-                call: call.into(),
+                call: call.to_string(),
                 param: "operand".into(),
                 message: format!(
                     "the operand has {} floats but an element of the data stream has {floats}",
@@ -478,11 +496,11 @@ pub fn check_gather_op(
     Ok(())
 }
 
-fn not_iterators(call: &str, streams: [(&StreamArg, &str); 3]) -> Result<(), BrookError> {
+fn not_iterators(call: &dyn Display, streams: [(&StreamArg, &str); 3]) -> Result<(), BrookError> {
     for (s, role) in streams {
         if s.iter.is_some() {
             return Err(BrookError::ArgumentType {
-                call: call.into(),
+                call: call.to_string(),
                 param: role.into(),
                 message: format!(
                     "the {role} stream is an iterator; copy it into a stream with a kernel first"
@@ -496,14 +514,14 @@ fn not_iterators(call: &str, streams: [(&StreamArg, &str); 3]) -> Result<(), Bro
 /// The shapes and formats of a ScatterOp or GatherOp: an index per element of `elements`, with
 /// one component per dimension of `addressed`; both of one element layout.
 fn check_indexed(
-    call: &str,
+    call: &dyn Display,
     addressed: &StreamArg,
     index: &StreamArg,
     elements: &StreamArg,
 ) -> Result<(), BrookError> {
     let rank = addressed.shape.len();
     let wrong = |param: &str, message: String| BrookError::ArgumentType {
-        call: call.into(),
+        call: call.to_string(),
         param: param.into(),
         message,
     };
@@ -517,7 +535,7 @@ fn check_indexed(
     let len = |s: &StreamArg| s.shape.iter().product::<usize>();
     if len(index) != len(elements) {
         return Err(BrookError::ShapeMismatch {
-            call: call.into(),
+            call: call.to_string(),
             message: format!(
                 "the index stream {} and the element stream {} must have one element each",
                 fmt_shape(index.shape),
@@ -540,7 +558,11 @@ fn check_indexed(
 
 /// A user combiner is `reduce void f(T a<>, reduce T r<>)` with nothing else, over the
 /// streams' element type.
-fn check_combiner(call: &str, op: &Combiner, format: &ElementFormat) -> Result<(), BrookError> {
+fn check_combiner(
+    call: &dyn Display,
+    op: &Combiner,
+    format: &ElementFormat,
+) -> Result<(), BrookError> {
     let Combiner::Reduce {
         compiled, function, ..
     } = op
@@ -561,7 +583,7 @@ fn check_combiner(call: &str, op: &Combiner, format: &ElementFormat) -> Result<(
     let (a, _) = reduce_roles(func)?;
     if func.params.len() != 2 {
         return Err(BrookError::Unsupported {
-            call: call.into(),
+            call: call.to_string(),
             message: format!(
                 "the combiner `{0}` must be `reduce void {0}(T a<>, reduce T r<>)` with no other parameters",
                 func.name
@@ -572,7 +594,7 @@ fn check_combiner(call: &str, op: &Combiner, format: &ElementFormat) -> Result<(
     check_format(
         &compiled.module,
         &|message| BrookError::ArgumentType {
-            call: call.into(),
+            call: call.to_string(),
             param: p.name.clone(),
             message,
         },

@@ -100,6 +100,26 @@ impl ElementFormat {
                 .all(|(a, b)| a.components == b.components)
     }
 
+    /// Whether elements of this format are elements of Brook type `ty` (member by member, the
+    /// same widths); `None` when `ty` is no stream element type. Allocates nothing: the call
+    /// checks ask on every call.
+    pub fn holds(&self, module: &Module, ty: &Type) -> Option<bool> {
+        let same = |k: usize, t: &Type| {
+            float_width(t).map(|w| self.members.get(k).is_some_and(|m| m.components == w))
+        };
+        match ty {
+            Type::Struct(id) => {
+                let members = &module.struct_def(*id).members;
+                let mut all = members.len() == self.members.len();
+                for (k, m) in members.iter().enumerate() {
+                    all &= same(k, &m.ty)?;
+                }
+                Some(all)
+            }
+            t => Some(same(0, t)? && self.members.len() == 1),
+        }
+    }
+
     /// The format of stream elements of Brook type `ty`: `float`..`float4`, or a struct of
     /// the module whose members are `float`..`float4`; `None` for any other type.
     pub fn of_type(module: &Module, ty: &Type) -> Option<ElementFormat> {

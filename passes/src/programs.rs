@@ -33,18 +33,27 @@ impl<K, V> Default for Memo<K, V> {
 }
 
 impl<K: Hash + Eq, V> Memo<K, V> {
+    /// The program under `key`, and whether it was linked now; `link` sees the key.
+    fn get_with_key(
+        &self,
+        key: K,
+        link: impl FnOnce(&K) -> Result<V, PassError>,
+    ) -> Result<(Rc<V>, bool), PassError> {
+        if let Some(found) = self.0.borrow().get(&key) {
+            return Ok((found.clone(), false));
+        }
+        let linked = Rc::new(link(&key)?);
+        self.0.borrow_mut().insert(key, linked.clone());
+        Ok((linked, true))
+    }
+
     /// The program under `key`, and whether it was linked now.
     fn get(
         &self,
         key: K,
         link: impl FnOnce() -> Result<V, PassError>,
     ) -> Result<(Rc<V>, bool), PassError> {
-        if let Some(found) = self.0.borrow().get(&key) {
-            return Ok((found.clone(), false));
-        }
-        let linked = Rc::new(link()?);
-        self.0.borrow_mut().insert(key, linked.clone());
-        Ok((linked, true))
+        self.get_with_key(key, |_| link())
     }
 
     fn len(&self) -> usize {
@@ -102,13 +111,17 @@ impl GlProgram {
         ctx: &Rc<GlContext>,
         target: &Target,
         kernel: FunctionId,
-        variant: &Variant,
+        variant: Variant,
     ) -> Result<(Rc<LinkedKernel>, bool), PassError> {
-        self.kernels.get((kernel, variant.clone()), || {
-            let c = &self.compiled;
-            let generated = generate_kernel(&c.module, kernel, variant, target, Some(&c.source))?;
-            LinkedKernel::link(ctx, generated)
-        })
+        let c = &self.compiled;
+        let generate = |variant: &Variant| {
+            generate_kernel(&c.module, kernel, variant, target, Some(&c.source))
+        };
+        self.kernels
+            .get_with_key((kernel, variant), |(_, variant)| {
+                let generated = generate(variant)?;
+                LinkedKernel::link(ctx, generated)
+            })
     }
 
     /// One reduction step of `function`, and whether it was linked now.

@@ -8,8 +8,10 @@ mod mask;
 use std::any::Any;
 use std::cell::{Ref, RefCell, RefMut};
 use std::collections::HashMap;
+use std::fmt::Display;
 use std::rc::Rc;
 
+use brook_core::call::CallName;
 use brook_core::{
     Backend, BackendArg, BackendProgram, BackendStream, BrookError, Combiner, Compiled, Domain,
     ElementFormat, GatherOpCall, IterSpec, KernelCall, ReduceCall, ReduceOutput, ScatterCall,
@@ -51,38 +53,43 @@ enum CpuStorage {
     Iter(CpuIter),
 }
 
-fn storage<'a>(any: &'a dyn Any, call: &str) -> Result<&'a CpuStorage, BrookError> {
+fn storage<'a>(any: &'a dyn Any, call: &dyn Display) -> Result<&'a CpuStorage, BrookError> {
     any.downcast_ref::<CpuStorage>()
-        .ok_or_else(|| BrookError::ForeignStream { call: call.into() })
+        .ok_or_else(|| BrookError::ForeignStream {
+            call: call.to_string(),
+        })
 }
 
 /// The data of a stream that is not an iterator (the runtime passes no iterator where data is
 /// needed).
-fn data<'a>(any: &'a dyn Any, call: &str) -> Result<&'a RefCell<CpuStream>, BrookError> {
+fn data<'a>(any: &'a dyn Any, call: &dyn Display) -> Result<&'a RefCell<CpuStream>, BrookError> {
     match storage(any, call)? {
         CpuStorage::Data(d) => Ok(d),
         CpuStorage::Iter(..) => Err(BrookError::ArgumentType {
-            call: call.into(),
+            call: call.to_string(),
             param: String::new(),
             message: "an iterator has no storage; copy it into a stream with a kernel first".into(),
         }),
     }
 }
 
-fn borrow<'a>(cell: &'a RefCell<CpuStream>, call: &str) -> Result<Ref<'a, CpuStream>, BrookError> {
+fn borrow<'a>(
+    cell: &'a RefCell<CpuStream>,
+    call: &dyn Display,
+) -> Result<Ref<'a, CpuStream>, BrookError> {
     cell.try_borrow().map_err(|_| in_use(call))
 }
 
 fn borrow_mut<'a>(
     cell: &'a RefCell<CpuStream>,
-    call: &str,
+    call: &dyn Display,
 ) -> Result<RefMut<'a, CpuStream>, BrookError> {
     cell.try_borrow_mut().map_err(|_| in_use(call))
 }
 
-fn in_use(call: &str) -> BrookError {
+fn in_use(call: &dyn Display) -> BrookError {
     BrookError::State {
-        call: call.into(),
+        call: call.to_string(),
         message: "the stream is in use by another role of this call".into(),
     }
 }
@@ -123,7 +130,7 @@ impl Backend for CpuBackend {
     }
 
     fn read(&self, stream: &StreamArg, src: &[f32]) -> Result<(), BrookError> {
-        let mut s = borrow_mut(data(stream.storage, "streamRead")?, "streamRead")?;
+        let mut s = borrow_mut(data(stream.storage, &"streamRead")?, &"streamRead")?;
         match stream.domain {
             None => s.read(src)?,
             Some(d) => set_region(&mut s, d, src)?,
@@ -132,7 +139,7 @@ impl Backend for CpuBackend {
     }
 
     fn write(&self, stream: &StreamArg, out: &mut [f32]) -> Result<(), BrookError> {
-        let s = borrow(data(stream.storage, "streamWrite")?, "streamWrite")?;
+        let s = borrow(data(stream.storage, &"streamWrite")?, &"streamWrite")?;
         match stream.domain {
             None => s.write(out)?,
             Some(d) => out.copy_from_slice(&region(&s, d, out.len())?),
@@ -150,7 +157,7 @@ impl Backend for CpuBackend {
     fn run_kernel(&self, call: &KernelCall) -> Result<Vec<usize>, BrookError> {
         let program = cpu_program(call.program)?;
         let func = call.function();
-        let name = format!("kernel `{}`", func.name);
+        let name = CallName("kernel", &func.name);
         let args = call.args;
         // Inputs that are domains are read from a copy of the sub-stream; an input that is also
         // an output of this call (in place) from a copy of the stream, so every element sees
@@ -249,7 +256,7 @@ impl Backend for CpuBackend {
 
     fn reduce(&self, call: &ReduceCall, output: ReduceOutput) -> Result<(), BrookError> {
         let module = &cpu_program(call.program)?.compiled.module;
-        let name = format!("reduction `{}`", call.function().name);
+        let name = CallName("reduction", &call.function().name);
         let input = borrow(data(call.input.storage, &name)?, &name)?;
         let held = call
             .extra
@@ -292,7 +299,7 @@ impl Backend for CpuBackend {
     }
 
     fn scatter(&self, call: &ScatterCall) -> Result<(), BrookError> {
-        let name = "streamScatterOp";
+        let name: &dyn Display = &"streamScatterOp";
         let index = borrow(data(call.index.storage, name)?, name)?;
         let elements = borrow(data(call.data.storage, name)?, name)?;
         let mut dst = borrow_mut(data(call.dst.storage, name)?, name)?;
@@ -305,7 +312,7 @@ impl Backend for CpuBackend {
     }
 
     fn gather_op(&self, call: &GatherOpCall) -> Result<(), BrookError> {
-        let name = "streamGatherOp";
+        let name: &dyn Display = &"streamGatherOp";
         let index = borrow(data(call.index.storage, name)?, name)?;
         let mut values = borrow_mut(data(call.data.storage, name)?, name)?;
         let mut dst = borrow_mut(data(call.dst.storage, name)?, name)?;
@@ -317,7 +324,7 @@ impl Backend for CpuBackend {
     }
 
     fn set_write_mask(&self, mask: &StreamArg) -> Result<(), BrookError> {
-        let name = "streamSetWriteMask";
+        let name: &dyn Display = &"streamSetWriteMask";
         self.masking.set(&*borrow(data(mask.storage, name)?, name)?);
         Ok(())
     }
@@ -332,7 +339,7 @@ impl Backend for CpuBackend {
     }
 
     fn swap(&self, a: &StreamArg, b: &StreamArg) -> Result<(), BrookError> {
-        let name = "streamSwap";
+        let name: &dyn Display = &"streamSwap";
         let mut x = borrow_mut(data(a.storage, name)?, name)?;
         let mut y = borrow_mut(data(b.storage, name)?, name)?;
         std::mem::swap(&mut *x, &mut *y);

@@ -7,8 +7,10 @@ mod storage;
 
 use std::any::Any;
 use std::cell::{Ref, RefCell};
+use std::fmt::Display;
 use std::rc::Rc;
 
+use brook_core::call::CallName;
 use brook_core::{
     Backend, BackendProgram, BackendStream, BrookError, CallTrace, Compiled, ElementFormat,
     GatherOpCall, IterSpec, KernelCall, MaskUse, PassTrace, ReduceCall, ReduceOutput, ScatterCall,
@@ -241,7 +243,7 @@ impl GlBackend {
             TraceEntry::Kernel(CallTrace {
                 function: func.name.clone(),
                 source_line: Some(call.compiled.line_of(func)),
-                variant: format!("{:?}", passes.variant),
+                variant: passes.variant.clone(),
                 compiled: passes.compiled,
                 scratch: scratch_trace(func, args, scratch_ref),
                 passes: traced(&steps),
@@ -255,7 +257,7 @@ impl GlBackend {
     fn reduction(&self, call: &ReduceCall, output: ReduceOutput) -> Result<(), PassError> {
         let program = gl_program(call.program)?;
         let func = call.function();
-        let name = format!("reduction `{}`", func.name);
+        let name = CallName("reduction", &func.name);
         let input = textures(&call.input, &name)?;
         let held = hold(call.extra, &name)?;
         let extra = kernel_args(&held, extra_classes(func));
@@ -306,7 +308,7 @@ impl GlBackend {
     }
 
     fn scatter_call(&self, call: &ScatterCall) -> Result<(), PassError> {
-        let name = "streamScatterOp";
+        let name: &dyn Display = &"streamScatterOp";
         let (dst, index, data) = (
             textures(&call.dst, name)?,
             textures(&call.index, name)?,
@@ -332,7 +334,7 @@ impl GlBackend {
     }
 
     fn gather_op_call(&self, call: &GatherOpCall) -> Result<(), PassError> {
-        let name = "streamGatherOp";
+        let name: &dyn Display = &"streamGatherOp";
         let (dst, index, data) = (
             textures(&call.dst, name)?,
             textures(&call.index, name)?,
@@ -364,7 +366,7 @@ impl GlBackend {
     }
 
     fn set_mask(&self, mask: &StreamArg) -> Result<(), PassError> {
-        let name = "streamSetWriteMask";
+        let name: &dyn Display = &"streamSetWriteMask";
         let stream = textures(mask, name)?;
         let made = WriteMask::new(&self.ctx, stream.layout())?;
         let program = self.builtins.mask(&self.ctx, &self.target)?;
@@ -376,7 +378,7 @@ impl GlBackend {
             .check("drawing a write mask into a depth texture")?;
         self.exec.record(|| {
             TraceEntry::WriteMask(CallTrace {
-                function: name.into(),
+                function: name.to_string(),
                 source_line: None,
                 variant: brook_core::fmt_shape(mask.shape),
                 compiled: false,
@@ -423,7 +425,7 @@ fn combiner_name(op: &brook_core::Combiner) -> String {
 fn swap_in(call: &KernelCall, scratch: Vec<Replacement>) -> Result<(), BrookError> {
     for mut r in scratch {
         if let Some(s) = call.args[r.param].stream() {
-            let name = format!("kernel `{}`", call.function().name);
+            let name = CallName("kernel", &call.function().name);
             std::mem::swap(&mut *textures_mut(s.storage, &name)?, &mut r.stream);
         }
     }
@@ -458,7 +460,7 @@ impl Backend for GlBackend {
     }
 
     fn read(&self, stream: &StreamArg, data: &[f32]) -> Result<(), BrookError> {
-        let mut s = textures_mut(stream.storage, "streamRead")?;
+        let mut s = textures_mut(stream.storage, &"streamRead")?;
         match stream.domain {
             None => s.read(data),
             Some(d) => s.read_domain(d, data),
@@ -467,7 +469,7 @@ impl Backend for GlBackend {
     }
 
     fn write(&self, stream: &StreamArg, out: &mut [f32]) -> Result<(), BrookError> {
-        let s = textures(stream, "streamWrite")?;
+        let s = textures(stream, &"streamWrite")?;
         match stream.domain {
             None => s.write(out),
             Some(d) => s.write_domain(d, out),
@@ -480,7 +482,7 @@ impl Backend for GlBackend {
     }
 
     fn run_kernel(&self, call: &KernelCall) -> Result<Vec<usize>, BrookError> {
-        let name = format!("kernel `{}`", call.function().name);
+        let name = CallName("kernel", &call.function().name);
         let held = hold(call.args, &name)?;
         let args = kernel_args(&held, kernel_classes(call.function()));
         let ran = self.kernel(call, &args, false)?;
@@ -491,7 +493,7 @@ impl Backend for GlBackend {
     }
 
     fn plan_kernel(&self, call: &KernelCall) -> Result<Vec<PassTrace>, BrookError> {
-        let name = format!("kernel `{}`", call.function().name);
+        let name = CallName("kernel", &call.function().name);
         let held = hold(call.args, &name)?;
         let args = kernel_args(&held, kernel_classes(call.function()));
         Ok(self.kernel(call, &args, true)?.plan)
@@ -532,8 +534,8 @@ impl Backend for GlBackend {
 
     fn swap(&self, a: &StreamArg, b: &StreamArg) -> Result<(), BrookError> {
         let (mut x, mut y) = (
-            textures_mut(a.storage, "streamSwap")?,
-            textures_mut(b.storage, "streamSwap")?,
+            textures_mut(a.storage, &"streamSwap")?,
+            textures_mut(b.storage, &"streamSwap")?,
         );
         std::mem::swap(&mut *x, &mut *y);
         let names = |s: &GlStream| s.textures().iter().map(|t| t.raw().0.get()).collect();

@@ -2,6 +2,7 @@
 
 use std::any::Any;
 use std::cell::{Ref, RefCell, RefMut};
+use std::fmt::Display;
 
 use brook_core::{BackendArg, BrookError, Domain, IterSpec, StreamArg};
 use brook_frontend::ir::{Function, ParamClass};
@@ -15,26 +16,31 @@ pub enum GlStorage {
     Iter(IterSpec),
 }
 
-fn in_use(call: &str) -> BrookError {
+fn in_use(call: &dyn Display) -> BrookError {
     BrookError::State {
-        call: call.into(),
+        call: call.to_string(),
         message:
             "the stream's textures are borrowed (a `gl_textures()` guard is alive); drop it first"
                 .into(),
     }
 }
 
-fn storage<'a>(any: &'a dyn Any, call: &str) -> Result<&'a GlStorage, BrookError> {
+fn storage<'a>(any: &'a dyn Any, call: &dyn Display) -> Result<&'a GlStorage, BrookError> {
     any.downcast_ref::<GlStorage>()
-        .ok_or_else(|| BrookError::ForeignStream { call: call.into() })
+        .ok_or_else(|| BrookError::ForeignStream {
+            call: call.to_string(),
+        })
 }
 
 /// The textures of a stream that is not an iterator, borrowed for reading.
-pub fn textures<'a>(s: &StreamArg<'a>, call: &str) -> Result<Ref<'a, GlStream>, BrookError> {
+pub fn textures<'a>(
+    s: &StreamArg<'a>,
+    call: &dyn Display,
+) -> Result<Ref<'a, GlStream>, BrookError> {
     match storage(s.storage, call)? {
         GlStorage::Textures(t) => t.try_borrow().map_err(|_| in_use(call)),
         GlStorage::Iter(_) => Err(BrookError::ArgumentType {
-            call: call.into(),
+            call: call.to_string(),
             param: String::new(),
             message: "an iterator has no textures; copy it into a stream with a kernel first"
                 .into(),
@@ -43,11 +49,14 @@ pub fn textures<'a>(s: &StreamArg<'a>, call: &str) -> Result<Ref<'a, GlStream>, 
 }
 
 /// The textures of a stream that is not an iterator, borrowed for replacing.
-pub fn textures_mut<'a>(any: &'a dyn Any, call: &str) -> Result<RefMut<'a, GlStream>, BrookError> {
+pub fn textures_mut<'a>(
+    any: &'a dyn Any,
+    call: &dyn Display,
+) -> Result<RefMut<'a, GlStream>, BrookError> {
     match storage(any, call)? {
         GlStorage::Textures(t) => t.try_borrow_mut().map_err(|_| in_use(call)),
         GlStorage::Iter(_) => Err(BrookError::ArgumentType {
-            call: call.into(),
+            call: call.to_string(),
             param: String::new(),
             message: "an iterator stream is computed, it has no storage".into(),
         }),
@@ -58,7 +67,7 @@ pub fn textures_mut<'a>(any: &'a dyn Any, call: &str) -> Result<RefMut<'a, GlStr
 /// an iterator or a stream of another backend, an error while the runtime is using it.
 pub fn gl_textures(any: &dyn Any) -> Option<Result<Ref<'_, GlStream>, BrookError>> {
     match any.downcast_ref::<GlStorage>()? {
-        GlStorage::Textures(t) => Some(t.try_borrow().map_err(|_| in_use("gl_textures"))),
+        GlStorage::Textures(t) => Some(t.try_borrow().map_err(|_| in_use(&"gl_textures"))),
         GlStorage::Iter(_) => None,
     }
 }
@@ -71,7 +80,7 @@ pub enum Held<'a> {
 }
 
 /// Borrows every stream of `args`.
-pub fn hold<'a>(args: &[BackendArg<'a>], call: &str) -> Result<Vec<Held<'a>>, BrookError> {
+pub fn hold<'a>(args: &[BackendArg<'a>], call: &dyn Display) -> Result<Vec<Held<'a>>, BrookError> {
     args.iter()
         .map(|a| match a {
             BackendArg::Constant(v) => Ok(Held::Constant(v)),
@@ -83,8 +92,8 @@ pub fn hold<'a>(args: &[BackendArg<'a>], call: &str) -> Result<Vec<Held<'a>>, Br
         .collect()
 }
 
-/// The held arguments as the pass encoders take them, their kind from the parameters of
-/// `func` (`params` picks which parameters `held` binds, in order).
+/// The held arguments as the pass encoders take them, their kind from the parameter classes
+/// they bind (in order).
 pub fn kernel_args<'h>(
     held: &'h [Held<'_>],
     classes: impl Iterator<Item = ParamClass>,

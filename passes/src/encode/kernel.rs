@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use brook_core::ScratchTrace;
 use brook_frontend::ir::{Function, FunctionId, Module, ParamClass};
-use brook_glsl::{candidate_of, stream_members, MemberRef, OutputRegion, Variant};
+use brook_glsl::{candidate_of, stream_members, MemberRef, OutputRegion};
 use brook_texture_streams::Stream;
 
 use crate::args::{variant_for, KernelArg, StreamArg};
@@ -35,7 +35,10 @@ pub struct KernelPasses<'a> {
     pub linked: Rc<LinkedKernel>,
     /// Whether this call linked them (the first call of its variant).
     pub compiled: bool,
-    pub variant: Variant,
+    /// How the draw covers the outputs.
+    pub region: OutputRegion,
+    /// The variant as the trace shows it (built only while tracing).
+    pub variant: String,
     /// The first output: every output is at its place (checked by the runtime).
     pub output: StreamArg<'a>,
 }
@@ -58,11 +61,14 @@ impl<'a> KernelPasses<'a> {
             })
             .ok_or_else(|| fail("a kernel call needs at least one output stream".into()))?;
         let variant = variant_for(func, args, &output).map_err(fail)?;
-        let (linked, compiled) = program.kernel(enc.ctx, enc.target, kernel, &variant)?;
+        let region = variant.output;
+        let described = enc.label(|| format!("{variant:?}"));
+        let (linked, compiled) = program.kernel(enc.ctx, enc.target, kernel, variant)?;
         Ok(KernelPasses {
             linked,
             compiled,
-            variant,
+            region,
+            variant: described,
             output,
         })
     }
@@ -84,8 +90,8 @@ impl<'a> KernelPasses<'a> {
         steps: &mut Vec<Step<'s>>,
     ) -> Result<(), PassError> {
         let fail = |message: String| call_error(&func.name, message);
-        let viewport = viewport(&self.output, self.variant.output);
-        let discards = matches!(self.variant.output, OutputRegion::Masked { .. });
+        let viewport = viewport(&self.output, self.region);
+        let discards = matches!(self.region, OutputRegion::Masked { .. });
         let count = self.linked.passes.len();
         for (k, pass) in self.linked.passes.iter().enumerate() {
             let stream_of = |param: u32| match scratch.iter().find(|r| r.param == param as usize) {
