@@ -1,7 +1,7 @@
 //! Conformance of the GL pipeline: every construct on desktop GL 3.3 core and on ES 3.0, with
 //! direct and with translated (wrapped) layouts, element by element against the CPU backend —
 //! bit for bit where the arithmetic is exact, within a stated ulp bound where it is not — and
-//! against the values `brook-semantics.md` gives.
+//! against the values `docs/semantics.md` gives.
 
 mod support;
 

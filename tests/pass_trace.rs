@@ -185,3 +185,74 @@ kernel void repeat(float a<>, vout [2] float o<>) { o = a; push(o); push(o); }";
         assert!(printed.contains(expected), "{expected}: {printed}");
     }
 }
+
+#[test]
+fn an_observer_sees_every_step_before_and_after_it_runs() {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    use std::time::Duration;
+
+    use brook::passes::{Step, Texture};
+    use brook::texture_streams::TexelRect;
+    use brook::PassObserver;
+
+    /// The label of every step, and the first target's first texel before and after it.
+    type Seen = Rc<RefCell<Vec<(String, f32, f32, Duration)>>>;
+    struct Watch(Seen, f32);
+    fn first_texel(t: &Texture) -> f32 {
+        let rect = TexelRect {
+            x: 0,
+            y: 0,
+            width: 1,
+            height: 1,
+        };
+        t.read(rect).unwrap()[0]
+    }
+    fn target<'a>(step: &Step<'a>) -> Option<&'a Texture> {
+        match step {
+            Step::Draw(pass) => pass.targets.first().copied(),
+            Step::Copy { to, .. } => Some(to),
+            Step::Clear { target, .. } => Some(target),
+        }
+    }
+    impl PassObserver for Watch {
+        fn before(&mut self, step: &Step) {
+            self.1 = target(step).map_or(f32::NAN, first_texel);
+        }
+        fn after(&mut self, step: &Step, elapsed: Duration) {
+            let after = target(step).map_or(f32::NAN, first_texel);
+            let label = step.trace().label;
+            self.0.borrow_mut().push((label, self.1, after, elapsed));
+        }
+    }
+
+    let gl = gl_with(None, None);
+    let p = gl
+        .compile(
+            "kernel void inc(float a<>, out float b<>) { b = a + 1.0; }",
+            "inc.br",
+        )
+        .unwrap();
+    let a = gl.stream_of(1, &[4]).unwrap();
+    a.read(&[5.0; 4]).unwrap();
+    let seen = Seen::default();
+    gl.as_gl()
+        .unwrap()
+        .set_observer(Some(Box::new(Watch(seen.clone(), 0.0))));
+    gl.run(&p, "inc", args![&a, &a]).unwrap();
+    gl.as_gl().unwrap().set_observer(None);
+    gl.run(&p, "inc", args![&a, &a]).unwrap();
+    assert_eq!(a.to_vec().unwrap(), [7.0; 4]);
+    let seen = seen.borrow();
+    // In place: the copy into the scratch stream, then the draw into it (6 + 1).
+    let steps: Vec<(&str, f32)> = seen.iter().map(|(l, _, a, _)| (l.as_str(), *a)).collect();
+    assert_eq!(
+        steps,
+        [
+            ("in place: the output copied to its scratch", 5.0),
+            ("pass 1 of 1", 6.0)
+        ]
+    );
+    assert_eq!(seen[1].1, 5.0, "the scratch held the copy before the draw");
+    assert!(seen.iter().all(|s| s.3 > Duration::ZERO));
+}

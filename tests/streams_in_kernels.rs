@@ -1,5 +1,5 @@
 //! The foundation's stream rules seen through kernels, GL against the CPU backend and against
-//! the values `brook-semantics.md` gives: resizing, gathers at and past edges, iterators,
+//! the values `docs/semantics.md` gives: resizing, gathers at and past edges, iterators,
 //! `indexof`, structs, pass splitting, and address translation under a lowered texture limit.
 
 mod support;

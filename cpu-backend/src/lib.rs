@@ -1,7 +1,7 @@
 //! Brook's reference backend: executes the typed IR ([`brook_frontend::ir`]) on the CPU.
 //!
 //! Every GL test is compared against this crate, so it must be obviously right: the rules of
-//! `brook-semantics.md` (gather rounding and clamping, implicit resizing, iterators,
+//! `docs/semantics.md` (gather rounding and clamping, implicit resizing, iterators,
 //! `indexof`, Cg built-ins) are small pure functions in [`shape`] and [`exec`], and a
 //! tree-walking interpreter ([`exec`]) runs the IR one element at a time. It must also be
 //! fast enough that comparisons are meaningful, so kernels normally run on the batch engine

@@ -1,5 +1,5 @@
 //! `streamScatterOp(dst, index, data, op)` on the host: for every element `i` of `data`, in
-//! index order, `dst[index[i]] = op(data[i], dst[index[i]])` (`brook-semantics.md`).
+//! index order, `dst[index[i]] = op(data[i], dst[index[i]])` (`docs/semantics.md`).
 //!
 //! Sequential by definition: collisions combine in index order, so the built-in combiners and a
 //! user `reduce` function (associative, not necessarily commutative) give exactly what the GL

@@ -222,6 +222,12 @@ impl Executor {
         self.trace.borrow().is_some()
     }
 
+    /// Whether someone reads the steps (the trace or an observer), so they should carry
+    /// their labels and names.
+    pub fn described(&self) -> bool {
+        self.tracing() || self.observer.try_borrow().is_ok_and(|o| o.is_some())
+    }
+
     /// The entries recorded since tracing started or since the last take.
     pub fn take_trace(&self) -> Vec<TraceEntry> {
         self.trace

@@ -27,6 +27,7 @@ mod step;
 mod uniforms;
 
 pub use backend::{gl_textures, GlBackend};
+pub use brook_texture_streams::Texture;
 pub use encode::mask::WriteMask;
 pub use encode::vout::MAX_VOUT_PUSHES;
 pub use error::PassError;
