@@ -90,16 +90,6 @@ impl ElementFormat {
         self.members.iter().map(|m| m.components).collect()
     }
 
-    /// Whether elements of this format are elements of `other`'s (same member widths).
-    pub fn stores_like(&self, other: &ElementFormat) -> bool {
-        self.members.len() == other.members.len()
-            && self
-                .members
-                .iter()
-                .zip(&other.members)
-                .all(|(a, b)| a.components == b.components)
-    }
-
     /// Whether elements of this format are elements of Brook type `ty` (member by member, the
     /// same widths); `None` when `ty` is no stream element type. Allocates nothing: the call
     /// checks ask on every call.

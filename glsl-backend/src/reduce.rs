@@ -119,22 +119,9 @@ pub fn generate_reduce_pass(
     })
 }
 
-/// The input stream and accumulator parameters of a reduce function.
+/// The input stream and accumulator parameters of a reduce function (brook-core's rule).
 fn reduction_params(func: &Function) -> Result<(usize, usize), GenError> {
-    let only = |class: ParamClass| {
-        let mut found = (0..func.params.len()).filter(|&i| func.params[i].class == class);
-        match (found.next(), found.next()) {
-            (Some(i), None) => Some(i),
-            _ => None,
-        }
-    };
-    match (only(ParamClass::Stream), only(ParamClass::Reduce)) {
-        (Some(a), Some(r)) if func.params[a].ty == func.params[r].ty => Ok((a, r)),
-        _ => Err(GenError::Unsupported(format!(
-            "reduction `{}` needs exactly one input stream and one `reduce` parameter of the same type",
-            func.name
-        ))),
-    }
+    brook_core::call::reduce_roles(func).map_err(|e| GenError::Unsupported(e.to_string()))
 }
 
 /// The statements of `main`: find this fragment's run of input elements, fold it.

@@ -29,7 +29,7 @@ pub fn check_scatter(
             message: "the destination cannot also be the index or the data stream".into(),
         });
     }
-    check_indexed(call, dst, index, data)?;
+    check_indexed_args(call, dst, index, data)?;
     check_combiner(call, op, dst.format)
 }
 
@@ -52,7 +52,7 @@ pub fn check_gather_op(
                 .into(),
         });
     }
-    check_indexed(call, data, index, dst)?;
+    check_indexed_args(call, data, index, dst)?;
     if let Some((op, operand)) = update {
         let floats = data.format.floats_per_element();
         if operand.len() != floats {
@@ -85,49 +85,70 @@ fn not_iterators(call: &dyn Display, streams: [(&StreamArg, &str); 3]) -> Result
     Ok(())
 }
 
-/// The shapes and formats of a ScatterOp or GatherOp: an index per element of `elements`, with
-/// one component per dimension of `addressed`; both of one element layout.
-fn check_indexed(
+/// The shapes and member widths of a ScatterOp or GatherOp, each stream given as (shape,
+/// member widths): an index per element of `elements`, with one component per dimension of
+/// `addressed`; both of one element layout. Public so that a backend's own entry points
+/// (brook-cpu's `run_scatter`) check with the same rule and words.
+pub fn check_indexed(
     call: &dyn Display,
-    addressed: &StreamArg,
-    index: &StreamArg,
-    elements: &StreamArg,
+    addressed: (&[usize], &[u8]),
+    index: (&[usize], &[u8]),
+    elements: (&[usize], &[u8]),
 ) -> Result<(), BrookError> {
-    let rank = addressed.shape.len();
+    let rank = addressed.0.len();
     let wrong = |param: &str, message: String| BrookError::ArgumentType {
         call: call.to_string(),
         param: param.into(),
         message,
     };
-    if index.format.widths() != [rank as u8] {
+    if index.1 != [rank as u8] {
         return Err(wrong("index", format!(
             "the index stream must have one float per dimension of the indexed stream {} (float{rank}), but its elements have widths {:?}",
-            fmt_shape(addressed.shape),
-            index.format.widths()
+            fmt_shape(addressed.0),
+            index.1
         )));
     }
-    let len = |s: &StreamArg| s.shape.iter().product::<usize>();
-    if len(index) != len(elements) {
+    let len = |shape: &[usize]| shape.iter().product::<usize>();
+    if len(index.0) != len(elements.0) {
         return Err(BrookError::ShapeMismatch {
             call: call.to_string(),
             message: format!(
                 "the index stream {} and the element stream {} must have one element each",
-                fmt_shape(index.shape),
-                fmt_shape(elements.shape)
+                fmt_shape(index.0),
+                fmt_shape(elements.0)
             ),
         });
     }
-    if !addressed.format.stores_like(elements.format) {
+    if addressed.1 != elements.1 {
         return Err(wrong(
             "data",
             format!(
                 "the elements ({:?}) and the indexed stream ({:?}) must have the same member widths",
-                elements.format.widths(),
-                addressed.format.widths()
+                elements.1, addressed.1
             ),
         ));
     }
     Ok(())
+}
+
+/// [`check_indexed`] of three stream arguments.
+fn check_indexed_args(
+    call: &dyn Display,
+    addressed: &StreamArg,
+    index: &StreamArg,
+    elements: &StreamArg,
+) -> Result<(), BrookError> {
+    let (a, i, e) = (
+        addressed.format.widths(),
+        index.format.widths(),
+        elements.format.widths(),
+    );
+    check_indexed(
+        call,
+        (addressed.shape, &a),
+        (index.shape, &i),
+        (elements.shape, &e),
+    )
 }
 
 /// A user combiner is `reduce void f(T a<>, reduce T r<>)` with nothing else, over the

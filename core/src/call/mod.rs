@@ -15,7 +15,7 @@ use crate::backend::{BackendArg, StreamArg};
 use crate::error::BrookError;
 use crate::format::ElementFormat;
 
-pub use indexed::{check_gather_op, check_scatter};
+pub use indexed::{check_gather_op, check_indexed, check_scatter};
 pub use kernel::check_kernel;
 pub use reduce::{check_reduce, reduce_roles, ReduceShape};
 
