@@ -88,7 +88,7 @@ fn the_trace_shows_the_scratch_and_the_swap() {
             other => panic!("expected kernel calls, got {other}"),
         })
         .collect();
-    assert!(calls[0].compiled && !calls[1].compiled);
+    assert!(calls[0].compiled.is_some() && calls[1].compiled.is_none());
     for call in &calls {
         let scratch = &call.scratch[0];
         assert_eq!(scratch.param, "r");

@@ -8,6 +8,7 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// One stream operation a backend ran for the user.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,8 +54,9 @@ pub struct CallTrace {
     pub source_line: Option<usize>,
     /// How the call was specialised: the shader variant, the reduction's shapes.
     pub variant: String,
-    /// Whether this call compiled its programs (the first of its kind) or reused them.
-    pub compiled: bool,
+    /// When this call compiled its programs (the first of its kind: a driver's link, a JIT's
+    /// compile), how long that took; `None` when it reused them.
+    pub compiled: Option<Duration>,
     /// Outputs that were also inputs: drawn into scratch storage, then swapped in.
     pub scratch: Vec<ScratchTrace>,
     pub passes: Vec<PassTrace>,
@@ -237,10 +239,9 @@ impl fmt::Display for CallTrace {
 impl CallTrace {
     /// The call under a heading (`kernel \`k\``, or the operation's own name), then its passes.
     fn write(&self, f: &mut fmt::Formatter<'_>, what: &str) -> fmt::Result {
-        let cache = if self.compiled {
-            "compiled now"
-        } else {
-            "from the program cache"
+        let cache = match self.compiled {
+            Some(time) => format!("compiled now, in {time:.1?}"),
+            None => "from the program cache".into(),
         };
         let name = if what.is_empty() {
             self.function.clone()

@@ -10,6 +10,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 use brook_core::Compiled;
 use brook_frontend::ir::FunctionId;
@@ -23,6 +24,17 @@ use brook_texture_streams::GlContext;
 use crate::error::PassError;
 use crate::linked::{profile, LinkedKernel, LinkedPass};
 
+/// How long generating and linking a program took, when a call did it (`None`: found).
+pub type Linked = Option<Duration>;
+
+/// Two link times added up (a call that links several programs).
+pub fn both(a: Linked, b: Linked) -> Linked {
+    match (a, b) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or_default() + b.unwrap_or_default()),
+    }
+}
+
 /// A map of linked programs; `get` links on a miss.
 struct Memo<K, V>(RefCell<HashMap<K, Rc<V>>>);
 
@@ -33,26 +45,28 @@ impl<K, V> Default for Memo<K, V> {
 }
 
 impl<K: Hash + Eq, V> Memo<K, V> {
-    /// The program under `key`, and whether it was linked now; `link` sees the key.
+    /// The program under `key`, and how long linking it took if it was linked now; `link`
+    /// sees the key.
     fn get_with_key(
         &self,
         key: K,
         link: impl FnOnce(&K) -> Result<V, PassError>,
-    ) -> Result<(Rc<V>, bool), PassError> {
+    ) -> Result<(Rc<V>, Linked), PassError> {
         if let Some(found) = self.0.borrow().get(&key) {
-            return Ok((found.clone(), false));
+            return Ok((found.clone(), None));
         }
+        let started = Instant::now();
         let linked = Rc::new(link(&key)?);
         self.0.borrow_mut().insert(key, linked.clone());
-        Ok((linked, true))
+        Ok((linked, Some(started.elapsed())))
     }
 
-    /// The program under `key`, and whether it was linked now.
+    /// The program under `key`, and how long linking it took if it was linked now.
     fn get(
         &self,
         key: K,
         link: impl FnOnce() -> Result<V, PassError>,
-    ) -> Result<(Rc<V>, bool), PassError> {
+    ) -> Result<(Rc<V>, Linked), PassError> {
         self.get_with_key(key, |_| link())
     }
 
@@ -105,14 +119,14 @@ impl GlProgram {
         }
     }
 
-    /// The passes of `kernel` for one variant, and whether they were linked now.
+    /// The passes of `kernel` for one variant, and their link time if linked now.
     pub fn kernel(
         &self,
         ctx: &Rc<GlContext>,
         target: &Target,
         kernel: FunctionId,
         variant: Variant,
-    ) -> Result<(Rc<LinkedKernel>, bool), PassError> {
+    ) -> Result<(Rc<LinkedKernel>, Linked), PassError> {
         let c = &self.compiled;
         let generate = |variant: &Variant| {
             generate_kernel(&c.module, kernel, variant, target, Some(&c.source))
@@ -124,7 +138,7 @@ impl GlProgram {
             })
     }
 
-    /// One reduction step of `function`, and whether it was linked now.
+    /// One reduction step of `function`, and its link time if linked now.
     pub fn reduction(
         &self,
         ctx: &Rc<GlContext>,
@@ -132,7 +146,7 @@ impl GlProgram {
         function: FunctionId,
         step: ReduceStep,
         variant: &Variant,
-    ) -> Result<(Rc<LinkedKernel>, bool), PassError> {
+    ) -> Result<(Rc<LinkedKernel>, Linked), PassError> {
         self.reductions.get((function, step, variant.clone()), || {
             let c = &self.compiled;
             let generated =
@@ -147,7 +161,7 @@ impl GlProgram {
         ctx: &Rc<GlContext>,
         target: &Target,
         function: FunctionId,
-    ) -> Result<(Rc<LinkedScatter>, bool), PassError> {
+    ) -> Result<(Rc<LinkedScatter>, Linked), PassError> {
         self.combiners.get(function, || {
             let c = &self.compiled;
             let program = generate_scatter_reduce(&c.module, function, target, Some(&c.source))?;
@@ -181,7 +195,7 @@ impl Builtins {
         target: &Target,
         widths: &[u8],
         ordered: bool,
-    ) -> Result<(Rc<LinkedScatter>, bool), PassError> {
+    ) -> Result<(Rc<LinkedScatter>, Linked), PassError> {
         self.scatter_writes.get((widths.to_vec(), ordered), || {
             LinkedScatter::link(
                 ctx,
@@ -197,7 +211,7 @@ impl Builtins {
         ctx: &Rc<GlContext>,
         target: &Target,
         widths: &[u8],
-    ) -> Result<(Rc<LinkedScatter>, bool), PassError> {
+    ) -> Result<(Rc<LinkedScatter>, Linked), PassError> {
         self.fetches.get(widths.to_vec(), || {
             LinkedScatter::link(ctx, "streamGatherOp", generate_gather_fetch(target, widths))
         })

@@ -150,7 +150,7 @@ impl GlBackend {
                 function: name.to_string(),
                 source_line: None,
                 variant: brook_core::fmt_shape(mask.shape),
-                compiled: false,
+                compiled: None,
                 scratch: Vec::new(),
                 passes: traced(&steps),
             })

@@ -17,7 +17,7 @@ use crate::encode::mask::WriteMask;
 use crate::encode::{textures_of, Encoder};
 use crate::error::{call_error, PassError};
 use crate::linked::LinkedKernel;
-use crate::programs::GlProgram;
+use crate::programs::{GlProgram, Linked};
 use crate::step::{DepthUse, Pass, Step};
 use crate::uniforms::{uniform_data, uniforms_of};
 
@@ -33,8 +33,8 @@ pub struct Replacement {
 /// A kernel call's programs, chosen for its arguments.
 pub struct KernelPasses<'a> {
     pub linked: Rc<LinkedKernel>,
-    /// Whether this call linked them (the first call of its variant).
-    pub compiled: bool,
+    /// How long linking them took, if this call did (the first call of its variant).
+    pub compiled: Linked,
     /// How the draw covers the outputs.
     pub region: OutputRegion,
     /// The variant as the trace shows it (built only while tracing).

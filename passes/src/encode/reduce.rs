@@ -17,7 +17,7 @@ use crate::args::{KernelArg, StreamArg};
 use crate::encode::{textures_of, Encoder};
 use crate::error::{call_error, PassError};
 use crate::linked::LinkedKernel;
-use crate::programs::GlProgram;
+use crate::programs::{both, GlProgram, Linked};
 use crate::spare::SpareStreams;
 use crate::step::{Pass, Step};
 use crate::uniforms::{uniform_data, uniforms_of};
@@ -36,8 +36,8 @@ pub struct Ends<'a> {
 pub struct Reduction {
     /// Per planned pass: its linked step program.
     programs: Vec<Rc<LinkedKernel>>,
-    /// Whether any program was linked by this call.
-    pub compiled: bool,
+    /// How long linking this call's new programs took, if it linked any.
+    pub compiled: Linked,
     /// The streams between passes; the last one holds a value reduction's result.
     pub intermediates: Vec<Stream>,
 }
@@ -58,7 +58,7 @@ impl Reduction {
         let rank = plan.input.len();
         let mut programs = Vec::with_capacity(plan.passes.len());
         let mut intermediates = Vec::with_capacity(plan.passes.len());
-        let mut compiled = false;
+        let mut compiled = None;
         let mut translated = input.layout().is_translated();
         for (i, pass) in plan.passes.iter().enumerate() {
             let output = match into.filter(|_| i + 1 == plan.passes.len()) {
@@ -79,7 +79,7 @@ impl Reduction {
                 output_translated: output,
             };
             let (linked, now) = program.reduction(enc.ctx, enc.target, function, step, &variant)?;
-            compiled |= now;
+            compiled = both(compiled, now);
             programs.push(linked);
             translated = output;
         }

@@ -26,7 +26,7 @@ use glow::HasContext;
 
 use crate::encode::{textures_of, Encoder};
 use crate::error::{call_error, PassError};
-use crate::programs::{GlProgram, LinkedScatter};
+use crate::programs::{both, GlProgram, Linked, LinkedScatter};
 use crate::step::{Pass, Primitive, Step};
 use crate::uniforms::{extent_vector, uniforms_of};
 
@@ -38,8 +38,8 @@ const MAX_ORDERED: usize = 1 << 24;
 pub struct PointCombiner {
     linked: Rc<LinkedScatter>,
     blend: Option<Blend>,
-    /// Whether this call linked the programs.
-    pub compiled: bool,
+    /// How long linking the programs took, if this call did.
+    pub compiled: Linked,
     old: Option<Stream>,
 }
 
@@ -164,7 +164,7 @@ impl Scatter {
         Ok(Scatter { combiner, rounds })
     }
 
-    pub fn compiled(&self) -> bool {
+    pub fn compiled(&self) -> Linked {
         self.combiner.compiled
     }
 
@@ -206,7 +206,7 @@ impl Scatter {
 /// A gather-op: the fetch, the update's combiner and operand, and the rounds.
 pub struct GatherOp {
     fetch: Rc<LinkedScatter>,
-    fetch_compiled: bool,
+    fetch_compiled: Linked,
     update: Option<(PointCombiner, Stream)>,
     order: Stream,
     counts: Vec<usize>,
@@ -243,8 +243,11 @@ impl GatherOp {
         })
     }
 
-    pub fn compiled(&self) -> bool {
-        self.fetch_compiled || self.update.as_ref().is_some_and(|(c, _)| c.compiled)
+    pub fn compiled(&self) -> Linked {
+        both(
+            self.fetch_compiled,
+            self.update.as_ref().and_then(|(c, _)| c.compiled),
+        )
     }
 
     pub fn encode<'s>(
