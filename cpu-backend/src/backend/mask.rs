@@ -4,20 +4,18 @@
 
 use std::cell::{Cell, RefCell};
 
-use brook_cpu::{CpuArg, CpuError, CpuStream};
-use brook_texture_streams::Domain;
+use brook_core::{fmt_shape, BrookError, Domain, MaskUse};
 
-use crate::error::BrookError;
-use crate::host_values::domain_elements;
+use crate::{CpuArg, CpuError, CpuStream};
 
-/// The CPU backend's mask and query state.
+/// The mask last set and the open query's count; which calls are allowed when is the
+/// runtime's business (brook-core's `WriteMaskState`).
 #[derive(Default)]
 pub struct CpuMasking {
     /// The mask last set: its shape and which elements are on.
     mask: RefCell<Option<(Vec<usize>, Vec<bool>)>>,
-    enabled: Cell<bool>,
     /// Elements written since the open query began.
-    query: Cell<Option<u64>>,
+    query: Cell<u64>,
 }
 
 impl CpuMasking {
@@ -26,37 +24,12 @@ impl CpuMasking {
         *self.mask.borrow_mut() = Some((mask.shape().to_vec(), on));
     }
 
-    pub fn enable(&self, on: bool) -> Result<(), BrookError> {
-        if on && self.mask.borrow().is_none() {
-            return Err(BrookError::Usage(
-                "streamEnableWriteMask: no write mask was set (streamSetWriteMask) before enabling it".into(),
-            ));
-        }
-        self.enabled.set(on);
-        Ok(())
+    pub fn begin_query(&self) {
+        self.query.set(0);
     }
 
-    pub fn begin_query(&self) -> Result<(), BrookError> {
-        if self.query.get().is_some() {
-            return Err(BrookError::Usage(
-                "streamBeginWriteQuery: a write query is already open; end it first".into(),
-            ));
-        }
-        self.query.set(Some(0));
-        Ok(())
-    }
-
-    pub fn end_query(&self) -> Result<u64, BrookError> {
-        self.query.take().ok_or_else(|| {
-            BrookError::Usage(
-                "streamEndWriteQuery: no write query is open (streamBeginWriteQuery)".into(),
-            )
-        })
-    }
-
-    /// Whether a call must go through [`CpuMasking::run`] (a mask enabled or a query open).
-    pub fn active(&self) -> bool {
-        self.enabled.get() || self.query.get().is_some()
+    pub fn end_query(&self) -> u64 {
+        self.query.take()
     }
 
     /// Runs a kernel call (`run`, on `args`) under the mask and counts it into the open query.
@@ -68,7 +41,7 @@ impl CpuMasking {
     /// zero, whatever they held), a discarded one keeps the two prefills.
     pub fn run(
         &self,
-        kernel: &str,
+        mask: MaskUse,
         args: &mut [CpuArg],
         domain: Option<(&[usize], &Domain)>,
         mut run: impl FnMut(&mut [CpuArg]) -> Result<(), CpuError>,
@@ -78,22 +51,27 @@ impl CpuMasking {
             return Ok(run(args)?);
         };
         let shape = domain.map_or(region_shape, |(whole, _)| whole.to_vec());
-        let mask = self.mask.borrow();
-        let on: Option<Vec<bool>> = match (&*mask, self.enabled.get()) {
+        let set = self.mask.borrow();
+        let on: Option<Vec<bool>> = match (&*set, mask.masked) {
             (Some((mask_shape, on)), true) => {
                 if *mask_shape != shape {
-                    return Err(BrookError::Usage(format!(
-                        "kernel `{kernel}`: the write mask has shape {mask_shape:?} but the outputs have shape {shape:?}"
-                    )));
+                    return Err(BrookError::ShapeMismatch {
+                        call: "a masked kernel call".into(),
+                        message: format!(
+                            "the write mask has shape {} but the outputs have shape {}",
+                            fmt_shape(mask_shape),
+                            fmt_shape(&shape)
+                        ),
+                    });
                 }
                 Some(match domain {
-                    Some((whole, d)) => domain_elements(whole, d).map(|l| on[l]).collect(),
+                    Some((whole, d)) => d.linear_positions(whole).map(|l| on[l]).collect(),
                     None => on.clone(),
                 })
             }
             _ => None,
         };
-        let written = if self.query.get().is_some() {
+        let written = if mask.counting {
             let mut prefilled = |value: f32| -> Result<Vec<u32>, BrookError> {
                 outputs(args).for_each(|o| o.data_mut().fill(value));
                 run(args)?;
@@ -122,8 +100,8 @@ impl CpuMasking {
                 }
             }
         }
-        if let Some(total) = self.query.get() {
-            self.query.set(Some(total + count));
+        if mask.counting {
+            self.query.set(self.query.get() + count);
         }
         Ok(())
     }

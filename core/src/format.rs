@@ -3,10 +3,12 @@
 //! On the host an element is laid out like the C struct Brook programs declare:
 //! members in order, tightly packed (a struct of floats has no padding), so a
 //! host array of `N` elements is `N × floats_per_element` floats
-//! (array-of-structs). On the device each member gets a texture of its own (see
-//! [`crate::Stream`]), which is why the format is kept as a list of members.
+//! (array-of-structs). On GL each member gets a texture of its own, which is why the
+//! format is kept as a list of members.
 
-use crate::error::StreamError;
+use brook_frontend::ir::{Module, Scalar, Type};
+
+use crate::error::{BrookError, StreamError};
 
 /// One member of an element: a name (empty for a plain `floatN` element) and
 /// its number of float components, 1 to 4.
@@ -80,6 +82,105 @@ impl ElementFormat {
             .take(m)
             .map(|member| usize::from(member.components))
             .sum()
+    }
+
+    /// The components of each member, in order: what decides whether two formats hold the
+    /// same elements (member names do not matter to storage).
+    pub fn widths(&self) -> Vec<u8> {
+        self.members.iter().map(|m| m.components).collect()
+    }
+
+    /// Whether elements of this format are elements of Brook type `ty` (member by member, the
+    /// same widths); `None` when `ty` is no stream element type. Allocates nothing: the call
+    /// checks ask on every call.
+    pub fn holds(&self, module: &Module, ty: &Type) -> Option<bool> {
+        let same = |k: usize, t: &Type| {
+            float_width(t).map(|w| self.members.get(k).is_some_and(|m| m.components == w))
+        };
+        match ty {
+            Type::Struct(id) => {
+                let members = &module.struct_def(*id).members;
+                let mut all = members.len() == self.members.len();
+                for (k, m) in members.iter().enumerate() {
+                    all &= same(k, &m.ty)?;
+                }
+                Some(all)
+            }
+            t => Some(same(0, t)? && self.members.len() == 1),
+        }
+    }
+
+    /// The format of stream elements of Brook type `ty`: `float`..`float4`, or a struct of
+    /// the module whose members are `float`..`float4`; `None` for any other type.
+    pub fn of_type(module: &Module, ty: &Type) -> Option<ElementFormat> {
+        match ty {
+            Type::Struct(id) => {
+                let members = module
+                    .struct_def(*id)
+                    .members
+                    .iter()
+                    .map(|m| {
+                        float_width(&m.ty).map(|components| MemberFormat {
+                            name: m.name.clone(),
+                            components,
+                        })
+                    })
+                    .collect::<Option<Vec<_>>>()?;
+                ElementFormat::structure(members).ok()
+            }
+            t => ElementFormat::scalar(float_width(t)?).ok(),
+        }
+    }
+
+    /// The element format of Brook type `name` as host code spells it: `float`..`float4`
+    /// (`float1` too), or a struct of `module` whose members are `float`..`float4`.
+    pub fn named(module: &Module, name: &str) -> Result<ElementFormat, BrookError> {
+        let width = match name {
+            "float" | "float1" => Some(1),
+            "float2" => Some(2),
+            "float3" => Some(3),
+            "float4" => Some(4),
+            _ => None,
+        };
+        if let Some(n) = width {
+            return Ok(ElementFormat::scalar(n)?);
+        }
+        if name.starts_with("int") || name.starts_with("bool") {
+            return Err(StreamError::Format(format!(
+                "streams of `{name}` are not supported: stream elements are float..float4 or structs of them"
+            ))
+            .into());
+        }
+        let def = module
+            .structs
+            .iter()
+            .position(|s| s.name == name)
+            .ok_or_else(|| {
+                StreamError::Format(format!(
+                    "`{name}` is not a stream element type of this program"
+                ))
+            })?;
+        let ty = Type::Struct(brook_frontend::ir::StructId(def as u32));
+        ElementFormat::of_type(module, &ty).ok_or_else(|| {
+            let bad = module.structs[def]
+                .members
+                .iter()
+                .find(|m| float_width(&m.ty).is_none())
+                .map_or(String::new(), |m| m.name.clone());
+            StreamError::Format(format!(
+                "struct `{name}`: member `{bad}` is not float..float4, so it cannot be a stream element"
+            ))
+            .into()
+        })
+    }
+}
+
+/// The components of a `float`..`float4` type.
+fn float_width(ty: &Type) -> Option<u8> {
+    match ty {
+        Type::Scalar(Scalar::Float) => Some(1),
+        Type::Vector(Scalar::Float, n) => Some(*n),
+        _ => None,
     }
 }
 

@@ -7,7 +7,6 @@
 //! exchanged with the host in row-major order over the box.
 
 use crate::error::StreamError;
-use crate::layout::Layout;
 
 /// The elements `lo[k] <= i_k < hi[k]` in every dimension `k`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -39,12 +38,17 @@ impl Domain {
         })
     }
 
-    /// The whole stream of `layout`.
-    pub fn full(layout: &Layout) -> Domain {
+    /// The whole of a stream of `shape`.
+    pub fn full(shape: &[usize]) -> Domain {
         Domain {
-            lo: vec![0; layout.rank()],
-            hi: layout.shape().to_vec(),
+            lo: vec![0; shape.len()],
+            hi: shape.to_vec(),
         }
+    }
+
+    /// Whether the domain is the whole of a stream of `shape`.
+    pub fn is_whole(&self, shape: &[usize]) -> bool {
+        self.lo.iter().all(|l| *l == 0) && self.hi == shape
     }
 
     /// Lower bounds, inclusive, outermost dimension first.
@@ -67,26 +71,41 @@ impl Domain {
         self.shape().iter().product()
     }
 
-    /// `Ok` when the domain has the stream's rank and lies inside its shape.
-    pub fn fits(&self, layout: &Layout) -> Result<(), StreamError> {
-        if self.lo.len() != layout.rank() {
+    /// `Ok` when the domain has the rank of a stream of `shape` and lies inside it.
+    pub fn fits(&self, shape: &[usize]) -> Result<(), StreamError> {
+        if self.lo.len() != shape.len() {
             return Err(StreamError::Domain(format!(
                 "domain {:?}..{:?} has {} dimensions but the stream has {}",
                 self.lo,
                 self.hi,
                 self.lo.len(),
-                layout.rank()
+                shape.len()
             )));
         }
-        if self.hi.iter().zip(layout.shape()).any(|(h, e)| h > e) {
+        if self.hi.iter().zip(shape).any(|(h, e)| h > e) {
             return Err(StreamError::Domain(format!(
-                "domain {:?}..{:?} reaches outside the stream of shape {:?}",
-                self.lo,
-                self.hi,
-                layout.shape()
+                "domain {:?}..{:?} reaches outside the stream of shape {shape:?}",
+                self.lo, self.hi,
             )));
         }
         Ok(())
+    }
+
+    /// The row-major linear positions, in a stream of `shape`, of the domain's elements in
+    /// the domain's own row-major order (how host arrays of a domain are laid out).
+    pub fn linear_positions<'a>(&'a self, shape: &'a [usize]) -> impl Iterator<Item = usize> + 'a {
+        let sub = self.shape();
+        (0..self.len()).map(move |k| {
+            let mut rest = k;
+            let mut linear = 0;
+            let mut stride = 1;
+            for d in (0..shape.len()).rev() {
+                linear += (rest % sub[d] + self.lo[d]) * stride;
+                rest /= sub[d];
+                stride *= shape[d];
+            }
+            linear
+        })
     }
 }
 
@@ -116,13 +135,18 @@ mod tests {
 
     #[test]
     fn fits_checks_rank_and_extent() {
-        let layout = Layout::new(&[4, 6], 16).unwrap();
-        assert!(Domain::new(&[0, 0], &[4, 6]).unwrap().fits(&layout).is_ok());
-        assert!(Domain::new(&[0, 0], &[4, 7])
-            .unwrap()
-            .fits(&layout)
-            .is_err());
-        assert!(Domain::new(&[0], &[4]).unwrap().fits(&layout).is_err());
-        assert_eq!(Domain::full(&layout).len(), 24);
+        let shape = [4, 6];
+        assert!(Domain::new(&[0, 0], &[4, 6]).unwrap().fits(&shape).is_ok());
+        assert!(Domain::new(&[0, 0], &[4, 7]).unwrap().fits(&shape).is_err());
+        assert!(Domain::new(&[0], &[4]).unwrap().fits(&shape).is_err());
+        assert_eq!(Domain::full(&shape).len(), 24);
+        assert!(Domain::full(&shape).is_whole(&shape));
+    }
+
+    #[test]
+    fn linear_positions_walk_the_box_row_by_row() {
+        let domain = Domain::new(&[1, 2], &[3, 4]).unwrap();
+        let at: Vec<usize> = domain.linear_positions(&[4, 6]).collect();
+        assert_eq!(at, [8, 9, 14, 15]);
     }
 }

@@ -13,6 +13,8 @@
 
 use std::fmt;
 
+use crate::error::fmt_shape;
+
 /// Reads and writes of a whole reduction, or of one pass, counted in stream elements.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReducePass {
@@ -159,11 +161,6 @@ impl fmt::Display for ReducePlan {
             self.elements_written()
         )
     }
-}
-
-fn fmt_shape(shape: &[usize]) -> String {
-    let parts: Vec<String> = shape.iter().map(usize::to_string).collect();
-    format!("<{}>", parts.join(", "))
 }
 
 #[cfg(test)]

@@ -11,12 +11,8 @@
 //! uniform and does the same two `f32` operations, so host values, materialised
 //! streams and values computed in a kernel agree.
 
-use std::rc::Rc;
-
-use crate::context::GlContext;
-use crate::element::ElementFormat;
+use crate::domain::Domain;
 use crate::error::StreamError;
-use crate::stream::Stream;
 
 /// The shape and end points of an iterator stream.
 #[derive(Debug, Clone, PartialEq)]
@@ -159,12 +155,30 @@ impl IterSpec {
     }
 }
 
-impl Stream {
-    /// Materialises an iterator into a stream of its values.
-    pub fn from_iter(ctx: &Rc<GlContext>, spec: &IterSpec) -> Result<Stream, StreamError> {
-        let mut stream = Stream::new(ctx, ElementFormat::scalar(spec.components())?, spec.shape())?;
-        stream.read(&spec.values())?;
-        Ok(stream)
+impl IterSpec {
+    /// `streamWrite` of an iterator, or of a domain of it: its values in C layout into
+    /// `out`, which must hold exactly as many floats. Every backend answers with these values,
+    /// the ones its kernels compute.
+    pub fn write(&self, domain: Option<&Domain>, out: &mut [f32]) -> Result<(), StreamError> {
+        let n = usize::from(self.components);
+        let values = self.values();
+        let picked: Vec<f32> = match domain {
+            None => values,
+            Some(d) => {
+                d.fits(&self.shape)?;
+                d.linear_positions(&self.shape)
+                    .flat_map(|linear| values[linear * n..(linear + 1) * n].to_vec())
+                    .collect()
+            }
+        };
+        if out.len() != picked.len() {
+            return Err(StreamError::Size {
+                expected: picked.len(),
+                got: out.len(),
+            });
+        }
+        out.copy_from_slice(&picked);
+        Ok(())
     }
 }
 
