@@ -1,0 +1,4 @@
+//! Brook on wgpu.
+
+pub mod lower;
+pub mod shaders;
