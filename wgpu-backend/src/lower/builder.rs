@@ -116,6 +116,35 @@ impl Types {
     pub fn atomic(&mut self, s: Scalar) -> Handle<Type> {
         self.get(TypeInner::Atomic(s))
     }
+
+    /// The result of `atomicCompareExchangeWeak` on a `u32`: naga's predeclared struct
+    /// (`ShaderModule::finish` registers it as such).
+    pub fn compare_exchange_result(&mut self) -> Handle<Type> {
+        let old = self.u32();
+        let exchanged = self.bool();
+        let name =
+            naga::PredeclaredType::AtomicCompareExchangeWeakResult(Scalar::U32).struct_name();
+        self.named(
+            &name,
+            TypeInner::Struct {
+                members: vec![
+                    naga::StructMember {
+                        name: Some("old_value".into()),
+                        ty: old,
+                        binding: None,
+                        offset: 0,
+                    },
+                    naga::StructMember {
+                        name: Some("exchanged".into()),
+                        ty: exchanged,
+                        binding: None,
+                        offset: 4,
+                    },
+                ],
+                span: 8,
+            },
+        )
+    }
 }
 
 /// `2..=4` as naga's vector size; `None` for 1 (a scalar).

@@ -31,12 +31,14 @@ pub enum ParamSlot {
     Var(Handle<Expression>),
     /// A gather: read from a stream buffer.
     Gather(Option<StreamAccess>),
-    /// A vout: pointers to its candidates array and its push count.
-    Vout {
-        candidates: Handle<Expression>,
-        count: Handle<Expression>,
-        max: u32,
-    },
+}
+
+/// A vout parameter's candidates array and push count (pointers).
+#[derive(Debug, Clone, Copy)]
+pub struct VoutSlot {
+    pub candidates: Handle<Expression>,
+    pub count: Handle<Expression>,
+    pub max: u32,
 }
 
 /// What every function of a module shares, seen from one function being lowered.
@@ -58,6 +60,8 @@ pub struct FnLower<'a, 't> {
     pub func: &'a ir::Function,
     pub binding: &'a [Option<u32>],
     pub params: Vec<ParamSlot>,
+    /// Per parameter: its candidates and count, for vouts.
+    pub vouts: Vec<Option<VoutSlot>>,
     pub locals: Vec<Handle<Expression>>,
     /// The naga type of the function's result, if it returns a value.
     pub ret: Option<Handle<Type>>,
@@ -105,7 +109,7 @@ pub fn lower_function(
     if let Some(ty) = ret {
         b.function.result = Some(naga::FunctionResult { ty, binding: None });
     }
-    let params = declare_params(&mut b, brook, func, binding, streams);
+    let (params, vouts) = declare_params(&mut b, brook, func, binding, streams);
     let mut locals = Vec::with_capacity(func.locals.len());
     for l in &func.locals {
         let ty = value_type(b.types, brook, &l.ty);
@@ -117,6 +121,7 @@ pub fn lower_function(
         func,
         binding,
         params,
+        vouts,
         locals,
         ret,
         in_continuing: false,
@@ -137,8 +142,9 @@ fn declare_params(
     func: &ir::Function,
     binding: &[Option<u32>],
     streams: &[Option<StreamAccess>],
-) -> Vec<ParamSlot> {
+) -> (Vec<ParamSlot>, Vec<Option<VoutSlot>>) {
     let mut slots = Vec::with_capacity(func.params.len());
+    let mut vouts = vec![None; func.params.len()];
     for (i, p) in func.params.iter().enumerate() {
         let bound = binding.get(i).copied().flatten();
         let slot = match p.class {
@@ -156,13 +162,16 @@ fn declare_params(
                 let arr_ptr = function_pointer(b.types, arr);
                 let i32_ty = b.types.i32();
                 let count_ptr = function_pointer(b.types, i32_ty);
+                let value_ptr = function_pointer(b.types, ty);
+                let value = b.argument(&p.name, value_ptr);
                 let candidates = b.argument(&format!("{}_candidates", p.name), arr_ptr);
                 let count = b.argument(&format!("{}_count", p.name), count_ptr);
-                ParamSlot::Vout {
+                vouts[i] = Some(VoutSlot {
                     candidates,
                     count,
                     max,
-                }
+                });
+                ParamSlot::Var(value)
             }
             ParamClass::Stream | ParamClass::Iter | ParamClass::Constant => {
                 let ty = value_type(b.types, brook, &p.ty);
@@ -172,17 +181,7 @@ fn declare_params(
         };
         slots.push(slot);
     }
-    slots
-}
-
-/// The naga signature a caller passes for each Brook parameter of `func`: whether it is a
-/// value, a pointer, or (for vouts) two pointers, or nothing (gathers).
-pub fn argument_count(class: ParamClass) -> usize {
-    match class {
-        ParamClass::Gather { .. } => 0,
-        ParamClass::Vout { .. } => 2,
-        _ => 1,
-    }
+    (slots, vouts)
 }
 
 impl FnLower<'_, '_> {

@@ -163,11 +163,22 @@ impl<'a> ShaderModule<'a> {
 
     /// The finished module.
     pub fn finish(self) -> naga::Module {
-        let mut m = naga::Module::default();
-        m.types = self.types.arena;
-        m.functions = self.functions;
-        m.global_variables = self.globals;
-        m.entry_points = self.entry_points;
+        let mut m = naga::Module {
+            types: self.types.arena,
+            functions: self.functions,
+            global_variables: self.globals,
+            entry_points: self.entry_points,
+            ..naga::Module::default()
+        };
+        // The compare-exchange result type, if a shader used it, is naga's predeclared one.
+        let cx = naga::PredeclaredType::AtomicCompareExchangeWeakResult(naga::Scalar::U32);
+        let name = cx.struct_name();
+        if m.types
+            .iter()
+            .any(|(_, t)| t.name.as_deref() == Some(name.as_str()))
+        {
+            m.generate_predeclared_type(cx);
+        }
         m
     }
 }

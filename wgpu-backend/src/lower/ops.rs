@@ -38,16 +38,13 @@ pub fn binary(
         for r in 0..rows {
             let row = |b: &mut FnBuilder, v: Handle<Expression>, t: &BType| match t {
                 BType::Matrix { .. } => b.index(v, u32::from(r)),
-                _ => {
-                    let f = convert_kind(
-                        b,
-                        v,
-                        t.scalar().unwrap_or(BScalar::Float),
-                        BScalar::Float,
-                        1,
-                    );
-                    f
-                }
+                _ => convert_kind(
+                    b,
+                    v,
+                    t.scalar().unwrap_or(BScalar::Float),
+                    BScalar::Float,
+                    1,
+                ),
             };
             let xr = row(b, x, xt);
             let yr = row(b, y, yt);

@@ -18,7 +18,7 @@
 use brook_frontend::ir::{Block, Expr, ParamClass, Stmt, StmtKind, Type as BType};
 use naga::Statement;
 
-use super::function::{FnLower, ParamSlot};
+use super::function::{FnLower, VoutSlot};
 use super::module::{error, has_effects};
 use super::ops::coerce;
 use super::types::value_type;
@@ -171,11 +171,11 @@ impl FnLower<'_, '_> {
     /// `push(value)` onto a vout: stored as the next candidate while there is room (later
     /// pushes are dropped, as the CPU backend drops them).
     fn push(&mut self, param: u32, value: &Expr, s: &Stmt) -> Lowered<()> {
-        let ParamSlot::Vout {
+        let Some(VoutSlot {
             candidates,
             count,
             max,
-        } = self.params[param as usize]
+        }) = self.vouts[param as usize]
         else {
             return Err(error("`push` onto a parameter that is not a vout", s.span));
         };

@@ -226,7 +226,7 @@ pub fn kernel_module(brook: &ir::Module, v: &KernelVariant) -> Lowered<(naga::Mo
     let (discard, positions) = (sm.discard, sm.positions.clone());
 
     let mut b = FnBuilder::new(&mut sm.types, "main");
-    let ids = entry_ids(&mut b, info);
+    let ids = entry_ids(&mut b, info, WORKGROUP);
     let id = ids.global;
     let head = info_slot(&mut b, info, HEAD);
     let count = b.index(head, 0);
@@ -313,6 +313,8 @@ pub fn kernel_module(brook: &ir::Module, v: &KernelVariant) -> Lowered<(naga::Mo
                     unreachable!("a vout plan is made for vout parameters")
                 };
                 let elem = ty.expect("vouts have types");
+                let value = b.local(&p.name, elem);
+                call_args.push(value);
                 let arr = b.types.array_of(elem, max);
                 let cand = b.local(&format!("{}_candidates", p.name), arr);
                 let i32_ty = b.types.i32();

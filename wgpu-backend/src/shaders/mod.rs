@@ -10,8 +10,8 @@
 
 pub mod kernel;
 // pub mod reduce;
-// pub mod scan;
-// pub mod scatter;
+pub mod scan;
+pub mod scatter;
 
 use naga::{
     AddressSpace, Binding, BuiltIn, EntryPoint, Expression, FunctionArgument, Handle, ShaderStage,
@@ -97,7 +97,7 @@ pub struct Ids {
 
 /// Starts a compute entry point: declares the built-in arguments and computes the linear ids
 /// from them (`info[0].y` holds the invocations per grid row, see [`dispatch_size`]).
-pub fn entry_ids(b: &mut FnBuilder, info: Handle<naga::GlobalVariable>) -> Ids {
+pub fn entry_ids(b: &mut FnBuilder, info: Handle<naga::GlobalVariable>, per_group: u32) -> Ids {
     let v3 = b.types.vector(naga::Scalar::U32, 3);
     let u = b.types.u32();
     let arg = |b: &mut FnBuilder, name: &str, ty, builtin| {
@@ -121,7 +121,7 @@ pub fn entry_ids(b: &mut FnBuilder, info: Handle<naga::GlobalVariable>) -> Ids {
     b.name(global, "id");
     let wx = b.index(wid, 0);
     let wy = b.index(wid, 1);
-    let group_size = b.u32(WORKGROUP);
+    let group_size = b.u32(per_group);
     let groups_per_row = b.div(row, group_size);
     let wacross = b.mul(wy, groups_per_row);
     let group = b.add_(wx, wacross);
