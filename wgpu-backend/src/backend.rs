@@ -22,6 +22,8 @@ use crate::trace::{CallTrace, Step};
 /// Brook on a wgpu device.
 pub struct WgpuBackend {
     pub(crate) gpu: Gpu,
+    /// This backend's serial number, which its streams carry.
+    serial: u64,
     next_id: Cell<u32>,
     trace: RefCell<Option<Vec<CallTrace>>>,
     pub(crate) mask: RefCell<MaskState>,
@@ -49,8 +51,10 @@ impl WgpuBackend {
     }
 
     fn on(gpu: Gpu) -> WgpuBackend {
+        static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         WgpuBackend {
             gpu,
+            serial: SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             next_id: Cell::new(1),
             trace: RefCell::new(None),
             mask: RefCell::new(MaskState::default()),
@@ -86,7 +90,7 @@ impl WgpuBackend {
     pub fn create_stream(&self, widths: &[u8], shape: &[usize]) -> Result<WgpuStream> {
         let id = self.next_id.get();
         self.next_id.set(id + 1);
-        WgpuStream::new_buffer(&self.gpu, widths, shape, id)
+        WgpuStream::new_buffer(&self.gpu, self.serial, widths, shape, id)
     }
 
     /// An iterator stream `iter floatN s<shape> = iter(start, end)` (1 to 4 components in 1D,
@@ -105,6 +109,7 @@ impl WgpuBackend {
             k
         };
         WgpuStream::new_iter(
+            self.serial,
             shape,
             IterRange {
                 components,
@@ -117,6 +122,7 @@ impl WgpuBackend {
     /// Brook's `streamRead`: a host array in C layout into the stream, or into a domain of it
     /// (the domain's elements row-major).
     pub fn read(&self, s: &WgpuStream, domain: Option<&Domain>, data: &[f32]) -> Result<()> {
+        self.own(&[s])?;
         let buf = s
             .buffer()
             .ok_or_else(|| WgpuError::Usage("an iterator stream cannot be read into".into()))?;
@@ -155,6 +161,7 @@ impl WgpuBackend {
 
     /// Brook's `streamWrite`: the stream, or a domain of it, to a host array in C layout.
     pub fn write(&self, s: &WgpuStream, domain: Option<&Domain>, out: &mut [f32]) -> Result<()> {
+        self.own(&[s])?;
         let fpe = s.floats_per_element();
         let expected = domain.map_or(s.len(), Domain::len) * fpe;
         if out.len() != expected {
@@ -210,6 +217,7 @@ impl WgpuBackend {
 
     /// Brook's `streamSwap`: exchanges the storage of two streams of one shape and format.
     pub fn swap(&self, a: &WgpuStream, b: &WgpuStream) -> Result<()> {
+        self.own(&[a, b])?;
         if a.shape() != b.shape() || a.widths() != b.widths() {
             return Err(WgpuError::Usage(format!(
                 "streamSwap needs two streams of one shape and format, got {:?} {:?} and {:?} {:?}",
@@ -241,6 +249,17 @@ impl WgpuBackend {
     /// Waits until all work issued so far has finished.
     pub fn finish(&self) -> Result<()> {
         self.gpu.wait()
+    }
+
+    /// Checks that every stream was made by this backend (a buffer of another device would
+    /// be undefined behaviour in the driver, not an error).
+    pub(crate) fn own(&self, streams: &[&WgpuStream]) -> Result<()> {
+        if streams.iter().any(|s| s.owner != self.serial) {
+            return Err(WgpuError::Usage(
+                "this stream belongs to another wgpu backend (another device)".into(),
+            ));
+        }
+        Ok(())
     }
 
     pub(crate) fn record(&self, call: CallTrace) {

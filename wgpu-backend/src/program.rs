@@ -15,7 +15,7 @@ use crate::pipeline::{build, Pipeline, Source};
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PipelineKey {
     Kernel(crate::shaders::kernel::KernelVariant),
-    // Reduce(crate::shaders::reduce::ReduceVariant),
+    Reduce(crate::shaders::reduce::ReduceVariant),
     /// A round of a scatter (`false`) or gather-op (`true`) with a reduce function.
     Round(FunctionId, bool),
 }

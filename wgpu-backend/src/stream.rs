@@ -166,6 +166,8 @@ pub enum Storage {
 
 /// A stream of the wgpu backend.
 pub struct WgpuStream {
+    /// The backend that made it (its serial number): a stream works only there.
+    pub(crate) owner: u64,
     shape: Vec<usize>,
     widths: Vec<u8>,
     /// A number for the trace (it travels with the buffer on a swap).
@@ -176,6 +178,7 @@ pub struct WgpuStream {
 impl WgpuStream {
     pub(crate) fn new_buffer(
         gpu: &Gpu,
+        owner: u64,
         widths: &[u8],
         shape: &[usize],
         id: u32,
@@ -197,6 +200,7 @@ impl WgpuStream {
             }))
         })?;
         Ok(WgpuStream {
+            owner,
             shape: shape.to_vec(),
             widths: widths.to_vec(),
             id: Cell::new(id),
@@ -204,7 +208,7 @@ impl WgpuStream {
         })
     }
 
-    pub(crate) fn new_iter(shape: &[usize], range: IterRange) -> Result<WgpuStream> {
+    pub(crate) fn new_iter(owner: u64, shape: &[usize], range: IterRange) -> Result<WgpuStream> {
         check_shape(shape)?;
         match (shape.len(), range.components) {
             (1, 1..=4) | (2, 2) => {}
@@ -225,6 +229,7 @@ impl WgpuStream {
             }
         }
         Ok(WgpuStream {
+            owner,
             shape: shape.to_vec(),
             widths: vec![range.components],
             id: Cell::new(0),

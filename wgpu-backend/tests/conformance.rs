@@ -5,11 +5,13 @@
 #[path = "../../tests/conformance/harness/case.rs"]
 #[allow(dead_code)]
 mod case;
+#[path = "support/case_run.rs"]
+mod case_run;
 mod support;
 
 use std::path::PathBuf;
 
-use support::run_case;
+use case_run::run_case;
 
 #[test]
 fn conformance_cases_on_wgpu() {

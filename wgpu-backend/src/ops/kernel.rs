@@ -48,6 +48,12 @@ impl WgpuBackend {
                 args.len()
             )));
         }
+        let streams: Vec<&WgpuStream> = args
+            .iter()
+            .filter(|a| !matches!(a, KernelArg::Constant(_)))
+            .map(|a| a.stream())
+            .collect();
+        self.own(&streams)?;
         // Check every argument against its parameter.
         for (p, a) in func.params.iter().zip(args) {
             let what = |w: &str| {

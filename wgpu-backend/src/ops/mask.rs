@@ -35,6 +35,7 @@ pub struct CallMasking {
 impl WgpuBackend {
     /// `streamSetWriteMask(mask)`.
     pub fn set_write_mask(&self, mask: &WgpuStream) -> Result<()> {
+        self.own(&[mask])?;
         let src = mask
             .buffer()
             .ok_or_else(|| usage("an iterator cannot be a write mask".into()))?

@@ -8,7 +8,7 @@
 
 pub mod kernel;
 pub mod mask;
-// pub mod reduce;
+pub mod reduce;
 pub mod scatter;
 pub mod vout;
 

@@ -232,6 +232,7 @@ impl WgpuBackend {
         op: ScatterOp,
     ) -> Result<()> {
         const OP: &str = "streamScatterOp";
+        self.own(&[dst, index, data])?;
         check_indexed(OP, dst, index, data)?;
         let gpu = &self.gpu;
         let n = data.len() as u64;
@@ -385,6 +386,7 @@ impl WgpuBackend {
         update: Option<(ScatterOp, &[f32])>,
     ) -> Result<()> {
         const OP: &str = "streamGatherOp";
+        self.own(&[dst, index, data])?;
         check_indexed(OP, data, index, dst)?;
         let gpu = &self.gpu;
         let fpe = data.floats_per_element();

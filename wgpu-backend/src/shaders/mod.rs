@@ -9,7 +9,7 @@
 //! - bindings 1..: storage buffers, in the order of the shader's [`Resource`] list.
 
 pub mod kernel;
-// pub mod reduce;
+pub mod reduce;
 pub mod scan;
 pub mod scatter;
 
