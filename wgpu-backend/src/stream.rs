@@ -157,6 +157,7 @@ impl IterRange {
 }
 
 /// What a stream is made of.
+#[derive(Debug)]
 pub enum Storage {
     /// Its elements, in a storage buffer (exchanged by `streamSwap`).
     Buffer(RefCell<wgpu::Buffer>),
@@ -165,6 +166,7 @@ pub enum Storage {
 }
 
 /// A stream of the wgpu backend.
+#[derive(Debug)]
 pub struct WgpuStream {
     /// The backend that made it (its serial number): a stream works only there.
     pub(crate) owner: u64,

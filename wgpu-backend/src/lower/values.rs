@@ -43,8 +43,30 @@ pub fn convert_kind(
             b.select(h, one, zero)
         }
         (_, BScalar::Float) => b.convert(h, ScalarKind::Float),
-        _ => b.convert(h, ScalarKind::Sint),
+        _ => float_to_int(b, h, n),
     }
+}
+
+/// C's float → int as the CPU does it (Rust's `as`): toward zero, saturating at the `i32`
+/// range, NaN giving 0 (WGSL leaves out-of-range and NaN conversions to the driver).
+fn float_to_int(b: &mut FnBuilder, h: Handle<Expression>, n: u8) -> Handle<Expression> {
+    let lo = b.f32(-2_147_483_648.0);
+    let lo = b.splat(lo, n);
+    // The largest f32 below 2^31.
+    let hi = b.f32(2_147_483_520.0);
+    let hi = b.splat(hi, n);
+    let clamped = b.math(naga::MathFunction::Clamp, &[h, lo, hi]);
+    let i = b.convert(clamped, ScalarKind::Sint);
+    let bits = b.bitcast(h, ScalarKind::Uint);
+    let mask = b.u32(0x7fff_ffff);
+    let mask = b.splat(mask, n);
+    let magnitude = b.bin(naga::BinaryOperator::And, bits, mask);
+    let inf = b.u32(0x7f80_0000);
+    let inf = b.splat(inf, n);
+    let nan = b.gt(magnitude, inf);
+    let zero = b.i32(0);
+    let zero = b.splat(zero, n);
+    b.select(nan, zero, i)
 }
 
 pub fn zero_scalar(b: &mut FnBuilder, s: BScalar) -> Handle<Expression> {

@@ -12,7 +12,7 @@ use crate::pipeline::scratch;
 use crate::program::{PipelineKey, WgpuProgram};
 use crate::shaders::kernel::{kernel_module, ArgPlan, ArgShape, KernelVariant, CALL_EXTENT, HEAD};
 use crate::shaders::WORKGROUP;
-use crate::stream::{Storage, WgpuStream};
+use crate::stream::WgpuStream;
 use crate::trace::CallTrace;
 use crate::work::Work;
 
@@ -181,6 +181,7 @@ impl WgpuBackend {
                             && a.stream().shape() == shape.as_slice(),
                         domain: matches!(a, KernelArg::Domain(..)),
                         rank: a.stream().shape().len() as u8,
+                        aliased: reads_what_it_writes(func, args, a),
                     },
                 })
                 .collect(),
@@ -246,15 +247,11 @@ impl WgpuBackend {
                         let s = a.stream();
                         let buf = s.buffer().expect("checked: not an iterator").clone();
                         // In place: an input that is also an output of this call is read
-                        // from a copy, unless each element reads exactly the one it writes.
+                        // from a copy, unless each element reads exactly the one it writes
+                        // (then the shader binds that one buffer read-write).
                         let aliased = outputs.iter().any(|o| std::ptr::eq(*o, s));
                         let same_element =
-                            matches!(variant.args[k], ArgShape::Stream { direct: true, .. })
-                                && !args.iter().zip(&func.params).any(|(x, q)| {
-                                    q.class == ParamClass::Out
-                                        && std::ptr::eq(x.stream(), s)
-                                        && matches!(x, KernelArg::Domain(..))
-                                });
+                            matches!(variant.args[k], ArgShape::Stream { aliased: true, .. });
                         if aliased && !same_element {
                             let copy = scratch(gpu, "brook in-place copy", buf.size());
                             work.copy(
@@ -345,7 +342,17 @@ impl WgpuBackend {
     }
 }
 
-/// Whether a stream argument is a data stream (not an iterator).
-pub fn is_data(s: &WgpuStream) -> bool {
-    matches!(s.storage, Storage::Buffer(_))
+/// Whether input `a` is a whole stream that an output of the call also writes whole, with
+/// the call's shape: element `i` then reads exactly what element `i` writes.
+fn reads_what_it_writes(
+    func: &brook_frontend::ir::Function,
+    args: &[KernelArg],
+    a: &KernelArg,
+) -> bool {
+    let KernelArg::Stream(s) = a else {
+        return false;
+    };
+    func.params.iter().zip(args).any(|(p, o)| {
+        p.class == ParamClass::Out && matches!(o, KernelArg::Stream(t) if std::ptr::eq(*t, *s))
+    })
 }

@@ -31,11 +31,13 @@ use crate::lower::{FnBuilder, Lowered, ShaderModule};
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ArgShape {
     /// An input stream. `direct`: it has the call's shape and is not a domain, so its element
-    /// is the call's element.
+    /// is the call's element. `aliased`: it is also an output of the call, each element
+    /// reading the one it writes, so it is bound to the output's buffer (read-write).
     Stream {
         direct: bool,
         domain: bool,
         rank: u8,
+        aliased: bool,
     },
     Gather {
         domain: bool,
@@ -120,8 +122,10 @@ impl KernelPlan {
         for (p, a) in func.params.iter().zip(&v.args) {
             let domain = |info: &mut InfoPlan, d: bool| d.then(|| (info.alloc(1), info.alloc(1)));
             args.push(match *a {
-                ArgShape::Stream { domain: d, .. } => ArgPlan::Stream {
-                    buffer: resource(p.name.clone(), false),
+                ArgShape::Stream {
+                    domain: d, aliased, ..
+                } => ArgPlan::Stream {
+                    buffer: resource(p.name.clone(), aliased),
                     extent: info.alloc(1),
                     domain: domain(&mut info, d),
                 },
