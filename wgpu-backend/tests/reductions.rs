@@ -34,8 +34,7 @@ fn both(
     shape: &[usize],
     data: &[f32],
     out_shape: Option<&[usize]>,
-    extra: &[KernelArg],
-    cpu_extra: &mut [CpuArg],
+    (extra, cpu_extra): (&[KernelArg], &mut [CpuArg]),
 ) -> (Vec<f32>, Vec<f32>) {
     let p = program(b, SRC);
     let f = function(&p, name);
@@ -68,7 +67,7 @@ fn sums_of_many_sizes_match_the_cpu() {
     let b = backend();
     for n in [1, 2, 7, 63, 64, 65, 511, 512, 513, 4097, 100_000, 1 << 20] {
         let data = values(n, n as u32, -1.0, 1.0);
-        let (got, want) = both(&b, "sum", &[1], &[n], &data, None, &[], &mut []);
+        let (got, want) = both(&b, "sum", &[1], &[n], &data, None, (&[], &mut []));
         // Both sum in f32 in a different association; the bound grows with sqrt(n).
         assert_close(
             &format!("sum of {n}"),
@@ -84,9 +83,9 @@ fn integer_sums_and_minimums_are_exact() {
     let b = backend();
     let n = 300_001;
     let data: Vec<f32> = (0..n).map(|i| ((i * 7919) % 1000) as f32 - 500.0).collect();
-    let (got, want) = both(&b, "sum", &[1], &[n], &data, None, &[], &mut []);
+    let (got, want) = both(&b, "sum", &[1], &[n], &data, None, (&[], &mut []));
     assert_close("integer sum", &got, &want, 0.0);
-    let (got, want) = both(&b, "smallest", &[1], &[n], &data, None, &[], &mut []);
+    let (got, want) = both(&b, "smallest", &[1], &[n], &data, None, (&[], &mut []));
     assert_close("min", &got, &want, 0.0);
 }
 
@@ -106,11 +105,11 @@ fn a_non_commutative_operator_combines_in_index_order() {
         };
         data.extend_from_slice(&m);
     }
-    let (got, want) = both(&b, "matprod", &[4], &[n], &data, None, &[], &mut []);
+    let (got, want) = both(&b, "matprod", &[4], &[n], &data, None, (&[], &mut []));
     assert_close("matrix product", &got, &want, 0.0);
     // Combined in reverse order the product differs: the test can fail.
     let mut reversed: Vec<f32> = data.chunks(4).rev().flatten().copied().collect();
-    let (rev, _) = both(&b, "matprod", &[4], &[n], &reversed, None, &[], &mut []);
+    let (rev, _) = both(&b, "matprod", &[4], &[n], &reversed, None, (&[], &mut []));
     reversed.clear();
     assert_ne!(
         rev, want,
@@ -122,7 +121,7 @@ fn a_non_commutative_operator_combines_in_index_order() {
 fn reductions_to_streams_reduce_each_block() {
     let b = backend();
     let data = values(100, 3, 0.0, 10.0);
-    let (got, want) = both(&b, "sum", &[1], &[100], &data, Some(&[25]), &[], &mut []);
+    let (got, want) = both(&b, "sum", &[1], &[100], &data, Some(&[25]), (&[], &mut []));
     assert_close("<100> to <25>", &got, &want, 1e-6);
     let data = values(50 * 50, 4, 0.0, 10.0);
     let (got, want) = both(
@@ -169,7 +168,7 @@ fn struct_elements() {
     for (i, w) in values(n, 9, 0.0, 100.0).into_iter().enumerate() {
         data.extend_from_slice(&[w, i as f32, -(i as f32)]);
     }
-    let (got, want) = both(&b, "heaviest", &[1, 2], &[n], &data, None, &[], &mut []);
+    let (got, want) = both(&b, "heaviest", &[1, 2], &[n], &data, None, (&[], &mut []));
     assert_close("heaviest struct", &got, &want, 0.0);
 }
 
@@ -187,8 +186,10 @@ fn constant_and_gather_arguments() {
         &[777],
         &data,
         None,
-        &[KernelArg::Constant(&k), KernelArg::Stream(&table)],
-        &mut [CpuArg::Constant(vec![2.0]), CpuArg::Gather(&ctable)],
+        (
+            &[KernelArg::Constant(&k), KernelArg::Stream(&table)],
+            &mut [CpuArg::Constant(vec![2.0]), CpuArg::Gather(&ctable)],
+        ),
     );
     assert_close("constant and gather", &got, &want, 0.0);
     assert_eq!(got, [1000.0], "the cap k * t[1] = 2 * 500");

@@ -150,11 +150,20 @@ impl<'a> ShaderModule<'a> {
             let h = self.instance(g, b.clone())?;
             callees.insert((g, b), h);
         }
-        let suffix = binding
+        // A helper instantiated for a caller's streams is named after them.
+        let identity = binding
             .iter()
-            .filter_map(|b| b.map(|k| k.to_string()))
-            .collect::<Vec<_>>()
-            .join("_");
+            .enumerate()
+            .all(|(k, b)| b.is_none_or(|q| q as usize == k));
+        let suffix = if identity {
+            String::new()
+        } else {
+            binding
+                .iter()
+                .map(|b| b.map_or("_".into(), |k| k.to_string()))
+                .collect::<Vec<_>>()
+                .join("_")
+        };
         let lowered = lower_function(self, f, &binding, &callees, &suffix)?;
         let h = self.functions.append(lowered, super::naga_span(func.span));
         self.instances.insert((f, binding), h);

@@ -16,6 +16,16 @@ use crate::stream::WgpuStream;
 use crate::trace::CallTrace;
 use crate::work::Work;
 
+/// A checked kernel call with its pipeline.
+struct Prepared {
+    variant: KernelVariant,
+    shape: Vec<usize>,
+    elements: usize,
+    masking: super::mask::CallMasking,
+    pipeline: std::rc::Rc<crate::pipeline::Pipeline>,
+    compiled: bool,
+}
+
 /// Extents as an info slot: `.x` the last dimension, 1 in unused ones.
 pub fn extent_slot(shape: &[usize]) -> [u32; 4] {
     let mut e = [1u32; 4];
@@ -26,12 +36,14 @@ pub fn extent_slot(shape: &[usize]) -> [u32; 4] {
 }
 
 impl WgpuBackend {
-    pub(crate) fn kernel_call(
+    /// Checks a kernel call and finds (or builds) its pipeline; `None` for a call with no
+    /// outputs (nothing observable to compute).
+    fn prepare_call(
         &self,
         program: &WgpuProgram,
         kernel: brook_frontend::ir::FunctionId,
         args: &[KernelArg],
-    ) -> Result<Vec<usize>> {
+    ) -> Result<Option<Prepared>> {
         let module = &program.module;
         let func = module
             .functions
@@ -128,7 +140,7 @@ impl WgpuBackend {
             .any(|p| matches!(p.class, ParamClass::Vout { .. }));
         let shape = match out_shapes.first() {
             Some(s) => s.clone(),
-            None if !has_vouts => return Ok(Vec::new()),
+            None if !has_vouts => return Ok(None),
             None => func
                 .params
                 .iter()
@@ -202,6 +214,49 @@ impl WgpuBackend {
                 })?;
                 Ok((format!("kernel {}", func.name), m, plan.resources))
             })?;
+        Ok(Some(Prepared {
+            variant,
+            shape,
+            elements,
+            masking,
+            pipeline,
+            compiled,
+        }))
+    }
+
+    /// The WGSL of the compute shader a kernel call runs (empty for a call with no outputs).
+    pub fn wgsl(
+        &self,
+        program: &WgpuProgram,
+        kernel: brook_frontend::ir::FunctionId,
+        args: &[KernelArg],
+    ) -> Result<String> {
+        Ok(self
+            .prepare_call(program, kernel, args)?
+            .map(|p| p.pipeline.wgsl())
+            .unwrap_or_default())
+    }
+
+    pub(crate) fn kernel_call(
+        &self,
+        program: &WgpuProgram,
+        kernel: brook_frontend::ir::FunctionId,
+        args: &[KernelArg],
+    ) -> Result<Vec<usize>> {
+        let Some(Prepared {
+            variant,
+            shape,
+            elements,
+            masking,
+            pipeline,
+            compiled,
+        }) = self.prepare_call(program, kernel, args)?
+        else {
+            return Ok(Vec::new());
+        };
+        let module = &program.module;
+        let func = module.func(kernel);
+        let gpu = &self.gpu;
         let plan = crate::shaders::kernel::KernelPlan::new(module, &variant);
 
         let op = format!("kernel `{}`", func.name);
