@@ -131,8 +131,7 @@ fn reductions_to_streams_reduce_each_block() {
         &[50, 50],
         &data,
         Some(&[50, 1]),
-        &[],
-        &mut [],
+        (&[], &mut []),
     );
     assert_close("<50,50> to <50,1>", &got, &want, 1e-5);
     let (got, want) = both(
@@ -142,8 +141,7 @@ fn reductions_to_streams_reduce_each_block() {
         &[50, 50],
         &data,
         Some(&[5, 10]),
-        &[],
-        &mut [],
+        (&[], &mut []),
     );
     assert_close("<50,50> to <5,10>", &got, &want, 1e-5);
     let data = values(4 * 3000, 5, -1.0, 1.0);
@@ -154,8 +152,7 @@ fn reductions_to_streams_reduce_each_block() {
         &[2, 1500],
         &data,
         Some(&[2, 1]),
-        &[],
-        &mut [],
+        (&[], &mut []),
     );
     assert_close("float4 <2,1500> to <2,1>", &got, &want, 1e-4);
 }
