@@ -40,6 +40,12 @@ impl WgpuBackend {
         Ok(WgpuBackend::on(Gpu::headless()?))
     }
 
+    /// Like [`WgpuBackend::new`], choosing only among adapters of `backends`
+    /// (`wgpu::Backends::GL` for wgpu's GL backend).
+    pub fn new_on(backends: wgpu::Backends) -> Result<WgpuBackend> {
+        Ok(WgpuBackend::on(Gpu::headless_on(backends)?))
+    }
+
     /// A backend on an application's device and queue: every stream is a buffer of that
     /// device ([`WgpuStream::buffer`]), to bind in the app's own passes with no copy.
     pub fn with_device(
@@ -71,6 +77,11 @@ impl WgpuBackend {
     /// The adapter, its API and device type.
     pub fn describe(&self) -> String {
         self.gpu.describe()
+    }
+
+    /// The device, queue and adapter facts the backend runs on.
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
     }
 
     pub fn device(&self) -> &wgpu::Device {

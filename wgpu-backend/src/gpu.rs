@@ -28,8 +28,13 @@ impl Gpu {
     /// one, else Vulkan on the CPU (lavapipe), else wgpu's GL backend. `WGPU_BACKEND`
     /// (`vulkan`, `gl`) restricts the choice, as in every wgpu program.
     pub fn headless() -> Result<Gpu> {
-        let backends =
-            wgpu::Backends::from_env().unwrap_or(wgpu::Backends::VULKAN | wgpu::Backends::GL);
+        Gpu::headless_on(
+            wgpu::Backends::from_env().unwrap_or(wgpu::Backends::VULKAN | wgpu::Backends::GL),
+        )
+    }
+
+    /// Like [`Gpu::headless`], choosing only among adapters of `backends`.
+    pub fn headless_on(backends: wgpu::Backends) -> Result<Gpu> {
         let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
         desc.backends = backends;
         let instance = wgpu::Instance::new(desc);

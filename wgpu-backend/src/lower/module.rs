@@ -200,7 +200,13 @@ pub fn validate(module: &naga::Module) -> Result<naga::valid::ModuleInfo, (Strin
         naga::valid::Capabilities::empty(),
     );
     v.validate(module).map_err(|e| {
-        let span = e.spans().map(|(s, _)| *s).find(|s| s.is_defined());
+        // The narrowest span is the most specific: the expression or statement, not the
+        // function around it.
+        let span = e
+            .spans()
+            .map(|(s, _)| *s)
+            .filter(|s| s.is_defined())
+            .min_by_key(|s| s.to_range().map_or(usize::MAX, |r| r.len()));
         let mut message = e.as_inner().to_string();
         let mut source: Option<&dyn std::error::Error> = std::error::Error::source(e.as_inner());
         while let Some(s) = source {

@@ -71,17 +71,7 @@ pub fn binary(
     match (op, kind) {
         (And | Or, _) | (_, BScalar::Bool) => bool_binary(b, op, x, y, n),
         (Rem, BScalar::Float) => fmod(b, x, y),
-        (Div | Rem, BScalar::Int) => {
-            // x / 0 and x % 0 are 0, as on the CPU.
-            let zero = b.i32(0);
-            let zero = b.splat(zero, n);
-            let one = b.i32(1);
-            let one = b.splat(one, n);
-            let by_zero = b.eq(y, zero);
-            let safe = b.select(by_zero, one, y);
-            let q = b.bin(if op == Div { Op::Divide } else { Op::Modulo }, x, safe);
-            b.select(by_zero, zero, q)
-        }
+        (Div | Rem, BScalar::Int) => int_div_rem(b, op, x, y, n),
         (Shl | Shr, _) => {
             let mask = b.i32(31);
             let mask = b.splat(mask, n);
@@ -99,6 +89,44 @@ pub fn binary(
         }
         _ => b.bin(arith(op), x, y),
     }
+}
+
+/// Int `/` and `%` as the CPU computes them (`wrapping_div`, `wrapping_rem`; by zero: 0),
+/// from unsigned magnitudes so that no backend's rules for negative operands (GLSL leaves
+/// them to the driver) or for division by zero apply.
+fn int_div_rem(
+    b: &mut FnBuilder,
+    op: BinaryOp,
+    x: Handle<Expression>,
+    y: Handle<Expression>,
+    n: u8,
+) -> Handle<Expression> {
+    let zero = b.i32(0);
+    let zero = b.splat(zero, n);
+    let magnitude = |b: &mut FnBuilder, v: Handle<Expression>| {
+        let negative = b.lt(v, zero);
+        let minus = b.un(naga::UnaryOperator::Negate, v);
+        let m = b.select(negative, minus, v);
+        (b.bitcast(m, naga::ScalarKind::Uint), negative)
+    };
+    let (ax, xneg) = magnitude(b, x);
+    let (ay, yneg) = magnitude(b, y);
+    let by_zero = b.eq(y, zero);
+    let one = b.u32(1);
+    let one = b.splat(one, n);
+    let safe = b.select(by_zero, one, ay);
+    let q = b.div(ax, safe);
+    let q = b.bitcast(q, naga::ScalarKind::Sint);
+    let differ = b.ne(xneg, yneg);
+    let minus_q = b.un(naga::UnaryOperator::Negate, q);
+    let q = b.select(differ, minus_q, q);
+    let r = if op == BinaryOp::Div {
+        q
+    } else {
+        let qy = b.mul(q, y);
+        b.sub(x, qy)
+    };
+    b.select(by_zero, zero, r)
 }
 
 /// naga's operator for a Brook operator on numbers.
