@@ -296,6 +296,9 @@ kernel void step(P p<>, float dt, out P q<>, out float e<>) {
     q = n;
     e = 0.5 * p.m * dot(p.v, p.v);
 }
+// Four floats: stored as one vec4 per element.
+struct Q { float2 a; float b; float c; };
+kernel void mix(Q q<>, Q t[], out Q r<>) { Q o = t[q.b]; r.a = q.a + o.a; r.b = q.c; r.c = o.b; }
 kernel void fan(float a<>, out float o0<>, out float o1<>, out float o2<>, out float o3<>,
     out float o4<>, out float o5<>) {
     o0 = a; o1 = a * 2.0; o2 = a * 3.0; o3 = a * 4.0; o4 = a * 5.0; o5 = a * 6.0;
@@ -313,6 +316,21 @@ kernel void fan(float a<>, out float o0<>, out float o1<>, out float o2<>, out f
                 A::Const(vec![0.01]),
                 A::Out(vec![3, 1, 2], vec![n]),
                 A::Out(vec![1], vec![n]),
+            ],
+        },
+        0.0,
+    );
+    let q = values(n * 4, 12, 0.0, 40.0);
+    let t = values(50 * 4, 13, -1.0, 1.0);
+    check(
+        &b,
+        Call {
+            src,
+            name: "mix",
+            args: vec![
+                A::In(vec![2, 1, 1], vec![n], q),
+                A::In(vec![2, 1, 1], vec![50], t),
+                A::Out(vec![2, 1, 1], vec![n]),
             ],
         },
         0.0,

@@ -66,12 +66,22 @@ pub fn gather_component_f(
     v: Handle<Expression>,
     extent: Handle<Expression>,
 ) -> Handle<Expression> {
-    let quarter = b.f32(0.25);
-    let biased = b.add_(v, quarter);
-    let i = b.math(naga::MathFunction::Floor, &[biased]);
     let one = b.u32(1);
     let last = b.sub(extent, one);
     let last_f = b.convert(last, naga::ScalarKind::Float);
+    gather_round_clamp(b, v, last, last_f)
+}
+
+/// [`gather_component_f`] with the bound `extent - 1` given as `u32` and `f32`.
+pub fn gather_round_clamp(
+    b: &mut FnBuilder,
+    v: Handle<Expression>,
+    last: Handle<Expression>,
+    last_f: Handle<Expression>,
+) -> Handle<Expression> {
+    let quarter = b.f32(0.25);
+    let biased = b.add_(v, quarter);
+    let i = b.math(naga::MathFunction::Floor, &[biased]);
     let zero_f = b.f32(0.0);
     let zero = b.u32(0);
     let as_u = b.convert(i, naga::ScalarKind::Uint);
@@ -81,17 +91,15 @@ pub fn gather_component_f(
     b.select(positive, clamped, zero)
 }
 
-/// The same rule for an `int` component: clamped to `[0, extent-1]`.
+/// The same rule for an `int` component: clamped to `[0, last]` (`last` = extent - 1).
 pub fn gather_component_i(
     b: &mut FnBuilder,
     v: Handle<Expression>,
-    extent: Handle<Expression>,
+    last: Handle<Expression>,
 ) -> Handle<Expression> {
     let zero = b.i32(0);
     let non_negative = b.max(v, zero);
     let as_u = b.convert(non_negative, naga::ScalarKind::Uint);
-    let one = b.u32(1);
-    let last = b.sub(extent, one);
     b.min(as_u, last)
 }
 

@@ -3,12 +3,12 @@
 use brook_frontend::ir::{BinaryOp, Expr, ExprKind, ParamClass, Scalar as BScalar, Type as BType};
 use naga::{Expression, Handle};
 
-use super::address::{gather_component_f, gather_component_i, linearize};
+use super::address::{gather_component_i, gather_round_clamp, linearize};
 use super::function::{FnLower, ParamSlot};
-use super::module::{call_binding, error, has_effects, info_slot};
+use super::module::{call_binding, error, has_effects};
 use super::ops::{binary, coerce, unary};
 use super::types::value_type;
-use super::values::{assemble, components, load_element, Comp};
+use super::values::{assemble, components, Comp, Elements};
 use super::{naga_span, Lowered};
 
 impl FnLower<'_, '_> {
@@ -276,36 +276,34 @@ impl FnLower<'_, '_> {
     /// `a[i]`, `a[r][c]`, `a[v]` on gather parameter `param` (Brook's rounding and clamping;
     /// the CPU's `gather`).
     fn gather(&mut self, param: u32, indices: &[Expr], e: &Expr) -> Lowered<Handle<Expression>> {
-        let ParamSlot::Gather(access) = self.params[param as usize] else {
+        let ParamSlot::Gather(slot) = self.params[param as usize] else {
             return Err(error(
                 "a gather from a parameter that is not a gather",
                 e.span,
             ));
         };
-        let Some(access) = access else {
+        let Some(g) = slot else {
             return Err(error(
                 "a gather parameter that is not bound to a stream here",
                 e.span,
             ));
         };
-        let info = self
-            .env
-            .info
-            .expect("a module with gathers has its call info");
-        let extents = info_slot(&mut self.b, info, access.extent_slot);
-        let rank = access.rank as usize;
+        let rank = g.access.rank as usize;
         // Index components, component 0 the last dimension.
         let zero = self.b.u32(0);
         let mut idx = vec![zero; rank];
         let component = |l: &mut Self, v: Handle<Expression>, kind: BScalar, k: usize| {
-            let ext = l.b.index(extents, k as u32);
+            let last = l.b.index(g.last, k as u32);
             match kind {
-                BScalar::Float => gather_component_f(&mut l.b, v, ext),
-                BScalar::Int => gather_component_i(&mut l.b, v, ext),
+                BScalar::Float => {
+                    let last_f = l.b.index(g.last_f, k as u32);
+                    gather_round_clamp(&mut l.b, v, last, last_f)
+                }
+                BScalar::Int => gather_component_i(&mut l.b, v, last),
                 BScalar::Bool => {
                     let i =
                         super::values::convert_kind(&mut l.b, v, BScalar::Bool, BScalar::Int, 1);
-                    gather_component_i(&mut l.b, i, ext)
+                    gather_component_i(&mut l.b, i, last)
                 }
             }
         };
@@ -334,11 +332,9 @@ impl FnLower<'_, '_> {
                 idx[j] = component(self, v, kind, j);
             }
         }
-        let linear = match access.domain {
-            None => linearize(&mut self.b, &idx, extents),
-            Some((lo_slot, full_slot)) => {
-                let lo = info_slot(&mut self.b, info, lo_slot);
-                let full = info_slot(&mut self.b, info, full_slot);
+        let linear = match g.domain {
+            None => linearize(&mut self.b, &idx, g.extents),
+            Some((lo, full)) => {
                 let shifted: Vec<_> = idx
                     .iter()
                     .enumerate()
@@ -350,11 +346,12 @@ impl FnLower<'_, '_> {
                 linearize(&mut self.b, &shifted, full)
             }
         };
-        let fpe = self.b.u32(access.fpe);
-        let at = self.b.mul(linear, fpe);
-        let buffer = self.b.global(access.buffer);
+        let elements = Elements {
+            buffer: g.access.buffer,
+            fpe: g.access.fpe,
+        };
         let ty = &self.func.params[param as usize].ty;
-        Ok(load_element(&mut self.b, self.env.brook, buffer, at, ty))
+        Ok(elements.load(&mut self.b, self.env.brook, linear, ty))
     }
 
     /// A call of a helper: values by value, `out` arguments through a temporary copied back

@@ -20,7 +20,7 @@ use brook_frontend::ir::{self, FunctionId, ParamClass};
 use naga::{Expression, Function, GlobalVariable, Handle, Type};
 
 use super::builder::{FnBuilder, Types};
-use super::module::{function_pointer, Binding, ShaderModule, StreamAccess};
+use super::module::{function_pointer, info_slot, Binding, ShaderModule, StreamAccess};
 use super::types::value_type;
 use super::{naga_span, Lowered};
 
@@ -30,7 +30,21 @@ pub enum ParamSlot {
     /// A pointer to the variable holding the value (a local copy, or the caller's output).
     Var(Handle<Expression>),
     /// A gather: read from a stream buffer.
-    Gather(Option<StreamAccess>),
+    Gather(Option<GatherSlot>),
+}
+
+/// A gather parameter's stream, with its bounds loaded once at the function's start (a
+/// gather usually sits in a loop, and the driver may not hoist uniform loads out of it).
+#[derive(Debug, Clone, Copy)]
+pub struct GatherSlot {
+    pub access: StreamAccess,
+    /// The extents the call sees, `vec4<u32>` (`.x` the last dimension).
+    pub extents: Handle<Expression>,
+    /// `extents - 1`, as `vec4<u32>` and `vec4<f32>`: the clamp bounds.
+    pub last: Handle<Expression>,
+    pub last_f: Handle<Expression>,
+    /// For a domain: its first element and the whole stream's extents.
+    pub domain: Option<(Handle<Expression>, Handle<Expression>)>,
 }
 
 /// A vout parameter's candidates array and push count (pointers).
@@ -109,7 +123,7 @@ pub fn lower_function(
     if let Some(ty) = ret {
         b.function.result = Some(naga::FunctionResult { ty, binding: None });
     }
-    let (params, vouts) = declare_params(&mut b, brook, func, binding, streams);
+    let (params, vouts) = declare_params(&mut b, brook, func, binding, streams, *info);
     let mut locals = Vec::with_capacity(func.locals.len());
     for l in &func.locals {
         let ty = value_type(b.types, brook, &l.ty);
@@ -142,6 +156,7 @@ fn declare_params(
     func: &ir::Function,
     binding: &[Option<u32>],
     streams: &[Option<StreamAccess>],
+    info: Option<Handle<GlobalVariable>>,
 ) -> (Vec<ParamSlot>, Vec<Option<VoutSlot>>) {
     let mut slots = Vec::with_capacity(func.params.len());
     let mut vouts = vec![None; func.params.len()];
@@ -149,7 +164,8 @@ fn declare_params(
         let bound = binding.get(i).copied().flatten();
         let slot = match p.class {
             ParamClass::Gather { .. } => {
-                ParamSlot::Gather(bound.and_then(|k| streams.get(k as usize).copied().flatten()))
+                let access = bound.and_then(|k| streams.get(k as usize).copied().flatten());
+                ParamSlot::Gather(access.zip(info).map(|(a, info)| gather_slot(b, a, info)))
             }
             ParamClass::Out | ParamClass::Reduce => {
                 let ty = value_type(b.types, brook, &p.ty);
@@ -182,6 +198,29 @@ fn declare_params(
         slots.push(slot);
     }
     (slots, vouts)
+}
+
+/// Loads a gather's bounds (see [`GatherSlot`]).
+fn gather_slot(
+    b: &mut FnBuilder,
+    access: StreamAccess,
+    info: Handle<GlobalVariable>,
+) -> GatherSlot {
+    let extents = info_slot(b, info, access.extent_slot);
+    let one = b.u32(1);
+    let one = b.splat(one, 4);
+    let last = b.sub(extents, one);
+    let last_f = b.convert(last, naga::ScalarKind::Float);
+    let domain = access
+        .domain
+        .map(|(lo, full)| (info_slot(b, info, lo), info_slot(b, info, full)));
+    GatherSlot {
+        access,
+        extents,
+        last,
+        last_f,
+        domain,
+    }
 }
 
 impl FnLower<'_, '_> {

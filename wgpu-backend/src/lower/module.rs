@@ -21,7 +21,7 @@ use super::{LowerError, Lowered};
 /// How a shader reaches a stream bound to a kernel parameter (for gathers).
 #[derive(Debug, Clone, Copy)]
 pub struct StreamAccess {
-    /// The stream's `array<f32>` storage buffer.
+    /// The stream's storage buffer (see `values::Elements`).
     pub buffer: Handle<GlobalVariable>,
     /// Floats per element.
     pub fpe: u32,

@@ -5,7 +5,8 @@
 //! ints and bools one float each), the layout of the CPU backend and of the host arrays
 //! `streamRead` takes. [`components`] lists a value's scalars in exactly that order and
 //! [`assemble`] builds a value of any Brook type from scalars in that order, converting each
-//! to the kind it needs (C rules, as the CPU backend's `Value::convert_to`).
+//! to the kind it needs (C rules, as the CPU backend's `Value::convert_to`); [`Elements`]
+//! loads and stores stream elements with them.
 
 use brook_frontend::ir::{self, Scalar as BScalar, Type as BType};
 use naga::{Expression, Handle, ScalarKind};
@@ -197,39 +198,86 @@ pub fn flat_len(module: &ir::Module, ty: &BType) -> u32 {
     }
 }
 
-/// Loads the element of type `ty` whose first float is `buffer[at]` (`buffer` a pointer to
-/// an `array<f32>`, `at` a `u32`).
-pub fn load_element(
-    b: &mut FnBuilder,
-    module: &ir::Module,
-    buffer: Handle<Expression>,
-    at: Handle<Expression>,
-    ty: &BType,
-) -> Handle<Expression> {
-    let n = flat_len(module, ty);
-    let mut floats = Vec::with_capacity(n as usize);
-    for k in 0..n {
-        let i = offset(b, at, k);
-        let p = b.access(buffer, i);
-        floats.push((b.load(p), BScalar::Float));
-    }
-    assemble(b, module, ty, &mut floats.into_iter()).expect("flat_len floats make the type")
+/// The elements of a stream in a storage buffer. An element of 2 or 4 floats is one
+/// `vec2<f32>`/`vec4<f32>` of the array (one 8- or 16-byte load or store, as a hand-written
+/// shader would do it); any other is that many `f32`s (a `vec3` would be padded to 16
+/// bytes, which the C layout is not).
+#[derive(Debug, Clone, Copy)]
+pub struct Elements {
+    pub buffer: Handle<naga::GlobalVariable>,
+    pub fpe: u32,
 }
 
-/// Stores `v` (of type `ty`) as floats from `buffer[at]` on.
-pub fn store_element(
-    b: &mut FnBuilder,
-    module: &ir::Module,
-    buffer: Handle<Expression>,
-    at: Handle<Expression>,
-    v: Handle<Expression>,
-    ty: &BType,
-) {
-    for (k, (c, kind)) in components(b, module, v, ty).into_iter().enumerate() {
-        let f = convert_kind(b, c, kind, BScalar::Float, 1);
-        let i = offset(b, at, k as u32);
-        let p = b.access(buffer, i);
-        b.store(p, f);
+/// The array element width for elements of `fpe` floats (see [`Elements`]).
+pub fn vector_width(fpe: u32) -> u8 {
+    if fpe == 2 || fpe == 4 {
+        fpe as u8
+    } else {
+        1
+    }
+}
+
+impl Elements {
+    pub fn width(&self) -> u8 {
+        vector_width(self.fpe)
+    }
+
+    /// The element `element` (a `u32`) as a value of type `ty`.
+    pub fn load(
+        &self,
+        b: &mut FnBuilder,
+        module: &ir::Module,
+        element: Handle<Expression>,
+        ty: &BType,
+    ) -> Handle<Expression> {
+        let g = b.global(self.buffer);
+        let mut floats = Vec::with_capacity(self.fpe as usize);
+        if self.width() > 1 {
+            let p = b.access(g, element);
+            let v = b.load(p);
+            for k in 0..self.fpe {
+                floats.push((b.index(v, k), BScalar::Float));
+            }
+        } else {
+            let n = b.u32(self.fpe);
+            let at = b.mul(element, n);
+            for k in 0..self.fpe {
+                let i = offset(b, at, k);
+                let p = b.access(g, i);
+                floats.push((b.load(p), BScalar::Float));
+            }
+        }
+        assemble(b, module, ty, &mut floats.into_iter()).expect("fpe floats make the type")
+    }
+
+    /// Stores `v` (of type `ty`) as element `element`.
+    pub fn store(
+        &self,
+        b: &mut FnBuilder,
+        module: &ir::Module,
+        element: Handle<Expression>,
+        v: Handle<Expression>,
+        ty: &BType,
+    ) {
+        let floats: Vec<Handle<Expression>> = components(b, module, v, ty)
+            .into_iter()
+            .map(|(c, kind)| convert_kind(b, c, kind, BScalar::Float, 1))
+            .collect();
+        let g = b.global(self.buffer);
+        if self.width() > 1 {
+            let t = b.types.vector(naga::Scalar::F32, self.width());
+            let vector = b.compose(t, floats);
+            let p = b.access(g, element);
+            b.store(p, vector);
+        } else {
+            let n = b.u32(self.fpe);
+            let at = b.mul(element, n);
+            for (k, f) in floats.into_iter().enumerate() {
+                let i = offset(b, at, k as u32);
+                let p = b.access(g, i);
+                b.store(p, f);
+            }
+        }
     }
 }
 

@@ -152,12 +152,16 @@ impl WgpuBackend {
                 "a value"
             }
         );
+        // A block that is one run of consecutive elements (a reduction to a value, or of
+        // whole trailing dimensions) is read like the partials: no block geometry.
+        let first_reduced = block.iter().position(|&b| b > 1).unwrap_or(rank);
+        let contiguous = (first_reduced..rank).all(|d| block[d] == ins[d]);
         let mut compiled = false;
         let mut pipelines = Vec::new();
-        for first in [true, false] {
+        for blocks in [!contiguous, false] {
             let v = ReduceVariant {
                 function: f,
-                first,
+                blocks,
                 extras: extras.clone(),
             };
             let (p, built) = program.pipeline(gpu, PipelineKey::Reduce(v.clone()), f, || {
@@ -173,7 +177,7 @@ impl WgpuBackend {
                     format!(
                         "reduce {}{}",
                         func.name,
-                        if first { "" } else { " (partials)" }
+                        if blocks { " (blocks)" } else { "" }
                     ),
                     m,
                     r,
@@ -186,7 +190,7 @@ impl WgpuBackend {
             module,
             &ReduceVariant {
                 function: f,
-                first: true,
+                blocks: false,
                 extras: extras.clone(),
             },
         );

@@ -21,10 +21,10 @@
 use brook_frontend::ir::{self, FunctionId, ParamClass};
 use naga::{AddressSpace, Expression, Handle};
 
-use super::{add_entry, declare_info, entry_ids, InfoPlan, Resource, WORKGROUP};
+use super::{add_entry, declare_info, entry_ids, Elem, InfoPlan, Resource, WORKGROUP};
 use crate::lower::address::{linearize, position, resize, unlinearize};
 use crate::lower::module::{info_slot, visit_exprs, StreamAccess};
-use crate::lower::values::{assemble, flat_len, load_element, store_element};
+use crate::lower::values::{assemble, flat_len, vector_width, Elements};
 use crate::lower::{FnBuilder, Lowered, ShaderModule};
 
 /// How one argument of a kernel call is bound, as far as the shader is concerned.
@@ -114,23 +114,24 @@ impl KernelPlan {
         let mut info = InfoPlan::default();
         info.alloc(2);
         let mut resources = Vec::new();
-        let mut resource = |name: String, writable: bool| {
-            resources.push(Resource { name, writable });
+        let mut resource = |name: String, writable: bool, elem: Elem| {
+            resources.push(Resource::new(name, writable, elem));
             resources.len() - 1
         };
         let mut args = Vec::with_capacity(v.args.len());
         for (p, a) in func.params.iter().zip(&v.args) {
+            let floats = Elem::Floats(vector_width(flat_len(brook, &p.ty)));
             let domain = |info: &mut InfoPlan, d: bool| d.then(|| (info.alloc(1), info.alloc(1)));
             args.push(match *a {
                 ArgShape::Stream {
                     domain: d, aliased, ..
                 } => ArgPlan::Stream {
-                    buffer: resource(p.name.clone(), aliased),
+                    buffer: resource(p.name.clone(), aliased, floats),
                     extent: info.alloc(1),
                     domain: domain(&mut info, d),
                 },
                 ArgShape::Gather { domain: d, .. } => ArgPlan::Gather {
-                    buffer: resource(p.name.clone(), false),
+                    buffer: resource(p.name.clone(), false, floats),
                     extent: info.alloc(1),
                     domain: domain(&mut info, d),
                 },
@@ -143,17 +144,21 @@ impl KernelPlan {
                     slot: info.alloc(flat_len(brook, &p.ty).div_ceil(4)),
                 },
                 ArgShape::Out { domain: d } => ArgPlan::Out {
-                    buffer: resource(format!("out {}", p.name), true),
+                    buffer: resource(format!("out {}", p.name), true, floats),
                     domain: domain(&mut info, d),
                 },
                 ArgShape::Vout => ArgPlan::Vout {
-                    candidates: resource(format!("vout {} candidates", p.name), true),
-                    counts: resource(format!("vout {} counts", p.name), true),
+                    candidates: resource(format!("vout {} candidates", p.name), true, floats),
+                    counts: resource(format!("vout {} counts", p.name), true, Elem::U32),
                 },
             });
         }
-        let mask = v.masked.then(|| resource("write mask".into(), false));
-        let counter = v.counting.then(|| resource("write query".into(), true));
+        let mask = v
+            .masked
+            .then(|| resource("write mask".into(), false, Elem::Floats(1)));
+        let counter = v
+            .counting
+            .then(|| resource("write query".into(), true, Elem::AtomicU32));
         KernelPlan {
             info,
             resources,
@@ -170,25 +175,7 @@ pub fn kernel_module(brook: &ir::Module, v: &KernelVariant) -> Lowered<(naga::Mo
     let func = brook.func(v.kernel);
     let mut sm = ShaderModule::new(brook);
     let info = declare_info(&mut sm, plan.info.slots);
-    let counter_res = plan.counter;
-    let counts: Vec<usize> = plan
-        .args
-        .iter()
-        .filter_map(|a| match a {
-            ArgPlan::Vout { counts, .. } => Some(*counts),
-            _ => None,
-        })
-        .collect();
-    let buffers = super::declare_storage(&mut sm, &plan.resources, |t, r| {
-        let k = plan.resources.iter().position(|x| x == r).unwrap_or(0);
-        if Some(k) == counter_res {
-            t.atomic(naga::Scalar::U32)
-        } else if counts.contains(&k) {
-            t.u32()
-        } else {
-            t.f32()
-        }
-    });
+    let buffers = super::declare_storage(&mut sm, &plan.resources);
     // Gathers and `indexof` reach the kernel's streams through module globals.
     let uses_indexof = module_uses_indexof(brook);
     let vec4 = sm.types.vector(naga::Scalar::F32, 4);
@@ -266,10 +253,11 @@ pub fn kernel_module(brook: &ir::Module, v: &KernelVariant) -> Lowered<(naga::Mo
                     let gp = b.global(g);
                     b.store(gp, pos);
                 }
-                let fpe = b.u32(flat_len(brook, &p.ty));
-                let at = b.mul(linear, fpe);
-                let buf = b.global(buffers[*buffer]);
-                call_args.push(load_element(&mut b, brook, buf, at, &p.ty));
+                let elements = Elements {
+                    buffer: buffers[*buffer],
+                    fpe: flat_len(brook, &p.ty),
+                };
+                call_args.push(elements.load(&mut b, brook, linear, &p.ty));
             }
             (
                 ArgPlan::Iter {
@@ -344,19 +332,19 @@ pub fn kernel_module(brook: &ir::Module, v: &KernelVariant) -> Lowered<(naga::Mo
         let counts_buf = b.global(buffers[count_buf]);
         let slot = b.access(counts_buf, id);
         b.store(slot, pushed_u);
-        let fpe = flat_len(brook, &p.ty);
-        let cands = b.global(buffers[cand_buf]);
+        let cands = Elements {
+            buffer: buffers[cand_buf],
+            fpe: flat_len(brook, &p.ty),
+        };
         let maxh = b.u32(max);
         let first = b.mul(id, maxh);
         let zero_u = b.u32(0);
         b.for_u32("brook_k", zero_u, pushed_u, 1, |b, k| {
             let c = b.add_(first, k);
-            let fpe_h = b.u32(fpe);
-            let at = b.mul(c, fpe_h);
             let kk = b.convert(k, naga::ScalarKind::Sint);
             let src = b.access(cand, kk);
             let v = b.load(src);
-            store_element(b, brook, cands, at, v, &p.ty);
+            cands.store(b, brook, c, v, &p.ty);
         });
     }
     b.when(discarded, |b| b.ret(None));
@@ -390,10 +378,11 @@ pub fn kernel_module(brook: &ir::Module, v: &KernelVariant) -> Lowered<(naga::Mo
     for (&(k, local, buffer, _), &place) in outs.iter().zip(&places) {
         let p = &func.params[k];
         let v = b.load(local);
-        let fpe = b.u32(flat_len(brook, &p.ty));
-        let at = b.mul(place, fpe);
-        let buf = b.global(buffers[buffer]);
-        store_element(&mut b, brook, buf, at, v, &p.ty);
+        let elements = Elements {
+            buffer: buffers[buffer],
+            fpe: flat_len(brook, &p.ty),
+        };
+        elements.store(&mut b, brook, place, v, &p.ty);
     }
     let entry = b.finish();
     add_entry(&mut sm, entry, WORKGROUP);

@@ -31,6 +31,27 @@ pub struct Resource {
     /// What it holds, for the trace (`x`, `out result`, `partials`, …).
     pub name: String,
     pub writable: bool,
+    pub elem: Elem,
+}
+
+/// The element type of a storage buffer's array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Elem {
+    /// `f32`, `vec2<f32>` or `vec4<f32>` (a stream's floats, one vector per element when the
+    /// element is 2 or 4 floats: see `lower::values::Elements`).
+    Floats(u8),
+    U32,
+    AtomicU32,
+}
+
+impl Resource {
+    pub fn new(name: impl Into<String>, writable: bool, elem: Elem) -> Resource {
+        Resource {
+            name: name.into(),
+            writable,
+            elem,
+        }
+    }
 }
 
 /// The workgroup counts of a dispatch of `threads` invocations of `per_group` each: along x
@@ -67,17 +88,20 @@ pub fn declare_info(sm: &mut ShaderModule, slots: u32) -> Handle<naga::GlobalVar
     g
 }
 
-/// Declares the storage buffers of `resources` at bindings 1.. as `array<elem>`.
+/// Declares the storage buffers of `resources` at bindings 1.. as arrays of their elements.
 pub fn declare_storage(
     sm: &mut ShaderModule,
     resources: &[Resource],
-    elem: impl Fn(&mut crate::lower::Types, &Resource) -> Handle<naga::Type>,
 ) -> Vec<Handle<naga::GlobalVariable>> {
     resources
         .iter()
         .enumerate()
         .map(|(k, r)| {
-            let e = elem(&mut sm.types, r);
+            let e = match r.elem {
+                Elem::Floats(w) => sm.types.vector(naga::Scalar::F32, w),
+                Elem::U32 => sm.types.u32(),
+                Elem::AtomicU32 => sm.types.atomic(naga::Scalar::U32),
+            };
             let arr = sm.types.array_of(e, 0);
             let space = crate::lower::builder::storage(r.writable);
             sm.resource(&r.name.replace(' ', "_"), space, arr, k as u32 + 1)

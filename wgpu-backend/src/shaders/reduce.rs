@@ -2,12 +2,12 @@
 //!
 //! A reduction to a stream reduces one *segment* per output element (its block of the input,
 //! row-major); a reduction to a value is one segment of the whole input. Each pass cuts
-//! every segment into runs of `G = P × 64` consecutive elements, one workgroup per run:
+//! every segment into runs of `G = P × 256` consecutive elements, one workgroup per run:
 //!
 //! ```text
 //! invocation l folds its P consecutive elements left to right:  acc = f(acc, x)
 //! shared[l] = acc
-//! for s in 1, 2, 4, … 32:                       (barrier between steps)
+//! for s in 1, 2, 4, … 128:                      (barrier between steps)
 //!     if l % 2s == 0 and l + s < live: shared[l] = f(shared[l], shared[l + s])
 //! invocation 0 writes shared[0]: the run's partial result
 //! ```
@@ -24,14 +24,14 @@ use brook_frontend::ir::{self, FunctionId, ParamClass};
 use naga::{AddressSpace, Expression, Handle};
 
 use super::kernel::{ArgPlan, ArgShape};
-use super::{add_entry, declare_info, declare_storage, entry_ids, InfoPlan, Resource};
+use super::{add_entry, declare_info, declare_storage, entry_ids, Elem, InfoPlan, Resource};
 use crate::lower::address::{linearize, unlinearize};
 use crate::lower::module::{info_slot, StreamAccess};
-use crate::lower::values::{assemble, flat_len, load_element, store_element};
+use crate::lower::values::{assemble, flat_len, vector_width, Elements};
 use crate::lower::{FnBuilder, Lowered, ShaderModule};
 
 /// Invocations per workgroup of a reduction pass.
-pub const GROUP: u32 = 64;
+pub const GROUP: u32 = 256;
 /// The most elements one invocation folds before the tree.
 pub const MAX_PER_THREAD: u32 = 8;
 
@@ -43,9 +43,10 @@ pub const EXTRA_SLOTS: u32 = 5;
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ReduceVariant {
     pub function: FunctionId,
-    /// The first pass reads the input stream through the block geometry; later passes read
-    /// the partials, segment after segment.
-    pub first: bool,
+    /// The pass reads the input through the block geometry (the first pass, when a block is
+    /// not one run of consecutive elements); otherwise segment `s`'s element `k` is at
+    /// `s × length + k` (later passes read the partials so).
+    pub blocks: bool,
     /// The constant and gather arguments (in parameter order, the input and accumulator left
     /// out): `Constant` or `Gather`.
     pub extras: Vec<ArgShape>,
@@ -57,19 +58,15 @@ pub fn plan(brook: &ir::Module, v: &ReduceVariant) -> (InfoPlan, Vec<Resource>, 
     let func = brook.func(v.function);
     let mut info = InfoPlan::default();
     info.alloc(EXTRA_SLOTS);
+    let acc = func
+        .params
+        .iter()
+        .find(|p| p.class == ParamClass::Reduce)
+        .expect("checked: a reduce parameter");
+    let floats = Elem::Floats(vector_width(flat_len(brook, &acc.ty)));
     let mut resources = vec![
-        Resource {
-            name: if v.first {
-                "input".into()
-            } else {
-                "partials".into()
-            },
-            writable: false,
-        },
-        Resource {
-            name: "out partials".into(),
-            writable: true,
-        },
+        Resource::new("input", false, floats),
+        Resource::new("out partials", true, floats),
     ];
     let mut args = Vec::new();
     let extras = func
@@ -79,10 +76,8 @@ pub fn plan(brook: &ir::Module, v: &ReduceVariant) -> (InfoPlan, Vec<Resource>, 
     for (p, shape) in extras.zip(&v.extras) {
         args.push(match shape {
             ArgShape::Gather { .. } => {
-                resources.push(Resource {
-                    name: p.name.clone(),
-                    writable: false,
-                });
+                let elem = Elem::Floats(vector_width(flat_len(brook, &p.ty)));
+                resources.push(Resource::new(p.name.clone(), false, elem));
                 ArgPlan::Gather {
                     buffer: resources.len() - 1,
                     extent: info.alloc(1),
@@ -112,7 +107,7 @@ pub fn reduce_module(
     let fpe = flat_len(brook, &ty);
     let mut sm = ShaderModule::new(brook);
     let info = declare_info(&mut sm, info_plan.slots);
-    let g = declare_storage(&mut sm, &resources, |t, _| t.f32());
+    let g = declare_storage(&mut sm, &resources);
     sm.streams = vec![None; func.params.len()];
     let extra_params: Vec<usize> = (0..func.params.len())
         .filter(|&k| {
@@ -141,6 +136,7 @@ pub fn reduce_module(
     let shared_ty = sm.types.array_of(elem, GROUP);
     let shared = sm.variable("partial", AddressSpace::WorkGroup, shared_ty);
     let discard = sm.discard;
+    let sm_may_discard = sm.may_discard[v.function.0 as usize];
 
     let mut b = FnBuilder::new(&mut sm.types, "main");
     let ids = entry_ids(&mut b, info, GROUP);
@@ -202,9 +198,11 @@ pub fn reduce_module(
             ));
         }
     }
-    let input = b.global(g[0]);
+    let input = Elements { buffer: g[0], fpe };
+    let output = Elements { buffer: g[1], fpe };
+    let may_discard = sm_may_discard;
     let fetch = |b: &mut FnBuilder, k: Handle<Expression>| -> Handle<Expression> {
-        let linear = if v.first {
+        let linear = if v.blocks {
             let in_ext = info_slot(b, info, 2);
             let block = info_slot(b, info, 3);
             let out_ext = info_slot(b, info, 4);
@@ -222,18 +220,18 @@ pub fn reduce_module(
             let base = b.mul(seg, seg_len);
             b.add_(base, k)
         };
-        let fpe_h = b.u32(fpe);
-        let at = b.mul(linear, fpe_h);
-        load_element(b, brook, input, at, &ty)
+        input.load(b, brook, linear, &ty)
     };
     let combine = |b: &mut FnBuilder,
                    left: Handle<Expression>,
                    right: Handle<Expression>|
      -> Handle<Expression> {
         let r = b.local_with("r", elem, left);
-        let flag = b.global(discard);
-        let no = b.bool(false);
-        b.store(flag, no);
+        if may_discard {
+            let flag = b.global(discard);
+            let no = b.bool(false);
+            b.store(flag, no);
+        }
         let mut args = Vec::new();
         for (k, p) in func.params.iter().enumerate() {
             match p.class {
@@ -248,8 +246,12 @@ pub fn reduce_module(
             }
         }
         b.call(f, args, false);
-        let d = b.load(flag);
-        b.when(d, |b| b.store(r, left));
+        // A discard (in a helper the reduction calls) keeps the left value, as on the CPU.
+        if may_discard {
+            let flag = b.global(discard);
+            let d = b.load(flag);
+            b.when(d, |b| b.store(r, left));
+        }
         b.load(r)
     };
 
@@ -301,13 +303,10 @@ pub fn reduce_module(
     }
     b.workgroup_barrier();
     let is_first = b.eq(ids.local, zero);
-    let out = b.global(g[1]);
     b.when(is_first, |b| {
         let p0 = b.access(sh, zero);
         let v0 = b.load(p0);
-        let fpe_h = b.u32(fpe);
-        let at = b.mul(ids.group, fpe_h);
-        store_element(b, brook, out, at, v0, &ty);
+        output.store(b, brook, ids.group, v0, &ty);
     });
     let entry = b.finish();
     add_entry(&mut sm, entry, GROUP);

@@ -5,7 +5,7 @@
 
 use naga::AddressSpace;
 
-use super::{add_entry, declare_info, declare_storage, entry_ids, Resource, WORKGROUP};
+use super::{add_entry, declare_info, declare_storage, entry_ids, Elem, Resource, WORKGROUP};
 use crate::lower::module::info_slot;
 use crate::lower::{FnBuilder, ShaderModule};
 
@@ -13,10 +13,12 @@ use crate::lower::{FnBuilder, ShaderModule};
 pub const SCAN_BLOCK: u32 = 256;
 
 fn resource(name: &str, writable: bool) -> Resource {
-    Resource {
-        name: name.into(),
-        writable,
-    }
+    let elem = if name == "candidates" || name == "out vout" {
+        Elem::Floats(1)
+    } else {
+        Elem::U32
+    };
+    Resource::new(name, writable, elem)
 }
 
 /// `data[i]` becomes the sum of `data[j]` for `j < i` within its block of [`SCAN_BLOCK`];
@@ -25,7 +27,7 @@ pub fn scan_blocks(empty: &brook_frontend::ir::Module) -> (naga::Module, Vec<Res
     let resources = vec![resource("data", true), resource("block sums", true)];
     let mut sm = ShaderModule::new(empty);
     let info = declare_info(&mut sm, 1);
-    let g = declare_storage(&mut sm, &resources, |t, _| t.u32());
+    let g = declare_storage(&mut sm, &resources);
     let u = sm.types.u32();
     let shared_ty = sm.types.array_of(u, SCAN_BLOCK);
     let shared = sm.variable("partial", AddressSpace::WorkGroup, shared_ty);
@@ -90,7 +92,7 @@ pub fn add_block_sums(empty: &brook_frontend::ir::Module) -> (naga::Module, Vec<
     let resources = vec![resource("data", true), resource("block sums", false)];
     let mut sm = ShaderModule::new(empty);
     let info = declare_info(&mut sm, 1);
-    let g = declare_storage(&mut sm, &resources, |t, _| t.u32());
+    let g = declare_storage(&mut sm, &resources);
     let mut b = FnBuilder::new(&mut sm.types, "main");
     let ids = entry_ids(&mut b, info, WORKGROUP);
     let head = info_slot(&mut b, info, 0);
@@ -123,13 +125,7 @@ pub fn compact(empty: &brook_frontend::ir::Module) -> (naga::Module, Vec<Resourc
     ];
     let mut sm = ShaderModule::new(empty);
     let info = declare_info(&mut sm, 1);
-    let g = declare_storage(&mut sm, &resources, |t, r| {
-        if r.name == "counts" || r.name == "offsets" {
-            t.u32()
-        } else {
-            t.f32()
-        }
-    });
+    let g = declare_storage(&mut sm, &resources);
     let mut b = FnBuilder::new(&mut sm.types, "main");
     let ids = entry_ids(&mut b, info, WORKGROUP);
     let head = info_slot(&mut b, info, 0);

@@ -22,20 +22,19 @@
 use brook_frontend::ir::{self, FunctionId, Scalar as BScalar};
 use naga::{AtomicFunction, Expression, Handle, ScalarKind, Statement};
 
-use super::{add_entry, declare_info, declare_storage, entry_ids, Resource, WORKGROUP};
+use super::{add_entry, declare_info, declare_storage, entry_ids, Elem, Resource, WORKGROUP};
 use crate::lower::address::{gather_component_f, linearize};
 use crate::lower::module::info_slot;
-use crate::lower::values::{load_element, store_element};
+use crate::lower::values::Elements;
 use crate::lower::{FnBuilder, Lowered, ShaderModule};
 
 type H = Handle<Expression>;
 
-fn res(name: &str, writable: bool) -> Resource {
-    Resource {
-        name: name.into(),
-        writable,
-    }
+fn res(name: &str, writable: bool, elem: Elem) -> Resource {
+    Resource::new(name, writable, elem)
 }
+
+const F: Elem = Elem::Floats(1);
 
 /// Info slot 0: `[n, row, rank of the destination, floats per element]`; slot 1: the
 /// destination's extents; slot 2: `[op, first, 0, 0]` where the shader needs them.
@@ -74,12 +73,11 @@ fn target(b: &mut FnBuilder, index: H, i: H, info: Handle<naga::GlobalVariable>)
 fn element_shader(
     brook: &ir::Module,
     resources: Vec<Resource>,
-    elem: impl Fn(&mut crate::lower::Types, &Resource) -> naga::Handle<naga::Type>,
     body: impl FnOnce(&mut FnBuilder, H, Handle<naga::GlobalVariable>, &[Handle<naga::GlobalVariable>]),
 ) -> (naga::Module, Vec<Resource>) {
     let mut sm = ShaderModule::new(brook);
     let info = declare_info(&mut sm, SLOTS);
-    let g = declare_storage(&mut sm, &resources, elem);
+    let g = declare_storage(&mut sm, &resources);
     let mut b = FnBuilder::new(&mut sm.types, "main");
     let ids = entry_ids(&mut b, info, WORKGROUP);
     let head = info_slot(&mut b, info, 0);
@@ -96,14 +94,10 @@ fn element_shader(
 pub fn claim(brook: &ir::Module) -> (naga::Module, Vec<Resource>) {
     element_shader(
         brook,
-        vec![res("index", false), res("winners", true)],
-        |t, r| {
-            if r.name == "index" {
-                t.f32()
-            } else {
-                t.atomic(naga::Scalar::U32)
-            }
-        },
+        vec![
+            res("index", false, F),
+            res("winners", true, Elem::AtomicU32),
+        ],
         |b, i, info, g| {
             let index = b.global(g[0]);
             let t = target(b, index, i, info);
@@ -122,18 +116,11 @@ pub fn write_winners(brook: &ir::Module) -> (naga::Module, Vec<Resource>) {
     element_shader(
         brook,
         vec![
-            res("index", false),
-            res("data", false),
-            res("winners", false),
-            res("out dst", true),
+            res("index", false, F),
+            res("data", false, F),
+            res("winners", false, Elem::U32),
+            res("out dst", true, F),
         ],
-        |t, r| {
-            if r.name == "winners" {
-                t.u32()
-            } else {
-                t.f32()
-            }
-        },
         |b, i, info, g| {
             let index = b.global(g[0]);
             let t = target(b, index, i, info);
@@ -154,11 +141,10 @@ pub fn fetch(brook: &ir::Module) -> (naga::Module, Vec<Resource>) {
     element_shader(
         brook,
         vec![
-            res("index", false),
-            res("data", false),
-            res("out gathered", true),
+            res("index", false, F),
+            res("data", false, F),
+            res("out gathered", true, F),
         ],
-        |t, _| t.f32(),
         |b, i, info, g| {
             let index = b.global(g[0]);
             let t = target(b, index, i, info);
@@ -227,8 +213,7 @@ fn is_nan_bits(b: &mut FnBuilder, bits: H) -> H {
 pub fn to_keys(brook: &ir::Module) -> (naga::Module, Vec<Resource>) {
     element_shader(
         brook,
-        vec![res("out dst", true)],
-        |t, _| t.u32(),
+        vec![res("out dst", true, Elem::U32)],
         |b, i, info, g| {
             let s = info_slot(b, info, 2);
             let op = b.index(s, 0);
@@ -265,17 +250,10 @@ pub fn min_max(brook: &ir::Module) -> (naga::Module, Vec<Resource>) {
     element_shader(
         brook,
         vec![
-            res("index", false),
-            res("data", false),
-            res("out dst", true),
+            res("index", false, F),
+            res("data", false, F),
+            res("out dst", true, Elem::AtomicU32),
         ],
-        |t, r| {
-            if r.name == "out dst" {
-                t.atomic(naga::Scalar::U32)
-            } else {
-                t.f32()
-            }
-        },
         |b, i, info, g| {
             let index = b.global(g[0]);
             let t = target(b, index, i, info);
@@ -322,17 +300,10 @@ pub fn add(brook: &ir::Module) -> (naga::Module, Vec<Resource>) {
     element_shader(
         brook,
         vec![
-            res("index", false),
-            res("data", false),
-            res("out dst", true),
+            res("index", false, F),
+            res("data", false, F),
+            res("out dst", true, Elem::AtomicU32),
         ],
-        |t, r| {
-            if r.name == "out dst" {
-                t.atomic(naga::Scalar::U32)
-            } else {
-                t.f32()
-            }
-        },
         |b, i, info, g| {
             let index = b.global(g[0]);
             let t = target(b, index, i, info);
@@ -427,28 +398,24 @@ pub fn round(
     ty: &ir::Type,
     operand_floats: u32,
 ) -> Lowered<(naga::Module, Vec<Resource>)> {
+    let fpe = crate::lower::values::flat_len(brook, ty);
+    let floats = Elem::Floats(crate::lower::values::vector_width(fpe));
     let resources = if gather {
         vec![
-            res("pairs", false),
-            res("out gathered", true),
-            res("out data", true),
+            res("pairs", false, Elem::U32),
+            res("out gathered", true, floats),
+            res("out data", true, floats),
         ]
     } else {
         vec![
-            res("pairs", false),
-            res("data", false),
-            res("out dst", true),
+            res("pairs", false, Elem::U32),
+            res("data", false, floats),
+            res("out dst", true, floats),
         ]
     };
     let mut sm = ShaderModule::new(brook);
     let info = declare_info(&mut sm, ROUND_OPERAND + operand_floats.div_ceil(4));
-    let g = declare_storage(&mut sm, &resources, |t, r| {
-        if r.name == "pairs" {
-            t.u32()
-        } else {
-            t.f32()
-        }
-    });
+    let g = declare_storage(&mut sm, &resources);
     let reduce = match op {
         Combine::Reduce(f) => {
             let func = brook.func(f);
@@ -464,7 +431,6 @@ pub fn round(
     let n = b.index(head, 0);
     let past = b.ge(ids.global, n);
     b.when(past, |b| b.ret(None));
-    let fpe = b.index(head, 3);
     let s2 = info_slot(&mut b, info, 2);
     let first = b.index(s2, 1);
     let k = b.add_(first, ids.global);
@@ -477,13 +443,11 @@ pub fn round(
     let at1 = b.add_(at, one);
     let tp = b.access(pairs, at1);
     let t = b.load(tp);
-    let dst = b.global(g[2]);
-    let to = b.mul(t, fpe);
-    let old = load_element(&mut b, brook, dst, to, ty);
+    let dst = Elements { buffer: g[2], fpe };
+    let old = dst.load(&mut b, brook, t, ty);
     let x = if gather {
-        let out = b.global(g[1]);
-        let o = b.mul(element, fpe);
-        store_element(&mut b, brook, out, o, old, ty);
+        let out = Elements { buffer: g[1], fpe };
+        out.store(&mut b, brook, element, old, ty);
         let mut floats = Vec::with_capacity(operand_floats as usize);
         for c in 0..operand_floats {
             let s = info_slot(&mut b, info, ROUND_OPERAND + c / 4);
@@ -493,9 +457,7 @@ pub fn round(
         crate::lower::values::assemble(&mut b, brook, ty, &mut floats.into_iter())
             .expect("the operand has the element's floats")
     } else {
-        let data = b.global(g[1]);
-        let from = b.mul(element, fpe);
-        load_element(&mut b, brook, data, from, ty)
+        Elements { buffer: g[1], fpe }.load(&mut b, brook, element, ty)
     };
     let new = match reduce {
         Some((f, func)) => {
@@ -529,7 +491,7 @@ pub fn round(
                 .expect("the element's floats")
         }
     };
-    store_element(&mut b, brook, dst, to, new, ty);
+    dst.store(&mut b, brook, t, new, ty);
     let f = b.finish();
     add_entry(&mut sm, f, WORKGROUP);
     Ok((sm.finish(), resources))
