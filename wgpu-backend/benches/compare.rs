@@ -49,8 +49,61 @@ fn data(n: usize, seed: u32) -> Vec<f32> {
         .collect()
 }
 
+/// Rounds of the paired measurement.
+const ROUNDS: usize = 15;
+
+/// One side of a comparison: a call (given its number) and how to wait for the queue.
+struct Side<'a> {
+    name: &'a str,
+    call: &'a dyn Fn(u64),
+    finish: &'a dyn Fn(),
+}
+
+/// Runs criterion on each side, then a paired measurement: the sides alternate, round by
+/// round, each timing `batch` calls, and the ratio printed is the median of the per-round
+/// ratios to the first side, which load changes on a shared machine shift much less than
+/// the ratio of two medians taken minutes apart.
+fn compare(c: &mut Criterion, group_name: &str, per: &str, batch: u64, sides: &[Side]) {
+    let mut group = c.benchmark_group(group_name);
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(3));
+    for s in sides {
+        group.bench_function(s.name, |bench| {
+            bench.iter_custom(|iters| timed(iters, s.call, s.finish))
+        });
+    }
+    group.finish();
+    let names: Vec<&str> = sides.iter().map(|s| s.name).collect();
+    print_ratios(group_name, sides[0].name, &names, per);
+    let mut ratios = vec![Vec::with_capacity(ROUNDS); sides.len()];
+    for _ in 0..ROUNDS {
+        let times: Vec<f64> = sides
+            .iter()
+            .map(|s| timed(batch, s.call, s.finish).as_secs_f64())
+            .collect();
+        for (r, t) in ratios.iter_mut().zip(&times) {
+            r.push(t / times[0]);
+        }
+    }
+    println!(
+        "{group_name}: paired ratio to {} (median of {ROUNDS} alternating rounds of {batch})",
+        sides[0].name
+    );
+    for (s, r) in sides.iter().zip(&mut ratios) {
+        r.sort_by(f64::total_cmp);
+        println!(
+            "  {:<28} {:>8.3}×  (rounds: {:.3}–{:.3})",
+            s.name,
+            r[ROUNDS / 2],
+            r[0],
+            r[ROUNDS - 1]
+        );
+    }
+}
+
 /// Times `iters` calls of `step` followed by one wait for the queue.
-fn timed(iters: u64, mut step: impl FnMut(u64), finish: impl Fn()) -> Duration {
+fn timed(iters: u64, step: impl Fn(u64), finish: impl Fn()) -> Duration {
     let start = Instant::now();
     for i in 0..iters {
         step(i);
@@ -89,47 +142,35 @@ fn saxpy(c: &mut Criterion, b: &WgpuBackend, h: &Hand, n: usize, group_name: &st
         h.bind(&hp, &[&ha, &hx, &hy[0], &hy[1]]),
         h.bind(&hp, &[&ha, &hx, &hy[1], &hy[0]]),
     ];
-    let mut group = c.benchmark_group(group_name);
-    group
-        .sample_size(10)
-        .measurement_time(Duration::from_secs(3));
-    group.bench_function("hand-written wgpu", |bench| {
-        bench.iter_custom(|iters| {
-            timed(
-                iters,
-                |i| h.dispatch(&hp, &binds[(i % 2) as usize], groups),
-                || h.finish(),
-            )
-        })
-    });
-    group.bench_function("Brook wgpu", |bench| {
-        bench.iter_custom(|iters| {
-            timed(
-                iters,
-                |i| {
-                    let (src, dst) = (&by[(i % 2) as usize], &by[((i + 1) % 2) as usize]);
-                    b.run_kernel(
-                        &p,
-                        k,
-                        &[
-                            KernelArg::Constant(&a),
-                            KernelArg::Stream(&bx),
-                            KernelArg::Stream(src),
-                            KernelArg::Stream(dst),
-                        ],
-                    )
-                    .unwrap();
-                },
-                || b.finish().unwrap(),
-            )
-        })
-    });
-    group.finish();
-    print_ratios(
+    let hand = |i: u64| h.dispatch(&hp, &binds[(i % 2) as usize], groups);
+    let brook = |i: u64| {
+        let (src, dst) = (&by[(i % 2) as usize], &by[((i + 1) % 2) as usize]);
+        let args = [
+            KernelArg::Constant(&a),
+            KernelArg::Stream(&bx),
+            KernelArg::Stream(src),
+            KernelArg::Stream(dst),
+        ];
+        b.run_kernel(&p, k, &args).unwrap();
+    };
+    let batch = if n > 1 { 4 } else { 200 };
+    compare(
+        c,
         group_name,
-        "hand-written wgpu",
-        &["hand-written wgpu", "Brook wgpu"],
         "per call",
+        batch,
+        &[
+            Side {
+                name: "hand-written wgpu",
+                call: &hand,
+                finish: &|| h.finish(),
+            },
+            Side {
+                name: "Brook wgpu",
+                call: &brook,
+                finish: &|| b.finish().unwrap(),
+            },
+        ],
     );
 }
 
@@ -177,43 +218,33 @@ fn reduce(c: &mut Criterion, b: &WgpuBackend, h: &Hand) {
     h.dispatches(&[(&hp, &b1, [g1, 1, 1]), (&hp, &b2, [1, 1, 1])]);
     let hand_sum = h.read(&result, 1)[0];
     assert!((got[0] - hand_sum).abs() < 1e-2, "{} vs {hand_sum}", got[0]);
-    let name = "wgpu reduce";
-    let mut group = c.benchmark_group(name);
-    group
-        .sample_size(10)
-        .measurement_time(Duration::from_secs(3));
-    group.bench_function("hand-written wgpu", |bench| {
-        bench.iter_custom(|iters| {
-            timed(
-                iters,
-                |_| {
-                    h.dispatches(&[(&hp, &b1, [g1, 1, 1]), (&hp, &b2, [1, 1, 1])]);
-                    std::hint::black_box(h.read(&result, 1));
-                },
-                || {},
-            )
-        })
-    });
-    group.bench_function("Brook wgpu", |bench| {
-        bench.iter_custom(|iters| {
-            timed(
-                iters,
-                |_| {
-                    let mut v = [0.0f32];
-                    b.reduce(&p, f, &input, &[], ReduceTarget::Value(&mut v))
-                        .unwrap();
-                    std::hint::black_box(v);
-                },
-                || {},
-            )
-        })
-    });
-    group.finish();
-    print_ratios(
-        name,
-        "hand-written wgpu",
-        &["hand-written wgpu", "Brook wgpu"],
+    let hand = |_: u64| {
+        h.dispatches(&[(&hp, &b1, [g1, 1, 1]), (&hp, &b2, [1, 1, 1])]);
+        std::hint::black_box(h.read(&result, 1));
+    };
+    let brook = |_: u64| {
+        let mut v = [0.0f32];
+        b.reduce(&p, f, &input, &[], ReduceTarget::Value(&mut v))
+            .unwrap();
+        std::hint::black_box(v);
+    };
+    compare(
+        c,
+        "wgpu reduce",
         "per sum (read back)",
+        4,
+        &[
+            Side {
+                name: "hand-written wgpu",
+                call: &hand,
+                finish: &|| {},
+            },
+            Side {
+                name: "Brook wgpu",
+                call: &brook,
+                finish: &|| {},
+            },
+        ],
     );
 }
 
@@ -283,29 +314,25 @@ fn gemv(c: &mut Criterion, b: &WgpuBackend, h: &Hand) {
     for (g, w) in got.iter().zip(&want) {
         assert!((g - w).abs() <= 1e-4 * w.abs().max(1.0), "{g} vs {w}");
     }
-    let name = "wgpu sgemv-gather";
-    let mut group = c.benchmark_group(name);
-    group
-        .sample_size(10)
-        .measurement_time(Duration::from_secs(3));
-    group.bench_function("hand-written wgpu", |bench| {
-        bench.iter_custom(|iters| timed(iters, |_| h.dispatch(&hp, &bind, groups), || h.finish()))
-    });
-    group.bench_function("Brook wgpu", |bench| {
-        bench.iter_custom(|iters| {
-            timed(
-                iters,
-                |_| drop(b.run_kernel(&p, k, &args).unwrap()),
-                || b.finish().unwrap(),
-            )
-        })
-    });
-    group.finish();
-    print_ratios(
-        name,
-        "hand-written wgpu",
-        &["hand-written wgpu", "Brook wgpu"],
+    let hand = |_: u64| h.dispatch(&hp, &bind, groups);
+    let brook = |_: u64| drop(b.run_kernel(&p, k, &args).unwrap());
+    compare(
+        c,
+        "wgpu sgemv-gather",
         "per product",
+        8,
+        &[
+            Side {
+                name: "hand-written wgpu",
+                call: &hand,
+                finish: &|| h.finish(),
+            },
+            Side {
+                name: "Brook wgpu",
+                call: &brook,
+                finish: &|| b.finish().unwrap(),
+            },
+        ],
     );
 }
 
@@ -392,56 +419,39 @@ fn layout(c: &mut Criterion, b: &WgpuBackend, h: &Hand) {
         ),
     ];
     let groups = [(n as u32).div_ceil(64), 1, 1];
-    let name = "wgpu layout";
-    let mut group = c.benchmark_group(name);
-    group
-        .sample_size(10)
-        .measurement_time(Duration::from_secs(3));
-    group.bench_function("hand interleaved", |bench| {
-        bench.iter_custom(|iters| {
-            timed(
-                iters,
-                |i| h.dispatch(&inter, &bi[(i % 2) as usize], groups),
-                || h.finish(),
-            )
-        })
-    });
-    group.bench_function("hand per member", |bench| {
-        bench.iter_custom(|iters| {
-            timed(
-                iters,
-                |i| h.dispatch(&per, &bm[(i % 2) as usize], groups),
-                || h.finish(),
-            )
-        })
-    });
-    group.bench_function("Brook wgpu", |bench| {
-        bench.iter_custom(|iters| {
-            timed(
-                iters,
-                |i| {
-                    let (src, dst) = (&s[(i % 2) as usize], &s[((i + 1) % 2) as usize]);
-                    b.run_kernel(
-                        &p,
-                        k,
-                        &[
-                            KernelArg::Stream(src),
-                            KernelArg::Constant(&dt),
-                            KernelArg::Stream(dst),
-                        ],
-                    )
-                    .unwrap();
-                },
-                || b.finish().unwrap(),
-            )
-        })
-    });
-    group.finish();
-    print_ratios(
-        name,
-        "hand interleaved",
-        &["hand interleaved", "hand per member", "Brook wgpu"],
+    let inter_call = |i: u64| h.dispatch(&inter, &bi[(i % 2) as usize], groups);
+    let per_call = |i: u64| h.dispatch(&per, &bm[(i % 2) as usize], groups);
+    let brook = |i: u64| {
+        let (src, dst) = (&s[(i % 2) as usize], &s[((i + 1) % 2) as usize]);
+        let args = [
+            KernelArg::Stream(src),
+            KernelArg::Constant(&dt),
+            KernelArg::Stream(dst),
+        ];
+        b.run_kernel(&p, k, &args).unwrap();
+    };
+    compare(
+        c,
+        "wgpu layout",
         "per step",
+        2,
+        &[
+            Side {
+                name: "hand interleaved",
+                call: &inter_call,
+                finish: &|| h.finish(),
+            },
+            Side {
+                name: "hand per member",
+                call: &per_call,
+                finish: &|| h.finish(),
+            },
+            Side {
+                name: "Brook wgpu",
+                call: &brook,
+                finish: &|| b.finish().unwrap(),
+            },
+        ],
     );
 }
 

@@ -147,6 +147,15 @@ pub fn build(
     })
 }
 
+/// The runtime checks Brook's shaders are built with: no bounds or division checks (see
+/// `build`), loop bounding on.
+pub fn brook_shader_checks() -> wgpu::ShaderRuntimeChecks {
+    let mut checks = wgpu::ShaderRuntimeChecks::checked();
+    checks.bounds_checks = false;
+    checks.int_div_checks = false;
+    checks
+}
+
 /// A shader error at byte `at` of the Brook source, as `file:line`.
 pub fn shader_error(
     function: &str,

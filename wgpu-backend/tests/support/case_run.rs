@@ -7,7 +7,7 @@ use brook_frontend::ir::Module;
 use brook_wgpu::ops::scatter::ScatterOp;
 use brook_wgpu::{KernelArg, Source, WgpuBackend, WgpuStream};
 
-use super::case::{Case, Decl, Expect, TypeName};
+use super::case::{mismatches, Case, Decl, Expect, TypeName};
 use super::support::read_all;
 
 /// Member widths of a header type: `float`..`float4` (`int`, `bool` forms too) or a struct.
@@ -96,13 +96,6 @@ fn bind(b: &WgpuBackend, module: &Module, decl: &Decl) -> Result<Bound, String> 
             Bound::Stream(s)
         }
     })
-}
-
-fn matches(expected: f32, got: f32, tolerance: f32) -> bool {
-    if expected.is_nan() || got.is_nan() {
-        return expected.is_nan() && got.is_nan();
-    }
-    expected == got || (got - expected).abs() <= tolerance * expected.abs().max(1.0)
 }
 
 /// Runs `case` on `b`; the messages say what differed.
@@ -202,29 +195,7 @@ pub fn run_case(b: &WgpuBackend, case: &Case) -> Result<(), Vec<String>> {
                     continue;
                 };
                 let got = read_all(b, s);
-                let want = match values.expand(got.len()) {
-                    Ok(w) => w,
-                    Err(e) => {
-                        problems.push(format!("`expect {name}`: {e}"));
-                        continue;
-                    }
-                };
-                let fpe = s.floats_per_element();
-                let bad: Vec<usize> = (0..got.len())
-                    .filter(|&i| !matches(want[i], got[i], case.tolerance))
-                    .collect();
-                for &i in bad.iter().take(4) {
-                    problems.push(format!(
-                        "{name}: element {} component {}: expected {}, got {}",
-                        i / fpe,
-                        i % fpe,
-                        want[i],
-                        got[i]
-                    ));
-                }
-                if bad.len() > 4 {
-                    problems.push(format!("{name}: … {} mismatches in all", bad.len()));
-                }
+                problems.extend(mismatches(case, name, values, &got, s.floats_per_element()));
             }
             _ => {}
         }
