@@ -9,7 +9,7 @@ use brook_frontend::ir::{FunctionId, Module};
 
 use crate::error::Result;
 use crate::gpu::Gpu;
-use crate::pipeline::{build, Pipeline, Source};
+use crate::pipeline::{build, shader_error, Pipeline, Source};
 
 /// What a pipeline of a program is keyed by.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -62,6 +62,29 @@ impl WgpuProgram {
         )?);
         self.pipelines.borrow_mut().insert(key, p.clone());
         Ok((p, true))
+    }
+
+    /// Like [`WgpuProgram::pipeline`] for a module lowered from the program's Brook code:
+    /// a construct the lowering refuses is reported at its Brook line.
+    pub(crate) fn lowered_pipeline(
+        &self,
+        gpu: &Gpu,
+        key: PipelineKey,
+        function: FunctionId,
+        label: String,
+        make: impl FnOnce() -> crate::lower::Lowered<(naga::Module, Vec<crate::shaders::Resource>)>,
+    ) -> Result<(Rc<Pipeline>, bool)> {
+        self.pipeline(gpu, key, function, || {
+            let (m, r) = make().map_err(|e| {
+                shader_error(
+                    &self.module.func(function).name,
+                    self.source.as_ref(),
+                    Some(e.span.start as usize),
+                    e.message,
+                )
+            })?;
+            Ok((label, m, r))
+        })
     }
 
     /// How many pipelines the program has built.

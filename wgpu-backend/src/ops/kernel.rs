@@ -202,18 +202,13 @@ impl WgpuBackend {
             counting: masking.counting,
         };
         let gpu = &self.gpu;
-        let (pipeline, compiled) =
-            program.pipeline(gpu, PipelineKey::Kernel(variant.clone()), kernel, || {
-                let (m, plan) = kernel_module(module, &variant).map_err(|e| {
-                    crate::pipeline::shader_error(
-                        &func.name,
-                        program.source.as_ref(),
-                        Some(e.span.start as usize),
-                        e.message,
-                    )
-                })?;
-                Ok((format!("kernel {}", func.name), m, plan.resources))
-            })?;
+        let (pipeline, compiled) = program.lowered_pipeline(
+            gpu,
+            PipelineKey::Kernel(variant.clone()),
+            kernel,
+            format!("kernel {}", func.name),
+            || kernel_module(module, &variant).map(|(m, plan)| (m, plan.resources)),
+        )?;
         Ok(Some(Prepared {
             variant,
             shape,

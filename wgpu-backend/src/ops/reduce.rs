@@ -164,25 +164,15 @@ impl WgpuBackend {
                 blocks,
                 extras: extras.clone(),
             };
-            let (p, built) = program.pipeline(gpu, PipelineKey::Reduce(v.clone()), f, || {
-                let (m, r) = reduce_module(module, &v).map_err(|e| {
-                    crate::pipeline::shader_error(
-                        &func.name,
-                        program.source.as_ref(),
-                        Some(e.span.start as usize),
-                        e.message,
-                    )
+            let label = format!(
+                "reduce {}{}",
+                func.name,
+                if blocks { " (blocks)" } else { "" }
+            );
+            let (p, built) =
+                program.lowered_pipeline(gpu, PipelineKey::Reduce(v.clone()), f, label, || {
+                    reduce_module(module, &v)
                 })?;
-                Ok((
-                    format!(
-                        "reduce {}{}",
-                        func.name,
-                        if blocks { " (blocks)" } else { "" }
-                    ),
-                    m,
-                    r,
-                ))
-            })?;
             compiled |= built;
             pipelines.push(p);
         }

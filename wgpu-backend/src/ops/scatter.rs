@@ -1,6 +1,7 @@
 //! `streamScatterOp` and `streamGatherOp` (the shaders and why each combiner is done the
 //! way it is: `shaders/scatter.rs`).
 
+use brook_cpu::shape::gather_component_f;
 use brook_frontend::ir::{FunctionId, FunctionKind, ParamClass, Scalar, Type};
 
 use super::kernel::extent_slot;
@@ -40,18 +41,6 @@ impl ScatterOp<'_> {
             ScatterOp::Max => "max".into(),
             ScatterOp::Reduce(p, f) => p.module().func(*f).name.clone(),
         }
-    }
-}
-
-/// The gather rule for one index component (the CPU's `gather_component_f`).
-fn gather_component(v: f32, extent: usize) -> usize {
-    let i = (v + 0.25).floor();
-    if i.is_nan() || i <= 0.0 {
-        0
-    } else if i >= (extent - 1) as f32 {
-        extent - 1
-    } else {
-        i as usize
     }
 }
 
@@ -137,7 +126,7 @@ impl WgpuBackend {
             .map(|c| {
                 let mut lin = 0;
                 for (d, &e) in addressed.iter().enumerate() {
-                    lin = lin * e + gather_component(c[rank - 1 - d], e);
+                    lin = lin * e + gather_component_f(c[rank - 1 - d], e);
                 }
                 lin as u32
             })
@@ -176,31 +165,14 @@ impl WgpuBackend {
                 }
                 let ty = func.params[0].ty.clone();
                 super::check_fpe(program.module(), &func.name, &func.params[0], fpe)?;
-                program.pipeline(&self.gpu, PipelineKey::Round(f, gather), f, || {
-                    let (m, r) = sh::round(
-                        program.module(),
-                        Combine::Reduce(f),
-                        gather,
-                        &ty,
-                        if gather { fpe as u32 } else { 0 },
-                    )
-                    .map_err(|e| {
-                        crate::pipeline::shader_error(
-                            &func.name,
-                            program.source.as_ref(),
-                            Some(e.span.start as usize),
-                            e.message,
-                        )
-                    })?;
-                    Ok((
-                        format!(
-                            "{} round with `{}`",
-                            if gather { "gather-op" } else { "scatter" },
-                            func.name
-                        ),
-                        m,
-                        r,
-                    ))
+                let label = format!(
+                    "{} round with `{}`",
+                    if gather { "gather-op" } else { "scatter" },
+                    func.name
+                );
+                let operand = if gather { fpe as u32 } else { 0 };
+                program.lowered_pipeline(&self.gpu, PipelineKey::Round(f, gather), f, label, || {
+                    sh::round(program.module(), Combine::Reduce(f), gather, &ty, operand)
                 })
             }
             _ => {

@@ -247,107 +247,100 @@ pub fn to_keys(brook: &ir::Module) -> (naga::Module, Vec<Resource>) {
 /// `atomicMin`/`atomicMax` (`info[2].x`: 0 min, 1 max) of each non-NaN float's key into its
 /// target's key.
 pub fn min_max(brook: &ir::Module) -> (naga::Module, Vec<Resource>) {
-    element_shader(
-        brook,
-        vec![
-            res("index", false, F),
-            res("data", false, F),
-            res("out dst", true, Elem::AtomicU32),
-        ],
-        |b, i, info, g| {
-            let index = b.global(g[0]);
-            let t = target(b, index, i, info);
-            let head = info_slot(b, info, 0);
-            let fpe = b.index(head, 3);
-            let s = info_slot(b, info, 2);
-            let op = b.index(s, 0);
-            let one = b.u32(1);
-            let is_max = b.eq(op, one);
-            let from = b.mul(i, fpe);
-            let to = b.mul(t, fpe);
-            let data = b.global(g[1]);
-            let dst = b.global(g[2]);
-            let zero = b.u32(0);
-            b.for_u32("f", zero, fpe, 1, |b, f| {
-                let a = b.add_(from, f);
-                let sp = b.access(data, a);
-                let x = b.load(sp);
-                let bits = b.bitcast(x, ScalarKind::Uint);
-                let nan = is_nan_bits(b, bits);
-                let ok = b.not(nan);
-                b.when(ok, |b| {
-                    let k = key(b, bits);
-                    let c = b.add_(to, f);
-                    let dp = b.access(dst, c);
-                    let u = b.types.u32();
-                    b.if_(
-                        is_max,
-                        |b| {
-                            b.atomic(AtomicFunction::Max, dp, k, u);
-                        },
-                        |b| {
-                            b.atomic(AtomicFunction::Min, dp, k, u);
-                        },
-                    );
-                });
+    element_shader(brook, atomic_resources(), |b, i, info, g| {
+        let s = info_slot(b, info, 2);
+        let op = b.index(s, 0);
+        let one = b.u32(1);
+        let is_max = b.eq(op, one);
+        each_float_into_target(b, i, info, g, |b, x, dst| {
+            let bits = b.bitcast(x, ScalarKind::Uint);
+            let nan = is_nan_bits(b, bits);
+            let ok = b.not(nan);
+            b.when(ok, |b| {
+                let k = key(b, bits);
+                let u = b.types.u32();
+                b.if_(
+                    is_max,
+                    |b| {
+                        b.atomic(AtomicFunction::Max, dst, k, u);
+                    },
+                    |b| {
+                        b.atomic(AtomicFunction::Min, dst, k, u);
+                    },
+                );
             });
-        },
-    )
+        });
+    })
+}
+
+/// Index, data, and the destination as atomic `u32`s.
+fn atomic_resources() -> Vec<Resource> {
+    vec![
+        res("index", false, F),
+        res("data", false, F),
+        res("out dst", true, Elem::AtomicU32),
+    ]
+}
+
+/// Calls `body` with each float `x` of element `i` of the data (resource 1) and a pointer
+/// to the float of its target in the destination (resource 2).
+fn each_float_into_target(
+    b: &mut FnBuilder,
+    i: H,
+    info: Handle<naga::GlobalVariable>,
+    g: &[Handle<naga::GlobalVariable>],
+    body: impl Fn(&mut FnBuilder, H, H),
+) {
+    let index = b.global(g[0]);
+    let t = target(b, index, i, info);
+    let head = info_slot(b, info, 0);
+    let fpe = b.index(head, 3);
+    let from = b.mul(i, fpe);
+    let to = b.mul(t, fpe);
+    let data = b.global(g[1]);
+    let dst = b.global(g[2]);
+    let zero = b.u32(0);
+    b.for_u32("f", zero, fpe, 1, |b, f| {
+        let a = b.add_(from, f);
+        let sp = b.access(data, a);
+        let x = b.load(sp);
+        let c = b.add_(to, f);
+        let dp = b.access(dst, c);
+        body(b, x, dp);
+    });
 }
 
 /// Adds each float into its target with a compare-and-swap loop on the bits.
 pub fn add(brook: &ir::Module) -> (naga::Module, Vec<Resource>) {
-    element_shader(
-        brook,
-        vec![
-            res("index", false, F),
-            res("data", false, F),
-            res("out dst", true, Elem::AtomicU32),
-        ],
-        |b, i, info, g| {
-            let index = b.global(g[0]);
-            let t = target(b, index, i, info);
-            let head = info_slot(b, info, 0);
-            let fpe = b.index(head, 3);
-            let from = b.mul(i, fpe);
-            let to = b.mul(t, fpe);
-            let data = b.global(g[1]);
-            let dst = b.global(g[2]);
-            let zero = b.u32(0);
-            let result_ty = b.types.compare_exchange_result();
-            b.for_u32("f", zero, fpe, 1, |b, f| {
-                let a = b.add_(from, f);
-                let sp = b.access(data, a);
-                let x = b.load(sp);
-                let c = b.add_(to, f);
-                let dp = b.access(dst, c);
-                let u = b.types.u32();
-                let first = b.load(dp);
-                let old = b.local_with("old", u, first);
-                let body = b.block(|b| {
-                    let o = b.load(old);
-                    let of = b.bitcast(o, ScalarKind::Float);
-                    let sum = b.add_(of, x);
-                    let new = b.bitcast(sum, ScalarKind::Uint);
-                    let r = b.add(Expression::AtomicResult {
-                        ty: result_ty,
-                        comparison: true,
-                    });
-                    b.stmt(Statement::Atomic {
-                        pointer: dp,
-                        fun: AtomicFunction::Exchange { compare: Some(o) },
-                        value: new,
-                        result: Some(r),
-                    });
-                    let swapped = b.index(r, 1);
-                    b.when(swapped, |b| b.stmt(Statement::Break));
-                    let seen = b.index(r, 0);
-                    b.store(old, seen);
+    element_shader(brook, atomic_resources(), |b, i, info, g| {
+        let result_ty = b.types.compare_exchange_result();
+        each_float_into_target(b, i, info, g, |b, x, dp| {
+            let u = b.types.u32();
+            let first = b.load(dp);
+            let old = b.local_with("old", u, first);
+            let body = b.block(|b| {
+                let o = b.load(old);
+                let of = b.bitcast(o, ScalarKind::Float);
+                let sum = b.add_(of, x);
+                let new = b.bitcast(sum, ScalarKind::Uint);
+                let r = b.add(Expression::AtomicResult {
+                    ty: result_ty,
+                    comparison: true,
                 });
-                b.loop_(body, naga::Block::new(), None);
+                b.stmt(Statement::Atomic {
+                    pointer: dp,
+                    fun: AtomicFunction::Exchange { compare: Some(o) },
+                    value: new,
+                    result: Some(r),
+                });
+                let swapped = b.index(r, 1);
+                b.when(swapped, |b| b.stmt(Statement::Break));
+                let seen = b.index(r, 0);
+                b.store(old, seen);
             });
-        },
-    )
+            b.loop_(body, naga::Block::new(), None);
+        });
+    })
 }
 
 /// Info of a round shader: slot 0 `[count, row, rank, fpe]`, slot 1 the extents of the
