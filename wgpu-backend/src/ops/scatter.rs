@@ -300,9 +300,13 @@ impl WgpuBackend {
                 ScatterOp::Reduce(..) => {
                     let (p, built) = self.round_pipeline(op, false, fpe)?;
                     compiled = built;
-                    let targets = self.targets(index, dst.shape())?;
-                    let (pairs, rounds) = plan_rounds(&targets);
-                    self.encode_rounds(&mut work, &p, &info, &pairs, &rounds, &db, di, &tb, ti)?;
+                    self.encode_rounds(
+                        &mut work,
+                        &p,
+                        &info,
+                        (index, dst.shape()),
+                        [(&db, di), (&tb, ti)],
+                    )?;
                 }
             }
             work.submit()
@@ -315,22 +319,22 @@ impl WgpuBackend {
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Encodes the rounds of a combination in index order: the targets of `index` into a
+    /// stream of `shape` (read back and planned on the host), one dispatch per round of `p`
+    /// with `bound` (the elements' side, the combined stream) after the pairs.
     fn encode_rounds(
         &self,
         work: &mut Work,
         p: &Pipeline,
         info: &[[u32; 4]],
-        pairs: &[u32],
-        rounds: &[(u32, u32)],
-        second: &wgpu::Buffer,
-        second_id: u32,
-        dst: &wgpu::Buffer,
-        dst_id: u32,
+        (index, shape): (&WgpuStream, &[usize]),
+        bound: [(&wgpu::Buffer, u32); 2],
     ) -> Result<()> {
+        let targets = self.targets(index, shape)?;
+        let (pairs, rounds) = plan_rounds(&targets);
         let gpu = &self.gpu;
         let pb = scratch(gpu, "brook round pairs", pairs.len() as u64 * 4);
-        gpu.queue.write_buffer(&pb, 0, bytemuck::cast_slice(pairs));
+        gpu.queue.write_buffer(&pb, 0, bytemuck::cast_slice(&pairs));
         for (k, &(first, count)) in rounds.iter().enumerate() {
             let mut i = info.to_vec();
             i[0][0] = count;
@@ -339,7 +343,7 @@ impl WgpuBackend {
                 &format!("round {} of {}", k + 1, rounds.len()),
                 p,
                 i,
-                &[(&pb, 0), (second, second_id), (dst, dst_id)],
+                &[(&pb, 0), bound[0], bound[1]],
                 u64::from(count),
                 WORKGROUP,
             );
@@ -403,9 +407,13 @@ impl WgpuBackend {
                     for (c, x) in operand.iter().enumerate() {
                         info[ROUND_OPERAND as usize + c / 4][c % 4] = x.to_bits();
                     }
-                    let targets = self.targets(index, data.shape())?;
-                    let (pairs, rounds) = plan_rounds(&targets);
-                    self.encode_rounds(&mut work, &p, &info, &pairs, &rounds, &tb, ti, &db, di)?;
+                    self.encode_rounds(
+                        &mut work,
+                        &p,
+                        &info,
+                        (index, data.shape()),
+                        [(&tb, ti), (&db, di)],
+                    )?;
                 }
             }
             work.submit()
