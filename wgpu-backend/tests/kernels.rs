@@ -624,3 +624,26 @@ fn bad_calls_are_errors() {
     let e = b.read(&a, None, &[1.0; 3]).unwrap_err();
     assert!(e.to_string().contains("4 floats"), "{e}");
 }
+
+#[test]
+fn more_streams_than_the_device_binds_is_an_error_not_a_panic() {
+    // wgpu's GL backend binds 16 storage buffers per shader stage; 17 outputs need 17.
+    let b = WgpuBackend::new_on(wgpu::Backends::GL).expect("wgpu's GL backend");
+    let outs: Vec<String> = (0..17).map(|k| format!("out float o{k}<>")).collect();
+    let body: Vec<String> = (0..17).map(|k| format!("o{k} = a;")).collect();
+    let src = format!(
+        "kernel void k(float a<>, {}) {{ {} }}",
+        outs.join(", "),
+        body.join(" ")
+    );
+    let p = program(&b, &src);
+    let a = stream(&b, &[1], &[4], &[1.0; 4]);
+    let streams: Vec<_> = (0..17)
+        .map(|_| b.create_stream(&[1], &[4]).unwrap())
+        .collect();
+    let mut args = vec![KernelArg::Stream(&a)];
+    args.extend(streams.iter().map(KernelArg::Stream));
+    let e = b.run_kernel(&p, function(&p, "k"), &args).unwrap_err();
+    assert!(matches!(e, brook_wgpu::WgpuError::Validation { .. }), "{e}");
+    assert!(e.to_string().contains("kernel k"), "{e}");
+}
