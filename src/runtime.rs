@@ -10,6 +10,7 @@ use brook_core::{
 use brook_cpu::CpuBackend;
 use brook_passes::GlBackend;
 use brook_texture_streams::{ContextOptions, GlContext};
+use brook_wgpu::WgpuBackend;
 
 use crate::program::Program;
 use crate::program_cache::ProgramCache;
@@ -24,7 +25,7 @@ pub struct Runtime {
 }
 
 /// Which backend [`Runtime::from_env`] picks from `BRT_RUNTIME`.
-pub const BACKEND_NAMES: &[&str] = &["gl", "cpu"];
+pub const BACKEND_NAMES: &[&str] = &["gl", "cpu", "wgpu"];
 
 impl Runtime {
     /// A runtime on any backend, this crate's or one's own: every call reaches it checked
@@ -53,12 +54,29 @@ impl Runtime {
         Runtime::with_backend(Rc::new(GlBackend::new(ctx)))
     }
 
+    /// wgpu compute on a headless device: a GPU when there is one, else Mesa's lavapipe
+    /// (Vulkan on the CPU), else wgpu's GL backend; with none, the error names the packages
+    /// to install.
+    pub fn wgpu() -> Result<Runtime, BrookError> {
+        Ok(Runtime::with_backend(Rc::new(WgpuBackend::new()?)))
+    }
+
+    /// wgpu compute on an application's own device and queue: every stream is a buffer of
+    /// that device, to bind in the app's own passes with no copy (`Stream::wgpu_buffer`).
+    pub fn on_wgpu_device(
+        device: brook_wgpu::wgpu::Device,
+        queue: brook_wgpu::wgpu::Queue,
+        adapter: brook_wgpu::wgpu::AdapterInfo,
+    ) -> Runtime {
+        Runtime::with_backend(Rc::new(WgpuBackend::with_device(device, queue, adapter)))
+    }
+
     /// The CPU reference backend.
     pub fn cpu() -> Runtime {
         Runtime::with_backend(Rc::new(CpuBackend::default()))
     }
 
-    /// The backend `BRT_RUNTIME` names (`gl` or `cpu`); `gl` when unset. An unknown name is an
+    /// The backend `BRT_RUNTIME` names (`gl`, `cpu` or `wgpu`); `gl` when unset. An unknown name is an
     /// error rather than a silent fallback; see [`Runtime::from_env_or_cpu`] for the original's
     /// fallback.
     pub fn from_env() -> Result<Runtime, BrookError> {
@@ -82,11 +100,12 @@ impl Runtime {
         with_fallback(value.unwrap_or("gl"), Runtime::named)
     }
 
-    /// The backend of this name (`gl` or `cpu`; `ogl`/`opengl` are `gl`; case and surrounding
-    /// blanks ignored).
+    /// The backend of this name (`gl`, `cpu` or `wgpu`; `ogl`/`opengl` are `gl`; case and
+    /// surrounding blanks ignored).
     pub fn named(name: &str) -> Result<Runtime, BrookError> {
         match canonical(name)? {
             "gl" => Runtime::gl(),
+            "wgpu" => Runtime::wgpu(),
             _ => Ok(Runtime::cpu()),
         }
     }
@@ -109,6 +128,11 @@ impl Runtime {
     /// The GL backend, on a GL runtime: its context, pass observers.
     pub fn as_gl(&self) -> Option<&GlBackend> {
         self.backend.as_any().downcast_ref::<GlBackend>()
+    }
+
+    /// The wgpu backend, on a wgpu runtime: its device and queue, the WGSL of a call.
+    pub fn as_wgpu(&self) -> Option<&WgpuBackend> {
+        self.backend.as_any().downcast_ref::<WgpuBackend>()
     }
 
     /// The GL context of a GL runtime: bind a stream's textures in your own rendering.
@@ -220,6 +244,7 @@ fn canonical(name: &str) -> Result<&'static str, BrookError> {
     match name.trim().to_ascii_lowercase().as_str() {
         "gl" | "ogl" | "opengl" => Ok("gl"),
         "cpu" => Ok("cpu"),
+        "wgpu" => Ok("wgpu"),
         other => Err(BrookError::Unknown {
             name: other.to_string(),
             what: "backend",
@@ -269,6 +294,6 @@ mod tests {
             err.to_string().contains("unknown Brook backend `dx9`"),
             "{err}"
         );
-        assert!(err.to_string().contains("gl, cpu"), "{err}");
+        assert!(err.to_string().contains("gl, cpu, wgpu"), "{err}");
     }
 }

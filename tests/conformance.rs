@@ -1,5 +1,5 @@
 //! The conformance suite: every `tests/conformance/*.br` case on every backend available
-//! (GL desktop core, GL ES 3.0, CPU), compared with the case's expected values.
+//! (GL desktop core, GL ES 3.0, CPU, wgpu), compared with the case's expected values.
 //!
 //! Prints a report per backend (`conformance gl: 54 passed, 0 failed`), names every failing
 //! case with its backend, element, expected and actual value, and exits non-zero if any case
@@ -46,7 +46,7 @@ fn main() {
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     case::self_check();
     let cases = cases(filter.as_deref());
-    let backends: [(&str, Maker); 3] = [
+    let backends: [(&str, Maker); 4] = [
         ("gl", Runtime::gl),
         ("gles", || {
             Runtime::gl_with(ContextOptions {
@@ -55,6 +55,7 @@ fn main() {
             })
         }),
         ("cpu", || Ok(Runtime::cpu())),
+        ("wgpu", Runtime::wgpu),
     ];
     let mut failures = Vec::new();
     let mut report = Vec::new();

@@ -26,6 +26,8 @@ pub struct WgpuBackend {
     serial: u64,
     next_id: Cell<u32>,
     trace: RefCell<Option<Vec<CallTrace>>>,
+    /// The same records as brook-core's trace entries, for the runtime (`seam.rs`).
+    pub(crate) entries: RefCell<Vec<brook_core::TraceEntry>>,
     pub(crate) mask: RefCell<MaskState>,
     fixed: RefCell<HashMap<String, Rc<Pipeline>>>,
     /// The module of the fixed shaders (they call no Brook function).
@@ -63,6 +65,7 @@ impl WgpuBackend {
             serial: SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             next_id: Cell::new(1),
             trace: RefCell::new(None),
+            entries: RefCell::new(Vec::new()),
             mask: RefCell::new(MaskState::default()),
             fixed: RefCell::new(HashMap::new()),
             empty: ir::Module::default(),
@@ -152,9 +155,9 @@ impl WgpuBackend {
                     .queue
                     .write_buffer(&buf, 0, bytemuck::cast_slice(data)),
                 Some(d) => {
-                    d.check(s.shape())?;
+                    crate::stream::check_domain(d, s.shape())?;
                     let mut at = 0;
-                    for (first, len) in d.runs(s.shape()) {
+                    for (first, len) in crate::stream::domain_runs(d, s.shape()) {
                         let n = len * fpe;
                         self.gpu.queue.write_buffer(
                             &buf,
@@ -182,7 +185,7 @@ impl WgpuBackend {
             )));
         }
         if let Some(d) = domain {
-            d.check(s.shape())?;
+            crate::stream::check_domain(d, s.shape())?;
         }
         let all: Vec<f32> = match &s.storage {
             Storage::Iter(r) => r.values(s.shape()),
@@ -198,7 +201,7 @@ impl WgpuBackend {
             None => out.copy_from_slice(&all),
             Some(d) => {
                 let mut at = 0;
-                for (first, len) in d.runs(s.shape()) {
+                for (first, len) in crate::stream::domain_runs(d, s.shape()) {
                     let n = len * fpe;
                     out[at..at + n].copy_from_slice(&all[first * fpe..first * fpe + n]);
                     at += n;
@@ -248,6 +251,11 @@ impl WgpuBackend {
         *self.trace.borrow_mut() = on.then(Vec::new);
     }
 
+    /// Whether calls are being recorded.
+    pub fn tracing(&self) -> bool {
+        self.trace.borrow().is_some()
+    }
+
     /// The calls recorded since tracing started or since the last take.
     pub fn take_trace(&self) -> Vec<CallTrace> {
         self.trace
@@ -283,7 +291,7 @@ impl WgpuBackend {
     pub(crate) fn record_steps(&self, op: &str, steps: Vec<Step>) {
         self.record(CallTrace {
             op: op.into(),
-            compiled: false,
+            compiled: None,
             steps,
         });
     }

@@ -46,10 +46,15 @@ pub mod lower;
 pub mod ops;
 pub mod pipeline;
 pub mod program;
+mod seam;
 pub mod shaders;
 pub mod stream;
 pub mod trace;
 mod work;
+
+/// The wgpu this crate runs on, for applications that hand it their device
+/// ([`WgpuBackend::with_device`]) or bind a stream's buffer in their own passes.
+pub use wgpu;
 
 pub use backend::WgpuBackend;
 pub use error::WgpuError;

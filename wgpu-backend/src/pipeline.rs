@@ -3,6 +3,10 @@
 //! explicit bind group layout (binding 0 the call-info uniform, then storage buffers).
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
+use std::sync::Arc;
+
+use brook_core::ShaderSource;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::error::{Result, WgpuError};
@@ -28,12 +32,21 @@ pub struct Pipeline {
     pub id: u32,
     /// What it runs, for the trace (`kernel saxpy`, `reduce sum pass`, …).
     pub label: String,
+    /// Its WGSL for the trace, printed on its first dispatch and shared by every later one.
+    source: OnceCell<Arc<ShaderSource>>,
 }
 
 impl Pipeline {
     /// The WGSL of the module, for people.
     pub fn wgsl(&self) -> String {
         crate::lower::module::wgsl(&self.module, &self.module_info)
+    }
+
+    /// The WGSL as the pass trace carries it.
+    pub fn source(&self) -> Arc<ShaderSource> {
+        self.source
+            .get_or_init(|| Arc::new(ShaderSource::Compute(self.wgsl())))
+            .clone()
     }
 
     /// A bind group of `info` (the uniform) and `buffers` (in resource order).
@@ -143,6 +156,7 @@ pub fn build(
             module_info: module_info.clone(),
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             label: label.clone(),
+            source: OnceCell::new(),
         })
     })
 }

@@ -21,88 +21,22 @@ use crate::gpu::Gpu;
 /// The most dimensions a Brook stream has.
 pub const MAX_RANK: usize = 4;
 
-/// A box-shaped part of a stream (`s.domain(lo, hi)`): bounds outermost dimension first,
-/// `hi` exclusive.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Domain {
-    lo: Vec<usize>,
-    hi: Vec<usize>,
+pub use brook_core::Domain;
+
+/// Checks that `d` lies in a stream of `shape`.
+pub fn check_domain(d: &Domain, shape: &[usize]) -> Result<()> {
+    d.fits(shape).map_err(|e| WgpuError::Usage(e.to_string()))
 }
 
-impl Domain {
-    pub fn new(lo: &[usize], hi: &[usize]) -> Result<Domain> {
-        if lo.len() != hi.len() || lo.is_empty() || lo.len() > MAX_RANK {
-            return Err(WgpuError::Usage(format!(
-                "domain bounds {lo:?} and {hi:?} must both have 1 to 4 coordinates, the same number"
-            )));
-        }
-        if let Some(k) = (0..lo.len()).find(|&k| lo[k] >= hi[k]) {
-            return Err(WgpuError::Usage(format!(
-                "dimension {k} of domain {lo:?}..{hi:?} is empty: lo must be below hi (hi is exclusive)"
-            )));
-        }
-        Ok(Domain {
-            lo: lo.to_vec(),
-            hi: hi.to_vec(),
-        })
-    }
-
-    pub fn lo(&self) -> &[usize] {
-        &self.lo
-    }
-
-    pub fn hi(&self) -> &[usize] {
-        &self.hi
-    }
-
-    /// The extents of the box.
-    pub fn shape(&self) -> Vec<usize> {
-        self.lo.iter().zip(&self.hi).map(|(l, h)| h - l).collect()
-    }
-
-    pub fn len(&self) -> usize {
-        self.shape().iter().product()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        false
-    }
-
-    /// Checks that the domain lies in a stream of `shape`.
-    pub fn check(&self, shape: &[usize]) -> Result<()> {
-        if self.lo.len() != shape.len() || self.hi.iter().zip(shape).any(|(h, e)| h > e) {
-            return Err(WgpuError::Usage(format!(
-                "domain {:?}..{:?} does not lie in the stream of shape {shape:?}",
-                self.lo, self.hi
-            )));
-        }
-        Ok(())
-    }
-
-    /// Linear positions (in the whole stream of `shape`) of the domain's rows: each run of
-    /// consecutive elements along the last dimension, as (first, length).
-    pub fn runs(&self, shape: &[usize]) -> Vec<(usize, usize)> {
-        let sub = self.shape();
-        let rank = shape.len();
-        let row = sub[rank - 1];
-        let rows = self.len() / row;
-        (0..rows)
-            .map(|r| {
-                let mut rest = r;
-                let mut linear = 0;
-                let mut idx = vec![0; rank];
-                for d in (0..rank - 1).rev() {
-                    idx[d] = rest % sub[d] + self.lo[d];
-                    rest /= sub[d];
-                }
-                idx[rank - 1] = self.lo[rank - 1];
-                for (d, &e) in shape.iter().enumerate() {
-                    linear = linear * e + idx[d];
-                }
-                (linear, row)
-            })
-            .collect()
-    }
+/// Linear positions (in the whole stream of `shape`) of a domain's rows: each run of
+/// consecutive elements along the last dimension, as (first, length). Buffer copies of a
+/// domain are one copy per run.
+pub fn domain_runs(d: &Domain, shape: &[usize]) -> Vec<(usize, usize)> {
+    let row = d.shape()[shape.len() - 1];
+    d.linear_positions(shape)
+        .step_by(row)
+        .map(|first| (first, row))
+        .collect()
 }
 
 /// An iterator's range: component `c` of element `i` is `start[c] + i * step[c]`, with
@@ -331,9 +265,12 @@ pub fn byte_size(shape: &[usize], fpe: usize, limits: &wgpu::Limits) -> Result<u
         .max_storage_buffer_binding_size
         .min(limits.max_buffer_size);
     if bytes > limit {
-        return Err(WgpuError::Usage(format!(
-            "a stream of shape {shape:?} needs {bytes} bytes, more than this device's storage buffer limit of {limit} bytes"
-        )));
+        return Err(WgpuError::DeviceLimit {
+            call: "creating a stream".into(),
+            message: format!(
+                "a stream of shape {shape:?} needs {bytes} bytes, more than this device's storage buffer limit of {limit} bytes"
+            ),
+        });
     }
     if shape.iter().product::<usize>() > u32::MAX as usize {
         return Err(WgpuError::Usage(format!(

@@ -266,7 +266,7 @@ fn the_trace_shows_dispatches_and_reuse() {
     b.swap(&a, &r).unwrap();
     let t = b.take_trace();
     assert_eq!(t.len(), 3);
-    assert!(t[0].compiled && !t[1].compiled);
+    assert!(t[0].compiled.is_some() && t[1].compiled.is_none());
     let d: Vec<_> = t[0].dispatches().collect();
     assert_eq!(d.len(), 1);
     assert_eq!(

@@ -23,7 +23,7 @@ struct Prepared {
     elements: usize,
     masking: super::mask::CallMasking,
     pipeline: std::rc::Rc<crate::pipeline::Pipeline>,
-    compiled: bool,
+    compiled: crate::program::Built,
 }
 
 /// Extents as an info slot: `.x` the last dimension, 1 in unused ones.
@@ -114,7 +114,7 @@ impl WgpuBackend {
                     }
                     check_fpe(module, &func.name, p, a.stream().floats_per_element())?;
                     if let KernelArg::Domain(s, d) = a {
-                        d.check(s.shape())?;
+                        crate::stream::check_domain(d, s.shape())?;
                     }
                 }
                 (ParamClass::Reduce, _) => return Err(what("no reduce parameter in a kernel")),

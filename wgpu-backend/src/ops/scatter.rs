@@ -139,7 +139,7 @@ impl WgpuBackend {
         op: ScatterOp,
         gather: bool,
         fpe: usize,
-    ) -> Result<(std::rc::Rc<Pipeline>, bool)> {
+    ) -> Result<(std::rc::Rc<Pipeline>, crate::program::Built)> {
         match op {
             ScatterOp::Reduce(program, f) => {
                 let func = program.module().func(f);
@@ -189,7 +189,7 @@ impl WgpuBackend {
                     sh::round(self.empty_module(), combine, gather, &ty, fpe as u32)
                         .map_err(|e| usage(e.message))
                 })?;
-                Ok((p, false))
+                Ok((p, None))
             }
         }
     }
@@ -211,7 +211,7 @@ impl WgpuBackend {
         let fpe = dst.floats_per_element();
         let rank = dst.shape().len() as u32;
         let label = format!("{OP} {}", op.name());
-        let mut compiled = false;
+        let mut compiled = None;
         let mut info = vec![[0u32; 4]; SLOTS as usize];
         info[0] = [n as u32, 0, rank, fpe as u32];
         info[1] = extent_slot(dst.shape());
@@ -382,7 +382,7 @@ impl WgpuBackend {
             dst.buffer().expect("checked").clone(),
         );
         let (ii, di, ti) = (index.id(), data.id(), dst.id());
-        let mut compiled = false;
+        let mut compiled = None;
         let steps = gpu.scoped(&label.clone(), || {
             let mut work = Work::new(gpu);
             let mut info = vec![[0u32; 4]; SLOTS as usize];
