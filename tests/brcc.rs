@@ -1,5 +1,5 @@
-//! `brcc` end to end: every program under `tests/programs/` runs on GL and on the CPU backend
-//! with the expected stdout (compared whitespace-insensitively, like the original's
+//! `brcc` end to end: every program under `tests/programs/` runs on GL, on the CPU backend and
+//! on wgpu with the expected stdout (compared whitespace-insensitively, like the original's
 //! regression suite), and the command's errors are clear and non-zero.
 //!
 //! Builds share one cache directory under the target dir, so a program's C++ is compiled once
@@ -50,7 +50,7 @@ fn programs() -> Vec<PathBuf> {
     all
 }
 
-/// Runs one program on both backends; the problems found, if any.
+/// Runs one program on every backend; the problems found, if any.
 fn check_program(path: &Path) -> Vec<String> {
     let expected = std::fs::read_to_string(path.with_extension("out"))
         .expect("an .out file beside each program");
@@ -58,7 +58,8 @@ fn check_program(path: &Path) -> Vec<String> {
     let expected_status = if name == "exit_status.br" { 3 } else { 0 };
     let mut problems = Vec::new();
     let mut outputs = Vec::new();
-    for backend in ["cpu", "gl"] {
+    let backends = ["cpu", "gl", "wgpu"];
+    for backend in backends {
         let o = run(brcc(&["run", path.to_str().unwrap(), "--backend", backend]));
         if o.status.code() != Some(expected_status) {
             problems.push(format!(
@@ -74,17 +75,19 @@ fn check_program(path: &Path) -> Vec<String> {
         }
         outputs.push(stdout(&o));
     }
-    if outputs[0] != outputs[1] {
-        problems.push(format!(
-            "{name}: gl and cpu print different text\n{}\n{}",
-            outputs[1], outputs[0]
-        ));
+    for (backend, output) in backends.iter().zip(&outputs).skip(1) {
+        if *output != outputs[0] {
+            problems.push(format!(
+                "{name}: {backend} and cpu print different text\n{output}\n{}",
+                outputs[0]
+            ));
+        }
     }
     problems
 }
 
 #[test]
-fn every_program_prints_its_expected_output_on_gl_and_cpu() {
+fn every_program_prints_its_expected_output_on_gl_cpu_and_wgpu() {
     let all = programs();
     assert!(all.len() >= 25, "only {} programs", all.len());
     let threads = std::thread::available_parallelism()
@@ -328,6 +331,17 @@ fn glsl_and_check_describe_the_program() {
     let text = stdout(&o);
     assert!(text.contains("// ===== kernel split: 1 pass(es)"), "{text}");
     assert!(text.contains("#version 330 core"), "{text}");
+    let o = run(brcc(&["wgsl", &program("multiple_outputs.br")]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("// ===== kernel split: one dispatch"),
+        "{text}"
+    );
+    assert!(
+        text.contains("@compute @workgroup_size(64, 1, 1)"),
+        "{text}"
+    );
     let o = run(brcc(&["check", &program("struct_gather.br")]));
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(

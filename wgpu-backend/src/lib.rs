@@ -40,6 +40,7 @@
 //! packages to install.
 
 pub mod backend;
+pub mod describe;
 pub mod error;
 pub mod gpu;
 pub mod lower;

@@ -3,12 +3,13 @@
 
 pub const USAGE: &str = "\
 usage:
-  brcc run FILE.br [--backend gl|cpu] [-- ARGS...]   compile and run the program
+  brcc run FILE.br [--backend gl|cpu|wgpu] [-- ARGS...]   compile and run the program
   brcc cpp FILE.br [-o OUT.cpp]                      write the generated C++ (and brook.hpp)
   brcc glsl FILE.br                                  print every kernel's GLSL passes
+  brcc wgsl FILE.br                                  print every kernel's WGSL and dispatches
   brcc check FILE.br                                 check the program, print diagnostics
 
-BRT_RUNTIME=gl|cpu picks the backend when --backend is absent (default gl).
+BRT_RUNTIME=gl|cpu|wgpu picks the backend when --backend is absent (default gl).
 CXX names the C++ compiler (default: c++, g++ or clang++ from PATH).";
 
 #[derive(Debug, PartialEq, Eq)]
@@ -23,6 +24,9 @@ pub enum Command {
         output: Option<String>,
     },
     Glsl {
+        file: String,
+    },
+    Wgsl {
         file: String,
     },
     Check {
@@ -50,7 +54,10 @@ pub fn parse(args: Vec<String>) -> Result<Command, String> {
                 program_args.extend(args.by_ref());
             }
             "--backend" if sub == "run" => {
-                backend = Some(args.next().ok_or("--backend needs a value (gl or cpu)")?)
+                backend = Some(
+                    args.next()
+                        .ok_or("--backend needs a value (gl, cpu or wgpu)")?,
+                )
             }
             "-o" if sub == "cpp" => output = Some(args.next().ok_or("-o needs a file name")?),
             s if s.starts_with('-') && s.len() > 1 => {
@@ -69,6 +76,7 @@ pub fn parse(args: Vec<String>) -> Result<Command, String> {
         },
         "cpp" => Command::Cpp { file, output },
         "glsl" => Command::Glsl { file },
+        "wgsl" => Command::Wgsl { file },
         "check" => Command::Check { file },
         other => return Err(format!("unknown command `{other}`")),
     })
@@ -102,6 +110,12 @@ mod tests {
         assert_eq!(
             parse_str("check a.br").unwrap(),
             Command::Check {
+                file: "a.br".into()
+            }
+        );
+        assert_eq!(
+            parse_str("wgsl a.br").unwrap(),
+            Command::Wgsl {
                 file: "a.br".into()
             }
         );

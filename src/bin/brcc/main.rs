@@ -2,9 +2,10 @@
 //! took them (001 §4, appendix A).
 //!
 //! ```text
-//! brcc run FILE.br [--backend gl|cpu] [-- ARGS…]   compile and run; the program's exit status
+//! brcc run FILE.br [--backend gl|cpu|wgpu] [-- ARGS…]   compile and run; the program's exit status
 //! brcc cpp FILE.br [-o OUT.cpp]                     the generated C++ (and brook.hpp beside it)
 //! brcc glsl FILE.br                                 every kernel's GLSL passes
+//! brcc wgsl FILE.br                                 every kernel's WGSL and dispatches
 //! brcc check FILE.br                                diagnostics only
 //! ```
 //!
@@ -58,6 +59,12 @@ fn execute(command: Command) -> Result<ExitCode, String> {
         }
         Command::Glsl { file } => {
             print!("{}", glsl::describe(&load(&file)?));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Wgsl { file } => {
+            let program = load(&file)?;
+            let wgsl = brook::wgpu_backend::describe::describe(&program.module, &program.file_name);
+            print!("{wgsl}");
             Ok(ExitCode::SUCCESS)
         }
         Command::Cpp { file, output } => {
