@@ -1,5 +1,5 @@
 //! The conformance suite: every `tests/conformance/*.br` case on every backend available
-//! (GL desktop core, GL ES 3.0, CPU, wgpu), compared with the case's expected values.
+//! (GL desktop core, GL ES 3.0, CPU, wgpu on its default adapter and on wgpu's GL backend), compared with the case's expected values.
 //!
 //! Prints a report per backend (`conformance gl: 54 passed, 0 failed`), names every failing
 //! case with its backend, element, expected and actual value, and exits non-zero if any case
@@ -13,7 +13,9 @@ mod run;
 
 use std::path::PathBuf;
 
-use brook::{BrookError, ContextOptions, Profile, Runtime};
+use std::rc::Rc;
+
+use brook::{BrookError, ContextOptions, Profile, Runtime, WgpuBackend};
 
 fn cases(filter: Option<&str>) -> Vec<case::Case> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/conformance");
@@ -46,7 +48,7 @@ fn main() {
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     case::self_check();
     let cases = cases(filter.as_deref());
-    let backends: [(&str, Maker); 4] = [
+    let backends: [(&str, Maker); 5] = [
         ("gl", Runtime::gl),
         ("gles", || {
             Runtime::gl_with(ContextOptions {
@@ -56,6 +58,11 @@ fn main() {
         }),
         ("cpu", || Ok(Runtime::cpu())),
         ("wgpu", Runtime::wgpu),
+        // wgpu's own GL backend: the adapter brook-wgpu falls back to without Vulkan.
+        ("wgpu-gl", || {
+            let gl = WgpuBackend::new_on(brook::wgpu_backend::wgpu::Backends::GL)?;
+            Ok(Runtime::with_backend(Rc::new(gl)))
+        }),
     ];
     let mut failures = Vec::new();
     let mut report = Vec::new();

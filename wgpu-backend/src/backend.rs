@@ -16,7 +16,7 @@ use crate::ops::KernelArg;
 use crate::pipeline::{build, Pipeline, Source};
 use crate::program::WgpuProgram;
 use crate::shaders::Resource;
-use crate::stream::{Domain, IterRange, Storage, WgpuStream};
+use crate::stream::{Domain, IterSpec, Storage, WgpuStream};
 use crate::trace::{CallTrace, Step};
 
 /// Brook on a wgpu device.
@@ -107,30 +107,10 @@ impl WgpuBackend {
         WgpuStream::new_buffer(&self.gpu, self.serial, widths, shape, id)
     }
 
-    /// An iterator stream `iter floatN s<shape> = iter(start, end)` (1 to 4 components in 1D,
-    /// `float2` in 2D).
-    pub fn create_iter(
-        &self,
-        shape: &[usize],
-        components: u8,
-        start: [f32; 4],
-        end: [f32; 4],
-    ) -> Result<WgpuStream> {
-        let keep = |v: [f32; 4]| {
-            let mut k = [0.0; 4];
-            let n = usize::from(components.min(4));
-            k[..n].copy_from_slice(&v[..n]);
-            k
-        };
-        WgpuStream::new_iter(
-            self.serial,
-            shape,
-            IterRange {
-                components,
-                start: keep(start),
-                end: keep(end),
-            },
-        )
+    /// An iterator stream (`iter float2 s<4, 4> = iter(...)`): its values are computed in
+    /// each kernel, never stored.
+    pub fn create_iter(&self, spec: IterSpec) -> WgpuStream {
+        WgpuStream::new_iter(self.serial, spec)
     }
 
     /// Brook's `streamRead`: a host array in C layout into the stream, or into a domain of it
@@ -188,7 +168,7 @@ impl WgpuBackend {
             crate::stream::check_domain(d, s.shape())?;
         }
         let all: Vec<f32> = match &s.storage {
-            Storage::Iter(r) => r.values(s.shape()),
+            Storage::Iter(r) => r.values(),
             Storage::Buffer(b) => {
                 let buf = b.borrow().clone();
                 let bytes = self.gpu.scoped("streamWrite", || {

@@ -62,5 +62,5 @@ pub use error::WgpuError;
 pub use ops::KernelArg;
 pub use pipeline::Source;
 pub use program::WgpuProgram;
-pub use stream::{Domain, WgpuStream};
+pub use stream::{Domain, IterSpec, WgpuStream};
 pub use trace::{CallTrace, Dispatch, Step};

@@ -186,13 +186,7 @@ impl Backend for WgpuBackend {
     }
 
     fn create_iter(&self, spec: &IterSpec) -> Result<BackendStream, BrookError> {
-        Ok(Box::new(WgpuBackend::create_iter(
-            self,
-            spec.shape(),
-            spec.components(),
-            spec.start(),
-            spec.end(),
-        )?))
+        Ok(Box::new(WgpuBackend::create_iter(self, spec.clone())))
     }
 
     fn read(&self, s: &StreamArg, data: &[f32]) -> Result<(), BrookError> {

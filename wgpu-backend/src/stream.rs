@@ -21,7 +21,7 @@ use crate::gpu::Gpu;
 /// The most dimensions a Brook stream has.
 pub const MAX_RANK: usize = 4;
 
-pub use brook_core::Domain;
+pub use brook_core::{Domain, IterSpec};
 
 /// Checks that `d` lies in a stream of `shape`.
 pub fn check_domain(d: &Domain, shape: &[usize]) -> Result<()> {
@@ -39,64 +39,13 @@ pub fn domain_runs(d: &Domain, shape: &[usize]) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// An iterator's range: component `c` of element `i` is `start[c] + i * step[c]`, with
-/// `step = (end - start) / n` computed once in `f32` (1D); a 2D iterator's `.x` runs along
-/// the columns and `.y` along the rows.
-#[derive(Debug, Clone, PartialEq)]
-pub struct IterRange {
-    pub components: u8,
-    pub start: [f32; 4],
-    pub end: [f32; 4],
-}
-
-impl IterRange {
-    /// The per-element step of each component for an iterator of `shape`.
-    pub fn steps(&self, shape: &[usize]) -> [f32; 4] {
-        let mut s = [0.0; 4];
-        match shape {
-            [n] => {
-                let k = self.components as usize;
-                for ((s, e), b) in s.iter_mut().zip(&self.end).zip(&self.start).take(k) {
-                    *s = (e - b) / *n as f32;
-                }
-            }
-            [rows, cols] => {
-                s[0] = (self.end[0] - self.start[0]) / *cols as f32;
-                s[1] = (self.end[1] - self.start[1]) / *rows as f32;
-            }
-            _ => {}
-        }
-        s
-    }
-
-    /// Every value of an iterator of `shape`, C layout.
-    pub fn values(&self, shape: &[usize]) -> Vec<f32> {
-        let steps = self.steps(shape);
-        let n: usize = shape.iter().product();
-        let k = self.components as usize;
-        let mut out = Vec::with_capacity(n * k);
-        for i in 0..n {
-            if shape.len() == 2 {
-                let (row, col) = (i / shape[1], i % shape[1]);
-                out.push(self.start[0] + col as f32 * steps[0]);
-                out.push(self.start[1] + row as f32 * steps[1]);
-            } else {
-                for (b, d) in self.start.iter().zip(&steps).take(k) {
-                    out.push(b + i as f32 * d);
-                }
-            }
-        }
-        out
-    }
-}
-
 /// What a stream is made of.
 #[derive(Debug)]
 pub enum Storage {
     /// Its elements, in a storage buffer (exchanged by `streamSwap`).
     Buffer(RefCell<wgpu::Buffer>),
     /// An iterator: computed, never stored.
-    Iter(IterRange),
+    Iter(IterSpec),
 }
 
 /// A stream of the wgpu backend.
@@ -144,33 +93,14 @@ impl WgpuStream {
         })
     }
 
-    pub(crate) fn new_iter(owner: u64, shape: &[usize], range: IterRange) -> Result<WgpuStream> {
-        check_shape(shape)?;
-        match (shape.len(), range.components) {
-            (1, 1..=4) | (2, 2) => {}
-            (1, c) => {
-                return Err(WgpuError::Usage(format!(
-                    "an iterator has 1 to 4 components, not {c}"
-                )))
-            }
-            (2, c) => {
-                return Err(WgpuError::Usage(format!(
-                "a 2D iterator is a float2 (.x along columns, .y along rows), not {c} component(s)"
-            )))
-            }
-            (r, _) => {
-                return Err(WgpuError::Usage(format!(
-                    "iterators of {r} dimensions are not allowed (at most 2)"
-                )))
-            }
-        }
-        Ok(WgpuStream {
+    pub(crate) fn new_iter(owner: u64, spec: IterSpec) -> WgpuStream {
+        WgpuStream {
             owner,
-            shape: shape.to_vec(),
-            widths: vec![range.components],
+            shape: spec.shape().to_vec(),
+            widths: vec![spec.components()],
             id: Cell::new(0),
-            storage: Storage::Iter(range),
-        })
+            storage: Storage::Iter(spec),
+        }
     }
 
     /// Extents, first dimension first.
@@ -211,8 +141,8 @@ impl WgpuStream {
         }
     }
 
-    /// The iterator's range, for an iterator stream.
-    pub fn iter_range(&self) -> Option<&IterRange> {
+    /// The iterator, for an iterator stream.
+    pub fn iter_spec(&self) -> Option<&IterSpec> {
         match &self.storage {
             Storage::Iter(r) => Some(r),
             Storage::Buffer(_) => None,

@@ -12,7 +12,7 @@
 mod support;
 
 use brook_cpu::{run_kernel, CpuArg, CpuIter, CpuStream};
-use brook_wgpu::{Domain, KernelArg, WgpuBackend};
+use brook_wgpu::{Domain, IterSpec, KernelArg, WgpuBackend};
 use support::*;
 
 /// Runs kernel `name` of `src` on both backends. `inputs`: (widths, shape, data) per input
@@ -46,7 +46,7 @@ fn run_both(b: &WgpuBackend, c: &Call) -> (Vec<Vec<f32>>, Vec<Vec<f32>>) {
                 let (mut a0, mut a1) = ([0.0; 4], [0.0; 4]);
                 a0[..st.len()].copy_from_slice(st);
                 a1[..en.len()].copy_from_slice(en);
-                Some(b.create_iter(s, st.len() as u8, a0, a1).unwrap())
+                Some(b.create_iter(IterSpec::new(s, st.len() as u8, a0, a1).unwrap()))
             }
             A::Out(w, s) => Some(b.create_stream(w, s).unwrap()),
             A::Const(_) => None,
