@@ -1,7 +1,8 @@
 //! The paper's reduction benchmark (000 §5.4): the sum of 2^20 `float4` (a 1024×1024 stream)
 //! to one value, by Brook-GL, by the same k-way passes written by hand in glow on the same
-//! context, by the CPU backend and by a plain Rust loop, in one run; then the plan's passes
-//! and reads against the paper's unrolled parallel reduction, n + n/(k−1) reads.
+//! context, by Brook-wgpu (a workgroup tree), by the CPU backend and by a plain Rust loop, in
+//! one run; then the plan's passes and reads against the paper's unrolled parallel reduction,
+//! n + n/(k−1) reads.
 //!
 //! Every variant ends by reading its result back, which also waits for the GPU work.
 
@@ -53,6 +54,7 @@ fn main() {
     let shape = [SIDE, SIDE];
     let gl = Runtime::gl().expect("a headless GL context");
     let cpu = Runtime::cpu();
+    let wgpu = Runtime::wgpu().expect("a wgpu adapter (lavapipe)");
     let on = |rt: &Runtime| {
         let program = rt.compile(SUM, "sum.br").unwrap();
         let input = rt.stream_of(4, &shape).unwrap();
@@ -61,6 +63,7 @@ fn main() {
     };
     let (gl_program, gl_input) = on(&gl);
     let (cpu_program, cpu_input) = on(&cpu);
+    let (wgpu_program, wgpu_input) = on(&wgpu);
     let plan = ReducePlan::new(&shape, &[]).unwrap();
     let steps: Vec<(usize, &str)> = plan
         .passes
@@ -73,6 +76,7 @@ fn main() {
     let expected = rust_sum(&data);
     assert_eq!(brook_sum(&gl, &gl_input, &gl_program), expected);
     assert_eq!(brook_sum(&cpu, &cpu_input, &cpu_program), expected);
+    assert_eq!(brook_sum(&wgpu, &wgpu_input, &wgpu_program), expected);
     assert_eq!(hand.sum(), expected);
 
     let mut group = c.benchmark_group(GROUP);
@@ -87,6 +91,13 @@ fn main() {
         b.iter_custom(|i| {
             timed(i, || {
                 assert_eq!(brook_sum(&gl, &gl_input, &gl_program), expected)
+            })
+        })
+    });
+    group.bench_function(BenchmarkId::from_parameter("brook wgpu"), |b| {
+        b.iter_custom(|i| {
+            timed(i, || {
+                assert_eq!(brook_sum(&wgpu, &wgpu_input, &wgpu_program), expected)
             })
         })
     });
@@ -113,6 +124,7 @@ fn main() {
         &[
             "hand-written glow",
             "brook gl",
+            "brook wgpu",
             "brook cpu",
             "plain rust loop",
         ],

@@ -1,6 +1,7 @@
 //! SAXPY on 1024×1024 float4 (the paper's first application), and the per-call overhead of a
 //! cached kernel on a tiny stream (the kernel-call "knee", 000 §6.1.2): Brook-GL against the
-//! same work written by hand in glow, the CPU backend and a plain Rust loop, in one run.
+//! same work written by hand in glow, the wgpu and CPU backends and a plain Rust loop, in one
+//! run (the hand-written wgpu compute baseline is `wgpu-backend`'s bench `compare`).
 //!
 //! Every variant ping-pongs (each call reads the previous call's result), because llvmpipe
 //! skips draws whose output a later draw overwrites, and each timed batch ends with glFinish.
@@ -45,6 +46,7 @@ fn rust_saxpy(x: &[f32], y: &mut [f32], iters: u64) -> Duration {
 fn bench(c: &mut Criterion, group_name: &str, shape: &[usize]) {
     let gl = Runtime::gl().expect("a headless GL context");
     let cpu = Runtime::cpu();
+    let wgpu = Runtime::wgpu().expect("a wgpu adapter (lavapipe)");
     let n: usize = shape.iter().product();
     let (x, mut y) = inputs(n);
     let (h, w) = if shape.len() == 2 {
@@ -56,6 +58,7 @@ fn bench(c: &mut Criterion, group_name: &str, shape: &[usize]) {
     let mut hand = HandSaxpy::new(ctx.gl(), w, h, &x, &y);
     let mut on_gl = PingPong::new(&gl, SAXPY, "saxpy", A, shape);
     let mut on_cpu = PingPong::new(&cpu, SAXPY, "saxpy", A, shape);
+    let mut on_wgpu = PingPong::new(&wgpu, SAXPY, "saxpy", A, shape);
     let mut group = c.benchmark_group(group_name);
     group
         .sample_size(20)
@@ -66,6 +69,9 @@ fn bench(c: &mut Criterion, group_name: &str, shape: &[usize]) {
     });
     group.bench_function(BenchmarkId::from_parameter("brook gl"), |b| {
         b.iter_custom(|i| on_gl.time(i))
+    });
+    group.bench_function(BenchmarkId::from_parameter("brook wgpu"), |b| {
+        b.iter_custom(|i| on_wgpu.time(i))
     });
     group.bench_function(BenchmarkId::from_parameter("brook cpu"), |b| {
         b.iter_custom(|i| on_cpu.time(i))
@@ -84,6 +90,7 @@ fn main() {
     let all = [
         "hand-written glow",
         "brook gl",
+        "brook wgpu",
         "brook cpu",
         "plain rust loop",
     ];

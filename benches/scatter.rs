@@ -1,6 +1,7 @@
 //! Scatter-add of 1M elements (1024×1024 `float`, random `float2` indices into a 1024×1024
 //! destination, so many collide): Brook-GL's point rendering against the same points drawn by
-//! hand in glow, the CPU backend (sequential in index order) and a plain Rust loop, in one run.
+//! hand in glow, Brook-wgpu (a compare-and-swap loop on `f32` bits), the CPU backend
+//! (sequential in index order) and a plain Rust loop, in one run.
 //! Each timed batch ends with glFinish; blending accumulates, so no draw is skipped.
 
 mod common;
@@ -66,10 +67,12 @@ fn main() {
     let (index, data) = (index(), data());
     let gl = Runtime::gl().expect("a headless GL context");
     let cpu = Runtime::cpu();
+    let wgpu = Runtime::wgpu().expect("a wgpu adapter (lavapipe)");
     let ctx = gl.gl_context().expect("a GL runtime").clone();
     let mut hand = HandScatter::new(ctx.gl(), SIDE, &index, &data);
     let on_gl = brook_streams(&gl, &index, &data);
     let on_cpu = brook_streams(&cpu, &index, &data);
+    let on_wgpu = brook_streams(&wgpu, &index, &data);
     let mut host = vec![0.0f32; SIDE * SIDE];
     let mut group = c.benchmark_group(GROUP);
     group
@@ -89,6 +92,9 @@ fn main() {
     group.bench_function(BenchmarkId::from_parameter("brook gl"), |b| {
         b.iter_custom(|i| brook_time(&gl, &on_gl, i))
     });
+    group.bench_function(BenchmarkId::from_parameter("brook wgpu"), |b| {
+        b.iter_custom(|i| brook_time(&wgpu, &on_wgpu, i))
+    });
     group.bench_function(BenchmarkId::from_parameter("brook cpu"), |b| {
         b.iter_custom(|i| brook_time(&cpu, &on_cpu, i))
     });
@@ -103,6 +109,7 @@ fn main() {
         &[
             "hand-written glow",
             "brook gl",
+            "brook wgpu",
             "brook cpu",
             "plain rust loop",
         ],

@@ -3,12 +3,12 @@
 
 use brook_apps::{applications, measure, Budget, Env, Scale};
 
-/// Runs the named application's four variants and fails with every mismatch and error.
+/// Runs the named application's five variants and fails with every mismatch and error.
 fn check(name: &str) {
     let env = Env::headless().expect("a headless GL context");
     let apps = applications::named(&[name.to_string()]).unwrap();
     let instance = apps[0].instance(&env, Scale::Tiny).unwrap();
-    assert_eq!(instance.variants.len(), 4, "{name}: four variants");
+    assert_eq!(instance.variants.len(), 5, "{name}: five variants");
     let result = measure(name, instance, Budget::CHECK_ONLY, |_| true);
     assert!(result.failures.is_empty(), "{name}: {:?}", result.failures);
     for row in &result.rows {
