@@ -103,7 +103,7 @@ fn run(args: &[String]) -> Result<bool, AppError> {
             max_runs: 10,
         },
     };
-    println!("{}\n", report::machine::describe(&env.context));
+    println!("{}\n", report::machine::describe(&env));
     let started = Instant::now();
     let mut results = Vec::new();
     for app in &apps {
@@ -144,7 +144,7 @@ fn run(args: &[String]) -> Result<bool, AppError> {
     if let Some(path) = &options.markdown {
         let md = format!(
             "{}\n\n{}\n```text\n{extra}```\n",
-            report::machine::describe(&env.context).replace('\n', "  \n"),
+            report::machine::describe(&env).replace('\n', "  \n"),
             report::markdown(&results)
         );
         std::fs::write(path, md)
