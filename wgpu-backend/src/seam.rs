@@ -100,22 +100,24 @@ fn pass(step: &Step) -> PassTrace {
             Draw::Dispatch {
                 workgroups: d.workgroups,
             },
+            // The viewport's width is the invocations that do work.
             [0, 0, d.invocations.min(i32::MAX as u64) as i32, 1],
         ),
-        Step::Copy { what, bytes } => (
-            format!("copy {what}"),
-            None,
-            Vec::new(),
-            Draw::Copy,
-            [0, 0, (*bytes / 4).min(i32::MAX as u64) as i32, 1],
-        ),
-        Step::Clear { what, bytes } => (
-            format!("clear {what}"),
-            None,
-            Vec::new(),
-            Draw::Clear,
-            [0, 0, (*bytes / 4).min(i32::MAX as u64) as i32, 1],
-        ),
+        Step::Copy { what, bytes } | Step::Clear { what, bytes } => {
+            let (verb, draw) = match step {
+                Step::Copy { .. } => ("copy", Draw::Copy),
+                _ => ("clear", Draw::Clear),
+            };
+            // The viewport's width is the floats moved.
+            let floats = (*bytes / 4).min(i32::MAX as u64) as i32;
+            (
+                format!("{verb} {what}"),
+                None,
+                Vec::new(),
+                draw,
+                [0, 0, floats, 1],
+            )
+        }
     };
     PassTrace {
         label,
