@@ -13,8 +13,11 @@
 //! - [`shaders`]: the entry points: one invocation per element for a kernel (any number of
 //!   outputs, no pass splitting), a workgroup-shared-memory tree for reductions, atomics and
 //!   conflict-free rounds for scatters, a workgroup scan for `vout` packing.
-//! - [`ops`]: the host side of each operation; [`WgpuBackend`] is the API, shaped like the
-//!   runtime's backend trait.
+//! - [`ops`]: the host side of each operation; [`WgpuBackend`] is the crate's own API.
+//! - `seam`: brook-core's `Backend` trait over that API, so `brook::Runtime::wgpu()`,
+//!   `BRT_RUNTIME=wgpu` and `brcc run --backend wgpu` run every Brook program here (calls
+//!   arrive checked by the runtime; each call's dispatches become brook-core pass traces).
+//! - [`describe`]: each kernel's WGSL and dispatches without a device (`brcc wgsl`).
 //!
 //! # Streams are linear storage buffers
 //!

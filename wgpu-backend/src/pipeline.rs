@@ -13,12 +13,8 @@ use crate::error::{Result, WgpuError};
 use crate::gpu::Gpu;
 use crate::shaders::Resource;
 
-/// Where a Brook program came from, to map shader errors to lines.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Source {
-    pub name: String,
-    pub text: String,
-}
+/// Where a Brook program came from, to map shader errors to lines: brook-core's source text.
+pub use brook_core::SourceText as Source;
 
 /// A compute pipeline with what it was made from.
 pub struct Pipeline {

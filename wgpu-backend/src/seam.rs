@@ -21,7 +21,6 @@ use crate::error::WgpuError;
 use crate::ops::reduce::ReduceTarget;
 use crate::ops::scatter::ScatterOp;
 use crate::ops::KernelArg;
-use crate::pipeline::Source;
 use crate::program::WgpuProgram;
 use crate::stream::WgpuStream;
 use crate::trace::{CallTrace, Step};
@@ -212,10 +211,7 @@ impl Backend for WgpuBackend {
     fn prepare(&self, compiled: &Rc<Compiled>) -> Result<BackendProgram, BrookError> {
         Ok(Box::new(WgpuProgram::new(
             Rc::new(compiled.module.clone()),
-            Some(Source {
-                name: compiled.source.name.clone(),
-                text: compiled.source.text.clone(),
-            }),
+            Some(compiled.source.clone()),
         )))
     }
 
