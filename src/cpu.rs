@@ -6,10 +6,10 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use brook_cpu::{
-    run_gather_op, run_reduce, run_scatter, CpuArg, CpuIter, CpuStream, KernelPlan, ReduceTarget,
+    run_gather_op, run_scatter, CpuArg, CpuIter, CpuStream, KernelPlan, ReducePlan, ReduceTarget,
     ScatterCombine,
 };
-use brook_frontend::ir::{FunctionId, ParamClass};
+use brook_frontend::ir::{FunctionId, FunctionKind, ParamClass};
 use brook_glsl::KernelProgram;
 use brook_passes::TraceEntry;
 use brook_texture_streams::{Domain, ElementFormat, GlContext, IterSpec};
@@ -27,13 +27,21 @@ pub struct CpuBackend {
     masking: CpuMasking,
 }
 
-/// A program on the CPU: the checked IR and each kernel's plan, compiled on first call.
+/// A program on the CPU: the checked IR, each kernel's plan and each reduction's, compiled to
+/// native code on first call.
 struct CpuProgram {
     compiled: Rc<Compiled>,
     plans: RefCell<HashMap<FunctionId, Rc<KernelPlan>>>,
+    reductions: HashMap<FunctionId, ReducePlan>,
 }
 
 impl CpuProgram {
+    fn reduction(&self, f: FunctionId) -> Result<&ReducePlan, BrookError> {
+        self.reductions
+            .get(&f)
+            .ok_or_else(|| BrookError::Usage(format!("function #{} is not a reduction", f.0)))
+    }
+
     fn plan(&self, kernel: FunctionId) -> Rc<KernelPlan> {
         self.plans
             .borrow_mut()
@@ -126,9 +134,16 @@ impl Backend for CpuBackend {
     }
 
     fn prepare(&self, program: &Rc<Compiled>) -> Result<BackendProgram, BrookError> {
+        let module = &program.module;
+        let reductions = (0..module.functions.len() as u32)
+            .map(FunctionId)
+            .filter(|&f| module.func(f).kind == FunctionKind::Reduce)
+            .map(|f| (f, ReducePlan::new(module, f)))
+            .collect();
         Ok(Box::new(CpuProgram {
             compiled: program.clone(),
             plans: RefCell::new(HashMap::new()),
+            reductions,
         }))
     }
 
@@ -270,7 +285,9 @@ impl Backend for CpuBackend {
         extra: &[BackendArg],
         target: BackendReduceTarget,
     ) -> Result<(), BrookError> {
-        let compiled = &cpu_program(program)?.compiled;
+        let program = cpu_program(program)?;
+        let compiled = &program.compiled;
+        let plan = program.reduction(reduce_fn)?;
         let input = data(input, "reduced")?.borrow();
         let held = extra
             .iter()
@@ -295,13 +312,9 @@ impl Backend for CpuBackend {
             .collect();
         let module = &compiled.module;
         match target {
-            BackendReduceTarget::Value(dst) => run_reduce(
-                module,
-                reduce_fn,
-                &input,
-                &mut cpu_args,
-                ReduceTarget::Value(dst),
-            )?,
+            BackendReduceTarget::Value(dst) => {
+                plan.run(module, &input, &mut cpu_args, ReduceTarget::Value(dst))?;
+            }
             BackendReduceTarget::Stream(out) => {
                 let mut out = data(out, "written by a reduction")?
                     .try_borrow_mut()
@@ -310,13 +323,12 @@ impl Backend for CpuBackend {
                             "a reduction cannot write its own input (or a gathered) stream".into(),
                         )
                     })?;
-                run_reduce(
+                plan.run(
                     module,
-                    reduce_fn,
                     &input,
                     &mut cpu_args,
                     ReduceTarget::Stream(&mut out),
-                )?
+                )?;
             }
         }
         Ok(())
@@ -475,7 +487,8 @@ fn combine(op: BackendScatterOp) -> Result<ScatterCombine, BrookError> {
         BackendScatterOp::Min => ScatterCombine::Min,
         BackendScatterOp::Max => ScatterCombine::Max,
         BackendScatterOp::Reduce(program, f) => {
-            ScatterCombine::Reduce(&cpu_program(program)?.compiled.module, f)
+            let program = cpu_program(program)?;
+            ScatterCombine::Reduce(&program.compiled.module, program.reduction(f)?)
         }
     })
 }

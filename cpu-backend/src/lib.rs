@@ -20,10 +20,10 @@
 //! - [`Value`]: the interpreter's runtime values (see [`value`]).
 //! - [`CpuError`]: everything that can go wrong, with messages meant for the Brook user.
 
-pub mod batch;
 pub mod error;
 pub mod exec;
 pub mod gather_op;
+pub mod jit;
 pub mod kernel;
 pub mod reduce;
 pub mod scatter;
@@ -32,10 +32,10 @@ pub mod stream;
 pub mod value;
 
 pub use error::CpuError;
-pub use kernel::{run_kernel, CpuArg, CpuIter, Engine, KernelPlan};
+pub use kernel::{run_kernel, Compiled, CpuArg, CpuIter, Engine, Execution, KernelPlan, KernelRun};
 
 pub use gather_op::run_gather_op;
-pub use reduce::{run_reduce, ReduceTarget};
+pub use reduce::{run_reduce, ReducePlan, ReduceTarget};
 pub use scatter::{run_scatter, ScatterCombine};
 pub use stream::CpuStream;
 pub use value::Value;
