@@ -1,4 +1,5 @@
-//! The CPU reference backend: streams in host memory, kernels interpreted from the IR.
+//! The CPU reference backend: streams in host memory, kernels and reductions compiled to
+//! native code from the IR (or, for comparison, interpreted).
 
 use std::any::Any;
 use std::cell::{Ref, RefCell, RefMut};
@@ -25,12 +26,26 @@ use crate::program::Compiled;
 #[derive(Default)]
 pub struct CpuBackend {
     masking: CpuMasking,
+    /// Run everything on the interpreter instead of native code.
+    interpreted: bool,
+}
+
+impl CpuBackend {
+    /// The backend running kernels on the IR interpreter (the reference the JIT is tested
+    /// against).
+    pub fn interpreter() -> CpuBackend {
+        CpuBackend {
+            interpreted: true,
+            ..CpuBackend::default()
+        }
+    }
 }
 
 /// A program on the CPU: the checked IR, each kernel's plan and each reduction's, compiled to
 /// native code on first call.
 struct CpuProgram {
     compiled: Rc<Compiled>,
+    interpreted: bool,
     plans: RefCell<HashMap<FunctionId, Rc<KernelPlan>>>,
     reductions: HashMap<FunctionId, ReducePlan>,
 }
@@ -46,7 +61,12 @@ impl CpuProgram {
         self.plans
             .borrow_mut()
             .entry(kernel)
-            .or_insert_with(|| Rc::new(KernelPlan::new(&self.compiled.module, kernel)))
+            .or_insert_with(|| {
+                Rc::new(match self.interpreted {
+                    true => KernelPlan::interpreted(kernel),
+                    false => KernelPlan::new(&self.compiled.module, kernel),
+                })
+            })
             .clone()
     }
 }
@@ -71,7 +91,11 @@ impl Backend for CpuBackend {
     }
 
     fn describe(&self) -> String {
-        format!("CPU: {} threads", rayon::current_num_threads())
+        let engine = match self.interpreted {
+            true => "interpreter",
+            false => "native code (Cranelift)",
+        };
+        format!("CPU: {} threads, {engine}", rayon::current_num_threads())
     }
 
     fn create_stream(
@@ -138,10 +162,14 @@ impl Backend for CpuBackend {
         let reductions = (0..module.functions.len() as u32)
             .map(FunctionId)
             .filter(|&f| module.func(f).kind == FunctionKind::Reduce)
-            .map(|f| (f, ReducePlan::new(module, f)))
+            .map(|f| match self.interpreted {
+                true => (f, ReducePlan::interpreted(f)),
+                false => (f, ReducePlan::new(module, f)),
+            })
             .collect();
         Ok(Box::new(CpuProgram {
             compiled: program.clone(),
+            interpreted: self.interpreted,
             plans: RefCell::new(HashMap::new()),
             reductions,
         }))

@@ -45,10 +45,19 @@ impl Runtime {
         }
     }
 
-    /// The CPU reference backend.
+    /// The CPU reference backend: kernels compiled to native code.
     pub fn cpu() -> Runtime {
         Runtime {
             backend: Rc::new(CpuBackend::default()),
+            programs: ProgramCache::default(),
+        }
+    }
+
+    /// The CPU backend running every kernel on its IR interpreter: the readable reference
+    /// the native code is tested against, and a baseline for comparing the two.
+    pub fn cpu_interpreter() -> Runtime {
+        Runtime {
+            backend: Rc::new(CpuBackend::interpreter()),
             programs: ProgramCache::default(),
         }
     }

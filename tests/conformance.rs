@@ -1,5 +1,6 @@
 //! The conformance suite: every `tests/conformance/*.br` case on every backend available
-//! (GL desktop core, GL ES 3.0, CPU), compared with the case's expected values.
+//! (GL desktop core, GL ES 3.0, the CPU's native code and its interpreter), compared with the
+//! case's expected values.
 //!
 //! Prints a report per backend (`conformance gl: 54 passed, 0 failed`), names every failing
 //! case with its backend, element, expected and actual value, and exits non-zero if any case
@@ -42,11 +43,55 @@ fn cases(filter: Option<&str>) -> Vec<case::Case> {
 
 type Maker = fn() -> Result<Runtime, BrookError>;
 
+/// Every case on the CPU's native code and on its interpreter, compared bit for bit (NaNs
+/// alike): the interpreter is the reference the JIT is held to.
+fn same_bits(cases: &[case::Case], failures: &mut Vec<String>) -> String {
+    let (native, interpreter) = (Runtime::cpu(), Runtime::cpu_interpreter());
+    let mut same = 0;
+    for c in cases {
+        let (a, b) = (run::execute(&native, c), run::execute(&interpreter, c));
+        let differs = match (&a, &b) {
+            (Ok(Some(x)), Ok(Some(y))) => {
+                x.pushed != y.pushed
+                    || x.streams.len() != y.streams.len()
+                    || x.streams
+                        .iter()
+                        .zip(&y.streams)
+                        .any(|(p, q)| match (&p.2, &q.2) {
+                            (Ok(u), Ok(v)) => {
+                                u.len() != v.len()
+                                    || u.iter().zip(v).any(|(s, t)| {
+                                        s.to_bits() != t.to_bits() && !(s.is_nan() && t.is_nan())
+                                    })
+                            }
+                            (u, v) => u.is_ok() != v.is_ok(),
+                        })
+            }
+            (x, y) => {
+                x.is_ok() != y.is_ok()
+                    || x.as_ref().ok().map(Option::is_some) != y.as_ref().ok().map(Option::is_some)
+            }
+        };
+        if differs {
+            failures.push(format!(
+                "FAIL {}: the CPU's native code and its interpreter differ",
+                c.name
+            ));
+        } else {
+            same += 1;
+        }
+    }
+    format!(
+        "conformance cpu vs cpu-interpreter: {same} of {} cases bit-identical",
+        cases.len()
+    )
+}
+
 fn main() {
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     case::self_check();
     let cases = cases(filter.as_deref());
-    let backends: [(&str, Maker); 3] = [
+    let backends: [(&str, Maker); 4] = [
         ("gl", Runtime::gl),
         ("gles", || {
             Runtime::gl_with(ContextOptions {
@@ -55,6 +100,7 @@ fn main() {
             })
         }),
         ("cpu", || Ok(Runtime::cpu())),
+        ("cpu-interpreter", || Ok(Runtime::cpu_interpreter())),
     ];
     let mut failures = Vec::new();
     let mut report = Vec::new();
@@ -99,6 +145,7 @@ fn main() {
             rt.describe()
         ));
     }
+    report.push(same_bits(&cases, &mut failures));
     for n in &notes {
         println!("{n}");
     }
