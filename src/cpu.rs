@@ -7,12 +7,12 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use brook_cpu::{
-    run_gather_op, run_scatter, CpuArg, CpuIter, CpuStream, KernelPlan, ReducePlan, ReduceTarget,
-    ScatterCombine,
+    run_gather_op, run_scatter, CpuArg, CpuIter, CpuStream, Engine, Execution, KernelPlan,
+    ReducePlan, ReduceTarget, ScatterCombine,
 };
 use brook_frontend::ir::{FunctionId, FunctionKind, ParamClass};
 use brook_glsl::KernelProgram;
-use brook_passes::TraceEntry;
+use brook_passes::{KernelTrace, TraceEntry};
 use brook_texture_streams::{Domain, ElementFormat, GlContext, IterSpec};
 
 use crate::backend::{
@@ -28,6 +28,8 @@ pub struct CpuBackend {
     masking: CpuMasking,
     /// Run everything on the interpreter instead of native code.
     interpreted: bool,
+    /// The kernel calls recorded since tracing began (`None`: not tracing).
+    trace: RefCell<Option<Vec<TraceEntry>>>,
 }
 
 impl CpuBackend {
@@ -263,8 +265,12 @@ impl Backend for CpuBackend {
             })
             .collect();
         let plan = program.plan(kernel);
-        let counts = std::cell::Cell::new(Vec::new());
-        let run = |a: &mut [CpuArg]| plan.run_vout(&compiled.module, a).map(|c| counts.set(c));
+        let result = std::cell::Cell::new(None);
+        let run = |a: &mut [CpuArg], mask: Option<&[bool]>| {
+            let done = plan.run_masked(&compiled.module, a, mask)?;
+            result.set(Some(done.clone()));
+            Ok(done)
+        };
         if self.masking.active() {
             if func
                 .params
@@ -289,7 +295,7 @@ impl Backend for CpuBackend {
             let domain = whole_shape.as_deref().zip(whole.map(|(_, d)| d));
             self.masking.run(&func.name, &mut cpu_args, domain, run)?;
         } else {
-            run(&mut cpu_args)?;
+            run(&mut cpu_args, None)?;
         }
         drop(cpu_args);
         drop(held);
@@ -302,7 +308,11 @@ impl Backend for CpuBackend {
                 }
             }
         }
-        Ok(counts.take())
+        let done = result.take();
+        if let (Some(trace), Some(done)) = (self.trace.borrow_mut().as_mut(), &done) {
+            trace.push(trace_entry(&func.name, &done.execution));
+        }
+        Ok(done.map(|d| d.vout_counts).unwrap_or_default())
     }
 
     fn reduce(
@@ -419,11 +429,19 @@ impl Backend for CpuBackend {
         Ok(())
     }
 
-    /// The CPU backend runs the IR directly: there are no passes to record.
-    fn set_trace(&self, _: bool) {}
+    /// The CPU backend records each kernel call with no passes: which engine ran it, the
+    /// call shape its native code is compiled for, and what compiling cost on the call that
+    /// compiled it.
+    fn set_trace(&self, on: bool) {
+        *self.trace.borrow_mut() = on.then(Vec::new);
+    }
 
     fn take_trace(&self) -> Vec<TraceEntry> {
-        Vec::new()
+        self.trace
+            .borrow_mut()
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     fn finish(&self) {}
@@ -440,6 +458,27 @@ impl Backend for CpuBackend {
     ) -> Result<Option<KernelProgram>, BrookError> {
         Ok(None)
     }
+}
+
+/// The trace entry of a kernel call on the CPU.
+fn trace_entry(kernel: &str, e: &Execution) -> TraceEntry {
+    let variant = match (&e.engine, &e.compiled, &e.fallback) {
+        (Engine::Jit, Some(c), _) => format!(
+            "native code for {}, compiled in {:.2} ms",
+            c.variant,
+            c.time.as_secs_f64() * 1e3
+        ),
+        (Engine::Jit, None, _) => "native code".into(),
+        (Engine::Interpreter, _, Some(why)) => format!("interpreter ({why})"),
+        (Engine::Interpreter, _, None) => "interpreter".into(),
+    };
+    TraceEntry::Kernel(KernelTrace {
+        kernel: kernel.to_string(),
+        variant,
+        compiled: e.compiled.is_some(),
+        scratch: Vec::new(),
+        passes: Vec::new(),
+    })
 }
 
 fn cpu_program(program: &dyn Any) -> Result<&CpuProgram, BrookError> {

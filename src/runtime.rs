@@ -347,7 +347,8 @@ impl Runtime {
 
     /// Starts (forgetting earlier entries) or stops the pass trace: a record of what each
     /// kernel call and swap became on GL — programs, textures bound, uniforms, viewport,
-    /// passes. The CPU backend records nothing.
+    /// passes. The CPU backend records each kernel call without passes: the engine that ran
+    /// it, and on the call that compiled its native code, what compiling cost.
     pub fn set_trace(&self, on: bool) {
         self.backend.set_trace(on);
     }

@@ -1,0 +1,80 @@
+//! The CPU backend's two engines through the runtime: native code by default, the interpreter
+//! on request, the same results, and the trace saying which ran and what compiling cost.
+
+use brook::passes::TraceEntry;
+use brook::{args, Runtime};
+
+const SRC: &str = "kernel void scale(float k, float4 a<>, out float4 b<>) {
+    b = a * k + indexof(b).x;
+}
+reduce void total(float a<>, reduce float r<>) { r += a; }";
+
+/// `scale` on a 3×5 stream and `total` of its first components, on `rt`.
+fn run(rt: &Runtime) -> (Vec<f32>, Vec<f32>) {
+    let program = rt.compile(SRC, "engines.br").unwrap();
+    let a = rt.stream_of(4, &[3, 5]).unwrap();
+    let b = rt.stream_of(4, &[3, 5]).unwrap();
+    let data: Vec<f32> = (0..60).map(|i| i as f32 * 0.37 - 4.0).collect();
+    a.read(&data).unwrap();
+    rt.run(&program, "scale", args![1.5f32, &a, &b]).unwrap();
+    let x = rt.stream_of(1, &[15]).unwrap();
+    x.read(&data[..15]).unwrap();
+    let total = rt.reduce_to_value(&program, "total", &x, args![]).unwrap();
+    (b.to_vec().unwrap(), total)
+}
+
+#[test]
+fn native_code_and_the_interpreter_agree_bit_for_bit() {
+    let (native, interpreted) = (run(&Runtime::cpu()), run(&Runtime::cpu_interpreter()));
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&native.0), bits(&interpreted.0));
+    assert_eq!(bits(&native.1), bits(&interpreted.1));
+    // Element (1, 2) is a * 1.5 + 2 (its column).
+    let e = 5 + 2;
+    assert_eq!(native.0[4 * e], ((4 * e) as f32 * 0.37 - 4.0) * 1.5 + 2.0);
+}
+
+#[test]
+fn the_trace_names_the_engine_and_the_compile_time() {
+    let rt = Runtime::cpu();
+    let program = rt.compile(SRC, "engines.br").unwrap();
+    let a = rt.stream_of(4, &[3, 5]).unwrap();
+    let b = rt.stream_of(4, &[3, 5]).unwrap();
+    rt.set_trace(true);
+    rt.run(&program, "scale", args![2.0f32, &a, &b]).unwrap();
+    rt.run(&program, "scale", args![2.0f32, &a, &b]).unwrap();
+    let trace = rt.take_trace();
+    let [TraceEntry::Kernel(first), TraceEntry::Kernel(second)] = &trace[..] else {
+        panic!("two kernel entries expected: {trace:?}");
+    };
+    assert_eq!(first.kernel, "scale");
+    assert!(first.compiled, "{first:?}");
+    assert!(
+        first
+            .variant
+            .starts_with("native code for rank 2 output; constant, stream, out, compiled in ")
+            && first.variant.ends_with(" ms"),
+        "{}",
+        first.variant
+    );
+    assert!(!second.compiled);
+    assert_eq!(second.variant, "native code");
+    assert!(first.passes.is_empty());
+
+    let rt = Runtime::cpu_interpreter();
+    let program = rt.compile(SRC, "engines.br").unwrap();
+    let (a, b) = (
+        rt.stream_of(4, &[3, 5]).unwrap(),
+        rt.stream_of(4, &[3, 5]).unwrap(),
+    );
+    rt.set_trace(true);
+    rt.run(&program, "scale", args![2.0f32, &a, &b]).unwrap();
+    let trace = rt.take_trace();
+    let [TraceEntry::Kernel(only)] = &trace[..] else {
+        panic!("one kernel entry expected: {trace:?}");
+    };
+    assert_eq!(
+        (only.variant.as_str(), only.compiled),
+        ("interpreter", false)
+    );
+}
