@@ -1,4 +1,4 @@
-//! brcc's command line: four subcommands with one file each, parsed by hand (a parser crate
+//! brcc's command line: five subcommands with one file each, parsed by hand (a parser crate
 //! would not earn its build time here).
 
 pub const USAGE: &str = "\
@@ -6,6 +6,7 @@ usage:
   brcc run FILE.br [--backend gl|cpu] [-- ARGS...]   compile and run the program
   brcc cpp FILE.br [-o OUT.cpp]                      write the generated C++ (and brook.hpp)
   brcc glsl FILE.br                                  print every kernel's GLSL passes
+  brcc clif FILE.br                                  print every kernel's Cranelift IR (CPU)
   brcc check FILE.br                                 check the program, print diagnostics
 
 BRT_RUNTIME=gl|cpu picks the backend when --backend is absent (default gl).
@@ -23,6 +24,9 @@ pub enum Command {
         output: Option<String>,
     },
     Glsl {
+        file: String,
+    },
+    Clif {
         file: String,
     },
     Check {
@@ -69,6 +73,7 @@ pub fn parse(args: Vec<String>) -> Result<Command, String> {
         },
         "cpp" => Command::Cpp { file, output },
         "glsl" => Command::Glsl { file },
+        "clif" => Command::Clif { file },
         "check" => Command::Check { file },
         other => return Err(format!("unknown command `{other}`")),
     })

@@ -5,6 +5,7 @@
 //! brcc run FILE.br [--backend gl|cpu] [-- ARGS…]   compile and run; the program's exit status
 //! brcc cpp FILE.br [-o OUT.cpp]                     the generated C++ (and brook.hpp beside it)
 //! brcc glsl FILE.br                                 every kernel's GLSL passes
+//! brcc clif FILE.br                                 every kernel's Cranelift IR (CPU backend)
 //! brcc check FILE.br                                diagnostics only
 //! ```
 //!
@@ -13,6 +14,7 @@
 //! that `run` loads into this process, whose exported `brook_*` symbols it links against.
 
 mod cli;
+mod clif;
 mod cxx;
 mod glsl;
 mod launch;
@@ -58,6 +60,10 @@ fn execute(command: Command) -> Result<ExitCode, String> {
         }
         Command::Glsl { file } => {
             print!("{}", glsl::describe(&load(&file)?));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Clif { file } => {
+            print!("{}", clif::describe(&load(&file)?));
             Ok(ExitCode::SUCCESS)
         }
         Command::Cpp { file, output } => {
