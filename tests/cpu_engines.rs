@@ -1,8 +1,9 @@
 //! The CPU backend's two engines through the runtime: native code by default, the interpreter
 //! on request, the same results, and the trace saying which ran and what compiling cost.
 
-use brook::passes::TraceEntry;
-use brook::{args, Runtime};
+use std::time::Duration;
+
+use brook::{args, Runtime, TraceEntry};
 
 const SRC: &str = "kernel void scale(float k, float4 a<>, out float4 b<>) {
     b = a * k + indexof(b).x;
@@ -40,26 +41,51 @@ fn the_trace_names_the_engine_and_the_compile_time() {
     let program = rt.compile(SRC, "engines.br").unwrap();
     let a = rt.stream_of(4, &[3, 5]).unwrap();
     let b = rt.stream_of(4, &[3, 5]).unwrap();
+    let x = rt.stream_of(1, &[15]).unwrap();
     rt.set_trace(true);
     rt.run(&program, "scale", args![2.0f32, &a, &b]).unwrap();
     rt.run(&program, "scale", args![2.0f32, &a, &b]).unwrap();
+    rt.reduce_to_value(&program, "total", &x, args![]).unwrap();
+    rt.reduce_to_value(&program, "total", &x, args![]).unwrap();
     let trace = rt.take_trace();
-    let [TraceEntry::Kernel(first), TraceEntry::Kernel(second)] = &trace[..] else {
-        panic!("two kernel entries expected: {trace:?}");
+    let [TraceEntry::Kernel(first), TraceEntry::Kernel(second), TraceEntry::Reduce(fold), TraceEntry::Reduce(again)] =
+        &trace[..]
+    else {
+        panic!("two kernel and two reduce entries expected: {trace:?}");
     };
-    assert_eq!(first.kernel, "scale");
-    assert!(first.compiled, "{first:?}");
-    assert!(
-        first
-            .variant
-            .starts_with("native code for rank 2 output; constant, stream, out, compiled in ")
-            && first.variant.ends_with(" ms"),
-        "{}",
-        first.variant
+    assert_eq!(
+        (first.function.as_str(), first.source_line),
+        ("scale", Some(1))
     );
-    assert!(!second.compiled);
-    assert_eq!(second.variant, "native code");
+    assert_eq!(
+        first.variant,
+        "<3, 5>, native code for rank 2 output; constant, stream, out"
+    );
+    let took = first.compiled.expect("the first call compiles");
+    assert!(
+        took > Duration::ZERO && took < Duration::from_secs(10),
+        "{took:?}"
+    );
+    assert_eq!(
+        (second.variant.as_str(), second.compiled),
+        ("<3, 5>, native code", None)
+    );
     assert!(first.passes.is_empty());
+    assert_eq!(
+        (fold.function.as_str(), fold.source_line),
+        ("total", Some(4))
+    );
+    assert!(
+        fold.variant
+            .starts_with("<15> -> a value, native code for "),
+        "{}",
+        fold.variant
+    );
+    assert!(fold.compiled.is_some(), "{fold:?}");
+    assert_eq!(
+        (again.variant.as_str(), again.compiled),
+        ("<15> -> a value, native code", None)
+    );
 
     let rt = Runtime::cpu_interpreter();
     let program = rt.compile(SRC, "engines.br").unwrap();
@@ -75,6 +101,6 @@ fn the_trace_names_the_engine_and_the_compile_time() {
     };
     assert_eq!(
         (only.variant.as_str(), only.compiled),
-        ("interpreter", false)
+        ("<3, 5>, interpreter", None)
     );
 }

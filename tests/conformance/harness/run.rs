@@ -5,7 +5,7 @@ use brook::{
     Arg, BrookError, ElementFormat, IterSpec, MemberFormat, Program, Runtime, ScatterOp, Stream,
 };
 
-use super::case::{Case, Decl, Expect, TypeName};
+use super::case::{mismatches, Case, Decl, Expect, TypeName};
 
 /// Components of a scalar or vector type (`float`, `int3`, …).
 fn width(ty: &Type) -> Option<u8> {
@@ -105,13 +105,6 @@ fn bind(rt: &Runtime, module: &Module, decl: &Decl) -> Result<Bound, String> {
             Bound::Stream(s)
         }
     })
-}
-
-fn matches(expected: f32, got: f32, tolerance: f32) -> bool {
-    if expected.is_nan() || got.is_nan() {
-        return expected.is_nan() && got.is_nan();
-    }
-    expected == got || (got - expected).abs() <= tolerance * expected.abs().max(1.0)
 }
 
 /// What a case's call left behind: the values pushed onto each vout, and every stream it
@@ -230,29 +223,7 @@ fn check(case: &Case, observed: &Observed) -> Result<(), Vec<String>> {
                 continue;
             }
         };
-        let want = match values.expand(got.len()) {
-            Ok(w) => w,
-            Err(e) => {
-                problems.push(format!("`expect {name}`: {e}"));
-                continue;
-            }
-        };
-        let fpe = *fpe;
-        let bad: Vec<usize> = (0..got.len())
-            .filter(|&i| !matches(want[i], got[i], case.tolerance))
-            .collect();
-        for &i in bad.iter().take(4) {
-            problems.push(format!(
-                "{name}: element {} component {}: expected {}, got {}",
-                i / fpe,
-                i % fpe,
-                want[i],
-                got[i]
-            ));
-        }
-        if bad.len() > 4 {
-            problems.push(format!("{name}: … {} mismatches in all", bad.len()));
-        }
+        problems.extend(mismatches(case, name, values, got, *fpe));
     }
     if problems.is_empty() {
         Ok(())
