@@ -403,7 +403,7 @@ fn main() {
     }
     let (sum_group, taps_group) = (
         "cpu sum of 1024x1024 float4",
-        "cpu 64-tap gather 2^18 float",
+        "cpu 64-tap gather 262144 float",
     );
     sum(&mut c, sum_group, &rts);
     taps(&mut c, taps_group, &rts);
