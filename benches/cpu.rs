@@ -22,6 +22,7 @@ use brook::{args, Runtime};
 use brook_cpu::{CpuArg, CpuStream, KernelPlan};
 use common::ping_pong::{inputs, PingPong};
 use common::ratios::print_ratios;
+use common::timing::timed;
 use criterion::{BenchmarkId, Criterion};
 use rayon::prelude::*;
 
@@ -100,6 +101,19 @@ fn group<'a>(
     group
 }
 
+/// Each Brook side of a group, ping-ponging, then the group's end.
+fn bench_ping_pongs(
+    mut group: criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    sides: [(&str, &mut PingPong); 3],
+) {
+    for (name, on) in sides {
+        group.bench_function(BenchmarkId::from_parameter(name), |b| {
+            b.iter_custom(|i| on.time(i))
+        });
+    }
+    group.finish();
+}
+
 fn elementwise(c: &mut Criterion, group_name: &str, kernel: &'static str, rts: &Runtimes) {
     let (x, mut y) = inputs(SHAPE.iter().product());
     let mut r = y.clone();
@@ -114,16 +128,12 @@ fn elementwise(c: &mut Criterion, group_name: &str, kernel: &'static str, rts: &
     group.bench_function(BenchmarkId::from_parameter("rust loop 1 thread"), |b| {
         b.iter_custom(|i| hand_time(kernel, false, &x, &mut y, &mut r, i))
     });
-    group.bench_function(BenchmarkId::from_parameter("brook cpu"), |b| {
-        b.iter_custom(|i| on_cpu.time(i))
-    });
-    group.bench_function(BenchmarkId::from_parameter("brook cpu interpreter"), |b| {
-        b.iter_custom(|i| on_interp.time(i))
-    });
-    group.bench_function(BenchmarkId::from_parameter("brook gl"), |b| {
-        b.iter_custom(|i| on_gl.time(i))
-    });
-    group.finish();
+    let sides = [
+        ("brook cpu", &mut on_cpu),
+        ("brook cpu interpreter", &mut on_interp),
+        ("brook gl", &mut on_gl),
+    ];
+    bench_ping_pongs(group, sides);
 }
 
 const SUM: &str = "reduce void sum(float4 a<>, reduce float4 r<>) { r += a; }";
@@ -154,14 +164,6 @@ fn hand_sum(data: &[f32], parallel: bool) -> [f32; 4] {
     acc
 }
 
-fn timed(iters: u64, mut f: impl FnMut()) -> Duration {
-    let start = Instant::now();
-    for _ in 0..iters {
-        f();
-    }
-    start.elapsed()
-}
-
 fn sum(c: &mut Criterion, group_name: &str, rts: &Runtimes) {
     let data: Vec<f32> = (0..SHAPE[0] * SHAPE[1] * 4)
         .map(|i| (i % 7) as f32)
@@ -177,11 +179,7 @@ fn sum(c: &mut Criterion, group_name: &str, rts: &Runtimes) {
         assert_eq!(got, want, "{} sums differently", rt.describe());
         (program, input)
     };
-    let variants = [
-        ("brook cpu", &rts.cpu),
-        ("brook cpu interpreter", &rts.interpreter),
-        ("brook gl", &rts.gl),
-    ];
+    let variants = rts.brook();
     let bound: Vec<_> = variants.iter().map(|(_, rt)| on(rt)).collect();
     let mut group = group(c, group_name);
     group.bench_function(BenchmarkId::from_parameter("rust loop rayon"), |b| {
@@ -254,11 +252,7 @@ fn taps(c: &mut Criterion, group_name: &str, rts: &Runtimes) {
         );
         (program, src, out)
     };
-    let variants = [
-        ("brook cpu", &rts.cpu),
-        ("brook cpu interpreter", &rts.interpreter),
-        ("brook gl", &rts.gl),
-    ];
+    let variants = rts.brook();
     let bound: Vec<_> = variants.iter().map(|(_, rt)| on(rt)).collect();
     let mut group = group(c, group_name);
     let mut out = vec![0.0; TAP_ELEMENTS];
@@ -309,16 +303,12 @@ fn overhead(c: &mut Criterion, group_name: &str, rts: &Runtimes) {
             })
         })
     });
-    group.bench_function(BenchmarkId::from_parameter("brook cpu"), |b| {
-        b.iter_custom(|i| on_cpu.time(i))
-    });
-    group.bench_function(BenchmarkId::from_parameter("brook cpu interpreter"), |b| {
-        b.iter_custom(|i| on_interp.time(i))
-    });
-    group.bench_function(BenchmarkId::from_parameter("brook gl"), |b| {
-        b.iter_custom(|i| on_gl.time(i))
-    });
-    group.finish();
+    let sides = [
+        ("brook cpu", &mut on_cpu),
+        ("brook cpu interpreter", &mut on_interp),
+        ("brook gl", &mut on_gl),
+    ];
+    bench_ping_pongs(group, sides);
 }
 
 /// A kernel of 100 statements: a mix of arithmetic, built-ins, a branch and a loop on
@@ -385,6 +375,17 @@ struct Runtimes {
     cpu: Runtime,
     interpreter: Runtime,
     gl: Runtime,
+}
+
+impl Runtimes {
+    /// Each Brook runtime with its bench name.
+    fn brook(&self) -> [(&'static str, &Runtime); 3] {
+        [
+            ("brook cpu", &self.cpu),
+            ("brook cpu interpreter", &self.interpreter),
+            ("brook gl", &self.gl),
+        ]
+    }
 }
 
 fn main() {
