@@ -14,7 +14,7 @@ mod run;
 
 use std::path::PathBuf;
 
-use brook::{BrookError, ContextOptions, Profile, Runtime};
+use brook::{BrookError, ContextOptions, Profile, Runtime, TraceEntry};
 
 fn cases(filter: Option<&str>) -> Vec<case::Case> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/conformance");
@@ -44,12 +44,28 @@ fn cases(filter: Option<&str>) -> Vec<case::Case> {
 type Maker = fn() -> Result<Runtime, BrookError>;
 
 /// Every case on the CPU's native code and on its interpreter, compared bit for bit (NaNs
-/// alike): the interpreter is the reference the JIT is held to.
+/// alike): the interpreter is the reference the JIT is held to. The trace must show that
+/// native code ran every kernel and reduction (no quiet fallback to the interpreter).
 fn same_bits(cases: &[case::Case], failures: &mut Vec<String>) -> String {
     let (native, interpreter) = (Runtime::cpu(), Runtime::cpu_interpreter());
+    native.set_trace(true);
     let mut same = 0;
     for c in cases {
         let (a, b) = (run::execute(&native, c), run::execute(&interpreter, c));
+        let interpreted = native.take_trace().into_iter().find_map(|e| match e {
+            TraceEntry::Kernel(call) | TraceEntry::Reduce(call)
+                if call.variant.contains(", interpreter") =>
+            {
+                Some(call.variant)
+            }
+            _ => None,
+        });
+        if let Some(variant) = interpreted {
+            failures.push(format!(
+                "FAIL {}: the JIT did not take it ({variant})",
+                c.name
+            ));
+        }
         let differs = match (&a, &b) {
             (Ok(Some(x)), Ok(Some(y))) => {
                 x.pushed != y.pushed
