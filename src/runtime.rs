@@ -178,8 +178,8 @@ impl Runtime {
 
     /// Starts (forgetting earlier entries) or stops the pass trace: a record of what each
     /// call became, pass by pass — programs, textures bound, uniforms, viewport, blending and
-    /// depth. The CPU backend records each kernel call and reduction without passes: the
-    /// engine that ran it, and on the call that compiled its native code, what compiling cost.
+    /// depth. The CPU backend records each kernel call, reduction, ScatterOp and GatherOp
+    /// without passes: the engine that ran it, and on the call that compiled its native code, what compiling cost.
     pub fn set_trace(&self, on: bool) {
         self.backend.set_trace(on);
     }

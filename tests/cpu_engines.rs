@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use brook::{args, Runtime, TraceEntry};
+use brook::{args, GatherOp, Runtime, ScatterOp, TraceEntry};
 
 const SRC: &str = "kernel void scale(float k, float4 a<>, out float4 b<>) {
     b = a * k + indexof(b).x;
@@ -102,5 +102,66 @@ fn the_trace_names_the_engine_and_the_compile_time() {
     assert_eq!(
         (only.variant.as_str(), only.compiled),
         ("<3, 5>, interpreter", None)
+    );
+}
+
+#[test]
+fn scatter_and_gather_op_are_traced_with_their_combiners_compile_time() {
+    let rt = Runtime::cpu();
+    let program = rt.compile(SRC, "engines.br").unwrap();
+    let index = rt.stream_of(1, &[3]).unwrap();
+    index.read(&[1.0, 0.0, 1.0]).unwrap();
+    let data = rt.stream_of(1, &[3]).unwrap();
+    data.read(&[1.0, 2.0, 3.0]).unwrap();
+    let dst = rt.stream_of(1, &[2]).unwrap();
+    let fetched = rt.stream_of(1, &[3]).unwrap();
+    rt.set_trace(true);
+    rt.scatter(&dst, &index, &data, ScatterOp::Reduce(&program, "total"))
+        .unwrap();
+    rt.scatter(&dst, &index, &data, ScatterOp::Add).unwrap();
+    let op = GatherOp::With(ScatterOp::Reduce(&program, "total"), &[10.0]);
+    rt.gather_op(&fetched, &index, &dst, op).unwrap();
+    rt.gather_op(&fetched, &index, &dst, GatherOp::Fetch)
+        .unwrap();
+    // Scattered with `total` (+) and again with add: [4, 8]; the gather-op's update then
+    // added 10 once to element 0 and twice to element 1.
+    assert_eq!(dst.to_vec().unwrap(), vec![4.0 + 10.0, 8.0 + 20.0]);
+    let trace = rt.take_trace();
+    let [TraceEntry::Scatter(user), TraceEntry::Scatter(add), TraceEntry::GatherOp(update), TraceEntry::GatherOp(fetch)] =
+        &trace[..]
+    else {
+        panic!("two scatter and two gather-op entries expected: {trace:?}");
+    };
+    assert_eq!(
+        (user.function.as_str(), user.source_line),
+        ("streamScatterOp `total`", Some(4))
+    );
+    assert!(
+        user.variant.starts_with("3 elements, native code for "),
+        "{}",
+        user.variant
+    );
+    assert!(user.compiled.is_some(), "{user:?}");
+    assert_eq!(
+        (
+            add.function.as_str(),
+            add.variant.as_str(),
+            add.compiled,
+            add.source_line
+        ),
+        ("streamScatterOp add", "3 elements", None, None)
+    );
+    // The reduction's code was compiled by the scatter: the gather-op reuses it.
+    assert_eq!(
+        (
+            update.function.as_str(),
+            update.variant.as_str(),
+            update.compiled
+        ),
+        ("streamGatherOp `total`", "3 elements, native code", None)
+    );
+    assert_eq!(
+        (fetch.function.as_str(), fetch.variant.as_str()),
+        ("streamGatherOp fetch", "3 elements")
     );
 }

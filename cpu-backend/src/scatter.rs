@@ -77,6 +77,8 @@ pub(crate) struct Combiner<'a> {
     builtin: Option<fn(f32, f32) -> f32>,
     native: Option<Native>,
     reducer: Option<(Reducer<'a>, Frame<'a>)>,
+    /// For a reduce function: the engine that runs it and what compiling it cost.
+    pub(crate) execution: Option<Execution>,
 }
 
 impl<'a> Combiner<'a> {
@@ -90,12 +92,14 @@ impl<'a> Combiner<'a> {
             ScatterCombine::Reduce(module, plan) => {
                 let no_extra: &'static [CpuArg] = &[];
                 let red = Reducer::new(module, plan.function(), fpe, no_extra)?;
-                let native = plan.native(&red, &mut Execution::planned(true));
+                let mut execution = Execution::planned(true);
+                let native = plan.native(&red, &mut execution);
                 let frame = red.frame();
                 return Ok(Combiner {
                     builtin: None,
                     native,
                     reducer: Some((red, frame)),
+                    execution: Some(execution),
                 });
             }
         };
@@ -103,6 +107,7 @@ impl<'a> Combiner<'a> {
             builtin: Some(builtin),
             native: None,
             reducer: None,
+            execution: None,
         })
     }
 
@@ -130,20 +135,21 @@ impl<'a> Combiner<'a> {
     }
 }
 
-/// `streamScatterOp(dst, index, data, op)`.
+/// `streamScatterOp(dst, index, data, op)`. With a reduce function as `op`, says which
+/// engine ran it and what compiling it cost (`None` for a built-in combiner).
 pub fn run_scatter(
     dst: &mut CpuStream,
     index: &CpuStream,
     data: &CpuStream,
     combine: ScatterCombine,
-) -> Result<(), CpuError> {
+) -> Result<Option<Execution>, CpuError> {
     check_indexed("streamScatterOp", dst, index, data)?;
     let shape = dst.shape().to_vec();
     let mut combiner = Combiner::new(combine, dst.floats_per_element())?;
     for i in 0..data.len() {
         combiner.apply(dst, scatter_target(index, i, &shape), data.element(i))?;
     }
-    Ok(())
+    Ok(combiner.execution)
 }
 
 #[cfg(test)]

@@ -382,12 +382,12 @@ impl Backend for CpuBackend {
         let index = borrow(data(call.index.storage, name)?, name)?;
         let elements = borrow(data(call.data.storage, name)?, name)?;
         let mut dst = borrow_mut(data(call.dst.storage, name)?, name)?;
-        Ok(run_scatter(
-            &mut dst,
-            &index,
-            &elements,
-            combine(&call.op)?,
-        )?)
+        let execution = run_scatter(&mut dst, &index, &elements, combine(&call.op)?)?;
+        self.record(|| {
+            let op = Some(&call.op);
+            TraceEntry::Scatter(op_trace("streamScatterOp", op, elements.len(), execution))
+        });
+        Ok(())
     }
 
     fn gather_op(&self, call: &GatherOpCall) -> Result<(), BrookError> {
@@ -399,7 +399,12 @@ impl Backend for CpuBackend {
             Some((op, operand)) => Some((combine(op)?, *operand)),
             None => None,
         };
-        Ok(run_gather_op(&mut dst, &index, &mut values, update)?)
+        let execution = run_gather_op(&mut dst, &index, &mut values, update)?;
+        self.record(|| {
+            let op = call.update.as_ref().map(|(op, _)| op);
+            TraceEntry::GatherOp(op_trace("streamGatherOp", op, index.len(), execution))
+        });
+        Ok(())
     }
 
     fn set_write_mask(&self, mask: &StreamArg) -> Result<(), BrookError> {
@@ -425,9 +430,9 @@ impl Backend for CpuBackend {
         Ok(())
     }
 
-    /// The CPU backend records each kernel call and reduction without passes: the engine
-    /// that ran it, the call shape its native code is compiled for, and on the call that
-    /// compiled it, what compiling cost.
+    /// The CPU backend records each kernel call, reduction, ScatterOp and GatherOp without
+    /// passes: the engine that ran it (a user combiner's), the call shape its native code is
+    /// compiled for, and on the call that compiled it, what compiling cost.
     fn set_trace(&self, on: bool) {
         *self.trace.borrow_mut() = on.then(Vec::new);
     }
@@ -455,17 +460,43 @@ fn call_trace(
     shapes: String,
     e: &Execution,
 ) -> CallTrace {
-    let engine = match (&e.engine, &e.compiled, &e.fallback) {
+    CallTrace {
+        function: func.name.clone(),
+        source_line: Some(compiled.line_of(func)),
+        variant: format!("{shapes}, {}", engine(e)),
+        compiled: e.compiled.as_ref().map(|c| c.time),
+        scratch: Vec::new(),
+        passes: Vec::new(),
+    }
+}
+
+/// Which engine ran a call, and for native code compiled by it, its variant.
+fn engine(e: &Execution) -> String {
+    match (&e.engine, &e.compiled, &e.fallback) {
         (Engine::Jit, Some(c), _) => format!("native code for {}", c.variant),
         (Engine::Jit, None, _) => "native code".into(),
         (Engine::Interpreter, _, Some(why)) => format!("interpreter ({why})"),
         (Engine::Interpreter, _, None) => "interpreter".into(),
+    }
+}
+
+/// The trace of a ScatterOp or GatherOp (`call`) over `elements` with combiner `op` (`None`:
+/// a plain fetch); `e` is a reduce function's execution (`None` for a built-in combiner).
+fn op_trace(call: &str, op: Option<&Combiner>, elements: usize, e: Option<Execution>) -> CallTrace {
+    let source_line = match op {
+        Some(Combiner::Reduce {
+            compiled, function, ..
+        }) => Some(compiled.line_of(compiled.module.func(*function))),
+        _ => None,
     };
     CallTrace {
-        function: func.name.clone(),
-        source_line: Some(compiled.line_of(func)),
-        variant: format!("{shapes}, {engine}"),
-        compiled: e.compiled.as_ref().map(|c| c.time),
+        function: format!("{call} {}", op.map_or("fetch".into(), Combiner::name)),
+        source_line,
+        variant: match &e {
+            Some(e) => format!("{elements} elements, {}", engine(e)),
+            None => format!("{elements} elements"),
+        },
+        compiled: e.and_then(|e| e.compiled).map(|c| c.time),
         scratch: Vec::new(),
         passes: Vec::new(),
     }
