@@ -96,10 +96,7 @@ pub(crate) fn compile(
     variant: &Variant,
     clif: bool,
 ) -> Result<Code, Unjittable> {
-    let func = module
-        .functions
-        .get(id.0 as usize)
-        .ok_or_else(|| Unjittable("no such function".into()))?;
+    let func = super::function(module, id)?;
     if func.params.len() != variant.params.len() {
         return Err(Unjittable("variant of another kernel".into()));
     }

@@ -35,6 +35,17 @@ pub(crate) mod slots;
 
 pub use clif::{clif_text, ClifError};
 
+/// Function `id` of `module`, to compile.
+fn function(
+    module: &brook_frontend::ir::Module,
+    id: brook_frontend::ir::FunctionId,
+) -> Result<&brook_frontend::ir::Function, Unjittable> {
+    module
+        .functions
+        .get(id.0 as usize)
+        .ok_or_else(|| Unjittable("no such function".into()))
+}
+
 /// Why a kernel or reduction does not run as native code (it runs on the interpreter, which
 /// reports any error in it).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -47,10 +47,7 @@ pub(crate) fn compile(
     ranks: &[Option<u8>],
     clif: bool,
 ) -> Result<Code, Unjittable> {
-    let func = module
-        .functions
-        .get(id.0 as usize)
-        .ok_or_else(|| Unjittable("no such function".into()))?;
+    let func = super::function(module, id)?;
     let mut builder = Builder::new(clif)?;
     let ptr = builder.pointer_type();
     let mut slots: Vec<Slot> = Vec::new();
