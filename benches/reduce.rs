@@ -8,12 +8,13 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use brook::ReducePlan;
 use brook::{args, Runtime};
 use common::handwritten_reduce::HandReduce;
 use common::ratios::print_ratios;
+use common::timing::timed;
 use criterion::{BenchmarkId, Criterion};
 
 const SUM: &str = "reduce void sum(float4 a<>, reduce float4 r<>) { r += a; }";
@@ -38,14 +39,6 @@ fn rust_sum(data: &[f32]) -> [f32; 4] {
         }
     }
     acc
-}
-
-fn timed(iters: u64, mut f: impl FnMut()) -> Duration {
-    let start = Instant::now();
-    for _ in 0..iters {
-        f();
-    }
-    start.elapsed()
 }
 
 fn main() {

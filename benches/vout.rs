@@ -6,11 +6,12 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use brook::{args, Runtime};
 use common::handwritten_vout::HandVout;
 use common::ratios::print_ratios;
+use common::timing::timed;
 use criterion::{BenchmarkId, Criterion, SamplingMode};
 
 const SPREAD: &str = r#"
@@ -25,14 +26,6 @@ const GROUP: &str = "vout compaction of 1024x1024";
 const HAND: &str = "hand-written glow";
 const GL: &str = "brook gl";
 const CPU: &str = "brook cpu";
-
-fn timed(iters: u64, mut f: impl FnMut()) -> Duration {
-    let start = Instant::now();
-    for _ in 0..iters {
-        f();
-    }
-    start.elapsed()
-}
 
 fn main() {
     let mut c = Criterion::default().configure_from_args();

@@ -71,9 +71,15 @@ impl Runtime {
         Runtime::with_backend(Rc::new(WgpuBackend::with_device(device, queue, adapter)))
     }
 
-    /// The CPU reference backend.
+    /// The CPU reference backend: kernels compiled to native code.
     pub fn cpu() -> Runtime {
         Runtime::with_backend(Rc::new(CpuBackend::default()))
+    }
+
+    /// The CPU backend running every kernel on its IR interpreter: the readable reference
+    /// the native code is tested against, and a baseline for comparing the two.
+    pub fn cpu_interpreter() -> Runtime {
+        Runtime::with_backend(Rc::new(CpuBackend::interpreter()))
     }
 
     /// The backend `BRT_RUNTIME` names (`gl`, `cpu` or `wgpu`); `gl` when unset. An unknown name is an
@@ -196,7 +202,8 @@ impl Runtime {
 
     /// Starts (forgetting earlier entries) or stops the pass trace: a record of what each
     /// call became, pass by pass — programs, textures bound, uniforms, viewport, blending and
-    /// depth. The CPU backend records nothing.
+    /// depth. The CPU backend records each kernel call, reduction, ScatterOp and GatherOp
+    /// without passes: the engine that ran it, and on the call that compiled its native code, what compiling cost.
     pub fn set_trace(&self, on: bool) {
         self.backend.set_trace(on);
     }

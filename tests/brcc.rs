@@ -325,6 +325,25 @@ fn cpp_writes_the_translation_and_its_header() {
 }
 
 #[test]
+fn clif_prints_each_kernels_cranelift_ir() {
+    let o = run(brcc(&["clif", &program("saxpy.br")]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("; kernel `saxpy` (rank 2 output; constant, stream, stream, out)"),
+        "{text}"
+    );
+    // The tile function: its signature, the streams read as f32x4, `a * x + y` on them.
+    assert!(
+        text.contains("(i64, i64, i64, i64, i64) -> i64 system_v {"),
+        "{text}"
+    );
+    assert!(text.contains("load.f32x4"), "{text}");
+    assert!(text.contains("splat.f32x4"), "{text}");
+    assert!(text.contains("store.f32x4"), "{text}");
+}
+
+#[test]
 fn glsl_and_check_describe_the_program() {
     let o = run(brcc(&["glsl", &program("multiple_outputs.br")]));
     assert!(o.status.success(), "{}", stderr(&o));

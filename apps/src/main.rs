@@ -109,7 +109,7 @@ fn run(args: &[String]) -> Result<bool, AppError> {
     for app in &apps {
         eprint!("{} … ", app.name());
         let instance = app.instance(&env, options.scale)?;
-        let result = measure(app.name(), instance, budget, |_| true);
+        let result = measure(app.name(), instance, budget, |_| true, Some(&env));
         eprintln!("{}", if result.all_passed() { "ok" } else { "FAILED" });
         results.push(result);
     }

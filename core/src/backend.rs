@@ -163,6 +163,21 @@ pub enum Combiner<'a> {
     },
 }
 
+impl Combiner<'_> {
+    /// The combiner as the trace names it: `add`, or a reduce function's name in backquotes.
+    pub fn name(&self) -> String {
+        match self {
+            Combiner::Replace => "replace".into(),
+            Combiner::Add => "add".into(),
+            Combiner::Min => "min".into(),
+            Combiner::Max => "max".into(),
+            Combiner::Reduce {
+                compiled, function, ..
+            } => format!("`{}`", compiled.module.func(*function).name),
+        }
+    }
+}
+
 /// A checked `streamScatterOp(dst, index, data, op)`: for every element `i` of `data`, in
 /// index order, `dst[index[i]] = op(data[i], dst[index[i]])`.
 pub struct ScatterCall<'a> {

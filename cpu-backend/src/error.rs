@@ -92,6 +92,16 @@ pub enum CpuError {
     #[error("kernel `{0}` writes only vout streams, so it needs an input stream or iterator to give the call its shape")]
     VoutShape(String),
 
+    /// A write mask whose element count is not the call's.
+    #[error(
+        "the write mask of a call of `{function}` has {got} elements but the call has {expected}"
+    )]
+    MaskSize {
+        function: String,
+        expected: usize,
+        got: usize,
+    },
+
     #[error("iterator `{param}` of `{function}`: {reason}")]
     Iterator {
         function: String,

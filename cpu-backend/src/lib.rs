@@ -22,10 +22,10 @@
 //! - [`CpuBackend`]: all of it behind brook-core's `Backend` trait, for the runtime.
 
 pub mod backend;
-pub mod batch;
 pub mod error;
 pub mod exec;
 pub mod gather_op;
+pub mod jit;
 pub mod kernel;
 pub mod reduce;
 pub mod scatter;
@@ -35,10 +35,10 @@ pub mod value;
 
 pub use backend::CpuBackend;
 pub use error::CpuError;
-pub use kernel::{run_kernel, CpuArg, CpuIter, Engine, KernelPlan};
+pub use kernel::{run_kernel, Compiled, CpuArg, CpuIter, Engine, Execution, KernelPlan, KernelRun};
 
 pub use gather_op::run_gather_op;
-pub use reduce::{run_reduce, ReduceTarget};
+pub use reduce::{run_reduce, ReducePlan, ReduceTarget};
 pub use scatter::{run_scatter, ScatterCombine};
 pub use stream::CpuStream;
 pub use value::Value;

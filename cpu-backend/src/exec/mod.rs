@@ -18,7 +18,7 @@ mod expr;
 pub use expr::frexp;
 pub mod ops;
 mod stmt;
-pub(crate) use stmt::{clamp_index, coerce, index_of_value};
+pub(crate) use stmt::clamp_index;
 
 use brook_frontend::ir::{Function, Module, ParamClass};
 

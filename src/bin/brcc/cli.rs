@@ -1,4 +1,4 @@
-//! brcc's command line: four subcommands with one file each, parsed by hand (a parser crate
+//! brcc's command line: five subcommands with one file each, parsed by hand (a parser crate
 //! would not earn its build time here).
 
 pub const USAGE: &str = "\
@@ -7,6 +7,7 @@ usage:
   brcc cpp FILE.br [-o OUT.cpp]                      write the generated C++ (and brook.hpp)
   brcc glsl FILE.br                                  print every kernel's GLSL passes
   brcc wgsl FILE.br                                  print every kernel's WGSL and dispatches
+  brcc clif FILE.br                                  print every kernel's Cranelift IR (CPU)
   brcc check FILE.br                                 check the program, print diagnostics
 
 BRT_RUNTIME=gl|cpu|wgpu picks the backend when --backend is absent (default gl).
@@ -27,6 +28,9 @@ pub enum Command {
         file: String,
     },
     Wgsl {
+        file: String,
+    },
+    Clif {
         file: String,
     },
     Check {
@@ -77,6 +81,7 @@ pub fn parse(args: Vec<String>) -> Result<Command, String> {
         "cpp" => Command::Cpp { file, output },
         "glsl" => Command::Glsl { file },
         "wgsl" => Command::Wgsl { file },
+        "clif" => Command::Clif { file },
         "check" => Command::Check { file },
         other => return Err(format!("unknown command `{other}`")),
     })

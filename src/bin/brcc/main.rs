@@ -6,6 +6,7 @@
 //! brcc cpp FILE.br [-o OUT.cpp]                     the generated C++ (and brook.hpp beside it)
 //! brcc glsl FILE.br                                 every kernel's GLSL passes
 //! brcc wgsl FILE.br                                 every kernel's WGSL and dispatches
+//! brcc clif FILE.br                                 every kernel's Cranelift IR (CPU backend)
 //! brcc check FILE.br                                diagnostics only
 //! ```
 //!
@@ -14,6 +15,7 @@
 //! that `run` loads into this process, whose exported `brook_*` symbols it links against.
 
 mod cli;
+mod clif;
 mod cxx;
 mod glsl;
 mod launch;
@@ -65,6 +67,10 @@ fn execute(command: Command) -> Result<ExitCode, String> {
             let program = load(&file)?;
             let wgsl = brook::wgpu_backend::describe::describe(&program.module, &program.file_name);
             print!("{wgsl}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Clif { file } => {
+            print!("{}", clif::describe(&load(&file)?));
             Ok(ExitCode::SUCCESS)
         }
         Command::Cpp { file, output } => {
