@@ -2,17 +2,23 @@
 //!
 //! - [`scope`]: the per-function context (parameters, locals, block scopes) and name lookup;
 //! - [`types`]: built-in types, type names, implicit and explicit conversions;
-//! - [`expr`]: expressions; [`place`]: assignment targets; [`stmt`]: statements;
+//! - [`expr`]: expressions, with [`operators`], [`construct`] (casts and constructors),
+//!   [`call`] and [`access`] (members, swizzles, indexing, gathers); [`place`]: assignment
+//!   targets; [`stmt`]: statements;
 //! - [`builtins`]: the signatures of the Cg-style built-in functions;
 //! - [`items`]: structs, typedefs, global constants and function signatures.
 //!
 //! Errors are collected, not fatal: a bad expression abandons its statement, a bad function
 //! still lets the following ones be checked, so one run reports several errors.
 
+pub mod access;
 pub mod builtins;
+pub mod call;
+pub mod construct;
 pub mod expr;
 pub mod items;
 pub mod names;
+pub mod operators;
 pub mod place;
 pub mod scope;
 pub mod stmt;

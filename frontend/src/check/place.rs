@@ -1,7 +1,8 @@
 //! Assignment targets: locals and output/reduce parameters, then member, swizzle (write mask)
 //! and index steps. Inputs, gathers, iterators, constants and `const` locals are read-only.
 
-use super::expr::{check, index_value, indexable, swizzle};
+use super::access::{index_value, indexable, swizzle};
+use super::expr::check;
 use super::scope::{FnCtx, Resolved};
 use super::{Reported, R};
 use crate::ast;

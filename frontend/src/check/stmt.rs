@@ -1,8 +1,10 @@
 //! Statements: declarations (with initialisers and initialiser lists), assignments and
 //! `++`/`--` as statements, `push`, control flow, `return`, `discard`.
 
-use super::expr::{self, binary, check, mk, to_bool};
+use super::construct::build;
+use super::expr::{check, mk};
 use super::items::{coerce_or_report, const_size, resolve_type};
+use super::operators::{binary, to_bool};
 use super::place::check_place;
 use super::scope::{FnCtx, Resolved};
 use super::{Reported, R};
@@ -420,7 +422,7 @@ pub fn check_init_value(ctx: &mut FnCtx<'_>, init: &ast::Init, ty: &Type) -> R<i
                 }
             }
             let tn = ctx.type_name(ty);
-            expr::build(ctx, ty, parts, *span, &tn)
+            build(ctx, ty, parts, *span, &tn)
         }
     }
 }
