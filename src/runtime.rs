@@ -13,7 +13,7 @@ use crate::gl::GlBackend;
 use crate::program::{Compiled, Program};
 use crate::program_cache::ProgramCache;
 use crate::stream::Stream;
-use brook_frontend::ir::{Function, FunctionId, FunctionKind, ParamClass};
+use brook_frontend::ir::{Function, FunctionId, FunctionKind, ParamClass, Type};
 use brook_glsl::{KernelProgram, SourceText};
 use brook_passes::TraceEntry;
 
@@ -359,6 +359,11 @@ impl Runtime {
             .function(kernel)
             .ok_or_else(|| BrookError::Usage(format!("the program has no kernel `{kernel}`")))?;
         let what = format!("kernel `{kernel}`");
+        if func.kind == FunctionKind::Kernel && func.ret != Type::Void {
+            return Err(BrookError::Usage(format!(
+                "{what} returns a value, so only kernels can call it (as in the original Brook); host code runs kernels that write `out` streams"
+            )));
+        }
         // A kernel takes one argument per parameter; a reduction's `args` are only its extras.
         if func.kind == FunctionKind::Kernel && args.len() != func.params.len() {
             return Err(BrookError::Usage(format!(

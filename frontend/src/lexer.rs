@@ -388,9 +388,12 @@ fn directive<'a>(
 
 /// Turns identifiers that name types into [`Tok::TypeName`]. A `typedef` name counts from the
 /// end of its declaration on, a struct tag from its `struct Tag` on; a name right after `.`
-/// (a member) or `struct` (a tag) stays an identifier.
+/// (a member) or `struct` (a tag) stays an identifier, and so does a matrix type name declared
+/// as a function, from its declaration on.
 fn classify_type_names(toks: &mut [Spanned<'_>]) {
     let mut names: HashSet<&str> = HashSet::new();
+    // Built-in matrix type names declared as function names.
+    let mut shadowed: HashSet<&str> = HashSet::new();
     // Set while inside a top-level `typedef … ;`: the brace depth at its start.
     let mut in_typedef: Option<u32> = None;
     let mut depth: u32 = 0;
@@ -410,15 +413,40 @@ fn classify_type_names(toks: &mut [Spanned<'_>]) {
                 }
             }
             Tok::Ident(n) => {
+                let next = toks.get(i + 1).map(|t| t.1);
                 if prev == Some(Tok::Struct) {
                     names.insert(n);
-                } else if prev != Some(Tok::Dot) && (names.contains(n) || is_builtin_type_name(n)) {
+                } else if depth == 0 && declares_function(prev, next) && is_matrix_type_name(n) {
+                    // `kernel void float2x4(…)`: the original had no matrix types, and its
+                    // programs use these names for functions. The function's name hides the
+                    // type from here on, as a C declaration hides a typedef.
+                    shadowed.insert(n);
+                } else if prev != Some(Tok::Dot)
+                    && !shadowed.contains(n)
+                    && (names.contains(n) || is_builtin_type_name(n))
+                {
                     toks[i].1 = Tok::TypeName(n);
                 }
             }
             _ => {}
         }
     }
+}
+
+/// Whether a name between `prev` and `next` is being declared as a function: after its return
+/// type (or `kernel`/`reduce`) and before its parameter list.
+fn declares_function(prev: Option<Tok<'_>>, next: Option<Tok<'_>>) -> bool {
+    matches!(
+        prev,
+        Some(Tok::TypeName(_) | Tok::Ident(_) | Tok::Kernel | Tok::Reduce)
+    ) && next == Some(Tok::LParen)
+}
+
+fn is_matrix_type_name(name: &str) -> bool {
+    matches!(
+        crate::check::types::builtin_type(name),
+        Some(crate::ir::Type::Matrix { .. })
+    )
 }
 
 /// Rejects bracket nesting deeper than [`MAX_NESTING`], so nothing later recurses too deeply.

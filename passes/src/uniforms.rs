@@ -32,8 +32,9 @@ pub enum UniformData {
     Ints(Vec<i32>),
     /// `float`, `vec2`..`vec4`.
     Floats(Vec<f32>),
-    /// A square `matN`, column-major.
-    Matrix(u8, Vec<f32>),
+    /// A GLSL `matRxC` (R columns of C), column-major: the generator's form of Cg's `floatRxC`,
+    /// whose row-major data it is.
+    Matrix { rows: u8, cols: u8, data: Vec<f32> },
 }
 
 impl fmt::Display for UniformData {
@@ -48,9 +49,9 @@ impl fmt::Display for UniformData {
         match self {
             UniformData::Ints(v) => list(f, v.iter().map(|x| x.to_string()).collect()),
             UniformData::Floats(v) => list(f, v.iter().map(|x| format!("{x:?}")).collect()),
-            UniformData::Matrix(n, v) => {
-                write!(f, "mat{n}")?;
-                list(f, v.iter().map(|x| format!("{x:?}")).collect())
+            UniformData::Matrix { rows, cols, data } => {
+                write!(f, "mat{rows}x{cols}")?;
+                list(f, data.iter().map(|x| format!("{x:?}")).collect())
             }
         }
     }
@@ -140,10 +141,16 @@ pub fn apply(gl: &glow::Context, location: &glow::UniformLocation, data: &Unifor
                 3 => gl.uniform_3_i32_slice(loc, v),
                 _ => gl.uniform_4_i32_slice(loc, v),
             },
-            UniformData::Matrix(n, v) => match n {
-                2 => gl.uniform_matrix_2_f32_slice(loc, false, v),
-                3 => gl.uniform_matrix_3_f32_slice(loc, false, v),
-                _ => gl.uniform_matrix_4_f32_slice(loc, false, v),
+            UniformData::Matrix { rows, cols, data } => match (rows, cols) {
+                (2, 2) => gl.uniform_matrix_2_f32_slice(loc, false, data),
+                (3, 3) => gl.uniform_matrix_3_f32_slice(loc, false, data),
+                (2, 3) => gl.uniform_matrix_2x3_f32_slice(loc, false, data),
+                (2, 4) => gl.uniform_matrix_2x4_f32_slice(loc, false, data),
+                (3, 2) => gl.uniform_matrix_3x2_f32_slice(loc, false, data),
+                (3, 4) => gl.uniform_matrix_3x4_f32_slice(loc, false, data),
+                (4, 2) => gl.uniform_matrix_4x2_f32_slice(loc, false, data),
+                (4, 3) => gl.uniform_matrix_4x3_f32_slice(loc, false, data),
+                _ => gl.uniform_matrix_4_f32_slice(loc, false, data),
             },
         }
     }
@@ -168,13 +175,15 @@ fn constant_data(ty: &Type, data: &[f32]) -> Result<UniformData, String> {
         }
         // Brook's row-major matrix data is exactly the column-major data of the transposed
         // GLSL matrix the generator uses (see brook-glsl's types.rs): no transpose here.
-        Type::Matrix { rows, cols } if rows == cols => {
+        Type::Matrix { rows, cols } => {
             expect((*rows as usize) * (*cols as usize))?;
-            Ok(UniformData::Matrix(*rows, data.to_vec()))
+            Ok(UniformData::Matrix {
+                rows: *rows,
+                cols: *cols,
+                data: data.to_vec(),
+            })
         }
-        _ => Err(
-            "only float, int and bool scalars, vectors and square matrices can be constants".into(),
-        ),
+        _ => Err("only float, int and bool scalars, vectors and matrices can be constants".into()),
     }
 }
 

@@ -12,10 +12,13 @@
 //!   `isnan`/`isinf`/`isfinite` return `bool` of the argument's width;
 //! - `mul(m, v)` (matrix R×C times `floatC` → `floatR`), `mul(v, m)` (`floatR` times R×C →
 //!   `floatC`) and `mul(a, b)` (R×K times K×C → R×C);
+//! - `pack_4ubyte` takes a `float4` and returns a `float`; `unpack_4ubyte` takes a `float` and
+//!   returns a `float4`;
 //! - `frexp(x, e)` and `modf(x, ip)` return `x`'s type and write their second argument, which
 //!   must be a local variable (`ExprKind::Local`) of that same `float`..`float4` type: the
 //!   exponent, or the integer part rounded toward zero.
 
+use super::items::coerce_or_report;
 use super::scope::FnCtx;
 use super::types::{convert_to, splat, with_scalar};
 use super::{Reported, R};
@@ -132,6 +135,16 @@ pub fn check(ctx: &mut FnCtx<'_>, b: Builtin, args: Vec<Expr>, span: Span) -> R<
             Ok(result(b, out, f3, span))
         }
         Mul => mul(ctx, args, span),
+        Pack4ubyte | Unpack4ubyte => {
+            let (from, to) = if b == Pack4ubyte {
+                (Type::Vector(Scalar::Float, 4), Type::FLOAT)
+            } else {
+                (Type::FLOAT, Type::Vector(Scalar::Float, 4))
+            };
+            let a = args.into_iter().next().ok_or(Reported)?;
+            let a = coerce_or_report(ctx, a, &from, &format!("`{name}`"))?;
+            Ok(result(b, vec![a], to, span))
+        }
         Abs | Sign => {
             let a = args.into_iter().next().ok_or(Reported)?;
             let a = if a.ty.scalar() == Some(Scalar::Int) {

@@ -3,7 +3,7 @@
 use super::expr::{check, mk};
 use super::items::{coerce_or_report, resolve_type};
 use super::scope::FnCtx;
-use super::types::{self, cast, with_scalar};
+use super::types::{self, coerce, with_scalar};
 use super::{Reported, R};
 use crate::ast;
 use crate::diagnostics::Diagnostic;
@@ -12,7 +12,7 @@ use crate::span::Span;
 
 /// A cast or one-argument conversion `(T)e`.
 pub(super) fn explicit(ctx: &mut FnCtx<'_>, v: Expr, ty: &Type, span: Span) -> R<Expr> {
-    match cast(v, ty) {
+    match coerce(v, ty) {
         Ok(mut e) => {
             e.span = span;
             Ok(e)

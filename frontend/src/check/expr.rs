@@ -3,19 +3,30 @@
 //! own.
 
 use super::access::{index, member};
+use super::assign::assignment_value;
 use super::call::call;
 use super::construct::{construct, explicit};
 use super::items::resolve_type;
-use super::operators::{binary, to_bool, unary, unify};
+use super::operators::{binary, logical, ternary, unary};
 use super::scope::{FnCtx, Resolved};
 use super::{Reported, R};
-use crate::ast;
+use crate::ast::{self, BinOp};
 use crate::diagnostics::Diagnostic;
 use crate::ir::{Expr, ExprKind, ParamClass, Scalar, Type};
 use crate::span::Span;
 
 pub fn mk(kind: ExprKind, ty: Type, span: Span) -> Expr {
     Expr { kind, ty, span }
+}
+
+/// The value of a call whose effects were all moved to `ctx.pre` (an inlined `void` kernel):
+/// an expression statement drops it, and as an operand it is a `void` the type rules refuse.
+pub fn nothing(span: Span) -> Expr {
+    mk(ExprKind::Construct(Vec::new()), Type::Void, span)
+}
+
+pub fn is_nothing(e: &Expr) -> bool {
+    e.ty == Type::Void && matches!(&e.kind, ExprKind::Construct(parts) if parts.is_empty())
 }
 
 pub(super) fn class_word(c: ParamClass) -> &'static str {
@@ -30,29 +41,30 @@ pub(super) fn class_word(c: ParamClass) -> &'static str {
     }
 }
 
-/// Reads parameter `i` as a value, enforcing write-only outputs and indexed-only gathers.
+/// [`class_word`] with its article: "an input stream", "a gather array".
+pub(super) fn a_class_word(c: ParamClass) -> String {
+    let w = class_word(c);
+    let vowel = w
+        .trim_start_matches('`')
+        .starts_with(['a', 'e', 'i', 'o', 'u']);
+    format!("{} {w}", if vowel { "an" } else { "a" })
+}
+
+/// Reads parameter `i` as a value. Gathers are only read through subscripts; an output read
+/// gives the value this element wrote (see `shadow.rs`).
 fn read_param(ctx: &mut FnCtx<'_>, i: u32, span: Span) -> R<Expr> {
     let p = &ctx.params[i as usize];
     let (name, class, ty) = (p.name.clone(), p.class, p.ty.clone());
     match class {
-        ParamClass::Out | ParamClass::Vout { .. } => Err(ctx.error(
-            Diagnostic::error(
-                format!(
-                    "cannot read {} `{name}`: outputs are write-only",
-                    class_word(class)
-                ),
-                span,
-            )
-            .with_label(span, "read here")
-            .with_hint(format!(
-                "compute the value in a local variable, then assign it to `{name}`"
-            )),
-        )),
         ParamClass::Gather { .. } => Err(ctx.error(
             Diagnostic::error(format!("gather array `{name}` must be indexed"), span)
                 .with_label(span, "used without a subscript")
                 .with_hint(format!("read one element with `{name}[i]`")),
         )),
+        ParamClass::Out | ParamClass::Vout { .. } => {
+            ctx.read_outputs.insert(i);
+            Ok(mk(ExprKind::Param(i), ty, span))
+        }
         _ => Ok(mk(ExprKind::Param(i), ty, span)),
     }
 }
@@ -93,37 +105,20 @@ pub fn check(ctx: &mut FnCtx<'_>, e: &ast::Expr) -> R<Expr> {
         },
         ast::ExprKind::Bool(b) => Ok(mk(ExprKind::Bool(*b), Type::BOOL, span)),
         ast::ExprKind::Unary(op, a) => unary(ctx, *op, a, span),
+        ast::ExprKind::Binary(op @ (BinOp::And | BinOp::Or), a, b) => logical(ctx, *op, a, b, span),
         ast::ExprKind::Binary(op, a, b) => {
             let a = check(ctx, a);
             let b = check(ctx, b);
             binary(ctx, *op, a?, b?, span)
         }
-        ast::ExprKind::Assign { .. } => Err(ctx.error(
-            Diagnostic::error("an assignment cannot be used as a value", span)
-                .with_label(span, "assignment inside an expression")
-                .with_hint("assign in a separate statement"),
-        )),
+        ast::ExprKind::Assign { op, target, value } => {
+            assignment_value(ctx, *op, target, value, span)
+        }
         ast::ExprKind::Ternary {
             cond,
             accept,
             reject,
-        } => {
-            let c = check(ctx, cond).and_then(|c| to_bool(ctx, c, "the condition of `?:`"));
-            let a = check(ctx, accept);
-            let b = check(ctx, reject);
-            let (c, a, b) = (c?, a?, b?);
-            let (a, b) = unify(ctx, a, b, span)?;
-            let ty = a.ty.clone();
-            Ok(mk(
-                ExprKind::Select {
-                    cond: Box::new(c),
-                    accept: Box::new(a),
-                    reject: Box::new(b),
-                },
-                ty,
-                span,
-            ))
-        }
+        } => ternary(ctx, cond, accept, reject, span),
         ast::ExprKind::Cast(ts, inner) => {
             let ty = resolve_type(ctx.g, ts);
             let v = check(ctx, inner);
@@ -151,11 +146,14 @@ fn indexof(ctx: &mut FnCtx<'_>, name: &ast::Ident, span: Span) -> R<Expr> {
         Resolved::Param(i) => {
             let p = &ctx.params[i as usize];
             match p.class {
-                ParamClass::Stream | ParamClass::Out | ParamClass::Iter => Ok(mk(
-                    ExprKind::IndexOf(i),
-                    Type::Vector(Scalar::Float, 4),
-                    span,
-                )),
+                ParamClass::Stream | ParamClass::Out | ParamClass::Iter => {
+                    ctx.uses_indexof = true;
+                    Ok(mk(
+                        ExprKind::IndexOf(i),
+                        Type::Vector(Scalar::Float, 4),
+                        span,
+                    ))
+                }
                 c => {
                     let msg = format!(
                         "`indexof` needs an input, output or iterator stream, but `{}` is a {}",

@@ -1,13 +1,19 @@
-//! Operators: unary and binary operator typing, conditions as `bool`, and the common type
+//! Operators with Cg's rules: unary and binary operators, conditions as `bool`, `&&`/`||`
+//! and `?:` (component-wise on `bool` vectors, short-circuit on scalars), and the common type
 //! of `?:` branches.
+//!
+//! `bool` operands of arithmetic convert to the other operand's kind (`float4 + bool4`), or
+//! to `int` when both are `bool`; `int` meets `float` as `float`. Vector operands have one
+//! width, or one side is a scalar, splatted.
 
+use super::assign::increment_value;
 use super::expr::{check, mk};
 use super::scope::FnCtx;
-use super::types::{self, coerce, is_numeric, with_scalar};
+use super::types::{self, coerce, is_scalar_or_vector, with_scalar};
 use super::{Reported, R};
 use crate::ast::{self, BinOp, UnOp};
 use crate::diagnostics::Diagnostic;
-use crate::ir::{Expr, ExprKind, Scalar, Type, UnaryOp};
+use crate::ir::{Expr, ExprKind, Place, PlaceRoot, Scalar, Stmt, StmtKind, Type, UnaryOp};
 use crate::span::Span;
 
 pub(super) fn unary(ctx: &mut FnCtx<'_>, op: UnOp, a: &ast::Expr, span: Span) -> R<Expr> {
@@ -15,16 +21,7 @@ pub(super) fn unary(ctx: &mut FnCtx<'_>, op: UnOp, a: &ast::Expr, span: Span) ->
         op,
         UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec
     ) {
-        let sym = if matches!(op, UnOp::PreInc | UnOp::PostInc) {
-            "++"
-        } else {
-            "--"
-        };
-        return Err(ctx.error(
-            Diagnostic::error(format!("`{sym}` cannot be used inside an expression"), span)
-                .with_label(span, "changes a variable")
-                .with_hint(format!("use it as a statement of its own (`i{sym};`)")),
-        ));
+        return increment_value(ctx, op, a, span);
     }
     // `-2147483648` is the one int literal whose magnitude does not fit.
     if op == UnOp::Neg {
@@ -46,6 +43,7 @@ pub(super) fn unary(ctx: &mut FnCtx<'_>, op: UnOp, a: &ast::Expr, span: Span) ->
             .with_label(a.span, format!("this is `{tn}`; `{sym}` needs {needs}")),
         )
     };
+    let numeric = |t: &Type| types::is_numeric(t) || matches!(t, Type::Matrix { .. });
     match op {
         UnOp::Neg => {
             // A negated literal is a negative literal.
@@ -54,26 +52,27 @@ pub(super) fn unary(ctx: &mut FnCtx<'_>, op: UnOp, a: &ast::Expr, span: Span) ->
                 ExprKind::Float(f) => return Ok(mk(ExprKind::Float(-f), ty, span)),
                 _ => {}
             }
-            if is_numeric(&ty) || matches!(ty, Type::Matrix { .. }) {
+            if numeric(&ty) {
                 Ok(mk(ExprKind::Unary(UnaryOp::Neg, Box::new(v)), ty, span))
             } else {
                 Err(bad(ctx, "-", "a number"))
             }
         }
         UnOp::Plus => {
-            if is_numeric(&ty) || matches!(ty, Type::Matrix { .. }) {
+            if numeric(&ty) {
                 Ok(Expr { span, ..v })
             } else {
                 Err(bad(ctx, "+", "a number"))
             }
         }
+        // On a vector, component-wise (Cg).
         UnOp::Not => {
-            let b = to_bool(ctx, v, "`!`")?;
-            Ok(mk(
-                ExprKind::Unary(UnaryOp::Not, Box::new(b)),
-                Type::BOOL,
-                span,
-            ))
+            let b = match ty.width() {
+                Some(w) if w > 1 => with_scalar(v, Scalar::Bool),
+                _ => to_bool(ctx, v, "`!`")?,
+            };
+            let bty = b.ty.clone();
+            Ok(mk(ExprKind::Unary(UnaryOp::Not, Box::new(b)), bty, span))
         }
         UnOp::BitNot => {
             if ty.scalar() == Some(Scalar::Int) && ty.width().is_some() {
@@ -109,6 +108,181 @@ pub fn to_bool(ctx: &mut FnCtx<'_>, e: Expr, what: &str) -> R<Expr> {
     }
 }
 
+/// A temporary holding the value of a conditional expression whose operands have effects.
+fn temp_value(ctx: &mut FnCtx<'_>, name: &str, ty: Type, init: Option<Expr>, span: Span) -> Expr {
+    let t = ctx.temp(name, ty.clone(), span);
+    ctx.pre.push(Stmt {
+        kind: StmtKind::Decl { local: t, init },
+        span,
+    });
+    mk(ExprKind::Local(t), ty, span)
+}
+
+fn assign_to(target: &Expr, value: Expr) -> Stmt {
+    let ExprKind::Local(l) = target.kind else {
+        unreachable!("temporaries are locals")
+    };
+    let span = value.span;
+    Stmt {
+        kind: StmtKind::Assign {
+            target: Place {
+                root: PlaceRoot::Local(l),
+                path: Vec::new(),
+                ty: target.ty.clone(),
+            },
+            op: None,
+            value,
+        },
+        span,
+    }
+}
+
+/// `a && b`, `a || b`. On scalars the right side runs only when needed, as in C, so effects
+/// inside it (in `ctx.pre`) move under an `if`; on vectors both sides are evaluated and
+/// combined component-wise, as in Cg.
+pub(super) fn logical(
+    ctx: &mut FnCtx<'_>,
+    op: BinOp,
+    a: &ast::Expr,
+    b: &ast::Expr,
+    span: Span,
+) -> R<Expr> {
+    let a = check(ctx, a);
+    let mark = ctx.pre.len();
+    let b = check(ctx, b);
+    let (a, b) = (a?, b?);
+    let scalar = a.ty.width() == Some(1) && b.ty.width() == Some(1);
+    if !scalar || ctx.pre.len() == mark {
+        return binary(ctx, op, a, b, span);
+    }
+    let b_effects = ctx.pre.split_off(mark);
+    let a = to_bool(ctx, a, &format!("the left operand of `{}`", op.symbol()))?;
+    let b = to_bool(ctx, b, &format!("the right operand of `{}`", op.symbol()))?;
+    let t = temp_value(ctx, "cond", Type::BOOL, Some(a), span);
+    let run_b = if op == BinOp::And {
+        t.clone()
+    } else {
+        mk(
+            ExprKind::Unary(UnaryOp::Not, Box::new(t.clone())),
+            Type::BOOL,
+            span,
+        )
+    };
+    let mut then = b_effects;
+    then.push(assign_to(&t, b));
+    ctx.pre.push(Stmt {
+        kind: StmtKind::If {
+            cond: run_b,
+            then,
+            otherwise: Vec::new(),
+        },
+        span,
+    });
+    Ok(t)
+}
+
+/// `c ? a : b`. A scalar condition picks one side, so effects inside the sides move under an
+/// `if`; a vector condition picks component by component from both, as in Cg.
+pub(super) fn ternary(
+    ctx: &mut FnCtx<'_>,
+    cond: &ast::Expr,
+    accept: &ast::Expr,
+    reject: &ast::Expr,
+    span: Span,
+) -> R<Expr> {
+    let c = check(ctx, cond);
+    let mark = ctx.pre.len();
+    let a = check(ctx, accept);
+    let a_effects = ctx.pre.split_off(mark);
+    let b = check(ctx, reject);
+    let b_effects = ctx.pre.split_off(mark);
+    let (c, a, b) = (c?, a?, b?);
+    if let Some(w @ 2..) = c.ty.width() {
+        ctx.pre.extend(a_effects);
+        ctx.pre.extend(b_effects);
+        return componentwise_select(ctx, w, c, a, b, span);
+    }
+    let c = to_bool(ctx, c, "the condition of `?:`")?;
+    let (a, b) = unify(ctx, a, b, span)?;
+    let ty = a.ty.clone();
+    if a_effects.is_empty() && b_effects.is_empty() {
+        return Ok(mk(
+            ExprKind::Select {
+                cond: Box::new(c),
+                accept: Box::new(a),
+                reject: Box::new(b),
+            },
+            ty,
+            span,
+        ));
+    }
+    let t = temp_value(ctx, "choice", ty, None, span);
+    let mut then = a_effects;
+    then.push(assign_to(&t, a));
+    let mut otherwise = b_effects;
+    otherwise.push(assign_to(&t, b));
+    ctx.pre.push(Stmt {
+        kind: StmtKind::If {
+            cond: c,
+            then,
+            otherwise,
+        },
+        span,
+    });
+    Ok(t)
+}
+
+/// `c ? a : b` with a `boolN` (or numeric vector) condition: the sides are brought to one
+/// scalar kind and to width N.
+fn componentwise_select(
+    ctx: &mut FnCtx<'_>,
+    w: u8,
+    c: Expr,
+    a: Expr,
+    b: Expr,
+    span: Span,
+) -> R<Expr> {
+    let c = with_scalar(c, Scalar::Bool);
+    let kind = match (a.ty.scalar(), b.ty.scalar()) {
+        (Some(x), Some(y)) if x == y => Some(x),
+        (Some(_), Some(_)) => Some(Scalar::Float),
+        _ => None,
+    };
+    let fits = |e: &Expr| matches!(e.ty.width(), Some(n) if n == 1 || n == w);
+    if let Some(k) = kind.filter(|_| fits(&a) && fits(&b)) {
+        let target = Type::Vector(k, w);
+        if let (Ok(a), Ok(b)) = (coerce(a.clone(), &target), coerce(b.clone(), &target)) {
+            return Ok(mk(
+                ExprKind::Select {
+                    cond: Box::new(c),
+                    accept: Box::new(a),
+                    reject: Box::new(b),
+                },
+                target,
+                span,
+            ));
+        }
+    }
+    let (tc, ta, tb) = (
+        ctx.type_name(&c.ty),
+        ctx.type_name(&a.ty),
+        ctx.type_name(&b.ty),
+    );
+    Err(ctx.error(
+        Diagnostic::error(
+            format!(
+                "a `{tc}` condition picks component by component, but the branches are `{ta}` and `{tb}`"
+            ),
+            span,
+        )
+        .with_label(a.span, format!("`{ta}`"))
+        .with_label(b.span, format!("`{tb}`"))
+        .with_hint(format!(
+            "give both branches {w} components (or make them scalars), or reduce the condition with `any(…)` or `all(…)`"
+        )),
+    ))
+}
+
 fn operand_error(
     ctx: &mut FnCtx<'_>,
     op: BinOp,
@@ -133,8 +307,7 @@ fn operand_error(
     ctx.error(d)
 }
 
-/// Brings two scalar/vector operands to a common scalar kind and a compatible width
-/// (equal, or one of them a scalar). Returns the result width.
+/// The result width of two scalar/vector operands: equal widths, or one of them a scalar.
 fn widths(ctx: &mut FnCtx<'_>, op: BinOp, a: &Expr, b: &Expr, span: Span) -> R<u8> {
     let (wa, wb) = (a.ty.width().unwrap_or(1), b.ty.width().unwrap_or(1));
     if wa == wb || wa == 1 || wb == 1 {
@@ -151,13 +324,25 @@ fn widths(ctx: &mut FnCtx<'_>, op: BinOp, a: &Expr, b: &Expr, span: Span) -> R<u
     }
 }
 
-/// Type-checks `a op b`.
+/// Type-checks `a op b` (for `&&`/`||`, once their operands are checked: see [`logical`]).
 pub fn binary(ctx: &mut FnCtx<'_>, op: BinOp, a: Expr, b: Expr, span: Span) -> R<Expr> {
     let iop = op;
     let done =
         |a: Expr, b: Expr, ty: Type| mk(ExprKind::Binary(iop, Box::new(a), Box::new(b)), ty, span);
     match op {
         BinOp::And | BinOp::Or => {
+            let vector = a.ty.width().is_some_and(|w| w > 1) || b.ty.width().is_some_and(|w| w > 1);
+            if vector && is_scalar_or_vector(&a.ty) && is_scalar_or_vector(&b.ty) {
+                let w = widths(ctx, op, &a, &b, span)?;
+                let bools = Type::Vector(Scalar::Bool, w);
+                return match (coerce(a, &bools), coerce(b, &bools)) {
+                    (Ok(a), Ok(b)) => Ok(done(a, b, bools)),
+                    (a, b) => {
+                        let (a, b) = (a.unwrap_or_else(|e| e), b.unwrap_or_else(|e| e));
+                        Err(operand_error(ctx, op, &a, &b, span, ""))
+                    }
+                };
+            }
             let a = to_bool(ctx, a, &format!("the left operand of `{}`", op.symbol()));
             let b = to_bool(ctx, b, &format!("the right operand of `{}`", op.symbol()));
             Ok(done(a?, b?, Type::BOOL))
@@ -172,12 +357,11 @@ pub fn binary(ctx: &mut FnCtx<'_>, op: BinOp, a: Expr, b: Expr, span: Span) -> R
                     let ty = a.ty.clone();
                     return Ok(done(a, b, ty));
                 }
-                let scalar_ok = |t: &Type| matches!(t, Type::Scalar(Scalar::Float | Scalar::Int));
-                if am && scalar_ok(&b.ty) {
+                if am && matches!(b.ty, Type::Scalar(_)) {
                     let ty = a.ty.clone();
                     return Ok(done(a, types::convert_to(b, Type::FLOAT), ty));
                 }
-                if bm && scalar_ok(&a.ty) {
+                if bm && matches!(a.ty, Type::Scalar(_)) {
                     let ty = b.ty.clone();
                     return Ok(done(types::convert_to(a, Type::FLOAT), b, ty));
                 }
@@ -188,7 +372,7 @@ pub fn binary(ctx: &mut FnCtx<'_>, op: BinOp, a: Expr, b: Expr, span: Span) -> R
                 };
                 return Err(operand_error(ctx, op, &a, &b, span, hint));
             }
-            if !is_numeric(&a.ty) || !is_numeric(&b.ty) {
+            if !is_scalar_or_vector(&a.ty) || !is_scalar_or_vector(&b.ty) {
                 return Err(operand_error(ctx, op, &a, &b, span, ""));
             }
             let w = widths(ctx, op, &a, &b, span)?;
@@ -215,18 +399,15 @@ pub fn binary(ctx: &mut FnCtx<'_>, op: BinOp, a: Expr, b: Expr, span: Span) -> R
             Ok(done(a, b, Type::vector(Scalar::Int, w)))
         }
         BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
-            let both_bool = a.ty.scalar() == Some(Scalar::Bool)
-                && b.ty.scalar() == Some(Scalar::Bool)
-                && a.ty.width().is_some()
-                && b.ty.width().is_some();
-            if both_bool && matches!(op, BinOp::Eq | BinOp::Ne) {
-                let w = widths(ctx, op, &a, &b, span)?;
-                return Ok(done(a, b, Type::vector(Scalar::Bool, w)));
-            }
-            if !is_numeric(&a.ty) || !is_numeric(&b.ty) {
+            if !is_scalar_or_vector(&a.ty) || !is_scalar_or_vector(&b.ty) {
                 return Err(operand_error(ctx, op, &a, &b, span, ""));
             }
             let w = widths(ctx, op, &a, &b, span)?;
+            let both_bool =
+                a.ty.scalar() == Some(Scalar::Bool) && b.ty.scalar() == Some(Scalar::Bool);
+            if both_bool && matches!(op, BinOp::Eq | BinOp::Ne) {
+                return Ok(done(a, b, Type::vector(Scalar::Bool, w)));
+            }
             let s = promoted_scalar(&a, &b);
             Ok(done(
                 with_scalar(a, s),
@@ -237,15 +418,13 @@ pub fn binary(ctx: &mut FnCtx<'_>, op: BinOp, a: Expr, b: Expr, span: Span) -> R
     }
 }
 
-/// Brings the two branches of `?:` to one type.
-pub(super) fn unify(ctx: &mut FnCtx<'_>, a: Expr, b: Expr, span: Span) -> R<(Expr, Expr)> {
+/// Brings the two branches of a scalar `?:` to one type.
+fn unify(ctx: &mut FnCtx<'_>, a: Expr, b: Expr, span: Span) -> R<(Expr, Expr)> {
     if a.ty == b.ty {
         return Ok((a, b));
     }
-    let sv = |t: &Type| types::is_scalar_or_vector(t);
-    if sv(&a.ty) && sv(&b.ty) {
-        let (sa, sb) = (a.ty.scalar(), b.ty.scalar());
-        let kind = match (sa, sb) {
+    if is_scalar_or_vector(&a.ty) && is_scalar_or_vector(&b.ty) {
+        let kind = match (a.ty.scalar(), b.ty.scalar()) {
             (Some(x), Some(y)) if x == y => Some(x),
             (Some(Scalar::Bool), _) | (_, Some(Scalar::Bool)) => None,
             _ => Some(Scalar::Float),
@@ -271,7 +450,8 @@ pub(super) fn unify(ctx: &mut FnCtx<'_>, a: Expr, b: Expr, span: Span) -> R<(Exp
     ))
 }
 
-/// The scalar kind two numeric operands meet at: `float` if either is, else `int`.
+/// The scalar kind two operands meet at: `float` if either is, else `int` (a `bool` counts
+/// as an `int`, 0 or 1).
 fn promoted_scalar(a: &Expr, b: &Expr) -> Scalar {
     if a.ty.scalar() == Some(Scalar::Float) || b.ty.scalar() == Some(Scalar::Float) {
         Scalar::Float
