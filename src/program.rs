@@ -2,21 +2,15 @@
 
 use std::rc::Rc;
 
+use brook_core::{Backend, BackendProgram, BrookError, Compiled, ElementFormat, SourceText};
 use brook_frontend::ir::Module;
-use brook_glsl::SourceText;
 
-use crate::backend::BackendProgram;
-
-/// The checked IR and the source it came from, shared by the backends.
-pub struct Compiled {
-    pub module: Module,
-    pub source: SourceText,
-}
-
-/// A program ready to run on the runtime that compiled it.
+/// A program ready to run on the runtime that compiled it. Whatever the backend compiled for
+/// it (GL programs of every kernel variant, CPU kernel plans) is released when it drops.
 pub struct Program {
     pub(crate) compiled: Rc<Compiled>,
     pub(crate) prepared: BackendProgram,
+    pub(crate) backend: Rc<dyn Backend>,
 }
 
 impl Program {
@@ -27,5 +21,17 @@ impl Program {
 
     pub fn source(&self) -> &SourceText {
         &self.compiled.source
+    }
+
+    /// The element format of Brook type `name`: `float`..`float4`, or a struct of this program
+    /// whose members are `float`..`float4` (as host code declares `Ray rays<100>;`).
+    pub fn element_format(&self, name: &str) -> Result<ElementFormat, BrookError> {
+        ElementFormat::named(&self.compiled.module, name)
+    }
+
+    /// The backend's prepared form of the program (a GL backend's linked programs), for
+    /// backend-specific inspection.
+    pub fn prepared(&self) -> &dyn std::any::Any {
+        self.prepared.as_ref()
     }
 }

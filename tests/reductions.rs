@@ -495,7 +495,7 @@ fn misuse_is_a_clear_error() {
 
 #[test]
 fn the_plan_is_log8_passes_one_dimension_at_a_time() {
-    use brook::passes::ReducePlan;
+    use brook::ReducePlan;
     let plan = ReducePlan::new(&[1024, 1024], &[]).unwrap();
     let ks: Vec<(usize, usize)> = plan.passes.iter().map(|p| (p.dim, p.k)).collect();
     assert_eq!(

@@ -1,22 +1,7 @@
-//! The Brook source a shader came from, so generated code can quote it.
+//! The Brook source a shader came from ([`SourceText`], from brook-core), so generated code
+//! can quote it and driver messages can be mapped back.
 
-/// A Brook file's name and text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SourceText {
-    pub name: String,
-    pub text: String,
-}
-
-impl SourceText {
-    /// The trimmed text of 1-based line `line`.
-    pub fn line(&self, line: usize) -> &str {
-        self.text
-            .lines()
-            .nth(line.saturating_sub(1))
-            .unwrap_or("")
-            .trim()
-    }
-}
+pub use brook_core::SourceText;
 
 /// The quote of a Brook statement that the generator writes above its GLSL
 /// (`// file.br:LINE: text`), for mapping driver messages back; `None` for any other line.

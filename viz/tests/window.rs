@@ -74,7 +74,7 @@ fn max_difference(a: &RgbaImage, b: &RgbaImage) -> u8 {
 
 #[test]
 fn the_window_shows_what_the_headless_render_shows() {
-    if std::env::var_os("DISPLAY").map_or(true, |d| d.is_empty()) {
+    if std::env::var_os("DISPLAY").is_none_or(|d| d.is_empty()) {
         println!("skipped: no DISPLAY (run under `xvfb-run -a`, as .ci/run does)");
         return;
     }
