@@ -2,12 +2,13 @@
 //! `float4`).
 //!
 //! What a back end may rely on for a checked `Builtin` call:
-//! - int arguments are promoted to float (`Convert`), except for `abs`, `sign`, `min`, `max`
+//! - int and bool arguments are converted to float (`Convert`), except for `abs`, `sign`, `min`, `max`
 //!   and `clamp` when *all* their arguments are ints, which then work on ints;
 //! - for the component-wise functions of several arguments (`atan2 fmod pow step ldexp min
 //!   max clamp lerp smoothstep`), every argument has the result's width: a scalar argument
 //!   given with vector ones is splatted with a one-argument `Construct` (Cg allows the scalar);
-//! - `dot`, `length`, `distance` return `float`; `cross` takes and returns `float3`;
+//! - `dot`, `length`, `distance` return `float` (a scalar argument of `dot` or `distance`
+//!   beside a vector is splatted); `cross` takes and returns `float3`;
 //!   `all`/`any` take a `bool`..`bool4` (numbers are converted with `!= 0`) and return `bool`;
 //!   `isnan`/`isinf`/`isfinite` return `bool` of the argument's width;
 //! - `mul(m, v)` (matrix R×C times `floatC` → `floatR`), `mul(v, m)` (`floatR` times R×C →
@@ -100,6 +101,15 @@ pub fn check(ctx: &mut FnCtx<'_>, b: Builtin, args: Vec<Expr>, span: Span) -> R<
             let mut it = args.into_iter();
             let x = float_arg(ctx, name, it.next().ok_or(Reported)?)?;
             let y = float_arg(ctx, name, it.next().ok_or(Reported)?)?;
+            // A scalar beside a vector is splatted, as Cg promotes it (`dot(v, 1)`).
+            let (x, y) = match (x.ty.width(), y.ty.width()) {
+                (Some(1), Some(n)) if n > 1 => (splat(x, y.ty.clone()), y),
+                (Some(n), Some(1)) if n > 1 => {
+                    let ty = x.ty.clone();
+                    (x, splat(y, ty))
+                }
+                _ => (x, y),
+            };
             if x.ty != y.ty {
                 let (tx, ty) = (ctx.type_name(&x.ty), ctx.type_name(&y.ty));
                 return Err(ctx.error(
@@ -172,12 +182,10 @@ pub fn check(ctx: &mut FnCtx<'_>, b: Builtin, args: Vec<Expr>, span: Span) -> R<
     }
 }
 
-/// A `float`..`float4` argument (ints promoted; bools rejected).
+/// A `float`..`float4` argument (ints and bools converted, as Cg does).
 fn float_arg(ctx: &mut FnCtx<'_>, name: &str, a: Expr) -> R<Expr> {
     match a.ty.scalar() {
-        Some(Scalar::Float) | Some(Scalar::Int) if a.ty.width().is_some() => {
-            Ok(with_scalar(a, Scalar::Float))
-        }
+        Some(_) if a.ty.width().is_some() => Ok(with_scalar(a, Scalar::Float)),
         _ => {
             let tn = ctx.type_name(&a.ty);
             Err(ctx.error(
