@@ -4,7 +4,7 @@
 use super::expr::{check, class_word, mk};
 use super::scope::{FnCtx, Resolved};
 use super::types::{self, fold_int};
-use super::{names, Reported, R};
+use super::{matrix_fns, names, Reported, R};
 use crate::ast;
 use crate::diagnostics::Diagnostic;
 use crate::ir::{Expr, ExprKind, ParamClass, Scalar, Type};
@@ -55,6 +55,23 @@ pub fn member(ctx: &mut FnCtx<'_>, b: Expr, m: &ast::Ident, span: Span) -> R<Exp
             let ty = Type::vector(s, comps.len() as u8);
             Ok(mk(ExprKind::Swizzle(Box::new(b), comps), ty, span))
         }
+        Type::Matrix { rows, cols } => {
+            let (rows, cols) = (*rows, *cols);
+            let elems = matrix_swizzle(ctx, rows, cols, m)?;
+            let b = matrix_fns::reusable(ctx, b, span);
+            let mut parts: Vec<Expr> = elems
+                .iter()
+                .map(|&(i, j)| matrix_fns::element(&b, cols, i, j, span))
+                .collect();
+            Ok(match parts.len() {
+                1 => parts.pop().ok_or(Reported)?,
+                n => mk(
+                    ExprKind::Construct(parts),
+                    Type::vector(Scalar::Float, n as u8),
+                    span,
+                ),
+            })
+        }
         _ => {
             let tn = ctx.type_name(&b.ty);
             Err(ctx.error(
@@ -63,6 +80,52 @@ pub fn member(ctx: &mut FnCtx<'_>, b: Expr, m: &ast::Ident, span: Span) -> R<Exp
             ))
         }
     }
+}
+
+/// Parses Cg's matrix swizzle: 1 to 4 elements, each `_mRC` (row and column from 0) or `_RC`
+/// (from 1): `m._m00_m11`, `m._11_22`. The elements as (row, column) from 0.
+pub fn parse_matrix_swizzle(name: &str) -> Option<Vec<(u8, u8)>> {
+    let mut out = Vec::new();
+    for part in name.strip_prefix('_')?.split('_') {
+        let (digits, base) = match part.strip_prefix('m') {
+            Some(d) => (d, b'0'),
+            None => (part, b'1'),
+        };
+        let &[r, c] = digits.as_bytes() else {
+            return None;
+        };
+        let (r, c) = (r.checked_sub(base)?, c.checked_sub(base)?);
+        if r > 3 || c > 3 {
+            return None;
+        }
+        out.push((r, c));
+    }
+    (1..=4).contains(&out.len()).then_some(out)
+}
+
+/// Validates a matrix swizzle `m` on a `floatRxC`: its elements, (row, column) from 0.
+pub fn matrix_swizzle(ctx: &mut FnCtx<'_>, rows: u8, cols: u8, m: &ast::Ident) -> R<Vec<(u8, u8)>> {
+    let tn = ctx.type_name(&Type::Matrix { rows, cols });
+    let Some(elems) = parse_matrix_swizzle(&m.name) else {
+        return Err(ctx.error(
+            Diagnostic::error(format!("`{tn}` has no member `{}`", m.name), m.span)
+                .with_label(m.span, "not a matrix swizzle")
+                .with_hint("a matrix swizzle is 1 to 4 of `_mRC` (from 0) or `_RC` (from 1), e.g. `._m00_m11`; a row is `m[i]`"),
+        ));
+    };
+    if let Some(&(r, c)) = elems.iter().find(|&&(r, c)| r >= rows || c >= cols) {
+        return Err(ctx.error(
+            Diagnostic::error(
+                format!(
+                    "`.{}` names row {r}, column {c} (from 0), outside `{tn}`",
+                    m.name
+                ),
+                m.span,
+            )
+            .with_label(m.span, "element out of range"),
+        ));
+    }
+    Ok(elems)
 }
 
 /// Validates swizzle `m` on a value of type `ty`; `write` also forbids repeated components.

@@ -10,6 +10,7 @@
 use super::expr::{a_class_word, check};
 use super::inline::{inline_kernel, Binding};
 use super::items::coerce_or_report;
+use super::matrix_fns::{self, MatrixFn};
 use super::place::check_place;
 use super::scope::{FnCtx, Resolved};
 use super::{builtins, names, types, Reported, R};
@@ -64,10 +65,14 @@ pub(super) fn call(
     if let Some(b) = Builtin::from_name(fname) {
         return builtins::check(ctx, b, checked.ok_or(Reported)?, span);
     }
+    if let Some(f) = MatrixFn::from_name(fname) {
+        return matrix_fns::check(ctx, f, checked.ok_or(Reported)?, span);
+    }
     if checked.is_none() {
         return Err(Reported);
     }
     let mut candidates: Vec<&str> = Builtin::ALL.iter().map(|(_, n)| *n).collect();
+    candidates.extend(MatrixFn::ALL.iter().map(|(_, n)| *n));
     let user: Vec<String> = ctx.g.functions.keys().cloned().collect();
     candidates.extend(user.iter().map(String::as_str));
     let mut hint = names::suggest(fname, candidates).map(|s| format!("did you mean `{s}`?"));

@@ -172,7 +172,7 @@ fn declare(ctx: &mut FnCtx<'_>, name: &str, ty: &Type, init: Option<Expr>, span:
 
 /// An argument the callee may read any number of times in its place: a name, a literal, or a
 /// part of one.
-fn is_plain(e: &Expr) -> bool {
+pub(super) fn is_plain(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Float(_)
         | ExprKind::Int(_)

@@ -6,7 +6,8 @@
 //!   [`call`] and [`access`] (members, swizzles, indexing, gathers); [`place`]: assignment
 //!   targets; [`assign`]: assignments, `++`/`--` and `push`, also inside expressions;
 //! - [`stmt`]: statements, with [`decl`] (declarations) and [`loops`];
-//! - [`builtins`]: the signatures of the Cg-style built-in functions;
+//! - [`builtins`]: the signatures of the Cg-style built-in functions; [`matrix_fns`]: Cg's
+//!   `transpose` and `determinant`, written out as element arithmetic;
 //! - [`items`]: structs, typedefs, global constants and function signatures.
 //!
 //! Some C and Cg constructs are lowered here to plainer IR, so back ends never see them:
@@ -29,6 +30,7 @@ pub mod inline;
 pub mod items;
 pub mod jumps;
 pub mod loops;
+pub mod matrix_fns;
 pub mod names;
 pub mod operators;
 pub mod place;

@@ -109,7 +109,13 @@ pub fn to_bool(ctx: &mut FnCtx<'_>, e: Expr, what: &str) -> R<Expr> {
 }
 
 /// A temporary holding the value of a conditional expression whose operands have effects.
-fn temp_value(ctx: &mut FnCtx<'_>, name: &str, ty: Type, init: Option<Expr>, span: Span) -> Expr {
+pub(super) fn temp_value(
+    ctx: &mut FnCtx<'_>,
+    name: &str,
+    ty: Type,
+    init: Option<Expr>,
+    span: Span,
+) -> Expr {
     let t = ctx.temp(name, ty.clone(), span);
     ctx.pre.push(Stmt {
         kind: StmtKind::Decl { local: t, init },

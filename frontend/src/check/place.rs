@@ -3,8 +3,9 @@
 //! read-only; an assigned value parameter becomes a local copy and a read output a local
 //! (see `shadow.rs`).
 
-use super::access::{index_value, indexable, swizzle};
+use super::access::{index_value, indexable, matrix_swizzle, swizzle};
 use super::expr::{check, mk};
+use super::matrix_fns::int;
 use super::scope::{FnCtx, Resolved};
 use super::{Reported, R};
 use crate::ast;
@@ -112,6 +113,32 @@ pub fn check_place(ctx: &mut FnCtx<'_>, e: &ast::Expr, reads: bool) -> R<Place> 
                     let comps = swizzle(ctx, &ty, m, true)?;
                     place.ty = Type::vector(s, comps.len() as u8);
                     place.path.push(Access::Swizzle(comps));
+                    Ok(place)
+                }
+                Type::Matrix { rows, cols } => {
+                    let elems = matrix_swizzle(ctx, *rows, *cols, m)?;
+                    let row = elems[0].0;
+                    let columns: Vec<u8> = elems.iter().map(|&(_, c)| c).collect();
+                    let distinct = columns
+                        .iter()
+                        .enumerate()
+                        .all(|(k, c)| !columns[..k].contains(c));
+                    if elems.iter().any(|&(r, _)| r != row) || !distinct {
+                        return Err(ctx.error(
+                            Diagnostic::error(
+                                format!("matrix write mask `.{}` must name distinct elements of one row", m.name),
+                                m.span,
+                            )
+                            .with_label(m.span, "elements of several rows, or one twice")
+                            .with_hint("assign the rows one by one (`m[i] = …`)"),
+                        ));
+                    }
+                    place.path.push(Access::Index(Box::new(int(row, m.span))));
+                    place.ty = Type::vector(Scalar::Float, columns.len() as u8);
+                    place.path.push(match columns[..] {
+                        [c] => Access::Index(Box::new(int(c, m.span))),
+                        _ => Access::Swizzle(columns),
+                    });
                     Ok(place)
                 }
                 other => {
