@@ -55,6 +55,8 @@ fn cases() -> Vec<Case> {
         // ---- names and types
         ("unknown identifier", "kernel void saxpy(float a, float4 x<>, float4 y<>, out float4 result<>) {\n    reslt = a*x + y;\n}\n".into(), "unknown identifier `reslt`", 2, 5, Some("did you mean `result`?")),
         ("unknown type", "kernel void k(flaot4 x<>, out float4 y<>) {\n    y = x;\n}\n".into(), "unknown type `flaot4`", 1, 15, Some("did you mean `float4`?")),
+        ("int matrix", kbody("    int2x2 m = 0;"), "unknown type `int2x2`", 2, 5, Some("matrices are of `float` only")),
+        ("one-column matrix", kbody("    float4x1 m = 0;"), "unknown type `float4x1`", 2, 5, Some("2 to 4 rows")),
         ("unknown local type", kbody("    flaot3 p = v.xyz;"), "unknown type `flaot3`", 2, 5, Some("did you mean `float3`?")),
         ("unknown function", kbody("    b = lenght(v);"), "unknown function `lenght`", 2, 9, Some("did you mean `length`?")),
         ("unknown member", "typedef struct { float3 pos; float3 vel; } Particle;\nkernel void k(Particle p<>, out float3 r<>) {\n    r = p.poss;\n}\n".into(), "struct `Particle` has no member `poss`", 3, 11, Some("did you mean `pos`?")),
@@ -73,6 +75,7 @@ fn cases() -> Vec<Case> {
         ("write const local", kbody("    const float c = 1.0;\n    c = 2.0;"), "cannot assign to const variable `c`", 3, 5, None),
         ("push non-vout", kbody("    b = 1.0;\n    push(b);"), "`push` needs a `vout` stream, but `b` is an `out` stream", 3, 10, Some("vout [N]")),
         ("vout without count", "kernel void k(float a<>, vout float c<>) {\n    c = a;\n    push(c);\n}\n".into(), "`vout` parameter `c` needs a maximum count", 1, 26, Some("vout [4] float c<>")),
+        ("vout with empty count", "kernel void k(float a<>, vout [] float c<>) {\n    c = a;\n    push(c);\n}\n".into(), "`vout` parameter `c` needs a maximum count", 1, 26, Some("vout [4] float c<>")),
         ("indexof gather", kbody("    float4 i = indexof(g);\n    b = i.x;"), "`indexof` needs an input, output or iterator stream, but `g` is a gather array", 2, 24, None),
         ("indexof constant", kbody("    b = (indexof k).x;"), "but `k` is a constant parameter", 2, 18, None),
         ("gather rank", kbody("    b = g[1][2];"), "too many subscripts for gather `g`", 2, 9, None),

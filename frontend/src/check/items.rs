@@ -3,7 +3,7 @@
 
 use super::scope::FnCtx;
 use super::shadow::shadow_params;
-use super::types::{builtin_type, coerce, fold_int};
+use super::types::{builtin_type, coerce, fold_int, matrix_name_hint};
 use super::{decl, names, stmt, Globals, Reported, R};
 use crate::ast::{self, FnKind, ParamQual, ParamShape};
 use crate::diagnostics::Diagnostic;
@@ -43,8 +43,10 @@ pub fn resolve_type(g: &mut Globals, ts: &ast::TypeSpec) -> R<Type> {
     }
     let mut candidates = names::builtin_type_names();
     candidates.extend(g.types.keys().cloned());
-    let hint = names::suggest(&ts.name, candidates.iter().map(String::as_str))
-        .map(|s| format!("did you mean `{s}`?"));
+    let hint = matrix_name_hint(&ts.name).map(String::from).or_else(|| {
+        names::suggest(&ts.name, candidates.iter().map(String::as_str))
+            .map(|s| format!("did you mean `{s}`?"))
+    });
     Err(g.error(
         Diagnostic::error(format!("unknown type `{}`", ts.name), ts.span)
             .with_label(ts.span, "not a type")

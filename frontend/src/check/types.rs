@@ -50,6 +50,23 @@ pub fn builtin_type(name: &str) -> Option<Type> {
     None
 }
 
+/// Why a Cg matrix type name that is not a type here is not one: Cg also has matrices of
+/// `int`, `bool`, `half` and `fixed`, and with one row or column.
+pub fn matrix_name_hint(name: &str) -> Option<&'static str> {
+    let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == 'x');
+    let shape = &name[base.len()..];
+    let (r, c) = shape.split_once('x')?;
+    let dim = |d: &str| matches!(d, "1" | "2" | "3" | "4");
+    if !dim(r) || !dim(c) {
+        return None;
+    }
+    match base {
+        "float" => Some("matrices have 2 to 4 rows and 2 to 4 columns; a single row or column is a `floatN` vector"),
+        "int" | "bool" | "half" | "fixed" => Some("matrices are of `float` only: `float2x2` .. `float4x4`"),
+        _ => None,
+    }
+}
+
 pub fn scalar_name(s: Scalar) -> &'static str {
     match s {
         Scalar::Float => "float",
