@@ -1,13 +1,13 @@
 //! Reading parts of values: struct members, swizzles, indexing of arrays, vectors and
 //! matrices, and gathers.
 
-use super::expr::{check, class_word, mk};
+use super::expr::{check, check_all, class_word, mk};
 use super::scope::{FnCtx, Resolved};
 use super::types::{self, fold_int};
 use super::{matrix_fns, names, Reported, R};
 use crate::ast;
 use crate::diagnostics::Diagnostic;
-use crate::ir::{Expr, ExprKind, ParamClass, Scalar, Type};
+use crate::ir::{Expr, ExprKind, ParamClass, Scalar, StructId, Type};
 use crate::span::Span;
 
 /// Parses a swizzle (`xyzw` or `rgba`, not mixed, 1..4 letters) into component indices.
@@ -24,30 +24,31 @@ pub fn parse_swizzle(name: &str) -> Option<Vec<u8>> {
     None
 }
 
+/// Member `m` of struct `id`: its position and type.
+pub fn struct_member(ctx: &mut FnCtx<'_>, id: StructId, m: &ast::Ident) -> R<(u32, Type)> {
+    let sd = &ctx.g.module.structs[id.0 as usize];
+    if let Some(i) = sd.members.iter().position(|x| x.name == m.name) {
+        return Ok((i as u32, sd.members[i].ty.clone()));
+    }
+    let sname = sd.name.clone();
+    let hint = names::suggest(&m.name, sd.members.iter().map(|x| x.name.as_str()))
+        .map(|s| format!("did you mean `{s}`?"));
+    Err(ctx.error(
+        Diagnostic::error(
+            format!("struct `{sname}` has no member `{}`", m.name),
+            m.span,
+        )
+        .with_label(m.span, "unknown member")
+        .with_hint_opt(hint),
+    ))
+}
+
 /// `.name` on a value: a struct member or a swizzle.
 pub fn member(ctx: &mut FnCtx<'_>, b: Expr, m: &ast::Ident, span: Span) -> R<Expr> {
     match &b.ty {
         Type::Struct(id) => {
-            let sd = &ctx.g.module.structs[id.0 as usize];
-            match sd.members.iter().position(|x| x.name == m.name) {
-                Some(i) => {
-                    let ty = sd.members[i].ty.clone();
-                    Ok(mk(ExprKind::Member(Box::new(b), i as u32), ty, span))
-                }
-                None => {
-                    let sname = sd.name.clone();
-                    let hint = names::suggest(&m.name, sd.members.iter().map(|x| x.name.as_str()))
-                        .map(|s| format!("did you mean `{s}`?"));
-                    Err(ctx.error(
-                        Diagnostic::error(
-                            format!("struct `{sname}` has no member `{}`", m.name),
-                            m.span,
-                        )
-                        .with_label(m.span, "unknown member")
-                        .with_hint_opt(hint),
-                    ))
-                }
-            }
+            let (i, ty) = struct_member(ctx, *id, m)?;
+            Ok(mk(ExprKind::Member(Box::new(b), i), ty, span))
         }
         Type::Scalar(s) | Type::Vector(s, _) => {
             let s = *s;
@@ -293,17 +294,7 @@ fn gather(
             .with_label(subs[usize::from(rank)].span, "extra subscript"),
         ));
     }
-    let mut indices = Vec::new();
-    let mut failed = false;
-    for s in subs {
-        match check(ctx, s) {
-            Ok(i) => indices.push(i),
-            Err(_) => failed = true,
-        }
-    }
-    if failed {
-        return Err(Reported);
-    }
+    let indices = check_all(ctx, subs.iter().copied()).ok_or(Reported)?;
     for i in &indices {
         let ok = match &i.ty {
             Type::Scalar(Scalar::Float | Scalar::Int) => true,

@@ -7,7 +7,7 @@
 //! `indexof` is called like a helper function (`ExprKind::Call`); any other is inlined into
 //! its caller (see `inline.rs`), so back ends never pass outputs or gathers to functions.
 
-use super::expr::{a_class_word, check};
+use super::expr::{a_class_word, check, check_all};
 use super::inline::{inline_kernel, Binding};
 use super::items::coerce_or_report;
 use super::matrix_fns::{self, MatrixFn};
@@ -18,19 +18,6 @@ use crate::ast;
 use crate::diagnostics::Diagnostic;
 use crate::ir::{Builtin, Expr, ExprKind, FunctionId, FunctionKind, Param, ParamClass};
 use crate::span::Span;
-
-/// Checks every argument as a value (for calls that cannot be checked further).
-fn values(ctx: &mut FnCtx<'_>, args: &[ast::Expr]) -> Option<Vec<Expr>> {
-    let mut checked = Vec::new();
-    let mut failed = false;
-    for a in args {
-        match check(ctx, a) {
-            Ok(e) => checked.push(e),
-            Err(_) => failed = true,
-        }
-    }
-    (!failed).then_some(checked)
-}
 
 fn plural(n: usize) -> &'static str {
     if n == 1 {
@@ -48,7 +35,7 @@ pub(super) fn call(
 ) -> R<Expr> {
     let fname = &name.name;
     if ctx.kind.is_some() && *fname == ctx.name {
-        let _ = values(ctx, args);
+        let _ = check_all(ctx, args);
         return Err(ctx.error(
             Diagnostic::error(
                 format!("recursive call to `{fname}` is not supported"),
@@ -61,7 +48,7 @@ pub(super) fn call(
     if let Some(&id) = ctx.g.functions.get(fname) {
         return user_call(ctx, id, name, args, span);
     }
-    let checked = values(ctx, args);
+    let checked = check_all(ctx, args);
     if let Some(b) = Builtin::from_name(fname) {
         return builtins::check(ctx, b, checked.ok_or(Reported)?, span);
     }
@@ -106,11 +93,11 @@ fn user_call(
     let callee = ctx.g.module.func(id);
     let (params, ret, kind) = (callee.params.clone(), callee.ret.clone(), callee.kind);
     if ctx.g.poisoned_fns.contains(fname) {
-        let _ = values(ctx, args);
+        let _ = check_all(ctx, args);
         return Err(Reported);
     }
     if args.len() != params.len() {
-        let _ = values(ctx, args);
+        let _ = check_all(ctx, args);
         let n = params.len();
         return Err(ctx.error(
             Diagnostic::error(
@@ -126,7 +113,7 @@ fn user_call(
         ));
     }
     if kind == FunctionKind::Reduce {
-        let _ = values(ctx, args);
+        let _ = check_all(ctx, args);
         return Err(ctx.error(
             Diagnostic::error(
                 format!("cannot call reduce function `{fname}` from a function body"),

@@ -1,6 +1,6 @@
 //! Casts and constructors: `(T)e`, `T(parts…)`, and values built from initialiser lists.
 
-use super::expr::{check, mk};
+use super::expr::{check_all, mk};
 use super::items::{coerce_or_report, resolve_type};
 use super::scope::FnCtx;
 use super::types::{self, coerce, with_scalar};
@@ -34,19 +34,9 @@ pub(super) fn construct(
     span: Span,
 ) -> R<Expr> {
     let ty = resolve_type(ctx.g, ts);
-    let mut checked = Vec::new();
-    let mut failed = false;
-    for a in args {
-        match check(ctx, a) {
-            Ok(e) => checked.push(e),
-            Err(_) => failed = true,
-        }
-    }
+    let checked = check_all(ctx, args);
     let ty = ty?;
-    if failed {
-        return Err(Reported);
-    }
-    build(ctx, &ty, checked, span, &ts.name)
+    build(ctx, &ty, checked.ok_or(Reported)?, span, &ts.name)
 }
 
 /// Builds a value of type `ty` from parts (a constructor or an initialiser list).

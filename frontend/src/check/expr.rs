@@ -19,6 +19,22 @@ pub fn mk(kind: ExprKind, ty: Type, span: Span) -> Expr {
     Expr { kind, ty, span }
 }
 
+/// Checks every expression, reporting each error; all of them, or `None` if any failed.
+pub fn check_all<'a>(
+    ctx: &mut FnCtx<'_>,
+    exprs: impl IntoIterator<Item = &'a ast::Expr>,
+) -> Option<Vec<Expr>> {
+    let mut checked = Vec::new();
+    let mut failed = false;
+    for e in exprs {
+        match check(ctx, e) {
+            Ok(e) => checked.push(e),
+            Err(_) => failed = true,
+        }
+    }
+    (!failed).then_some(checked)
+}
+
 /// The value of a call whose effects were all moved to `ctx.pre` (an inlined `void` kernel):
 /// an expression statement drops it, and as an operand it is a `void` the type rules refuse.
 pub fn nothing(span: Span) -> Expr {

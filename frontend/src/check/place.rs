@@ -3,7 +3,7 @@
 //! read-only; an assigned value parameter becomes a local copy and a read output a local
 //! (see `shadow.rs`).
 
-use super::access::{index_value, indexable, matrix_swizzle, swizzle};
+use super::access::{index_value, indexable, matrix_swizzle, struct_member, swizzle};
 use super::expr::{check, mk};
 use super::matrix_fns::int;
 use super::scope::{FnCtx, Resolved};
@@ -82,30 +82,10 @@ pub fn check_place(ctx: &mut FnCtx<'_>, e: &ast::Expr, reads: bool) -> R<Place> 
             let mut place = check_place(ctx, base, reads)?;
             match &place.ty {
                 Type::Struct(id) => {
-                    let sd = &ctx.g.module.structs[id.0 as usize];
-                    match sd.members.iter().position(|x| x.name == m.name) {
-                        Some(i) => {
-                            place.ty = sd.members[i].ty.clone();
-                            place.path.push(Access::Member(i as u32));
-                            Ok(place)
-                        }
-                        None => {
-                            let sname = sd.name.clone();
-                            let hint = super::names::suggest(
-                                &m.name,
-                                sd.members.iter().map(|x| x.name.as_str()),
-                            )
-                            .map(|s| format!("did you mean `{s}`?"));
-                            Err(ctx.error(
-                                Diagnostic::error(
-                                    format!("struct `{sname}` has no member `{}`", m.name),
-                                    m.span,
-                                )
-                                .with_label(m.span, "unknown member")
-                                .with_hint_opt(hint),
-                            ))
-                        }
-                    }
+                    let (i, ty) = struct_member(ctx, *id, m)?;
+                    place.ty = ty;
+                    place.path.push(Access::Member(i));
+                    Ok(place)
                 }
                 Type::Scalar(s) | Type::Vector(s, _) => {
                     let s = *s;
