@@ -258,7 +258,8 @@ pub enum StmtKind {
 }
 
 /// Something assignable: a local or an output/reduce parameter, then member, swizzle and index
-/// steps (`r.pos.xz`, `w[i]`). A swizzle step is a write mask.
+/// steps (`r.pos.xz`, `w[i]`). A swizzle step is a write mask. On a matrix, `Index(i)` is row
+/// `i` (a `floatC`), which an `Index(j)` or a `Swizzle` may follow (Cg's `m._m01`, `m[1].xz`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Place {
     pub root: PlaceRoot,
