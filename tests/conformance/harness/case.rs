@@ -235,6 +235,10 @@ fn matches(expected: f32, got: f32, tolerance: f32) -> bool {
     if expected.is_nan() || got.is_nan() {
         return expected.is_nan() && got.is_nan();
     }
+    // An infinity is exact: the relative test below would let any finite value match it.
+    if expected.is_infinite() || got.is_infinite() {
+        return expected == got;
+    }
     expected == got || (got - expected).abs() <= tolerance * expected.abs().max(1.0)
 }
 
@@ -350,4 +354,12 @@ pub fn self_check() {
         assert!(values("1 2").unwrap().expand(3).is_err());
         assert!(parse("t", "// in a: float<x> = 1\n").is_err());
     }
+    // Infinities and NaN match only themselves, whatever the tolerance.
+    assert!(matches(f32::INFINITY, f32::INFINITY, 0.5));
+    assert!(!matches(f32::INFINITY, 1e30, 0.5));
+    assert!(!matches(f32::NEG_INFINITY, f32::INFINITY, 0.5));
+    assert!(!matches(3.0, f32::INFINITY, 0.5));
+    assert!(!matches(f32::NAN, 0.0, 0.5));
+    assert!(matches(2.0, 2.0 + 1e-6, 1e-6));
+    assert!(!matches(2.0, 2.0 + 1e-5, 1e-6));
 }
