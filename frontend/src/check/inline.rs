@@ -22,7 +22,8 @@ use super::visit::{walk_expr, walk_place, walk_stmt, VisitMut};
 use super::R;
 use crate::diagnostics::Diagnostic;
 use crate::ir::{
-    Block, Expr, ExprKind, FunctionId, LocalId, ParamClass, Place, PlaceRoot, Stmt, StmtKind, Type,
+    Access, Block, Expr, ExprKind, FunctionId, LocalId, ParamClass, Place, PlaceRoot, Stmt,
+    StmtKind, Type,
 };
 use crate::span::Span;
 
@@ -187,16 +188,26 @@ pub(super) fn is_plain(e: &Expr) -> bool {
 
 /// The caller's stream parameter whose `indexof` a parameter bound by `b` has.
 fn position_source(ctx: &FnCtx<'_>, b: &Binding) -> Option<u32> {
+    // A member or components of a stream's element are at the element's position.
+    fn root(e: &Expr) -> Option<u32> {
+        match &e.kind {
+            ExprKind::Param(q) => Some(*q),
+            ExprKind::Swizzle(a, _) | ExprKind::Member(a, _) => root(a),
+            _ => None,
+        }
+    }
     let q = match b {
-        Binding::Value(Expr {
-            kind: ExprKind::Param(q),
-            ..
-        }) => *q,
+        Binding::Value(e) => root(e)?,
         Binding::Out(Place {
             root: PlaceRoot::Param(q),
             path,
             ..
-        }) if path.is_empty() => *q,
+        }) if path
+            .iter()
+            .all(|a| matches!(a, Access::Member(_) | Access::Swizzle(_))) =>
+        {
+            *q
+        }
         _ => return None,
     };
     matches!(
