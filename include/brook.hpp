@@ -126,6 +126,36 @@ BROOK_VECTOR4(int4, int)
 #undef BROOK_VECTOR3
 #undef BROOK_VECTOR4
 
+// Cg's matrices on the host, laid out as kernels see them: R rows of C floats, row-major.
+// Built from R*C floats row by row (`float2x2 m(1, 2, 3, 4)`); m[i] is row i, m[i][j] an
+// element. A kernel's `floatRxC` constant takes one. The original had no host matrices and
+// its programs may name functions `float2x2`: brcc then defines BROOK_NO_MATRIX_TYPES and
+// only `brook::matrix<R, C>` is declared.
+namespace brook {
+template <int R, int C> struct matrix {
+    float m[R][C];
+    matrix() { std::memset(m, 0, sizeof m); }
+    template <class... T> matrix(T... v) {
+        static_assert(sizeof...(T) == R * C, "a floatRxC is built from R*C floats");
+        const float f[] = {float(v)...};
+        std::memcpy(m, f, sizeof m);
+    }
+    float* operator[](int i) { return m[i]; }
+    const float* operator[](int i) const { return m[i]; }
+};
+}  // namespace brook
+#ifndef BROOK_NO_MATRIX_TYPES
+typedef ::brook::matrix<2, 2> float2x2;
+typedef ::brook::matrix<2, 3> float2x3;
+typedef ::brook::matrix<2, 4> float2x4;
+typedef ::brook::matrix<3, 2> float3x2;
+typedef ::brook::matrix<3, 3> float3x3;
+typedef ::brook::matrix<3, 4> float3x4;
+typedef ::brook::matrix<4, 2> float4x2;
+typedef ::brook::matrix<4, 3> float4x3;
+typedef ::brook::matrix<4, 4> float4x4;
+#endif
+
 // The original runtime's allocation helpers: plain heap memory for host arrays.
 inline void* brmalloc(size_t bytes) { return std::malloc(bytes); }
 inline void brfree(void* p) { std::free(p); }
@@ -282,6 +312,11 @@ public:
     arg(const int2& v) : values_(2) { no_stream(); lanes(v, &values_[0]); }
     arg(const int3& v) : values_(3) { no_stream(); lanes(v, &values_[0]); }
     arg(const int4& v) : values_(4) { no_stream(); lanes(v, &values_[0]); }
+    // A matrix, row by row.
+    template <int R, int C> arg(const matrix<R, C>& v) : values_(R * C) {
+        no_stream();
+        std::memcpy(&values_[0], v.m, sizeof v.m);
+    }
 
     // A struct of floats, member by member (brcc only passes structs of float..float4).
     template <class T> static arg of_struct(const T& v) {

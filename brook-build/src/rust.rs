@@ -149,6 +149,7 @@ fn rust_type(p: &HostParam) -> String {
         HostParam::Int(1) => "i32".into(),
         HostParam::Int(n) => format!("[i32; {n}]"),
         HostParam::Bool => "bool".into(),
+        HostParam::Matrix(r, c) => format!("[f32; {}]", usize::from(*r) * usize::from(*c)),
         HostParam::Struct(_, floats) => format!("[f32; {floats}]"),
         HostParam::Reduce(_) => unreachable!("reduce results are typed by reduce_functions"),
     }
@@ -178,16 +179,16 @@ mod tests {
     #[test]
     fn constants_get_rust_types_and_streams_references() {
         let src = "typedef struct { float2 a; float b; } S;\n\
-                   kernel void k(float f, float3 v, int n, int2 m, bool flag, S s, float x[], iter float it<>, out float rt<>) { rt = f; }\n\
+                   kernel void k(float f, float3 v, int n, int2 m, bool flag, S s, float2x3 w, float x[], iter float it<>, out float rt<>) { rt = f; }\n\
                    reduce void sum(float a<>, reduce float r<>) { r += a; }\n";
         let program = Program::parse(src, "k.br").unwrap();
         let text = bindings(&program);
         assert!(
-            text.contains("pub fn k(rt: &::brook::Runtime, f: f32, v: [f32; 3], n: i32, m: [i32; 2], flag: bool, s: [f32; 3], x: &::brook::Stream, it: &::brook::Stream, rt_: &::brook::Stream)"),
+            text.contains("pub fn k(rt: &::brook::Runtime, f: f32, v: [f32; 3], n: i32, m: [i32; 2], flag: bool, s: [f32; 3], w: [f32; 6], x: &::brook::Stream, it: &::brook::Stream, rt_: &::brook::Stream)"),
             "{text}"
         );
         assert!(
-            text.contains("::brook::args![f, v, n, m, flag, s, x, it, rt_]"),
+            text.contains("::brook::args![f, v, n, m, flag, s, w, x, it, rt_]"),
             "{text}"
         );
         assert!(

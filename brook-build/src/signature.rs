@@ -14,6 +14,8 @@ pub enum HostParam {
     /// `int`..`int4`.
     Int(u8),
     Bool,
+    /// A `floatRxC` constant (rows, columns), passed row by row.
+    Matrix(u8, u8),
     /// A struct constant: its name and its size in floats.
     Struct(String, usize),
     /// A reduction's result: a host value of this form (`Float` or `Struct`), or a stream.
@@ -54,6 +56,7 @@ fn constant(module: &Module, param: &Param) -> Result<HostParam, String> {
         Type::Scalar(Scalar::Int) => HostParam::Int(1),
         Type::Vector(Scalar::Int, n) => HostParam::Int(*n),
         Type::Scalar(Scalar::Bool) => HostParam::Bool,
+        Type::Matrix { rows, cols } => HostParam::Matrix(*rows, *cols),
         Type::Struct(id) => {
             let def = module.struct_def(*id);
             let floats = struct_floats(module, &param.ty).ok_or_else(|| {

@@ -448,10 +448,14 @@ fn run(
         .functions
         .get(kernel.0 as usize)
         .ok_or(CpuError::UnknownFunction(kernel.0))?;
-    if func.kind != FunctionKind::Kernel {
+    if func.kind != FunctionKind::Kernel || func.ret != Type::Void {
+        // A kernel returning a value is only called by kernels (inlined by the front end).
         return Err(CpuError::WrongFunctionKind {
             name: func.name.clone(),
-            kind: kind_name(func.kind),
+            kind: match func.kind {
+                FunctionKind::Kernel => "kernel returning a value, which only kernels call",
+                k => kind_name(k),
+            },
             wanted: "kernel",
         });
     }

@@ -45,6 +45,12 @@ pub fn generate_kernel(
     if func.kind != FunctionKind::Kernel {
         return Err(GenError::NotAKernel(func.name.clone()));
     }
+    if func.ret != Type::Void {
+        return Err(GenError::Unsupported(format!(
+            "kernel `{}` returns a value: only other kernels can call it",
+            func.name
+        )));
+    }
     if variant.params.len() != func.params.len() {
         return Err(GenError::VariantMismatch {
             kernel: func.name.clone(),

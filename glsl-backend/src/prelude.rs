@@ -28,6 +28,11 @@ pub enum Helper {
     GatherRound,
     /// Brook's whole gather index rule (rounding and clamp) on a `vec4` index.
     GatherIndex,
+    /// Cg's `c ? a : b` with a `bool` vector `c`: component by component (GLSL 3.30 has no
+    /// `mix` on booleans, and `mix` on floats is not exact with infinities).
+    Select,
+    /// Cg `pack_4ubyte` / `unpack_4ubyte`: four unit floats as the bytes of one float's bits.
+    Pack4ubyte,
 }
 
 /// The set of helpers one shader uses.
@@ -93,7 +98,28 @@ fn helper_source(helper: Helper) -> String {
             )
         }
         Helper::GatherIndex => GATHER_INDEX.to_string(),
+        Helper::Select => select_source(),
+        Helper::Pack4ubyte => PACK_4UBYTE.to_string(),
     }
+}
+
+fn select_source() -> String {
+    let mut s =
+        String::from("// Cg's ?: with a bool vector condition: each component from its side.\n");
+    for prefix in ["", "i", "b"] {
+        for n in 2..=4 {
+            let t = format!("{prefix}vec{n}");
+            let parts: Vec<String> = ["x", "y", "z", "w"][..n]
+                .iter()
+                .map(|c| format!("c.{c} ? a.{c} : b.{c}"))
+                .collect();
+            s.push_str(&format!(
+                "{t} brook_select(bvec{n} c, {t} a, {t} b) {{ return {t}({}); }}\n",
+                parts.join(", ")
+            ));
+        }
+    }
+    s
 }
 
 fn overloads(comment: &str, one: impl Fn(&str, usize) -> String) -> String {
@@ -142,6 +168,22 @@ ivec4 brook_unlinearize(int linear, ivec4 extent) {
 // The texel holding an element.
 ivec2 brook_texel(ivec4 index, ivec4 extent, int width) {
     return brook_texel_at(brook_linearize(index, extent), width);
+}
+";
+
+/// The bytes are moved as bits (`uintBitsToFloat`), never through float arithmetic, so every
+/// pattern survives that the texture keeps.
+const PACK_4UBYTE: &str = "\
+// Cg pack_4ubyte: each component saturated, scaled to 0..255 and rounded, .x in the lowest
+// byte; the four bytes are the bits of the result.
+float brook_pack_4ubyte(vec4 v) {
+    uvec4 b = uvec4(floor(clamp(v, 0.0, 1.0) * 255.0 + 0.5));
+    return uintBitsToFloat(b.x | (b.y << 8) | (b.z << 16) | (b.w << 24));
+}
+// Cg unpack_4ubyte: the four bytes of the bits, lowest first, each divided by 255.
+vec4 brook_unpack_4ubyte(float f) {
+    uint u = floatBitsToUint(f);
+    return vec4(uvec4(u, u >> 8, u >> 16, u >> 24) & 255u) / 255.0;
 }
 ";
 

@@ -295,12 +295,36 @@ pub fn builtin(b: Builtin, args: &[Value]) -> Result<Value, CpuError> {
             ]))
         }
         Mul => mul(arg(args, 0)?, arg(args, 1)?),
+        Pack4ubyte => {
+            let (x, n) = floats(arg(args, 0)?)?;
+            if n != 4 {
+                return Err(bad("pack_4ubyte() takes a float4"));
+            }
+            Ok(Value::float(pack_4ubyte(x)))
+        }
+        Unpack4ubyte => {
+            let (x, _) = floats(arg(args, 0)?)?;
+            Ok(Value::floats(&unpack_4ubyte(x[0])))
+        }
         Frexp | Modf => Err(CpuError::Unsupported(format!(
             "{}() without an assignable second argument",
             b.name()
         ))),
         _ => Err(bad(format!("{}() on these arguments", b.name()))),
     }
+}
+
+/// Cg's `pack_4ubyte`: each component saturated, scaled to 0..255 and rounded (halves up),
+/// `.x` in the lowest byte; the four bytes are the bits of the result.
+pub fn pack_4ubyte(v: [f32; 4]) -> f32 {
+    let byte = |x: f32| (fmin(fmax(x, 0.0), 1.0) * 255.0 + 0.5).floor() as u32;
+    f32::from_bits(v.iter().rev().fold(0, |bits, &x| (bits << 8) | byte(x)))
+}
+
+/// Cg's `unpack_4ubyte`: the four bytes of `f`'s bits, lowest first, each divided by 255.
+pub fn unpack_4ubyte(f: f32) -> [f32; 4] {
+    let bits = f.to_bits();
+    [0, 8, 16, 24].map(|shift| ((bits >> shift) & 0xff) as f32 / 255.0)
 }
 
 /// Cg's `mul`: matrix × column vector (`result[i] = dot(m[i], v)`), row vector × matrix

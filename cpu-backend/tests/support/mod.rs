@@ -187,7 +187,8 @@ pub fn bi(b: Builtin, args: Vec<Expr>) -> Expr {
     use Builtin::*;
     let first = args.first().map(|a| a.ty.clone()).unwrap_or(Type::FLOAT);
     let ty = match b {
-        Dot | Length | Distance => Type::FLOAT,
+        Dot | Length | Distance | Pack4ubyte => Type::FLOAT,
+        Unpack4ubyte => fvec(4),
         All | Any => Type::BOOL,
         IsNan | IsInf | IsFinite => Type::vector(Scalar::Bool, width_of(&first)),
         Mul => match (&args[0].ty, &args[1].ty) {

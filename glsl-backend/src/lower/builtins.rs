@@ -61,6 +61,14 @@ pub fn lower_builtin(
             prelude.require(Helper::Frexp);
             call("brook_frexp", args)
         }
+        Pack4ubyte => {
+            prelude.require(Helper::Pack4ubyte);
+            call("brook_pack_4ubyte", args)
+        }
+        Unpack4ubyte => {
+            prelude.require(Helper::Pack4ubyte);
+            call("brook_unpack_4ubyte", args)
+        }
     })
 }
 

@@ -53,12 +53,15 @@ impl FunctionLowering<'_> {
                 cond,
                 accept,
                 reject,
-            } => format!(
-                "({} ? {} : {})",
-                self.expr(cond)?,
-                self.expr(accept)?,
-                self.expr(reject)?
-            ),
+            } => {
+                let (c, a, b) = (self.expr(cond)?, self.expr(accept)?, self.expr(reject)?);
+                if matches!(cond.ty, Type::Vector(..)) {
+                    self.prelude.require(Helper::Select);
+                    format!("brook_select({c}, {a}, {b})")
+                } else {
+                    format!("({c} ? {a} : {b})")
+                }
+            }
             ExprKind::Convert(x) => format!("{}({})", glsl_type(self.module, &e.ty), self.expr(x)?),
             ExprKind::Construct(parts) => {
                 let parts = parts
@@ -237,6 +240,12 @@ pub(super) fn binary_text(
         Some(_) => format!("{name}({}, {})", splat(a, at), splat(b, bt)),
         None => format!("({a} {sym} {b})"),
     };
+    if let (And | Or, Some(n)) = (op, vector_width) {
+        // Cg's component-wise `&&`, `||` on bool vectors (of one width: the front end
+        // splats), through 0/1 integers; GLSL has them only on scalars.
+        let sym = if op == And { "&" } else { "|" };
+        return format!("bvec{n}(uvec{n}({a}) {sym} uvec{n}({b}))");
+    }
     match op {
         Add => format!("({a} + {b})"),
         Sub => format!("({a} - {b})"),
