@@ -339,3 +339,123 @@ fn glsl_and_check_describe_the_program() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("usage:"), "{}", stderr(&o));
 }
+
+/// A fresh cache directory (XDG_CACHE_HOME) for one test.
+fn fresh_cache(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs saxpy.br on the CPU with `XDG_CACHE_HOME=cache`; its output must be saxpy's own.
+fn saxpy_in(cache: &Path) -> Output {
+    let o =
+        run(brcc(&["run", &program("saxpy.br"), "--backend", "cpu"]).env("XDG_CACHE_HOME", cache));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(words(&stdout(&o))[..2], ["0.50", "2.50"], "{}", stdout(&o));
+    o
+}
+
+/// The one build entry under `cache`: its library and digest.
+fn entry(cache: &Path) -> (PathBuf, PathBuf) {
+    let dirs: Vec<PathBuf> = std::fs::read_dir(cache.join("brook"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(dirs.len(), 1, "{dirs:?}");
+    (dirs[0].join("program.so"), dirs[0].join("program.so.sha3"))
+}
+
+/// A library that announces itself if anything loads it, as another user might plant.
+fn planted_library(at: &Path) {
+    let src = at.with_extension("planted.cpp");
+    std::fs::write(
+        &src,
+        "#include <cstdio>\n__attribute__((constructor)) static void hi() { std::puts(\"PLANTED\"); }\n\
+         extern \"C\" int brook_user_main(int, char**) { std::puts(\"PLANTED\"); return 0; }\n",
+    )
+    .unwrap();
+    let status = Command::new("c++")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(at)
+        .arg(&src)
+        .status()
+        .expect("a C++ compiler");
+    assert!(status.success());
+}
+
+fn sha3_hex(path: &Path) -> String {
+    use sha3::Digest;
+    sha3::Sha3_256::digest(std::fs::read(path).unwrap())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[test]
+fn the_build_cache_is_owner_only_and_a_replaced_or_corrupt_entry_is_rebuilt() {
+    use std::os::unix::fs::PermissionsExt;
+    let cache = fresh_cache("cache-planted");
+    saxpy_in(&cache);
+    let (library, digest) = entry(&cache);
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&cache.join("brook")), 0o700);
+    assert_eq!(mode(library.parent().unwrap()), 0o700);
+    assert_eq!(mode(&library) & 0o077, 0);
+    // A library swapped in (its digest no longer matches): rebuilt, never loaded.
+    planted_library(&library);
+    let o = saxpy_in(&cache);
+    assert!(!stdout(&o).contains("PLANTED"), "{}", stdout(&o));
+    assert_eq!(
+        sha3_hex(&library),
+        std::fs::read_to_string(&digest).unwrap()
+    );
+    // A truncated library: rebuilt, not failed on.
+    std::fs::write(&library, b"\x7fELF").unwrap();
+    saxpy_in(&cache);
+    assert_eq!(
+        sha3_hex(&library),
+        std::fs::read_to_string(&digest).unwrap()
+    );
+}
+
+#[test]
+fn a_cache_others_can_write_or_own_is_not_used() {
+    use std::os::unix::fs::PermissionsExt;
+    let cache = fresh_cache("cache-shared");
+    saxpy_in(&cache);
+    let (library, digest) = entry(&cache);
+    // A planted library whose digest matches, in a cache directory anyone may write to.
+    planted_library(&library);
+    std::fs::write(&digest, sha3_hex(&library)).unwrap();
+    let root = cache.join("brook");
+    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let o = saxpy_in(&cache);
+    assert!(!stdout(&o).contains("PLANTED"), "{}", stdout(&o));
+    let warning = format!(
+        "not using the build cache `{}`: is writable by other users (mode 777)",
+        root.display()
+    );
+    assert!(stderr(&o).contains(&warning), "{}", stderr(&o));
+    // The same entry owned by another user (only root can arrange that).
+    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o700)).unwrap();
+    if std::os::unix::fs::chown(&library, Some(65534), None).is_ok() {
+        std::os::unix::fs::chown(&digest, Some(65534), None).unwrap();
+        let o = saxpy_in(&cache);
+        assert!(!stdout(&o).contains("PLANTED"), "{}", stdout(&o));
+    }
+}
+
+#[test]
+fn without_a_cache_directory_builds_go_to_a_private_temporary_directory_that_is_removed() {
+    let tmp = fresh_cache("cache-none-tmp");
+    let o = run(brcc(&["run", &program("saxpy.br"), "--backend", "cpu"])
+        .env_remove("XDG_CACHE_HOME")
+        .env_remove("HOME")
+        .env("TMPDIR", &tmp));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(words(&stdout(&o))[..2], ["0.50", "2.50"]);
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+}

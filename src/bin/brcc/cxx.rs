@@ -1,12 +1,14 @@
 //! The system C++ compiler: found on PATH (or `CXX`), run once per distinct program. Builds
-//! are cached under `$XDG_CACHE_HOME/brook` (else `~/.cache/brook`), keyed by a hash of the
-//! generated source, the header, the compiler command and brcc's version, so running a
-//! program again costs no compilation.
+//! are kept in the private build cache ([`crate::cache`]), keyed by a hash of the generated
+//! source, the header, the compiler command and brcc's version, so running a program again
+//! costs no compilation.
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use crate::cache::{self, Cache};
 
 /// `include/brook.hpp`, which every generated file includes.
 pub const HEADER: &str = include_str!("../../../include/brook.hpp");
@@ -51,8 +53,9 @@ impl Compiler {
             })
     }
 
-    /// The shared library built from `cpp`, from the cache when it was built before.
-    pub fn build(&self, cpp: &str) -> Result<PathBuf, String> {
+    /// The shared library built from `cpp`, from the cache when it was built before and is
+    /// intact (see [`cache::verified`]).
+    pub fn build(&self, cpp: &str, cache: &Cache) -> Result<PathBuf, String> {
         let mut hasher = DefaultHasher::new();
         (
             cpp,
@@ -63,13 +66,16 @@ impl Compiler {
             FLAGS,
         )
             .hash(&mut hasher);
-        let dir = cache_root().join(format!("brcc-{:016x}", hasher.finish()));
+        let dir = cache.entry(&format!("brcc-{:016x}", hasher.finish()))?;
         let library = dir.join("program.so");
-        if library.is_file() {
+        if cache::verified(&library) {
             return Ok(library);
         }
-        write_with_header(&dir.join("program.cpp"), cpp)
-            .map_err(|e| format!("could not write the build cache: {e}"))?;
+        for (name, text) in [(brook_build::HEADER_NAME, HEADER), ("program.cpp", cpp)] {
+            let path = dir.join(name);
+            cache::write_private(&path, text.as_bytes())
+                .map_err(|e| format!("could not write `{}`: {e}", path.display()))?;
+        }
         // Build under a name of our own, then rename: concurrent runs never see half a file.
         let partial = dir.join(format!("program.so.{}", std::process::id()));
         let output = Command::new(&self.program)
@@ -95,8 +101,7 @@ impl Compiler {
                 String::from_utf8_lossy(&output.stderr)
             ));
         }
-        std::fs::rename(&partial, &library)
-            .map_err(|e| format!("could not store the built program: {e}"))?;
+        cache::store(&partial, &library)?;
         Ok(library)
     }
 }
@@ -120,13 +125,4 @@ fn on_path(name: &str) -> Option<PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH")?)
         .map(|dir| dir.join(name))
         .find(|p| p.is_file())
-}
-
-fn cache_root() -> PathBuf {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    base.join("brook")
 }

@@ -9,8 +9,15 @@ use brook::Runtime;
 
 type UserMain = unsafe extern "C" fn(c_int, *mut *mut c_char) -> c_int;
 
-/// Runs the program in `library` with `argv` = [`file`, `args`…] on `runtime`.
-pub fn run(library: &Path, file: &str, args: &[String], runtime: Runtime) -> Result<i32, String> {
+/// Runs the program in `library` with `argv` = [`file`, `args`…] on `runtime`; `loaded`
+/// runs once the library is in memory (a temporary build directory can go then).
+pub fn run(
+    library: &Path,
+    file: &str,
+    args: &[String],
+    runtime: Runtime,
+    loaded: impl FnOnce(),
+) -> Result<i32, String> {
     capi::keep_linked();
     capi::install_runtime(runtime);
     let argv: Vec<CString> = std::iter::once(file)
@@ -21,8 +28,13 @@ pub fn run(library: &Path, file: &str, args: &[String], runtime: Runtime) -> Res
     pointers.push(std::ptr::null_mut());
     // SAFETY: the library is one brcc just built from generated code; its initialisers only
     // set up the program's statics.
-    let lib = unsafe { libloading::Library::new(library) }
-        .map_err(|e| format!("could not load the built program: {e}"))?;
+    let lib = unsafe { libloading::Library::new(library) }.map_err(|e| {
+        format!(
+            "could not load the built program `{}`: {e}",
+            library.display()
+        )
+    })?;
+    loaded();
     // SAFETY: generated code defines `brook_user_main` with exactly this signature.
     let code = unsafe {
         let main: libloading::Symbol<UserMain> = lib

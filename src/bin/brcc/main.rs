@@ -12,6 +12,7 @@
 //! C++ calling the runtime's C ABI, compiled by the system C++ compiler into a shared library
 //! that `run` loads into this process, whose exported `brook_*` symbols it links against.
 
+mod cache;
 mod cli;
 mod cxx;
 mod glsl;
@@ -89,10 +90,11 @@ fn execute(command: Command) -> Result<ExitCode, String> {
             }
             .map_err(|e| format!("brcc: error: {e}"))?;
             let compiler = cxx::Compiler::find().map_err(|e| format!("brcc: error: {e}"))?;
+            let cache = cache::Cache::open().map_err(|e| format!("brcc: error: {e}"))?;
             let library = compiler
-                .build(&cpp)
+                .build(&cpp, &cache)
                 .map_err(|e| format!("brcc: error: {e}"))?;
-            let code = launch::run(&library, &file, &args, runtime)
+            let code = launch::run(&library, &file, &args, runtime, || drop(cache))
                 .map_err(|e| format!("brcc: error: {e}"))?;
             Ok(ExitCode::from(code as u8))
         }
