@@ -150,16 +150,23 @@ template <class T> struct components { enum { value = sizeof(T) / 4 }; };
 
 // ---------------------------------------------------------------- programs and streams
 
-// The kernels of one .br file, compiled on the current runtime at first use.
+// The kernels of one .br file, compiled on the current runtime at first use. Nothing here
+// calls the runtime before `get`: file-scope streams and programs are constructed while the
+// program is being loaded, when the runtime must not be called (brcc reports a call then).
 class program {
-    BrookProgram* handle_;
+    const char* source_;
+    const char* name_;
+    mutable BrookProgram* handle_;
     program(const program&);
     program& operator=(const program&);
 
 public:
-    program(const char* source, const char* name) : handle_(brook_program_new(source, name)) {}
+    program(const char* source, const char* name) : source_(source), name_(name), handle_(0) {}
     ~program() { brook_program_free(handle_); }
-    BrookProgram* get() const { return handle_; }
+    BrookProgram* get() const {
+        if (!handle_) handle_ = brook_program_new(source_, name_);
+        return handle_;
+    }
 };
 
 // Stream extents (first dimension first), evaluated at run time.
@@ -190,7 +197,14 @@ struct stream_domain {
 };
 
 class stream {
-    BrookStream* handle_;
+    // The runtime's stream, made at the first `get` for a stream declared lazily (at file
+    // scope), at once otherwise; the rest is what making it takes.
+    mutable BrookStream* handle_;
+    const program* program_;
+    const char* type_name_;
+    extent_list extents_;
+    unsigned iter_components_;  // non-zero: an iterator stream over [start, end)
+    float start_[4], end_[4];
     stream(const stream&);
     stream& operator=(const stream&);
 
@@ -207,14 +221,41 @@ class stream {
 
 public:
     // `T s<e0, e1, …>;`
-    stream(const BrookProgram* program, const char* type_name, const extent_list& e)
-        : handle_(brook_stream_new(program, type_name, e.values, e.rank)) {}
-    explicit stream(BrookStream* handle) : handle_(handle) {}
+    stream(const program& p, const char* type_name, const extent_list& e, bool lazy = false)
+        : handle_(0), program_(&p), type_name_(type_name), extents_(e), iter_components_(0) {
+        if (!lazy) get();
+    }
+    // `iter T s<…> = iter(start, end);` (`start` and `end` hold 4 floats)
+    stream(unsigned components, const extent_list& e, const float* start, const float* end,
+           bool lazy)
+        : handle_(0), program_(0), type_name_(0), extents_(e), iter_components_(components) {
+        std::memcpy(start_, start, sizeof start_);
+        std::memcpy(end_, end, sizeof end_);
+        if (!lazy) get();
+    }
 #if __cplusplus >= 201103L
-    stream(stream&& other) : handle_(other.handle_) { other.handle_ = 0; }
+    stream(stream&& o)
+        : handle_(o.handle_), program_(o.program_), type_name_(o.type_name_),
+          extents_(o.extents_), iter_components_(o.iter_components_) {
+        std::memcpy(start_, o.start_, sizeof start_);
+        std::memcpy(end_, o.end_, sizeof end_);
+        o.handle_ = 0;
+        o.program_ = 0;
+        o.iter_components_ = 0;
+    }
 #endif
     ~stream() { brook_stream_free(handle_); }
-    const BrookStream* get() const { return handle_; }
+    const BrookStream* get() const {
+        if (!handle_) {
+            if (iter_components_)
+                handle_ = brook_iter_new(iter_components_, extents_.values, extents_.rank,
+                                         start_, end_);
+            else if (program_)
+                handle_ = brook_stream_new(program_->get(), type_name_, extents_.values,
+                                           extents_.rank);
+        }
+        return handle_;
+    }
 
     stream_domain domain(int lo, int hi) const { return make_domain(&lo, &hi, 1); }
     stream_domain domain(const int2& lo, const int2& hi) const {
@@ -230,11 +271,11 @@ public:
 
 // `iter T s<…> = iter(start, end);`
 template <class T>
-stream iter_stream(const extent_list& e, const T& start, const T& end) {
+stream iter_stream(const extent_list& e, const T& start, const T& end, bool lazy = false) {
     float a[4] = {0, 0, 0, 0}, b[4] = {0, 0, 0, 0};
     lanes(start, a);
     lanes(end, b);
-    return stream(brook_iter_new(components<T>::value, e.values, e.rank, a, b));
+    return stream(components<T>::value, e, a, b, lazy);
 }
 
 // ---------------------------------------------------------------- kernel calls
@@ -307,26 +348,26 @@ inline std::vector<BrookArg> abi(std::initializer_list<arg> args) {
     return out;
 }
 
-inline void run(const BrookProgram* program, const char* kernel, std::initializer_list<arg> args) {
+inline void run(const program& p, const char* kernel, std::initializer_list<arg> args) {
     std::vector<BrookArg> a = abi(args);
-    brook_kernel_run(program, kernel, a.empty() ? 0 : &a[0], a.size());
+    brook_kernel_run(p.get(), kernel, a.empty() ? 0 : &a[0], a.size());
 }
 
 // `reduction(s, result)` with `result` a host variable (a float..float4 or a struct of floats).
 template <class T>
-void reduce_to_value(const BrookProgram* program, const char* reduction, const stream& input,
+void reduce_to_value(const program& p, const char* reduction, const stream& input,
                      T& result, std::initializer_list<arg> args) {
     std::vector<BrookArg> a = abi(args);
-    brook_reduce_value(program, reduction, input.get(), a.empty() ? 0 : &a[0], a.size(),
+    brook_reduce_value(p.get(), reduction, input.get(), a.empty() ? 0 : &a[0], a.size(),
                        reinterpret_cast<float*>(&result), sizeof(T) / sizeof(float));
 }
 
 // `reduction(s, result)` with `result` a smaller stream.
-inline void reduce_to_stream(const BrookProgram* program, const char* reduction,
+inline void reduce_to_stream(const program& p, const char* reduction,
                              const stream& input, const stream& result,
                              std::initializer_list<arg> args) {
     std::vector<BrookArg> a = abi(args);
-    brook_reduce_stream(program, reduction, input.get(), a.empty() ? 0 : &a[0], a.size(),
+    brook_reduce_stream(p.get(), reduction, input.get(), a.empty() ? 0 : &a[0], a.size(),
                         result.get());
 }
 

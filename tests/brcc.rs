@@ -335,9 +335,82 @@ fn glsl_and_check_describe_the_program() {
         "{}",
         stdout(&o)
     );
+}
+
+#[test]
+fn every_subcommand_has_help_and_bad_arguments_are_named() {
+    for sub in ["run", "cpp", "glsl", "check", "completions"] {
+        let o = run(brcc(&[sub, "--help"]));
+        assert!(o.status.success(), "{sub}: {}", stderr(&o));
+        assert!(
+            stdout(&o).contains(&format!("Usage: brcc {sub}")),
+            "{sub}: {}",
+            stdout(&o)
+        );
+    }
     let o = run(brcc(&["frobnicate"]));
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("usage:"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("unrecognized subcommand 'frobnicate'"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(brcc(&["run", "a.br", "--timeout", "soon"]));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("invalid value 'soon' for '--timeout <SECONDS>'"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(brcc(&["completions", "bash"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("complete -F _brcc"), "{}", stdout(&o));
+}
+
+#[test]
+fn timeout_ends_a_hung_program_with_a_message() {
+    let path = scratch(
+        "forever.br",
+        "#include <stdio.h>\nkernel void k(float a<>, out float r<>) { float x = a; while (x >= 0.0) { x = x + 1.0; } r = x; }
+         int main() { float a<4>, r<4>; float d[4] = {1, 2, 3, 4}; printf(\"started\\n\"); streamRead(a, d); k(a, r); return 0; }\n",
+    );
+    let started = std::time::Instant::now();
+    let o = run(brcc(&[
+        "run",
+        &path,
+        "--backend",
+        "cpu",
+        "--timeout",
+        "1.5",
+    ]));
+    assert_eq!(o.status.code(), Some(124), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "started\n");
+    assert!(
+        stderr(&o).contains("forever.br` did not finish within 1.5 s (--timeout); stopped"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(started.elapsed().as_secs() < 60);
+}
+
+#[test]
+fn a_static_initialiser_calling_the_runtime_is_an_error_not_a_hang() {
+    let path = scratch(
+        "early.br",
+        "kernel void k(float a<>, out float r<>) { r = a; }
+float s<4>;
+float data[4];
+         static int early = (streamRead(s, data), 0);
+int main() { return early; }
+",
+    );
+    let o = run(brcc(&["run", &path, "--backend", "cpu", "--timeout", "60"]));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("called the Brook runtime while it was being loaded"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// A fresh cache directory (XDG_CACHE_HOME) for one test.

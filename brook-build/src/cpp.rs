@@ -55,7 +55,7 @@ pub fn translate(program: &Program) -> Result<String, Diagnostics> {
     out.push_str(";\n");
     let _ = writeln!(
         out,
-        "static BrookProgram* __brook_program() {{\n    static ::brook::program p(__brook_kernels, {file});\n    return p.get();\n}}"
+        "static const ::brook::program& __brook_program() {{\n    static ::brook::program p(__brook_kernels, {file});\n    return p;\n}}"
     );
     let mut has_main = false;
     for (i, item) in program.items.iter().enumerate() {
@@ -254,8 +254,11 @@ fn rewrite(program: &Program, i: usize, is_main: bool) -> String {
     let toks = &program.tokens;
     let item = &program.items[i];
     let mut edits: Vec<(std::ops::Range<usize>, String)> = Vec::new();
+    // File-scope streams are made at first use: their constructors run while the program
+    // is being loaded, when the runtime must not be called.
+    let file_scope = matches!(item.kind, ItemKind::Global { .. });
     for decl in &program.stream_decls[i] {
-        edits.extend(stream_edits(program, decl));
+        edits.extend(stream_edits(program, decl, file_scope));
     }
     if is_main {
         if let Some(p) = item.tokens.clone().find(|&k| toks[k].is(src, "(")) {
@@ -274,12 +277,17 @@ fn rewrite(program: &Program, i: usize, is_main: bool) -> String {
     out
 }
 
-fn stream_edits(program: &Program, decl: &StreamDecl) -> Vec<(std::ops::Range<usize>, String)> {
+fn stream_edits(
+    program: &Program,
+    decl: &StreamDecl,
+    lazy: bool,
+) -> Vec<(std::ops::Range<usize>, String)> {
     let src = &program.source;
     let toks = &program.tokens;
     let bytes = |r: &std::ops::Range<usize>| toks[r.start].span.start..toks[r.end - 1].span.end;
     let mut edits = vec![(bytes(&decl.head), "::brook::stream".to_string())];
     let ty = &decl.type_name;
+    let lazy = if lazy { ", true" } else { "" };
     for d in &decl.declarators {
         let extents = d
             .extents
@@ -290,13 +298,13 @@ fn stream_edits(program: &Program, decl: &StreamDecl) -> Vec<(std::ops::Range<us
         let text = match (&d.iter, d.extents.is_empty()) {
             (_, true) => format!("&{}", d.name),
             (Some((a, b)), false) => format!(
-                "{}(::brook::iter_stream<{ty}>(::brook::extents({extents}), ({}), ({})))",
+                "{}(::brook::iter_stream<{ty}>(::brook::extents({extents}), ({}), ({}){lazy}))",
                 d.name,
                 &src[a.clone()],
                 &src[b.clone()]
             ),
             (None, false) => format!(
-                "{}(__brook_program(), {}, ::brook::extents({extents}))",
+                "{}(__brook_program(), {}, ::brook::extents({extents}){lazy})",
                 d.name,
                 c_string(ty)
             ),

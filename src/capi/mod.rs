@@ -18,7 +18,7 @@ mod stream;
 
 pub use kernel::{brook_kernel_run, BrookArg};
 pub use reduce::{brook_reduce_stream, brook_reduce_value};
-pub use runtime::{brook_finish, brook_flush_stdout, install_runtime, take_runtime};
+pub use runtime::{brook_finish, brook_flush_stdout, install_runtime, set_loading, take_runtime};
 pub use stream::{
     brook_iter_new, brook_program_free, brook_program_new, brook_stream_free,
     brook_stream_gather_op, brook_stream_new, brook_stream_print, brook_stream_read,

@@ -2,10 +2,11 @@
 //! took them (001 §4, appendix A).
 //!
 //! ```text
-//! brcc run FILE.br [--backend gl|cpu] [-- ARGS…]   compile and run; the program's exit status
-//! brcc cpp FILE.br [-o OUT.cpp]                     the generated C++ (and brook.hpp beside it)
-//! brcc glsl FILE.br                                 every kernel's GLSL passes
-//! brcc check FILE.br                                diagnostics only
+//! brcc run FILE.br [--backend gl|cpu] [--timeout S] [-- ARGS…]   compile and run
+//! brcc cpp FILE.br [-o OUT.cpp]      the generated C++ (and brook.hpp beside it)
+//! brcc glsl FILE.br                  every kernel's GLSL passes
+//! brcc check FILE.br                 diagnostics only
+//! brcc completions SHELL             a shell completion script
 //! ```
 //!
 //! Kernels go through the front end (diagnostics at the original lines); host code becomes
@@ -22,17 +23,14 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use brook_build::Program;
+use clap::{CommandFactory, Parser};
 use cli::Command;
 
 fn main() -> ExitCode {
-    let command = match cli::parse(std::env::args().skip(1).collect()) {
-        Ok(c) => c,
-        Err(message) => {
-            eprintln!("brcc: {message}\n\n{}", cli::USAGE);
-            return ExitCode::from(2);
-        }
-    };
-    match execute(command) {
+    // clap prints help and version to stdout (status 0) and usage errors naming the bad
+    // argument to stderr (status 2).
+    let cli = cli::Cli::parse();
+    match execute(cli.command) {
         Ok(code) => code,
         Err(message) => {
             eprintln!("{}", message.trim_end());
@@ -43,12 +41,11 @@ fn main() -> ExitCode {
 
 fn execute(command: Command) -> Result<ExitCode, String> {
     match command {
-        Command::Help => {
-            println!("{}", cli::USAGE);
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Version => {
-            println!("brcc {}", env!("CARGO_PKG_VERSION"));
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut cli::Cli::command(), "brcc", &mut script);
+            // A closed pipe (`| head`) is not an error worth a message.
+            let _ = std::io::Write::write_all(&mut std::io::stdout(), &script);
             Ok(ExitCode::SUCCESS)
         }
         Command::Check { file } => {
@@ -64,21 +61,18 @@ fn execute(command: Command) -> Result<ExitCode, String> {
         Command::Cpp { file, output } => {
             let cpp = translate(&load(&file)?)?;
             // Like the original: `foo.br` becomes `foo.cpp` in the current directory.
-            let output: PathBuf = output.map_or_else(
-                || {
-                    Path::new(&file)
-                        .with_extension("cpp")
-                        .file_name()
-                        .map_or("out.cpp".into(), PathBuf::from)
-                },
-                PathBuf::from,
-            );
+            let output: PathBuf = output.unwrap_or_else(|| {
+                file.with_extension("cpp")
+                    .file_name()
+                    .map_or("out.cpp".into(), PathBuf::from)
+            });
             cxx::write_with_header(&output, &cpp).map_err(|e| format!("brcc: error: {e}"))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Run {
             file,
             backend,
+            timeout,
             args,
         } => {
             let program = load(&file)?;
@@ -94,7 +88,10 @@ fn execute(command: Command) -> Result<ExitCode, String> {
             let library = compiler
                 .build(&cpp, &cache)
                 .map_err(|e| format!("brcc: error: {e}"))?;
-            let code = launch::run(&library, &file, &args, runtime, || drop(cache))
+            if let Some(seconds) = timeout {
+                launch::watchdog(&program.file_name, seconds);
+            }
+            let code = launch::run(&library, &program.file_name, &args, runtime, || drop(cache))
                 .map_err(|e| format!("brcc: error: {e}"))?;
             Ok(ExitCode::from(code as u8))
         }
@@ -102,10 +99,10 @@ fn execute(command: Command) -> Result<ExitCode, String> {
 }
 
 /// Reads and checks a `.br` file; errors are rendered with the original lines.
-fn load(file: &str) -> Result<Program, String> {
+fn load(file: &Path) -> Result<Program, String> {
     let source = std::fs::read_to_string(file)
-        .map_err(|e| format!("brcc: error: could not read `{file}`: {e}"))?;
-    Program::parse(&source, file).map_err(|d| d.render())
+        .map_err(|e| format!("brcc: error: could not read `{}`: {e}", file.display()))?;
+    Program::parse(&source, &file.display().to_string()).map_err(|d| d.render())
 }
 
 fn translate(program: &Program) -> Result<String, String> {
