@@ -9,11 +9,16 @@
 #define BROOK_HPP
 
 #include <cstddef>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
 #include <vector>
+// What the original's header brought in, so programs may call printf, fabsf, sqrtf, rand,
+// memset, … without including the C headers themselves (the C forms: global names).
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 extern "C" {
 typedef struct BrookProgram BrookProgram;
