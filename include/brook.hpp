@@ -33,6 +33,7 @@ typedef struct BrookArg {
 } BrookArg;
 
 BrookProgram* brook_program_new(const char* source, const char* name);
+int brook_program_defines(const BrookProgram* program, const char* type_name);
 void brook_program_free(BrookProgram* program);
 BrookStream* brook_stream_new(const BrookProgram* program, const char* type_name,
                               const long long* extents, size_t rank);
@@ -158,19 +159,46 @@ template <class T> struct components { enum { value = sizeof(T) / 4 }; };
 // The kernels of one .br file, compiled on the current runtime at first use. Nothing here
 // calls the runtime before `get`: file-scope streams and programs are constructed while the
 // program is being loaded, when the runtime must not be called (brcc reports a call then).
+class program;
+// Every program of the files linked together (one per .br file), so that a stream declared in
+// one file may have an element type another file's kernels define.
+inline program*& program_list() {
+    static program* head = 0;
+    return head;
+}
+
 class program {
     const char* source_;
     const char* name_;
     mutable BrookProgram* handle_;
+    program* next_;
     program(const program&);
     program& operator=(const program&);
 
 public:
-    program(const char* source, const char* name) : source_(source), name_(name), handle_(0) {}
-    ~program() { brook_program_free(handle_); }
+    program(const char* source, const char* name)
+        : source_(source), name_(name), handle_(0), next_(program_list()) {
+        program_list() = this;
+    }
+    ~program() {
+        for (program** p = &program_list(); *p; p = &(*p)->next_)
+            if (*p == this) {
+                *p = next_;
+                break;
+            }
+        brook_program_free(handle_);
+    }
     BrookProgram* get() const {
         if (!handle_) handle_ = brook_program_new(source_, name_);
         return handle_;
+    }
+    // The program defining element type `type_name`: this one, else another linked one (else
+    // this one, and the runtime reports the unknown type).
+    const BrookProgram* defining(const char* type_name) const {
+        if (brook_program_defines(get(), type_name)) return get();
+        for (const program* p = program_list(); p; p = p->next_)
+            if (p != this && brook_program_defines(p->get(), type_name)) return p->get();
+        return get();
     }
 };
 
@@ -256,8 +284,8 @@ public:
                 handle_ = brook_iter_new(iter_components_, extents_.values, extents_.rank,
                                          start_, end_);
             else if (program_)
-                handle_ = brook_stream_new(program_->get(), type_name_, extents_.values,
-                                           extents_.rank);
+                handle_ = brook_stream_new(program_->defining(type_name_), type_name_,
+                                           extents_.values, extents_.rank);
         }
         return handle_;
     }

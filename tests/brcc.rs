@@ -310,7 +310,7 @@ fn cpp_writes_the_translation_and_its_header() {
     assert!(o.status.success(), "{}", stderr(&o));
     let cpp = std::fs::read_to_string(&out).unwrap();
     assert!(
-        cpp.contains("static void saxpy(float a, const ::brook::stream_arg& x"),
+        cpp.contains("void saxpy(float a, const ::brook::stream_arg& x"),
         "{cpp}"
     );
     assert!(
@@ -437,7 +437,13 @@ fn entry(cache: &Path) -> (PathBuf, PathBuf) {
         .map(|e| e.unwrap().path())
         .collect();
     assert_eq!(dirs.len(), 1, "{dirs:?}");
-    (dirs[0].join("program.so"), dirs[0].join("program.so.sha3"))
+    let library = std::fs::read_dir(&dirs[0])
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "so"))
+        .expect("a built library");
+    let digest = library.with_extension("so.sha3");
+    (library, digest)
 }
 
 /// A library that announces itself if anything loads it, as another user might plant.
@@ -531,4 +537,135 @@ fn without_a_cache_directory_builds_go_to_a_private_temporary_directory_that_is_
     assert_eq!(words(&stdout(&o))[..2], ["0.50", "2.50"]);
     let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
     assert!(left.is_empty(), "{left:?}");
+}
+
+/// The multi-file program's files, as brcc arguments.
+fn multifile(dir: &Path) -> Vec<String> {
+    ["main.cpp", "kernels.br", "more.br"]
+        .iter()
+        .map(|f| dir.join(f).to_string_lossy().into_owned())
+        .collect()
+}
+
+#[test]
+fn a_program_in_several_files_runs_builds_and_rebuilds_when_its_own_header_changes() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs/multifile");
+    let expected = std::fs::read_to_string(dir.join("main.out")).unwrap();
+    let files = multifile(&dir);
+    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+    for backend in ["cpu", "gl"] {
+        let mut args = vec!["run"];
+        args.extend(&files);
+        args.extend(["--backend", backend]);
+        let o = run(brcc(&args));
+        assert!(o.status.success(), "{backend}: {}", stderr(&o));
+        assert_eq!(words(&stdout(&o)), words(&expected), "{backend}");
+    }
+    // `brcc build`: an executable that runs without brcc, arguments and BRT_RUNTIME reaching it.
+    let exe = Path::new(env!("CARGO_TARGET_TMPDIR")).join("multifile-program");
+    let mut args = vec!["build"];
+    args.extend(&files);
+    args.extend(["-o", exe.to_str().unwrap()]);
+    let o = run(brcc(&args));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(Command::new(&exe)
+        .args(["x", "y"])
+        .env("BRT_RUNTIME", "cpu"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        words(&stdout(&o)),
+        words(&expected.replace("0 argument(s)", "2 argument(s)"))
+    );
+    // A header of the program's own, changed: the next run sees the change.
+    let copy = Path::new(env!("CARGO_TARGET_TMPDIR")).join("multifile-copy");
+    std::fs::create_dir_all(&copy).unwrap();
+    for f in ["main.cpp", "kernels.br", "more.br", "params.h"] {
+        std::fs::copy(dir.join(f), copy.join(f)).unwrap();
+    }
+    let copied = multifile(&copy);
+    let mut args = vec!["run"];
+    args.extend(copied.iter().map(String::as_str));
+    args.extend(["--backend", "cpu"]);
+    let o = run(brcc(&args));
+    assert_eq!(words(&stdout(&o)), words(&expected), "{}", stderr(&o));
+    let params = std::fs::read_to_string(copy.join("params.h")).unwrap();
+    std::fs::write(
+        copy.join("params.h"),
+        params.replace("SCALE = 2.0f", "SCALE = 4.0f"),
+    )
+    .unwrap();
+    let o = run(brcc(&args));
+    assert!(
+        stdout(&o).contains("total 500.00"),
+        "{}{}",
+        stdout(&o),
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_kernel_file_checks_alone_and_its_cpp_comes_with_a_header() {
+    let kernels = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs/multifile/kernels.br");
+    let o = run(brcc(&["check", kernels.to_str().unwrap()]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("brcc-header/k.cpp");
+    let o = run(brcc(&[
+        "cpp",
+        kernels.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let header = std::fs::read_to_string(out.with_extension("hpp")).unwrap();
+    assert!(
+        header.contains(
+            "void energy(const ::brook::stream_arg& b, float scale, const ::brook::stream_arg& e);"
+        ),
+        "{header}"
+    );
+    // Run alone, it has no main.
+    let o = run(brcc(&[
+        "run",
+        kernels.to_str().unwrap(),
+        "--backend",
+        "cpu",
+    ]));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("no `main` function in"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn check_finds_bad_host_calls_at_their_line_without_running() {
+    let path = scratch(
+        "bad_calls.br",
+        "kernel void k(float a<>, float s, out float r<>) { r = a * s; }\nint main() {\n    float a<4>, r<0>;\n    k(a, r);\n    k(a, a, r);\n    return 0;\n}\n",
+    );
+    let o = run(brcc(&["check", &path]));
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    for (message, at) in [
+        (
+            "stream `r` has extent 0: extents must be positive",
+            "bad_calls.br:3:19",
+        ),
+        (
+            "kernel `k` takes 3 argument(s) but is given 2",
+            "bad_calls.br:4:5",
+        ),
+        (
+            "argument 2 of kernel `k` (`s`) is a stream, but the parameter is a constant: `a`",
+            "bad_calls.br:5:10",
+        ),
+    ] {
+        let expected = format!("error: {message}\n  --> ");
+        let found = err
+            .find(&expected)
+            .unwrap_or_else(|| panic!("{message}\n{err}"));
+        let location = err[found + expected.len()..].lines().next().unwrap();
+        assert!(location.ends_with(at), "{message}: {location}");
+    }
 }

@@ -35,6 +35,21 @@ pub unsafe extern "C" fn brook_program_new(
     Box::into_raw(Box::new(BrookProgram(program)))
 }
 
+/// Whether `program` knows element type `type_name` (a built-in `float`..`float4`, or a
+/// struct its kernels define): 1 or 0.
+///
+/// # Safety
+/// `program` is a live program, `type_name` a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn brook_program_defines(
+    program: *const BrookProgram,
+    type_name: *const c_char,
+) -> i32 {
+    let program = program_ref(program);
+    let type_name = c_str(type_name, "the element type");
+    i32::from(program.element_format(type_name).is_ok())
+}
+
 /// Frees a program made by [`brook_program_new`] (null is ignored).
 ///
 /// # Safety

@@ -59,6 +59,19 @@ impl Cache {
         })
     }
 
+    /// A fresh private temporary directory, whatever the cache settings.
+    pub fn temporary() -> Result<Cache, String> {
+        private_temp_dir().map(|root| Cache {
+            root,
+            temporary: true,
+        })
+    }
+
+    /// The directory builds go to.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
     /// The directory of entry `key`, created owner-only, checked.
     pub fn entry(&self, key: &str) -> Result<PathBuf, String> {
         let dir = self.root.join(key);

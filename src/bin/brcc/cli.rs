@@ -23,8 +23,10 @@ pub struct Cli {
 pub enum Command {
     /// Compile and run the program; its output and exit status pass through.
     Run {
-        /// The Brook program.
-        file: PathBuf,
+        /// The program's files: `.br` files, and `.cpp` files of host code that include the
+        /// kernel files' headers (`kernels.hpp` for `kernels.br`). One defines `main`.
+        #[arg(required = true, value_name = "FILES")]
+        files: Vec<PathBuf>,
         /// The backend (default: $BRT_RUNTIME, else gl).
         #[arg(long, value_name = "NAME")]
         backend: Option<String>,
@@ -35,7 +37,17 @@ pub enum Command {
         #[arg(last = true, value_name = "ARGS")]
         args: Vec<String>,
     },
-    /// Write the generated C++ (and brook.hpp beside it).
+    /// Build the program into an executable that runs it (the backend: $BRT_RUNTIME, else gl).
+    Build {
+        /// The program's files, as for `run`.
+        #[arg(required = true, value_name = "FILES")]
+        files: Vec<PathBuf>,
+        /// The executable to write.
+        #[arg(short, long, value_name = "PROGRAM")]
+        output: PathBuf,
+    },
+    /// Write the generated C++, and beside it brook.hpp and, for a file with kernels, a header
+    /// declaring them (OUT.hpp) for hand-written C++ to include.
     Cpp {
         /// The Brook program.
         file: PathBuf,
@@ -48,10 +60,12 @@ pub enum Command {
         /// The Brook program.
         file: PathBuf,
     },
-    /// Check the program and print its diagnostics; run nothing.
+    /// Check the program's kernels and host code (calls, extents) and print diagnostics; run
+    /// nothing. A file of kernels only is valid.
     Check {
-        /// The Brook program.
-        file: PathBuf,
+        /// The program's files.
+        #[arg(required = true, value_name = "FILES")]
+        files: Vec<PathBuf>,
     },
     /// Print a shell completion script (e.g. `brcc completions bash > /etc/bash_completion.d/brcc`).
     Completions {
@@ -89,7 +103,7 @@ mod tests {
         assert_eq!(
             parse("run a.br --backend cpu --timeout 2.5 -- x --backend").unwrap(),
             Command::Run {
-                file: "a.br".into(),
+                files: vec!["a.br".into()],
                 backend: Some("cpu".into()),
                 timeout: Some(2.5),
                 args: vec!["x".into(), "--backend".into()]
@@ -105,14 +119,21 @@ mod tests {
         assert_eq!(
             parse("check a.br").unwrap(),
             Command::Check {
-                file: "a.br".into()
+                files: vec!["a.br".into()]
+            }
+        );
+        assert_eq!(
+            parse("build main.cpp k.br -o prog").unwrap(),
+            Command::Build {
+                files: vec!["main.cpp".into(), "k.br".into()],
+                output: "prog".into()
             }
         );
     }
 
     #[test]
     fn errors_name_the_bad_argument() {
-        assert!(parse("run").unwrap_err().contains("<FILE>"));
+        assert!(parse("run").unwrap_err().contains("<FILES>"));
         assert!(parse("glsl a.br -o x").unwrap_err().contains("'-o'"));
         assert!(parse("frob a.br").unwrap_err().contains("'frob'"));
         let err = parse("run a.br --timeout 0").unwrap_err();
