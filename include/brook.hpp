@@ -40,6 +40,7 @@ BrookStream* brook_stream_new(const BrookProgram* program, const char* type_name
 BrookStream* brook_iter_new(unsigned components, const long long* extents, size_t rank,
                             const float* start, const float* end);
 void brook_stream_free(BrookStream* stream);
+size_t brook_stream_shape(const BrookStream* stream, long long* extents);
 void brook_stream_read(const BrookStream* stream, const float* data, const long long* lo,
                        const long long* hi, size_t rank);
 void brook_stream_write(const BrookStream* stream, float* out, const long long* lo,
@@ -54,6 +55,9 @@ void brook_reduce_stream(const BrookProgram* program, const char* reduction,
                          const BrookStream* output);
 void brook_stream_swap(const BrookStream* a, const BrookStream* b);
 void brook_stream_scatter(const BrookStream* dst, const BrookStream* index, const BrookStream* data, int op);
+void brook_stream_scatter_reduce(const BrookStream* dst, const BrookStream* index,
+                                 const BrookStream* data, const BrookProgram* program,
+                                 const char* reduction);
 void brook_stream_gather_op(const BrookStream* dst, const BrookStream* index, const BrookStream* data, int op);
 void brook_write_mask_set(const BrookStream* mask);
 void brook_write_mask_enable(int on);
@@ -404,6 +408,33 @@ inline void reduce_to_stream(const program& p, const char* reduction,
                         result.get());
 }
 
+// ---------------------------------------------------------------- reduce functions as operators
+
+// `streamScatterOp(dst, index, data, add)` names a reduce function: brcc registers each
+// two-parameter reduction's stream form here (before main, calling nothing), and the operator
+// overload finds its program and name by the function's address.
+typedef void (*reduce_fn)(const stream&, const stream&);
+
+struct reducer {
+    reduce_fn fn;
+    const program* owner;
+    const char* name;
+    reducer* next;
+    reducer(reduce_fn f, const program& p, const char* n)
+        : fn(f), owner(&p), name(n), next(list()) {
+        list() = this;
+    }
+    static reducer*& list() {
+        static reducer* head = 0;
+        return head;
+    }
+    static const reducer* find(reduce_fn f) {
+        for (const reducer* r = list(); r; r = r->next)
+            if (r->fn == f) return r;
+        return 0;
+    }
+};
+
 // ---------------------------------------------------------------- the program's main
 
 inline int call_main(int (*f)(), int, char**) { return f(); }
@@ -428,6 +459,17 @@ inline void streamWrite(const brook::stream_domain& d, void* data) {
     brook_stream_write(d.target->get(), static_cast<float*>(data), d.lo, d.hi, d.rank);
 }
 
+// streamSize(s): the extents as the original gave them, last dimension (the row's length)
+// in .x, then .y, .z; a fourth and higher dimension adds its extent to .w.
+inline float4 streamSize(const brook::stream& s) {
+    long long e[4] = {0, 0, 0, 0};
+    size_t rank = brook_stream_shape(s.get(), e);
+    float out[4] = {0, 0, 0, 0};
+    for (size_t k = 0; k < rank && k < 3; ++k) out[k] = float(e[rank - 1 - k]);
+    for (size_t k = 3; k < rank; ++k) out[3] += float(e[rank - 1 - k]);
+    return float4(out[0], out[1], out[2], out[3]);
+}
+
 inline void streamSwap(const brook::stream& a, const brook::stream& b) {
     brook_stream_swap(a.get(), b.get());
 }
@@ -437,6 +479,14 @@ enum { STREAM_SCATTER_ASSIGN = 0, STREAM_SCATTER_ADD = 1, STREAM_SCATTER_MIN = 2
 inline void streamScatterOp(const brook::stream& dst, const brook::stream& index,
                             const brook::stream& data, int op) {
     brook_stream_scatter(dst.get(), index.get(), data.get(), op);
+}
+// streamScatterOp(dst, index, data, f) with `reduce void f(T a<>, reduce T r<>)`: for every
+// element i of data, in index order, f runs with a = data[i] and r = dst[index[i]].
+inline void streamScatterOp(const brook::stream& dst, const brook::stream& index,
+                            const brook::stream& data, brook::reduce_fn op) {
+    const brook::reducer* r = brook::reducer::find(op);
+    brook_stream_scatter_reduce(dst.get(), index.get(), data.get(), r ? r->owner->get() : 0,
+                                r ? r->name : 0);
 }
 // streamGatherOp(dst, index, data, op): dst[i] = data[index[i]], then op updates that element,
 // in index order (STREAM_GATHER_INC: a fetch-and-increment).

@@ -194,8 +194,17 @@ fn reduce_stubs(f: &Function, params: &[(&str, HostParam)]) -> Result<String, St
         )
     };
     let r = params[result].0;
+    // A reduction of one stream into one result may be ScatterOp's operator.
+    let operator = if params.len() == 2 {
+        format!(
+            "\nstatic ::brook::reducer __brook_reducer_{name}(static_cast<::brook::reduce_fn>(&{name}), __brook_program_object, \"{name}\");",
+            name = f.name
+        )
+    } else {
+        String::new()
+    };
     Ok(format!(
-        "{}\n{}",
+        "{}\n{}{operator}",
         overload(format!("{value_type}& {r}"), "reduce_to_value"),
         overload(format!("const ::brook::stream& {r}"), "reduce_to_stream"),
     ))

@@ -109,6 +109,24 @@ pub unsafe extern "C" fn brook_iter_new(
     Box::into_raw(Box::new(BrookStream(stream)))
 }
 
+/// Writes the stream's extents (first dimension first, at most 4) to `extents` and returns
+/// its rank: `streamSize`.
+///
+/// # Safety
+/// `s` is a live stream; `extents` holds 4 values.
+#[no_mangle]
+pub unsafe extern "C" fn brook_stream_shape(s: *const BrookStream, extents: *mut i64) -> usize {
+    let shape = stream_ref(s).0.shape();
+    if extents.is_null() {
+        fail("streamSize: the extents are a null pointer");
+    }
+    let out = std::slice::from_raw_parts_mut(extents, 4);
+    for (o, &e) in out.iter_mut().zip(shape) {
+        *o = e as i64;
+    }
+    shape.len()
+}
+
 /// Frees a stream (null is ignored).
 ///
 /// # Safety
@@ -203,6 +221,28 @@ pub unsafe extern "C" fn brook_stream_scatter(
 ) {
     let [dst, index, data] = [dst, index, data].map(|s| &stream_ref(s).0);
     with_runtime(|rt| rt.scatter(dst, index, data, scatter_op(op)?))
+}
+
+/// `streamScatterOp(dst, index, data, f)` with the reduce function `f` of `program` as the
+/// combiner (`brook.hpp` finds them from the function's address; null: not a reduction).
+///
+/// # Safety
+/// `dst`, `index` and `data` are live streams; `program` is null or a live program and
+/// `name` null or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn brook_stream_scatter_reduce(
+    dst: *const BrookStream,
+    index: *const BrookStream,
+    data: *const BrookStream,
+    program: *const BrookProgram,
+    name: *const c_char,
+) {
+    if program.is_null() || name.is_null() {
+        fail("streamScatterOp: the operator is not a reduce function of this program (a reduce function with one stream and one `reduce` parameter, or STREAM_SCATTER_*)");
+    }
+    let [dst, index, data] = [dst, index, data].map(|s| &stream_ref(s).0);
+    let (program, name) = (program_ref(program), c_str(name, "the reduction name"));
+    with_runtime(|rt| rt.scatter(dst, index, data, ScatterOp::Reduce(program, name)))
 }
 
 /// `streamGatherOp(dst, index, data, op)`: `dst[i]` gets `data[index[i]]`, then `op` updates
