@@ -47,6 +47,8 @@ void brook_stream_write(const BrookStream* stream, float* out, const long long* 
                         const long long* hi, size_t rank);
 void brook_kernel_run(const BrookProgram* program, const char* kernel, const BrookArg* args,
                       size_t count);
+void brook_kernel_run_vout(const BrookProgram* program, const char* kernel, const BrookArg* args,
+                           size_t count, BrookStream** replaced);
 void brook_reduce_value(const BrookProgram* program, const char* reduction,
                         const BrookStream* input, const BrookArg* args, size_t count, float* out,
                         size_t floats);
@@ -282,6 +284,11 @@ public:
     }
 #endif
     ~stream() { brook_stream_free(handle_); }
+    // After a vout call: this stream becomes `h` (exactly the values pushed).
+    void replace(BrookStream* h) const {
+        brook_stream_free(handle_);
+        handle_ = h;
+    }
     const BrookStream* get() const {
         if (!handle_) {
             if (iter_components_)
@@ -388,6 +395,18 @@ inline std::vector<BrookArg> abi(std::initializer_list<arg> args) {
 inline void run(const program& p, const char* kernel, std::initializer_list<arg> args) {
     std::vector<BrookArg> a = abi(args);
     brook_kernel_run(p.get(), kernel, a.empty() ? 0 : &a[0], a.size());
+}
+
+// A kernel with `vout` parameters: `vouts` has the stream of each vout parameter (null
+// elsewhere); after the call each holds exactly the values pushed, as in the original.
+inline void run_vout(const program& p, const char* kernel, std::initializer_list<arg> args,
+                     std::initializer_list<const stream*> vouts) {
+    std::vector<BrookArg> a = abi(args);
+    std::vector<BrookStream*> replaced(a.size() + 1, 0);
+    brook_kernel_run_vout(p.get(), kernel, a.empty() ? 0 : &a[0], a.size(), &replaced[0]);
+    const stream* const* v = vouts.begin();
+    for (size_t k = 0; k < a.size(); ++k)
+        if (replaced[k]) v[k]->replace(replaced[k]);
 }
 
 // `reduction(s, result)` with `result` a host variable (a float..float4 or a struct of floats).

@@ -140,6 +140,22 @@ fn stub(module: &Module, f: &Function) -> Result<String, String> {
     if f.kind != FunctionKind::Reduce {
         let decls: Vec<String> = params.iter().map(|(n, p)| param_decl(n, p)).collect();
         let args: Vec<String> = params.iter().map(|(n, p)| arg_expr(n, p)).collect();
+        if params.iter().any(|(_, p)| *p == HostParam::Vout) {
+            let vouts: Vec<String> = params
+                .iter()
+                .map(|(n, p)| match p {
+                    HostParam::Vout => format!("&{n}"),
+                    _ => "0".into(),
+                })
+                .collect();
+            return Ok(format!(
+                "void {name}({decls}) {{\n    ::brook::run_vout(__brook_program(), \"{name}\", {{{args}}}, {{{vouts}}});\n}}",
+                name = f.name,
+                decls = decls.join(", "),
+                args = args.join(", "),
+                vouts = vouts.join(", "),
+            ));
+        }
         return Ok(format!(
             "void {name}({decls}) {{\n    ::brook::run(__brook_program(), \"{name}\", {{{args}}});\n}}",
             name = f.name,
@@ -214,6 +230,7 @@ fn reduce_stubs(f: &Function, params: &[(&str, HostParam)]) -> Result<String, St
 fn param_decl(name: &str, p: &HostParam) -> String {
     match p {
         HostParam::Stream | HostParam::Output => format!("const ::brook::stream_arg& {name}"),
+        HostParam::Vout => format!("const ::brook::stream& {name}"),
         HostParam::Float(n) => format!("{} {name}", vector_name("float", *n)),
         HostParam::Int(n) => format!("{} {name}", vector_name("int", *n)),
         HostParam::Bool => format!("bool {name}"),

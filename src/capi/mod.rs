@@ -16,7 +16,7 @@ mod reduce;
 mod runtime;
 mod stream;
 
-pub use kernel::{brook_kernel_run, BrookArg};
+pub use kernel::{brook_kernel_run, brook_kernel_run_vout, BrookArg};
 pub use reduce::{brook_reduce_stream, brook_reduce_value};
 pub use runtime::{brook_finish, brook_flush_stdout, install_runtime, set_loading, take_runtime};
 pub use stream::{
@@ -29,7 +29,8 @@ pub use stream::{
 
 /// Makes sure every exported function is linked into a binary that never calls them itself.
 pub fn keep_linked() {
-    let exported: [*const (); 23] = [
+    let exported: [*const (); 24] = [
+        brook_kernel_run_vout as *const (),
         brook_stream_shape as *const (),
         brook_stream_scatter_reduce as *const (),
         brook_program_new as *const (),
