@@ -50,10 +50,10 @@ void brook_kernel_run(const BrookProgram* program, const char* kernel, const Bro
 void brook_kernel_run_vout(const BrookProgram* program, const char* kernel, const BrookArg* args,
                            size_t count, BrookStream** replaced);
 void brook_reduce_value(const BrookProgram* program, const char* reduction,
-                        const BrookStream* input, const BrookArg* args, size_t count, float* out,
+                        const BrookArg* input, const BrookArg* args, size_t count, float* out,
                         size_t floats);
 void brook_reduce_stream(const BrookProgram* program, const char* reduction,
-                         const BrookStream* input, const BrookArg* args, size_t count,
+                         const BrookArg* input, const BrookArg* args, size_t count,
                          const BrookStream* output);
 void brook_stream_swap(const BrookStream* a, const BrookStream* b);
 void brook_stream_scatter(const BrookStream* dst, const BrookStream* index, const BrookStream* data, int op);
@@ -409,21 +409,24 @@ inline void run_vout(const program& p, const char* kernel, std::initializer_list
         if (replaced[k]) v[k]->replace(replaced[k]);
 }
 
-// `reduction(s, result)` with `result` a host variable (a float..float4 or a struct of floats).
+// `reduction(s, result)` with `result` a host variable (a float..float4 or a struct of floats);
+// `s` a stream or `s.domain(lo, hi)`.
 template <class T>
-void reduce_to_value(const program& p, const char* reduction, const stream& input,
+void reduce_to_value(const program& p, const char* reduction, const stream_arg& input,
                      T& result, std::initializer_list<arg> args) {
     std::vector<BrookArg> a = abi(args);
-    brook_reduce_value(p.get(), reduction, input.get(), a.empty() ? 0 : &a[0], a.size(),
+    BrookArg in = input.abi();
+    brook_reduce_value(p.get(), reduction, &in, a.empty() ? 0 : &a[0], a.size(),
                        reinterpret_cast<float*>(&result), sizeof(T) / sizeof(float));
 }
 
 // `reduction(s, result)` with `result` a smaller stream.
 inline void reduce_to_stream(const program& p, const char* reduction,
-                             const stream& input, const stream& result,
+                             const stream_arg& input, const stream& result,
                              std::initializer_list<arg> args) {
     std::vector<BrookArg> a = abi(args);
-    brook_reduce_stream(p.get(), reduction, input.get(), a.empty() ? 0 : &a[0], a.size(),
+    BrookArg in = input.abi();
+    brook_reduce_stream(p.get(), reduction, &in, a.empty() ? 0 : &a[0], a.size(),
                         result.get());
 }
 
@@ -432,7 +435,7 @@ inline void reduce_to_stream(const program& p, const char* reduction,
 // `streamScatterOp(dst, index, data, add)` names a reduce function: brcc registers each
 // two-parameter reduction's stream form here (before main, calling nothing), and the operator
 // overload finds its program and name by the function's address.
-typedef void (*reduce_fn)(const stream&, const stream&);
+typedef void (*reduce_fn)(const stream_arg&, const stream&);
 
 struct reducer {
     reduce_fn fn;

@@ -195,7 +195,7 @@ fn reduce_stubs(f: &Function, params: &[(&str, HostParam)]) -> Result<String, St
             .iter()
             .enumerate()
             .map(|(k, (n, p))| match k {
-                k if k == input => format!("const ::brook::stream& {n}"),
+                k if k == input => format!("const ::brook::stream_arg& {n}"),
                 k if k == result => result_decl.clone(),
                 _ => param_decl(n, p),
             })
@@ -401,8 +401,8 @@ mod tests {
              int main() { float a<4>; float3 s; sum(a, s); return 0; }\n",
         )
         .unwrap();
-        assert!(cpp.contains("void sum(const ::brook::stream& a, float3& r) {\n    ::brook::reduce_to_value(__brook_program(), \"sum\", a, r, {});"), "{cpp}");
-        assert!(cpp.contains("void sum(const ::brook::stream& a, const ::brook::stream& r) {\n    ::brook::reduce_to_stream(__brook_program(), \"sum\", a, r, {});"), "{cpp}");
+        assert!(cpp.contains("void sum(const ::brook::stream_arg& a, float3& r) {\n    ::brook::reduce_to_value(__brook_program(), \"sum\", a, r, {});"), "{cpp}");
+        assert!(cpp.contains("void sum(const ::brook::stream_arg& a, const ::brook::stream& r) {\n    ::brook::reduce_to_stream(__brook_program(), \"sum\", a, r, {});"), "{cpp}");
         assert!(cpp.contains("void k(const ::brook::stream_arg& a, const ::brook::stream_arg& b, const ::brook::stream_arg& r)"), "{cpp}");
     }
 
@@ -474,11 +474,11 @@ mod tests {
             "{h}"
         );
         assert!(
-            h.contains("void sum(const ::brook::stream& a, float& r);"),
+            h.contains("void sum(const ::brook::stream_arg& a, float& r);"),
             "{h}"
         );
         assert!(
-            h.contains("void sum(const ::brook::stream& a, const ::brook::stream& r);"),
+            h.contains("void sum(const ::brook::stream_arg& a, const ::brook::stream& r);"),
             "{h}"
         );
     }
