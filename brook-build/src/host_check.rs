@@ -181,8 +181,7 @@ fn arguments(toks: &[Token], src: &str, open: usize, end: usize) -> Option<Vec<R
     let mut args = Vec::new();
     let mut depth = 0usize;
     let mut start = open + 1;
-    for k in open + 1..end {
-        let t = &toks[k];
+    for (k, t) in toks.iter().enumerate().take(end).skip(open + 1) {
         if ["(", "[", "{"].iter().any(|p| t.is(src, p)) {
             depth += 1;
         } else if depth > 0 && ["]", "}"].iter().any(|p| t.is(src, p)) {
