@@ -143,7 +143,7 @@ fn signature_line(program: &Program, start: usize) -> String {
 
 fn rust_type(p: &HostParam) -> String {
     match p {
-        HostParam::Stream | HostParam::Output => "&::brook::Stream".into(),
+        HostParam::Stream | HostParam::Output | HostParam::Vout => "&::brook::Stream".into(),
         HostParam::Float(1) => "f32".into(),
         HostParam::Float(n) => format!("[f32; {n}]"),
         HostParam::Int(1) => "i32".into(),

@@ -9,6 +9,8 @@ pub enum HostParam {
     Stream,
     /// An output stream.
     Output,
+    /// A `vout` output: a whole stream, replaced after the call by the values pushed.
+    Vout,
     /// `float`..`float4` (width 1..=4).
     Float(u8),
     /// `int`..`int4`.
@@ -27,12 +29,7 @@ pub fn host_param(module: &Module, param: &Param) -> Result<HostParam, String> {
     Ok(match param.class {
         ParamClass::Stream | ParamClass::Gather { .. } | ParamClass::Iter => HostParam::Stream,
         ParamClass::Out => HostParam::Output,
-        ParamClass::Vout { .. } => {
-            return Err(format!(
-                "parameter `{}`: variable-length outputs cannot be passed from host code yet",
-                param.name
-            ))
-        }
+        ParamClass::Vout { .. } => HostParam::Vout,
         ParamClass::Reduce => match constant(module, param)? {
             value @ (HostParam::Float(_) | HostParam::Struct(..)) => {
                 HostParam::Reduce(Box::new(value))
