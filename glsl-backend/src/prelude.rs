@@ -34,6 +34,10 @@ pub struct Prelude {
 
 impl Prelude {
     pub fn require(&mut self, helper: Helper) {
+        // Helpers are emitted in declaration order, so one may call those declared before it.
+        if helper == Helper::GatherIndex {
+            self.used.insert(Helper::GatherRound);
+        }
         self.used.insert(helper);
     }
 
@@ -51,9 +55,17 @@ fn helper_source(helper: Helper) -> String {
         Helper::Fmod => overloads("// Cg fmod: remainder with the sign of x.\n", |t, _| {
             format!("{t} brook_fmod({t} x, {t} y) {{ return x - y * trunc(x / y); }}\n")
         }),
-        Helper::Round => overloads("// Cg round: halves away from zero.\n", |t, _| {
-            format!("{t} brook_round({t} x) {{ return sign(x) * floor(abs(x) + 0.5); }}\n")
-        }),
+        Helper::Round => overloads(
+            "// Cg round: halves away from zero. From trunc, so no addition rounds (0.49999997 + 0.5\n// is 1.0 in float) and -0.3 keeps its sign (-0.0).\n",
+            |t, i| {
+                let pick = if i == 0 {
+                    "abs(x - t) >= 0.5 ? t + sign(x) : t".to_string()
+                } else {
+                    format!("mix(t, t + sign(x), greaterThanEqual(abs(x - t), {t}(0.5)))")
+                };
+                format!("{t} brook_round({t} x) {{ {t} t = trunc(x); return {pick}; }}\n")
+            },
+        ),
         Helper::IsFinite => overloads("// Cg isfinite.\n", |t, i| {
             let b = GEN_BOOL[i];
             if i == 0 {
@@ -70,13 +82,17 @@ fn helper_source(helper: Helper) -> String {
         Helper::Resize => RESIZE.to_string(),
         Helper::GatherRound => {
             let int = ["int", "ivec2", "ivec3", "ivec4"];
-            overloads(
-                "// Brook's gather rounding: floor(v + 0.25), so texel-centre coordinates from any source land on their element.\n",
-                |t, i| {
-                    let n = int[i];
-                    format!("{n} brook_gather_round({t} v) {{ return {n}(floor(v + 0.25)); }}\n")
-                },
-            )
+            overloads(GATHER_ROUND_COMMENT, |t, i| {
+                let n = int[i];
+                let pick = if i == 0 {
+                    format!("isnan(r) ? 0.0 : clamp(r, 0.0, {GATHER_FLOAT_BOUND})")
+                } else {
+                    format!("mix(clamp(r, 0.0, {GATHER_FLOAT_BOUND}), {t}(0.0), isnan(r))")
+                };
+                format!(
+                    "{n} brook_gather_round({t} v) {{ {t} r = floor(v + 0.25); return {n}({pick}); }}\n"
+                )
+            })
         }
         Helper::GatherIndex => GATHER_INDEX.to_string(),
     }
@@ -119,9 +135,21 @@ ivec2 brook_texel(ivec4 index, ivec4 extent, int width) {
 const GATHER_INDEX: &str = "\
 // Brook's gather index rule: floor(v + 0.25), clamped to the stream.
 ivec4 brook_gather_index(vec4 v, ivec4 extent) {
-    return clamp(ivec4(floor(v + 0.25)), ivec4(0), extent - 1);
+    return clamp(brook_gather_round(v), ivec4(0), extent - 1);
 }
 ";
+
+/// Brook's index rule for a float component `v` (`brook-semantics.md`, README "Limits and
+/// guarantees"), the same on every backend: `floor(v + 0.25)` clamped to `[0, extent-1]`;
+/// +inf and values past the end read the last element, -inf and values before the start
+/// element 0, NaN element 0. GLSL's float → int conversion is undefined outside int's range
+/// (llvmpipe gives INT_MIN, which clamps to 0), so the float is first clamped to
+/// `[0, GATHER_FLOAT_BOUND]` — past every extent a texture can hold — and NaN picked out;
+/// the accessor then clamps the int to the stream.
+const GATHER_ROUND_COMMENT: &str = "// Brook's gather rounding: floor(v + 0.25), so texel-centre coordinates from any source land\n// on their element. Clamped in float before the conversion to int (undefined past int's range):\n// +inf and huge values go past the end, -inf and NaN to 0; the caller clamps to the stream.\n";
+
+/// 2^30: above any extent a stream can have (16384² texels), exact in float and in int.
+const GATHER_FLOAT_BOUND: &str = "1073741824.0";
 
 /// Only the index components whose extents differ call it (see `Resize`): the division is the
 /// expensive part of a resized access.
