@@ -36,6 +36,7 @@
 //! assert_eq!(module.functions[0].name, "saxpy");
 //! ```
 
+pub mod accuracy;
 pub mod ast;
 pub mod check;
 pub mod diagnostics;

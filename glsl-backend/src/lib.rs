@@ -11,6 +11,7 @@
 mod error;
 mod kernel;
 mod lower;
+mod math;
 mod names;
 mod prelude;
 mod reduce;

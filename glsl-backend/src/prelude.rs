@@ -5,15 +5,28 @@
 
 use std::collections::BTreeSet;
 
+use crate::math::MathFile;
+
 /// A helper the generated code calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Helper {
+    /// A file of the math library (`math.rs`): Cg's transcendental functions to a stated accuracy.
+    Math(MathFile),
     /// Cg `fmod`: the remainder with the sign of `x` (`x - y * trunc(x / y)`); GLSL `mod` floors.
     Fmod,
     /// Cg `round`: halves away from zero; GLSL `round` may pick either way.
     Round,
+    /// Cg `lerp`, `smoothstep`, `dot`, `length`, `distance` and `normalize` by their defining
+    /// formulas, operation by operation as the CPU backend evaluates them (GLSL's versions may
+    /// round differently: llvmpipe's `normalize` multiplies by `inversesqrt`, its `length` adds
+    /// in another order).
+    Formulas,
     /// Cg `isfinite`.
     IsFinite,
+    /// Integer `/` and `%` as C defines them for negative operands (GLSL leaves `%` of a
+    /// negative undefined; llvmpipe gives 7 % -2 = 7), and 0 for a zero divisor, as on the CPU
+    /// (llvmpipe gives -1 for x % 0).
+    IntDivision,
     /// Cg `frexp` (GLSL has it only from 4.00): mantissa in [0.5, 1), exponent stored.
     Frexp,
     /// Stream addressing through a wrapped layout: linear positions and their texels.
@@ -38,6 +51,10 @@ impl Prelude {
         if helper == Helper::GatherIndex {
             self.used.insert(Helper::GatherRound);
         }
+        if let Helper::Math(file) = helper {
+            self.used
+                .extend(file.needs().iter().map(|f| Helper::Math(*f)));
+        }
         self.used.insert(helper);
     }
 
@@ -52,6 +69,7 @@ const GEN_BOOL: [&str; 4] = ["bool", "bvec2", "bvec3", "bvec4"];
 
 fn helper_source(helper: Helper) -> String {
     match helper {
+        Helper::Math(file) => file.source(),
         Helper::Fmod => overloads("// Cg fmod: remainder with the sign of x.\n", |t, _| {
             format!("{t} brook_fmod({t} x, {t} y) {{ return x - y * trunc(x / y); }}\n")
         }),
@@ -66,6 +84,36 @@ fn helper_source(helper: Helper) -> String {
                 format!("{t} brook_round({t} x) {{ {t} t = trunc(x); return {pick}; }}\n")
             },
         ),
+        Helper::Formulas => overloads(
+            "// Cg lerp, smoothstep, dot, length, distance and normalize by their formulas\n// (brook_frontend::accuracy), added in component order.\n",
+            |t, i| {
+                format!(
+                    "{t} brook_lerp({t} a, {t} b, {t} w) {{ return a + w * (b - a); }}\n\
+                     {t} brook_smoothstep({t} e0, {t} e1, {t} x) {{ {t} t = clamp((x - e0) / (e1 - e0), 0.0, 1.0); return t * t * (3.0 - 2.0 * t); }}\n\
+                     float brook_dot({t} a, {t} b) {{ return {dot}; }}\n\
+                     float brook_length({t} v) {{ return sqrt(brook_dot(v, v)); }}\n\
+                     float brook_distance({t} a, {t} b) {{ return brook_length(a - b); }}\n\
+                     {t} brook_normalize({t} v) {{ return v / brook_length(v); }}\n",
+                    dot = dot_in_order(i + 1)
+                )
+            },
+        ),
+        Helper::IntDivision => {
+            let mut s = String::from("// Integer / and % truncating toward zero, 0 for a zero divisor (as C, and the CPU backend).\n");
+            for t in ["int", "ivec2", "ivec3", "ivec4"] {
+                // Divide by 1 where the divisor is 0, then zero those components.
+                let (zero, safe) = if t == "int" {
+                    ("int(b != 0)".to_string(), "b + int(b == 0)".to_string())
+                } else {
+                    (format!("{t}(notEqual(b, {t}(0)))"), format!("b + {t}(equal(b, {t}(0)))"))
+                };
+                s.push_str(&format!(
+                    "{t} brook_idiv({t} a, {t} b) {{ return {zero} * (a / ({safe})); }}\n\
+                     {t} brook_imod({t} a, {t} b) {{ return {zero} * (a - b * (a / ({safe}))); }}\n"
+                ));
+            }
+            s
+        }
         Helper::IsFinite => overloads("// Cg isfinite.\n", |t, i| {
             let b = GEN_BOOL[i];
             if i == 0 {
@@ -96,6 +144,22 @@ fn helper_source(helper: Helper) -> String {
         }
         Helper::GatherIndex => GATHER_INDEX.to_string(),
     }
+}
+
+/// `a.x * b.x + a.y * b.y + …` over `n` components, added left to right (a scalar for n = 1).
+fn dot_in_order(n: usize) -> String {
+    if n == 1 {
+        return "a * b".into();
+    }
+    let terms: Vec<String> = ["x", "y", "z", "w"][..n]
+        .iter()
+        .map(|c| format!("a.{c} * b.{c}"))
+        .collect();
+    let mut sum = terms[0].clone();
+    for t in &terms[1..] {
+        sum = format!("({sum} + {t})");
+    }
+    sum
 }
 
 fn overloads(comment: &str, one: impl Fn(&str, usize) -> String) -> String {
