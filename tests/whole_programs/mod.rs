@@ -130,6 +130,15 @@ fn index_value(rng: &mut Rng) -> f32 {
     }
 }
 
+/// `n` indices of `rank` components each.
+fn index_stream(rng: &mut Rng, rank: u8, n: usize) -> StreamSpec {
+    StreamSpec {
+        width: rank,
+        shape: vec![n],
+        data: (0..n * rank as usize).map(|_| index_value(rng)).collect(),
+    }
+}
+
 impl Case {
     pub fn generate(seed: u64) -> Case {
         let mut rng = Rng(seed);
@@ -307,11 +316,7 @@ impl Case {
                 let n = 1 + rng.below(40) as usize;
                 let rank = dst_shape.len() as u8;
                 let dst = add(data(rng, width, dst_shape));
-                let index = add(StreamSpec {
-                    width: rank,
-                    shape: vec![n],
-                    data: (0..n * rank as usize).map(|_| index_value(rng)).collect(),
-                });
+                let index = add(index_stream(rng, rank, n));
                 let d = add(data(rng, width, vec![n]));
                 let matching: Vec<usize> = (0..self.reductions.len())
                     .filter(|&r| self.reductions[r].width == width)
@@ -339,11 +344,7 @@ impl Case {
                 let rank = data_shape.len() as u8;
                 let n = 1 + rng.below(40) as usize;
                 let d = add(data(rng, width, data_shape));
-                let index = add(StreamSpec {
-                    width: rank,
-                    shape: vec![n],
-                    data: (0..n * rank as usize).map(|_| index_value(rng)).collect(),
-                });
+                let index = add(index_stream(rng, rank, n));
                 let dst = add(data(rng, width, vec![n]));
                 let op = match rng.below(3) {
                     0 => Fetch::Plain,
