@@ -10,6 +10,7 @@
 
 mod error;
 mod kernel;
+mod loops;
 mod lower;
 mod math;
 mod names;

@@ -37,12 +37,16 @@ pub enum Helper {
     GatherRound,
     /// Brook's whole gather index rule (rounding and clamp) on a `vec4` index.
     GatherIndex,
+    /// `brook_loop_cut`: the Brook line of a loop the driver ended early (`loops.rs`).
+    LoopCheck,
 }
 
 /// The set of helpers one shader uses.
 #[derive(Debug, Default, Clone)]
 pub struct Prelude {
     used: BTreeSet<Helper>,
+    /// Loops with a run-time check so far, each with its own count of exits (`LOOP_CHECK`).
+    checked_loops: usize,
 }
 
 impl Prelude {
@@ -58,9 +62,23 @@ impl Prelude {
         self.used.insert(helper);
     }
 
+    /// The number of a new checked loop, whose exit count is `brook_left{n}`.
+    pub fn checked_loop(&mut self) -> usize {
+        self.require(Helper::LoopCheck);
+        self.checked_loops += 1;
+        self.checked_loops - 1
+    }
+
     /// The GLSL text of every helper required so far.
     pub fn source(&self) -> String {
-        self.used.iter().map(|h| helper_source(*h)).collect()
+        let mut s: String = self.used.iter().map(|h| helper_source(*h)).collect();
+        if self.checked_loops > 0 {
+            let counts: Vec<String> = (0..self.checked_loops)
+                .map(|n| format!("brook_left{n} = 0"))
+                .collect();
+            s.push_str(&format!("int {};\n", counts.join(", ")));
+        }
+        s
     }
 }
 
@@ -143,6 +161,7 @@ fn helper_source(helper: Helper) -> String {
             })
         }
         Helper::GatherIndex => GATHER_INDEX.to_string(),
+        Helper::LoopCheck => LOOP_CHECK.to_string(),
     }
 }
 
@@ -214,6 +233,21 @@ const GATHER_ROUND_COMMENT: &str = "// Brook's gather rounding: floor(v + 0.25),
 
 /// 2^30: above any extent a stream can have (16384² texels), exact in float and in int.
 const GATHER_FLOAT_BOUND: &str = "1073741824.0";
+
+/// The state of the run-time loop check (`loops.rs`, `lower/stmt.rs`). A loop the driver ends
+/// is invisible to the compiler, which assumes loops end only by their exits; so each loop `n`
+/// counts its exits in its own `brook_left{n}` (declared after this, `Prelude::source`), never
+/// reset, and compares the count with the one before it. A compiler must not be able to prove
+/// them one apart: `brook_zero` is a uniform never set (GL starts every uniform at 0) that the
+/// compiler cannot assume is 0, added where it keeps the count in a register only the exits
+/// write.
+const LOOP_CHECK: &str = "\
+// Per checked loop, the times it was left through its condition or a break: a loop the
+// driver cut short (llvmpipe ends a shader's loops after 65,535 iterations) leaves it as it was.
+uniform int brook_zero; // never set, so 0; the compiler cannot know that
+// The Brook line of the first loop cut short; 0: none.
+int brook_loop_cut = 0;
+";
 
 /// Only the index components whose extents differ call it (see `Resize`): the division is the
 /// expensive part of a resized access.

@@ -16,6 +16,7 @@ use brook_frontend::ir::{Function, FunctionId, FunctionKind, Module, ParamClass}
 
 use crate::error::GenError;
 use crate::kernel::KernelProgram;
+use crate::loops::refuse_uncheckable_loops;
 use crate::names::glsl_name;
 use crate::prelude::{Helper, Prelude};
 use crate::shader::{
@@ -75,7 +76,8 @@ pub fn generate_reduce_pass(
     }
     let (input, accumulator) = reduction_params(func)?;
     let mut prelude = Prelude::default();
-    let functions = lowered_functions(module, reduce_fn, &mut prelude, source)?;
+    refuse_uncheckable_loops(module, reduce_fn, u32::from(step.k), target)?;
+    let functions = lowered_functions(module, reduce_fn, &mut prelude, source, false)?;
     let mut parts = ShaderParts::new(module);
     for (i, p) in func.params.iter().enumerate() {
         let name = glsl_name(&p.name);
@@ -110,7 +112,7 @@ pub fn generate_reduce_pass(
                 i + 1,
                 chunks.len()
             );
-            parts.pass(target, &title, func, &prelude, &functions, &body, written)
+            parts.pass(target, &title, func, &prelude, &functions, &body, written, false)
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(KernelProgram {
@@ -255,6 +257,7 @@ mod tests {
     const TARGET: Target = Target {
         profile: Profile::Gl33Core,
         max_draw_buffers: 8,
+        loop_cap: None,
     };
 
     fn pass(src: &str, step: ReduceStep, target: &Target) -> KernelProgram {

@@ -217,6 +217,7 @@ impl ScanShader {
             }],
             samplers: self.samplers,
             uniforms: self.uniforms,
+            loop_status: None,
         }
     }
 }

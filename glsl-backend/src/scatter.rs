@@ -20,6 +20,7 @@
 use brook_frontend::ir::{FunctionId, FunctionKind, Module, ParamClass};
 
 use crate::error::GenError;
+use crate::loops::refuse_uncheckable_loops;
 use crate::names::glsl_name;
 use crate::prelude::{Helper, Prelude};
 use crate::shader::{
@@ -287,6 +288,7 @@ fn copy_program(
                 outputs: written.iter().map(|(m, _)| *m).collect(),
                 samplers,
                 uniforms,
+                loop_status: None,
             }
         })
         .collect();
@@ -331,7 +333,8 @@ pub fn generate_scatter_reduce(
     let (vertex, vsamplers, vuniforms) =
         vertex(target.profile, roles, true, Placement::AtIndex, &[]);
     let mut prelude = Prelude::default();
-    let functions = lowered_functions(module, reduce_fn, &mut prelude, source)?;
+    refuse_uncheckable_loops(module, reduce_fn, 1, target)?;
+    let functions = lowered_functions(module, reduce_fn, &mut prelude, source, false)?;
     let mut parts = ShaderParts::new(module);
     parts.samplers = vsamplers;
     parts.uniforms = vuniforms;
@@ -368,7 +371,7 @@ pub fn generate_scatter_reduce(
                 i + 1,
                 chunks.len()
             );
-            parts.pass(target, &title, func, &prelude, &functions, &body, written)
+            parts.pass(target, &title, func, &prelude, &functions, &body, written, false)
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(ScatterProgram {
@@ -387,6 +390,7 @@ mod tests {
         let target = Target {
             profile: Profile::Gl33Core,
             max_draw_buffers: 1,
+            loop_cap: None,
         };
         let p = generate_scatter_write(&target, &[1, 3], false);
         assert!(p.vertex.contains("brook_gather_index(v, brook_dst_extent)"));
@@ -409,6 +413,7 @@ mod tests {
         let target = Target {
             profile: Profile::Gl33Core,
             max_draw_buffers: 8,
+            loop_cap: None,
         };
         let p = generate_scatter_write(&target, &[1, 3], false);
         assert!(p
@@ -433,6 +438,7 @@ mod tests {
         let target = Target {
             profile: Profile::Gl33Core,
             max_draw_buffers: 8,
+            loop_cap: None,
         };
         let p = generate_gather_fetch(&target, &[4]);
         assert!(p
@@ -457,6 +463,7 @@ mod tests {
         let target = Target {
             profile: Profile::Gl33Core,
             max_draw_buffers: 8,
+            loop_cap: None,
         };
         let err = generate_scatter_reduce(&module, id, &target, None).unwrap_err();
         assert!(err.to_string().contains("no other parameters"), "{err}");

@@ -24,6 +24,10 @@ pub struct PassProgram {
     pub samplers: Vec<SamplerSlot>,
     /// Every non-sampler uniform the shader declares.
     pub uniforms: Vec<UniformSlot>,
+    /// The colour output (after the stream outputs) holding, per element, the Brook line of a
+    /// loop the driver cut short, 0 if none (`loops.rs`): the executor binds a float texture
+    /// there and fails the call if any element is not 0.
+    pub loop_status: Option<u32>,
 }
 
 /// A member of a parameter's element: 0 for non-struct elements.
@@ -114,17 +118,20 @@ pub fn stream_members(module: &Module, ty: &Type) -> Result<Vec<(String, u8)>, G
     })
 }
 
-/// `root` and every function it calls as GLSL, callees first.
+/// `root` and every function it calls as GLSL, callees first; with `check_loops`, loops
+/// record how they ended (`loops.rs`).
 pub fn lowered_functions(
     module: &Module,
     root: FunctionId,
     prelude: &mut Prelude,
     source: Option<&SourceText>,
+    check_loops: bool,
 ) -> Result<String, GenError> {
     let mut functions = String::new();
     for f in callees(module, root).into_iter().chain([root]) {
-        functions
-            .push_str(&FunctionLowering::new(module, module.func(f), prelude, source).lower()?);
+        let lowering = FunctionLowering::new(module, module.func(f), prelude, source)
+            .checking_loops(check_loops);
+        functions.push_str(&lowering.lower()?);
         functions.push('\n');
     }
     Ok(functions)
@@ -378,6 +385,7 @@ impl<'a> ShaderParts<'a> {
     /// The complete shader of one pass: `title` is its first comment, `body` the statements of
     /// `main` before the stores, `written` the output members this pass stores (named after
     /// parameters of `func`, holding the values of the GLSL variables of the same names).
+    /// With `loop_status`, the pass also writes `brook_loop_cut` (see [`PassProgram::loop_status`]).
     #[allow(clippy::too_many_arguments)]
     pub fn pass(
         &self,
@@ -388,6 +396,7 @@ impl<'a> ShaderParts<'a> {
         functions: &str,
         body: &str,
         written: &[(MemberRef, u8)],
+        loop_status: bool,
     ) -> Result<PassProgram, GenError> {
         let mut text = String::from(target.profile.header());
         text.push_str(&format!("// {title}\n"));
@@ -408,6 +417,13 @@ impl<'a> ShaderParts<'a> {
             };
             stores.push_str(&format!("    {out} = {value};\n"));
         }
+        let loop_status = loop_status.then_some(written.len() as u32);
+        if let Some(location) = loop_status {
+            text.push_str(&format!(
+                "layout(location = {location}) out float brook_status_out;\n"
+            ));
+            stores.push_str("    brook_status_out = float(brook_loop_cut);\n");
+        }
         text.push_str(&prelude.source());
         text.push_str(&self.accessors);
         text.push_str(functions);
@@ -421,6 +437,7 @@ impl<'a> ShaderParts<'a> {
             outputs: written.iter().map(|(m, _)| *m).collect(),
             samplers: self.samplers.clone(),
             uniforms: self.uniforms.clone(),
+            loop_status,
         })
     }
 }

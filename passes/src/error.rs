@@ -26,6 +26,18 @@ pub enum PassError {
     },
     #[error("kernel `{kernel}`: {message}")]
     Call { kernel: String, message: String },
+    /// A loop of the kernel ended early because the driver caps loop iterations (llvmpipe:
+    /// 65,535 per element over all loops), so the call's results would be wrong.
+    #[error(
+        "kernel `{kernel}`: the loop at {at} did not finish: this driver ({renderer}) ends a shader's loops after {cap} iterations in all, without an error, so the call's results would be wrong. Bound the loop by constants within {cap} iterations, split the work over several calls, or run on the CPU backend"
+    )]
+    LoopCut {
+        kernel: String,
+        /// `file.br:LINE: the line`.
+        at: String,
+        renderer: String,
+        cap: u32,
+    },
 }
 
 fn brook_context(lines: &[String]) -> String {

@@ -10,7 +10,7 @@ use brook_glsl::{
     candidate_of, generate_kernel, stream_members, MemberRef, OutputRegion, SourceText, Target,
     Variant,
 };
-use brook_texture_streams::{GlContext, Program, Stream, Texture};
+use brook_texture_streams::{GlContext, Program, Stream, TexelRect, Texture};
 
 use crate::args::{variant_for, KernelArg, StreamArg};
 use crate::draw::{draw_pass, sampled_textures};
@@ -69,6 +69,9 @@ pub struct KernelRunner {
     mask_enabled: Cell<bool>,
     /// The open write query, between its begin and end.
     query: RefCell<Option<WriteQuery>>,
+    /// Where kernels that check their loops write the loop status (`PassProgram::loop_status`),
+    /// kept for the next call with outputs of the same texture size.
+    loop_status: RefCell<Option<Texture>>,
 }
 
 /// What a kernel call left to its caller.
@@ -94,6 +97,7 @@ impl KernelRunner {
         let target = Target {
             profile: crate::linked::profile(ctx),
             max_draw_buffers: ctx.caps().max_draw_buffers,
+            loop_cap: ctx.caps().loop_iteration_cap(),
         };
         KernelRunner {
             ctx: ctx.clone(),
@@ -107,6 +111,7 @@ impl KernelRunner {
             write_mask: RefCell::new(None),
             mask_enabled: Cell::new(false),
             query: RefCell::new(None),
+            loop_status: RefCell::new(None),
         }
     }
 
@@ -323,6 +328,7 @@ impl KernelRunner {
         let mask = own_mask
             .as_ref()
             .or(set_mask.as_ref().filter(|_| self.mask_enabled.get()));
+        let status = self.loop_status_target(&linked, &call.output)?;
         for (k, pass) in linked.passes.iter().enumerate() {
             let traced = self.draw(
                 &module.module,
@@ -333,6 +339,7 @@ impl KernelRunner {
                 &call.output,
                 viewport,
                 (mask, k == 0),
+                status.as_ref(),
             )?;
             if let Some(t) = trace.as_mut() {
                 t.passes.push(PassTrace {
@@ -346,6 +353,9 @@ impl KernelRunner {
         }
         self.ctx
             .check_error(&format!("running kernel `{}`", func.name))?;
+        if let Some(status) = status {
+            self.check_loops(module, &func.name, &status, viewport)?;
+        }
         if let Some(t) = trace {
             self.record(|| TraceEntry::Kernel(t));
         }
@@ -365,11 +375,12 @@ impl KernelRunner {
         output: &StreamArg,
         viewport: [i32; 4],
         (mask, first_pass): (Option<&WriteMask>, bool),
+        loop_status: Option<&std::cell::Ref<'_, Texture>>,
     ) -> Result<PassTrace, PassError> {
         let func = module.func(kernel);
         let tracing = self.tracing();
         let fail = |message: String| call_error(&func.name, message);
-        let targets: Vec<&Texture> = pass
+        let mut targets: Vec<&Texture> = pass
             .plan
             .outputs
             .iter()
@@ -388,6 +399,9 @@ impl KernelRunner {
             })
             .collect::<Result<_, _>>()
             .map_err(fail)?;
+        if let (Some(_), Some(status)) = (pass.plan.loop_status, loop_status) {
+            targets.push(status);
+        }
         let inputs = sampled_textures(pass, args).map_err(fail)?;
         let mut record = PassTrace {
             program: pass.program.raw().0.get(),
@@ -427,6 +441,67 @@ impl KernelRunner {
         drop(attached);
         drawn?;
         Ok(record)
+    }
+
+    /// The texture the loop status of this call goes to, cleared, when its kernel checks its
+    /// loops: one float per texel of the outputs' texture.
+    fn loop_status_target(
+        &self,
+        linked: &LinkedKernel,
+        output: &StreamArg,
+    ) -> Result<Option<std::cell::Ref<'_, Texture>>, PassError> {
+        if linked.passes.iter().all(|p| p.plan.loop_status.is_none()) {
+            return Ok(None);
+        }
+        let layout = output.stream.layout();
+        let (w, h) = (layout.width() as u32, layout.height() as u32);
+        {
+            let mut slot = self.loop_status.borrow_mut();
+            if !slot
+                .as_ref()
+                .is_some_and(|t| (t.width(), t.height()) == (w, h))
+            {
+                *slot = Some(Texture::new(&self.ctx, w, h, 1)?);
+            }
+            slot.as_ref().expect("made above").clear()?;
+        }
+        Ok(Some(std::cell::Ref::map(self.loop_status.borrow(), |t| {
+            t.as_ref().expect("made above")
+        })))
+    }
+
+    /// Fails the call if a loop was cut short in any element the call drew (`viewport`).
+    fn check_loops(
+        &self,
+        module: &KernelModule,
+        kernel: &str,
+        status: &Texture,
+        viewport: [i32; 4],
+    ) -> Result<(), PassError> {
+        let [x, y, width, height] = viewport.map(|v| v.max(0) as u32);
+        let cut = status
+            .read(TexelRect {
+                x,
+                y,
+                width,
+                height,
+            })?
+            .into_iter()
+            .fold(0.0f32, f32::max);
+        if cut == 0.0 {
+            return Ok(());
+        }
+        let line = cut as usize;
+        let at = match module.source() {
+            Some(src) => format!("{}:{line}: {}", src.name, src.line(line)),
+            None => format!("line {line}"),
+        };
+        Err(PassError::LoopCut {
+            kernel: kernel.to_string(),
+            at,
+            renderer: self.ctx.caps().renderer.clone(),
+            cap: self.target.loop_cap.unwrap_or(0),
+        })
     }
 
     fn linked(

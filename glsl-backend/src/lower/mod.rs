@@ -14,7 +14,7 @@ use brook_frontend::ir::{Function, FunctionKind, Module, ParamClass};
 
 use crate::error::GenError;
 use crate::names::glsl_name;
-use crate::prelude::Prelude;
+use crate::prelude::{Helper, Prelude};
 use crate::source::SourceText;
 use crate::types::{array_suffix, glsl_type};
 use crate::vout::{candidate_name, count_name};
@@ -29,6 +29,11 @@ pub struct FunctionLowering<'a> {
     out: String,
     indent: usize,
     last_line: usize,
+    /// Whether loops record how they ended, for drivers that cut loops short (`loops.rs`).
+    check_loops: bool,
+    /// Innermost last, the exit count of each loop being lowered (`None` when unchecked),
+    /// which a `break` adds one to.
+    loop_flags: Vec<Option<String>>,
 }
 
 /// GLSL name of the global function that gathers from parameter `name`.
@@ -77,7 +82,19 @@ impl<'a> FunctionLowering<'a> {
             out: String::new(),
             indent: 1,
             last_line: 0,
+            check_loops: false,
+            loop_flags: Vec::new(),
         }
+    }
+
+    /// Loops record whether they ended by their condition or a `break`; one that did not was
+    /// cut short by the driver, and sets `brook_loop_cut` to its Brook line (`loops.rs`).
+    pub fn checking_loops(mut self, on: bool) -> Self {
+        if on {
+            self.prelude.require(Helper::LoopCheck);
+        }
+        self.check_loops = on;
+        self
     }
 
     /// The GLSL definition of the function.

@@ -14,6 +14,7 @@ use brook_build::Program;
 const TARGET: Target = Target {
     profile: Profile::Gl33Core,
     max_draw_buffers: 8,
+    loop_cap: None,
 };
 
 pub fn describe(program: &Program) -> String {

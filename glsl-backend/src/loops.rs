@@ -1,0 +1,249 @@
+//! How many loop iterations a kernel can run, for drivers that cap them: llvmpipe (and every
+//! Mesa driver built on gallivm) ends all of a shader's loops once they have made 65,535
+//! iterations in all, silently (`LP_MAX_TGSI_LOOP_ITERATIONS`, shared by every loop of the
+//! shader, so nesting a long loop as two short ones does not help). A kernel whose loops have
+//! trip counts known from constants, within the cap, needs nothing; any other is checked at
+//! run time (`lower/stmt.rs`: each loop records whether it ended by its own condition or
+//! `break`, and the pass reports the Brook line of one that did not).
+
+use brook_frontend::ir::{
+    BinaryOp, Block, Expr, ExprKind, FunctionId, LocalId, Module, Place, PlaceRoot, Stmt, StmtKind,
+};
+
+use crate::error::GenError;
+use crate::variant::Target;
+use crate::walk::{expr, for_each_expr};
+
+/// The most loop iterations, over all loops, that one call of `f` (with the functions it
+/// calls) can run, when every loop's trip count follows from constants; `None` otherwise.
+pub fn iteration_bound(module: &Module, f: FunctionId) -> Option<u64> {
+    block_bound(module, &module.func(f).body, 0)
+}
+
+/// Whether kernel `f` must check its loops at run time on `target`: its driver caps loop
+/// iterations and `f`'s loops are not known to stay within the cap.
+pub fn needs_loop_check(module: &Module, f: FunctionId, target: &Target) -> bool {
+    target
+        .loop_cap
+        .is_some_and(|cap| iteration_bound(module, f).map_or(true, |b| b > u64::from(cap)))
+}
+
+/// For shaders that cannot report a cut loop (reduction and scatter passes, which call `f`
+/// `calls` times per fragment): an error unless `f`'s loops are known to stay within the
+/// driver's cap, so a result is never silently wrong.
+pub fn refuse_uncheckable_loops(
+    module: &Module,
+    f: FunctionId,
+    calls: u32,
+    target: &Target,
+) -> Result<(), GenError> {
+    let Some(cap) = target.loop_cap else {
+        return Ok(());
+    };
+    let bound = iteration_bound(module, f).and_then(|b| b.checked_mul(u64::from(calls)));
+    if bound.is_some_and(|b| b <= u64::from(cap)) {
+        return Ok(());
+    }
+    Err(GenError::Unsupported(format!(
+        "reduce function `{}` has loops whose iterations are not known to stay within this driver's cap of {cap} loop iterations per element (llvmpipe ends longer loops early and silently); give its loops constant bounds (at most {cap} iterations in all per element), or run on the CPU backend",
+        module.func(f).name
+    )))
+}
+
+/// Guards against a malformed module calling itself; real call chains are far shorter.
+const MAX_CALL_DEPTH: usize = 64;
+
+fn block_bound(module: &Module, block: &Block, depth: usize) -> Option<u64> {
+    let mut total: u64 = 0;
+    for stmt in block {
+        total = total.checked_add(stmt_bound(module, stmt, depth)?)?;
+    }
+    Some(total)
+}
+
+fn stmt_bound(module: &Module, stmt: &Stmt, depth: usize) -> Option<u64> {
+    match &stmt.kind {
+        StmtKind::Loop {
+            init,
+            cond,
+            step,
+            body,
+            test_first,
+        } => {
+            let trips = trip_count(init, cond.as_ref(), step, body, *test_first)?;
+            // Each iteration runs the body, the step and the condition once more.
+            let mut per = block_bound(module, body, depth)?.checked_add(1)?;
+            per = per.checked_add(block_bound(module, step, depth)?)?;
+            if let Some(c) = cond {
+                per = per.checked_add(calls_bound(module, c, depth)?)?;
+            }
+            block_bound(module, init, depth)?.checked_add(trips.checked_mul(per)?)
+        }
+        StmtKind::If {
+            cond,
+            then,
+            otherwise,
+        } => calls_bound(module, cond, depth)?.checked_add(
+            block_bound(module, then, depth)?.max(block_bound(module, otherwise, depth)?),
+        ),
+        StmtKind::Block(b) => block_bound(module, b, depth),
+        _ => {
+            let mut total = Some(0u64);
+            for_each_expr(std::slice::from_ref(stmt), &mut |e| {
+                if let ExprKind::Call(g, _) = e.kind {
+                    total = total.and_then(|t| t.checked_add(call_bound(module, g, depth)?));
+                }
+            });
+            total
+        }
+    }
+}
+
+/// The iterations of the functions `e` calls.
+fn calls_bound(module: &Module, e: &Expr, depth: usize) -> Option<u64> {
+    let mut total = Some(0u64);
+    expr(e, &mut |x| {
+        if let ExprKind::Call(g, _) = x.kind {
+            total = total.and_then(|t| t.checked_add(call_bound(module, g, depth)?));
+        }
+    });
+    total
+}
+
+fn call_bound(module: &Module, g: FunctionId, depth: usize) -> Option<u64> {
+    if depth >= MAX_CALL_DEPTH {
+        return None;
+    }
+    block_bound(module, &module.func(g).body, depth + 1)
+}
+
+/// The trip count of `for (i = a; i OP b; i += s)` with constant `a`, `b` and `s` and a body
+/// that never assigns `i`; `None` for any other loop.
+fn trip_count(
+    init: &Block,
+    cond: Option<&Expr>,
+    step: &Block,
+    body: &Block,
+    test_first: bool,
+) -> Option<u64> {
+    let ExprKind::Binary(op, lhs, rhs) = &cond?.kind else {
+        return None;
+    };
+    let (ExprKind::Local(i), Some(end)) = (&lhs.kind, constant(rhs)) else {
+        return None;
+    };
+    let start = init.iter().rev().find_map(|s| match &s.kind {
+        StmtKind::Decl {
+            local,
+            init: Some(v),
+        } if local == i => constant(v),
+        StmtKind::Assign {
+            target,
+            op: None,
+            value,
+        } if is_local(target, *i) => constant(value),
+        _ => None,
+    })?;
+    let [stride] = step.as_slice() else {
+        return None;
+    };
+    let stride = match &stride.kind {
+        StmtKind::Assign {
+            target,
+            op: Some(op @ (BinaryOp::Add | BinaryOp::Sub)),
+            value,
+        } if is_local(target, *i) => {
+            let s = constant(value)?;
+            if *op == BinaryOp::Sub {
+                -s
+            } else {
+                s
+            }
+        }
+        _ => return None,
+    };
+    if assigns(body, *i) || !test_first {
+        return None;
+    }
+    let span = end - start;
+    let trips = match op {
+        BinaryOp::Lt if stride > 0.0 => (span / stride).ceil(),
+        BinaryOp::Le if stride > 0.0 => (span / stride).floor() + 1.0,
+        BinaryOp::Gt if stride < 0.0 => (span / stride).ceil(),
+        BinaryOp::Ge if stride < 0.0 => (span / stride).floor() + 1.0,
+        _ => return None,
+    };
+    (trips.is_finite() && trips < 1e15).then(|| trips.max(0.0) as u64)
+}
+
+fn constant(e: &Expr) -> Option<f64> {
+    match &e.kind {
+        ExprKind::Int(v) => Some(*v as f64),
+        ExprKind::Float(v) if v.is_finite() => Some(*v as f64),
+        ExprKind::Convert(x) => constant(x),
+        _ => None,
+    }
+}
+
+fn is_local(place: &Place, i: LocalId) -> bool {
+    place.root == PlaceRoot::Local(i)
+}
+
+/// Whether any statement in `block`, at any depth, assigns local `i`.
+fn assigns(block: &Block, i: LocalId) -> bool {
+    block.iter().any(|s| match &s.kind {
+        StmtKind::Assign { target, .. } => is_local(target, i),
+        StmtKind::If {
+            then, otherwise, ..
+        } => assigns(then, i) || assigns(otherwise, i),
+        StmtKind::Loop {
+            init, step, body, ..
+        } => assigns(init, i) || assigns(step, i) || assigns(body, i),
+        StmtKind::Block(b) => assigns(b, i),
+        _ => false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::iteration_bound;
+
+    fn bound(body: &str) -> Option<u64> {
+        let src =
+            format!("kernel void k(float a<>, out float b<>) {{ float x = 0.0; {body} b = x; }}");
+        let module = brook_frontend::compile(&src, "k.br").expect("a valid kernel");
+        let (id, _) = module.function("k").expect("the kernel");
+        iteration_bound(&module, id)
+    }
+
+    #[test]
+    fn constant_trip_counts_multiply_through_nesting_and_add_in_sequence() {
+        assert_eq!(bound("for (int i = 0; i < 10; i++) x += 1.0;"), Some(10));
+        assert_eq!(
+            bound("for (float i = 0.0; i <= 4.0; i += 0.5) x += 1.0;"),
+            Some(9)
+        );
+        assert_eq!(bound("for (int i = 10; i > 0; i -= 3) x += 1.0;"), Some(4));
+        assert_eq!(
+            bound("for (int i = 0; i < 300; i++) { for (int j = 0; j < 300; j++) x += 1.0; }"),
+            Some(300 * 301)
+        );
+        assert_eq!(
+            bound("for (int i = 0; i < 5; i++) x += 1.0; for (int j = 0; j < 7; j++) x += 2.0;"),
+            Some(12)
+        );
+        assert_eq!(bound("x = a;"), Some(0));
+    }
+
+    #[test]
+    fn loops_bounded_by_anything_else_have_no_bound() {
+        assert_eq!(
+            bound("for (float i = 0.0; i < a; i += 1.0) x += 1.0;"),
+            None
+        );
+        assert_eq!(bound("while (x < a) x += 1.0;"), None);
+        assert_eq!(bound("for (int i = 0; i < 10; i++) { i = i - 1; }"), None);
+        assert_eq!(bound("for (int i = 0; i < 10; i--) x += 1.0;"), None);
+        assert_eq!(bound("do { x += 1.0; } while (x < 3.0);"), None);
+    }
+}
