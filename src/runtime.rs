@@ -101,10 +101,7 @@ impl Runtime {
         let module = brook_frontend::compile(source, name).map_err(BrookError::Compile)?;
         let compiled = Rc::new(Compiled {
             module,
-            source: SourceText {
-                name: name.to_string(),
-                text: source.to_string(),
-            },
+            source: SourceText::new(name, source),
         });
         let prepared = self.backend.prepare(&compiled)?;
         Ok(Program { compiled, prepared })

@@ -186,3 +186,19 @@ fn a_cut_is_found_wherever_the_shared_count_runs_out() {
         }
     }
 }
+
+#[test]
+fn thirty_nested_loops_are_refused_on_gl_before_the_driver_compiles_them() {
+    let open: String = (0..30)
+        .map(|d| format!("for (int i{d} = 0; i{d} < 1; i{d}++) {{\n"))
+        .collect();
+    let src = format!(
+        "kernel void k(float n<>, out float r<>) {{\nfloat x = 0.0;\n{open}x += n;\n{}\nr = x;\n}}",
+        "}".repeat(30)
+    );
+    assert_eq!(run(&Runtime::cpu(), &src, &[2.0], 1).unwrap(), [[2.0]]);
+    let err = run(&Runtime::gl().unwrap(), &src, &[2.0], 1)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("nests loops more than 12 deep"), "{err}");
+}

@@ -12,7 +12,7 @@
 use brook_frontend::ir::{Function, FunctionId, FunctionKind, Module, ParamClass, Type};
 
 use crate::error::GenError;
-use crate::loops::needs_loop_check;
+use crate::loops::{needs_loop_check, refuse_deep_loops};
 use crate::lower::index_global;
 use crate::names::glsl_name;
 use crate::prelude::{Helper, Prelude};
@@ -53,6 +53,7 @@ pub fn generate_kernel(
             given: variant.params.len(),
         });
     }
+    refuse_deep_loops(module, kernel)?;
     let mut prelude = Prelude::default();
     let check_loops = needs_loop_check(module, kernel, target);
     let functions = lowered_functions(module, kernel, &mut prelude, source, check_loops)?;

@@ -16,7 +16,7 @@ use brook_frontend::ir::{Function, FunctionId, FunctionKind, Module, ParamClass}
 
 use crate::error::GenError;
 use crate::kernel::KernelProgram;
-use crate::loops::refuse_uncheckable_loops;
+use crate::loops::{refuse_deep_loops, refuse_uncheckable_loops};
 use crate::names::glsl_name;
 use crate::prelude::{Helper, Prelude};
 use crate::shader::{
@@ -76,6 +76,7 @@ pub fn generate_reduce_pass(
     }
     let (input, accumulator) = reduction_params(func)?;
     let mut prelude = Prelude::default();
+    refuse_deep_loops(module, reduce_fn)?;
     refuse_uncheckable_loops(module, reduce_fn, u32::from(step.k), target)?;
     let functions = lowered_functions(module, reduce_fn, &mut prelude, source, false)?;
     let mut parts = ShaderParts::new(module);

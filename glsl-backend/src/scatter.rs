@@ -20,7 +20,7 @@
 use brook_frontend::ir::{FunctionId, FunctionKind, Module, ParamClass};
 
 use crate::error::GenError;
-use crate::loops::refuse_uncheckable_loops;
+use crate::loops::{refuse_deep_loops, refuse_uncheckable_loops};
 use crate::names::glsl_name;
 use crate::prelude::{Helper, Prelude};
 use crate::shader::{
@@ -333,6 +333,7 @@ pub fn generate_scatter_reduce(
     let (vertex, vsamplers, vuniforms) =
         vertex(target.profile, roles, true, Placement::AtIndex, &[]);
     let mut prelude = Prelude::default();
+    refuse_deep_loops(module, reduce_fn)?;
     refuse_uncheckable_loops(module, reduce_fn, 1, target)?;
     let functions = lowered_functions(module, reduce_fn, &mut prelude, source, false)?;
     let mut parts = ShaderParts::new(module);

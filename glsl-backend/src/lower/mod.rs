@@ -6,6 +6,8 @@
 //! `kernel.rs`), since they need the addressing uniforms. Keeping the body a function means a
 //! Brook `return` is a GLSL `return`, and split passes share the body text unchanged.
 
+use std::collections::HashSet;
+
 mod builtins;
 mod expr;
 mod stmt;
@@ -60,17 +62,17 @@ impl<'a> FunctionLowering<'a> {
     ) -> Self {
         // Locals of one function may share a Brook name (in different blocks); GLSL would
         // accept that too, but unique names make the shader easier to follow.
+        let mut taken: HashSet<String> = func.params.iter().map(|p| glsl_name(&p.name)).collect();
         let mut local_names: Vec<String> = Vec::with_capacity(func.locals.len());
         for local in &func.locals {
             let base = glsl_name(&local.name);
             let mut name = base.clone();
             let mut n = 2;
-            while local_names.contains(&name)
-                || func.params.iter().any(|p| glsl_name(&p.name) == name)
-            {
+            while taken.contains(&name) {
                 name = format!("{base}_{n}");
                 n += 1;
             }
+            taken.insert(name.clone());
             local_names.push(name);
         }
         FunctionLowering {
@@ -124,7 +126,7 @@ impl<'a> FunctionLowering<'a> {
         };
         let mut text = String::new();
         if let Some(src) = self.source {
-            let (line, _) = f.span.line_col(&src.text);
+            let line = src.line_of(f.span.start);
             text.push_str(&format!(
                 "// Brook {what} `{}` ({}:{line})\n",
                 f.name, src.name

@@ -18,7 +18,7 @@ impl FunctionLowering<'_> {
 
     fn quote_source(&mut self, stmt: &Stmt) {
         let Some(src) = self.source else { return };
-        let (line, _) = stmt.span.line_col(&src.text);
+        let line = src.line_of(stmt.span.start);
         if line != self.last_line {
             self.last_line = line;
             let quoted = format!("// {}:{line}: {}", src.name, src.line(line));
@@ -181,7 +181,7 @@ impl FunctionLowering<'_> {
         self.nested(body)?;
         self.loop_flags.pop();
         self.line("}");
-        let line = self.source.map_or(1, |src| stmt.span.line_col(&src.text).0);
+        let line = self.source.map_or(1, |src| src.line_of(stmt.span.start));
         self.line(&format!(
             "if (brook_loop_cut == 0 && {count} != {before} + 1) brook_loop_cut = {line};"
         ));

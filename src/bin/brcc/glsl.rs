@@ -19,10 +19,7 @@ const TARGET: Target = Target {
 
 pub fn describe(program: &Program) -> String {
     let module = &program.module;
-    let source = SourceText {
-        name: program.file_name.clone(),
-        text: program.kernel_source.clone(),
-    };
+    let source = SourceText::new(program.file_name.clone(), program.kernel_source.clone());
     let mut out = String::new();
     let _ = writeln!(
         out,
