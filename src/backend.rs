@@ -144,6 +144,17 @@ pub trait Backend {
     /// Brook's `streamSwap`: exchanges the storage of two streams of one shape and format
     /// (checked by the runtime).
     fn swap(&self, a: &dyn Any, b: &dyn Any) -> Result<(), BrookError>;
+    /// Stops each later kernel call that runs longer than `limit` with an error (`None`: no
+    /// limit), for backends that can stop one in its course.
+    fn set_time_limit(&self, limit: Option<std::time::Duration>) -> Result<(), BrookError> {
+        match limit {
+            None => Ok(()),
+            Some(_) => Err(BrookError::Usage(format!(
+                "the {} backend cannot stop a kernel call once it has started (a GL draw runs to its end); time limits are for the CPU backend, and `brcc run --timeout` ends a whole program on any backend",
+                self.name()
+            ))),
+        }
+    }
     /// Starts (afresh) or stops recording what each call becomes, for backends that can say.
     fn set_trace(&self, on: bool);
     /// The entries recorded since tracing started or since the last take.

@@ -1,13 +1,13 @@
 //! The CPU reference backend: streams in host memory, kernels interpreted from the IR.
 
 use std::any::Any;
-use std::cell::{Ref, RefCell, RefMut};
+use std::cell::{Cell, Ref, RefCell, RefMut};
 use std::collections::HashMap;
 use std::rc::Rc;
 
 use brook_cpu::{
     run_gather_op, run_reduce, run_scatter, CpuArg, CpuIter, CpuStream, KernelPlan, ReduceTarget,
-    ScatterCombine,
+    ScatterCombine, Watchdog,
 };
 use brook_frontend::ir::{FunctionId, ParamClass};
 use brook_glsl::KernelProgram;
@@ -25,6 +25,8 @@ use crate::program::Compiled;
 #[derive(Default)]
 pub struct CpuBackend {
     masking: CpuMasking,
+    /// How long one kernel call may run (`Runtime::set_time_limit`).
+    time_limit: Cell<Option<std::time::Duration>>,
 }
 
 /// A program on the CPU: the checked IR and each kernel's plan, compiled on first call.
@@ -221,7 +223,14 @@ impl Backend for CpuBackend {
             .collect();
         let plan = program.plan(kernel);
         let counts = std::cell::Cell::new(Vec::new());
-        let run = |a: &mut [CpuArg]| plan.run_vout(&compiled.module, a).map(|c| counts.set(c));
+        let watchdog = self
+            .time_limit
+            .get()
+            .map_or_else(Watchdog::default, Watchdog::limited);
+        let run = |a: &mut [CpuArg]| {
+            plan.run_watched(&compiled.module, a, watchdog)
+                .map(|c| counts.set(c))
+        };
         if self.masking.active() {
             if func
                 .params
@@ -380,6 +389,11 @@ impl Backend for CpuBackend {
     }
 
     /// The CPU backend runs the IR directly: there are no passes to record.
+    fn set_time_limit(&self, limit: Option<std::time::Duration>) -> Result<(), BrookError> {
+        self.time_limit.set(limit);
+        Ok(())
+    }
+
     fn set_trace(&self, _: bool) {}
 
     fn take_trace(&self) -> Vec<TraceEntry> {

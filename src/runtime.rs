@@ -160,6 +160,15 @@ impl Runtime {
             .glsl_plan(program.prepared.as_ref(), id, &backend_args)
     }
 
+    /// Stops every later kernel call that runs longer than `limit` with an error naming the
+    /// kernel (`None`, the default: no limit), so a kernel that loops forever (`while (1) {}`)
+    /// cannot hang the program. The CPU backend checks at every loop back edge; GL cannot
+    /// stop a draw it has started, so there a limit is an error (`brcc run --timeout` ends a
+    /// whole program on any backend).
+    pub fn set_time_limit(&self, limit: Option<std::time::Duration>) -> Result<(), BrookError> {
+        self.backend.set_time_limit(limit)
+    }
+
     /// Runs kernel `kernel` of `program`, one argument per parameter (see [`args!`](crate::args)).
     pub fn run(&self, program: &Program, kernel: &str, args: &[Arg]) -> Result<(), BrookError> {
         self.run_vout(program, kernel, args).map(drop)

@@ -34,6 +34,7 @@ use crate::exec::{Frame, Interp, Interrupt};
 use crate::shape::{position, ravel, resize_index, unravel, Index};
 use crate::stream::{validate_shape, CpuStream};
 use crate::value::Value;
+use crate::watchdog::Watchdog;
 
 /// Output elements per parallel task: large enough that scheduling costs nothing next to the
 /// interpretation, small enough that a 256×256 stream still spreads over every core.
@@ -326,7 +327,24 @@ impl KernelPlan {
     /// Runs the kernel like [`KernelPlan::run`] and returns how many values each `vout`
     /// parameter received, in parameter order (see [`run_kernel`] for how they are stored).
     pub fn run_vout(&self, module: &Module, args: &mut [CpuArg]) -> Result<Vec<usize>, CpuError> {
-        run(module, self.kernel, self.batch.as_ref().ok(), args)
+        self.run_watched(module, args, Watchdog::default())
+    }
+
+    /// [`KernelPlan::run_vout`] stopped with [`CpuError::TimeLimit`] when `watchdog`'s time
+    /// is up.
+    pub fn run_watched(
+        &self,
+        module: &Module,
+        args: &mut [CpuArg],
+        watchdog: Watchdog,
+    ) -> Result<Vec<usize>, CpuError> {
+        run(
+            module,
+            self.kernel,
+            self.batch.as_ref().ok(),
+            args,
+            watchdog,
+        )
     }
 }
 
@@ -356,6 +374,7 @@ fn run(
     kernel: FunctionId,
     batch: Option<&BatchKernel>,
     args: &mut [CpuArg],
+    watchdog: Watchdog,
 ) -> Result<Vec<usize>, CpuError> {
     let func = module
         .functions
@@ -460,16 +479,17 @@ fn run(
             .into_par_iter()
             .enumerate()
             .try_for_each_init(
-                || Machine::new(module, batch, gathers.clone()),
+                || Machine::new(module, batch, gathers.clone(), watchdog),
                 |m, (c, mut slices)| {
                     let n = (total - c * chunk).min(chunk);
                     batch_chunk(&io, m, c * chunk, n, &mut slices)
                 },
             )
-            .map(|()| Vec::new());
+            .map(|()| Vec::new())
+            .map_err(|e| e.in_function(&func.name));
     }
     let driver = Driver {
-        interp: Interp::new(module),
+        interp: Interp::new(module).watched(watchdog),
         func,
         bindings: &bindings,
         out_shape: &out_shape,

@@ -17,6 +17,7 @@ use crate::exec::{clamp_index, coerce};
 use crate::shape::{gather_index, ravel, Index};
 use crate::stream::CpuStream;
 use crate::value::{Comp, Value};
+use crate::watchdog::Watchdog;
 
 /// Whether some lane is set. A fold without early exit, so LLVM vectorises it: these
 /// checks run after every narrowing instruction and every store, and a byte-at-a-time
@@ -72,6 +73,8 @@ pub struct Machine<'a> {
     returned: Vec<Vec<bool>>,
     broke: Vec<Vec<bool>>,
     lin: Vec<usize>,
+    /// Checked at every loop back edge.
+    watchdog: Watchdog,
 }
 
 impl<'a> Machine<'a> {
@@ -79,6 +82,7 @@ impl<'a> Machine<'a> {
         module: &'a Module,
         kernel: &'a BatchKernel,
         gathers: Vec<Option<&'a CpuStream>>,
+        watchdog: Watchdog,
     ) -> Machine<'a> {
         Machine {
             module,
@@ -90,6 +94,7 @@ impl<'a> Machine<'a> {
             returned: Vec::new(),
             broke: Vec::new(),
             lin: Vec::new(),
+            watchdog,
         }
     }
 
@@ -376,6 +381,7 @@ impl<'a> Machine<'a> {
             if !any(&live) {
                 break;
             }
+            self.watchdog.check()?;
         }
         *mask = start;
         self.exited(mask);
