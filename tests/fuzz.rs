@@ -72,16 +72,27 @@ fn fuzz_for_a_while() {
     let first: u64 = env_or("BROOK_FUZZ_SEED", 1000);
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("../fuzz-findings");
     std::fs::create_dir_all(&dir).expect("the findings directory");
-    let (cpu, gls) = (Runtime::cpu(), gl_configs());
+    let (cpu, mut gls) = (Runtime::cpu(), gl_configs());
     let end = Instant::now() + Duration::from_secs(seconds);
     let (mut seed, mut findings) = (first, 0);
     while Instant::now() < end {
+        // Every case compiles new programs, and a runtime keeps each program it linked for
+        // as long as it lives: fresh contexts now and then keep a long run's memory flat.
+        if (seed - first) % 50 == 0 {
+            gls = gl_configs();
+        }
         if let Err(e) = check(seed, &cpu, &gls) {
             findings += 1;
             std::fs::write(dir.join(format!("seed-{seed}.txt")), &e).expect("a finding file");
             println!("finding: seed {seed}: {}", e.lines().next().unwrap_or(""));
         }
         seed += 1;
+        if (seed - first) % 100 == 0 {
+            println!("{} cases, {findings} findings", seed - first);
+            // The machine is shared: a leak must stop the run, not the neighbours' builds.
+            let rss = resident_bytes();
+            assert!(rss < MAX_RESIDENT, "the run holds {rss} bytes after seed {seed}: a leak");
+        }
     }
     println!(
         "{} cases (seeds {first}..{seed}) in {seconds} s, {findings} findings in {}",
@@ -89,6 +100,17 @@ fn fuzz_for_a_while() {
         dir.display()
     );
     assert_eq!(findings, 0, "see {}", dir.display());
+}
+
+/// A long run stops itself past this much resident memory (a leak, found).
+const MAX_RESIDENT: u64 = 3 << 30;
+
+/// This process's resident memory, from `/proc/self/statm` (0 where there is none).
+fn resident_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .map_or(0, |pages| pages * 4096)
 }
 
 fn env_or(name: &str, default: u64) -> u64 {
