@@ -23,4 +23,14 @@ pub enum BrookError {
     Usage(String),
     #[error("could not read `{path}`: {reason}")]
     Io { path: String, reason: String },
+    /// An error of a call of a Brook function, placed in the Brook source: at the statement it
+    /// is about, else at the function's definition (`Program::locate`).
+    #[error("{file}:{line}: {error}\n    {line} | {text}")]
+    At {
+        file: String,
+        line: usize,
+        /// The source line, trimmed.
+        text: String,
+        error: Box<BrookError>,
+    },
 }

@@ -2,7 +2,7 @@
 
 use crate::error::BrookError;
 use crate::runtime::Runtime;
-use crate::scatter::{backend_op, ScatterOp};
+use crate::scatter::{backend_op, locate_op, ScatterOp};
 use crate::stream::Stream;
 
 /// How `streamGatherOp` updates each fetched data element. The update is a ScatterOp
@@ -65,11 +65,17 @@ impl Runtime {
                 )));
             }
         }
-        self.backend.gather_op(
-            dst.storage.as_ref(),
-            index.storage.as_ref(),
-            data.storage.as_ref(),
-            update,
-        )
+        let located = |e| match op {
+            GatherOp::With(combine, _) => locate_op(combine, e),
+            _ => e,
+        };
+        self.backend
+            .gather_op(
+                dst.storage.as_ref(),
+                index.storage.as_ref(),
+                data.storage.as_ref(),
+                update,
+            )
+            .map_err(located)
     }
 }

@@ -2,10 +2,12 @@
 
 use std::rc::Rc;
 
-use brook_frontend::ir::Module;
-use brook_glsl::SourceText;
+use brook_frontend::ir::{FunctionId, Module};
+use brook_glsl::{GenError, SourceText};
+use brook_passes::PassError;
 
 use crate::backend::BackendProgram;
+use crate::error::BrookError;
 
 /// The checked IR and the source it came from, shared by the backends.
 pub struct Compiled {
@@ -27,5 +29,24 @@ impl Program {
 
     pub fn source(&self) -> &SourceText {
         &self.compiled.source
+    }
+
+    /// `error`, from a call of function `f`, placed in the Brook source: at the statement a
+    /// generation error names, else at `f`'s definition. Errors that quote their own line (a
+    /// loop the driver cut short) or are placed already stay as they are.
+    pub(crate) fn locate(&self, f: FunctionId, error: BrookError) -> BrookError {
+        let span = match &error {
+            BrookError::At { .. } | BrookError::Pass(PassError::LoopCut { .. }) => return error,
+            BrookError::Pass(PassError::Generate(GenError::At { span, .. })) => *span,
+            _ => self.module().func(f).span,
+        };
+        let src = self.source();
+        let line = src.line_of(span.start);
+        BrookError::At {
+            file: src.name.clone(),
+            line,
+            text: src.line(line).to_string(),
+            error: Box::new(error),
+        }
     }
 }

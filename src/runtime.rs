@@ -155,9 +155,15 @@ impl Runtime {
         kernel: &str,
         args: &[Arg],
     ) -> Result<Option<KernelProgram>, BrookError> {
-        let (id, backend_args) = self.call_args(program, kernel, args)?;
-        self.backend
-            .glsl_plan(program.prepared.as_ref(), id, &backend_args)
+        self.located(
+            program,
+            kernel,
+            |id, backend_args| {
+                self.backend
+                    .glsl_plan(program.prepared.as_ref(), id, backend_args)
+            },
+            args,
+        )
     }
 
     /// Stops every later kernel call that runs longer than `limit` with an error naming the
@@ -191,9 +197,15 @@ impl Runtime {
         kernel: &str,
         args: &[Arg],
     ) -> Result<Vec<usize>, BrookError> {
-        let (id, backend_args) = self.call_args(program, kernel, args)?;
-        self.backend
-            .run_kernel(program.prepared.as_ref(), id, &backend_args)
+        self.located(
+            program,
+            kernel,
+            |id, backend_args| {
+                self.backend
+                    .run_kernel(program.prepared.as_ref(), id, backend_args)
+            },
+            args,
+        )
     }
 
     /// Brook's reduction to a value: folds every element of `input` with the reduce function
@@ -257,15 +269,35 @@ impl Runtime {
                 "`{reduction}` is not a reduce function; declare it `reduce void {reduction}(T a<>, reduce T r<>)`"
             )));
         }
-        let (id, backend_args) = self.call_args(program, reduction, extra)?;
-        if input.is_iter() {
+        self.located(program, reduction, |id, backend_args| {
+            if input.is_iter() {
+                return Err(BrookError::Usage(format!(
+                    "reduction `{reduction}`: an iterator cannot be reduced; copy it into a stream with a kernel first"
+                )));
+            }
+            let input = self.own(input, &format!("reduction `{reduction}`"))?;
+            self.backend
+                .reduce(program.prepared.as_ref(), id, input, backend_args, target)
+        }, extra)
+    }
+
+    /// Runs `call` with the checked arguments of Brook function `name`, and places any error
+    /// it or the checks give in the Brook source (`Program::locate`).
+    fn located<T>(
+        &self,
+        program: &Program,
+        name: &str,
+        call: impl FnOnce(FunctionId, &[BackendArg]) -> Result<T, BrookError>,
+        args: &[Arg],
+    ) -> Result<T, BrookError> {
+        let Some((id, _)) = program.module().function(name) else {
             return Err(BrookError::Usage(format!(
-                "reduction `{reduction}`: an iterator cannot be reduced; copy it into a stream with a kernel first"
+                "the program has no kernel `{name}`"
             )));
-        }
-        let input = self.own(input, &format!("reduction `{reduction}`"))?;
-        self.backend
-            .reduce(program.prepared.as_ref(), id, input, &backend_args, target)
+        };
+        self.call_args(program, name, args)
+            .and_then(|(_, backend_args)| call(id, &backend_args))
+            .map_err(|e| program.locate(id, e))
     }
 
     /// A stream's backend storage, if the stream was made by this runtime.

@@ -47,13 +47,15 @@ impl Runtime {
                 "{call}: the destination cannot also be the index or the data stream"
             )));
         }
-        let op = backend_op(call, op)?;
-        self.backend.scatter(
-            dst.storage.as_ref(),
-            index.storage.as_ref(),
-            data.storage.as_ref(),
-            op,
-        )
+        let backend = backend_op(call, op)?;
+        self.backend
+            .scatter(
+                dst.storage.as_ref(),
+                index.storage.as_ref(),
+                data.storage.as_ref(),
+                backend,
+            )
+            .map_err(|e| locate_op(op, e))
     }
 
     /// The checks ScatterOp and GatherOp share: three streams of this runtime, none an
@@ -74,6 +76,17 @@ impl Runtime {
             }
         }
         Ok(())
+    }
+}
+
+/// `error` of a call combining with `op`, placed at its reduce function when it has one.
+pub(crate) fn locate_op(op: ScatterOp, error: BrookError) -> BrookError {
+    match op {
+        ScatterOp::Reduce(program, name) => match program.module().function(name) {
+            Some((id, _)) => program.locate(id, error),
+            None => error,
+        },
+        _ => error,
     }
 }
 

@@ -26,6 +26,16 @@ pub enum PassError {
     },
     #[error("kernel `{kernel}`: {message}")]
     Call { kernel: String, message: String },
+    /// A pass would sample more textures than the driver allows in one shader: every member
+    /// of every input and gather stream is a texture.
+    #[error(
+        "kernel `{kernel}` reads {textures} textures in one pass (one per member of each input and gathered stream), but this GL driver allows {max} per shader; pass fewer streams, or pack them into float4s or structs of fewer members"
+    )]
+    TooManyTextures {
+        kernel: String,
+        textures: usize,
+        max: u32,
+    },
     /// A loop of the kernel ended early because the driver caps loop iterations (llvmpipe:
     /// 65,535 per element over all loops), so the call's results would be wrong.
     #[error(

@@ -42,6 +42,16 @@ impl LinkedPass {
         vertex: &str,
         plan: PassProgram,
     ) -> Result<LinkedPass, PassError> {
+        // Checked here rather than left to the driver, whose refusal at link names no Brook
+        // parameter ("Too many fragment shader texture samplers").
+        let max = ctx.caps().max_texture_units;
+        if plan.samplers.len() > max as usize {
+            return Err(PassError::TooManyTextures {
+                kernel: kernel.to_string(),
+                textures: plan.samplers.len(),
+                max,
+            });
+        }
         let program = link(ctx, kernel, vertex, &plan.fragment)?;
         let gl = ctx.gl();
         unsafe {
