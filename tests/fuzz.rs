@@ -91,7 +91,10 @@ fn fuzz_for_a_while() {
             println!("{} cases, {findings} findings", seed - first);
             // The machine is shared: a leak must stop the run, not the neighbours' builds.
             let rss = resident_bytes();
-            assert!(rss < MAX_RESIDENT, "the run holds {rss} bytes after seed {seed}: a leak");
+            assert!(
+                rss < MAX_RESIDENT,
+                "the run holds {rss} bytes after seed {seed}: a leak"
+            );
         }
     }
     println!(
