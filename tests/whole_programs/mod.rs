@@ -7,7 +7,7 @@
 
 pub mod program;
 
-use brook::{Arg, GatherOp, Program, Runtime, ScatterOp, Stream};
+use brook::{Arg, GatherOp, IterSpec, Program, Runtime, ScatterOp, Stream};
 
 use program::{Kernel, Param, Reduction, DATA};
 
@@ -42,19 +42,30 @@ pub struct StreamSpec {
     pub data: Vec<f32>,
 }
 
-/// How a stream is passed: whole, or a domain `lo..hi` (column first, as `Stream::domain`).
+/// How a stream is passed: whole, or a domain `lo..hi` (column first, as `Stream::domain`),
+/// or an iterator made for the call.
 #[derive(Debug, Clone)]
 pub enum Pass {
     Whole(usize),
     Domain(usize, Vec<usize>, Vec<usize>),
     Constant(Vec<f32>),
+    /// A 1D iterator of `width` components over `n` elements from `start` by `step` (both
+    /// multiples of 1/4, so every value is exact).
+    Iter {
+        width: u8,
+        n: usize,
+        start: f32,
+        step: f32,
+    },
 }
 
 #[derive(Debug, Clone)]
 pub enum Call {
+    /// With `mask`, the call runs under that stream as the write mask.
     Kernel {
         kernel: usize,
         args: Vec<Pass>,
+        mask: Option<usize>,
     },
     ReduceValue {
         reduction: usize,
@@ -142,8 +153,11 @@ fn index_stream(rng: &mut Rng, rank: u8, n: usize) -> StreamSpec {
 impl Case {
     pub fn generate(seed: u64) -> Case {
         let mut rng = Rng(seed);
+        let helpers: Vec<program::Helper> = (0..rng.below(3))
+            .map(|k| program::helper(&mut rng, &format!("h{k}")))
+            .collect();
         let kernels: Vec<Kernel> = (0..1 + rng.below(2))
-            .map(|k| program::kernel(&mut rng, &format!("k{k}")))
+            .map(|k| program::kernel(&mut rng, &format!("k{k}"), &helpers))
             .collect();
         let reductions: Vec<Reduction> = (0..rng.below(3))
             .map(|k| {
@@ -152,6 +166,9 @@ impl Case {
             })
             .collect();
         let mut source = String::new();
+        for h in &helpers {
+            source.push_str(&h.source);
+        }
         for k in &kernels {
             source.push_str(&k.source);
         }
@@ -195,6 +212,19 @@ impl Case {
         for p in &kernel.params {
             let pass = match p {
                 Param::Input { width, index } => {
+                    if !index && rng.below(6) == 0 {
+                        // An iterator: start and step multiples of 1/4, so values are exact.
+                        let n = 1 + rng.below(MAX_ELEMENTS as u64) as usize;
+                        let start = (rng.below(33) as f32 - 16.0) / 4.0;
+                        let step = (rng.below(9) as f32 - 4.0) / 4.0;
+                        args.push(Pass::Iter {
+                            width: *width,
+                            n,
+                            start,
+                            step,
+                        });
+                        continue;
+                    }
                     let s = if rng.below(2) == 0 {
                         out_shape.clone()
                     } else {
@@ -211,6 +241,12 @@ impl Case {
                     });
                     if !index && s == out_shape {
                         plain_inputs.push((id, *width));
+                    }
+                    if rng.below(5) == 0 {
+                        // An input domain: a sub-stream.
+                        let (lo, hi) = domain_of(rng, &s);
+                        args.push(Pass::Domain(id, lo, hi));
+                        continue;
                     }
                     Pass::Whole(id)
                 }
@@ -255,19 +291,39 @@ impl Case {
             args.push(pass);
         }
         // Every output domain must be the same region.
-        let first = args.iter().find_map(|a| match a {
+        let outputs: Vec<usize> = kernel
+            .params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| matches!(p, Param::Output { .. }))
+            .map(|(i, _)| i)
+            .collect();
+        let first = outputs.iter().find_map(|&i| match &args[i] {
             Pass::Domain(_, lo, hi) => Some((lo.clone(), hi.clone())),
             _ => None,
         });
         if let Some((lo, hi)) = first {
-            for a in args.iter_mut() {
-                if let Pass::Domain(_, l, h) = a {
+            for &i in &outputs {
+                if let Pass::Domain(_, l, h) = &mut args[i] {
                     *l = lo.clone();
                     *h = hi.clone();
                 }
             }
         }
-        Call::Kernel { kernel: k, args }
+        // Sometimes a write mask of the outputs' shape: elements off keep their values.
+        let mask = (rng.below(5) == 0).then(|| {
+            let n: usize = out_shape.iter().product();
+            add(StreamSpec {
+                width: 1,
+                shape: out_shape.clone(),
+                data: (0..n).map(|_| rng.below(2) as f32).collect(),
+            })
+        });
+        Call::Kernel {
+            kernel: k,
+            args,
+            mask,
+        }
     }
 
     fn other_call(&self, rng: &mut Rng, streams: &mut Vec<StreamSpec>) -> Option<Call> {
@@ -423,7 +479,7 @@ impl Case {
     ) -> Result<(), String> {
         let e = |e: brook::BrookError| e.to_string();
         match call {
-            Call::Kernel { kernel, args } => {
+            Call::Kernel { kernel, args, mask } => {
                 let domains: Vec<Option<brook::StreamDomain>> = args
                     .iter()
                     .map(|a| match a {
@@ -433,18 +489,43 @@ impl Case {
                     .map(|d| d.transpose())
                     .collect::<Result<_, _>>()
                     .map_err(e)?;
+                let iters: Vec<Option<Stream>> = args
+                    .iter()
+                    .map(|a| match a {
+                        Pass::Iter {
+                            width,
+                            n,
+                            start,
+                            step,
+                        } => {
+                            let end = start + step * *n as f32;
+                            let spec = IterSpec::new(&[*n], *width, [*start; 4], [end; 4])?;
+                            rt.iter(spec).map(Some)
+                        }
+                        _ => Ok(None),
+                    })
+                    .collect::<Result<_, brook::BrookError>>()
+                    .map_err(e)?;
                 let bound: Vec<Arg> = args
                     .iter()
-                    .zip(&domains)
-                    .map(|(a, d)| match (a, d) {
-                        (Pass::Whole(id), _) => Arg::Stream(&streams[*id]),
-                        (Pass::Domain(..), Some(d)) => Arg::Domain(d),
-                        (Pass::Constant(v), _) => Arg::Constant(v.clone()),
-                        (Pass::Domain(..), None) => unreachable!("made above"),
+                    .zip(domains.iter().zip(&iters))
+                    .map(|(a, (d, it))| match (a, d, it) {
+                        (Pass::Whole(id), _, _) => Arg::Stream(&streams[*id]),
+                        (Pass::Domain(..), Some(d), _) => Arg::Domain(d),
+                        (Pass::Constant(v), _, _) => Arg::Constant(v.clone()),
+                        (Pass::Iter { .. }, _, Some(it)) => Arg::Stream(it),
+                        _ => unreachable!("made above"),
                     })
                     .collect();
-                rt.run(program, &self.kernels[*kernel].name, &bound)
-                    .map_err(e)
+                if let Some(m) = mask {
+                    rt.set_write_mask(&streams[*m]).map_err(e)?;
+                    rt.enable_write_mask().map_err(e)?;
+                }
+                let ran = rt.run(program, &self.kernels[*kernel].name, &bound);
+                if mask.is_some() {
+                    rt.disable_write_mask().map_err(e)?;
+                }
+                ran.map_err(e)
             }
             Call::ReduceValue { reduction, input } => {
                 let v = rt
@@ -517,7 +598,7 @@ impl Case {
             return 0.0;
         };
         for call in &self.calls {
-            let Call::Kernel { kernel, args } = call else {
+            let Call::Kernel { kernel, args, .. } = call else {
                 continue;
             };
             let k = &self.kernels[*kernel];
@@ -526,7 +607,7 @@ impl Case {
                 if let Param::Output { .. } = p {
                     let id = match a {
                         Pass::Whole(id) | Pass::Domain(id, ..) => *id,
-                        Pass::Constant(_) => continue,
+                        Pass::Constant(_) | Pass::Iter { .. } => continue,
                     };
                     if id == stream {
                         if let Some(bound) = k.approximate[out] {

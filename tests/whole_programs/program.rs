@@ -140,7 +140,24 @@ struct Body<'a> {
     loops: usize,
     /// Gathers being built around the current expression (subscripts of subscripts).
     gathering: u32,
+    /// Helper functions the body may call.
+    helpers: Vec<Helper>,
 }
+
+/// A function `float NAME(float x, float y)` kernels call, and the range of its result when
+/// its arguments are within [`HELPER_ARGS`].
+#[derive(Debug, Clone)]
+pub struct Helper {
+    pub name: String,
+    pub result: Range,
+    pub source: String,
+}
+
+/// The range helper functions' arguments must lie in.
+const HELPER_ARGS: Range = Range {
+    bound: 1024.0,
+    grain: 4,
+};
 
 impl Body<'_> {
     fn line(&mut self, s: &str) {
@@ -199,7 +216,7 @@ impl Body<'_> {
         if leaf {
             return self.leaf();
         }
-        let pick = self.rng.below(13);
+        let pick = self.rng.below(15);
         let (a, ra, wa) = self.value(depth - 1);
         let binary = |me: &mut Self, f: &dyn Fn(Range, Range) -> Range, op: &str| {
             let (b, rb) = me.of_width(wa, depth - 1);
@@ -255,12 +272,62 @@ impl Body<'_> {
                 let r = ra.add(ra.add(rb).mul(Range::of(1.0, 2)));
                 r.exact().then(|| (format!("lerp({a}, {b}, {t:?})"), r, wa))
             }
-            _ => {
+            12 => {
                 let f = ["sign", "saturate"][self.rng.below(2) as usize];
                 Some((format!("{f}({a})"), Range::of(1.0, ra.grain), wa))
             }
+            13 => {
+                let (i, bound) = self.int_expr(depth - 1);
+                Some((format!("float({i})"), Range::of(bound, 0), 1))
+            }
+            _ => self.call_helper(depth - 1),
         };
         made.unwrap_or((a, ra, wa))
+    }
+
+    /// An int expression and its bound: C's truncating `/` and `%`, 0 for a zero divisor.
+    fn int_expr(&mut self, depth: u32) -> (String, f64) {
+        if depth == 0 || self.rng.below(3) == 0 {
+            return match self.rng.below(3) {
+                0 => {
+                    let k = self.rng.below(19) as i64 - 9;
+                    (format!("({k})"), k.unsigned_abs() as f64)
+                }
+                _ => {
+                    let (e, r) = self.scalar(0);
+                    (format!("int(floor({e}))"), r.bound + 1.0)
+                }
+            };
+        }
+        let (a, ba) = self.int_expr(depth - 1);
+        let (b, bb) = self.int_expr(depth - 1);
+        let (op, bound) = match self.rng.below(5) {
+            0 => ("+", ba + bb),
+            1 => ("-", ba + bb),
+            2 => ("*", ba * bb),
+            3 => ("/", ba),
+            _ => ("%", ba.min(bb)),
+        };
+        if bound < EXACT / 4.0 {
+            (format!("({a} {op} {b})"), bound)
+        } else {
+            (a, ba)
+        }
+    }
+
+    /// A call of a helper function on arguments within its parameters' range.
+    fn call_helper(&mut self, depth: u32) -> Option<(String, Range, u8)> {
+        let helpers = self.helpers.clone();
+        let h = helpers.get(self.rng.below(helpers.len().max(1) as u64) as usize)?;
+        let mut args = Vec::new();
+        for _ in 0..2 {
+            let (e, r) = self.scalar(depth);
+            if r.bound > HELPER_ARGS.bound || r.grain > HELPER_ARGS.grain {
+                return None;
+            }
+            args.push(e);
+        }
+        Some((format!("{}({})", h.name, args.join(", ")), h.result, 1))
     }
 
     fn leaf(&mut self) -> (String, Range, u8) {
@@ -440,8 +507,41 @@ const APPROXIMATE: [(&str, f64); 8] = [
     ("exp2", 0.0),
 ];
 
-/// A random kernel named `name`.
-pub fn kernel(rng: &mut Rng, name: &str) -> Kernel {
+/// A random helper function named `name`, with a loop and a branch now and then.
+pub fn helper(rng: &mut Rng, name: &str) -> Helper {
+    let mut body = Body {
+        rng,
+        vars: ["x", "y"]
+            .iter()
+            .map(|n| Var {
+                name: n.to_string(),
+                width: 1,
+                range: HELPER_ARGS,
+            })
+            .collect(),
+        index_inputs: Vec::new(),
+        gathers: Vec::new(),
+        frozen: Vec::new(),
+        text: String::new(),
+        indent: 1,
+        next_local: 0,
+        loops: 0,
+        gathering: 0,
+        helpers: Vec::new(),
+    };
+    let n = body.rng.below(4) as usize;
+    body.statements(n, 2);
+    let (e, result) = body.scalar(2);
+    body.line(&format!("return {e};"));
+    Helper {
+        name: name.into(),
+        result,
+        source: format!("float {name}(float x, float y) {{\n{}}}\n", body.text),
+    }
+}
+
+/// A random kernel named `name`, which may call `helpers`.
+pub fn kernel(rng: &mut Rng, name: &str, helpers: &[Helper]) -> Kernel {
     let mut params = Vec::new();
     let mut decls = Vec::new();
     let mut vars = Vec::new();
@@ -499,6 +599,7 @@ pub fn kernel(rng: &mut Rng, name: &str) -> Kernel {
         next_local: 0,
         loops: 0,
         gathering: 0,
+        helpers: helpers.to_vec(),
     };
     if body.rng.below(3) == 0 {
         body.vars.push(Var {
