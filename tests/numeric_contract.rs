@@ -570,3 +570,52 @@ fn denormals_are_kept_on_the_cpu_and_flushed_to_signed_zero_on_gl() {
         }
     }
 }
+
+#[test]
+fn the_readme_states_the_contract_as_the_code_does() {
+    let readme = include_str!("../README.md");
+    let table = readme
+        .split("| built-in | bound |")
+        .nth(1)
+        .expect("the README's contract table")
+        .split("\n\n")
+        .next()
+        .unwrap_or("");
+    let mut listed = Vec::new();
+    for row in table.lines().skip(2) {
+        let cells: Vec<&str> = row.split(" | ").collect();
+        let (names, bound) = (cells[0], cells[cells.len() - 1]);
+        for name in names.split('`').skip(1).step_by(2) {
+            let name = name.split('(').next().unwrap_or(name);
+            let (b, _) = Builtin::ALL
+                .iter()
+                .find(|(_, n)| *n == name)
+                .unwrap_or_else(|| panic!("`{name}` in the README is no built-in"));
+            let stated = match accuracy(*b) {
+                Accuracy::Exact => bound.starts_with("exact"),
+                Accuracy::Ulps(u) => bound.starts_with(&format!("{u} ulp")),
+                Accuracy::PowUlps { base, per_unit } => {
+                    bound.starts_with(&format!("{base} + "))
+                        && bound.contains(&format!("/ {per_unit} ulp"))
+                }
+                Accuracy::Formula(_) => bound.starts_with("Cg's formula"),
+                Accuracy::NotNumeric => false,
+            };
+            assert!(
+                stated,
+                "README: `{name}` is listed as `{bound}`, the code says {:?}",
+                accuracy(*b)
+            );
+            listed.push(*b);
+        }
+    }
+    for (b, name) in Builtin::ALL {
+        if accuracy(*b) != Accuracy::NotNumeric {
+            assert_eq!(
+                listed.iter().filter(|l| *l == b).count(),
+                1,
+                "`{name}` must be in the README's table once"
+            );
+        }
+    }
+}
