@@ -202,3 +202,34 @@ fn thirty_nested_loops_are_refused_on_gl_before_the_driver_compiles_them() {
         .to_string();
     assert!(err.contains("nests loops more than 12 deep"), "{err}");
 }
+
+#[test]
+fn a_loop_bounded_by_a_kernel_constant_is_checked_only_when_the_call_needs_it() {
+    let src = "kernel void k(float a<>, int m, out float r<>) {
+        float x = 0.0;
+        for (int i = 0; i < m; i++) x += a;
+        r = x;
+    }";
+    let cases = [(1000, false), (70_000, true)];
+    for gl in gl_profiles(None, None) {
+        let p = gl.compile(src, "loops.br").unwrap();
+        let a = gl.stream_of(1, &[2]).unwrap();
+        a.read(&[1.0, 2.0]).unwrap();
+        let r = gl.stream_of(1, &[2]).unwrap();
+        for (m, checked) in cases {
+            let shaders = gl.glsl(&p, "k", args![&a, m, &r]).unwrap().unwrap();
+            assert_eq!(
+                shaders.passes[0].fragment.contains("brook_loop_cut"),
+                checked,
+                "m = {m}"
+            );
+            let ran = gl.run(&p, "k", args![&a, m, &r]);
+            if checked {
+                assert!(ran.unwrap_err().to_string().contains("loops.br:3"));
+            } else {
+                ran.unwrap();
+                assert_eq!(r.to_vec().unwrap(), [m as f32, 2.0 * m as f32]);
+            }
+        }
+    }
+}

@@ -29,7 +29,7 @@ mod walk;
 
 pub use error::GenError;
 pub use kernel::{generate_kernel, KernelProgram};
-pub use loops::MAX_LOOP_NESTING;
+pub use loops::{iteration_bound_given, MAX_LOOP_NESTING};
 pub use names::glsl_name;
 pub use reduce::{generate_reduce_pass, ReduceStep};
 pub use scan::{compact_pass, scan_down_pass, scan_up_pass};

@@ -15,9 +15,40 @@ use crate::variant::Target;
 use crate::walk::{expr, for_each_expr};
 
 /// The most loop iterations, over all loops, that one call of `f` (with the functions it
-/// calls) can run, when every loop's trip count follows from constants; `None` otherwise.
+/// calls) can run, when every loop's trip count follows from literals; `None` otherwise.
 pub fn iteration_bound(module: &Module, f: FunctionId) -> Option<u64> {
-    block_bound(module, &module.func(f).body, 0)
+    iteration_bound_given(module, f, &|_| None)
+}
+
+/// [`iteration_bound`] for a call whose scalar constant parameters have the values
+/// `constant(param)` gives: a loop bounded by one (`for (k = 0; k < m; k++)`, `m` a kernel
+/// constant) has a trip count known when the call is made.
+pub fn iteration_bound_given(
+    module: &Module,
+    f: FunctionId,
+    constant: &dyn Fn(u32) -> Option<f64>,
+) -> Option<u64> {
+    let body = &module.func(f).body;
+    // A parameter the body assigns (Brook lets a kernel assign its value parameters) is not
+    // the value the call passed by the time a loop reads it.
+    let unassigned = |p: u32| {
+        if assigns_param(body, p) {
+            None
+        } else {
+            constant(p)
+        }
+    };
+    let walk = Walk {
+        module,
+        constant: &unassigned,
+    };
+    walk.block(body, 0)
+}
+
+/// The constants a bound may use: literals, and the kernel's constant parameters when known.
+struct Walk<'a> {
+    module: &'a Module,
+    constant: &'a dyn Fn(u32) -> Option<f64>,
 }
 
 /// The deepest loop nesting GLSL is generated for. Mesa's compiler takes time exponential in
@@ -122,135 +153,147 @@ pub fn refuse_uncheckable_loops(
 /// Guards against a malformed module calling itself; real call chains are far shorter.
 const MAX_CALL_DEPTH: usize = 64;
 
-fn block_bound(module: &Module, block: &Block, depth: usize) -> Option<u64> {
-    let mut total: u64 = 0;
-    for stmt in block {
-        total = total.checked_add(stmt_bound(module, stmt, depth)?)?;
-    }
-    Some(total)
-}
-
-fn stmt_bound(module: &Module, stmt: &Stmt, depth: usize) -> Option<u64> {
-    match &stmt.kind {
-        StmtKind::Loop {
-            init,
-            cond,
-            step,
-            body,
-            test_first,
-        } => {
-            let trips = trip_count(init, cond.as_ref(), step, body, *test_first)?;
-            // Each iteration runs the body, the step and the condition once more.
-            let mut per = block_bound(module, body, depth)?.checked_add(1)?;
-            per = per.checked_add(block_bound(module, step, depth)?)?;
-            if let Some(c) = cond {
-                per = per.checked_add(calls_bound(module, c, depth)?)?;
-            }
-            block_bound(module, init, depth)?.checked_add(trips.checked_mul(per)?)
+impl Walk<'_> {
+    /// The iterations of `block`, `depth` calls below the kernel.
+    fn block(&self, block: &Block, depth: usize) -> Option<u64> {
+        let mut total: u64 = 0;
+        for stmt in block {
+            total = total.checked_add(self.stmt(stmt, depth)?)?;
         }
-        StmtKind::If {
-            cond,
-            then,
-            otherwise,
-        } => calls_bound(module, cond, depth)?.checked_add(
-            block_bound(module, then, depth)?.max(block_bound(module, otherwise, depth)?),
-        ),
-        StmtKind::Block(b) => block_bound(module, b, depth),
-        _ => {
-            let mut total = Some(0u64);
-            for_each_expr(std::slice::from_ref(stmt), &mut |e| {
-                if let ExprKind::Call(g, _) = e.kind {
-                    total = total.and_then(|t| t.checked_add(call_bound(module, g, depth)?));
+        Some(total)
+    }
+
+    fn stmt(&self, stmt: &Stmt, depth: usize) -> Option<u64> {
+        match &stmt.kind {
+            StmtKind::Loop {
+                init,
+                cond,
+                step,
+                body,
+                test_first,
+            } => {
+                let trips = self.trip_count(init, cond.as_ref(), step, body, *test_first)?;
+                // Each iteration runs the body, the step and the condition once more.
+                let mut per = self.block(body, depth)?.checked_add(1)?;
+                per = per.checked_add(self.block(step, depth)?)?;
+                if let Some(c) = cond {
+                    per = per.checked_add(self.calls(c, depth)?)?;
                 }
-            });
-            total
-        }
-    }
-}
-
-/// The iterations of the functions `e` calls.
-fn calls_bound(module: &Module, e: &Expr, depth: usize) -> Option<u64> {
-    let mut total = Some(0u64);
-    expr(e, &mut |x| {
-        if let ExprKind::Call(g, _) = x.kind {
-            total = total.and_then(|t| t.checked_add(call_bound(module, g, depth)?));
-        }
-    });
-    total
-}
-
-fn call_bound(module: &Module, g: FunctionId, depth: usize) -> Option<u64> {
-    if depth >= MAX_CALL_DEPTH {
-        return None;
-    }
-    block_bound(module, &module.func(g).body, depth + 1)
-}
-
-/// The trip count of `for (i = a; i OP b; i += s)` with constant `a`, `b` and `s` and a body
-/// that never assigns `i`; `None` for any other loop.
-fn trip_count(
-    init: &Block,
-    cond: Option<&Expr>,
-    step: &Block,
-    body: &Block,
-    test_first: bool,
-) -> Option<u64> {
-    let ExprKind::Binary(op, lhs, rhs) = &cond?.kind else {
-        return None;
-    };
-    let (ExprKind::Local(i), Some(end)) = (&lhs.kind, constant(rhs)) else {
-        return None;
-    };
-    let start = init.iter().rev().find_map(|s| match &s.kind {
-        StmtKind::Decl {
-            local,
-            init: Some(v),
-        } if local == i => constant(v),
-        StmtKind::Assign {
-            target,
-            op: None,
-            value,
-        } if is_local(target, *i) => constant(value),
-        _ => None,
-    })?;
-    let [stride] = step.as_slice() else {
-        return None;
-    };
-    let stride = match &stride.kind {
-        StmtKind::Assign {
-            target,
-            op: Some(op @ (BinaryOp::Add | BinaryOp::Sub)),
-            value,
-        } if is_local(target, *i) => {
-            let s = constant(value)?;
-            if *op == BinaryOp::Sub {
-                -s
-            } else {
-                s
+                self.block(init, depth)?
+                    .checked_add(trips.checked_mul(per)?)
+            }
+            StmtKind::If {
+                cond,
+                then,
+                otherwise,
+            } => self
+                .calls(cond, depth)?
+                .checked_add(self.block(then, depth)?.max(self.block(otherwise, depth)?)),
+            StmtKind::Block(b) => self.block(b, depth),
+            _ => {
+                let mut total = Some(0u64);
+                for_each_expr(std::slice::from_ref(stmt), &mut |e| {
+                    if let ExprKind::Call(g, _) = e.kind {
+                        total = total.and_then(|t| t.checked_add(self.call(g, depth)?));
+                    }
+                });
+                total
             }
         }
-        _ => return None,
-    };
-    if assigns(body, *i) || !test_first {
-        return None;
     }
-    let span = end - start;
-    let trips = match op {
-        BinaryOp::Lt if stride > 0.0 => (span / stride).ceil(),
-        BinaryOp::Le if stride > 0.0 => (span / stride).floor() + 1.0,
-        BinaryOp::Gt if stride < 0.0 => (span / stride).ceil(),
-        BinaryOp::Ge if stride < 0.0 => (span / stride).floor() + 1.0,
-        _ => return None,
-    };
-    (trips.is_finite() && trips < 1e15).then(|| trips.max(0.0) as u64)
-}
 
-fn constant(e: &Expr) -> Option<f64> {
-    match &e.kind {
-        ExprKind::Int(v) => Some(*v as f64),
-        ExprKind::Float(v) if v.is_finite() => Some(*v as f64),
-        ExprKind::Convert(x) => constant(x),
-        _ => None,
+    /// The iterations of the functions `e` calls.
+    fn calls(&self, e: &Expr, depth: usize) -> Option<u64> {
+        let mut total = Some(0u64);
+        expr(e, &mut |x| {
+            if let ExprKind::Call(g, _) = x.kind {
+                total = total.and_then(|t| t.checked_add(self.call(g, depth)?));
+            }
+        });
+        total
+    }
+
+    /// A called function's iterations; its own parameters are not the kernel's, so only
+    /// literals bound its loops.
+    fn call(&self, g: FunctionId, depth: usize) -> Option<u64> {
+        if depth >= MAX_CALL_DEPTH {
+            return None;
+        }
+        let literals = Walk {
+            module: self.module,
+            constant: &|_| None,
+        };
+        literals.block(&self.module.func(g).body, depth + 1)
+    }
+
+    /// A literal, or a scalar constant parameter whose value is known.
+    fn constant(&self, e: &Expr) -> Option<f64> {
+        match &e.kind {
+            ExprKind::Int(v) => Some(*v as f64),
+            ExprKind::Float(v) if v.is_finite() => Some(*v as f64),
+            ExprKind::Convert(x) => self.constant(x),
+            ExprKind::Param(p) => (self.constant)(*p),
+            _ => None,
+        }
+    }
+    /// The trip count of `for (i = a; i OP b; i += s)` with constant `a`, `b` and `s` and a body
+    /// that never assigns `i`; `None` for any other loop.
+    fn trip_count(
+        &self,
+        init: &Block,
+        cond: Option<&Expr>,
+        step: &Block,
+        body: &Block,
+        test_first: bool,
+    ) -> Option<u64> {
+        let ExprKind::Binary(op, lhs, rhs) = &cond?.kind else {
+            return None;
+        };
+        let (ExprKind::Local(i), Some(end)) = (&lhs.kind, self.constant(rhs)) else {
+            return None;
+        };
+        let start = init.iter().rev().find_map(|s| match &s.kind {
+            StmtKind::Decl {
+                local,
+                init: Some(v),
+            } if local == i => self.constant(v),
+            StmtKind::Assign {
+                target,
+                op: None,
+                value,
+            } if is_local(target, *i) => self.constant(value),
+            _ => None,
+        })?;
+        let [stride] = step.as_slice() else {
+            return None;
+        };
+        let stride = match &stride.kind {
+            StmtKind::Assign {
+                target,
+                op: Some(op @ (BinaryOp::Add | BinaryOp::Sub)),
+                value,
+            } if is_local(target, *i) => {
+                let s = self.constant(value)?;
+                if *op == BinaryOp::Sub {
+                    -s
+                } else {
+                    s
+                }
+            }
+            _ => return None,
+        };
+        if assigns(body, *i) || !test_first {
+            return None;
+        }
+        let span = end - start;
+        let trips = match op {
+            BinaryOp::Lt if stride > 0.0 => (span / stride).ceil(),
+            BinaryOp::Le if stride > 0.0 => (span / stride).floor() + 1.0,
+            BinaryOp::Gt if stride < 0.0 => (span / stride).ceil(),
+            BinaryOp::Ge if stride < 0.0 => (span / stride).floor() + 1.0,
+            _ => return None,
+        };
+        (trips.is_finite() && trips < 1e15).then(|| trips.max(0.0) as u64)
     }
 }
 
@@ -260,15 +303,24 @@ fn is_local(place: &Place, i: LocalId) -> bool {
 
 /// Whether any statement in `block`, at any depth, assigns local `i`.
 fn assigns(block: &Block, i: LocalId) -> bool {
+    assigns_root(block, PlaceRoot::Local(i))
+}
+
+/// Whether any statement in `block`, at any depth, assigns parameter `p`.
+fn assigns_param(block: &Block, p: u32) -> bool {
+    assigns_root(block, PlaceRoot::Param(p))
+}
+
+fn assigns_root(block: &Block, root: PlaceRoot) -> bool {
     block.iter().any(|s| match &s.kind {
-        StmtKind::Assign { target, .. } => is_local(target, i),
+        StmtKind::Assign { target, .. } => target.root == root,
         StmtKind::If {
             then, otherwise, ..
-        } => assigns(then, i) || assigns(otherwise, i),
+        } => assigns_root(then, root) || assigns_root(otherwise, root),
         StmtKind::Loop {
             init, step, body, ..
-        } => assigns(init, i) || assigns(step, i) || assigns(body, i),
-        StmtKind::Block(b) => assigns(b, i),
+        } => assigns_root(init, root) || assigns_root(step, root) || assigns_root(body, root),
+        StmtKind::Block(b) => assigns_root(b, root),
         _ => false,
     })
 }

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use brook_frontend::ir::{FunctionId, Module, ParamClass};
 use brook_glsl::{
-    candidate_of, generate_kernel, stream_members, MemberRef, OutputRegion, SourceText, Target,
-    Variant,
+    candidate_of, generate_kernel, iteration_bound_given, stream_members, MemberRef, OutputRegion,
+    SourceText, Target, Variant,
 };
 use brook_texture_streams::{GlContext, Program, Stream, TexelRect, Texture};
 
@@ -50,7 +50,8 @@ impl KernelModule {
     }
 }
 
-type CacheKey = (u64, FunctionId, Variant);
+/// A kernel variant, and whether it checks its loops (`KernelRunner::call_target`).
+type CacheKey = (u64, FunctionId, Variant, bool);
 
 /// Runs kernels on one GL context, compiling each distinct shader once.
 pub struct KernelRunner {
@@ -263,7 +264,7 @@ impl KernelRunner {
             &module.module,
             kernel,
             &call.variant,
-            &self.target,
+            &self.call_target(&module.module, kernel, &args),
             module.source(),
         )?;
         if vouts.is_some() {
@@ -313,7 +314,8 @@ impl KernelRunner {
         let func = module.module.func(kernel);
         let call = Call::check(&func.name, func, args)?;
         self.ctx.make_current()?;
-        let (linked, compiled) = self.linked(module, kernel, call.variant.clone())?;
+        let target = self.call_target(&module.module, kernel, args);
+        let (linked, compiled) = self.linked(module, kernel, call.variant.clone(), &target)?;
         let scratch = in_place_scratch(&func.name, args)?;
         let mut trace = self.tracing().then(|| KernelTrace {
             kernel: func.name.clone(),
@@ -504,23 +506,38 @@ impl KernelRunner {
         })
     }
 
+    /// The target a call generates for: without the run-time loop check when the driver caps
+    /// loops but the kernel's loops, with this call's constants, stay within the cap (a loop
+    /// `for (k = 0; k < m; k++)` over a kernel constant `m` is as cheap as a literal bound).
+    fn call_target(&self, module: &Module, kernel: FunctionId, args: &[KernelArg]) -> Target {
+        let Some(cap) = self.target.loop_cap else {
+            return self.target;
+        };
+        let constant = |p: u32| match args.get(p as usize) {
+            Some(KernelArg::Constant([v])) => Some(f64::from(*v)),
+            _ => None,
+        };
+        match iteration_bound_given(module, kernel, &constant) {
+            Some(bound) if bound <= u64::from(cap) => Target {
+                loop_cap: None,
+                ..self.target
+            },
+            _ => self.target,
+        }
+    }
+
     fn linked(
         &self,
         module: &KernelModule,
         kernel: FunctionId,
         variant: Variant,
+        target: &Target,
     ) -> Result<(Rc<LinkedKernel>, bool), PassError> {
-        let key = (module.id, kernel, variant);
+        let key = (module.id, kernel, variant, target.loop_cap.is_some());
         if let Some(found) = self.programs.borrow().get(&key) {
             return Ok((found.clone(), false));
         }
-        let generated = generate_kernel(
-            &module.module,
-            kernel,
-            &key.2,
-            &self.target,
-            module.source(),
-        )?;
+        let generated = generate_kernel(&module.module, kernel, &key.2, target, module.source())?;
         let linked = Rc::new(LinkedKernel::link(&self.ctx, generated)?);
         self.programs.borrow_mut().insert(key, linked.clone());
         Ok((linked, true))

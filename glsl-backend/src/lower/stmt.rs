@@ -145,10 +145,11 @@ impl FunctionLowering<'_> {
     /// A loop that counts how it ended (`LOOP_CHECK` in the prelude): leaving by the condition
     /// or a `break` adds one to the loop's `brook_left{n}`; if the count has not grown by one
     /// after the loop, the driver ended it, and `brook_loop_cut` gets the loop's Brook line (1
-    /// without a source). Each iteration adds the opaque `brook_zero` to the count and a
-    /// never-taken exit adds 2, so the count after the loop is a register only the exits write,
-    /// which the compiler can neither fold nor compute ahead of them; it is never reset, so a
-    /// cut in a later run of the loop finds the count of the run before.
+    /// without a source). Beside the condition's exit sits a second one, taken when the opaque
+    /// `brook_zero` is not 0 (never), that adds 2: with two exits giving different counts, the
+    /// count after the loop is a register only the exits write (llvmpipe writes registers
+    /// under the lanes' mask), which the compiler can neither fold nor compute ahead of them.
+    /// It is never reset, so a cut in a later run of the loop finds the count of the run before.
     fn checked_loop(
         &mut self,
         stmt: &Stmt,
@@ -172,7 +173,6 @@ impl FunctionLowering<'_> {
             )
         };
         self.line(&header);
-        self.line(&format!("    {count} += brook_zero;"));
         self.line(&format!(
             "    if (brook_zero != 0) {{ {count} += 2; break; }}"
         ));
