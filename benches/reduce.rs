@@ -9,7 +9,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use brook::passes::ReducePlan;
+use brook::ReducePlan;
 use brook::{args, Runtime};
 use common::handwritten_reduce::HandReduce;
 use common::ratios::print_ratios;

@@ -78,14 +78,10 @@ fn saxpy_on(
     ys.read(y)?;
     let upload = start.elapsed();
     if show_glsl {
-        if let Some(plan) = rt.glsl(&program, "saxpy", args![a, &xs, &ys, &rs])? {
-            for (i, pass) in plan.passes.iter().enumerate() {
-                println!(
-                    "── pass {} of {}: fragment shader ──\n{}",
-                    i + 1,
-                    plan.passes.len(),
-                    pass.fragment
-                );
+        for pass in rt.plan(&program, "saxpy", args![a, &xs, &ys, &rs])? {
+            print!("{pass}");
+            if let Some(program) = &pass.program {
+                println!("{}", program.source);
             }
         }
     }

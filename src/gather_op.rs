@@ -1,8 +1,12 @@
-//! `streamGatherOp`: the runtime's checks and the update operators a user names.
+//! `streamGatherOp`: the runtime's side, and the update operators a user names.
 
-use crate::error::BrookError;
+use std::fmt::Display;
+
+use brook_core::call::check_gather_op;
+use brook_core::{BrookError, GatherOpCall};
+
 use crate::runtime::Runtime;
-use crate::scatter::{backend_op, locate_op, ScatterOp};
+use crate::scatter::ScatterOp;
 use crate::stream::Stream;
 
 /// How `streamGatherOp` updates each fetched data element. The update is a ScatterOp
@@ -37,45 +41,29 @@ impl Runtime {
         data: &Stream,
         op: GatherOp,
     ) -> Result<(), BrookError> {
-        let call = "streamGatherOp";
-        self.check_indexed_streams(call, dst, index, data)?;
-        let storages = [&dst.storage, &index.storage, &data.storage];
-        for (k, a) in storages.iter().enumerate() {
-            if storages[k + 1..]
-                .iter()
-                .any(|b| std::ptr::addr_eq(a.as_ref(), b.as_ref()))
-            {
-                return Err(BrookError::Usage(format!(
-                    "{call}: the destination, index and data streams must be three different streams"
-                )));
-            }
-        }
+        let call: &dyn Display = &"streamGatherOp";
+        let [dst, index, data] = [dst, index, data].map(|s| self.own(s, call).map(|s| s.arg(None)));
+        let (dst, index, data) = (dst?, index?, data?);
         let ones = vec![1.0; data.format.floats_per_element()];
         let update = match op {
             GatherOp::Fetch => None,
-            GatherOp::Increment => Some((backend_op(call, ScatterOp::Add)?, ones.as_slice())),
-            GatherOp::With(op, operand) => Some((backend_op(call, op)?, operand)),
+            GatherOp::Increment => Some((self.combiner(call, ScatterOp::Add)?, ones.as_slice())),
+            GatherOp::With(op, operand) => Some((self.combiner(call, op)?, operand)),
         };
-        if let Some((_, operand)) = update {
-            if operand.len() != ones.len() {
-                return Err(BrookError::Usage(format!(
-                    "{call}: the operand has {} floats but an element of the data stream has {}",
-                    operand.len(),
-                    ones.len()
-                )));
-            }
-        }
-        let located = |e| match op {
-            GatherOp::With(combine, _) => locate_op(combine, e),
-            _ => e,
+        let combiner = update.as_ref().map(|(c, _)| *c);
+        let located = |e| match combiner {
+            Some(c) => c.locate(e),
+            None => e,
         };
+        check_gather_op(&dst, &index, &data, update.as_ref().map(|(c, o)| (c, *o)))
+            .map_err(located)?;
         self.backend
-            .gather_op(
-                dst.storage.as_ref(),
-                index.storage.as_ref(),
-                data.storage.as_ref(),
+            .gather_op(&GatherOpCall {
+                dst,
+                index,
+                data,
                 update,
-            )
+            })
             .map_err(located)
     }
 }

@@ -19,17 +19,18 @@
 //! assert_eq!(r.to_vec()?[0], 5.0); // streamWrite
 //! # Ok::<(), brook::BrookError>(())
 //! ```
+//!
+//! The runtime checks every call (brook-core) and hands it to a backend through the
+//! [`Backend`] trait: GL ([`GlBackend`], from brook-passes), the CPU ([`CpuBackend`], from
+//! brook-cpu), or one's own ([`Runtime::with_backend`]). `docs/architecture.md` walks through
+//! how a call flows.
 
 mod arg;
-mod backend;
+mod calls;
+#[cfg(feature = "brcc")]
 pub mod capi;
-mod cpu;
-mod cpu_mask;
-mod element_type;
-mod error;
 mod gather_op;
-mod gl;
-mod host_values;
+mod masks;
 mod print;
 mod program;
 mod program_cache;
@@ -38,8 +39,6 @@ mod scatter;
 mod stream;
 
 pub use arg::Arg;
-pub use backend::{Backend, BackendArg, BackendReduceTarget, BackendScatterOp};
-pub use error::BrookError;
 pub use gather_op::GatherOp;
 pub use print::{format_stream, format_value};
 pub use program::Program;
@@ -47,12 +46,18 @@ pub use runtime::{Runtime, BACKEND_NAMES};
 pub use scatter::ScatterOp;
 pub use stream::{Stream, StreamDomain};
 
+pub use brook_core as core;
+pub use brook_core::{
+    Backend, BackendArg, BrookError, Domain, ElementFormat, IterSpec, MemberFormat, PassTrace,
+    ReducePlan, StreamError, TraceEntry,
+};
+pub use brook_cpu::CpuBackend;
 pub use brook_frontend as frontend;
 pub use brook_glsl as glsl;
 pub use brook_passes as passes;
-pub use brook_passes::TraceEntry;
+pub use brook_passes::{GlBackend, PassObserver};
 pub use brook_texture_streams as texture_streams;
-pub use brook_texture_streams::{ContextOptions, ElementFormat, IterSpec, MemberFormat, Profile};
+pub use brook_texture_streams::{ContextOptions, Profile};
 
 /// The README's Rust example, compiled and run as a doctest so it cannot rot.
 #[cfg(doctest)]

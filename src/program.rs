@@ -2,23 +2,15 @@
 
 use std::rc::Rc;
 
-use brook_frontend::ir::{FunctionId, Module};
-use brook_glsl::{GenError, SourceText};
-use brook_passes::PassError;
+use brook_core::{Backend, BackendProgram, BrookError, Compiled, ElementFormat, SourceText};
+use brook_frontend::ir::Module;
 
-use crate::backend::BackendProgram;
-use crate::error::BrookError;
-
-/// The checked IR and the source it came from, shared by the backends.
-pub struct Compiled {
-    pub module: Module,
-    pub source: SourceText,
-}
-
-/// A program ready to run on the runtime that compiled it.
+/// A program ready to run on the runtime that compiled it. Whatever the backend compiled for
+/// it (GL programs of every kernel variant, CPU kernel plans) is released when it drops.
 pub struct Program {
     pub(crate) compiled: Rc<Compiled>,
     pub(crate) prepared: BackendProgram,
+    pub(crate) backend: Rc<dyn Backend>,
 }
 
 impl Program {
@@ -31,22 +23,15 @@ impl Program {
         &self.compiled.source
     }
 
-    /// `error`, from a call of function `f`, placed in the Brook source: at the statement a
-    /// generation error names, else at `f`'s definition. Errors that quote their own line (a
-    /// loop the driver cut short) or are placed already stay as they are.
-    pub(crate) fn locate(&self, f: FunctionId, error: BrookError) -> BrookError {
-        let span = match &error {
-            BrookError::At { .. } | BrookError::Pass(PassError::LoopCut { .. }) => return error,
-            BrookError::Pass(PassError::Generate(GenError::At { span, .. })) => *span,
-            _ => self.module().func(f).span,
-        };
-        let src = self.source();
-        let line = src.line_of(span.start);
-        BrookError::At {
-            file: src.name.clone(),
-            line,
-            text: src.line(line).to_string(),
-            error: Box::new(error),
-        }
+    /// The element format of Brook type `name`: `float`..`float4`, or a struct of this program
+    /// whose members are `float`..`float4` (as host code declares `Ray rays<100>;`).
+    pub fn element_format(&self, name: &str) -> Result<ElementFormat, BrookError> {
+        ElementFormat::named(&self.compiled.module, name)
+    }
+
+    /// The backend's prepared form of the program (a GL backend's linked programs), for
+    /// backend-specific inspection.
+    pub fn prepared(&self) -> &dyn std::any::Any {
+        self.prepared.as_ref()
     }
 }

@@ -5,9 +5,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use crate::error::BrookError;
 use crate::program::Program;
 use crate::runtime::Runtime;
+use brook_core::BrookError;
 
 /// The programs a runtime compiled through [`Runtime::compile_cached`], by (name, source).
 #[derive(Default)]

@@ -1,9 +1,11 @@
-//! `streamScatterOp`: the runtime's checks and the combiners a user names.
+//! `streamScatterOp`: the runtime's side, and the combiners a user names.
 
+use std::fmt::Display;
+
+use brook_core::call::check_scatter;
+use brook_core::{BrookError, Combiner, ScatterCall};
 use brook_frontend::ir::FunctionKind;
 
-use crate::backend::BackendScatterOp;
-use crate::error::BrookError;
 use crate::program::Program;
 use crate::runtime::Runtime;
 use crate::stream::Stream;
@@ -38,78 +40,42 @@ impl Runtime {
         data: &Stream,
         op: ScatterOp,
     ) -> Result<(), BrookError> {
-        let call = "streamScatterOp";
-        self.check_indexed_streams(call, dst, index, data)?;
-        if std::ptr::addr_eq(dst.storage.as_ref(), data.storage.as_ref())
-            || std::ptr::addr_eq(dst.storage.as_ref(), index.storage.as_ref())
-        {
-            return Err(BrookError::Usage(format!(
-                "{call}: the destination cannot also be the index or the data stream"
-            )));
-        }
-        let backend = backend_op(call, op)?;
-        self.backend
-            .scatter(
-                dst.storage.as_ref(),
-                index.storage.as_ref(),
-                data.storage.as_ref(),
-                backend,
-            )
-            .map_err(|e| locate_op(op, e))
+        let call: &dyn Display = &"streamScatterOp";
+        let [dst, index, data] = [dst, index, data].map(|s| self.own(s, call).map(|s| s.arg(None)));
+        let (dst, index, data) = (dst?, index?, data?);
+        let op = self.combiner(call, op)?;
+        check_scatter(&dst, &index, &data, &op)
+            .and_then(|()| {
+                self.backend.scatter(&ScatterCall {
+                    dst,
+                    index,
+                    data,
+                    op,
+                })
+            })
+            .map_err(|e| op.locate(e))
     }
 
-    /// The checks ScatterOp and GatherOp share: three streams of this runtime, none an
-    /// iterator.
-    pub(crate) fn check_indexed_streams(
+    /// The backend form of a combiner, its reduce function looked up.
+    pub(crate) fn combiner<'a>(
         &self,
-        call: &str,
-        dst: &Stream,
-        index: &Stream,
-        data: &Stream,
-    ) -> Result<(), BrookError> {
-        for (s, role) in [(dst, "destination"), (index, "index"), (data, "data")] {
-            self.own(s, call)?;
-            if s.is_iter {
-                return Err(BrookError::Usage(format!(
-                    "{call}: the {role} stream is an iterator; copy it into a stream with a kernel first"
-                )));
+        call: &dyn Display,
+        op: ScatterOp<'a>,
+    ) -> Result<Combiner<'a>, BrookError> {
+        Ok(match op {
+            ScatterOp::Replace => Combiner::Replace,
+            ScatterOp::Add => Combiner::Add,
+            ScatterOp::Min => Combiner::Min,
+            ScatterOp::Max => Combiner::Max,
+            ScatterOp::Reduce(program, name) => {
+                let program = self.own_program(program, call)?;
+                let (function, _) = program.compiled.function(name, FunctionKind::Reduce)?;
+                Combiner::Reduce {
+                    program: program.prepared.as_ref(),
+                    compiled: &program.compiled,
+                    function,
+                }
             }
-        }
-        Ok(())
+        })
     }
-}
-
-/// `error` of a call combining with `op`, placed at its reduce function when it has one.
-pub(crate) fn locate_op(op: ScatterOp, error: BrookError) -> BrookError {
-    match op {
-        ScatterOp::Reduce(program, name) => match program.module().function(name) {
-            Some((id, _)) => program.locate(id, error),
-            None => error,
-        },
-        _ => error,
-    }
-}
-
-/// The backend form of a combiner, its reduce function checked.
-pub(crate) fn backend_op<'a>(
-    call: &str,
-    op: ScatterOp<'a>,
-) -> Result<BackendScatterOp<'a>, BrookError> {
-    Ok(match op {
-        ScatterOp::Replace => BackendScatterOp::Replace,
-        ScatterOp::Add => BackendScatterOp::Add,
-        ScatterOp::Min => BackendScatterOp::Min,
-        ScatterOp::Max => BackendScatterOp::Max,
-        ScatterOp::Reduce(program, name) => {
-            let (id, func) = program.module().function(name).ok_or_else(|| {
-                BrookError::Usage(format!("{call}: the program has no function `{name}`"))
-            })?;
-            if func.kind != FunctionKind::Reduce {
-                return Err(BrookError::Usage(format!(
-                    "{call}: `{name}` is not a reduce function; declare it `reduce void {name}(T a<>, reduce T r<>)`"
-                )));
-            }
-            BackendScatterOp::Reduce(program.prepared.as_ref(), id)
-        }
-    })
 }

@@ -2,10 +2,7 @@
 
 use std::rc::Rc;
 
-use brook_texture_streams::{Domain, ElementFormat};
-
-use crate::backend::{Backend, BackendStream};
-use crate::error::BrookError;
+use brook_core::{Backend, BackendStream, BrookError, Domain, ElementFormat, IterSpec, StreamArg};
 
 /// A Brook stream on one runtime.
 pub struct Stream {
@@ -13,7 +10,8 @@ pub struct Stream {
     pub(crate) format: ElementFormat,
     pub(crate) shape: Vec<usize>,
     pub(crate) storage: BackendStream,
-    pub(crate) is_iter: bool,
+    /// The iterator, for an `iter` stream (computed, read-only).
+    pub(crate) iter: Option<IterSpec>,
 }
 
 impl Stream {
@@ -37,19 +35,48 @@ impl Stream {
 
     /// Whether this is an `iter` stream (computed, read-only).
     pub fn is_iter(&self) -> bool {
-        self.is_iter
+        self.iter.is_some()
+    }
+
+    /// The stream (or its `domain`) as backends and call checks see it.
+    pub(crate) fn arg<'a>(&'a self, domain: Option<&'a Domain>) -> StreamArg<'a> {
+        StreamArg {
+            storage: self.storage.as_ref(),
+            format: &self.format,
+            shape: &self.shape,
+            domain: domain.filter(|d| !d.is_whole(&self.shape)),
+            iter: self.iter.as_ref(),
+        }
     }
 
     /// Brook's `streamRead`: fills the stream from a host array in C layout (each element's
     /// floats back to back, struct members in declaration order, elements row-major).
     pub fn read(&self, data: &[f32]) -> Result<(), BrookError> {
-        self.writable()?;
-        self.backend.read(self.storage.as_ref(), None, data)
+        self.read_region(None, data)
     }
 
     /// Brook's `streamWrite`: copies the stream to a host array in C layout.
     pub fn write(&self, out: &mut [f32]) -> Result<(), BrookError> {
-        self.backend.write(self.storage.as_ref(), None, out)
+        self.write_region(None, out)
+    }
+
+    fn read_region(&self, domain: Option<&Domain>, data: &[f32]) -> Result<(), BrookError> {
+        if self.is_iter() {
+            return Err(BrookError::ArgumentType {
+                call: "streamRead".into(),
+                param: String::new(),
+                message: "an iterator stream is computed, it cannot be read into".into(),
+            });
+        }
+        self.backend.read(&self.arg(domain), data)
+    }
+
+    fn write_region(&self, domain: Option<&Domain>, out: &mut [f32]) -> Result<(), BrookError> {
+        match &self.iter {
+            // Every backend's iterators have these values: no storage to ask.
+            Some(spec) => Ok(spec.write(domain, out)?),
+            None => self.backend.write(&self.arg(domain), out),
+        }
     }
 
     /// The stream's contents as a new host array.
@@ -62,10 +89,11 @@ impl Stream {
     /// The GL textures holding this stream and their documented [`Layout`](brook_texture_streams::Layout)
     /// (element with linear index `L` at texel `(L mod W, L div W)`, one texture per struct member),
     /// to bind in one's own rendering without a copy — as the Brook paper's runtime lets
-    /// applications do (001 §4.1). `None` on the CPU backend and for iterator streams.
-    /// The borrow must end before the stream is next used by a kernel or `read`.
+    /// applications do (001 §4.1). `None` on other backends and for iterator streams. While
+    /// the guard lives, calls that replace the stream's textures (`read`, an in-place kernel
+    /// call, `streamSwap`) fail with [`BrookError::State`].
     pub fn gl_textures(&self) -> Option<std::cell::Ref<'_, brook_texture_streams::Stream>> {
-        crate::gl::texture_stream(self.storage.as_ref())
+        brook_passes::gl_textures(self.storage.as_ref()).and_then(Result::ok)
     }
 
     /// Brook's `streamPrint` as a string, in the original's exact format (see
@@ -84,15 +112,6 @@ impl Stream {
         Ok(())
     }
 
-    fn writable(&self) -> Result<(), BrookError> {
-        if self.is_iter {
-            return Err(BrookError::Usage(
-                "an iterator stream is computed, it cannot be read into".into(),
-            ));
-        }
-        Ok(())
-    }
-
     /// Floats per element in the host (C array-of-structs) layout.
     pub fn floats_per_element(&self) -> usize {
         self.format.floats_per_element()
@@ -104,14 +123,12 @@ impl Stream {
     pub fn domain(&self, lo: &[usize], hi: &[usize]) -> Result<StreamDomain<'_>, BrookError> {
         let rev = |v: &[usize]| v.iter().rev().copied().collect::<Vec<_>>();
         let domain = Domain::new(&rev(lo), &rev(hi))?;
-        if domain.lo().len() != self.shape.len()
-            || domain.hi().iter().zip(&self.shape).any(|(h, e)| h > e)
-        {
-            return Err(BrookError::Usage(format!(
+        domain.fits(&self.shape).map_err(|_| {
+            brook_core::StreamError::Domain(format!(
                 "domain {lo:?}..{hi:?} (column first) does not fit a stream of shape {:?}",
                 self.shape
-            )));
-        }
+            ))
+        })?;
         Ok(StreamDomain {
             stream: self,
             domain,
@@ -142,23 +159,13 @@ impl StreamDomain<'_> {
         self.domain.shape()
     }
 
-    /// Whether the region is the whole stream.
-    pub(crate) fn is_whole(&self) -> bool {
-        self.domain.lo().iter().all(|l| *l == 0) && self.domain.hi() == self.stream.shape.as_slice()
-    }
-
     /// `streamRead` of the region: `data` holds its elements row-major.
     pub fn read(&self, data: &[f32]) -> Result<(), BrookError> {
-        self.stream.writable()?;
-        self.stream
-            .backend
-            .read(self.stream.storage.as_ref(), Some(&self.domain), data)
+        self.stream.read_region(Some(&self.domain), data)
     }
 
     /// `streamWrite` of the region into `out`, row-major.
     pub fn write(&self, out: &mut [f32]) -> Result<(), BrookError> {
-        self.stream
-            .backend
-            .write(self.stream.storage.as_ref(), Some(&self.domain), out)
+        self.stream.write_region(Some(&self.domain), out)
     }
 }

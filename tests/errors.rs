@@ -73,7 +73,7 @@ fn a_stream_too_large_for_the_device_names_the_limit() {
     })
     .unwrap();
     let e = rt.stream_of(4, &[32 * 32 + 1]).err().expect("too large");
-    assert!(matches!(e, BrookError::Stream(_)), "{e:?}");
+    assert!(matches!(e, BrookError::DeviceLimit { .. }), "{e:?}");
     let text = e.to_string();
     assert!(
         text.contains("1025") && text.contains("1024") && text.contains("32"),
@@ -171,4 +171,37 @@ fn a_generation_error_points_at_its_statement() {
         e.starts_with("deep.br:15: ") && e.contains("for (int i12 = 0; i12 < 1; i12++) {"),
         "{e}"
     );
+}
+
+#[test]
+fn a_stream_whose_textures_are_held_refuses_calls_that_replace_them() {
+    let gl = Runtime::gl().unwrap();
+    let p = gl
+        .compile(
+            "kernel void inc(float a<>, out float b<>) { b = a + 1.0; }",
+            "inc.br",
+        )
+        .unwrap();
+    let (s, other) = (
+        gl.stream_of(1, &[4]).unwrap(),
+        gl.stream_of(1, &[4]).unwrap(),
+    );
+    s.read(&[1.0; 4]).unwrap();
+    let held = s.gl_textures().expect("a GL stream has textures");
+    let state = |r: Result<(), BrookError>| {
+        matches!(
+            r.as_ref().map_err(BrookError::unplaced),
+            Err(BrookError::State { .. })
+        )
+    };
+    assert!(state(s.read(&[2.0; 4])), "streamRead");
+    assert!(state(gl.swap(&s, &other)), "streamSwap");
+    assert!(state(gl.run(&p, "inc", args![&s, &s])), "in place");
+    // Reading and using it as an input are fine while it is held.
+    gl.run(&p, "inc", args![&s, &other]).unwrap();
+    assert_eq!(s.to_vec().unwrap(), [1.0; 4]);
+    assert_eq!(held.layout().shape(), [4]);
+    drop(held);
+    gl.run(&p, "inc", args![&s, &s]).unwrap();
+    assert_eq!(s.to_vec().unwrap(), [2.0; 4]);
 }

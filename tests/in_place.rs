@@ -88,13 +88,22 @@ fn the_trace_shows_the_scratch_and_the_swap() {
             other => panic!("expected kernel calls, got {other}"),
         })
         .collect();
-    assert!(calls[0].compiled && !calls[1].compiled);
+    assert!(calls[0].compiled.is_some() && calls[1].compiled.is_none());
     for call in &calls {
         let scratch = &call.scratch[0];
         assert_eq!(scratch.param, "r");
-        // The pass reads the stream's texture and draws into the scratch one.
-        assert_eq!(call.passes[0].textures[0].1, scratch.old[0], "{call}");
-        assert_eq!(call.passes[0].targets[0].1, scratch.new[0], "{call}");
+        // A copy of the stream into the scratch first, then the pass reads the stream's
+        // texture and draws into the scratch one.
+        let [copy, draw] = &call.passes[..] else {
+            panic!("a copy and a draw: {call}")
+        };
+        assert_eq!(copy.draw, brook::core::Draw::Copy, "{call}");
+        assert_eq!(
+            (copy.inputs[0].1, copy.targets[0].1),
+            (scratch.old[0], scratch.new[0])
+        );
+        assert_eq!(draw.inputs[0].1, scratch.old[0], "{call}");
+        assert_eq!(draw.targets[0].1, scratch.new[0], "{call}");
         assert_ne!(scratch.old, scratch.new);
     }
     // The second call reads what the first drew: the scratch became the stream.

@@ -61,3 +61,198 @@ fn a_split_kernel_makes_one_pass_per_group_of_outputs() {
         assert_eq!(o[2].to_vec().unwrap(), [0., 4., 8., 12., 16., 20.]);
     }
 }
+
+#[test]
+fn every_operation_shows_every_pass() {
+    use brook::core::{Blend, Depth, Draw};
+    use brook::{GatherOp, ScatterOp};
+    let src = "reduce void sum(float a<>, reduce float r<>) { r += a; }
+reduce void biggest(float a<>, reduce float r<>) { r = max(a, r); }
+kernel void twice(float a<>, out float b<>) { b = 2.0 * a; }
+kernel void repeat(float a<>, vout [2] float o<>) { o = a; push(o); push(o); }";
+    let gl = gl_with(None, None);
+    let p = gl.compile(src, "all.br").unwrap();
+    let stream = |n: usize, data: &[f32]| {
+        let s = gl.stream_of(1, &[n]).unwrap();
+        s.read(data).unwrap();
+        s
+    };
+    let a = stream(100, &ramp(100));
+    let index = stream(100, &(0..100).map(|i| (i % 4) as f32).collect::<Vec<_>>());
+    let (dst, b, o) = (
+        stream(4, &[0.0; 4]),
+        stream(100, &[0.0; 100]),
+        stream(200, &[0.0; 200]),
+    );
+    let fetched = stream(100, &[0.0; 100]);
+    gl.set_trace(true);
+    let total = gl.reduce_to_value(&p, "sum", &a, args![]).unwrap();
+    gl.scatter(&dst, &index, &a, ScatterOp::Add).unwrap();
+    gl.scatter(&dst, &index, &a, ScatterOp::Reduce(&p, "biggest"))
+        .unwrap();
+    gl.gather_op(&fetched, &index, &dst, GatherOp::Increment)
+        .unwrap();
+    gl.set_write_mask(&a).unwrap();
+    gl.enable_write_mask().unwrap();
+    gl.run(&p, "twice", args![&a, &b]).unwrap();
+    gl.disable_write_mask().unwrap();
+    gl.run_vout(&p, "repeat", args![&a, &o]).unwrap();
+    gl.swap(&b, &fetched).unwrap();
+    let trace = gl.take_trace();
+    assert_eq!(total, [4950.0]);
+
+    let kinds: Vec<&str> = trace
+        .iter()
+        .map(|e| match e {
+            TraceEntry::Reduce(_) => "reduce",
+            TraceEntry::Scatter(_) => "scatter",
+            TraceEntry::GatherOp(_) => "gather-op",
+            TraceEntry::WriteMask(_) => "mask",
+            TraceEntry::Kernel(_) => "kernel",
+            TraceEntry::Vout(_) => "vout",
+            TraceEntry::Swap { .. } => "swap",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "reduce",
+            "scatter",
+            "scatter",
+            "gather-op",
+            "mask",
+            "kernel",
+            "kernel",
+            "vout",
+            "swap"
+        ]
+    );
+    // 100 -> 13 -> 2 -> 1, each pass drawing from the last one's output.
+    let reduce = trace[0].passes();
+    assert_eq!(reduce.len(), 3);
+    for (before, after) in reduce.iter().zip(&reduce[1..]) {
+        assert_eq!(after.inputs[0].1, before.targets[0].1);
+    }
+    // A built-in combiner is one blended draw of every point.
+    let add = trace[1].passes();
+    assert_eq!(add.len(), 1);
+    assert_eq!(
+        add[0].draw,
+        Draw::Points {
+            first: 0,
+            count: 100
+        }
+    );
+    assert_eq!(add[0].blend, Some(Blend::Add));
+    // A user combiner: 25 rounds of 4 (each element index hits 4 targets), each a copy of
+    // the destination and a draw of that round's points.
+    let rounds = trace[2].passes();
+    assert_eq!(rounds.len(), 2 * 25);
+    assert!(rounds.iter().step_by(2).all(|p| p.draw == Draw::Copy));
+    assert_eq!(rounds[3].draw, Draw::Points { first: 4, count: 4 });
+    // GatherOp: per round a fetch, then the increment blended into the data.
+    let gather = trace[3].passes();
+    assert_eq!(gather.len(), 2 * 25);
+    assert_eq!(gather[1].blend, Some(Blend::Add));
+    // The mask drawn into depth, then tested by the masked call.
+    let [mask] = trace[4].passes() else {
+        panic!("one mask pass")
+    };
+    let Some(Depth::Written { texture }) = mask.depth else {
+        panic!("the mask pass writes depth: {mask}")
+    };
+    assert_eq!(trace[5].passes()[0].depth, Some(Depth::Tested { texture }));
+    // The vout call: counts cleared and the candidates drawn, then the packing.
+    assert_eq!(trace[6].passes().len(), 2);
+    assert!(!trace[7].passes().is_empty());
+    for entry in &trace[..8] {
+        for pass in entry.passes() {
+            assert!(pass.viewport[2] > 0 && pass.viewport[3] > 0, "{entry}");
+            if pass.program.is_some() {
+                assert!(!pass.targets.is_empty() || pass.depth.is_some(), "{entry}");
+            }
+        }
+    }
+    let printed: String = trace.iter().map(|e| e.to_string()).collect();
+    for expected in [
+        "blending Add",
+        "depth-tested against mask",
+        "writing mask depth",
+        "points 4..8",
+        "streamSwap",
+    ] {
+        assert!(printed.contains(expected), "{expected}: {printed}");
+    }
+}
+
+#[test]
+fn an_observer_sees_every_step_before_and_after_it_runs() {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    use std::time::Duration;
+
+    use brook::passes::{Step, Texture};
+    use brook::texture_streams::TexelRect;
+    use brook::PassObserver;
+
+    /// The label of every step, and the first target's first texel before and after it.
+    type Seen = Rc<RefCell<Vec<(String, f32, f32, Duration)>>>;
+    struct Watch(Seen, f32);
+    fn first_texel(t: &Texture) -> f32 {
+        let rect = TexelRect {
+            x: 0,
+            y: 0,
+            width: 1,
+            height: 1,
+        };
+        t.read(rect).unwrap()[0]
+    }
+    fn target<'a>(step: &Step<'a>) -> Option<&'a Texture> {
+        match step {
+            Step::Draw(pass) => pass.targets.first().copied(),
+            Step::Copy { to, .. } => Some(to),
+            Step::Clear { target, .. } => Some(target),
+        }
+    }
+    impl PassObserver for Watch {
+        fn before(&mut self, step: &Step) {
+            self.1 = target(step).map_or(f32::NAN, first_texel);
+        }
+        fn after(&mut self, step: &Step, elapsed: Duration) {
+            let after = target(step).map_or(f32::NAN, first_texel);
+            let label = step.trace().label;
+            self.0.borrow_mut().push((label, self.1, after, elapsed));
+        }
+    }
+
+    let gl = gl_with(None, None);
+    let p = gl
+        .compile(
+            "kernel void inc(float a<>, out float b<>) { b = a + 1.0; }",
+            "inc.br",
+        )
+        .unwrap();
+    let a = gl.stream_of(1, &[4]).unwrap();
+    a.read(&[5.0; 4]).unwrap();
+    let seen = Seen::default();
+    gl.as_gl()
+        .unwrap()
+        .set_observer(Some(Box::new(Watch(seen.clone(), 0.0))));
+    gl.run(&p, "inc", args![&a, &a]).unwrap();
+    gl.as_gl().unwrap().set_observer(None);
+    gl.run(&p, "inc", args![&a, &a]).unwrap();
+    assert_eq!(a.to_vec().unwrap(), [7.0; 4]);
+    let seen = seen.borrow();
+    // In place: the copy into the scratch stream, then the draw into it (6 + 1).
+    let steps: Vec<(&str, f32)> = seen.iter().map(|(l, _, a, _)| (l.as_str(), *a)).collect();
+    assert_eq!(
+        steps,
+        [
+            ("in place: the output copied to its scratch", 5.0),
+            ("pass 1 of 1", 6.0)
+        ]
+    );
+    assert_eq!(seen[1].1, 5.0, "the scratch held the copy before the draw");
+    assert!(seen.iter().all(|s| s.3 > Duration::ZERO));
+}

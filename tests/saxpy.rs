@@ -91,11 +91,12 @@ fn repeated_calls_see_each_calls_constant() {
         assert!(s[2].to_vec().unwrap().iter().all(|v| *v == k as f32 + 2.0));
     }
     let plan = gl
-        .glsl(&program, "saxpy", args![1.0f32, &s[0], &s[1], &s[2]])
-        .unwrap()
+        .plan(&program, "saxpy", args![1.0f32, &s[0], &s[1], &s[2]])
         .unwrap();
-    assert_eq!(plan.passes.len(), 1);
-    assert!(plan.passes[0]
-        .fragment
-        .contains("texelFetch(x_tex, brook_fragment, 0)"));
+    assert_eq!(plan.len(), 1);
+    let source = &plan[0].program.as_ref().expect("a draw").source;
+    let brook::core::ShaderSource::Raster { fragment, .. } = &**source else {
+        panic!("a GLSL program");
+    };
+    assert!(fragment.contains("texelFetch(x_tex, brook_fragment, 0)"));
 }

@@ -54,16 +54,18 @@ fn builtin_combiners_with_collisions_and_clamped_indices() {
     // Elements 0..5 land on 1, 3, 1, 0 (−7 clamps), 3 (99 clamps), 2 (1.8 rounds to 2), 1.
     let index = [1.0, 3.0, 1.0, -7.0, 99.0, 1.8, 0.76];
     let data = [10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 5.0];
-    let init = [1.0, 2.0, 3.0, 4.0];
+    // The initial values win some min and max slots and lose others, so a combiner that
+    // ignored either the destination or the data would be caught.
+    let init = [25.0, 8.0, 100.0, 45.0];
     let run = |name: &'static str| {
         agree_with_cpu(&gls, 0, |rt| {
             scatter(rt, builtin, name, 1, &[4], &init, &index, &data)
         })
     };
-    assert_eq!(run("add")[0], [41.0, 47.0, 63.0, 74.0]);
+    assert_eq!(run("add")[0], [65.0, 53.0, 160.0, 115.0]);
     assert_eq!(run("replace")[0], [40.0, 5.0, 60.0, 50.0]);
-    assert_eq!(run("min")[0], [1.0, 2.0, 3.0, 4.0]);
-    assert_eq!(run("max")[0], [40.0, 30.0, 60.0, 50.0]);
+    assert_eq!(run("min")[0], [25.0, 5.0, 60.0, 20.0]);
+    assert_eq!(run("max")[0], [40.0, 30.0, 100.0, 50.0]);
 }
 
 #[test]

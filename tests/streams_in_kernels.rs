@@ -1,5 +1,5 @@
 //! The foundation's stream rules seen through kernels, GL against the CPU backend and against
-//! the values `brook-semantics.md` gives: resizing, gathers at and past edges, iterators,
+//! the values `docs/semantics.md` gives: resizing, gathers at and past edges, iterators,
 //! `indexof`, structs, pass splitting, and address translation under a lowered texture limit.
 
 mod support;
@@ -284,14 +284,13 @@ fn many_outputs_split_into_passes_give_the_same_results() {
         .map(|c| gl.stream_of(*c, &[3, 3]).unwrap())
         .collect();
     let plan = gl
-        .glsl(
+        .plan(
             &program,
             "many",
             args![&s[0], &s[1], &s[2], &s[3], &s[4], &s[5]],
         )
-        .unwrap()
         .unwrap();
-    assert_eq!(plan.passes.len(), 3, "5 outputs at 2 per pass");
+    assert_eq!(plan.len(), 3, "5 outputs at 2 per pass");
 }
 
 #[test]

@@ -297,7 +297,9 @@ fn split_candidate_passes_give_the_same_result() {
     let brook::TraceEntry::Kernel(k) = &trace[0] else {
         panic!("the kernel pass comes first: {trace:?}");
     };
-    assert_eq!(k.passes.len(), 3);
+    // The push counts are cleared, then three draws.
+    let draws = k.passes.iter().filter(|p| p.program.is_some()).count();
+    assert_eq!((k.passes.len(), draws), (4, 3));
 }
 
 #[test]
@@ -325,8 +327,14 @@ fn the_trace_and_the_glsl_show_the_scan_and_compaction_passes() {
     let p = gl.compile(REPEAT, "vout.br").unwrap();
     let i = input(&gl, 1, &[100], &[1.0; 100]);
     let o = gl.stream_of(1, &[400]).unwrap();
-    let plan = gl.glsl(&p, "repeat", args![&i, &o]).unwrap().unwrap();
-    let texts: Vec<&str> = plan.passes.iter().map(|p| p.fragment.as_str()).collect();
+    let plan = gl.plan(&p, "repeat", args![&i, &o]).unwrap();
+    let texts: Vec<&str> = plan
+        .iter()
+        .filter_map(|p| match p.program.as_ref().map(|p| &*p.source) {
+            Some(brook::core::ShaderSource::Raster { fragment, .. }) => Some(fragment.as_str()),
+            _ => None,
+        })
+        .collect();
     assert!(texts[0].contains("brook_o_count"), "{}", texts[0]);
     assert!(texts.iter().any(|t| t.contains("up-sweep")));
     assert!(texts.iter().any(|t| t.contains("down-sweep")));
@@ -337,18 +345,19 @@ fn the_trace_and_the_glsl_show_the_scan_and_compaction_passes() {
     let brook::TraceEntry::Vout(v) = &trace[1] else {
         panic!("the vout packing follows the kernel: {trace:?}");
     };
-    // 100 elements: 7 levels up (50, 25, 13, 7, 4, 2, 1), 7 down, one compaction.
+    // 100 elements: 7 levels up (50, 25, 13, 7, 4, 2, 1), the top's offset cleared, 7 down,
+    // one compaction.
     let ups = v
         .passes
         .iter()
-        .filter(|(w, _)| w.starts_with("up-sweep"))
+        .filter(|p| p.label.starts_with("up-sweep"))
         .count();
     let downs = v
         .passes
         .iter()
-        .filter(|(w, _)| w.starts_with("down-sweep"))
+        .filter(|p| p.label.starts_with("down-sweep"))
         .count();
-    assert_eq!((ups, downs, v.passes.len()), (7, 7, 15));
+    assert_eq!((ups, downs, v.passes.len()), (7, 7, 16));
     assert_eq!(v.pushed, 100);
     let printed = trace[1].to_string();
     assert!(

@@ -160,7 +160,7 @@ fn misuse_is_a_clear_error() {
             .unwrap_err()
             .to_string();
         assert!(
-            err.contains("write mask has shape [7, 5] but the outputs have shape [5, 7]"),
+            err.contains("write mask has shape <7, 5> but the outputs have shape <5, 7>"),
             "{name}: {err}"
         );
         assert_eq!(b.to_vec().unwrap(), vec![0.0; N], "{name}: nothing written");

@@ -1,5 +1,5 @@
 //! `streamGatherOp(dst, index, data, op)` on the host: a fetch-and-op, sequential in index
-//! order (`brook-semantics.md`). For every `i`: `dst[i] = data[index[i]]`, then
+//! order (`docs/semantics.md`). For every `i`: `dst[i] = data[index[i]]`, then
 //! `data[index[i]] = op(operand, data[index[i]])`, so an element sees the updates of every
 //! earlier element hitting the same place (fetch-and-increment hands out 0, 1, 2, …).
 //! Index components follow the gather rule, as for ScatterOp ([`scatter_target`]).

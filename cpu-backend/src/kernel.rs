@@ -165,17 +165,7 @@ impl CpuArg<'_> {
     }
 }
 
-pub(crate) fn class_name(c: ParamClass) -> &'static str {
-    match c {
-        ParamClass::Stream => "an input stream",
-        ParamClass::Out => "an output stream",
-        ParamClass::Gather { .. } => "a gather stream",
-        ParamClass::Constant => "a constant",
-        ParamClass::Iter => "an iterator",
-        ParamClass::Reduce => "a reduction accumulator",
-        ParamClass::Vout { .. } => "a vout stream",
-    }
-}
+pub(crate) use brook_core::call::class_name;
 
 pub(crate) fn kind_name(k: FunctionKind) -> &'static str {
     match k {

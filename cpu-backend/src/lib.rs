@@ -1,7 +1,7 @@
 //! Brook's reference backend: executes the typed IR ([`brook_frontend::ir`]) on the CPU.
 //!
 //! Every GL test is compared against this crate, so it must be obviously right: the rules of
-//! `brook-semantics.md` (gather rounding and clamping, implicit resizing, iterators,
+//! `docs/semantics.md` (gather rounding and clamping, implicit resizing, iterators,
 //! `indexof`, Cg built-ins) are small pure functions in [`shape`] and [`exec`], and a
 //! tree-walking interpreter ([`exec`]) runs the IR one element at a time. It must also be
 //! fast enough that comparisons are meaningful, so kernels normally run on the batch engine
@@ -20,7 +20,9 @@
 //! - [`Value`]: the interpreter's runtime values (see [`value`]).
 //! - [`Watchdog`]: a time limit for kernel calls, checked at every loop back edge.
 //! - [`CpuError`]: everything that can go wrong, with messages meant for the Brook user.
+//! - [`CpuBackend`]: all of it behind brook-core's `Backend` trait, for the runtime.
 
+pub mod backend;
 pub mod batch;
 pub mod error;
 pub mod exec;
@@ -33,6 +35,7 @@ pub mod stream;
 pub mod value;
 pub mod watchdog;
 
+pub use backend::CpuBackend;
 pub use error::CpuError;
 pub use kernel::{run_kernel, CpuArg, CpuIter, Engine, KernelPlan};
 

@@ -1,5 +1,5 @@
 //! `streamScatterOp(dst, index, data, op)` on the host: for every element `i` of `data`, in
-//! index order, `dst[index[i]] = op(data[i], dst[index[i]])` (`brook-semantics.md`).
+//! index order, `dst[index[i]] = op(data[i], dst[index[i]])` (`docs/semantics.md`).
 //!
 //! Sequential by definition: collisions combine in index order, so the built-in combiners and a
 //! user `reduce` function (associative, not necessarily commutative) give exactly what the GL
@@ -8,7 +8,9 @@
 
 use brook_frontend::ir::{FunctionId, Module};
 
-use crate::error::{fmt_shape, CpuError};
+use brook_core::BrookError;
+
+use crate::error::CpuError;
 use crate::exec::Frame;
 use crate::kernel::CpuArg;
 use crate::reduce::Reducer;
@@ -45,37 +47,27 @@ pub fn scatter_target(index: &CpuStream, linear: usize, dst_shape: &[usize]) -> 
 
 /// Checks the shapes and formats of a ScatterOp or GatherOp call: `index` has one element per
 /// element of `elements`, each a `float`..`float4` with one component per dimension of
-/// `addressed`; `elements` and `addressed` hold elements of one layout.
+/// `addressed`; `elements` and `addressed` hold elements of one layout (brook-core's rule).
 pub fn check_indexed(
     op: &'static str,
     addressed: &CpuStream,
     index: &CpuStream,
     elements: &CpuStream,
 ) -> Result<(), CpuError> {
-    let bad = |reason: String| Err(CpuError::Indexed { op, reason });
-    if index.widths() != [addressed.rank() as u8] {
-        return bad(format!(
-            "the index stream must have one float per dimension of the indexed stream {} (float{}), but its elements have widths {:?}",
-            fmt_shape(addressed.shape()),
-            addressed.rank(),
-            index.widths()
-        ));
-    }
-    if index.len() != elements.len() {
-        return bad(format!(
-            "the index stream {} and the element stream {} must have one element each",
-            fmt_shape(index.shape()),
-            fmt_shape(elements.shape())
-        ));
-    }
-    if addressed.widths() != elements.widths() {
-        return bad(format!(
-            "the elements ({:?}) and the indexed stream ({:?}) must have the same member widths",
-            elements.widths(),
-            addressed.widths()
-        ));
-    }
-    Ok(())
+    let checked = brook_core::call::check_indexed(
+        &op,
+        (addressed.shape(), addressed.widths()),
+        (index.shape(), index.widths()),
+        (elements.shape(), elements.widths()),
+    );
+    checked.map_err(|e| {
+        let reason = match e {
+            BrookError::ArgumentType { message, .. }
+            | BrookError::ShapeMismatch { message, .. } => message,
+            other => other.to_string(),
+        };
+        CpuError::Indexed { op, reason }
+    })
 }
 
 /// A combiner applied to one destination element at a time, in the caller's order (shared by

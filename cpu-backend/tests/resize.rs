@@ -1,5 +1,5 @@
 //! Implicit resizing of inputs, iterators and `indexof`, with the values of
-//! `brook-semantics.md`.
+//! `docs/semantics.md`.
 
 mod support;
 use brook_cpu::shape::{position, resize_index, unravel};

@@ -373,7 +373,7 @@ impl BinaryOp {
 }
 
 /// The Cg-style built-in functions, overloaded by vector width; the argument and result types
-/// are on the `Expr`s. Semantics follow Cg/HLSL (see `brook-semantics.md`). `Frexp` and `Modf`
+/// are on the `Expr`s. Semantics follow Cg/HLSL (see `docs/semantics.md`). `Frexp` and `Modf`
 /// write their second argument, always an `ExprKind::Local` of the first argument's type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Builtin {

@@ -11,16 +11,16 @@
 
 use brook_frontend::ir::{Function, FunctionId, FunctionKind, Module, ParamClass, Type};
 
+use crate::builder::{ShaderBuilder, Stage};
 use crate::error::GenError;
 use crate::loops::{needs_loop_check, refuse_deep_loops};
 use crate::lower::index_global;
+use crate::members::member_slots;
 use crate::names::glsl_name;
+use crate::pass::{MemberRef, PassProgram, UniformValue};
 use crate::prelude::{Helper, Prelude};
 use crate::resize::resized_index;
-use crate::shader::{
-    call_text, lowered_functions, member_slots, output_chunks, MemberRef, PassProgram, ShaderParts,
-    UniformValue,
-};
+use crate::shader::{call_text, lowered_functions, output_chunks};
 use crate::source::SourceText;
 use crate::types::{glsl_type, zero_value};
 use crate::variant::{Access, OutputRegion, Resize, Target, Variant};
@@ -54,10 +54,15 @@ pub fn generate_kernel(
         });
     }
     refuse_deep_loops(module, kernel)?;
-    let mut prelude = Prelude::default();
     let check_loops = needs_loop_check(module, kernel, target);
-    let functions = lowered_functions(module, kernel, &mut prelude, source, check_loops)?;
-    let shader = KernelShader::new(module, func, variant, &mut prelude)?;
+    let mut shader = KernelShader::new(module, func, variant)?;
+    let functions = lowered_functions(
+        module,
+        kernel,
+        &mut shader.parts.prelude,
+        source,
+        check_loops,
+    )?;
     let mut outputs = member_slots(module, func, ParamClass::Out)?;
     outputs.extend(vout_slots(module, func)?);
     if outputs.is_empty() {
@@ -81,7 +86,7 @@ pub fn generate_kernel(
             );
             let status = check_loops && i == 0;
             shader.parts.pass(
-                target, &title, func, &prelude, &functions, &body, written, status,
+                module, target, &title, func, &functions, &body, written, status,
             )
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -112,20 +117,17 @@ fn with_loop_status(
 
 /// The parts of a kernel's shader shared by all its passes.
 struct KernelShader<'a> {
-    parts: ShaderParts<'a>,
+    module: &'a Module,
+    parts: ShaderBuilder<'a>,
     /// Statements of `main` that compute this fragment's inputs.
     fetches: String,
 }
 
 impl<'a> KernelShader<'a> {
-    fn new(
-        module: &'a Module,
-        func: &'a Function,
-        variant: &'a Variant,
-        prelude: &mut Prelude,
-    ) -> Result<Self, GenError> {
+    fn new(module: &'a Module, func: &'a Function, variant: &'a Variant) -> Result<Self, GenError> {
         let mut s = KernelShader {
-            parts: ShaderParts::new(module),
+            module,
+            parts: ShaderBuilder::new(Stage::Fragment, Some(module)),
             fetches: String::new(),
         };
         // The element of the outputs this fragment computes: for `indexof`, for resized
@@ -139,23 +141,23 @@ impl<'a> KernelShader<'a> {
                 )
             });
         if needs_output_index {
-            s.output_index(variant.output, prelude);
+            s.output_index(variant.output);
         }
         for (i, p) in func.params.iter().enumerate() {
             let i = i as u32;
             let name = glsl_name(&p.name);
             let ty = glsl_type(module, &p.ty);
             match (p.class, variant.params[i as usize]) {
-                (ParamClass::Constant, _) => s.parts.constant(i, &name, &p.ty)?,
+                (ParamClass::Constant, _) => s.parts.constant(module, i, &name, &p.ty)?,
                 (ParamClass::Stream, access @ (Access::AtFragment | Access::Resized(..) | Access::Domain(..))) => {
                     let idx = index_global(&name);
                     let texel = match access {
                         Access::Resized(resize, placement) | Access::Domain(resize, placement) => {
                             s.parts.extent_uniform(i, &name);
-                            let index = resized_index(resize, "brook_output_index", "brook_output_extent", &format!("{name}_extent"), prelude);
+                            let index = resized_index(resize, "brook_output_index", "brook_output_extent", &format!("{name}_extent"), &mut s.parts.prelude);
                             s.fetches.push_str(&format!("    {idx} = {index};\n"));
                             let domain = matches!(access, Access::Domain(..));
-                            s.parts.texel_of(i, &name, &idx, domain, placement, prelude)
+                            s.parts.texel_of(i, &name, &idx, domain, placement)
                         }
                         _ => {
                             if needs_output_index {
@@ -165,19 +167,19 @@ impl<'a> KernelShader<'a> {
                         }
                     };
                     if needs_output_index {
-                        s.parts.declarations.push_str(&format!("ivec4 {idx};\n"));
+                        s.parts.declare(&format!("ivec4 {idx};"));
                     }
-                    let value = s.parts.fetch_element(i, &p.ty, &name, &texel)?;
+                    let value = s.parts.fetch_element(module, i, &p.ty, &name, &texel)?;
                     s.fetches.push_str(&format!("    {ty} {name} = {value};\n"));
                 }
-                (ParamClass::Stream | ParamClass::Iter, Access::Iter1(resize)) => s.iterator(i, &name, &p.ty, resize, false, prelude)?,
-                (ParamClass::Stream | ParamClass::Iter, Access::Iter2(resize)) => s.iterator(i, &name, &p.ty, resize, true, prelude)?,
+                (ParamClass::Stream | ParamClass::Iter, Access::Iter1(resize)) => s.iterator(i, &name, &p.ty, resize, false)?,
+                (ParamClass::Stream | ParamClass::Iter, Access::Iter2(resize)) => s.iterator(i, &name, &p.ty, resize, true)?,
                 (ParamClass::Gather { .. }, access @ (Access::GatherDirect { .. } | Access::GatherTranslated { .. } | Access::GatherDomain { .. })) => {
-                    s.parts.gather_function(i, &name, &p.ty, access, prelude)?
+                    s.parts.gather_function(module, i, &name, &p.ty, access)?
                 }
                 (ParamClass::Out, Access::Value) => {
                     if needs_output_index {
-                        s.parts.declarations.push_str(&format!("ivec4 {};\n", index_global(&name)));
+                        s.parts.declare(&format!("ivec4 {};", index_global(&name)));
                         s.fetches.push_str(&format!("    {} = brook_output_index;\n", index_global(&name)));
                     }
                     // Zero first, so elements the body leaves unwritten are 0 on every backend.
@@ -211,7 +213,7 @@ impl<'a> KernelShader<'a> {
 
     /// Declares `brook_output_index`, the element of the outputs (of their domain) this
     /// fragment computes.
-    fn output_index(&mut self, region: OutputRegion, prelude: &mut Prelude) {
+    fn output_index(&mut self, region: OutputRegion) {
         self.parts.uniform(
             "ivec4",
             "brook_output_extent",
@@ -220,7 +222,7 @@ impl<'a> KernelShader<'a> {
         );
         // In a direct layout the fragment's texel is the element: (column, row), or (column, 0).
         let texel = "ivec4(brook_fragment, 0, 0)";
-        let linear = "brook_fragment.y * brook_output_width + brook_fragment.x";
+        let linear = "brook_linear_at(brook_fragment, brook_output_width)";
         let index = match region {
             OutputRegion::Direct => texel.to_string(),
             OutputRegion::Viewport => {
@@ -229,7 +231,7 @@ impl<'a> KernelShader<'a> {
             }
             OutputRegion::Whole { rank } => {
                 self.output_width();
-                unlinearized(linear, "brook_output_extent", rank, prelude)
+                unlinearized(linear, "brook_output_extent", rank, &mut self.parts.prelude)
             }
             OutputRegion::Masked { rank } => {
                 self.output_width();
@@ -240,7 +242,12 @@ impl<'a> KernelShader<'a> {
                     UniformValue::OutputStreamExtent,
                     "shape of the whole output streams",
                 );
-                let element = unlinearized(linear, "brook_output_stream_extent", rank, prelude);
+                let element = unlinearized(
+                    linear,
+                    "brook_output_stream_extent",
+                    rank,
+                    &mut self.parts.prelude,
+                );
                 self.fetches
                     .push_str(&format!("    ivec4 brook_output_element = {element};\n"));
                 self.fetches.push_str(
@@ -278,7 +285,6 @@ impl<'a> KernelShader<'a> {
         ty: &Type,
         resize: Resize,
         two_d: bool,
-        prelude: &mut Prelude,
     ) -> Result<(), GenError> {
         self.parts.extent_uniform(param, name);
         self.parts.uniform(
@@ -294,13 +300,13 @@ impl<'a> KernelShader<'a> {
             &format!("step of iterator `{name}`"),
         );
         let idx = index_global(name);
-        self.parts.declarations.push_str(&format!("ivec4 {idx};\n"));
+        self.parts.declare(&format!("ivec4 {idx};"));
         let index = resized_index(
             resize,
             "brook_output_index",
             "brook_output_extent",
             &format!("{name}_extent"),
-            prelude,
+            &mut self.parts.prelude,
         );
         self.fetches.push_str(&format!("    {idx} = {index};\n"));
         // The same f32 operations as the host's `start + i * step`, so both agree.
@@ -322,7 +328,7 @@ impl<'a> KernelShader<'a> {
         };
         self.fetches.push_str(&format!(
             "    {} {name} = ({name}_start + {position} * {name}_step){swizzle};\n",
-            glsl_type(self.parts.module, ty)
+            glsl_type(self.module, ty)
         ));
         Ok(())
     }
@@ -333,6 +339,7 @@ impl<'a> KernelShader<'a> {
 /// the general helper would also divide by the extent-1 dimensions, one lane at a time on
 /// llvmpipe.
 fn unlinearized(linear: &str, extent: &str, rank: u8, prelude: &mut Prelude) -> String {
+    prelude.require(Helper::Layout);
     match rank {
         1 => format!("ivec4({linear}, 0, 0, 0)"),
         2 => format!("ivec4(({linear}) % {extent}.x, ({linear}) / {extent}.x, 0, 0)"),

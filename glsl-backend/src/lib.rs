@@ -8,12 +8,16 @@
 //! each statement, and call small named helpers (`brook_texel`, `brook_gather_round`, …) for
 //! the addressing the paper describes, rather than inlining arithmetic.
 
+mod builder;
 mod error;
 mod kernel;
 mod loops;
 mod lower;
+mod mask;
 mod math;
+mod members;
 mod names;
+mod pass;
 mod prelude;
 mod reduce;
 mod resize;
@@ -30,14 +34,17 @@ mod walk;
 pub use error::GenError;
 pub use kernel::{generate_kernel, KernelProgram};
 pub use loops::{iteration_bound_given, MAX_LOOP_NESTING};
+pub use mask::mask_pass;
+pub use members::stream_members;
 pub use names::glsl_name;
+pub use pass::{MemberRef, PassProgram, SamplerSlot, UniformSlot, UniformValue};
+pub use prelude::layout_helpers;
 pub use reduce::{generate_reduce_pass, ReduceStep};
 pub use scan::{compact_pass, scan_down_pass, scan_up_pass};
 pub use scatter::{
     generate_gather_fetch, generate_scatter_reduce, generate_scatter_write, ScatterProgram,
     ScatterRoles,
 };
-pub use shader::{stream_members, MemberRef, PassProgram, SamplerSlot, UniformSlot, UniformValue};
 pub use source::{quoted_source_line, SourceText};
 pub use variant::{Access, Axis, OutputRegion, Placement, Profile, Resize, Target, Variant};
 pub use vertex::vertex_shader;

@@ -29,7 +29,11 @@ pub enum Helper {
     IntDivision,
     /// Cg `frexp` (GLSL has it only from 4.00): mantissa in [0.5, 1), exponent stored.
     Frexp,
-    /// Stream addressing through a wrapped layout: linear positions and their texels.
+    /// The layout rule itself: the texel of a linear position and back (`brook_texel_at`,
+    /// `brook_linear_at`). Every shader that turns elements into texels calls these.
+    Layout,
+    /// Element indices and their linear positions, and the texel of an index
+    /// (`brook_linearize`, `brook_unlinearize`, `brook_texel`); needs [`Helper::Layout`].
     Addressing,
     /// Brook's implicit resize along one index component.
     Resize,
@@ -54,6 +58,9 @@ impl Prelude {
         // Helpers are emitted in declaration order, so one may call those declared before it.
         if helper == Helper::GatherIndex {
             self.used.insert(Helper::GatherRound);
+        }
+        if helper == Helper::Addressing {
+            self.used.insert(Helper::Layout);
         }
         if let Helper::Math(file) = helper {
             self.used
@@ -80,6 +87,12 @@ impl Prelude {
         }
         s
     }
+}
+
+/// The layout rule's helpers, for shaders written outside this crate (viz's views): the same
+/// text generated shaders get.
+pub fn layout_helpers() -> &'static str {
+    LAYOUT
 }
 
 const GEN_FLOAT: [&str; 4] = ["float", "vec2", "vec3", "vec4"];
@@ -144,6 +157,7 @@ fn helper_source(helper: Helper) -> String {
             }
         }),
         Helper::Frexp => FREXP.to_string(),
+        Helper::Layout => LAYOUT.to_string(),
         Helper::Addressing => ADDRESSING.to_string(),
         Helper::Resize => RESIZE.to_string(),
         Helper::GatherRound => {
@@ -189,7 +203,23 @@ fn overloads(comment: &str, one: impl Fn(&str, usize) -> String) -> String {
     s
 }
 
-/// Stream addressing through wrapped layouts (and the output index of a wrapped output).
+/// The layout rule of every stream (brook-texture-streams' `Layout`): the element with linear
+/// position `L` lives at texel `(L mod W, L div W)` of a texture `W` texels wide. This is the
+/// only place generated GLSL (and viz) divides by a texture width: scatter, scan, the write
+/// mask and the views call these, so a change of layout is one change here.
+const LAYOUT: &str = "\
+// The layout rule: linear position L lives at texel (L mod W, L div W) of a texture W wide.
+ivec2 brook_texel_at(int linear, int width) {
+    return ivec2(linear % width, linear / width);
+}
+// The linear position held by a texel of a texture W wide.
+int brook_linear_at(ivec2 texel, int width) {
+    return texel.y * width + texel.x;
+}
+";
+
+/// Element indices of any rank and their linear positions (and the output index of a wrapped
+/// output).
 ///
 /// An element index is an `ivec4` whose `.x` is the last (fastest) dimension, like Brook's
 /// `indexof`; an extent vector has 1 in unused dimensions. Everything is 32-bit integer
@@ -208,10 +238,9 @@ ivec4 brook_unlinearize(int linear, ivec4 extent) {
     index.w = linear / extent.z;
     return index;
 }
-// Every stream wraps its elements row by row into a texture `width` texels wide.
+// The texel holding an element.
 ivec2 brook_texel(ivec4 index, ivec4 extent, int width) {
-    int linear = brook_linearize(index, extent);
-    return ivec2(linear % width, linear / width);
+    return brook_texel_at(brook_linearize(index, extent), width);
 }
 ";
 

@@ -14,14 +14,15 @@
 
 use brook_frontend::ir::{Function, FunctionId, FunctionKind, Module, ParamClass};
 
+use crate::builder::{ShaderBuilder, Stage};
 use crate::error::GenError;
 use crate::kernel::KernelProgram;
 use crate::loops::{refuse_deep_loops, refuse_uncheckable_loops};
+use crate::members::member_slots;
 use crate::names::glsl_name;
-use crate::prelude::{Helper, Prelude};
-use crate::shader::{
-    call_text, lowered_functions, member_slots, output_chunks, ShaderParts, UniformValue,
-};
+use crate::pass::UniformValue;
+use crate::prelude::Helper;
+use crate::shader::{call_text, lowered_functions, output_chunks};
 use crate::source::SourceText;
 use crate::types::glsl_type;
 use crate::variant::{Access, Placement, Target, Variant};
@@ -75,19 +76,18 @@ pub fn generate_reduce_pass(
         )));
     }
     let (input, accumulator) = reduction_params(func)?;
-    let mut prelude = Prelude::default();
+    let mut parts = ShaderBuilder::new(Stage::Fragment, Some(module));
     refuse_deep_loops(module, reduce_fn)?;
     refuse_uncheckable_loops(module, reduce_fn, u32::from(step.k), target)?;
-    let functions = lowered_functions(module, reduce_fn, &mut prelude, source, false)?;
-    let mut parts = ShaderParts::new(module);
+    let functions = lowered_functions(module, reduce_fn, &mut parts.prelude, source, false)?;
     for (i, p) in func.params.iter().enumerate() {
         let name = glsl_name(&p.name);
         match (p.class, variant.params[i]) {
-            (ParamClass::Constant, _) => parts.constant(i as u32, &name, &p.ty)?,
+            (ParamClass::Constant, _) => parts.constant(module, i as u32, &name, &p.ty)?,
             (
                 ParamClass::Gather { .. },
                 access @ (Access::GatherDirect { .. } | Access::GatherTranslated { .. }),
-            ) => parts.gather_function(i as u32, &name, &p.ty, access, &mut prelude)?,
+            ) => parts.gather_function(module, i as u32, &name, &p.ty, access)?,
             (ParamClass::Stream | ParamClass::Reduce, _) => {}
             (class, access) => {
                 return Err(GenError::Unsupported(format!(
@@ -97,7 +97,7 @@ pub fn generate_reduce_pass(
             }
         }
     }
-    let body = fold_body(&mut parts, &mut prelude, func, step, input, accumulator)?;
+    let body = fold_body(&mut parts, module, func, step, input, accumulator)?;
     let outputs = member_slots(module, func, ParamClass::Reduce)?;
     let chunks = output_chunks(&outputs, target);
     let from = source.map(|s| format!(" ({})", s.name)).unwrap_or_default();
@@ -113,7 +113,7 @@ pub fn generate_reduce_pass(
                 i + 1,
                 chunks.len()
             );
-            parts.pass(target, &title, func, &prelude, &functions, &body, written, false)
+            parts.pass(module, target, &title, func, &functions, &body, written, false)
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(KernelProgram {
@@ -122,28 +122,15 @@ pub fn generate_reduce_pass(
     })
 }
 
-/// The input stream and accumulator parameters of a reduce function.
+/// The input stream and accumulator parameters of a reduce function (brook-core's rule).
 fn reduction_params(func: &Function) -> Result<(usize, usize), GenError> {
-    let only = |class: ParamClass| {
-        let mut found = (0..func.params.len()).filter(|&i| func.params[i].class == class);
-        match (found.next(), found.next()) {
-            (Some(i), None) => Some(i),
-            _ => None,
-        }
-    };
-    match (only(ParamClass::Stream), only(ParamClass::Reduce)) {
-        (Some(a), Some(r)) if func.params[a].ty == func.params[r].ty => Ok((a, r)),
-        _ => Err(GenError::Unsupported(format!(
-            "reduction `{}` needs exactly one input stream and one `reduce` parameter of the same type",
-            func.name
-        ))),
-    }
+    brook_core::call::reduce_roles(func).map_err(|e| GenError::Unsupported(e.to_string()))
 }
 
 /// The statements of `main`: find this fragment's run of input elements, fold it.
 fn fold_body(
-    parts: &mut ShaderParts,
-    prelude: &mut Prelude,
+    parts: &mut ShaderBuilder,
+    module: &Module,
     func: &Function,
     step: &ReduceStep,
     input: usize,
@@ -153,10 +140,10 @@ fn fold_body(
     let k = step.k;
     let a = glsl_name(&func.params[input].name);
     let r = glsl_name(&func.params[accumulator].name);
-    let ty = glsl_type(parts.module, &func.params[input].ty);
+    let ty = glsl_type(module, &func.params[input].ty);
     let mut body = String::new();
     if step.input_translated || step.output_translated {
-        prelude.require(Helper::Addressing);
+        parts.prelude.require(Helper::Addressing);
     }
     if step.output_translated {
         parts.uniform(
@@ -172,7 +159,7 @@ fn fold_body(
             "texture width of this pass's output",
         );
         body.push_str("    // The output element this fragment holds (its layout wraps).\n");
-        body.push_str("    ivec4 brook_index = brook_unlinearize(brook_fragment.y * brook_output_width + brook_fragment.x, brook_output_extent);\n");
+        body.push_str("    ivec4 brook_index = brook_unlinearize(brook_linear_at(brook_fragment, brook_output_width), brook_output_extent);\n");
     } else {
         body.push_str("    // The output element this fragment holds: .x column, .y row.\n");
         body.push_str("    ivec4 brook_index = ivec4(brook_fragment, 0, 0);\n");
@@ -185,7 +172,6 @@ fn fold_body(
             "brook_index",
             false,
             Placement::Translated,
-            prelude,
         )
     } else {
         "brook_index.xy".to_string()
@@ -225,14 +211,15 @@ fn fold_body(
         }
     }
     body.push_str(&format!("    brook_index.{c} = brook_first;\n"));
-    let first = parts.fetch_element(input as u32, &func.params[input].ty, &a, &texel)?;
+    let first = parts.fetch_element(module, input as u32, &func.params[input].ty, &a, &texel)?;
     body.push_str(&format!("    {ty} {r} = {first};\n"));
     if k > 1 {
         body.push_str(&format!("    {ty} {a};\n"));
     }
     let call = call_text(func);
     for t in 1..k {
-        let value = parts.fetch_element(input as u32, &func.params[input].ty, &a, &texel)?;
+        let value =
+            parts.fetch_element(module, input as u32, &func.params[input].ty, &a, &texel)?;
         let combine = format!("brook_index.{c} = brook_first + {t};\n{a} = {value};\n{call}");
         if step.partial {
             body.push_str(&format!("    if ({t} < brook_count) {{\n"));

@@ -17,22 +17,22 @@
 //!
 //! Counts and offsets are floats (R32F): exact below 2²⁴, which the executor enforces.
 
-use crate::shader::{MemberRef, PassProgram, SamplerSlot, UniformSlot, UniformValue};
+use crate::builder::{ShaderBuilder, Stage};
+use crate::pass::{MemberRef, PassProgram, UniformValue};
+use crate::prelude::Helper;
+use crate::shader::output_declaration;
 use crate::variant::Target;
 
 /// Fetches element `i` of a level stored `width` texels wide.
 const LEVEL_FETCH: &str = "\
-// Element i of a 1D level: the layout rule, texel (i mod width, i div width).
+// Element i of a 1D level, at its texel by the layout rule.
 float brook_level(sampler2D level, int width, int i) {
-    return texelFetch(level, ivec2(i % width, i / width), 0).x;
+    return texelFetch(level, brook_texel_at(i, width), 0).x;
 }
 ";
 
 /// The linear position of the fragment in the texture it draws.
-const MAIN_START: &str = "void main() {
-    ivec2 brook_fragment = ivec2(gl_FragCoord.xy);
-    int i = brook_fragment.y * brook_output_width + brook_fragment.x;
-";
+const MAIN_START: &str = "    int i = brook_linear_at(brook_fragment, brook_output_width);\n";
 
 /// The up-sweep pass: one level of pair sums.
 pub fn scan_up_pass(target: &Target) -> PassProgram {
@@ -46,8 +46,10 @@ pub fn scan_up_pass(target: &Target) -> PassProgram {
         UniformValue::ScanLength,
         "elements of the finer level",
     );
-    s.output("float", "brook_sum_out");
     s.main(
+        "float",
+        "brook_sum_out",
+
         "    float left = 2 * i < brook_finer_length ? brook_level(brook_finer, brook_finer_width, 2 * i) : 0.0;
     float right = 2 * i + 1 < brook_finer_length ? brook_level(brook_finer, brook_finer_width, 2 * i + 1) : 0.0;
     brook_sum_out = left + right;
@@ -66,8 +68,9 @@ pub fn scan_down_pass(target: &Target) -> PassProgram {
         "exclusive prefix sums of the coarser level",
     );
     s.sampler("brook_sums", "the up-sweep's sums of this level");
-    s.output("float", "brook_offset_out");
     s.main(
+        "float",
+        "brook_offset_out",
         "    // A right child adds its left sibling's sum to the parent's offset.
     float offset = brook_level(brook_coarser, brook_coarser_width, i / 2);
     if ((i & 1) == 1) offset += brook_level(brook_sums, brook_sums_width, i - 1);
@@ -109,7 +112,6 @@ pub fn compact_pass(target: &Target, candidates: u32, width: u8) -> PassProgram 
     );
     let storage = ["float", "vec2", "vec4", "vec4"][width.clamp(1, 4) as usize - 1];
     let swizzle = [".x", ".xy", "", ""][width.clamp(1, 4) as usize - 1];
-    s.output(storage, "brook_packed_out");
     let mut body = String::from(
         "    int total = int(texelFetch(brook_total, ivec2(0), 0).x);
     if (i >= total) {
@@ -125,7 +127,7 @@ pub fn compact_pass(target: &Target, candidates: u32, width: u8) -> PassProgram 
         if (int(brook_level(brook_offsets, brook_offsets_width, mid)) <= i) lo = mid; else hi = mid - 1;
     }
     int k = i - int(brook_level(brook_offsets, brook_offsets_width, lo));
-    ivec2 at = ivec2(lo % brook_candidate_0_width, lo / brook_candidate_0_width);
+    ivec2 at = brook_texel_at(lo, brook_candidate_0_width);
     vec4 pushed;
 ",
     );
@@ -139,39 +141,36 @@ pub fn compact_pass(target: &Target, candidates: u32, width: u8) -> PassProgram 
         });
     }
     body.push_str(&format!("    brook_packed_out = pushed{swizzle};\n"));
-    s.main(&body)
+    s.main(storage, "brook_packed_out", &body)
 }
 
-/// A scan or compaction shader, built up declaration by declaration. Sampler `k` reads the
-/// texture the executor binds on unit `k`; `NAME_width` is that texture's width.
+/// A scan or compaction shader on the one builder. Sampler `k` reads the texture the
+/// executor binds on unit `k`; `NAME_width` is that texture's width.
 struct ScanShader {
-    text: String,
-    samplers: Vec<SamplerSlot>,
-    uniforms: Vec<UniformSlot>,
+    title: String,
+    shader: ShaderBuilder<'static>,
+    profile: crate::variant::Profile,
 }
 
 impl ScanShader {
     fn new(target: &Target, title: &str) -> ScanShader {
-        let mut s = ScanShader {
-            text: format!("{}// {title}\n", target.profile.header()),
-            samplers: Vec::new(),
-            uniforms: Vec::new(),
-        };
-        s.uniform(
+        let mut shader = ShaderBuilder::new(Stage::Fragment, None);
+        shader.prelude.require(Helper::Layout);
+        shader.uniform(
+            "int",
             "brook_output_width",
             UniformValue::OutputWidth,
             "texture width of the level drawn",
         );
-        s
+        ScanShader {
+            title: title.to_string(),
+            shader,
+            profile: target.profile,
+        }
     }
 
     fn uniform(&mut self, name: &str, value: UniformValue, what: &str) {
-        self.text
-            .push_str(&format!("uniform int {name}; // {what}\n"));
-        self.uniforms.push(UniformSlot {
-            uniform: name.to_string(),
-            value,
-        });
+        self.shader.uniform("int", name, value, what);
     }
 
     /// A sampler and its `NAME_width` uniform.
@@ -186,37 +185,29 @@ impl ScanShader {
 
     /// A sampler whose texture has the width of another's; returns its unit.
     fn sampler_only(&mut self, name: &str, what: &str) -> u32 {
-        let unit = self.samplers.len() as u32;
-        self.text
-            .push_str(&format!("uniform sampler2D {name}; // {what}\n"));
-        self.samplers.push(SamplerSlot {
-            uniform: name.to_string(),
-            source: MemberRef {
-                param: 0,
-                member: unit,
-            },
-        });
-        unit
+        let unit = self.shader.samplers.len() as u32;
+        let source = MemberRef {
+            param: 0,
+            member: unit,
+        };
+        self.shader.sampler(name, source, what)
     }
 
-    fn output(&mut self, storage: &str, name: &str) {
-        self.text
-            .push_str(&format!("layout(location = 0) out {storage} {name};\n"));
-    }
-
-    fn main(mut self, body: &str) -> PassProgram {
-        self.text.push_str(LEVEL_FETCH);
-        self.text.push_str(MAIN_START);
-        self.text.push_str(body);
-        self.text.push_str("}\n");
+    /// The pass writing `output` (of GLSL type `storage`) with `body`.
+    fn main(mut self, storage: &str, output: &str, body: &str) -> PassProgram {
+        self.shader.accessors.push_str(LEVEL_FETCH);
+        let outputs = output_declaration(0, storage, output);
+        let body = format!("{MAIN_START}{body}");
         PassProgram {
-            fragment: self.text,
+            fragment: self
+                .shader
+                .text(self.profile, &self.title, &outputs, "", &body),
             outputs: vec![MemberRef {
                 param: 0,
                 member: 0,
             }],
-            samplers: self.samplers,
-            uniforms: self.uniforms,
+            samplers: self.shader.samplers,
+            uniforms: self.shader.uniforms,
             loop_status: None,
         }
     }

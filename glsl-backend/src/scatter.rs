@@ -19,14 +19,14 @@
 
 use brook_frontend::ir::{FunctionId, FunctionKind, Module, ParamClass};
 
+use crate::builder::{ShaderBuilder, Stage};
 use crate::error::GenError;
 use crate::loops::{refuse_deep_loops, refuse_uncheckable_loops};
+use crate::members::member_slots;
 use crate::names::glsl_name;
-use crate::prelude::{Helper, Prelude};
-use crate::shader::{
-    call_text, lowered_functions, member_slots, output_chunks, MemberRef, PassProgram, SamplerSlot,
-    ShaderParts, UniformSlot, UniformValue,
-};
+use crate::pass::{MemberRef, PassProgram, UniformValue};
+use crate::prelude::Helper;
+use crate::shader::{call_text, lowered_functions, output_chunks, output_declaration};
 use crate::source::SourceText;
 use crate::types::glsl_type;
 use crate::variant::{Profile, Target};
@@ -72,109 +72,109 @@ fn vertex(
     ordered: bool,
     placement: Placement,
     carried: &[MemberRef],
-) -> (String, Vec<SamplerSlot>, Vec<UniformSlot>) {
-    let mut prelude = Prelude::default();
-    prelude.require(Helper::Addressing);
-    prelude.require(Helper::GatherIndex);
-    let mut samplers = vec![SamplerSlot {
-        uniform: "brook_index_tex".into(),
-        source: MemberRef {
-            param: roles.index,
-            member: 0,
-        },
-    }];
-    let mut uniforms = vec![
-        slot("brook_index_width", UniformValue::Width(roles.index)),
-        slot("brook_dst_extent", UniformValue::OutputExtent),
-        slot("brook_dst_width", UniformValue::OutputWidth),
-        slot("brook_dst_size", UniformValue::OutputSize),
-    ];
+) -> (String, ShaderBuilder<'static>) {
+    let mut v = ShaderBuilder::new(Stage::Vertex, None);
+    v.prelude.require(Helper::Addressing);
+    v.prelude.require(Helper::GatherIndex);
+    let member = |param: u32| MemberRef { param, member: 0 };
+    v.sampler("brook_index_tex", member(roles.index), "the index stream");
+    let width = |p: u32| UniformValue::Width(p);
+    v.uniform(
+        "int",
+        "brook_index_width",
+        width(roles.index),
+        "its texture width",
+    );
+    let dst = "the destination (the stream points land on)";
+    v.uniform(
+        "ivec4",
+        "brook_dst_extent",
+        UniformValue::OutputExtent,
+        &format!("shape of {dst}"),
+    );
+    v.uniform(
+        "int",
+        "brook_dst_width",
+        UniformValue::OutputWidth,
+        "its texture width",
+    );
+    v.uniform(
+        "vec2",
+        "brook_dst_size",
+        UniformValue::OutputSize,
+        "its texture size",
+    );
     if placement == Placement::Fetch {
-        uniforms.push(slot("brook_data_extent", UniformValue::Extent(roles.data)));
+        let extent = UniformValue::Extent(roles.data);
+        v.uniform(
+            "ivec4",
+            "brook_data_extent",
+            extent,
+            "shape of the data stream",
+        );
     }
     if placement == Placement::Fetch || !carried.is_empty() {
-        uniforms.push(slot("brook_data_width", UniformValue::Width(roles.data)));
+        v.uniform(
+            "int",
+            "brook_data_width",
+            width(roles.data),
+            "its texture width",
+        );
     }
+    let mut varyings = String::from("flat out highp int brook_element;\n");
     let mut carry = String::new();
     if !carried.is_empty() {
-        carry.push_str(
-            "    ivec2 brook_data_texel = ivec2(e % brook_data_width, e / brook_data_width);\n",
-        );
+        carry.push_str("    ivec2 brook_data_texel = brook_texel_at(e, brook_data_width);\n");
     }
     for m in carried {
         let sampler = data_sampler(m);
-        samplers.push(SamplerSlot {
-            uniform: sampler.clone(),
-            source: *m,
-        });
+        v.sampler(&sampler, *m, "");
+        varyings.push_str(&format!("flat out highp vec4 brook_value{};\n", m.member));
         carry.push_str(&format!(
             "    brook_value{} = texelFetch({sampler}, brook_data_texel, 0);\n",
             m.member
         ));
     }
     let element = if ordered {
-        samplers.push(SamplerSlot {
-            uniform: "brook_order_tex".into(),
-            source: MemberRef {
-                param: roles.order,
-                member: 0,
-            },
-        });
-        uniforms.push(slot("brook_order_width", UniformValue::Width(roles.order)));
-        "int(texelFetch(brook_order_tex, ivec2(gl_VertexID % brook_order_width, gl_VertexID / brook_order_width), 0).x)"
+        v.sampler(
+            "brook_order_tex",
+            member(roles.order),
+            "the elements in round order",
+        );
+        v.uniform(
+            "int",
+            "brook_order_width",
+            width(roles.order),
+            "its texture width",
+        );
+        "int(texelFetch(brook_order_tex, brook_texel_at(gl_VertexID, brook_order_width), 0).x)"
     } else {
         "gl_VertexID"
     };
-    let mut text = String::from(profile.header());
-    text.push_str(match placement {
-        Placement::AtIndex => "// Brook ScatterOp: one point per scattered element, on the destination texel its index selects.\n",
-        Placement::Fetch => "// Brook GatherOp: one point per fetching element, on its own texel, carrying the data texel its index selects.\n",
-    });
-    for s in &samplers {
-        text.push_str(&format!("uniform highp sampler2D {};\n", s.uniform));
-    }
-    for u in &uniforms {
-        let ty = match u.value {
-            UniformValue::OutputExtent | UniformValue::Extent(_) => "ivec4",
-            UniformValue::OutputSize => "vec2",
-            _ => "int",
-        };
-        text.push_str(&format!("uniform {ty} {};\n", u.uniform));
-    }
-    text.push_str("flat out highp int brook_element;\n");
-    for m in carried {
-        text.push_str(&format!("flat out highp vec4 brook_value{};\n", m.member));
-    }
     let place = match placement {
         Placement::AtIndex => "    ivec2 t = brook_texel(brook_gather_index(v, brook_dst_extent), brook_dst_extent, brook_dst_width);\n".to_string(),
         Placement::Fetch => {
-            text.push_str("flat out highp ivec2 brook_source;\n");
-            "    brook_source = brook_texel(brook_gather_index(v, brook_data_extent), brook_data_extent, brook_data_width);\n    ivec2 t = ivec2(e % brook_dst_width, e / brook_dst_width);\n".to_string()
+            varyings.push_str("flat out highp ivec2 brook_source;\n");
+            "    brook_source = brook_texel(brook_gather_index(v, brook_data_extent), brook_data_extent, brook_data_width);\n    ivec2 t = brook_texel_at(e, brook_dst_width);\n".to_string()
         }
     };
-    text.push_str(&prelude.source());
-    text.push_str(&format!(
-        "void main() {{
-    int e = {element};
-    vec4 v = texelFetch(brook_index_tex, ivec2(e % brook_index_width, e / brook_index_width), 0);
+    let title = match placement {
+        Placement::AtIndex => "Brook ScatterOp: one point per scattered element, on the destination texel its index selects.",
+        Placement::Fetch => "Brook GatherOp: one point per fetching element, on its own texel, carrying the data texel its index selects.",
+    };
+    let body = format!(
+        "    int e = {element};
+    vec4 v = texelFetch(brook_index_tex, brook_texel_at(e, brook_index_width), 0);
 {place}    gl_Position = vec4((vec2(t) + 0.5) / brook_dst_size * 2.0 - 1.0, 0.0, 1.0);
     gl_PointSize = 1.0;
     brook_element = e;
-{carry}}}
-"
-    ));
-    (text, samplers, uniforms)
+{carry}"
+    );
+    (v.text(profile, title, &varyings, "", &body), v)
 }
 
-fn slot(name: &str, value: UniformValue) -> UniformSlot {
-    UniformSlot {
-        uniform: name.into(),
-        value,
-    }
-}
-
-const DATA_TEXEL: &str =
-    "ivec2(brook_element % brook_data_width, brook_element / brook_data_width)";
+/// The texel of the element a point scatters, in the fragment shader.
+const DATA_TEXEL: &str = "brook_texel_at(brook_element, brook_data_width)";
 
 /// The most data members a write scatter carries from the vertex to the fragment shader (flat
 /// `vec4`s: GL 3.3 and ES 3.0 guarantee 16 vertex outputs); wider elements are fetched by
@@ -218,13 +218,11 @@ fn copy_program(
         .iter()
         .enumerate()
         .map(|(m, w)| {
-            (
-                MemberRef {
-                    param: roles.data,
-                    member: m as u32,
-                },
-                *w,
-            )
+            let member = MemberRef {
+                param: roles.data,
+                member: m as u32,
+            };
+            (member, *w)
         })
         .collect();
     let carried: Vec<MemberRef> = if placement == Placement::AtIndex && members.len() <= MAX_CARRIED
@@ -233,67 +231,56 @@ fn copy_program(
     } else {
         Vec::new()
     };
-    let (vertex, vsamplers, vuniforms) =
-        vertex(target.profile, roles, ordered, placement, &carried);
-    let (declarations, texel) = match placement {
-        Placement::AtIndex if !carried.is_empty() => ("", ""),
-        Placement::AtIndex => (
-            "flat in highp int brook_element;\nuniform int brook_data_width;\n",
-            DATA_TEXEL,
-        ),
-        Placement::Fetch => ("flat in highp ivec2 brook_source;\n", "brook_source"),
-    };
+    let (vertex_text, vertex) = vertex(target.profile, roles, ordered, placement, &carried);
     let passes = output_chunks(&members, target)
         .into_iter()
         .map(|written| {
-            let mut text = String::from(target.profile.header());
-            text.push_str(match placement {
-                Placement::AtIndex => "// Brook ScatterOp: the scattered element's members, written where its point landed.\n",
-                Placement::Fetch => "// Brook GatherOp: the fetched data element's members, written at the fetching element.\n",
-            });
-            text.push_str(declarations);
-            let mut samplers = vsamplers.clone();
+            let mut f = ShaderBuilder::new(Stage::Fragment, None)
+                .after(&vertex.samplers, &vertex.uniforms);
+            let texel = match placement {
+                Placement::AtIndex if !carried.is_empty() => "",
+                Placement::AtIndex => {
+                    f.declare("flat in highp int brook_element;");
+                    let width = UniformValue::Width(roles.data);
+                    f.uniform("int", "brook_data_width", width, "texture width of the data stream");
+                    f.prelude.require(Helper::Layout);
+                    DATA_TEXEL
+                }
+                Placement::Fetch => {
+                    f.declare("flat in highp ivec2 brook_source;");
+                    "brook_source"
+                }
+            };
+            let mut outputs = String::new();
             let mut body = String::new();
             for (location, (m, _)) in written.iter().enumerate() {
-                if !carried.is_empty() {
-                    text.push_str(&format!(
-                        "flat in highp vec4 brook_value{m};\nlayout(location = {location}) out vec4 brook_out{location};\n",
-                        m = m.member
-                    ));
+                outputs.push_str(&output_declaration(location, "vec4", &format!("brook_out{location}")));
+                if carried.is_empty() {
+                    let sampler = data_sampler(m);
+                    f.sampler(&sampler, *m, "");
                     body.push_str(&format!(
-                        "    brook_out{location} = brook_value{};\n",
-                        m.member
+                        "    brook_out{location} = texelFetch({sampler}, {texel}, 0);\n"
                     ));
-                    continue;
+                } else {
+                    f.declare(&format!("flat in highp vec4 brook_value{};", m.member));
+                    body.push_str(&format!("    brook_out{location} = brook_value{};\n", m.member));
                 }
-                let sampler = data_sampler(m);
-                text.push_str(&format!(
-                    "uniform sampler2D {sampler};\nlayout(location = {location}) out vec4 brook_out{location};\n"
-                ));
-                body.push_str(&format!(
-                    "    brook_out{location} = texelFetch({sampler}, {texel}, 0);\n"
-                ));
-                samplers.push(SamplerSlot {
-                    uniform: sampler,
-                    source: *m,
-                });
             }
-            text.push_str(&format!("void main() {{\n{body}}}\n"));
-            let mut uniforms = vuniforms.clone();
-            if placement == Placement::AtIndex && carried.is_empty() {
-                uniforms.push(slot("brook_data_width", UniformValue::Width(roles.data)));
-            }
+            let title = match placement {
+                Placement::AtIndex => "Brook ScatterOp: the scattered element's members, written where its point landed.",
+                Placement::Fetch => "Brook GatherOp: the fetched data element's members, written at the fetching element.",
+            };
             PassProgram {
-                fragment: text,
+                fragment: f.text(target.profile, title, &outputs, "", &body),
                 outputs: written.iter().map(|(m, _)| *m).collect(),
-                samplers,
-                uniforms,
+                samplers: f.samplers,
+                uniforms: f.uniforms,
                 loop_status: None,
             }
         })
         .collect();
     ScatterProgram {
-        vertex,
+        vertex: vertex_text,
         roles,
         passes,
     }
@@ -330,18 +317,14 @@ pub fn generate_scatter_reduce(
         index: n,
         order: n + 1,
     };
-    let (vertex, vsamplers, vuniforms) =
-        vertex(target.profile, roles, true, Placement::AtIndex, &[]);
-    let mut prelude = Prelude::default();
+    let (vertex_text, vertex) = vertex(target.profile, roles, true, Placement::AtIndex, &[]);
+    let mut parts =
+        ShaderBuilder::new(Stage::Fragment, Some(module)).after(&vertex.samplers, &vertex.uniforms);
     refuse_deep_loops(module, reduce_fn)?;
     refuse_uncheckable_loops(module, reduce_fn, 1, target)?;
-    let functions = lowered_functions(module, reduce_fn, &mut prelude, source, false)?;
-    let mut parts = ShaderParts::new(module);
-    parts.samplers = vsamplers;
-    parts.uniforms = vuniforms;
-    parts
-        .declarations
-        .push_str("flat in highp int brook_element;\n");
+    let functions = lowered_functions(module, reduce_fn, &mut parts.prelude, source, false)?;
+    parts.declare("flat in highp int brook_element;");
+    parts.prelude.require(Helper::Layout);
     parts.uniform(
         "int",
         "brook_data_width",
@@ -353,8 +336,8 @@ pub fn generate_scatter_reduce(
         glsl_name(&func.params[r].name),
     );
     let ty = &func.params[a].ty;
-    let element = parts.fetch_element(roles.data, ty, &an, DATA_TEXEL)?;
-    let old = parts.fetch_element(r as u32, ty, &rn, "brook_fragment")?;
+    let element = parts.fetch_element(module, roles.data, ty, &an, DATA_TEXEL)?;
+    let old = parts.fetch_element(module, r as u32, ty, &rn, "brook_fragment")?;
     let glsl_ty = glsl_type(module, ty);
     let body = format!(
         "    // The scattered element and the destination's value before this round.\n    {glsl_ty} {an} = {element};\n    {glsl_ty} {rn} = {old};\n    {}\n",
@@ -372,11 +355,11 @@ pub fn generate_scatter_reduce(
                 i + 1,
                 chunks.len()
             );
-            parts.pass(target, &title, func, &prelude, &functions, &body, written, false)
+            parts.pass(module, target, &title, func, &functions, &body, written, false)
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(ScatterProgram {
-        vertex,
+        vertex: vertex_text,
         roles,
         passes,
     })
@@ -447,7 +430,7 @@ mod tests {
             .contains("brook_gather_index(v, brook_data_extent)"));
         assert!(p
             .vertex
-            .contains("ivec2 t = ivec2(e % brook_dst_width, e / brook_dst_width);"));
+            .contains("ivec2 t = brook_texel_at(e, brook_dst_width);"));
         assert!(p.passes[0]
             .fragment
             .contains("texelFetch(brook_data_tex0, brook_source, 0)"));

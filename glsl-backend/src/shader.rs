@@ -1,122 +1,22 @@
-//! The parts every generated fragment shader shares, whatever draws it (kernel or reduction
-//! pass): uniform and sampler declarations with their binding slots, element fetches, gather
-//! accessors, the lowered Brook functions, and the colour outputs with their stores.
+//! What every shader running a Brook function shares (kernel and reduction passes, a
+//! scatter's user combiner): the lowered functions and the call of one from `main`, constants
+//! as uniforms, element fetches, gather accessors, and the colour outputs with their stores —
+//! on the one [`ShaderBuilder`].
 
-use brook_frontend::ir::{Function, FunctionId, Module, ParamClass, Scalar, Type};
+use brook_frontend::ir::{Function, FunctionId, Module, ParamClass, Type};
 
+use crate::builder::ShaderBuilder;
 use crate::error::GenError;
 use crate::lower::{gather_function, passed_as_argument, FunctionLowering};
+use crate::members::stream_members;
 use crate::names::glsl_name;
+use crate::pass::{MemberRef, PassProgram, UniformValue};
 use crate::prelude::{Helper, Prelude};
 use crate::source::SourceText;
-use crate::types::{glsl_type, struct_declarations};
+use crate::types::glsl_type;
 use crate::variant::{Access, Placement, Target};
 use crate::vout::{candidate_name, candidate_of, count_name};
 use crate::walk::callees;
-
-/// One draw: a complete fragment shader and how to bind it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PassProgram {
-    pub fragment: String,
-    /// Colour output `k` (`layout(location = k)`) stores this output member.
-    pub outputs: Vec<MemberRef>,
-    /// Texture unit `k` holds this input member, read through the named sampler.
-    pub samplers: Vec<SamplerSlot>,
-    /// Every non-sampler uniform the shader declares.
-    pub uniforms: Vec<UniformSlot>,
-    /// The colour output (after the stream outputs) holding, per element, the Brook line of a
-    /// loop the driver cut short, 0 if none (`loops.rs`): the executor binds a float texture
-    /// there and fails the call if any element is not 0.
-    pub loop_status: Option<u32>,
-}
-
-/// A member of a parameter's element: 0 for non-struct elements.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct MemberRef {
-    pub param: u32,
-    pub member: u32,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SamplerSlot {
-    pub uniform: String,
-    pub source: MemberRef,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UniformSlot {
-    pub uniform: String,
-    pub value: UniformValue,
-}
-
-/// What a uniform holds; the pass executor fills it from the call's arguments and layouts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum UniformValue {
-    /// The value of a constant parameter, with the parameter's type.
-    Constant(u32),
-    /// Member `member` of a struct constant parameter `param` (GL has no location for a
-    /// whole struct uniform, so each member is a uniform of its own).
-    ConstantMember {
-        param: u32,
-        member: u32,
-    },
-    /// `ivec4` extents of a parameter's stream as the kernel sees it (a domain's shape when
-    /// passed as a domain), `.x` the last dimension, 1 where unused.
-    Extent(u32),
-    /// `int` texture width of a parameter's stream layout.
-    Width(u32),
-    /// `ivec4` extents of the whole stream behind a domain parameter (its texture's layout).
-    StreamExtent(u32),
-    /// `ivec4` lower corner of a domain parameter, in the whole stream.
-    Lo(u32),
-    /// `ivec4` extents and `int` width of the output streams (all outputs share one shape;
-    /// the extent is the domain's shape when the outputs are domains).
-    OutputExtent,
-    OutputWidth,
-    /// `ivec4` extents of the whole output streams and lower corner of their domain.
-    OutputStreamExtent,
-    OutputLo,
-    /// `vec4` start and step of an iterator parameter.
-    IterStart(u32),
-    IterStep(u32),
-    /// `int`, reduction passes only: input elements per output block along the reduced
-    /// dimension (the block one element of the reduction's target reduces).
-    ReduceBlock,
-    /// `int`, reduction passes only: partial results per block after this pass.
-    ReduceGroups,
-    /// `vec2` texture size of the output, scatter passes only: where its points land.
-    OutputSize,
-    /// `int`, vout scan and compaction passes only: elements of the level read (up-sweep) or
-    /// of the call (compaction).
-    ScanLength,
-    /// `int`, vout scan and compaction passes only: texture width of the texture on unit k.
-    SampledWidth(u32),
-}
-
-/// The float members (name suffix, components) a stream of element type `ty` is stored as.
-pub fn stream_members(module: &Module, ty: &Type) -> Result<Vec<(String, u8)>, GenError> {
-    let float_width = |t: &Type| match t {
-        Type::Scalar(Scalar::Float) => Some(1),
-        Type::Vector(Scalar::Float, n) => Some(*n),
-        _ => None,
-    };
-    let members = match ty {
-        Type::Struct(id) => {
-            let def = module.struct_def(*id);
-            def.members
-                .iter()
-                .map(|m| float_width(&m.ty).map(|w| (glsl_name(&m.name), w)))
-                .collect::<Option<Vec<_>>>()
-        }
-        t => float_width(t).map(|w| vec![(String::new(), w)]),
-    };
-    members.ok_or_else(|| {
-        GenError::Unsupported(format!(
-            "streams of `{}` cannot be stored in float textures: stream elements are float, float2, float3, float4 or structs of them",
-            glsl_type(module, ty)
-        ))
-    })
-}
 
 /// `root` and every function it calls as GLSL, callees first; with `check_loops`, loops
 /// record how they ended (`loops.rs`).
@@ -153,76 +53,23 @@ pub fn call_text(func: &Function) -> String {
     format!("{}({});", glsl_name(&func.name), args.join(", "))
 }
 
-/// Every member of every parameter of `class`, in parameter order, with its component count.
-pub fn member_slots(
-    module: &Module,
-    func: &Function,
-    class: ParamClass,
-) -> Result<Vec<(MemberRef, u8)>, GenError> {
-    let mut slots = Vec::new();
-    for (i, p) in func.params.iter().enumerate() {
-        if p.class == class {
-            for (m, (_, width)) in stream_members(module, &p.ty)?.into_iter().enumerate() {
-                slots.push((
-                    MemberRef {
-                        param: i as u32,
-                        member: m as u32,
-                    },
-                    width,
-                ));
-            }
-        }
-    }
-    Ok(slots)
-}
-
-/// Declarations, accessors and bindings of one shader, built up parameter by parameter.
-pub struct ShaderParts<'a> {
-    pub module: &'a Module,
-    pub declarations: String,
-    /// Per-parameter functions (gathers); they call prelude helpers, so they come after them.
-    pub accessors: String,
-    pub samplers: Vec<SamplerSlot>,
-    pub uniforms: Vec<UniformSlot>,
-    /// Statements at the start of `main` (struct constants rebuilt from their members).
-    pub setup: String,
-}
-
-impl<'a> ShaderParts<'a> {
-    pub fn new(module: &'a Module) -> Self {
-        ShaderParts {
-            module,
-            setup: String::new(),
-            declarations: String::new(),
-            accessors: String::new(),
-            samplers: Vec::new(),
-            uniforms: Vec::new(),
-        }
-    }
-
-    pub fn uniform(&mut self, ty: &str, name: &str, value: UniformValue, what: &str) {
-        self.declarations
-            .push_str(&format!("uniform {ty} {name}; // {what}\n"));
-        self.uniforms.push(UniformSlot {
-            uniform: name.to_string(),
-            value,
-        });
-    }
-
+impl ShaderBuilder<'_> {
     /// Constant parameter `param` as the GLSL variable `name`: a uniform, or for a struct one
     /// uniform per member and the struct rebuilt from them at the start of `main`.
-    pub fn constant(&mut self, param: u32, name: &str, ty: &Type) -> Result<(), GenError> {
+    pub fn constant(
+        &mut self,
+        module: &Module,
+        param: u32,
+        name: &str,
+        ty: &Type,
+    ) -> Result<(), GenError> {
         let what = format!("constant `{name}`");
         let Type::Struct(id) = ty else {
-            self.uniform(
-                &glsl_type(self.module, ty),
-                name,
-                UniformValue::Constant(param),
-                &what,
-            );
+            let value = UniformValue::Constant(param);
+            self.uniform(&glsl_type(module, ty), name, value, &what);
             return Ok(());
         };
-        let def = self.module.struct_def(*id);
+        let def = module.struct_def(*id);
         let mut parts = Vec::with_capacity(def.members.len());
         for (m, member) in def.members.iter().enumerate() {
             if matches!(member.ty, Type::Struct(_) | Type::Array(..)) {
@@ -235,10 +82,10 @@ impl<'a> ShaderParts<'a> {
                 param,
                 member: m as u32,
             };
-            self.uniform(&glsl_type(self.module, &member.ty), &uniform, value, &what);
+            self.uniform(&glsl_type(module, &member.ty), &uniform, value, &what);
             parts.push(uniform);
         }
-        let ty = glsl_type(self.module, ty);
+        let ty = glsl_type(module, ty);
         self.setup
             .push_str(&format!("    {ty} {name} = {ty}({});\n", parts.join(", ")));
         Ok(())
@@ -254,16 +101,17 @@ impl<'a> ShaderParts<'a> {
         );
     }
 
-    /// The GLSL value of element `texel` of stream parameter `param`: one fetch per member.
-    /// Declares the member samplers the first time a parameter is fetched.
+    /// The GLSL value of element `texel` of stream parameter `param`: one fetch per member,
+    /// through the member's sampler (declared the first time a parameter is fetched).
     pub fn fetch_element(
         &mut self,
+        module: &Module,
         param: u32,
         ty: &Type,
         name: &str,
         texel: &str,
     ) -> Result<String, GenError> {
-        let members = stream_members(self.module, ty)?;
+        let members = stream_members(module, ty)?;
         let mut parts = Vec::new();
         for (m, (suffix, width)) in members.iter().enumerate() {
             let sampler = member_name(name, suffix, "tex");
@@ -271,19 +119,12 @@ impl<'a> ShaderParts<'a> {
                 param,
                 member: m as u32,
             };
-            if !self.samplers.iter().any(|s| s.source == source) {
-                self.declarations
-                    .push_str(&format!("uniform sampler2D {sampler};\n"));
-                self.samplers.push(SamplerSlot {
-                    uniform: sampler.clone(),
-                    source,
-                });
-            }
+            self.sampler(&sampler, source, "");
             let swizzle = [".x", ".xy", ".xyz", ""][*width as usize - 1];
             parts.push(format!("texelFetch({sampler}, {texel}, 0){swizzle}"));
         }
         Ok(match ty {
-            Type::Struct(_) => format!("{}({})", glsl_type(self.module, ty), parts.join(", ")),
+            Type::Struct(_) => format!("{}({})", glsl_type(module, ty), parts.join(", ")),
             _ => parts.remove(0),
         })
     }
@@ -297,7 +138,6 @@ impl<'a> ShaderParts<'a> {
         index: &str,
         domain: bool,
         placement: Placement,
-        prelude: &mut Prelude,
     ) -> String {
         let index = if domain {
             self.uniform(
@@ -313,7 +153,7 @@ impl<'a> ShaderParts<'a> {
         if placement == Placement::Direct {
             return format!("({index}).xy");
         }
-        prelude.require(Helper::Addressing);
+        self.prelude.require(Helper::Addressing);
         self.uniform(
             "int",
             &format!("{name}_width"),
@@ -339,11 +179,11 @@ impl<'a> ShaderParts<'a> {
     /// select element 0), then the element's texel.
     pub fn gather_function(
         &mut self,
+        module: &Module,
         param: u32,
         name: &str,
         ty: &Type,
         access: Access,
-        prelude: &mut Prelude,
     ) -> Result<(), GenError> {
         let (rank, placement, domain) = match access {
             Access::GatherDirect { rank } => (rank, Placement::Direct, false),
@@ -358,8 +198,8 @@ impl<'a> ShaderParts<'a> {
         self.extent_uniform(param, name);
         // The clamp's bound, once per fragment: gathers sit in loops, and llvmpipe hoists
         // nothing out of them, so `extent - 1` in the accessor would cost a subtraction per call.
-        self.declarations.push_str(&format!(
-            "ivec4 {name}_last; // last element of `{name}` along each dimension\n"
+        self.declare(&format!(
+            "ivec4 {name}_last; // last element of `{name}` along each dimension"
         ));
         self.setup
             .push_str(&format!("    {name}_last = {name}_extent - 1;\n"));
@@ -372,44 +212,40 @@ impl<'a> ShaderParts<'a> {
                 format!("ivec4(clamp(i.{used}, ivec{r}(0), {name}_last.{used}){zeros})")
             }
         };
-        let texel = self.texel_of(param, name, "index", domain, placement, prelude);
-        let value = self.fetch_element(param, ty, name, &texel)?;
+        let texel = self.texel_of(param, name, "index", domain, placement);
+        let value = self.fetch_element(module, param, ty, name, &texel)?;
         self.accessors.push_str(&format!(
             "// Gather from `{name}` at an index already rounded: Brook's clamp, then the element's texel.\n{} {}(ivec4 i) {{\n    ivec4 index = {index};\n    return {value};\n}}\n",
-            glsl_type(self.module, ty),
+            glsl_type(module, ty),
             gather_function(name),
         ));
         Ok(())
     }
 
-    /// The complete shader of one pass: `title` is its first comment, `body` the statements of
-    /// `main` before the stores, `written` the output members this pass stores (named after
-    /// parameters of `func`, holding the values of the GLSL variables of the same names).
-    /// With `loop_status`, the pass also writes `brook_loop_cut` (see [`PassProgram::loop_status`]).
+    /// The complete shader of one pass of `func`: `title` is its first comment, `body` the
+    /// statements of `main` before the stores, `written` the output members this pass stores
+    /// (named after parameters of `func`, holding the values of the GLSL variables of the
+    /// same names). With `loop_status`, the pass also writes `brook_loop_cut` (see
+    /// [`PassProgram::loop_status`]).
     #[allow(clippy::too_many_arguments)]
     pub fn pass(
         &self,
+        module: &Module,
         target: &Target,
         title: &str,
         func: &Function,
-        prelude: &Prelude,
         functions: &str,
         body: &str,
         written: &[(MemberRef, u8)],
         loop_status: bool,
     ) -> Result<PassProgram, GenError> {
-        let mut text = String::from(target.profile.header());
-        text.push_str(&format!("// {title}\n"));
-        text.push_str(&struct_declarations(self.module));
-        text.push_str(&self.declarations);
+        let mut outputs = String::new();
         let mut stores = String::new();
         for (location, (slot, width)) in written.iter().enumerate() {
-            let (value, out) = self.stored_member(func, *slot)?;
+            let (value, out) = stored_member(module, func, *slot)?;
             // float3 lives in an RGBA texture (RGB32F is not colour-renderable).
             let storage = ["float", "vec2", "vec4", "vec4"][*width as usize - 1];
-            text.push_str(&format!(
-                "layout(location = {location}) out {storage} {out};\n"
-            ));
+            outputs.push_str(&output_declaration(location, storage, &out));
             let value = if *width == 3 {
                 format!("vec4({value}, 0.0)")
             } else {
@@ -419,21 +255,16 @@ impl<'a> ShaderParts<'a> {
         }
         let loop_status = loop_status.then_some(written.len() as u32);
         if let Some(location) = loop_status {
-            text.push_str(&format!(
-                "layout(location = {location}) out float brook_status_out;\n"
+            outputs.push_str(&output_declaration(
+                location as usize,
+                "float",
+                "brook_status_out",
             ));
             stores.push_str("    brook_status_out = float(brook_loop_cut);\n");
         }
-        text.push_str(&prelude.source());
-        text.push_str(&self.accessors);
-        text.push_str(functions);
-        text.push_str("void main() {\n    ivec2 brook_fragment = ivec2(gl_FragCoord.xy);\n");
-        text.push_str(&self.setup);
-        text.push_str(body);
-        text.push_str(&stores);
-        text.push_str("}\n");
+        let body = format!("{body}{stores}");
         Ok(PassProgram {
-            fragment: text,
+            fragment: self.text(target.profile, title, &outputs, functions, &body),
             outputs: written.iter().map(|(m, _)| *m).collect(),
             samplers: self.samplers.clone(),
             uniforms: self.uniforms.clone(),
@@ -442,36 +273,39 @@ impl<'a> ShaderParts<'a> {
     }
 }
 
-impl ShaderParts<'_> {
-    /// The GLSL value output member `slot` of `func` stores, and the name of its output: a
-    /// member of an `out` parameter, or a candidate or the count of a vout (`vout.rs`).
-    fn stored_member(
-        &self,
-        func: &Function,
-        slot: MemberRef,
-    ) -> Result<(String, String), GenError> {
-        let p = &func.params[slot.param as usize];
-        let members = stream_members(self.module, &p.ty)?;
-        let name = glsl_name(&p.name);
-        let (variable, member) = match p.class {
-            ParamClass::Vout { max } => match candidate_of(members.len(), max, slot.member) {
-                Some((k, m)) => (candidate_name(&name, k), m),
-                None => {
-                    let count = count_name(&name);
-                    return Ok((format!("float({count})"), format!("{count}_out")));
-                }
-            },
-            _ => (name, slot.member as usize),
-        };
-        let (suffix, _) = &members[member];
-        let out = member_name(&variable, suffix, "out");
-        let value = if suffix.is_empty() {
-            variable
-        } else {
-            format!("{variable}.{suffix}")
-        };
-        Ok((value, out))
-    }
+/// `layout(location = k) out T name;`: colour output `k`.
+pub fn output_declaration(location: usize, storage: &str, name: &str) -> String {
+    format!("layout(location = {location}) out {storage} {name};\n")
+}
+
+/// The GLSL value output member `slot` of `func` stores, and the name of its output: a
+/// member of an `out` parameter, or a candidate or the count of a vout (`vout.rs`).
+fn stored_member(
+    module: &Module,
+    func: &Function,
+    slot: MemberRef,
+) -> Result<(String, String), GenError> {
+    let p = &func.params[slot.param as usize];
+    let members = stream_members(module, &p.ty)?;
+    let name = glsl_name(&p.name);
+    let (variable, member) = match p.class {
+        ParamClass::Vout { max } => match candidate_of(members.len(), max, slot.member) {
+            Some((k, m)) => (candidate_name(&name, k), m),
+            None => {
+                let count = count_name(&name);
+                return Ok((format!("float({count})"), format!("{count}_out")));
+            }
+        },
+        _ => (name, slot.member as usize),
+    };
+    let (suffix, _) = &members[member];
+    let out = member_name(&variable, suffix, "out");
+    let value = if suffix.is_empty() {
+        variable
+    } else {
+        format!("{variable}.{suffix}")
+    };
+    Ok((value, out))
 }
 
 /// The output members split into passes of at most `max_draw_buffers` colour outputs each

@@ -19,8 +19,9 @@
 use brook_frontend::ir::{Function, Module, ParamClass};
 
 use crate::error::GenError;
+use crate::members::stream_members;
 use crate::names::glsl_name;
-use crate::shader::{stream_members, MemberRef};
+use crate::pass::MemberRef;
 
 /// GLSL name of candidate `k` of the vout parameter whose GLSL name is `name`.
 pub fn candidate_name(name: &str, k: u32) -> String {

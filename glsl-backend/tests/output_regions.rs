@@ -44,7 +44,7 @@ fn output_regions_in_the_shader() {
     assert!(masked.contains("discard;"), "{masked}");
     assert!(masked.contains("ivec4 brook_output_index = brook_output_element - brook_output_lo;"));
     // A wrapped 1D output's element is its linear position; a 2D one's takes one division.
-    let linear = "brook_fragment.y * brook_output_width + brook_fragment.x";
+    let linear = "brook_linear_at(brook_fragment, brook_output_width)";
     let whole_1d = fragment(inputs.clone(), OutputRegion::Whole { rank: 1 });
     assert!(
         whole_1d.contains(&format!(

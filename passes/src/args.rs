@@ -1,5 +1,6 @@
 //! The arguments of a kernel call on GL, and the shader variant they select.
 
+use brook_core::call::class_name;
 use brook_frontend::ir::{Function, ParamClass};
 use brook_glsl::{Access, OutputRegion, Placement, Resize, Variant};
 use brook_texture_streams::{Domain, IterSpec, Stream};
@@ -17,13 +18,6 @@ impl<'a> StreamArg<'a> {
         StreamArg {
             stream,
             domain: None,
-        }
-    }
-
-    pub fn domain(stream: &'a Stream, domain: &'a Domain) -> StreamArg<'a> {
-        StreamArg {
-            stream,
-            domain: Some(domain),
         }
     }
 
@@ -173,16 +167,4 @@ pub fn variant_for(
         (Some(_), Placement::Direct) => OutputRegion::Viewport,
     };
     Ok(Variant { params, output })
-}
-
-fn class_name(class: ParamClass) -> &'static str {
-    match class {
-        ParamClass::Stream => "an input stream",
-        ParamClass::Out => "an output stream",
-        ParamClass::Gather { .. } => "a gather stream",
-        ParamClass::Constant => "a constant",
-        ParamClass::Iter => "an iterator",
-        ParamClass::Reduce => "a reduction accumulator",
-        ParamClass::Vout { .. } => "a vout stream",
-    }
 }

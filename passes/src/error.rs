@@ -1,59 +1,97 @@
-//! Why a Brook call could not run on GL.
+//! Why a Brook call could not run on GL, and how that reads as a [`BrookError`].
 
+use brook_core::{BrookError, Compiled, ShaderRejection};
 use brook_glsl::GenError;
-use brook_texture_streams::{GlError, StreamError};
+use brook_texture_streams::{GlError, StoreError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum PassError {
+    /// A check of the runtime's (brook-core), passed through.
+    #[error(transparent)]
+    Brook(#[from] BrookError),
+    #[error(transparent)]
+    Request(#[from] brook_core::StreamError),
     #[error(transparent)]
     Generate(#[from] GenError),
     #[error(transparent)]
     Gl(#[from] GlError),
     #[error(transparent)]
-    Stream(#[from] StreamError),
+    Store(#[from] StoreError),
     /// The driver rejected a generated shader; `brook_lines` are the Brook source lines its
     /// messages point at (through the source quotes in the generated text).
-    #[error(
-        "the GL driver rejected the {stage} shader of kernel `{kernel}`:\n{log}{}",
-        brook_context(brook_lines)
-    )]
+    #[error("the GL driver rejected the {stage} shader of `{function}`:\n{log}")]
     Compile {
-        kernel: String,
+        function: String,
         stage: &'static str,
         log: String,
         brook_lines: Vec<String>,
         glsl: String,
     },
-    #[error("kernel `{kernel}`: {message}")]
-    Call { kernel: String, message: String },
-    /// A pass would sample more textures than the driver allows in one shader: every member
-    /// of every input and gather stream is a texture.
-    #[error(
-        "kernel `{kernel}` reads {textures} textures in one pass (one per member of each input and gathered stream), but this GL driver allows {max} per shader; pass fewer streams, or pack them into float4s or structs of fewer members"
-    )]
-    TooManyTextures {
-        kernel: String,
-        textures: usize,
-        max: u32,
-    },
-    /// A loop of the kernel ended early because the driver caps loop iterations (llvmpipe:
-    /// 65,535 per element over all loops), so the call's results would be wrong.
-    #[error(
-        "kernel `{kernel}`: the loop at {at} did not finish: this driver ({renderer}) ends a shader's loops after {cap} iterations in all, without an error, so the call's results would be wrong. Bound the loop by constants within {cap} iterations, split the work over several calls, or run on the CPU backend"
-    )]
-    LoopCut {
-        kernel: String,
-        /// `file.br:LINE: the line`.
-        at: String,
-        renderer: String,
-        cap: u32,
-    },
+    /// Something this GL cannot do at all.
+    #[error("{call}: {message}")]
+    Unsupported { call: String, message: String },
+    /// Something this GL cannot do at this size.
+    #[error("{call}: {message}")]
+    DeviceLimit { call: String, message: String },
+    /// An inconsistency between a call and the programs generated for it (a bug of this
+    /// crate or of the generator, not of the Brook program).
+    #[error("{call}: {message}")]
+    Call { call: String, message: String },
 }
 
-fn brook_context(lines: &[String]) -> String {
-    if lines.is_empty() {
-        String::new()
-    } else {
-        format!("\nat Brook source:\n  {}", lines.join("\n  "))
+/// A [`PassError::Call`].
+pub fn call_error(call: &str, message: String) -> PassError {
+    PassError::Call {
+        call: call.to_string(),
+        message,
+    }
+}
+
+impl PassError {
+    /// The error as a [`BrookError`], placed at the Brook statement a generation error is
+    /// about (a loop nested too deep); other errors are placed by the runtime.
+    pub fn placed(self, compiled: &Compiled) -> BrookError {
+        match &self {
+            PassError::Generate(GenError::At { span, .. }) => {
+                compiled.at(span.start, BrookError::from(self))
+            }
+            _ => BrookError::from(self),
+        }
+    }
+}
+
+impl From<PassError> for BrookError {
+    fn from(e: PassError) -> BrookError {
+        match e {
+            PassError::Brook(e) => e,
+            PassError::Request(e) => BrookError::Stream(e),
+            PassError::Store(StoreError::Invalid(e)) => BrookError::Stream(e),
+            PassError::Store(e @ StoreError::TooLarge { .. }) => BrookError::DeviceLimit {
+                call: "stream".into(),
+                message: e.to_string(),
+            },
+            PassError::Store(StoreError::Gl(e)) | PassError::Gl(e) => BrookError::backend("GL", e),
+            PassError::Generate(e) => BrookError::Unsupported {
+                call: "GLSL generation".into(),
+                message: e.to_string(),
+            },
+            PassError::Compile {
+                function,
+                stage,
+                log,
+                brook_lines,
+                glsl,
+            } => BrookError::ShaderRejected(Box::new(ShaderRejection {
+                backend: "GL",
+                function,
+                stage,
+                log,
+                brook_lines,
+                text: glsl,
+            })),
+            PassError::Unsupported { call, message } => BrookError::Unsupported { call, message },
+            PassError::DeviceLimit { call, message } => BrookError::DeviceLimit { call, message },
+            e @ PassError::Call { .. } => BrookError::backend("GL", e),
+        }
     }
 }

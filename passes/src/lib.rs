@@ -1,32 +1,37 @@
-//! Brook calls executed on GL: programs, FBOs, quad draws.
+//! The GL backend: Brook calls as passes of the graphics pipeline (001 §4, 000 ch. 5).
 //!
-//! A kernel call picks a shader [`Variant`](brook_glsl::Variant) from its arguments, links the
-//! generated passes once per context (the cache key is module, kernel and variant), then each
-//! pass binds the output textures' framebuffer, the input textures, the uniforms, and draws one
-//! triangle over the output. A repeated call makes no GL calls beyond those.
+//! Streams are float textures (`brook-texture-streams`); a call is checked by the runtime
+//! (`brook-core`), then encoded and executed:
+//!
+//! - `encode`: each mechanism — kernel call, vout packing, reduction, scatter, gather-op,
+//!   write mask, in-place scratch — turns a call into a list of [`Step`]s: the program, the
+//!   textures on every unit and draw buffer, the uniform values, the viewport, the primitive,
+//!   blending and depth. Shaders come from `brook-glsl`, linked once (`programs`).
+//! - [`Executor`]: issues a step list, the only code that draws or changes GL state; it
+//!   records the pass trace (the same list, as data) and lets a [`PassObserver`] see each step.
+//! - [`GlBackend`]: brook-core's `Backend` trait over the two, with what lives across calls.
+//!
+//! A repeated call makes no GL calls beyond binding and drawing: programs, framebuffers and
+//! intermediate streams are all found in caches.
 
 mod args;
-mod draw;
+mod backend;
+mod encode;
 mod error;
-mod gather_op;
+mod executor;
 mod linked;
 mod program;
-mod reduce;
-mod reduce_plan;
-mod runner;
-mod scatter;
+mod programs;
 mod spare;
-mod trace;
+mod step;
 mod uniforms;
-mod vout;
-mod write_mask;
 
-pub use args::{KernelArg, StreamArg};
+pub use backend::{gl_textures, GlBackend};
+pub use brook_texture_streams::Texture;
+pub use encode::mask::WriteMask;
+pub use encode::vout::MAX_VOUT_PUSHES;
 pub use error::PassError;
-pub use reduce::ReduceInto;
-pub use reduce_plan::{ReducePass, ReducePlan};
-pub use runner::{KernelModule, KernelRun, KernelRunner, Replacement};
-pub use scatter::ScatterWith;
-pub use trace::{KernelTrace, PassTrace, ScratchTrace, TraceEntry, VoutTrace};
-pub use uniforms::{extent_vector, UniformData};
-pub use vout::MAX_VOUT_PUSHES;
+pub use executor::{Executor, PassObserver};
+pub use linked::{LinkedKernel, LinkedPass};
+pub use step::{DepthUse, Pass, Primitive, Step};
+pub use uniforms::extent_vector;

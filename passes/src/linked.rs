@@ -1,28 +1,34 @@
-//! A kernel variant compiled for one context: its passes' programs and uniform locations.
+//! Generated passes compiled for one context: each pass's program, its plan (what to bind
+//! where) and its uniform locations, looked up once.
 
 use std::rc::Rc;
+use std::sync::Arc;
 
+use brook_core::ShaderSource;
 use brook_glsl::{vertex_shader, KernelProgram, PassProgram};
-use brook_texture_streams::GlContext;
+use brook_texture_streams::{GlContext, Program};
 use glow::HasContext;
 
 use crate::error::PassError;
 use crate::program::link;
-use brook_texture_streams::Program;
 
-/// Every pass of a kernel variant, linked, with everything a call needs looked up once.
+/// Every pass of a kernel variant or reduction step, linked.
 pub struct LinkedKernel {
     pub passes: Vec<LinkedPass>,
 }
 
+/// One pass's program, with everything a draw needs looked up once.
 pub struct LinkedPass {
     pub program: Program,
     pub plan: PassProgram,
     /// Location of `plan.uniforms[i]`; `None` where the driver optimised the uniform away.
     pub locations: Vec<Option<glow::UniformLocation>>,
+    /// The program's text, shared with every trace of it.
+    pub source: Arc<ShaderSource>,
 }
 
 impl LinkedKernel {
+    /// Links every pass of `generated` with the covering-triangle vertex shader.
     pub fn link(ctx: &Rc<GlContext>, generated: KernelProgram) -> Result<LinkedKernel, PassError> {
         let vertex = vertex_shader(profile(ctx));
         let passes = generated
@@ -36,9 +42,9 @@ impl LinkedKernel {
 
 impl LinkedPass {
     /// Links one pass with `vertex` as its vertex shader; every sampler gets its unit.
-    pub(crate) fn link(
+    pub fn link(
         ctx: &Rc<GlContext>,
-        kernel: &str,
+        function: &str,
         vertex: &str,
         plan: PassProgram,
     ) -> Result<LinkedPass, PassError> {
@@ -46,14 +52,17 @@ impl LinkedPass {
         // parameter ("Too many fragment shader texture samplers").
         let max = ctx.caps().max_texture_units;
         if plan.samplers.len() > max as usize {
-            return Err(PassError::TooManyTextures {
-                kernel: kernel.to_string(),
-                textures: plan.samplers.len(),
-                max,
+            return Err(PassError::DeviceLimit {
+                call: format!("kernel `{function}`"),
+                message: format!(
+                    "reads {} textures in one pass (one per member of each input and gathered stream), but this GL driver allows {max} per shader; pass fewer streams, or pack them into float4s or structs of fewer members",
+                    plan.samplers.len()
+                ),
             });
         }
-        let program = link(ctx, kernel, vertex, &plan.fragment)?;
+        let program = link(ctx, function, vertex, &plan.fragment)?;
         let gl = ctx.gl();
+        // SAFETY: the program was just linked on this (current) context.
         unsafe {
             gl.use_program(Some(program.raw()));
             // Sampler k always reads texture unit k: set once here, never per call.
@@ -66,11 +75,16 @@ impl LinkedPass {
                 .iter()
                 .map(|u| gl.get_uniform_location(program.raw(), &u.uniform))
                 .collect();
-            ctx.check_error("setting up a kernel program")?;
+            ctx.check_error("setting up a program")?;
+            let source = Arc::new(ShaderSource::Raster {
+                vertex: vertex.to_string(),
+                fragment: plan.fragment.clone(),
+            });
             Ok(LinkedPass {
                 program,
                 plan,
                 locations,
+                source,
             })
         }
     }

@@ -17,7 +17,7 @@ pub fn link(
 ) -> Result<Program, PassError> {
     Program::link(ctx, vertex, fragment).map_err(|e| match e {
         GlError::Shader { stage, log, text } => PassError::Compile {
-            kernel: kernel.to_string(),
+            function: kernel.to_string(),
             stage,
             brook_lines: brook_lines_for(&log, &text),
             log,

@@ -1,15 +1,30 @@
-//! Filling a pass's uniforms from a call's arguments.
+//! Filling a pass's uniforms.
 //!
-//! Values are computed first ([`uniform_data`]) and set second ([`apply`]), so the pass trace
-//! can show exactly what each uniform held.
+//! Values are computed when a pass is encoded ([`uniforms_of`], from what the mechanism knows:
+//! a kernel call's arguments, a reduction step's block sizes, a scatter's streams) and set
+//! when it is executed ([`apply`]), so the pass trace shows exactly what each uniform held.
 
-use std::fmt;
-
+use brook_core::UniformData;
 use brook_frontend::ir::{Function, Module, Scalar, Type};
 use brook_glsl::UniformValue;
 use glow::HasContext;
 
 use crate::args::{KernelArg, StreamArg};
+use crate::linked::LinkedPass;
+
+/// The value of every uniform of `pass` the driver kept, by slot, from `value`.
+pub fn uniforms_of(
+    pass: &LinkedPass,
+    mut value: impl FnMut(UniformValue) -> Result<UniformData, String>,
+) -> Result<Vec<(usize, UniformData)>, String> {
+    let mut set = Vec::with_capacity(pass.plan.uniforms.len());
+    for (slot, (uniform, location)) in pass.plan.uniforms.iter().zip(&pass.locations).enumerate() {
+        if location.is_some() {
+            set.push((slot, value(uniform.value)?));
+        }
+    }
+    Ok(set)
+}
 
 /// A layout's extents as the shader's `ivec4`: `.x` the last dimension, 1 where unused.
 pub fn extent_vector(shape: &[usize]) -> [i32; 4] {
@@ -23,37 +38,6 @@ fn vector(coords: &[usize], fill: i32) -> [i32; 4] {
         e[k] = *c as i32;
     }
     e
-}
-
-/// The value one uniform is set to.
-#[derive(Debug, Clone, PartialEq)]
-pub enum UniformData {
-    /// `int`, `ivec2`..`ivec4` (and `bool`s, as GL sets them).
-    Ints(Vec<i32>),
-    /// `float`, `vec2`..`vec4`.
-    Floats(Vec<f32>),
-    /// A square `matN`, column-major.
-    Matrix(u8, Vec<f32>),
-}
-
-impl fmt::Display for UniformData {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let list = |f: &mut fmt::Formatter<'_>, items: Vec<String>| {
-            if items.len() == 1 {
-                write!(f, "{}", items[0])
-            } else {
-                write!(f, "({})", items.join(", "))
-            }
-        };
-        match self {
-            UniformData::Ints(v) => list(f, v.iter().map(|x| x.to_string()).collect()),
-            UniformData::Floats(v) => list(f, v.iter().map(|x| format!("{x:?}")).collect()),
-            UniformData::Matrix(n, v) => {
-                write!(f, "mat{n}")?;
-                list(f, v.iter().map(|x| format!("{x:?}")).collect())
-            }
-        }
-    }
 }
 
 /// What uniform `value` holds for this call; `output` is the call's first output.
@@ -112,13 +96,7 @@ pub fn uniform_data(
             };
             Ok(UniformData::Floats(v.to_vec()))
         }
-        UniformValue::ReduceBlock | UniformValue::ReduceGroups => {
-            Err("only a reduction pass has block sizes to set".into())
-        }
-        UniformValue::OutputSize => Err("only a scatter pass draws points".into()),
-        UniformValue::ScanLength | UniformValue::SampledWidth(_) => {
-            Err("only a vout scan or compaction pass has levels to size".into())
-        }
+        other => Err(format!("a kernel pass has no uniform {other:?}")),
     }
 }
 

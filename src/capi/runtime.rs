@@ -4,8 +4,8 @@ use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::io::Write;
 
-use crate::error::BrookError;
 use crate::runtime::Runtime;
+use crate::BrookError;
 
 thread_local! {
     static RUNTIME: RefCell<Option<Runtime>> = const { RefCell::new(None) };
@@ -34,7 +34,18 @@ pub(crate) fn with_runtime<T>(f: impl FnOnce(&Runtime) -> Result<T, BrookError>)
         }
         let guard = r.borrow();
         let rt = guard.as_ref().expect("a runtime was installed just above");
-        or_exit(f(rt))
+        // A panic must not unwind into C++ (it would abort with no message of ours): it is
+        // reported like any error.
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(rt)));
+        or_exit(ran.unwrap_or_else(|panic| {
+            Err(BrookError::Internal {
+                message: panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a panic".into()),
+            })
+        }))
     })
 }
 

@@ -6,11 +6,11 @@ use std::ffi::c_char;
 use brook_texture_streams::IterSpec;
 
 use super::runtime::{brook_flush_stdout, c_str, fail, or_exit, with_runtime};
-use crate::error::BrookError;
 use crate::gather_op::GatherOp;
 use crate::program::Program;
 use crate::scatter::ScatterOp;
 use crate::stream::Stream;
+use crate::BrookError;
 
 /// A compiled Brook program (its kernels), owned by the C++ side.
 pub struct BrookProgram(Program);

@@ -10,7 +10,7 @@
 //! [`GlContext::headless`] makes its own (tests, batch programs, servers) and
 //! [`GlContext::from_glow`] adopts an application's (a window for viz).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::rc::Rc;
 
@@ -69,7 +69,17 @@ pub struct GlContext {
     profile: Profile,
     vao: glow::VertexArray,
     framebuffers: RefCell<FramebufferCache>,
+    /// Programs and textures made on this context and not yet deleted, to check that long
+    /// runs release what they make.
+    live: Cell<LiveObjects>,
     headless: Option<Headless>,
+}
+
+/// GL objects made through this crate and alive.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LiveObjects {
+    pub programs: usize,
+    pub textures: usize,
 }
 
 impl GlContext {
@@ -107,6 +117,7 @@ impl GlContext {
             profile: options.profile,
             vao,
             framebuffers: RefCell::new(FramebufferCache::default()),
+            live: Cell::new(LiveObjects::default()),
             headless,
         }))
     }
@@ -188,6 +199,20 @@ impl GlContext {
     /// The number of cached FBOs (to check that dropped textures take theirs along).
     pub fn cached_framebuffers(&self) -> usize {
         self.framebuffers.borrow().len()
+    }
+
+    /// The programs and textures made on this context and alive now.
+    pub fn live_objects(&self) -> LiveObjects {
+        self.live.get()
+    }
+
+    /// Counts a program or texture made (`+1`) or deleted (`-1`).
+    pub(crate) fn count(&self, programs: isize, textures: isize) {
+        let live = self.live.get();
+        self.live.set(LiveObjects {
+            programs: live.programs.saturating_add_signed(programs),
+            textures: live.textures.saturating_add_signed(textures),
+        });
     }
 
     /// An empty VAO to draw with: core profiles draw nothing without one bound,

@@ -1,10 +1,10 @@
 //! The two error types of this crate.
 //!
 //! [`GlError`] is about the device: the context could not be made, the driver
-//! reported an error, a needed feature is missing. [`StreamError`] is about what
-//! the program asked for: a shape, a size or a domain that makes no sense, or
-//! a stream that does not fit the device. A `GlError` met while serving a stream
-//! request is wrapped in [`StreamError::Gl`].
+//! reported an error, a needed feature is missing. [`StoreError`] is about what
+//! the program asked for: a shape, a size or a domain that makes no sense
+//! ([`brook_core::StreamError`]), or a stream that does not fit the device. A
+//! `GlError` met while serving a stream request is wrapped in [`StoreError::Gl`].
 
 use thiserror::Error;
 
@@ -59,13 +59,13 @@ pub enum GlError {
     },
 }
 
-/// A stream request that cannot be served.
+/// Why a stream could not be stored on the device.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum StreamError {
-    /// The shape is not a valid stream shape (rank 0 or above 4, a zero extent,
-    /// an element count that overflows), or an iterator of an unsupported shape.
-    #[error("bad stream shape: {0}")]
-    Shape(String),
+pub enum StoreError {
+    /// A request that makes no sense on any device: a bad shape, domain, format or host
+    /// array size.
+    #[error(transparent)]
+    Invalid(#[from] brook_core::StreamError),
 
     /// The stream has more elements than one texture of the device can hold.
     #[error(
@@ -80,23 +80,6 @@ pub enum StreamError {
         /// The texture size limit the layout was computed with.
         max_texture_size: u32,
     },
-
-    /// A host array has the wrong number of floats.
-    #[error("host array has {got} floats but the stream (or domain) needs exactly {expected}")]
-    Size {
-        /// Floats needed: elements × floats per element.
-        expected: usize,
-        /// Floats given.
-        got: usize,
-    },
-
-    /// A domain that does not fit its stream.
-    #[error("bad domain: {0}")]
-    Domain(String),
-
-    /// An element format that is not float..float4 or a struct of them.
-    #[error("bad element format: {0}")]
-    Format(String),
 
     /// The device failed while serving the request.
     #[error(transparent)]
@@ -127,7 +110,7 @@ mod tests {
 
     #[test]
     fn messages_name_the_numbers() {
-        let too_large = StreamError::TooLarge {
+        let too_large = StoreError::TooLarge {
             elements: 300,
             max_elements: 256,
             max_texture_size: 16,

@@ -29,7 +29,7 @@
 //!   (`W·H − n < H` texels) all sits at the end of the last row, which always
 //!   holds at least one element. Padding texels are never read.
 //!
-//! A stream needs `n ≤ max²` elements, else [`StreamError::TooLarge`].
+//! A stream needs `n ≤ max²` elements, else [`StoreError::TooLarge`].
 //!
 //! # Exactness
 //!
@@ -39,14 +39,13 @@
 //! original Brook translated addresses in `float`, which stopped being exact
 //! past 2²⁴ elements.)
 
-use crate::error::StreamError;
+use brook_core::shape::element_count;
+
+use crate::error::StoreError;
 
 /// The largest texture side the layout uses, whatever the device allows:
 /// `32768² = 2³⁰` keeps every address below `i32::MAX` in shader arithmetic.
 pub const MAX_ADDRESSABLE_TEXTURE_SIZE: u32 = 1 << 15;
-
-/// The most dimensions a Brook stream may have.
-const MAX_RANK: usize = 4;
 
 /// The placement of a stream's elements in a `width × height` texture.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -61,12 +60,12 @@ pub struct Layout {
 impl Layout {
     /// Computes the layout of a stream of `shape` (row-major, 1 to 4
     /// dimensions) on a device whose textures are at most `max_texture_size` wide.
-    pub fn new(shape: &[usize], max_texture_size: u32) -> Result<Layout, StreamError> {
+    pub fn new(shape: &[usize], max_texture_size: u32) -> Result<Layout, StoreError> {
         let elements = element_count(shape)?;
         let max = max_texture_size.min(MAX_ADDRESSABLE_TEXTURE_SIZE);
         let max_elements = u64::from(max) * u64::from(max);
         if elements as u64 > max_elements {
-            return Err(StreamError::TooLarge {
+            return Err(StoreError::TooLarge {
                 elements,
                 max_elements,
                 max_texture_size: max,
@@ -123,11 +122,7 @@ impl Layout {
 
     /// The row-major strides: the last dimension has stride 1.
     pub fn strides(&self) -> Vec<usize> {
-        let mut strides = vec![1; self.rank()];
-        for k in (0..self.rank() - 1).rev() {
-            strides[k] = strides[k + 1] * self.shape[k + 1];
-        }
-        strides
+        brook_core::shape::strides(&self.shape)
     }
 
     /// The linear index `Σ i_k·s_k` of `index` (outermost first). `index` must
@@ -160,28 +155,10 @@ impl Layout {
     }
 }
 
-/// The element count of a valid shape, or why the shape is invalid.
-fn element_count(shape: &[usize]) -> Result<usize, StreamError> {
-    if shape.is_empty() || shape.len() > MAX_RANK {
-        return Err(StreamError::Shape(format!(
-            "a stream has 1 to {MAX_RANK} dimensions, not {} ({shape:?})",
-            shape.len()
-        )));
-    }
-    if let Some(k) = shape.iter().position(|&e| e == 0) {
-        return Err(StreamError::Shape(format!(
-            "dimension {k} of {shape:?} is 0; every extent must be at least 1"
-        )));
-    }
-    shape
-        .iter()
-        .try_fold(1usize, |n, &e| n.checked_mul(e))
-        .ok_or_else(|| StreamError::Shape(format!("the element count of {shape:?} overflows")))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use brook_core::StreamError;
 
     #[test]
     fn direct_2d_is_columns_by_rows() {
@@ -223,22 +200,25 @@ mod tests {
 
     #[test]
     fn bad_shapes_are_errors() {
-        assert!(matches!(Layout::new(&[], 16), Err(StreamError::Shape(_))));
+        assert!(matches!(
+            Layout::new(&[], 16),
+            Err(StoreError::Invalid(StreamError::Shape(_)))
+        ));
         assert!(matches!(
             Layout::new(&[1, 2, 3, 4, 5], 16),
-            Err(StreamError::Shape(_))
+            Err(StoreError::Invalid(StreamError::Shape(_)))
         ));
         assert!(matches!(
             Layout::new(&[4, 0], 16),
-            Err(StreamError::Shape(_))
+            Err(StoreError::Invalid(StreamError::Shape(_)))
         ));
         assert!(matches!(
             Layout::new(&[usize::MAX, 2], 16),
-            Err(StreamError::Shape(_))
+            Err(StoreError::Invalid(StreamError::Shape(_)))
         ));
         assert!(matches!(
             Layout::new(&[1], 0),
-            Err(StreamError::TooLarge { .. })
+            Err(StoreError::TooLarge { .. })
         ));
     }
 
@@ -247,7 +227,7 @@ mod tests {
         let err = Layout::new(&[257], 16).unwrap_err();
         assert_eq!(
             err,
-            StreamError::TooLarge {
+            StoreError::TooLarge {
                 elements: 257,
                 max_elements: 256,
                 max_texture_size: 16
@@ -261,7 +241,7 @@ mod tests {
         let err = Layout::new(&[1 << 31], 1 << 16).unwrap_err();
         assert!(matches!(
             err,
-            StreamError::TooLarge {
+            StoreError::TooLarge {
                 max_texture_size: MAX_ADDRESSABLE_TEXTURE_SIZE,
                 ..
             }

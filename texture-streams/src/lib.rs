@@ -19,19 +19,16 @@
 //!   for the details and why the arithmetic is exact in 32-bit shader ints.
 //! * **Ownership.** Every GL object is owned by a Rust value and deleted when it
 //!   drops; dropping a [`Texture`] also drops the cached framebuffers that use it.
-//! * **Errors, not panics.** Bad shapes, sizes and domains are [`StreamError`]s;
+//! * **Errors, not panics.** Bad shapes, sizes and domains are [`StoreError`]s;
 //!   GL errors are checked after every allocation, upload and readback and
 //!   become [`GlError`]s.
 
 mod caps;
 mod check;
 mod context;
-mod domain;
 mod egl;
-mod element;
 mod error;
 mod framebuffer;
-mod iter;
 pub mod layout;
 mod program;
 mod spans;
@@ -40,12 +37,10 @@ mod texel_format;
 mod texture;
 mod transfer;
 
+pub use brook_core::{Domain, ElementFormat, IterSpec, MemberFormat};
 pub use caps::Caps;
-pub use context::{ContextOptions, GlContext, Profile};
-pub use domain::Domain;
-pub use element::{ElementFormat, MemberFormat};
-pub use error::{GlError, StreamError};
-pub use iter::IterSpec;
+pub use context::{ContextOptions, GlContext, LiveObjects, Profile};
+pub use error::{GlError, StoreError};
 pub use layout::{Layout, MAX_ADDRESSABLE_TEXTURE_SIZE};
 pub use program::Program;
 pub use spans::TexelRect;

@@ -66,6 +66,7 @@ impl Program {
                 return Err(failure);
             }
             ctx.check_error("linking a program")?;
+            ctx.count(1, 0);
             Ok(program)
         }
     }
@@ -84,6 +85,7 @@ impl Drop for Program {
         if self.ctx.make_current().is_ok() {
             // SAFETY: the program was made by this context and is deleted once.
             unsafe { self.ctx.gl().delete_program(self.raw) };
+            self.ctx.count(-1, 0);
         }
     }
 }

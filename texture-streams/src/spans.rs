@@ -15,7 +15,8 @@
 
 use std::ops::Range;
 
-use crate::domain::Domain;
+use brook_core::Domain;
+
 use crate::layout::Layout;
 
 /// A rectangle of texels: `width × height` starting at `(x, y)`.
@@ -130,7 +131,7 @@ fn push_run(spans: &mut Vec<Span>, width: usize, start: usize, len: usize, first
             first: first + (pos - start),
         });
     };
-    if pos % width != 0 {
+    if !pos.is_multiple_of(width) {
         let columns = (width - pos % width).min(end - pos);
         push(pos, columns, 1);
         pos += columns;
@@ -154,7 +155,7 @@ mod tests {
     fn assert_covers(shape: &[usize], max: u32, lo: &[usize], hi: &[usize]) -> Vec<Span> {
         let layout = Layout::new(shape, max).unwrap();
         let domain = Domain::new(lo, hi).unwrap();
-        domain.fits(&layout).unwrap();
+        domain.fits(layout.shape()).unwrap();
         let spans = texel_spans(&layout, &domain);
         let dshape = domain.shape();
         let mut seen = vec![false; domain.len()];
@@ -239,7 +240,7 @@ mod tests {
             &[5, 7, 11],
         ] {
             let layout = Layout::new(shape, 32).unwrap();
-            let full = Domain::full(&layout);
+            let full = Domain::full(layout.shape());
             let spans = assert_covers(shape, 32, full.lo(), full.hi());
             assert!(spans.len() <= 2, "{shape:?}: {spans:?}");
         }

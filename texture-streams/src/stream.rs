@@ -12,10 +12,10 @@
 use std::borrow::Cow;
 use std::rc::Rc;
 
+use brook_core::{Domain, ElementFormat, IterSpec, StreamError};
+
 use crate::context::GlContext;
-use crate::domain::Domain;
-use crate::element::ElementFormat;
-use crate::error::StreamError;
+use crate::error::StoreError;
 use crate::layout::Layout;
 use crate::spans::{texel_spans, Span};
 use crate::texture::Texture;
@@ -36,7 +36,7 @@ impl Stream {
         ctx: &Rc<GlContext>,
         format: ElementFormat,
         shape: &[usize],
-    ) -> Result<Stream, StreamError> {
+    ) -> Result<Stream, StoreError> {
         let layout = Layout::new(shape, ctx.caps().max_texture_size)?;
         let textures = format
             .members()
@@ -71,9 +71,16 @@ impl Stream {
         &self.ctx
     }
 
+    /// Materialises an iterator into a stream of its values.
+    pub fn from_iter(ctx: &Rc<GlContext>, spec: &IterSpec) -> Result<Stream, StoreError> {
+        let mut stream = Stream::new(ctx, ElementFormat::scalar(spec.components())?, spec.shape())?;
+        stream.read(&spec.values())?;
+        Ok(stream)
+    }
+
     /// A new stream of the same shape and format holding a copy of this one, made on the GPU
     /// (the scratch of an in-place kernel call starts as one).
-    pub fn duplicate(&self) -> Result<Stream, StreamError> {
+    pub fn duplicate(&self) -> Result<Stream, StoreError> {
         let copy = Stream::new(&self.ctx, self.format.clone(), self.layout.shape())?;
         for (to, from) in copy.textures.iter().zip(&self.textures) {
             to.copy_from(from)?;
@@ -83,19 +90,19 @@ impl Stream {
 
     /// Brook's `streamRead`: copies the whole host array `data` (`len ×
     /// floats_per_element` floats) into the stream.
-    pub fn read(&mut self, data: &[f32]) -> Result<(), StreamError> {
-        self.read_domain(&Domain::full(&self.layout), data)
+    pub fn read(&mut self, data: &[f32]) -> Result<(), StoreError> {
+        self.read_domain(&Domain::full(self.layout.shape()), data)
     }
 
     /// Brook's `streamWrite`: copies the whole stream into `out` (`len ×
     /// floats_per_element` floats).
-    pub fn write(&self, out: &mut [f32]) -> Result<(), StreamError> {
-        self.write_domain(&Domain::full(&self.layout), out)
+    pub fn write(&self, out: &mut [f32]) -> Result<(), StoreError> {
+        self.write_domain(&Domain::full(self.layout.shape()), out)
     }
 
     /// Copies `data`, the elements of `domain` in row-major order, into that
     /// part of the stream; the rest is unchanged.
-    pub fn read_domain(&mut self, domain: &Domain, data: &[f32]) -> Result<(), StreamError> {
+    pub fn read_domain(&mut self, domain: &Domain, data: &[f32]) -> Result<(), StoreError> {
         let spans = self.spans(domain, data.len())?;
         let stride = self.format.floats_per_element();
         for (m, texture) in self.textures.iter().enumerate() {
@@ -110,7 +117,7 @@ impl Stream {
     }
 
     /// Copies the elements of `domain`, in row-major order, into `out`.
-    pub fn write_domain(&self, domain: &Domain, out: &mut [f32]) -> Result<(), StreamError> {
+    pub fn write_domain(&self, domain: &Domain, out: &mut [f32]) -> Result<(), StoreError> {
         let spans = self.spans(domain, out.len())?;
         let stride = self.format.floats_per_element();
         for (m, texture) in self.textures.iter().enumerate() {
@@ -131,14 +138,15 @@ impl Stream {
     }
 
     /// Checks `domain` and a host array of `floats` for it; its texel spans.
-    fn spans(&self, domain: &Domain, floats: usize) -> Result<Vec<Span>, StreamError> {
-        domain.fits(&self.layout)?;
+    fn spans(&self, domain: &Domain, floats: usize) -> Result<Vec<Span>, StoreError> {
+        domain.fits(self.layout.shape())?;
         let expected = domain.len() * self.format.floats_per_element();
         if floats != expected {
             return Err(StreamError::Size {
                 expected,
                 got: floats,
-            });
+            }
+            .into());
         }
         Ok(texel_spans(&self.layout, domain))
     }

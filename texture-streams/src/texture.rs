@@ -57,6 +57,7 @@ impl Texture {
         ctx.make_current()?;
         let format = TexelFormat::for_components(components, &ctx.caps().float_renderable);
         let raw = allocate(ctx.gl(), width, height, format)?;
+        ctx.count(0, 1);
         Ok(Texture {
             ctx: Rc::clone(ctx),
             raw,
@@ -213,6 +214,7 @@ impl Drop for Texture {
         self.ctx.forget_texture(self.id);
         // SAFETY: the texture was created by this context and is deleted once.
         unsafe { self.ctx.gl().delete_texture(self.raw) };
+        self.ctx.count(0, -1);
     }
 }
 

@@ -4,8 +4,9 @@ mod common;
 
 use std::rc::Rc;
 
+use brook_core::StreamError;
 use brook_texture_streams::{
-    Domain, ElementFormat, GlContext, Layout, Profile, Stream, StreamError,
+    Domain, ElementFormat, GlContext, Layout, Profile, StoreError, Stream,
 };
 
 /// The elements of `layout` inside `lo..hi`, as linear indices in row-major order.
@@ -112,20 +113,20 @@ fn bad_domains_are_errors() {
     let outside = Domain::new(&[0, 0], &[5, 6]).unwrap();
     assert!(matches!(
         stream.read_domain(&outside, &[0.0; 30]),
-        Err(StreamError::Domain(_))
+        Err(StoreError::Invalid(StreamError::Domain(_)))
     ));
     let wrong_rank = Domain::new(&[0], &[4]).unwrap();
     assert!(matches!(
         stream.write_domain(&wrong_rank, &mut [0.0; 4]),
-        Err(StreamError::Domain(_))
+        Err(StoreError::Invalid(StreamError::Domain(_)))
     ));
     let fine = Domain::new(&[1, 1], &[3, 4]).unwrap();
     assert_eq!(
         stream.read_domain(&fine, &[0.0; 5]),
-        Err(StreamError::Size {
+        Err(StoreError::Invalid(StreamError::Size {
             expected: 6,
             got: 5
-        })
+        }))
     );
     assert!(matches!(
         Domain::new(&[2, 2], &[2, 3]),

@@ -4,8 +4,9 @@ mod common;
 
 use std::rc::Rc;
 
+use brook_core::StreamError;
 use brook_texture_streams::{
-    ElementFormat, GlError, Profile, Stream, StreamError, TexelRect, Texture,
+    ElementFormat, GlError, Profile, StoreError, Stream, TexelRect, Texture,
 };
 
 #[test]
@@ -17,7 +18,7 @@ fn stream_over_the_limit_is_too_large() {
         assert!(
             matches!(
                 err,
-                StreamError::TooLarge {
+                StoreError::TooLarge {
                     max_elements: 256,
                     max_texture_size: 16,
                     ..
@@ -38,18 +39,18 @@ fn wrong_host_size_is_a_size_error() {
     let mut stream = Stream::new(&ctx, ElementFormat::scalar(3).unwrap(), &[4, 5]).unwrap();
     assert_eq!(
         stream.read(&[0.0; 59]),
-        Err(StreamError::Size {
+        Err(StoreError::Invalid(StreamError::Size {
             expected: 60,
             got: 59
-        })
+        }))
     );
     let err = stream.write(&mut [0.0; 61]).unwrap_err();
     assert_eq!(
         err,
-        StreamError::Size {
+        StoreError::Invalid(StreamError::Size {
             expected: 60,
             got: 61
-        }
+        })
     );
     assert_eq!(
         err.to_string(),
@@ -65,7 +66,7 @@ fn bad_shapes_are_shape_errors() {
         assert!(
             matches!(
                 Stream::new(&ctx, float.clone(), shape),
-                Err(StreamError::Shape(_))
+                Err(StoreError::Invalid(StreamError::Shape(_)))
             ),
             "{shape:?}"
         );

@@ -2,7 +2,8 @@
 
 mod common;
 
-use brook_texture_streams::{IterSpec, Profile, Stream, StreamError};
+use brook_core::StreamError;
+use brook_texture_streams::{IterSpec, Profile, Stream};
 
 fn at(values: &[f32]) -> [f32; 4] {
     let mut v = [0.0; 4];

@@ -1,7 +1,7 @@
 //! Address translation checked element by element, with no GL: every index
 //! maps to a distinct texel inside the texture, and back.
 
-use brook_texture_streams::{Layout, StreamError};
+use brook_texture_streams::{Layout, StoreError};
 
 /// Checks the bijection index ↔ linear ↔ texel for every element of `shape`.
 fn assert_bijection(shape: &[usize], max: u32) -> Layout {
@@ -60,7 +60,7 @@ fn one_d_around_the_limit() {
     assert_eq!(Layout::new(&[256], 16).unwrap().width(), 16);
     assert!(matches!(
         Layout::new(&[257], 16),
-        Err(StreamError::TooLarge { .. })
+        Err(StoreError::TooLarge { .. })
     ));
     // The same lengths with room to spare, and a long one.
     for n in [17, 255, 256, 257, 1000, 4093] {

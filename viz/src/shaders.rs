@@ -1,6 +1,7 @@
 //! The GLSL of viz's views. Each shader maps a pixel (or a vertex) to an element's linear
-//! index and fetches texel `(L mod W, L div W)`: the stream layout rule, in the same 32-bit
-//! integer arithmetic as the kernels, so address-translated streams display like direct ones.
+//! index and fetches its texel through `brook_texel_at`, the layout rule's helper the
+//! generated kernels, scatters and scans call too (`brook::glsl::layout_helpers`), so
+//! address-translated streams display like direct ones and a change of layout reaches viz.
 
 use std::rc::Rc;
 
@@ -42,7 +43,7 @@ void main() {
     int column = min(int(p.x * float(u_grid.x)), u_grid.x - 1);
     int row = min(int((1.0 - p.y) * float(u_grid.y)), u_grid.y - 1);
     int linear = row * u_grid.x + column;
-    vec4 v = texelFetch(u_tex, ivec2(linear % u_width, linear / u_width), 0);
+    vec4 v = texelFetch(u_tex, brook_texel_at(linear, u_width), 0);
     vec3 rgb;
     if (u_mode == 0) {
         float x = v[u_component];
@@ -77,7 +78,7 @@ uniform float u_point_size;
 
 void main() {
     int linear = gl_VertexID;
-    vec4 v = texelFetch(u_tex, ivec2(linear % u_width, linear / u_width), 0);
+    vec4 v = texelFetch(u_tex, brook_texel_at(linear, u_width), 0);
     vec2 q = u_mode == 0
         ? vec2((float(linear) + 0.5) / float(u_count), v[u_component])
         : v.xy;
@@ -105,7 +106,11 @@ pub(crate) fn fullscreen_vertex(ctx: &Rc<GlContext>) -> String {
     })
 }
 
-/// `body` with the context's `#version` header.
+/// `body` with the context's `#version` header and the layout rule's helpers.
 pub(crate) fn with_header(ctx: &Rc<GlContext>, body: &str) -> String {
-    format!("{}{body}", ctx.glsl_header())
+    format!(
+        "{}{}{body}",
+        ctx.glsl_header(),
+        brook::glsl::layout_helpers()
+    )
 }

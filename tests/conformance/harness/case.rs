@@ -231,6 +231,53 @@ fn directive(case: &mut Case, text: &str) -> Result<(), String> {
     Ok(())
 }
 
+fn matches(expected: f32, got: f32, tolerance: f32) -> bool {
+    if expected.is_nan() || got.is_nan() {
+        return expected.is_nan() && got.is_nan();
+    }
+    // An infinity is exact: the relative test below would let any finite value match it.
+    if expected.is_infinite() || got.is_infinite() {
+        return expected == got;
+    }
+    expected == got || (got - expected).abs() <= tolerance * expected.abs().max(1.0)
+}
+
+/// What differs between stream `name`'s contents `got` (elements of `fpe` floats) and the
+/// `values` the case expects of it, within the case's tolerance: the first four differences
+/// and a count of the rest. Empty when they agree.
+pub fn mismatches(
+    case: &Case,
+    name: &str,
+    values: &Values,
+    got: &[f32],
+    fpe: usize,
+) -> Vec<String> {
+    let want = match values.expand(got.len()) {
+        Ok(w) => w,
+        Err(e) => return vec![format!("`expect {name}`: {e}")],
+    };
+    let bad: Vec<usize> = (0..got.len())
+        .filter(|&i| !matches(want[i], got[i], case.tolerance))
+        .collect();
+    let mut problems: Vec<String> = bad
+        .iter()
+        .take(4)
+        .map(|&i| {
+            format!(
+                "{name}: element {} component {}: expected {}, got {}",
+                i / fpe,
+                i % fpe,
+                want[i],
+                got[i]
+            )
+        })
+        .collect();
+    if bad.len() > 4 {
+        problems.push(format!("{name}: … {} mismatches in all", bad.len()));
+    }
+    problems
+}
+
 /// Parses the header of `source` (every `//` line before the first line of code).
 pub fn parse(name: &str, source: &str) -> Result<Case, ParseError> {
     let mut case = Case {
@@ -307,4 +354,12 @@ pub fn self_check() {
         assert!(values("1 2").unwrap().expand(3).is_err());
         assert!(parse("t", "// in a: float<x> = 1\n").is_err());
     }
+    // Infinities and NaN match only themselves, whatever the tolerance.
+    assert!(matches(f32::INFINITY, f32::INFINITY, 0.5));
+    assert!(!matches(f32::INFINITY, 1e30, 0.5));
+    assert!(!matches(f32::NEG_INFINITY, f32::INFINITY, 0.5));
+    assert!(!matches(3.0, f32::INFINITY, 0.5));
+    assert!(!matches(f32::NAN, 0.0, 0.5));
+    assert!(matches(2.0, 2.0 + 1e-6, 1e-6));
+    assert!(!matches(2.0, 2.0 + 1e-5, 1e-6));
 }

@@ -5,7 +5,7 @@ use brook::{
     Arg, BrookError, ElementFormat, IterSpec, MemberFormat, Program, Runtime, ScatterOp, Stream,
 };
 
-use super::case::{Case, Decl, Expect, TypeName};
+use super::case::{mismatches, Case, Decl, Expect, TypeName};
 
 /// Components of a scalar or vector type (`float`, `int3`, …).
 fn width(ty: &Type) -> Option<u8> {
@@ -107,13 +107,6 @@ fn bind(rt: &Runtime, module: &Module, decl: &Decl) -> Result<Bound, String> {
     })
 }
 
-fn matches(expected: f32, got: f32, tolerance: f32) -> bool {
-    if expected.is_nan() || got.is_nan() {
-        return expected.is_nan() && got.is_nan();
-    }
-    expected == got || (got - expected).abs() <= tolerance * expected.abs().max(1.0)
-}
-
 /// Runs `case` on `rt`; the messages say what differed.
 pub fn run(rt: &Runtime, case: &Case) -> Result<(), Vec<String>> {
     let expected_error = case.expects.iter().find_map(|e| match e {
@@ -198,29 +191,7 @@ pub fn run(rt: &Runtime, case: &Case) -> Result<(), Vec<String>> {
                 continue;
             }
         };
-        let want = match values.expand(got.len()) {
-            Ok(w) => w,
-            Err(e) => {
-                problems.push(format!("`expect {name}`: {e}"));
-                continue;
-            }
-        };
-        let fpe = s.floats_per_element();
-        let bad: Vec<usize> = (0..got.len())
-            .filter(|&i| !matches(want[i], got[i], case.tolerance))
-            .collect();
-        for &i in bad.iter().take(4) {
-            problems.push(format!(
-                "{name}: element {} component {}: expected {}, got {}",
-                i / fpe,
-                i % fpe,
-                want[i],
-                got[i]
-            ));
-        }
-        if bad.len() > 4 {
-            problems.push(format!("{name}: … {} mismatches in all", bad.len()));
-        }
+        problems.extend(mismatches(case, name, values, &got, s.floats_per_element()));
     }
     if problems.is_empty() {
         Ok(())

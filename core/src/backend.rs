@@ -1,0 +1,267 @@
+//! The seam between the user API and the machines that run Brook: GL, the CPU, wgpu, or a
+//! backend of one's own (`brook::Runtime::with_backend`).
+//!
+//! A backend owns its stream storage and its compiled programs; the runtime holds them as
+//! opaque values (`Box<dyn Any>`) and hands them back, so a stream made by one backend can
+//! only be used with that backend. Every call reaches the backend checked
+//! ([`crate::call`]): the right number and kinds of arguments, element types that match, no
+//! forbidden aliasing, shapes that fit, the write-mask state valid. A backend implements the
+//! mechanism, never the rules, so all backends accept and refuse the same calls.
+//!
+//! Nothing here names a graphics API: streams are storage plus a format and a shape,
+//! programs are the checked IR, and the trace is plain data ([`crate::trace`]).
+//! A backend's own capabilities (a GL context, its textures) are reached by downcasting
+//! [`Backend::as_any`].
+
+use std::any::Any;
+use std::rc::Rc;
+
+use brook_frontend::ir::{Function, FunctionId};
+
+use crate::domain::Domain;
+use crate::error::BrookError;
+use crate::format::ElementFormat;
+use crate::iter::IterSpec;
+use crate::program::Compiled;
+use crate::reduce_plan::ReducePlan;
+use crate::trace::{PassTrace, TraceEntry};
+
+/// A backend's own stream storage.
+pub type BackendStream = Box<dyn Any>;
+/// A backend's own prepared form of a program.
+pub type BackendProgram = Box<dyn Any>;
+
+/// A stream as a backend and the call checks see it.
+#[derive(Clone, Copy)]
+pub struct StreamArg<'a> {
+    /// The backend's storage (from its `create_stream` or `create_iter`).
+    pub storage: &'a dyn Any,
+    pub format: &'a ElementFormat,
+    /// The whole stream's extents, outermost first.
+    pub shape: &'a [usize],
+    /// The region passed, when it is not the whole stream (bounds outermost first).
+    pub domain: Option<&'a Domain>,
+    /// The iterator, for an iterator stream (computed, no storage to write).
+    pub iter: Option<&'a IterSpec>,
+}
+
+impl StreamArg<'_> {
+    /// The shape the call sees: the domain's, or the stream's.
+    pub fn call_shape(&self) -> Vec<usize> {
+        match self.domain {
+            Some(d) => d.shape(),
+            None => self.shape.to_vec(),
+        }
+    }
+
+    /// The first element the call sees, in the whole stream (outermost first).
+    pub fn lo(&self) -> Vec<usize> {
+        match self.domain {
+            Some(d) => d.lo().to_vec(),
+            None => vec![0; self.shape.len()],
+        }
+    }
+
+    /// Whether two arguments are the same stream (whatever their domains).
+    pub fn same_storage(&self, other: &StreamArg) -> bool {
+        std::ptr::addr_eq(self.storage, other.storage)
+    }
+}
+
+/// One argument of a call as a backend sees it.
+#[derive(Clone, Copy)]
+pub enum BackendArg<'a> {
+    /// A stream (whole, or a domain of it), or an iterator.
+    Stream(StreamArg<'a>),
+    /// A constant's floats in C layout (`float4` is 4 floats, `int` its value).
+    Constant(&'a [f32]),
+}
+
+impl<'a> BackendArg<'a> {
+    pub fn stream(&self) -> Option<&StreamArg<'a>> {
+        match self {
+            BackendArg::Stream(s) => Some(s),
+            BackendArg::Constant(_) => None,
+        }
+    }
+}
+
+/// How the write mask and write query apply to a kernel call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MaskUse {
+    /// Only elements whose mask element is on are written (the mask has the shape of the
+    /// whole output streams; a domain's elements are masked at their place in them).
+    pub masked: bool,
+    /// The elements written are counted into the open write query.
+    pub counting: bool,
+}
+
+/// A checked kernel call.
+pub struct KernelCall<'a> {
+    /// The backend's prepared program.
+    pub program: &'a dyn Any,
+    pub compiled: &'a Compiled,
+    pub kernel: FunctionId,
+    /// One per kernel parameter, in order.
+    pub args: &'a [BackendArg<'a>],
+    /// The call's shape: its `out` streams' (their domain's), or for a kernel writing only
+    /// vouts its first input's.
+    pub shape: Vec<usize>,
+    pub mask: MaskUse,
+}
+
+impl KernelCall<'_> {
+    pub fn function(&self) -> &Function {
+        self.compiled.module.func(self.kernel)
+    }
+}
+
+/// A checked reduction.
+pub struct ReduceCall<'a> {
+    pub program: &'a dyn Any,
+    pub compiled: &'a Compiled,
+    pub function: FunctionId,
+    pub input: StreamArg<'a>,
+    /// The function's constant and gather parameters, in order.
+    pub extra: &'a [BackendArg<'a>],
+    /// The passes of 000 §5.4 (one dimension at a time, up to 8 elements per pass), for
+    /// backends that reduce in passes.
+    pub plan: ReducePlan,
+}
+
+impl ReduceCall<'_> {
+    pub fn function(&self) -> &Function {
+        self.compiled.module.func(self.function)
+    }
+}
+
+/// Where a reduction's result goes.
+pub enum ReduceOutput<'a> {
+    /// The reduced element's floats in C layout.
+    Value(&'a mut [f32]),
+    /// A stream whose extents divide the input's: each element reduces its block.
+    Stream(StreamArg<'a>),
+}
+
+/// How `streamScatterOp` and `streamGatherOp` combine a value into an element.
+#[derive(Clone, Copy)]
+pub enum Combiner<'a> {
+    /// The new value replaces the old.
+    Replace,
+    /// Every float added.
+    Add,
+    /// Component-wise minimum.
+    Min,
+    /// Component-wise maximum.
+    Max,
+    /// A `reduce void f(T a<>, reduce T r<>)` of a program prepared by this backend: `a` is
+    /// the value, `r` the element.
+    Reduce {
+        program: &'a dyn Any,
+        compiled: &'a Compiled,
+        function: FunctionId,
+    },
+}
+
+impl Combiner<'_> {
+    /// `error` of a call combining with this, placed at its reduce function when it has one.
+    pub fn locate(&self, error: BrookError) -> BrookError {
+        match self {
+            Combiner::Reduce {
+                compiled, function, ..
+            } => compiled.locate(*function, error),
+            _ => error,
+        }
+    }
+}
+
+/// A checked `streamScatterOp(dst, index, data, op)`: for every element `i` of `data`, in
+/// index order, `dst[index[i]] = op(data[i], dst[index[i]])`.
+pub struct ScatterCall<'a> {
+    pub dst: StreamArg<'a>,
+    pub index: StreamArg<'a>,
+    pub data: StreamArg<'a>,
+    pub op: Combiner<'a>,
+}
+
+/// A checked `streamGatherOp(dst, index, data, op)`: for every element `i` of `index`, in
+/// index order, `dst[i] = data[index[i]]`, then with an update `data[index[i]] = op(operand,
+/// data[index[i]])`.
+pub struct GatherOpCall<'a> {
+    pub dst: StreamArg<'a>,
+    pub index: StreamArg<'a>,
+    pub data: StreamArg<'a>,
+    pub update: Option<(Combiner<'a>, &'a [f32])>,
+}
+
+/// What every backend implements. Semantics are those of `docs/semantics.md`; the CPU
+/// backend is the reference the others are tested against.
+pub trait Backend {
+    /// `"gl"`, `"cpu"`, … as `BRT_RUNTIME` spells it.
+    fn name(&self) -> &'static str;
+    /// A longer description (renderer, cores, …) for reports.
+    fn describe(&self) -> String;
+    /// Storage for a stream of `format` and `shape` (checked to be a stream shape); its
+    /// contents are undefined until written.
+    fn create_stream(
+        &self,
+        format: &ElementFormat,
+        shape: &[usize],
+    ) -> Result<BackendStream, BrookError>;
+    /// What a kernel needs of an iterator (its values are computed, never stored).
+    fn create_iter(&self, spec: &IterSpec) -> Result<BackendStream, BrookError>;
+    /// Brook's `streamRead`: a host array (C array-of-structs layout, the domain's elements
+    /// row-major) into a stream that is not an iterator, or into its domain.
+    fn read(&self, stream: &StreamArg, data: &[f32]) -> Result<(), BrookError>;
+    /// Brook's `streamWrite`: a stream that is not an iterator, or its domain, to a host array.
+    fn write(&self, stream: &StreamArg, out: &mut [f32]) -> Result<(), BrookError>;
+    /// Prepares a checked program for this backend (once per program; dropped with it, so
+    /// whatever the backend compiles for the program should live in the returned value).
+    fn prepare(&self, program: &Rc<Compiled>) -> Result<BackendProgram, BrookError>;
+    /// Runs a kernel. A stream that is an input and an output (in place) must read its old
+    /// values everywhere; an element that `discard`s keeps its values. Returns how many
+    /// values each `vout` parameter received, in parameter order (empty without vouts).
+    fn run_kernel(&self, call: &KernelCall) -> Result<Vec<usize>, BrookError>;
+    /// The passes a kernel call would run, encoded without executing them (for people
+    /// learning what a call becomes); empty for backends without passes.
+    fn plan_kernel(&self, call: &KernelCall) -> Result<Vec<PassTrace>, BrookError> {
+        let _ = call;
+        Ok(Vec::new())
+    }
+    /// Reduces `call.input` in index order (`docs/semantics.md`) into `output`.
+    fn reduce(&self, call: &ReduceCall, output: ReduceOutput) -> Result<(), BrookError>;
+    fn scatter(&self, call: &ScatterCall) -> Result<(), BrookError>;
+    fn gather_op(&self, call: &GatherOpCall) -> Result<(), BrookError>;
+    /// Brook's `streamSetWriteMask`: takes the mask's current contents (its first float
+    /// non-zero: on) for the kernel calls whose [`MaskUse::masked`] is set.
+    fn set_write_mask(&self, mask: &StreamArg) -> Result<(), BrookError>;
+    /// `streamBeginWriteQuery`: starts counting what calls with [`MaskUse::counting`] write.
+    fn begin_write_query(&self) -> Result<(), BrookError>;
+    /// `streamEndWriteQuery`: the elements written (neither discarded nor masked off) since
+    /// the query began; a call split into several passes counts once.
+    fn end_write_query(&self) -> Result<u64, BrookError>;
+    /// Brook's `streamSwap`: exchanges the storage of two streams of one shape and format.
+    fn swap(&self, a: &StreamArg, b: &StreamArg) -> Result<(), BrookError>;
+    /// Stops each later kernel call that runs longer than `limit` with an error (`None`: no
+    /// limit), for backends that can stop one in its course.
+    fn set_time_limit(&self, limit: Option<std::time::Duration>) -> Result<(), BrookError> {
+        match limit {
+            None => Ok(()),
+            Some(_) => Err(BrookError::Unsupported {
+                call: "set_time_limit".into(),
+                message: format!(
+                    "the {} backend cannot stop a kernel call once it has started (a draw or dispatch runs to its end); time limits are for the CPU backend, and `brcc run --timeout` ends a whole program on any backend",
+                    self.name()
+                ),
+            }),
+        }
+    }
+    /// Starts (afresh) or stops recording what each call becomes.
+    fn set_trace(&self, on: bool);
+    /// The entries recorded since tracing started or since the last take.
+    fn take_trace(&self) -> Vec<TraceEntry>;
+    /// Waits until all work issued so far has finished (for timing).
+    fn finish(&self);
+    /// The backend itself, to reach its own capabilities by downcasting.
+    fn as_any(&self) -> &dyn Any;
+}

@@ -1,0 +1,181 @@
+//! The errors every backend reports the same way.
+//!
+//! [`StreamError`] is a stream request that makes no sense whatever the device: a bad shape,
+//! element format or domain, or a host array of the wrong size. [`BrookError`] is everything
+//! a Brook call can fail with, one variant per kind of mistake, so a caller can match on it;
+//! the text of each says what to change.
+
+use brook_frontend::Diagnostics;
+
+/// A stream request that cannot be served on any device.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StreamError {
+    /// Not a stream shape: rank 0 or above 4, a zero extent, an element count that overflows;
+    /// or an iterator of a shape iterators cannot have.
+    #[error("bad stream shape: {0}")]
+    Shape(String),
+    /// A host array with the wrong number of floats.
+    #[error("host array has {got} floats but the stream (or domain) needs exactly {expected}")]
+    Size {
+        /// Floats needed: elements × floats per element.
+        expected: usize,
+        /// Floats given.
+        got: usize,
+    },
+    /// A domain that does not fit its stream.
+    #[error("bad domain: {0}")]
+    Domain(String),
+    /// An element format that is not float..float4 or a struct of them.
+    #[error("bad element format: {0}")]
+    Format(String),
+}
+
+/// Why a Brook call failed. Each variant is one kind of mistake; `call` names the operation
+/// (`kernel \`saxpy\``, `streamScatterOp`, …) and `message` says what is wrong and what to do.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BrookError {
+    /// Syntax or type errors in Brook source, rendered with the line and a caret.
+    #[error("{0}")]
+    Compile(Diagnostics),
+    /// Nothing of that name: no kernel or reduce function in the program, no such backend
+    /// or stream element type (`what` says which was looked for).
+    #[error("{message}")]
+    Unknown {
+        name: String,
+        what: &'static str,
+        message: String,
+    },
+    /// A call with more or fewer arguments than its function has parameters.
+    #[error("{call} takes {expected} {} but {got} {} given", plural(*expected, "argument", "arguments"), plural(*got, "was", "were"))]
+    ArgumentCount {
+        call: String,
+        expected: usize,
+        got: usize,
+    },
+    /// An argument of the wrong kind (a constant for a stream, an iterator for an output) or
+    /// of the wrong element type (a `float4` stream for a `float` parameter).
+    #[error("{call}: {message}")]
+    ArgumentType {
+        call: String,
+        param: String,
+        message: String,
+    },
+    /// A stream made by another runtime (another backend or context).
+    #[error("{call}: a stream made by another runtime was passed to this one")]
+    ForeignStream { call: String },
+    /// Streams whose shapes do not fit together (outputs of different shapes, a reduction
+    /// target that does not divide its input, a mask of another shape, a vout without room).
+    #[error("{call}: {message}")]
+    ShapeMismatch { call: String, message: String },
+    /// One stream in two roles of a call that Brook does not allow (two outputs, gathered
+    /// and written, a scatter into its own index).
+    #[error("{call}: {message}")]
+    Aliasing { call: String, message: String },
+    /// A stream request that makes no sense on any device (bad shape, domain, format, host
+    /// array size).
+    #[error(transparent)]
+    Stream(#[from] StreamError),
+    /// The device cannot do it at this size: a stream larger than its textures or buffers,
+    /// more samplers than a pass may bind, more pushes than a float counts exactly.
+    #[error("{call}: {message}")]
+    DeviceLimit { call: String, message: String },
+    /// A call that does not fit the runtime's state (enabling a write mask never set, ending
+    /// a write query never begun) or a stream in use elsewhere (its textures borrowed).
+    #[error("{call}: {message}")]
+    State { call: String, message: String },
+    /// Something this backend or device does not do (write queries on GL ES 3.0, blending
+    /// float targets without the extension, a language feature not lowered yet).
+    #[error("{call}: {message}")]
+    Unsupported { call: String, message: String },
+    /// The driver rejected a generated shader (boxed: it carries the shader's text).
+    #[error("{0}")]
+    ShaderRejected(Box<ShaderRejection>),
+    /// The device or its driver failed (a GL error, a lost context, malformed IR reaching a
+    /// backend); `source` is the backend's own error, to downcast for details.
+    #[error("{backend}: {source}")]
+    Backend {
+        backend: &'static str,
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// A file could not be read.
+    #[error("could not read `{path}`: {reason}")]
+    Io { path: String, reason: String },
+    /// A bug in this library (a panic caught at the C ABI, which must not unwind into C++).
+    #[error("internal error in brook (please report it): {message}")]
+    Internal { message: String },
+    /// An error of a call of a Brook function, placed in the Brook source: at the statement it
+    /// is about, else at the function's definition (`Compiled::locate`).
+    #[error("{file}:{line}: {error}\n    {line} | {text}")]
+    At {
+        file: String,
+        line: usize,
+        /// The source line, trimmed.
+        text: String,
+        error: Box<BrookError>,
+    },
+    /// A misuse with no variant of its own, for host code built on the runtime (generated
+    /// kernel functions, applications); the library itself reports the specific variants.
+    #[error("{0}")]
+    Usage(String),
+}
+
+/// A shader the driver rejected: `brook_lines` are the Brook source lines its messages point
+/// at (through the source quotes in the generated text), `text` the shader it rejected.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the {backend} driver rejected the {stage} shader of `{function}`:\n{log}{}",
+    brook_context(brook_lines)
+)]
+pub struct ShaderRejection {
+    pub backend: &'static str,
+    pub function: String,
+    pub stage: &'static str,
+    pub log: String,
+    pub brook_lines: Vec<String>,
+    pub text: String,
+}
+
+impl BrookError {
+    /// The error itself, without the Brook line a call's error is placed at
+    /// ([`BrookError::At`]): what to match on for the kind of mistake.
+    pub fn unplaced(&self) -> &BrookError {
+        match self {
+            BrookError::At { error, .. } => error.unplaced(),
+            e => e,
+        }
+    }
+
+    /// A backend's own failure, wrapped.
+    pub fn backend(
+        backend: &'static str,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> BrookError {
+        BrookError::Backend {
+            backend,
+            source: Box::new(source),
+        }
+    }
+}
+
+fn plural(n: usize, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 {
+        one
+    } else {
+        many
+    }
+}
+
+fn brook_context(lines: &[String]) -> String {
+    if lines.is_empty() {
+        String::new()
+    } else {
+        format!("\nat Brook source:\n  {}", lines.join("\n  "))
+    }
+}
+
+/// `<2, 15>`: a shape the way Brook declares it.
+pub fn fmt_shape(shape: &[usize]) -> String {
+    let parts: Vec<String> = shape.iter().map(usize::to_string).collect();
+    format!("<{}>", parts.join(", "))
+}

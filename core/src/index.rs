@@ -1,0 +1,94 @@
+//! Brook's index rules, which every backend follows: index arithmetic, implicit resizing,
+//! gather rounding and `indexof` positions. Pure functions, so each rule is tested on its own
+//! and can be read next to `docs/semantics.md`; the GLSL generator writes the same rules as
+//! shader helpers, the CPU backend calls these.
+//!
+//! Index vectors are first dimension first (`[row, col]`), like the shapes; positions handed
+//! to kernels (`indexof`, vector gather indices) are the other way round (`.x` = last
+//! dimension), as Brook defines them.
+
+use crate::shape::MAX_RANK;
+
+/// A multi-dimensional index, first dimension first; only the first `rank` entries are used.
+pub type Index = [usize; MAX_RANK];
+
+/// Row-major index of linear position `linear` in `shape` (last dimension fastest).
+pub fn unravel(mut linear: usize, shape: &[usize]) -> Index {
+    let mut idx = [0; MAX_RANK];
+    for d in (0..shape.len()).rev() {
+        idx[d] = linear % shape[d];
+        linear /= shape[d];
+    }
+    idx
+}
+
+/// Linear position of `idx` in `shape` (row-major).
+pub fn ravel(idx: &Index, shape: &[usize]) -> usize {
+    let mut lin = 0;
+    for (d, &e) in shape.iter().enumerate() {
+        lin = lin * e + idx[d];
+    }
+    lin
+}
+
+/// Brook's implicit resize: the input index read by output index `out_idx`.
+///
+/// Per dimension, output element `i` reads input element `floor(i * in_extent / out_extent)`
+/// (5→10: 0 0 1 1 2 2 3 3 4 4; 10→5: 0 2 4 6 8), computed in `u64` so large streams cannot
+/// overflow and no float rounding creeps in. This is what the original runtime does with
+/// texture coordinates scaled by `in/out`, written in integers. When the ranks differ, the
+/// smaller shape is left-padded with extent-1 dimensions (a `<5>` input into a `<3,10>`
+/// output behaves like `<1,5>`), so the trailing dimensions — the columns — line up.
+pub fn resize_index(out_idx: &Index, out_shape: &[usize], in_shape: &[usize]) -> Index {
+    let mut idx = [0; MAX_RANK];
+    let (ro, ri) = (out_shape.len(), in_shape.len());
+    for d in 0..ri {
+        // The output dimension aligned with input dimension `d`; none (extent 1, index 0) when
+        // the input has more dimensions than the output.
+        if d + ro < ri {
+            idx[d] = 0;
+            continue;
+        }
+        let od = d + ro - ri;
+        let (i, ie, oe) = (out_idx[od] as u64, in_shape[d] as u64, out_shape[od] as u64);
+        idx[d] = (i * ie / oe) as usize;
+    }
+    idx
+}
+
+/// `indexof`: the `float4` position of `idx` in a stream of rank `rank`; `.x` is the last
+/// dimension (column), `.y` the one before, unused components 0.
+pub fn position(idx: &Index, rank: usize) -> [f32; 4] {
+    let mut p = [0.0; 4];
+    for (k, c) in p.iter_mut().enumerate().take(rank) {
+        *c = idx[rank - 1 - k] as f32;
+    }
+    p
+}
+
+/// Brook's gather rounding for one float index component: `floor(v + 0.25)`, clamped to
+/// `[0, extent-1]`. The 0.25 bias makes texel-centre coordinates from any source round to the
+/// intended element; the clamp makes out-of-range gathers read the edge. Values no integer
+/// type holds follow the clamp too: +inf and huge positive values read the last element,
+/// -inf and huge negative values element 0, and NaN reads element 0. This is the one rule for
+/// gathers, ScatterOp and GatherOp on every backend (GLSL: `brook_gather_round` in the
+/// prelude, which clamps in float before converting; README, "Limits and guarantees").
+pub fn gather_component_f(v: f32, extent: usize) -> usize {
+    let i = (v + 0.25).floor();
+    if i.is_nan() || i <= 0.0 {
+        0
+    } else if i >= (extent - 1) as f32 {
+        extent - 1
+    } else {
+        i as usize
+    }
+}
+
+/// The same rule for an `int` index (`floor(i + 0.25) == i`): clamped to `[0, extent-1]`.
+pub fn gather_component_i(v: i32, extent: usize) -> usize {
+    if v <= 0 {
+        0
+    } else {
+        (v as usize).min(extent - 1)
+    }
+}

@@ -1,0 +1,246 @@
+//! The GL backend: streams in float textures, every call encoded as steps and run by the
+//! executor. This is where the runtime's checked calls (brook-core's `Backend` trait) meet
+//! the encoders; it holds what lives across calls: the context, the programs no Brook program
+//! owns, spare intermediates, the write mask and the open write query.
+
+mod kernel;
+mod ops;
+mod storage;
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use brook_core::call::CallName;
+use brook_core::{
+    Backend, BackendProgram, BackendStream, BrookError, Compiled, ElementFormat, GatherOpCall,
+    IterSpec, KernelCall, PassTrace, ReduceCall, ReduceOutput, ScatterCall, StreamArg, TraceEntry,
+};
+use brook_glsl::Target;
+use brook_texture_streams::{GlContext, Stream as GlStream};
+use glow::HasContext;
+
+use crate::encode::mask::{WriteMask, WriteQuery};
+use crate::encode::Encoder;
+use crate::error::PassError;
+use crate::executor::{Executor, PassObserver};
+use crate::programs::{Builtins, GlProgram};
+use crate::spare::SpareStreams;
+use kernel::{kernel_classes, swap_in};
+use storage::{hold, kernel_args, textures, textures_mut, GlStorage};
+
+pub use storage::gl_textures;
+
+/// Brook on one GL context.
+pub struct GlBackend {
+    ctx: Rc<GlContext>,
+    target: Target,
+    exec: Executor,
+    builtins: Builtins,
+    reduce_spares: SpareStreams,
+    vout_spares: SpareStreams,
+    /// The write mask last set.
+    mask: RefCell<Option<WriteMask>>,
+    /// The open write query.
+    query: RefCell<Option<WriteQuery>>,
+}
+
+impl GlBackend {
+    pub fn new(ctx: Rc<GlContext>) -> GlBackend {
+        let target = Target {
+            profile: crate::linked::profile(&ctx),
+            max_draw_buffers: ctx.caps().max_draw_buffers,
+            loop_cap: ctx.caps().loop_iteration_cap(),
+        };
+        GlBackend {
+            exec: Executor::new(&ctx),
+            ctx,
+            target,
+            builtins: Builtins::default(),
+            reduce_spares: SpareStreams::default(),
+            vout_spares: SpareStreams::default(),
+            mask: RefCell::new(None),
+            query: RefCell::new(None),
+        }
+    }
+
+    /// The GL context: to bind stream textures in one's own rendering, or to time against
+    /// hand-written GL on the same context.
+    pub fn context(&self) -> &Rc<GlContext> {
+        &self.ctx
+    }
+
+    /// Installs (or with `None` removes) an observer that sees every step of every call just
+    /// before and after it runs, with its time (the pipeline explorer's hook).
+    pub fn set_observer(&self, observer: Option<Box<dyn PassObserver>>) {
+        self.exec.set_observer(observer);
+    }
+
+    /// Programs linked for this context that no Brook program owns (scatter copies, scans,
+    /// masks): a bounded set, by element layout.
+    pub fn builtin_programs(&self) -> usize {
+        self.builtins.linked()
+    }
+
+    /// Programs linked for `program` (a `Program`'s backend form) so far.
+    pub fn program_programs(program: &dyn Any) -> usize {
+        program
+            .downcast_ref::<GlProgram>()
+            .map_or(0, GlProgram::linked)
+    }
+
+    fn encoder(&self, tracing: bool) -> Encoder<'_> {
+        Encoder {
+            ctx: &self.ctx,
+            target: &self.target,
+            builtins: &self.builtins,
+            tracing,
+        }
+    }
+}
+
+/// The GL form of a program.
+pub(super) fn gl_program(program: &dyn Any) -> Result<&GlProgram, BrookError> {
+    program
+        .downcast_ref::<GlProgram>()
+        .ok_or_else(|| BrookError::ForeignStream {
+            call: "a program compiled for another runtime".into(),
+        })
+}
+
+impl Backend for GlBackend {
+    fn name(&self) -> &'static str {
+        "gl"
+    }
+
+    fn describe(&self) -> String {
+        let caps = self.ctx.caps();
+        format!("GL: {} ({})", caps.renderer, caps.version)
+    }
+
+    fn create_stream(
+        &self,
+        format: &ElementFormat,
+        shape: &[usize],
+    ) -> Result<BackendStream, BrookError> {
+        let stream = GlStream::new(&self.ctx, format.clone(), shape).map_err(PassError::from)?;
+        Ok(Box::new(GlStorage::Textures(RefCell::new(stream))))
+    }
+
+    fn create_iter(&self, spec: &IterSpec) -> Result<BackendStream, BrookError> {
+        Ok(Box::new(GlStorage::Iter(spec.clone())))
+    }
+
+    fn read(&self, stream: &StreamArg, data: &[f32]) -> Result<(), BrookError> {
+        let mut s = textures_mut(stream.storage, &"streamRead")?;
+        match stream.domain {
+            None => s.read(data),
+            Some(d) => s.read_domain(d, data),
+        }
+        .map_err(|e| PassError::from(e).into())
+    }
+
+    fn write(&self, stream: &StreamArg, out: &mut [f32]) -> Result<(), BrookError> {
+        let s = textures(stream, &"streamWrite")?;
+        match stream.domain {
+            None => s.write(out),
+            Some(d) => s.write_domain(d, out),
+        }
+        .map_err(|e| PassError::from(e).into())
+    }
+
+    fn prepare(&self, program: &Rc<Compiled>) -> Result<BackendProgram, BrookError> {
+        Ok(Box::new(GlProgram::new(program.clone())))
+    }
+
+    fn run_kernel(&self, call: &KernelCall) -> Result<Vec<usize>, BrookError> {
+        let name = CallName("kernel", &call.function().name);
+        let held = hold(call.args, &name)?;
+        let args = kernel_args(&held, kernel_classes(call.function()));
+        let ran = self
+            .kernel(call, &args, false)
+            .map_err(|e| e.placed(call.compiled))?;
+        drop(args);
+        drop(held);
+        swap_in(call, ran.scratch)?;
+        Ok(ran.counts)
+    }
+
+    fn plan_kernel(&self, call: &KernelCall) -> Result<Vec<PassTrace>, BrookError> {
+        let name = CallName("kernel", &call.function().name);
+        let held = hold(call.args, &name)?;
+        let args = kernel_args(&held, kernel_classes(call.function()));
+        let planned = self
+            .kernel(call, &args, true)
+            .map_err(|e| e.placed(call.compiled))?;
+        Ok(planned.plan)
+    }
+
+    fn reduce(&self, call: &ReduceCall, output: ReduceOutput) -> Result<(), BrookError> {
+        self.reduction(call, output)
+            .map_err(|e| e.placed(call.compiled))
+    }
+
+    fn scatter(&self, call: &ScatterCall) -> Result<(), BrookError> {
+        Ok(self.scatter_call(call)?)
+    }
+
+    fn gather_op(&self, call: &GatherOpCall) -> Result<(), BrookError> {
+        Ok(self.gather_op_call(call)?)
+    }
+
+    fn set_write_mask(&self, mask: &StreamArg) -> Result<(), BrookError> {
+        Ok(self.set_mask(mask)?)
+    }
+
+    fn begin_write_query(&self) -> Result<(), BrookError> {
+        let query = WriteQuery::new(&self.ctx)?;
+        *self.query.borrow_mut() = Some(query);
+        Ok(())
+    }
+
+    fn end_write_query(&self) -> Result<u64, BrookError> {
+        let query = self.query.borrow_mut().take();
+        match query {
+            Some(q) => Ok(q.total()?),
+            None => Err(BrookError::State {
+                call: "streamEndWriteQuery".into(),
+                message: "no write query is open (streamBeginWriteQuery)".into(),
+            }),
+        }
+    }
+
+    fn swap(&self, a: &StreamArg, b: &StreamArg) -> Result<(), BrookError> {
+        let (mut x, mut y) = (
+            textures_mut(a.storage, &"streamSwap")?,
+            textures_mut(b.storage, &"streamSwap")?,
+        );
+        std::mem::swap(&mut *x, &mut *y);
+        let names = |s: &GlStream| s.textures().iter().map(|t| t.raw().0.get()).collect();
+        self.exec.record(|| TraceEntry::Swap {
+            first: names(&x),
+            second: names(&y),
+        });
+        Ok(())
+    }
+
+    fn set_trace(&self, on: bool) {
+        self.exec.set_trace(on);
+    }
+
+    fn take_trace(&self) -> Vec<TraceEntry> {
+        self.exec.take_trace()
+    }
+
+    fn finish(&self) {
+        // Nothing can be queued on a context that cannot be made current.
+        if self.ctx.make_current().is_ok() {
+            // SAFETY: the context was just made current on this thread.
+            unsafe { self.ctx.gl().finish() };
+        }
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

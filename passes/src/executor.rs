@@ -1,0 +1,256 @@
+//! The one place GL calls of a Brook call are issued: binds what each [`Step`] describes,
+//! draws, and keeps the fixed-function state (blending, depth test) it set, so a step never
+//! inherits another's. It records the trace (the steps, as data) and lets an observer see
+//! every step just before and after it runs; both cost nothing when off.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use brook_core::{Blend, PassTrace, TraceEntry};
+use brook_texture_streams::{GlContext, GlError};
+use glow::HasContext;
+
+use crate::encode::mask::WriteQuery;
+use crate::error::PassError;
+use crate::step::{DepthUse, Pass, Primitive, Step};
+use crate::uniforms::apply;
+
+/// Sees every step of every call as it runs (the pipeline explorer's hook). Installed with
+/// `GlBackend::set_observer`; the executor waits for the GPU around each step while one is
+/// installed, so `elapsed` is the step's own time.
+pub trait PassObserver {
+    /// Before `step` runs: its inputs hold what it reads, its targets what it overwrites.
+    /// Reading them (`Texture::read`) is allowed.
+    fn before(&mut self, step: &Step);
+    /// After `step` ran and the GPU finished it.
+    fn after(&mut self, step: &Step, elapsed: Duration);
+}
+
+/// Blending and depth as the executor last set them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct FixedFunction {
+    blend: Option<Blend>,
+    /// 0: depth test off; 1: tested (LESS, no writes); 2: written (ALWAYS).
+    depth: u8,
+}
+
+/// Issues step lists on one context.
+pub struct Executor {
+    ctx: Rc<GlContext>,
+    state: Cell<FixedFunction>,
+    trace: RefCell<Option<Vec<TraceEntry>>>,
+    observer: RefCell<Option<Box<dyn PassObserver>>>,
+}
+
+impl Executor {
+    pub fn new(ctx: &Rc<GlContext>) -> Executor {
+        Executor {
+            ctx: ctx.clone(),
+            state: Cell::new(FixedFunction::default()),
+            trace: RefCell::new(None),
+            observer: RefCell::new(None),
+        }
+    }
+
+    pub fn context(&self) -> &Rc<GlContext> {
+        &self.ctx
+    }
+
+    /// Runs `steps` in order; `query` counts the samples of the passes marked `counted`.
+    /// Blending and the depth test are off again afterwards, as other GL code on the context
+    /// (viz, an application's own drawing) expects them.
+    pub fn run(&self, steps: &[Step], query: Option<&mut WriteQuery>) -> Result<(), PassError> {
+        self.ctx.make_current()?;
+        let ran = self.run_steps(steps, query);
+        self.set_fixed_function(FixedFunction::default());
+        ran
+    }
+
+    fn run_steps(
+        &self,
+        steps: &[Step],
+        mut query: Option<&mut WriteQuery>,
+    ) -> Result<(), PassError> {
+        // An observer that calls back into the runtime finds no observer for those steps.
+        let mut slot = self.observer.try_borrow_mut().ok();
+        let mut observer = slot.as_mut().and_then(|o| o.as_mut());
+        for step in steps {
+            let started = match observer.as_mut() {
+                Some(o) => {
+                    o.before(step);
+                    self.ctx.make_current()?;
+                    // SAFETY: the context is current; finishing has no other effect.
+                    unsafe { self.ctx.gl().finish() };
+                    Some(Instant::now())
+                }
+                None => None,
+            };
+            match step {
+                Step::Draw(pass) => self.draw(pass, query.as_deref_mut())?,
+                Step::Copy { from, to, .. } => to.copy_from(from)?,
+                Step::Clear { target, .. } => target.clear()?,
+            }
+            if let (Some(o), Some(started)) = (observer.as_mut(), started) {
+                // SAFETY: as above.
+                unsafe { self.ctx.gl().finish() };
+                o.after(step, started.elapsed());
+            }
+        }
+        Ok(())
+    }
+
+    /// One draw: framebuffer, fixed-function state, viewport, program, textures, uniforms,
+    /// primitive.
+    fn draw(&self, pass: &Pass, query: Option<&mut WriteQuery>) -> Result<(), PassError> {
+        let gl = self.ctx.gl();
+        match pass.depth {
+            DepthUse::Write(mask) => mask.bind_framebuffer()?,
+            DepthUse::Test(mask) => {
+                self.ctx.framebuffer_for(&pass.targets)?;
+                mask.attach()?;
+            }
+            DepthUse::None => {
+                self.ctx.framebuffer_for(&pass.targets)?;
+            }
+        }
+        self.set_fixed_function(FixedFunction {
+            blend: pass.blend,
+            depth: match pass.depth {
+                DepthUse::None => 0,
+                DepthUse::Test(_) => 1,
+                DepthUse::Write(_) => 2,
+            },
+        });
+        let program = pass.program;
+        // SAFETY: the context is current and every object bound was created on it.
+        unsafe {
+            let [x, y, w, h] = pass.viewport;
+            gl.viewport(x, y, w, h);
+            gl.use_program(Some(program.program.raw()));
+            for (unit, texture) in pass.inputs.iter().enumerate() {
+                gl.active_texture(glow::TEXTURE0 + unit as u32);
+                gl.bind_texture(glow::TEXTURE_2D, Some(texture.raw()));
+            }
+        }
+        for (slot, value) in &pass.uniforms {
+            if let Some(location) = &program.locations[*slot] {
+                apply(gl, location, value);
+            }
+        }
+        let issue = || {
+            // SAFETY: as above; the VAO is the context's own and has no attributes (every
+            // vertex is placed from gl_VertexID).
+            unsafe {
+                gl.bind_vertex_array(Some(self.ctx.fullscreen_vao()));
+                match pass.primitive {
+                    Primitive::CoveringTriangle => gl.draw_arrays(glow::TRIANGLES, 0, 3),
+                    Primitive::Points { first, count } => {
+                        gl.draw_arrays(glow::POINTS, first as i32, count as i32)
+                    }
+                }
+            }
+        };
+        match query.filter(|_| pass.counted) {
+            Some(query) => query.count(issue)?,
+            None => issue(),
+        }
+        if let DepthUse::Test(mask) = pass.depth {
+            // Cached framebuffers are shared: none may keep the mask attached.
+            mask.detach();
+        }
+        Ok(())
+    }
+
+    /// Sets blending and the depth test as `wanted`, touching only what differs.
+    fn set_fixed_function(&self, wanted: FixedFunction) {
+        let current = self.state.get();
+        if current == wanted {
+            return;
+        }
+        let gl = self.ctx.gl();
+        // SAFETY: plain state changes on the current context.
+        unsafe {
+            if current.blend != wanted.blend {
+                match wanted.blend {
+                    None => gl.disable(glow::BLEND),
+                    Some(blend) => {
+                        gl.enable(glow::BLEND);
+                        gl.blend_equation(match blend {
+                            Blend::Add => glow::FUNC_ADD,
+                            Blend::Min => glow::MIN,
+                            Blend::Max => glow::MAX,
+                        });
+                        gl.blend_func(glow::ONE, glow::ONE);
+                    }
+                }
+            }
+            if current.depth != wanted.depth {
+                match wanted.depth {
+                    0 => {
+                        gl.disable(glow::DEPTH_TEST);
+                        gl.depth_mask(true);
+                    }
+                    1 => {
+                        gl.enable(glow::DEPTH_TEST);
+                        gl.depth_func(glow::LESS);
+                        gl.depth_mask(false);
+                    }
+                    _ => {
+                        // Depth is only written while the test is on.
+                        gl.enable(glow::DEPTH_TEST);
+                        gl.depth_func(glow::ALWAYS);
+                        gl.depth_mask(true);
+                    }
+                }
+            }
+        }
+        self.state.set(wanted);
+    }
+
+    /// Checks for a GL error after the steps of `what`.
+    pub fn check(&self, what: &str) -> Result<(), GlError> {
+        self.ctx.check_error(what)
+    }
+
+    /// Starts (keeping nothing from before) or stops recording the trace.
+    pub fn set_trace(&self, on: bool) {
+        *self.trace.borrow_mut() = on.then(Vec::new);
+    }
+
+    pub fn tracing(&self) -> bool {
+        self.trace.borrow().is_some()
+    }
+
+    /// Whether someone reads the steps (the trace or an observer), so they should carry
+    /// their labels and names.
+    pub fn described(&self) -> bool {
+        self.tracing() || self.observer.try_borrow().is_ok_and(|o| o.is_some())
+    }
+
+    /// The entries recorded since tracing started or since the last take.
+    pub fn take_trace(&self) -> Vec<TraceEntry> {
+        self.trace
+            .borrow_mut()
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// Adds an entry while tracing.
+    pub fn record(&self, entry: impl FnOnce() -> TraceEntry) {
+        if let Some(log) = self.trace.borrow_mut().as_mut() {
+            log.push(entry());
+        }
+    }
+
+    /// Installs (or with `None` removes) the observer of every step.
+    pub fn set_observer(&self, observer: Option<Box<dyn PassObserver>>) {
+        *self.observer.borrow_mut() = observer;
+    }
+}
+
+/// The steps as the trace shows them.
+pub fn traced(steps: &[Step]) -> Vec<PassTrace> {
+    steps.iter().map(Step::trace).collect()
+}

@@ -1,0 +1,195 @@
+//! What a Brook call becomes on GL, as data: a list of steps, each fully described — the
+//! program, the textures on every unit and draw buffer, the uniform values, the viewport, the
+//! primitive, the blend and depth state. Every mechanism (kernel, reduction, scatter,
+//! gather-op, write mask, vout packing, in-place scratch) *encodes* such a list; the
+//! [`Executor`](crate::executor::Executor) issues it and owns all GL state. The pass trace is
+//! the same list, converted to data ([`Step::trace`]).
+//!
+//! Keeping encoding apart from execution is what lets one read a call's passes without running
+//! them (`Runtime::plan`), observe every pass as it runs (the explorer), and later rewrite a
+//! list before it runs (fusing a kernel into the reduction that reads it).
+
+use brook_core::{Blend, Depth, Draw, PassTrace, ProgramTrace, UniformData};
+use brook_texture_streams::Texture;
+
+use crate::encode::mask::WriteMask;
+use crate::linked::LinkedPass;
+
+/// One GL operation of a call.
+pub enum Step<'a> {
+    /// A draw with a program.
+    Draw(Pass<'a>),
+    /// Every texel of `from` copied into `to` (same size and format), on the GPU.
+    Copy {
+        label: String,
+        from: &'a Texture,
+        to: &'a Texture,
+    },
+    /// Every texel of `target` set to zero.
+    Clear { label: String, target: &'a Texture },
+}
+
+/// One draw, fully described.
+pub struct Pass<'a> {
+    /// What the pass does, for the trace (empty when nobody traces: building it costs).
+    pub label: String,
+    pub program: &'a LinkedPass,
+    /// Draw buffer `k` (empty when the pass draws only depth, see [`DepthUse::Write`]).
+    pub targets: Vec<&'a Texture>,
+    /// What each target holds, for the trace (empty when nobody traces).
+    pub target_names: Vec<String>,
+    /// Texture unit `k`: the texture sampler `k` of the program reads.
+    pub inputs: Vec<&'a Texture>,
+    /// `(slot, value)`: the value of `program.plan.uniforms[slot]`, for every uniform the
+    /// driver kept.
+    pub uniforms: Vec<(usize, UniformData)>,
+    /// x, y, width, height in texels.
+    pub viewport: [i32; 4],
+    pub primitive: Primitive,
+    pub blend: Option<Blend>,
+    pub depth: DepthUse<'a>,
+    /// Whether the samples drawn count into the open write query.
+    pub counted: bool,
+    /// Whether the shader discards the fragments outside an output domain.
+    pub discards_outside_domain: bool,
+}
+
+/// What a draw rasterises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Primitive {
+    /// One triangle covering the viewport (the paper's quad): one fragment per texel.
+    CoveringTriangle,
+    /// Points `first..first + count`, placed by the vertex shader.
+    Points { first: usize, count: usize },
+}
+
+/// How a draw uses a write mask's depth texture.
+#[derive(Clone, Copy)]
+pub enum DepthUse<'a> {
+    None,
+    /// Attached and tested: texels whose mask is off fail the depth test and keep their
+    /// values (000 §7.4.2).
+    Test(&'a WriteMask),
+    /// The draw writes the mask's depth (its only target).
+    Write(&'a WriteMask),
+}
+
+impl<'a> Pass<'a> {
+    /// A covering-triangle draw of `program` over the whole of its targets' texture (all of
+    /// one size), unblended and untested; mechanisms change what differs.
+    pub fn over(
+        program: &'a LinkedPass,
+        targets: Vec<&'a Texture>,
+        inputs: Vec<&'a Texture>,
+        uniforms: Vec<(usize, UniformData)>,
+    ) -> Pass<'a> {
+        let viewport = targets
+            .first()
+            .map_or([0; 4], |t| [0, 0, t.width() as i32, t.height() as i32]);
+        Pass {
+            label: String::new(),
+            program,
+            targets,
+            target_names: Vec::new(),
+            inputs,
+            uniforms,
+            viewport,
+            primitive: Primitive::CoveringTriangle,
+            blend: None,
+            depth: DepthUse::None,
+            counted: false,
+            discards_outside_domain: false,
+        }
+    }
+
+    /// The pass with its label and target names, when they are wanted (`tracing`).
+    pub fn labelled(
+        self,
+        tracing: bool,
+        label: impl FnOnce() -> (String, Vec<String>),
+    ) -> Pass<'a> {
+        if !tracing {
+            return self;
+        }
+        let (label, target_names) = label();
+        Pass {
+            label,
+            target_names,
+            ..self
+        }
+    }
+}
+
+impl Step<'_> {
+    /// The step as the trace shows it.
+    pub fn trace(&self) -> PassTrace {
+        let blank = |label: &str, draw: Draw, target: &Texture| PassTrace {
+            label: label.to_string(),
+            program: None,
+            targets: vec![("copy".into(), target.raw().0.get())],
+            inputs: Vec::new(),
+            uniforms: Vec::new(),
+            viewport: [0, 0, target.width() as i32, target.height() as i32],
+            draw,
+            blend: None,
+            depth: None,
+            counted: false,
+            discards_outside_domain: false,
+        };
+        match self {
+            Step::Copy { label, from, to } => PassTrace {
+                inputs: vec![("source".into(), from.raw().0.get())],
+                ..blank(label, Draw::Copy, to)
+            },
+            Step::Clear { label, target } => PassTrace {
+                targets: vec![("cleared".into(), target.raw().0.get())],
+                ..blank(label, Draw::Clear, target)
+            },
+            Step::Draw(pass) => pass.trace(),
+        }
+    }
+}
+
+impl Pass<'_> {
+    fn trace(&self) -> PassTrace {
+        let plan = &self.program.plan;
+        let name = |k: usize| self.target_names.get(k).cloned().unwrap_or_default();
+        PassTrace {
+            label: self.label.clone(),
+            program: Some(ProgramTrace {
+                id: self.program.program.raw().0.get(),
+                source: self.program.source.clone(),
+            }),
+            targets: self
+                .targets
+                .iter()
+                .enumerate()
+                .map(|(k, t)| (name(k), t.raw().0.get()))
+                .collect(),
+            inputs: plan
+                .samplers
+                .iter()
+                .zip(&self.inputs)
+                .map(|(slot, t)| (slot.uniform.clone(), t.raw().0.get()))
+                .collect(),
+            uniforms: self
+                .uniforms
+                .iter()
+                .map(|(slot, value)| (plan.uniforms[*slot].uniform.clone(), value.clone()))
+                .collect(),
+            viewport: self.viewport,
+            draw: match self.primitive {
+                Primitive::CoveringTriangle => Draw::CoveringTriangle,
+                Primitive::Points { first, count } => Draw::Points { first, count },
+            },
+            blend: self.blend,
+            depth: match self.depth {
+                DepthUse::None => None,
+                DepthUse::Test(m) => Some(Depth::Tested { texture: m.id() }),
+                DepthUse::Write(m) => Some(Depth::Written { texture: m.id() }),
+            },
+            counted: self.counted,
+            discards_outside_domain: self.discards_outside_domain,
+        }
+    }
+}

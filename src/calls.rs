@@ -1,0 +1,183 @@
+//! Kernel calls and reductions: the runtime's side of them. Arguments become the backend's
+//! ([`BackendArg`]), brook-core's checks run, then the backend gets the checked call.
+
+use std::fmt::Display;
+
+use brook_core::call::{check_kernel, check_reduce, CallName, ReduceShape};
+use brook_core::{
+    BackendArg, BrookError, KernelCall, PassTrace, ReduceCall, ReduceOutput, StreamArg,
+};
+use brook_frontend::ir::{FunctionKind, ParamClass};
+
+use crate::arg::Arg;
+use crate::program::Program;
+use crate::runtime::Runtime;
+use crate::stream::Stream;
+
+impl Runtime {
+    /// Runs kernel `kernel` of `program`, one argument per parameter (see [`args!`](crate::args)).
+    pub fn run(&self, program: &Program, kernel: &str, args: &[Arg]) -> Result<(), BrookError> {
+        self.run_vout(program, kernel, args).map(drop)
+    }
+
+    /// Runs a kernel with `vout [N] T v<>` parameters (000 §4.7) and returns how many values
+    /// each vout received, in parameter order. A vout argument is a 1D stream with room for N
+    /// values per element of the call, whose shape is that of its `out` streams or, without
+    /// any, of its first input stream. The pushed values are packed at the front of the vout
+    /// stream in element (row-major) order, then push order; the rest is zeroed. An element
+    /// keeps at most N pushes, and one that `discard`s keeps none. A vout stream without room
+    /// for N per element is an error. On GL the kernel pass writes N candidates and a push
+    /// count per element, a work-efficient scan of the counts (⌈log₂ n⌉ passes each way) gives
+    /// every element its offset, and a compaction pass gathers the pushes into place; counts
+    /// are floats there, so a call may make at most 2²⁴ pushes (N × elements). Vout calls
+    /// write whole streams (no output domains), without write masks or queries.
+    pub fn run_vout(
+        &self,
+        program: &Program,
+        kernel: &str,
+        args: &[Arg],
+    ) -> Result<Vec<usize>, BrookError> {
+        self.kernel_call(program, kernel, args, |call| self.backend.run_kernel(call))
+    }
+
+    /// The passes a call with these arguments runs, encoded without running them: programs
+    /// (their GLSL), textures per unit and draw buffer, uniforms, viewport. For learning what
+    /// a call becomes; empty on backends without passes (the CPU).
+    pub fn plan(
+        &self,
+        program: &Program,
+        kernel: &str,
+        args: &[Arg],
+    ) -> Result<Vec<PassTrace>, BrookError> {
+        self.kernel_call(program, kernel, args, |call| self.backend.plan_kernel(call))
+    }
+
+    /// Checks a kernel call and hands it to `f`.
+    fn kernel_call<T>(
+        &self,
+        program: &Program,
+        kernel: &str,
+        args: &[Arg],
+        f: impl FnOnce(&KernelCall) -> Result<T, BrookError>,
+    ) -> Result<T, BrookError> {
+        let name = CallName("kernel", kernel);
+        let program = self.own_program(program, &name)?;
+        let compiled = &program.compiled;
+        let (id, func) = compiled.function(kernel, FunctionKind::Kernel)?;
+        let located = |e| compiled.locate(id, e);
+        let args = self.backend_args(&name, args).map_err(located)?;
+        let shape = check_kernel(compiled, func, &args).map_err(located)?;
+        // The mask has the whole output streams' shape, also when a call writes a domain.
+        let outputs = args.iter().zip(&func.params).find_map(|(a, p)| match a {
+            BackendArg::Stream(s) if p.class == ParamClass::Out => Some(s.shape),
+            _ => None,
+        });
+        let mask = self.masks.borrow().for_kernel(func, outputs)?;
+        f(&KernelCall {
+            program: program.prepared.as_ref(),
+            compiled,
+            kernel: id,
+            args: &args,
+            shape,
+            mask,
+        })
+        .map_err(located)
+    }
+
+    /// Brook's reduction to a value: folds every element of `input` with the reduce function
+    /// `reduction` of `program`, in index order, and returns the result's floats (C layout:
+    /// 4 for a `float4`, the members' floats in order for a struct). `extra` binds the
+    /// function's constant and gather parameters, in order (`args![]` when it has none).
+    pub fn reduce_to_value(
+        &self,
+        program: &Program,
+        reduction: &str,
+        input: &Stream,
+        extra: &[Arg],
+    ) -> Result<Vec<f32>, BrookError> {
+        let mut value = vec![0.0; input.floats_per_element()];
+        let floats = value.len();
+        self.reduce(
+            program,
+            reduction,
+            input,
+            extra,
+            ReduceShape::Value(floats),
+            ReduceOutput::Value(&mut value),
+        )?;
+        Ok(value)
+    }
+
+    /// Brook's reduction to a smaller stream: each element of `output` reduces its block of
+    /// `input` (`in / out` neighbours per dimension; every extent of `output` must divide the
+    /// input's). `float a<100>` into `r<25>` folds every 4 elements; `<50,50>` into `<50,1>`
+    /// folds each row.
+    pub fn reduce_to_stream(
+        &self,
+        program: &Program,
+        reduction: &str,
+        input: &Stream,
+        output: &Stream,
+        extra: &[Arg],
+    ) -> Result<(), BrookError> {
+        let out = self
+            .own(output, &CallName("reduction", reduction))?
+            .arg(None);
+        self.reduce(
+            program,
+            reduction,
+            input,
+            extra,
+            ReduceShape::Stream(&out),
+            ReduceOutput::Stream(out),
+        )
+    }
+
+    fn reduce(
+        &self,
+        program: &Program,
+        reduction: &str,
+        input: &Stream,
+        extra: &[Arg],
+        shape: ReduceShape,
+        output: ReduceOutput,
+    ) -> Result<(), BrookError> {
+        let name = CallName("reduction", reduction);
+        let program = self.own_program(program, &name)?;
+        let compiled = &program.compiled;
+        let (id, func) = compiled.function(reduction, FunctionKind::Reduce)?;
+        let located = |e| compiled.locate(id, e);
+        let input = self.own(input, &name)?.arg(None);
+        let extra = self.backend_args(&name, extra).map_err(located)?;
+        let plan = check_reduce(compiled, func, &input, &extra, shape).map_err(located)?;
+        let call = ReduceCall {
+            program: program.prepared.as_ref(),
+            compiled,
+            function: id,
+            input,
+            extra: &extra,
+            plan,
+        };
+        self.backend.reduce(&call, output).map_err(located)
+    }
+
+    /// The backend's form of a call's arguments, each stream checked to be this runtime's.
+    fn backend_args<'a>(
+        &self,
+        call: &dyn Display,
+        args: &'a [Arg],
+    ) -> Result<Vec<BackendArg<'a>>, BrookError> {
+        args.iter()
+            .map(|arg| {
+                Ok(match arg {
+                    Arg::Stream(s) => BackendArg::Stream(self.own(s, call)?.arg(None)),
+                    Arg::Domain(d) => {
+                        let s: StreamArg = self.own(d.stream, call)?.arg(Some(&d.domain));
+                        BackendArg::Stream(s)
+                    }
+                    Arg::Constant(v) => BackendArg::Constant(v),
+                })
+            })
+            .collect()
+    }
+}

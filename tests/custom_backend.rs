@@ -1,0 +1,208 @@
+//! A backend defined here, outside the workspace's crates, plugs into the runtime: it wraps
+//! the CPU backend and counts the calls that reach it. Calls the runtime's checks refuse never
+//! reach it, so a backend implements mechanisms, not rules.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use brook::core::{
+    BackendProgram, BackendStream, Compiled, GatherOpCall, IterSpec, KernelCall, ReduceCall,
+    ReduceOutput, ScatterCall, StreamArg,
+};
+use brook::{args, Backend, BrookError, CpuBackend, ElementFormat, Runtime, ScatterOp, TraceEntry};
+
+/// Another backend, with every call counted by name.
+struct Counting {
+    inner: Rc<dyn Backend>,
+    calls: RefCell<BTreeMap<&'static str, usize>>,
+}
+
+impl Counting {
+    fn count(&self, name: &'static str) {
+        *self.calls.borrow_mut().entry(name).or_default() += 1;
+    }
+
+    fn calls(&self, name: &str) -> usize {
+        self.calls.borrow().get(name).copied().unwrap_or(0)
+    }
+}
+
+impl Backend for Counting {
+    fn name(&self) -> &'static str {
+        "counting"
+    }
+    fn describe(&self) -> String {
+        format!("counting calls to {}", self.inner.describe())
+    }
+    fn create_stream(&self, f: &ElementFormat, s: &[usize]) -> Result<BackendStream, BrookError> {
+        self.count("create_stream");
+        self.inner.create_stream(f, s)
+    }
+    fn create_iter(&self, spec: &IterSpec) -> Result<BackendStream, BrookError> {
+        self.count("create_iter");
+        self.inner.create_iter(spec)
+    }
+    fn read(&self, stream: &StreamArg, data: &[f32]) -> Result<(), BrookError> {
+        self.count("read");
+        self.inner.read(stream, data)
+    }
+    fn write(&self, stream: &StreamArg, out: &mut [f32]) -> Result<(), BrookError> {
+        self.count("write");
+        self.inner.write(stream, out)
+    }
+    fn prepare(&self, program: &Rc<Compiled>) -> Result<BackendProgram, BrookError> {
+        self.count("prepare");
+        self.inner.prepare(program)
+    }
+    fn run_kernel(&self, call: &KernelCall) -> Result<Vec<usize>, BrookError> {
+        self.count("run_kernel");
+        self.inner.run_kernel(call)
+    }
+    fn reduce(&self, call: &ReduceCall, output: ReduceOutput) -> Result<(), BrookError> {
+        self.count("reduce");
+        self.inner.reduce(call, output)
+    }
+    fn scatter(&self, call: &ScatterCall) -> Result<(), BrookError> {
+        self.count("scatter");
+        self.inner.scatter(call)
+    }
+    fn gather_op(&self, call: &GatherOpCall) -> Result<(), BrookError> {
+        self.count("gather_op");
+        self.inner.gather_op(call)
+    }
+    fn set_write_mask(&self, mask: &StreamArg) -> Result<(), BrookError> {
+        self.count("set_write_mask");
+        self.inner.set_write_mask(mask)
+    }
+    fn begin_write_query(&self) -> Result<(), BrookError> {
+        self.count("begin_write_query");
+        self.inner.begin_write_query()
+    }
+    fn end_write_query(&self) -> Result<u64, BrookError> {
+        self.count("end_write_query");
+        self.inner.end_write_query()
+    }
+    fn swap(&self, a: &StreamArg, b: &StreamArg) -> Result<(), BrookError> {
+        self.count("swap");
+        self.inner.swap(a, b)
+    }
+    fn set_trace(&self, on: bool) {
+        self.inner.set_trace(on);
+    }
+    fn take_trace(&self) -> Vec<TraceEntry> {
+        self.inner.take_trace()
+    }
+    fn finish(&self) {
+        self.inner.finish();
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+const SRC: &str =
+    "kernel void saxpy(float a, float4 x<>, float4 y<>, out float4 r<>) { r = a * x + y; }
+reduce void sum(float a<>, reduce float r<>) { r += a; }
+kernel void keep(float a<>, out float b<>) { if (a > 1.5) { b = a; } else { discard; } }";
+
+#[test]
+fn a_backend_defined_outside_runs_checked_calls() {
+    let counting = Rc::new(Counting {
+        inner: Rc::new(CpuBackend::default()),
+        calls: RefCell::new(BTreeMap::new()),
+    });
+    let rt = Runtime::with_backend(counting.clone());
+    assert_eq!(rt.backend_name(), "counting");
+    let program = rt.compile(SRC, "custom.br").unwrap();
+    let (x, y, r) = (
+        rt.stream_of(4, &[8]).unwrap(),
+        rt.stream_of(4, &[8]).unwrap(),
+        rt.stream_of(4, &[8]).unwrap(),
+    );
+    x.read(&[1.0; 32]).unwrap();
+    y.read(&[2.0; 32]).unwrap();
+    rt.run(&program, "saxpy", args![3.0f32, &x, &y, &r])
+        .unwrap();
+    assert_eq!(r.to_vec().unwrap(), vec![5.0; 32]);
+
+    let a = rt.stream_of(1, &[4]).unwrap();
+    a.read(&[1.0, 2.0, 3.0, 4.0]).unwrap();
+    assert_eq!(
+        rt.reduce_to_value(&program, "sum", &a, args![]).unwrap(),
+        [10.0]
+    );
+    let (dst, index) = (
+        rt.stream_of(1, &[2]).unwrap(),
+        rt.stream_of(1, &[4]).unwrap(),
+    );
+    dst.read(&[0.0, 0.0]).unwrap();
+    index.read(&[0.0, 1.0, 0.0, 1.0]).unwrap();
+    rt.scatter(&dst, &index, &a, ScatterOp::Add).unwrap();
+    assert_eq!(dst.to_vec().unwrap(), [4.0, 6.0]);
+
+    // The write query and mask state machine is the runtime's: the backend counts elements.
+    let b = rt.stream_of(1, &[4]).unwrap();
+    rt.begin_write_query().unwrap();
+    rt.run(&program, "keep", args![&a, &b]).unwrap();
+    assert_eq!(
+        rt.end_write_query().unwrap(),
+        3,
+        "2.0, 3.0 and 4.0 are kept"
+    );
+    assert!(rt.end_write_query().is_err());
+
+    assert_eq!(counting.calls("prepare"), 1);
+    assert_eq!(counting.calls("run_kernel"), 2);
+    assert_eq!(counting.calls("reduce"), 1);
+    assert_eq!(counting.calls("scatter"), 1);
+    assert_eq!(
+        counting.calls("end_write_query"),
+        1,
+        "the second end is refused first"
+    );
+
+    // Calls that do not fit never reach the backend.
+    let wrong = rt.stream_of(2, &[8]).unwrap();
+    let err = rt
+        .run(&program, "saxpy", args![3.0f32, &wrong, &y, &r])
+        .unwrap_err();
+    assert!(
+        matches!(err.unplaced(), BrookError::ArgumentType { .. }),
+        "{err}"
+    );
+    let err = rt.run(&program, "saxpy", args![&x, &y, &r]).unwrap_err();
+    assert!(
+        matches!(
+            err.unplaced(),
+            BrookError::ArgumentCount {
+                expected: 4,
+                got: 3,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let err = rt.run(&program, "nothing", args![]).unwrap_err();
+    assert!(matches!(err, BrookError::Unknown { .. }), "{err}");
+    rt.run(&program, "saxpy", args![3.0f32, &x, &y, &x])
+        .unwrap();
+    assert_eq!(x.to_vec().unwrap(), vec![5.0; 32], "in place");
+    assert_eq!(
+        counting.calls("run_kernel"),
+        3,
+        "only the in-place call ran"
+    );
+
+    // A stream of another runtime is refused by name.
+    let cpu = Runtime::cpu();
+    let foreign = cpu.stream_of(4, &[8]).unwrap();
+    let err = rt
+        .run(&program, "saxpy", args![3.0f32, &foreign, &y, &r])
+        .unwrap_err();
+    assert!(
+        matches!(err.unplaced(), BrookError::ForeignStream { .. }),
+        "{err}"
+    );
+}

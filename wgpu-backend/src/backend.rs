@@ -1,0 +1,326 @@
+//! The crate's API: every Brook operation on wgpu, shaped like the runtime's backend trait
+//! (stream creation, read/write with domains, programs, kernels with vouts, reductions,
+//! scatter and gather-op, write masks and queries, swap, trace, finish), so the runtime's
+//! seam is glue over it.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use brook_frontend::ir::{self, FunctionId};
+
+use crate::error::{Result, WgpuError};
+use crate::gpu::Gpu;
+use crate::ops::mask::MaskState;
+use crate::ops::KernelArg;
+use crate::pipeline::{build, Pipeline, Source};
+use crate::program::WgpuProgram;
+use crate::shaders::Resource;
+use crate::stream::{Domain, IterRange, Storage, WgpuStream};
+use crate::trace::{CallTrace, Step};
+
+/// Brook on a wgpu device.
+pub struct WgpuBackend {
+    pub(crate) gpu: Gpu,
+    /// This backend's serial number, which its streams carry.
+    serial: u64,
+    next_id: Cell<u32>,
+    trace: RefCell<Option<Vec<CallTrace>>>,
+    pub(crate) mask: RefCell<MaskState>,
+    fixed: RefCell<HashMap<String, Rc<Pipeline>>>,
+    /// The module of the fixed shaders (they call no Brook function).
+    empty: ir::Module,
+}
+
+impl WgpuBackend {
+    /// A backend on a device of its own, headless: a GPU when there is one, else lavapipe
+    /// (Vulkan on the CPU), else wgpu's GL backend. The error names the packages to install
+    /// when no adapter exists.
+    pub fn new() -> Result<WgpuBackend> {
+        Ok(WgpuBackend::on(Gpu::headless()?))
+    }
+
+    /// Like [`WgpuBackend::new`], choosing only among adapters of `backends`
+    /// (`wgpu::Backends::GL` for wgpu's GL backend).
+    pub fn new_on(backends: wgpu::Backends) -> Result<WgpuBackend> {
+        Ok(WgpuBackend::on(Gpu::headless_on(backends)?))
+    }
+
+    /// A backend on an application's device and queue: every stream is a buffer of that
+    /// device ([`WgpuStream::buffer`]), to bind in the app's own passes with no copy.
+    pub fn with_device(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        adapter: wgpu::AdapterInfo,
+    ) -> WgpuBackend {
+        WgpuBackend::on(Gpu::from_device(device, queue, adapter))
+    }
+
+    fn on(gpu: Gpu) -> WgpuBackend {
+        static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        WgpuBackend {
+            gpu,
+            serial: SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            next_id: Cell::new(1),
+            trace: RefCell::new(None),
+            mask: RefCell::new(MaskState::default()),
+            fixed: RefCell::new(HashMap::new()),
+            empty: ir::Module::default(),
+        }
+    }
+
+    /// `"wgpu"`, as `BRT_RUNTIME` spells it.
+    pub fn name(&self) -> &'static str {
+        "wgpu"
+    }
+
+    /// The adapter, its API and device type.
+    pub fn describe(&self) -> String {
+        self.gpu.describe()
+    }
+
+    /// The device, queue and adapter facts the backend runs on.
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+
+    pub fn device(&self) -> &wgpu::Device {
+        &self.gpu.device
+    }
+
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.gpu.queue
+    }
+
+    pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
+        &self.gpu.info
+    }
+
+    /// A stream of `shape` whose elements have members of `widths` floats (`[4]` for
+    /// `float4`, `[1, 3]` for `struct {float a; float3 b;}`), zero-filled.
+    pub fn create_stream(&self, widths: &[u8], shape: &[usize]) -> Result<WgpuStream> {
+        let id = self.next_id.get();
+        self.next_id.set(id + 1);
+        WgpuStream::new_buffer(&self.gpu, self.serial, widths, shape, id)
+    }
+
+    /// An iterator stream `iter floatN s<shape> = iter(start, end)` (1 to 4 components in 1D,
+    /// `float2` in 2D).
+    pub fn create_iter(
+        &self,
+        shape: &[usize],
+        components: u8,
+        start: [f32; 4],
+        end: [f32; 4],
+    ) -> Result<WgpuStream> {
+        let keep = |v: [f32; 4]| {
+            let mut k = [0.0; 4];
+            let n = usize::from(components.min(4));
+            k[..n].copy_from_slice(&v[..n]);
+            k
+        };
+        WgpuStream::new_iter(
+            self.serial,
+            shape,
+            IterRange {
+                components,
+                start: keep(start),
+                end: keep(end),
+            },
+        )
+    }
+
+    /// Brook's `streamRead`: a host array in C layout into the stream, or into a domain of it
+    /// (the domain's elements row-major).
+    pub fn read(&self, s: &WgpuStream, domain: Option<&Domain>, data: &[f32]) -> Result<()> {
+        self.own(&[s])?;
+        let buf = s
+            .buffer()
+            .ok_or_else(|| WgpuError::Usage("an iterator stream cannot be read into".into()))?;
+        let fpe = s.floats_per_element();
+        let expected = domain.map_or(s.len(), Domain::len) * fpe;
+        if data.len() != expected {
+            return Err(WgpuError::Usage(format!(
+                "streamRead needs a host array of {expected} floats, got {}",
+                data.len()
+            )));
+        }
+        self.gpu.scoped("streamRead", || {
+            match domain {
+                None => self
+                    .gpu
+                    .queue
+                    .write_buffer(&buf, 0, bytemuck::cast_slice(data)),
+                Some(d) => {
+                    d.check(s.shape())?;
+                    let mut at = 0;
+                    for (first, len) in d.runs(s.shape()) {
+                        let n = len * fpe;
+                        self.gpu.queue.write_buffer(
+                            &buf,
+                            (first * fpe * 4) as u64,
+                            bytemuck::cast_slice(&data[at..at + n]),
+                        );
+                        at += n;
+                    }
+                }
+            }
+            self.gpu.queue.submit([]);
+            Ok(())
+        })
+    }
+
+    /// Brook's `streamWrite`: the stream, or a domain of it, to a host array in C layout.
+    pub fn write(&self, s: &WgpuStream, domain: Option<&Domain>, out: &mut [f32]) -> Result<()> {
+        self.own(&[s])?;
+        let fpe = s.floats_per_element();
+        let expected = domain.map_or(s.len(), Domain::len) * fpe;
+        if out.len() != expected {
+            return Err(WgpuError::Usage(format!(
+                "streamWrite needs a host array of {expected} floats, got {}",
+                out.len()
+            )));
+        }
+        if let Some(d) = domain {
+            d.check(s.shape())?;
+        }
+        let all: Vec<f32> = match &s.storage {
+            Storage::Iter(r) => r.values(s.shape()),
+            Storage::Buffer(b) => {
+                let buf = b.borrow().clone();
+                let bytes = self.gpu.scoped("streamWrite", || {
+                    self.gpu.read_back(&buf, 0..(s.len() * fpe * 4) as u64)
+                })?;
+                bytemuck::pod_collect_to_vec(&bytes)
+            }
+        };
+        match domain {
+            None => out.copy_from_slice(&all),
+            Some(d) => {
+                let mut at = 0;
+                for (first, len) in d.runs(s.shape()) {
+                    let n = len * fpe;
+                    out[at..at + n].copy_from_slice(&all[first * fpe..first * fpe + n]);
+                    at += n;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Prepares a checked program (its pipelines are built on first use of each variant).
+    pub fn prepare(&self, module: Rc<ir::Module>, source: Option<Source>) -> WgpuProgram {
+        WgpuProgram::new(module, source)
+    }
+
+    /// Runs a kernel; `args` has one entry per kernel parameter. Returns how many values each
+    /// `vout` parameter received, in parameter order (empty without vouts). A stream that is
+    /// an input and an output reads its old values everywhere; an element that discards, or
+    /// that the enabled write mask switches off, keeps its values.
+    pub fn run_kernel(
+        &self,
+        program: &WgpuProgram,
+        kernel: FunctionId,
+        args: &[KernelArg],
+    ) -> Result<Vec<usize>> {
+        self.kernel_call(program, kernel, args)
+    }
+
+    /// Brook's `streamSwap`: exchanges the storage of two streams of one shape and format.
+    pub fn swap(&self, a: &WgpuStream, b: &WgpuStream) -> Result<()> {
+        self.own(&[a, b])?;
+        if a.shape() != b.shape() || a.widths() != b.widths() {
+            return Err(WgpuError::Usage(format!(
+                "streamSwap needs two streams of one shape and format, got {:?} {:?} and {:?} {:?}",
+                a.shape(),
+                a.widths(),
+                b.shape(),
+                b.widths()
+            )));
+        }
+        a.swap_with(b)?;
+        self.record_steps("streamSwap", Vec::new());
+        Ok(())
+    }
+
+    /// Starts (afresh) or stops recording what each call becomes.
+    pub fn set_trace(&self, on: bool) {
+        *self.trace.borrow_mut() = on.then(Vec::new);
+    }
+
+    /// The calls recorded since tracing started or since the last take.
+    pub fn take_trace(&self) -> Vec<CallTrace> {
+        self.trace
+            .borrow_mut()
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// Waits until all work issued so far has finished.
+    pub fn finish(&self) -> Result<()> {
+        self.gpu.wait()
+    }
+
+    /// Checks that every stream was made by this backend (a buffer of another device would
+    /// be undefined behaviour in the driver, not an error).
+    pub(crate) fn own(&self, streams: &[&WgpuStream]) -> Result<()> {
+        if streams.iter().any(|s| s.owner != self.serial) {
+            return Err(WgpuError::Usage(
+                "this stream belongs to another wgpu backend (another device)".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn record(&self, call: CallTrace) {
+        if let Some(t) = self.trace.borrow_mut().as_mut() {
+            t.push(call);
+        }
+    }
+
+    /// Records an operation that issued no work of its own.
+    pub(crate) fn record_steps(&self, op: &str, steps: Vec<Step>) {
+        self.record(CallTrace {
+            op: op.into(),
+            compiled: false,
+            steps,
+        });
+    }
+
+    /// The pipeline of a fixed shader (no Brook function in it), built once per backend.
+    pub(crate) fn fixed_pipeline(
+        &self,
+        name: &str,
+        make: fn(&ir::Module) -> (naga::Module, Vec<Resource>),
+    ) -> Result<Rc<Pipeline>> {
+        self.cached_pipeline(name, || Ok(make(&self.empty)))
+    }
+
+    /// A pipeline the backend keeps by `name` (shaders that depend on no program).
+    pub(crate) fn cached_pipeline(
+        &self,
+        name: &str,
+        make: impl FnOnce() -> Result<(naga::Module, Vec<Resource>)>,
+    ) -> Result<Rc<Pipeline>> {
+        if let Some(p) = self.fixed.borrow().get(name) {
+            return Ok(p.clone());
+        }
+        let (m, resources) = make()?;
+        let p = Rc::new(build(
+            &self.gpu,
+            name.to_string(),
+            m,
+            resources,
+            name,
+            None,
+        )?);
+        self.fixed.borrow_mut().insert(name.to_string(), p.clone());
+        Ok(p)
+    }
+
+    /// The module of the fixed shaders.
+    pub(crate) fn empty_module(&self) -> &ir::Module {
+        &self.empty
+    }
+}

@@ -1,0 +1,43 @@
+//! Everything that can go wrong on the wgpu backend, with messages meant for the Brook user.
+//!
+//! wgpu reports validation errors, out-of-memory and device loss through error scopes and
+//! callbacks rather than return values, and panics on an uncaptured one; the backend wraps
+//! every operation in error scopes (`Gpu::scoped`) so each becomes one of these instead.
+
+/// The packages that give this machine a wgpu adapter, for error messages.
+pub const ADAPTER_PACKAGES: &str = "install Mesa's Vulkan driver (Debian/Ubuntu: `apt-get install \
+mesa-vulkan-drivers libvulkan1`, which gives lavapipe) or Mesa's EGL/GL drivers (`libegl1 \
+libegl-mesa0 libgl1-mesa-dri`) for wgpu's GL backend";
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum WgpuError {
+    /// No adapter could be created: no GPU driver, Vulkan or GL library was found.
+    #[error("no wgpu adapter is available ({0}); {ADAPTER_PACKAGES}")]
+    NoAdapter(String),
+    /// The device could not be created from the adapter.
+    #[error("the wgpu device could not be created: {0}")]
+    Device(String),
+    /// The shader generated for a Brook function is invalid: a bug of this backend, reported
+    /// at the Brook line it came from.
+    #[error("{place}: the compute shader generated for `{function}` is invalid: {message}")]
+    Shader {
+        function: String,
+        /// `file:line`, or the file alone when the error has no line.
+        place: String,
+        message: String,
+    },
+    /// wgpu refused an operation (a limit exceeded, an invalid binding, …).
+    #[error("wgpu refused {op}: {message}")]
+    Validation { op: String, message: String },
+    /// The device ran out of memory.
+    #[error("out of GPU memory during {op}: {message}")]
+    OutOfMemory { op: String, message: String },
+    /// The device was lost (driver reset, GPU removed); create a new backend.
+    #[error("the GPU device was lost: {0}")]
+    DeviceLost(String),
+    /// A call the Brook program should not make (wrong argument, size, shape, …).
+    #[error("{0}")]
+    Usage(String),
+}
+
+pub type Result<T> = std::result::Result<T, WgpuError>;

@@ -1,0 +1,237 @@
+//! The device the backend runs on: one it creates (headless: a GPU when there is one, else
+//! Mesa's lavapipe over Vulkan, else wgpu's GL backend), or one a wgpu application hands it.
+//!
+//! Every operation runs inside [`Gpu::scoped`]: validation, out-of-memory and internal error
+//! scopes around it, popped after the work is submitted, so a wgpu error becomes a
+//! [`WgpuError`] instead of wgpu's default panic. Device loss is recorded by a callback and
+//! reported by the next operation.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::error::{Result, WgpuError};
+
+/// A device and its queue, with what is known about the adapter.
+pub struct Gpu {
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub info: wgpu::AdapterInfo,
+    pub limits: wgpu::Limits,
+    lost: Arc<Mutex<Option<String>>>,
+    /// Whether this backend created the device (it then owns the uncaptured-error handler).
+    own: bool,
+    uncaptured: Arc<AtomicBool>,
+}
+
+impl Gpu {
+    /// A device of its own, headless. The adapter: a discrete or integrated GPU when there is
+    /// one, else Vulkan on the CPU (lavapipe), else wgpu's GL backend. `WGPU_BACKEND`
+    /// (`vulkan`, `gl`) restricts the choice, as in every wgpu program.
+    pub fn headless() -> Result<Gpu> {
+        Gpu::headless_on(
+            wgpu::Backends::from_env().unwrap_or(wgpu::Backends::VULKAN | wgpu::Backends::GL),
+        )
+    }
+
+    /// Like [`Gpu::headless`], choosing only among adapters of `backends`.
+    pub fn headless_on(backends: wgpu::Backends) -> Result<Gpu> {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+        desc.backends = backends;
+        let instance = wgpu::Instance::new(desc);
+        let adapters = pollster::block_on(instance.enumerate_adapters(backends));
+        let rank = |a: &wgpu::Adapter| {
+            let i = a.get_info();
+            let kind = match i.device_type {
+                wgpu::DeviceType::DiscreteGpu => 0,
+                wgpu::DeviceType::IntegratedGpu => 1,
+                wgpu::DeviceType::VirtualGpu => 2,
+                _ => 3,
+            };
+            let api = match i.backend {
+                wgpu::Backend::Vulkan => 0,
+                _ => 1,
+            };
+            (kind, api)
+        };
+        let adapter = adapters
+            .into_iter()
+            .filter(|a| {
+                a.get_downlevel_capabilities()
+                    .flags
+                    .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
+            })
+            .min_by_key(rank)
+            .ok_or_else(|| {
+                WgpuError::NoAdapter(format!(
+                    "no adapter with compute shaders among the {backends:?} backends"
+                ))
+            })?;
+        let info = adapter.get_info();
+        let limits = adapter.limits();
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("brook"),
+            required_limits: limits.clone(),
+            ..Default::default()
+        }))
+        .map_err(|e| WgpuError::Device(e.to_string()))?;
+        let gpu = Gpu::wrap(device, queue, info, true);
+        Ok(gpu)
+    }
+
+    /// The backend on an application's own device and queue (a winit + wgpu app, egui,
+    /// bevy): streams are buffers of that device, so the app binds them in its own passes.
+    /// The app keeps its uncaptured-error handler; the backend's own work runs in error scopes.
+    pub fn from_device(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Gpu {
+        Gpu::wrap(device, queue, info, false)
+    }
+
+    fn wrap(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo, own: bool) -> Gpu {
+        let lost = Arc::new(Mutex::new(None));
+        let l = lost.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            if let Ok(mut slot) = l.lock() {
+                *slot = Some(format!("{reason:?}: {message}"));
+            }
+        });
+        let uncaptured = Arc::new(AtomicBool::new(false));
+        if own {
+            // Every operation is scoped; should anything escape, it must not panic.
+            let u = uncaptured.clone();
+            device.on_uncaptured_error(Arc::new(move |_e: wgpu::Error| {
+                u.store(true, Ordering::Relaxed);
+            }));
+        }
+        let limits = device.limits();
+        Gpu {
+            device,
+            queue,
+            info,
+            limits,
+            lost,
+            own,
+            uncaptured,
+        }
+    }
+
+    /// "wgpu: llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)".
+    pub fn describe(&self) -> String {
+        format!(
+            "wgpu: {} ({:?}, {:?})",
+            self.info.name, self.info.backend, self.info.device_type
+        )
+    }
+
+    /// Whether the device was created by this backend (not handed over by an app).
+    pub fn owns_device(&self) -> bool {
+        self.own
+    }
+
+    fn check_lost(&self) -> Result<()> {
+        match self.lost.lock().ok().and_then(|l| l.clone()) {
+            Some(why) => Err(WgpuError::DeviceLost(why)),
+            None => Ok(()),
+        }
+    }
+
+    /// Runs `work` (which creates resources and submits commands) inside error scopes and
+    /// turns what they catch into an error about `op`.
+    pub fn scoped<T>(&self, op: &str, work: impl FnOnce() -> Result<T>) -> Result<T> {
+        self.check_lost()?;
+        let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
+        let memory = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let result = work();
+        let v = pollster::block_on(validation.pop());
+        let m = pollster::block_on(memory.pop());
+        let i = pollster::block_on(internal.pop());
+        self.check_lost()?;
+        if let Some(e) = m {
+            return Err(WgpuError::OutOfMemory {
+                op: op.into(),
+                message: e.to_string(),
+            });
+        }
+        if let Some(e) = v.or(i) {
+            return Err(WgpuError::Validation {
+                op: op.into(),
+                message: error_text(&e),
+            });
+        }
+        result
+    }
+
+    /// Waits until the queue's work has finished.
+    pub fn wait(&self) -> Result<()> {
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map(drop)
+            .map_err(|e| WgpuError::DeviceLost(e.to_string()))
+    }
+
+    /// The bytes `range` of `buffer` (which has `COPY_SRC`), read back through a staging
+    /// buffer.
+    pub fn read_back(&self, buffer: &wgpu::Buffer, range: std::ops::Range<u64>) -> Result<Vec<u8>> {
+        let size = range.end - range.start;
+        if size == 0 {
+            return Ok(Vec::new());
+        }
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("brook read-back"),
+            size: size.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(buffer, range.start, &staging, 0, size.next_multiple_of(4));
+        self.queue.submit([enc.finish()]);
+        let slice = staging.slice(..);
+        let (tx, rx) = std::sync::mpsc::channel();
+        slice.map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        self.wait()?;
+        match rx.recv() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                return Err(WgpuError::Validation {
+                    op: "reading a stream back".into(),
+                    message: e.to_string(),
+                })
+            }
+            Err(_) => {
+                return Err(WgpuError::DeviceLost(
+                    "the read-back never completed".into(),
+                ))
+            }
+        }
+        let bytes = slice
+            .get_mapped_range()
+            .map_err(|e| WgpuError::Validation {
+                op: "reading a stream back".into(),
+                message: e.to_string(),
+            })?[..size as usize]
+            .to_vec();
+        staging.unmap();
+        Ok(bytes)
+    }
+
+    /// Whether an error escaped every scope (only possible on a device the backend owns).
+    pub fn uncaptured_error(&self) -> bool {
+        self.uncaptured.load(Ordering::Relaxed)
+    }
+}
+
+/// An error's message with its sources.
+fn error_text(e: &wgpu::Error) -> String {
+    let mut s = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(x) = source {
+        let t = x.to_string();
+        if !s.contains(&t) {
+            s.push_str(": ");
+            s.push_str(&t);
+        }
+        source = x.source();
+    }
+    s
+}

@@ -1,0 +1,60 @@
+//! Brook on wgpu: the typed IR as naga compute modules over storage buffers.
+//!
+//! The same Brook programs the GL backend draws as fragment shaders over float textures run
+//! here as WGSL-level compute shaders, so the two can be read and measured side by side.
+//!
+//! # How a program becomes compute work
+//!
+//! - [`lower`]: Brook's typed IR → naga IR, built directly (arenas, handles, `Emit` ranges)
+//!   and validated by naga's `Validator`, then handed to wgpu as `ShaderSource::Naga`. No WGSL
+//!   text is ever built; naga's WGSL writer prints the module for people
+//!   ([`WgpuBackend::wgsl`]). Every naga expression and statement carries the Brook byte range
+//!   it came from, so a validation failure names the Brook line.
+//! - [`shaders`]: the entry points: one invocation per element for a kernel (any number of
+//!   outputs, no pass splitting), a workgroup-shared-memory tree for reductions, atomics and
+//!   conflict-free rounds for scatters, a workgroup scan for `vout` packing.
+//! - [`ops`]: the host side of each operation; [`WgpuBackend`] is the API, shaped like the
+//!   runtime's backend trait.
+//!
+//! # Streams are linear storage buffers
+//!
+//! A stream is one `array<f32>` buffer in C layout: elements row-major, each element's
+//! members back to back ([`stream`]). There is no texture size limit, so none of the GL
+//! backend's address translation exists here: no wrapping of long or high-rank streams into
+//! 2D textures, no texel ↔ element conversion in every fetch, gather and output, no special
+//! cases for direct layouts. An element's position is its row-major linear index; only
+//! Brook's own rules (implicit resizing, gather rounding and clamping, domains) remain.
+//!
+//! Interleaved rather than one buffer per struct member, measured on lavapipe by the
+//! `wgpu layout` bench (a 7-float struct update over 2^20 elements): see the crate's bench
+//! `compare` and `docs` in the report. Interleaved also makes host reads and writes single
+//! copies, keeps a call's bindings to one per stream (WebGPU caps storage buffers per
+//! stage), and makes a stream's buffer a ready vertex buffer for an application.
+//!
+//! # Errors
+//!
+//! wgpu reports errors through error scopes and panics on uncaptured ones by default; every
+//! operation here runs inside validation, out-of-memory and internal scopes and returns a
+//! [`WgpuError`] instead ([`gpu`]). The adapter is a GPU when there is one, else Mesa's
+//! lavapipe (Vulkan on the CPU), else wgpu's GL backend; with none, the error names the
+//! packages to install.
+
+pub mod backend;
+pub mod error;
+pub mod gpu;
+pub mod lower;
+pub mod ops;
+pub mod pipeline;
+pub mod program;
+pub mod shaders;
+pub mod stream;
+pub mod trace;
+mod work;
+
+pub use backend::WgpuBackend;
+pub use error::WgpuError;
+pub use ops::KernelArg;
+pub use pipeline::Source;
+pub use program::WgpuProgram;
+pub use stream::{Domain, WgpuStream};
+pub use trace::{CallTrace, Dispatch, Step};

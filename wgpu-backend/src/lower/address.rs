@@ -1,0 +1,117 @@
+//! Brook's index rules in the shader (`brook-semantics.md`), the same arithmetic as the CPU
+//! backend's `shape.rs`.
+//!
+//! An index is a list of `u32` components ordered like Brook's `indexof`: component 0 is the
+//! last dimension (the column), component 1 the one before, and so on; extents are a
+//! `vec4<u32>` in the same order, 1 in unused dimensions. Streams are row-major, so storage is
+//! linear with no address translation: no texture size limit applies, so there is no 2D
+//! wrapping to undo.
+
+use naga::{Expression, Handle};
+
+use super::builder::FnBuilder;
+
+/// Row-major linear position of `index` (component 0 the fastest) in `extents`.
+pub fn linearize(
+    b: &mut FnBuilder,
+    index: &[Handle<Expression>],
+    extents: Handle<Expression>,
+) -> Handle<Expression> {
+    let mut lin = index[index.len() - 1];
+    for k in (0..index.len() - 1).rev() {
+        let e = b.index(extents, k as u32);
+        let scaled = b.mul(lin, e);
+        lin = b.add_(scaled, index[k]);
+    }
+    lin
+}
+
+/// The index of linear position `linear` in `extents`, `rank` components.
+pub fn unlinearize(
+    b: &mut FnBuilder,
+    linear: Handle<Expression>,
+    extents: Handle<Expression>,
+    rank: u8,
+) -> Vec<Handle<Expression>> {
+    let mut out = Vec::with_capacity(rank as usize);
+    let mut rest = linear;
+    for k in 0..rank {
+        if k + 1 == rank {
+            out.push(rest);
+            break;
+        }
+        let e = b.index(extents, u32::from(k));
+        out.push(b.rem(rest, e));
+        rest = b.div(rest, e);
+    }
+    out
+}
+
+/// Brook's implicit resize along one dimension: output element `i` of `out_extent` reads
+/// element `i * in_extent / out_extent` (32-bit, as the GL backend computes it).
+pub fn resize(
+    b: &mut FnBuilder,
+    i: Handle<Expression>,
+    in_extent: Handle<Expression>,
+    out_extent: Handle<Expression>,
+) -> Handle<Expression> {
+    let p = b.mul(i, in_extent);
+    b.div(p, out_extent)
+}
+
+/// Brook's gather rounding of a float index component: `floor(v + 0.25)` clamped to
+/// `[0, extent-1]`, NaN reading element 0 (the CPU's `gather_component_f`, branch for branch).
+pub fn gather_component_f(
+    b: &mut FnBuilder,
+    v: Handle<Expression>,
+    extent: Handle<Expression>,
+) -> Handle<Expression> {
+    let one = b.u32(1);
+    let last = b.sub(extent, one);
+    let last_f = b.convert(last, naga::ScalarKind::Float);
+    gather_round_clamp(b, v, last, last_f)
+}
+
+/// [`gather_component_f`] with the bound `extent - 1` given as `u32` and `f32`.
+pub fn gather_round_clamp(
+    b: &mut FnBuilder,
+    v: Handle<Expression>,
+    last: Handle<Expression>,
+    last_f: Handle<Expression>,
+) -> Handle<Expression> {
+    let quarter = b.f32(0.25);
+    let biased = b.add_(v, quarter);
+    let i = b.math(naga::MathFunction::Floor, &[biased]);
+    let zero_f = b.f32(0.0);
+    let zero = b.u32(0);
+    let as_u = b.convert(i, naga::ScalarKind::Uint);
+    let high = b.ge(i, last_f);
+    let clamped = b.select(high, last, as_u);
+    let positive = b.gt(i, zero_f);
+    b.select(positive, clamped, zero)
+}
+
+/// The same rule for an `int` component: clamped to `[0, last]` (`last` = extent - 1).
+pub fn gather_component_i(
+    b: &mut FnBuilder,
+    v: Handle<Expression>,
+    last: Handle<Expression>,
+) -> Handle<Expression> {
+    let zero = b.i32(0);
+    let non_negative = b.max(v, zero);
+    let as_u = b.convert(non_negative, naga::ScalarKind::Uint);
+    b.min(as_u, last)
+}
+
+/// A `vec4<f32>` position (`indexof`) of an index of `rank` components.
+pub fn position(b: &mut FnBuilder, index: &[Handle<Expression>]) -> Handle<Expression> {
+    let mut comps = Vec::with_capacity(4);
+    for k in 0..4 {
+        comps.push(match index.get(k) {
+            Some(&i) => b.convert(i, naga::ScalarKind::Float),
+            None => b.f32(0.0),
+        });
+    }
+    let t = b.types.vector(naga::Scalar::F32, 4);
+    b.compose(t, comps)
+}

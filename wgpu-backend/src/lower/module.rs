@@ -1,0 +1,402 @@
+//! One shader module under construction, and the finished, validated module.
+//!
+//! A Brook helper is called with gathers and streams of its caller: a gather parameter has no
+//! value to pass in WGSL (a storage buffer cannot be a function argument), and `indexof` of a
+//! parameter needs the caller's stream. So each Brook function is instantiated per *binding*:
+//! which kernel parameter each of its parameters stands for. A kernel's own binding is the
+//! identity; a helper called with `g` (a gather of the kernel) gets an instance reading `g`'s
+//! buffer. Instances are created callees first, as naga requires.
+
+use std::collections::HashMap;
+
+use brook_frontend::ir::{self, ExprKind, FunctionId, ParamClass, StmtKind};
+use naga::{
+    AddressSpace, Expression, Function, GlobalVariable, Handle, ResourceBinding, Span, Type,
+};
+
+use super::builder::Types;
+use super::function::lower_function;
+use super::{LowerError, Lowered};
+
+/// How a shader reaches a stream bound to a kernel parameter (for gathers).
+#[derive(Debug, Clone, Copy)]
+pub struct StreamAccess {
+    /// The stream's storage buffer (see `values::Elements`).
+    pub buffer: Handle<GlobalVariable>,
+    /// Floats per element.
+    pub fpe: u32,
+    /// The stream's rank.
+    pub rank: u8,
+    /// The slot of the call-info uniform holding the extents the call sees (`.x` the last
+    /// dimension; 1 in unused dimensions).
+    pub extent_slot: u32,
+    /// For a domain: the slots of its first element and of the whole stream's extents.
+    pub domain: Option<(u32, u32)>,
+}
+
+/// A binding: for each parameter of a function, the kernel parameter it stands for.
+pub type Binding = Vec<Option<u32>>;
+
+/// The shared state of one module's functions.
+pub struct ShaderModule<'a> {
+    pub brook: &'a ir::Module,
+    pub types: Types,
+    pub functions: naga::Arena<Function>,
+    pub globals: naga::Arena<GlobalVariable>,
+    pub entry_points: Vec<naga::EntryPoint>,
+    /// Set by `discard`; the element writes nothing (see `function.rs`).
+    pub discard: Handle<GlobalVariable>,
+    /// The per-call uniform (`array<vec4<u32>, N>`), once declared.
+    pub info: Option<Handle<GlobalVariable>>,
+    /// Per kernel parameter: its stream, for gathers.
+    pub streams: Vec<Option<StreamAccess>>,
+    /// Per kernel parameter: the private global holding `indexof` of it.
+    pub positions: Vec<Option<Handle<GlobalVariable>>>,
+    instances: HashMap<(FunctionId, Binding), Handle<Function>>,
+    /// Per Brook function: whether calling it may set the discard flag.
+    pub may_discard: Vec<bool>,
+}
+
+impl<'a> ShaderModule<'a> {
+    pub fn new(brook: &'a ir::Module) -> ShaderModule<'a> {
+        let mut types = Types::default();
+        let mut globals = naga::Arena::new();
+        let bool_ty = types.bool();
+        let discard = globals.append(
+            GlobalVariable {
+                name: Some("brook_discarded".into()),
+                space: AddressSpace::Private,
+                binding: None,
+                ty: bool_ty,
+                init: None,
+                memory_decorations: Default::default(),
+            },
+            Span::UNDEFINED,
+        );
+        ShaderModule {
+            brook,
+            types,
+            functions: naga::Arena::new(),
+            globals,
+            entry_points: Vec::new(),
+            discard,
+            info: None,
+            streams: Vec::new(),
+            positions: Vec::new(),
+            instances: HashMap::new(),
+            may_discard: may_discard(brook),
+        }
+    }
+
+    /// A resource global at `@group(0) @binding(binding)`.
+    pub fn resource(
+        &mut self,
+        name: &str,
+        space: AddressSpace,
+        ty: Handle<Type>,
+        binding: u32,
+    ) -> Handle<GlobalVariable> {
+        self.globals.append(
+            GlobalVariable {
+                name: Some(name.to_string()),
+                space,
+                binding: Some(ResourceBinding { group: 0, binding }),
+                ty,
+                init: None,
+                memory_decorations: Default::default(),
+            },
+            Span::UNDEFINED,
+        )
+    }
+
+    /// A module-scope variable of the invocation (`var<private>` or `var<workgroup>`).
+    pub fn variable(
+        &mut self,
+        name: &str,
+        space: AddressSpace,
+        ty: Handle<Type>,
+    ) -> Handle<GlobalVariable> {
+        self.globals.append(
+            GlobalVariable {
+                name: Some(name.to_string()),
+                space,
+                binding: None,
+                ty,
+                init: None,
+                memory_decorations: Default::default(),
+            },
+            Span::UNDEFINED,
+        )
+    }
+
+    /// Whether calling `f` may set the discard flag.
+    pub fn may_discard(&self, f: FunctionId) -> bool {
+        self.may_discard[f.0 as usize]
+    }
+
+    /// The naga function of Brook function `f` with `binding` (created on first use, with its
+    /// callees before it).
+    pub fn instance(&mut self, f: FunctionId, binding: Binding) -> Lowered<Handle<Function>> {
+        if let Some(h) = self.instances.get(&(f, binding.clone())) {
+            return Ok(*h);
+        }
+        let func = self.brook.func(f);
+        let mut calls = Vec::new();
+        for s in &func.body {
+            collect_calls(self.brook, s, &binding, &mut calls);
+        }
+        let mut callees = HashMap::new();
+        for (g, b) in calls {
+            let h = self.instance(g, b.clone())?;
+            callees.insert((g, b), h);
+        }
+        // A helper instantiated for a caller's streams is named after them.
+        let identity = binding
+            .iter()
+            .enumerate()
+            .all(|(k, b)| b.is_none_or(|q| q as usize == k));
+        let suffix = if identity {
+            String::new()
+        } else {
+            binding
+                .iter()
+                .map(|b| b.map_or("_".into(), |k| k.to_string()))
+                .collect::<Vec<_>>()
+                .join("_")
+        };
+        let lowered = lower_function(self, f, &binding, &callees, &suffix)?;
+        let h = self.functions.append(lowered, super::naga_span(func.span));
+        self.instances.insert((f, binding), h);
+        Ok(h)
+    }
+
+    /// The finished module.
+    pub fn finish(self) -> naga::Module {
+        let mut m = naga::Module {
+            types: self.types.arena,
+            functions: self.functions,
+            global_variables: self.globals,
+            entry_points: self.entry_points,
+            ..naga::Module::default()
+        };
+        // The compare-exchange result type, if a shader used it, is naga's predeclared one.
+        let cx = naga::PredeclaredType::AtomicCompareExchangeWeakResult(naga::Scalar::U32);
+        let name = cx.struct_name();
+        if m.types
+            .iter()
+            .any(|(_, t)| t.name.as_deref() == Some(name.as_str()))
+        {
+            m.generate_predeclared_type(cx);
+        }
+        m
+    }
+}
+
+/// Validates a finished module. On failure, the error's message and the Brook span it
+/// points at (if any).
+pub fn validate(module: &naga::Module) -> Result<naga::valid::ModuleInfo, (String, Option<Span>)> {
+    let mut v = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::empty(),
+    );
+    v.validate(module).map_err(|e| {
+        // The narrowest span is the most specific: the expression or statement, not the
+        // function around it.
+        let span = e
+            .spans()
+            .map(|(s, _)| *s)
+            .filter(|s| s.is_defined())
+            .min_by_key(|s| s.to_range().map_or(usize::MAX, |r| r.len()));
+        let mut message = e.as_inner().to_string();
+        let mut source: Option<&dyn std::error::Error> = std::error::Error::source(e.as_inner());
+        while let Some(s) = source {
+            message.push_str(": ");
+            message.push_str(&s.to_string());
+            source = s.source();
+        }
+        (message, span)
+    })
+}
+
+/// WGSL text of a validated module, for people to read.
+pub fn wgsl(module: &naga::Module, info: &naga::valid::ModuleInfo) -> String {
+    naga::back::wgsl::write_string(module, info, naga::back::wgsl::WriterFlags::empty())
+        .unwrap_or_else(|e| format!("// WGSL could not be written: {e}\n"))
+}
+
+/// Which functions may set the discard flag: those with a `discard`, and their callers.
+fn may_discard(m: &ir::Module) -> Vec<bool> {
+    let mut out = vec![false; m.functions.len()];
+    // Callees come before callers, so one pass in order suffices.
+    for (i, f) in m.functions.iter().enumerate() {
+        let mut found = false;
+        visit_block(&f.body, &mut |s| {
+            if matches!(s.kind, StmtKind::Discard) {
+                found = true;
+            }
+        });
+        visit_exprs(&f.body, &mut |e| {
+            if let ExprKind::Call(g, _) = e.kind {
+                found |= out.get(g.0 as usize).copied().unwrap_or(false);
+            }
+        });
+        out[i] = found;
+    }
+    out
+}
+
+/// Every call in a statement, with the callee's binding from the caller's `binding`.
+fn collect_calls(
+    m: &ir::Module,
+    s: &ir::Stmt,
+    binding: &[Option<u32>],
+    out: &mut Vec<(FunctionId, Binding)>,
+) {
+    visit_exprs(std::slice::from_ref(s), &mut |e| {
+        if let ExprKind::Call(g, args) = &e.kind {
+            let b = call_binding(m, *g, args, binding);
+            if !out.contains(&(*g, b.clone())) {
+                out.push((*g, b));
+            }
+        }
+    });
+}
+
+/// The binding of a call of `g` with `args` from a function bound by `binding`: a parameter
+/// passed a parameter of the caller stands for what that one stands for.
+pub fn call_binding(
+    m: &ir::Module,
+    g: FunctionId,
+    args: &[ir::Expr],
+    binding: &[Option<u32>],
+) -> Binding {
+    m.func(g)
+        .params
+        .iter()
+        .zip(args)
+        .map(|(p, a)| match (&a.kind, p.class) {
+            (
+                ExprKind::Param(q),
+                ParamClass::Gather { .. } | ParamClass::Stream | ParamClass::Iter | ParamClass::Out,
+            ) => binding.get(*q as usize).copied().flatten(),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Calls `f` on every statement, nested ones included.
+pub fn visit_block(block: &[ir::Stmt], f: &mut impl FnMut(&ir::Stmt)) {
+    for s in block {
+        f(s);
+        match &s.kind {
+            StmtKind::If {
+                then, otherwise, ..
+            } => {
+                visit_block(then, f);
+                visit_block(otherwise, f);
+            }
+            StmtKind::Loop {
+                init, step, body, ..
+            } => {
+                visit_block(init, f);
+                visit_block(step, f);
+                visit_block(body, f);
+            }
+            StmtKind::Block(b) => visit_block(b, f),
+            _ => {}
+        }
+    }
+}
+
+/// Calls `f` on every expression of every statement, nested ones included.
+pub fn visit_exprs(block: &[ir::Stmt], f: &mut impl FnMut(&ir::Expr)) {
+    visit_block(block, &mut |s| match &s.kind {
+        StmtKind::Decl { init: Some(e), .. } | StmtKind::Expr(e) | StmtKind::Return(Some(e)) => {
+            visit_expr(e, f)
+        }
+        StmtKind::Push { value, .. } => visit_expr(value, f),
+        StmtKind::Assign { target, value, .. } => {
+            for a in &target.path {
+                if let ir::Access::Index(i) = a {
+                    visit_expr(i, f);
+                }
+            }
+            visit_expr(value, f);
+        }
+        StmtKind::If { cond, .. } => visit_expr(cond, f),
+        StmtKind::Loop { cond: Some(c), .. } => visit_expr(c, f),
+        _ => {}
+    });
+}
+
+pub fn visit_expr(e: &ir::Expr, f: &mut impl FnMut(&ir::Expr)) {
+    f(e);
+    match &e.kind {
+        ExprKind::Unary(_, a)
+        | ExprKind::Convert(a)
+        | ExprKind::Swizzle(a, _)
+        | ExprKind::Member(a, _) => visit_expr(a, f),
+        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
+            visit_expr(a, f);
+            visit_expr(b, f);
+        }
+        ExprKind::Select {
+            cond,
+            accept,
+            reject,
+        } => {
+            visit_expr(cond, f);
+            visit_expr(accept, f);
+            visit_expr(reject, f);
+        }
+        ExprKind::Construct(parts)
+        | ExprKind::Builtin(_, parts)
+        | ExprKind::Call(_, parts)
+        | ExprKind::Gather { indices: parts, .. } => {
+            for p in parts {
+                visit_expr(p, f);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether evaluating `e` can change anything (a call, or `frexp`/`modf` storing their
+/// second argument): such operands are evaluated under control flow, never eagerly.
+pub fn has_effects(e: &ir::Expr) -> bool {
+    let mut found = false;
+    visit_expr(e, &mut |x| {
+        found |= matches!(
+            x.kind,
+            ExprKind::Call(..) | ExprKind::Builtin(ir::Builtin::Frexp | ir::Builtin::Modf, _)
+        );
+    });
+    found
+}
+
+/// An error at a Brook span.
+pub fn error(message: impl Into<String>, span: brook_frontend::Span) -> LowerError {
+    LowerError {
+        message: message.into(),
+        span,
+    }
+}
+
+/// The pointer type to `base` in function space (out parameters).
+pub fn function_pointer(types: &mut Types, base: Handle<Type>) -> Handle<Type> {
+    types.get(naga::TypeInner::Pointer {
+        base,
+        space: AddressSpace::Function,
+    })
+}
+
+/// `info[slot]`, a `vec4<u32>` of the per-call uniform.
+pub fn info_slot(
+    b: &mut super::FnBuilder,
+    info: Handle<GlobalVariable>,
+    slot: u32,
+) -> Handle<Expression> {
+    let g = b.global(info);
+    let p = b.index(g, slot);
+    b.load(p)
+}

@@ -1,0 +1,408 @@
+//! A kernel call: checks, the shader variant, the call info, in-place copies, one dispatch,
+//! then the vouts' packing (`vout.rs`).
+
+use brook_frontend::ir::{FunctionKind, ParamClass, Scalar, Type};
+
+use super::vout::{pack_vouts, VoutScratch};
+use super::{call_shape_of, check_fpe, usage, KernelArg};
+use crate::backend::WgpuBackend;
+use crate::error::Result;
+use crate::lower::values::flat_len;
+use crate::pipeline::scratch;
+use crate::program::{PipelineKey, WgpuProgram};
+use crate::shaders::kernel::{kernel_module, ArgPlan, ArgShape, KernelVariant, CALL_EXTENT, HEAD};
+use crate::shaders::WORKGROUP;
+use crate::stream::WgpuStream;
+use crate::trace::CallTrace;
+use crate::work::Work;
+
+/// A checked kernel call with its pipeline.
+struct Prepared {
+    variant: KernelVariant,
+    shape: Vec<usize>,
+    elements: usize,
+    masking: super::mask::CallMasking,
+    pipeline: std::rc::Rc<crate::pipeline::Pipeline>,
+    compiled: bool,
+}
+
+/// Extents as an info slot: `.x` the last dimension, 1 in unused ones.
+pub fn extent_slot(shape: &[usize]) -> [u32; 4] {
+    let mut e = [1u32; 4];
+    for (k, &x) in shape.iter().rev().enumerate() {
+        e[k] = x as u32;
+    }
+    e
+}
+
+impl WgpuBackend {
+    /// Checks a kernel call and finds (or builds) its pipeline; `None` for a call with no
+    /// outputs (nothing observable to compute).
+    fn prepare_call(
+        &self,
+        program: &WgpuProgram,
+        kernel: brook_frontend::ir::FunctionId,
+        args: &[KernelArg],
+    ) -> Result<Option<Prepared>> {
+        let module = &program.module;
+        let func = module
+            .functions
+            .get(kernel.0 as usize)
+            .ok_or_else(|| usage(format!("no function #{}", kernel.0)))?;
+        if func.kind != FunctionKind::Kernel {
+            return Err(usage(format!("`{}` is not a kernel", func.name)));
+        }
+        if args.len() != func.params.len() {
+            return Err(usage(format!(
+                "kernel `{}` takes {} arguments, {} were given",
+                func.name,
+                func.params.len(),
+                args.len()
+            )));
+        }
+        let streams: Vec<&WgpuStream> = args
+            .iter()
+            .filter(|a| !matches!(a, KernelArg::Constant(_)))
+            .map(|a| a.stream())
+            .collect();
+        self.own(&streams)?;
+        // Check every argument against its parameter.
+        for (p, a) in func.params.iter().zip(args) {
+            let what = |w: &str| {
+                usage(format!(
+                    "kernel `{}`: parameter `{}` needs {w}",
+                    func.name, p.name
+                ))
+            };
+            match (p.class, a) {
+                (ParamClass::Constant, KernelArg::Constant(v)) => {
+                    let n = flat_len(module, &p.ty) as usize;
+                    if v.len() != n {
+                        return Err(usage(format!(
+                            "kernel `{}`: constant `{}` needs {n} floats, got {}",
+                            func.name,
+                            p.name,
+                            v.len()
+                        )));
+                    }
+                }
+                (ParamClass::Constant, _) => return Err(what("a constant")),
+                (_, KernelArg::Constant(_)) => return Err(what("a stream")),
+                (ParamClass::Stream | ParamClass::Iter, a) if a.stream().iter_range().is_some() => {
+                    let s = a.stream();
+                    let c = s.widths()[0];
+                    if p.ty != Type::vector(Scalar::Float, c) {
+                        return Err(usage(format!(
+                            "iterator `{}` of `{}`: the parameter's type does not match an iterator of {c} float component(s)",
+                            p.name, func.name
+                        )));
+                    }
+                }
+                (ParamClass::Iter, _) => return Err(what("an iterator")),
+                (
+                    ParamClass::Stream
+                    | ParamClass::Gather { .. }
+                    | ParamClass::Out
+                    | ParamClass::Vout { .. },
+                    a,
+                ) => {
+                    if a.stream().iter_range().is_some() {
+                        return Err(usage(format!(
+                            "kernel `{}`: an iterator cannot be bound to `{}`",
+                            func.name, p.name
+                        )));
+                    }
+                    check_fpe(module, &func.name, p, a.stream().floats_per_element())?;
+                    if let KernelArg::Domain(s, d) = a {
+                        d.check(s.shape())?;
+                    }
+                }
+                (ParamClass::Reduce, _) => return Err(what("no reduce parameter in a kernel")),
+            }
+        }
+        // The call's shape: the outputs' (all the same), or for vouts alone the first input's.
+        let out_shapes: Vec<Vec<usize>> = func
+            .params
+            .iter()
+            .zip(args)
+            .filter(|(p, _)| p.class == ParamClass::Out)
+            .map(|(_, a)| call_shape_of(a))
+            .collect();
+        if out_shapes.windows(2).any(|w| w[0] != w[1]) {
+            return Err(usage(format!(
+                "kernel `{}`: all outputs of a call must have the same shape, got {out_shapes:?}",
+                func.name
+            )));
+        }
+        let has_vouts = func
+            .params
+            .iter()
+            .any(|p| matches!(p.class, ParamClass::Vout { .. }));
+        let shape = match out_shapes.first() {
+            Some(s) => s.clone(),
+            None if !has_vouts => return Ok(None),
+            None => func
+                .params
+                .iter()
+                .zip(args)
+                .find(|(p, _)| matches!(p.class, ParamClass::Stream | ParamClass::Iter))
+                .map(|(_, a)| call_shape_of(a))
+                .ok_or_else(|| {
+                    usage(format!(
+                        "kernel `{}` writes only vouts and reads no stream: its call has no shape",
+                        func.name
+                    ))
+                })?,
+        };
+        let elements: usize = shape.iter().product();
+        for (p, a) in func.params.iter().zip(args) {
+            if let ParamClass::Vout { max } = p.class {
+                let needed = max as usize * elements;
+                if a.stream().len() < needed {
+                    return Err(usage(format!(
+                        "kernel `{}`: vout `{}` needs room for {needed} elements ({max} per element of {elements}), its stream has {}",
+                        func.name,
+                        p.name,
+                        a.stream().len()
+                    )));
+                }
+            }
+        }
+        let masking = self.masking_for_call(&func.name, has_vouts, args, func, &shape)?;
+        let variant = KernelVariant {
+            kernel,
+            args: func
+                .params
+                .iter()
+                .zip(args)
+                .map(|(p, a)| match (p.class, a) {
+                    (ParamClass::Constant, _) => ArgShape::Constant,
+                    (ParamClass::Gather { .. }, a) => ArgShape::Gather {
+                        domain: matches!(a, KernelArg::Domain(..)),
+                        rank: a.stream().shape().len() as u8,
+                    },
+                    (ParamClass::Out, a) => ArgShape::Out {
+                        domain: matches!(a, KernelArg::Domain(..)),
+                    },
+                    (ParamClass::Vout { .. }, _) => ArgShape::Vout,
+                    (_, a) if a.stream().iter_range().is_some() => ArgShape::Iter {
+                        rank: a.stream().shape().len() as u8,
+                    },
+                    (_, a) => ArgShape::Stream {
+                        direct: matches!(a, KernelArg::Stream(_))
+                            && a.stream().shape() == shape.as_slice(),
+                        domain: matches!(a, KernelArg::Domain(..)),
+                        rank: a.stream().shape().len() as u8,
+                        aliased: reads_what_it_writes(func, args, a),
+                    },
+                })
+                .collect(),
+            rank: shape.len() as u8,
+            masked: masking.mask.is_some(),
+            counting: masking.counting,
+        };
+        let gpu = &self.gpu;
+        let (pipeline, compiled) = program.lowered_pipeline(
+            gpu,
+            PipelineKey::Kernel(variant.clone()),
+            kernel,
+            format!("kernel {}", func.name),
+            || kernel_module(module, &variant).map(|(m, plan)| (m, plan.resources)),
+        )?;
+        Ok(Some(Prepared {
+            variant,
+            shape,
+            elements,
+            masking,
+            pipeline,
+            compiled,
+        }))
+    }
+
+    /// The WGSL of the compute shader a kernel call runs (empty for a call with no outputs).
+    pub fn wgsl(
+        &self,
+        program: &WgpuProgram,
+        kernel: brook_frontend::ir::FunctionId,
+        args: &[KernelArg],
+    ) -> Result<String> {
+        Ok(self
+            .prepare_call(program, kernel, args)?
+            .map(|p| p.pipeline.wgsl())
+            .unwrap_or_default())
+    }
+
+    pub(crate) fn kernel_call(
+        &self,
+        program: &WgpuProgram,
+        kernel: brook_frontend::ir::FunctionId,
+        args: &[KernelArg],
+    ) -> Result<Vec<usize>> {
+        let Some(Prepared {
+            variant,
+            shape,
+            elements,
+            masking,
+            pipeline,
+            compiled,
+        }) = self.prepare_call(program, kernel, args)?
+        else {
+            return Ok(Vec::new());
+        };
+        let module = &program.module;
+        let func = module.func(kernel);
+        let gpu = &self.gpu;
+        let plan = crate::shaders::kernel::KernelPlan::new(module, &variant);
+
+        let op = format!("kernel `{}`", func.name);
+        gpu.scoped(&op.clone(), || {
+            let mut info = vec![[0u32; 4]; plan.info.slots as usize];
+            info[HEAD as usize] = [elements as u32, 0, masking.mask_fpe, 0];
+            info[CALL_EXTENT as usize] = extent_slot(&shape);
+            let mut work = Work::new(gpu);
+            // Buffers bound, by resource number: (buffer, trace id).
+            let mut bound: Vec<Option<(wgpu::Buffer, u32)>> = vec![None; plan.resources.len()];
+            let mut vout_scratch = Vec::new();
+            let outputs: Vec<&WgpuStream> = func
+                .params
+                .iter()
+                .zip(args)
+                .filter(|(p, _)| p.class.is_output())
+                .map(|(_, a)| a.stream())
+                .collect();
+            for (k, ((p, a), ap)) in func.params.iter().zip(args).zip(&plan.args).enumerate() {
+                let domain_slots = |info: &mut Vec<[u32; 4]>, d: Option<(u32, u32)>| {
+                    if let (Some((lo, full)), KernelArg::Domain(s, dom)) = (d, a) {
+                        info[lo as usize] = extent_slot(dom.lo());
+                        info[lo as usize]
+                            .iter_mut()
+                            .skip(dom.lo().len())
+                            .for_each(|x| *x = 0);
+                        info[full as usize] = extent_slot(s.shape());
+                    }
+                };
+                match ap {
+                    ArgPlan::Stream {
+                        buffer,
+                        extent,
+                        domain,
+                    }
+                    | ArgPlan::Gather {
+                        buffer,
+                        extent,
+                        domain,
+                    } => {
+                        info[*extent as usize] = extent_slot(&call_shape_of(a));
+                        domain_slots(&mut info, *domain);
+                        let s = a.stream();
+                        let buf = s.buffer().expect("checked: not an iterator").clone();
+                        // In place: an input that is also an output of this call is read
+                        // from a copy, unless each element reads exactly the one it writes
+                        // (then the shader binds that one buffer read-write).
+                        let aliased = outputs.iter().any(|o| std::ptr::eq(*o, s));
+                        let same_element =
+                            matches!(variant.args[k], ArgShape::Stream { aliased: true, .. });
+                        if aliased && !same_element {
+                            let copy = scratch(gpu, "brook in-place copy", buf.size());
+                            work.copy(
+                                &format!("{} (also an output) to a scratch buffer", p.name),
+                                &buf,
+                                0,
+                                &copy,
+                                0,
+                                buf.size(),
+                            );
+                            bound[*buffer] = Some((copy, s.id()));
+                        } else {
+                            bound[*buffer] = Some((buf, s.id()));
+                        }
+                    }
+                    ArgPlan::Iter {
+                        start,
+                        step,
+                        extent,
+                    } => {
+                        let s = a.stream();
+                        let r = s.iter_range().expect("checked: an iterator");
+                        info[*start as usize] = r.start.map(f32::to_bits);
+                        info[*step as usize] = r.steps(s.shape()).map(f32::to_bits);
+                        info[*extent as usize] = extent_slot(s.shape());
+                    }
+                    ArgPlan::Constant { slot } => {
+                        let KernelArg::Constant(v) = a else {
+                            unreachable!("checked above")
+                        };
+                        for (i, x) in v.iter().enumerate() {
+                            info[*slot as usize + i / 4][i % 4] = x.to_bits();
+                        }
+                    }
+                    ArgPlan::Out { buffer, domain } => {
+                        domain_slots(&mut info, *domain);
+                        let s = a.stream();
+                        bound[*buffer] = Some((s.buffer().expect("checked").clone(), s.id()));
+                    }
+                    ArgPlan::Vout { candidates, counts } => {
+                        let ParamClass::Vout { max } = p.class else {
+                            unreachable!("vout plan")
+                        };
+                        let fpe = flat_len(module, &p.ty) as u64;
+                        let cand = scratch(
+                            gpu,
+                            "brook vout candidates",
+                            elements as u64 * u64::from(max) * fpe * 4,
+                        );
+                        let cnt = scratch(gpu, "brook vout counts", elements as u64 * 4);
+                        bound[*candidates] = Some((cand.clone(), 0));
+                        bound[*counts] = Some((cnt.clone(), 0));
+                        vout_scratch.push(VoutScratch {
+                            param: p.name.clone(),
+                            stream: a.stream(),
+                            candidates: cand,
+                            counts: cnt,
+                            max,
+                            fpe: fpe as u32,
+                        });
+                    }
+                }
+            }
+            if let (Some(r), Some(m)) = (plan.mask, &masking.mask) {
+                bound[r] = Some(m.clone());
+            }
+            if let (Some(r), Some(c)) = (plan.counter, &masking.counter) {
+                bound[r] = Some(c.clone());
+            }
+            let bufs: Vec<(&wgpu::Buffer, u32)> = bound
+                .iter()
+                .map(|b| {
+                    let (buf, id) = b.as_ref().expect("every resource is bound");
+                    (buf, *id)
+                })
+                .collect();
+            work.dispatch("kernel", &pipeline, info, &bufs, elements as u64, WORKGROUP);
+            let pending = pack_vouts(self, &mut work, &vout_scratch, elements)?;
+            let steps = work.submit()?;
+            let counts = pending.counts(gpu)?;
+            self.record(CallTrace {
+                op,
+                compiled,
+                steps,
+            });
+            Ok(counts)
+        })
+    }
+}
+
+/// Whether input `a` is a whole stream that an output of the call also writes whole, with
+/// the call's shape: element `i` then reads exactly what element `i` writes.
+fn reads_what_it_writes(
+    func: &brook_frontend::ir::Function,
+    args: &[KernelArg],
+    a: &KernelArg,
+) -> bool {
+    let KernelArg::Stream(s) = a else {
+        return false;
+    };
+    func.params.iter().zip(args).any(|(p, o)| {
+        p.class == ParamClass::Out && matches!(o, KernelArg::Stream(t) if std::ptr::eq(*t, *s))
+    })
+}

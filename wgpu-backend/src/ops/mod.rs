@@ -1,0 +1,63 @@
+//! The host side of each Brook operation on wgpu: checks, buffers, call info, dispatches.
+//!
+//! - [`kernel`]: kernel calls (in-place copies, domains, masks, queries).
+//! - [`vout`]: packing `vout` values after a kernel (scan and compaction).
+//! - [`mask`]: the write mask and the write query.
+//! - [`reduce`]: reductions to a value or a stream.
+//! - [`scatter`]: `streamScatterOp` and `streamGatherOp`.
+
+pub mod kernel;
+pub mod mask;
+pub mod reduce;
+pub mod scatter;
+pub mod vout;
+
+use brook_frontend::ir::{Module, Param};
+
+use crate::error::WgpuError;
+use crate::lower::values::flat_len;
+use crate::stream::{Domain, WgpuStream};
+
+/// One argument of a kernel call (or an extra argument of a reduction): a stream, a domain
+/// of one, or a constant's floats in C layout (a `float4` is 4 floats, an `int` its value).
+#[derive(Clone, Copy)]
+pub enum KernelArg<'a> {
+    Stream(&'a WgpuStream),
+    Domain(&'a WgpuStream, &'a Domain),
+    Constant(&'a [f32]),
+}
+
+impl<'a> KernelArg<'a> {
+    /// The stream of a stream argument (callers check constants first).
+    pub fn stream(&self) -> &'a WgpuStream {
+        match *self {
+            KernelArg::Stream(s) | KernelArg::Domain(s, _) => s,
+            KernelArg::Constant(_) => panic!("a constant has no stream"),
+        }
+    }
+}
+
+/// The shape the call sees of a stream argument: its domain's, or its own.
+pub fn call_shape_of(a: &KernelArg) -> Vec<usize> {
+    match a {
+        KernelArg::Domain(_, d) => d.shape(),
+        KernelArg::Stream(s) => s.shape().to_vec(),
+        KernelArg::Constant(_) => Vec::new(),
+    }
+}
+
+pub fn usage(message: String) -> WgpuError {
+    WgpuError::Usage(message)
+}
+
+/// Checks that a stream's elements (of `got` floats) have the floats of the parameter's type.
+pub fn check_fpe(module: &Module, function: &str, p: &Param, got: usize) -> Result<(), WgpuError> {
+    let expected = flat_len(module, &p.ty) as usize;
+    if got != expected {
+        return Err(usage(format!(
+            "`{function}`: parameter `{}` has elements of {expected} floats, the stream's have {got}",
+            p.name
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,269 @@
+//! Reductions to a value or to a stream (the tree: `shaders/reduce.rs`).
+
+use brook_frontend::ir::{FunctionId, FunctionKind, ParamClass};
+
+use super::kernel::extent_slot;
+use super::{check_fpe, usage, KernelArg};
+use crate::backend::WgpuBackend;
+use crate::error::Result;
+use crate::lower::values::flat_len;
+use crate::pipeline::scratch;
+use crate::program::{PipelineKey, WgpuProgram};
+use crate::shaders::kernel::{ArgPlan, ArgShape};
+use crate::shaders::reduce::{plan, reduce_module, ReduceVariant, GROUP, MAX_PER_THREAD};
+use crate::stream::WgpuStream;
+use crate::trace::CallTrace;
+use crate::work::Work;
+
+/// Where a reduction's result goes.
+pub enum ReduceTarget<'a> {
+    /// The reduced element's floats in C layout.
+    Value(&'a mut [f32]),
+    /// A stream whose extents divide the input's: each element reduces its block.
+    Stream(&'a WgpuStream),
+}
+
+impl WgpuBackend {
+    /// Reduces `input` with reduce function `f` in index order (`extra`: its constant and
+    /// gather arguments in parameter order) into `target`.
+    pub fn reduce(
+        &self,
+        program: &WgpuProgram,
+        f: FunctionId,
+        input: &WgpuStream,
+        extra: &[KernelArg],
+        target: ReduceTarget,
+    ) -> Result<()> {
+        self.own(&[input])?;
+        for x in extra {
+            if let KernelArg::Stream(s) | KernelArg::Domain(s, _) = x {
+                self.own(&[s])?;
+            }
+        }
+        if let ReduceTarget::Stream(s) = &target {
+            self.own(&[s])?;
+        }
+        let module = program.module();
+        let func = module
+            .functions
+            .get(f.0 as usize)
+            .ok_or_else(|| usage(format!("no function #{}", f.0)))?;
+        let err = |m: String| usage(format!("reduction `{}`: {m}", func.name));
+        if func.kind != FunctionKind::Reduce {
+            return Err(usage(format!("`{}` is not a reduce function", func.name)));
+        }
+        let one = |c: ParamClass| {
+            let mut it = func.params.iter().enumerate().filter(|(_, p)| p.class == c);
+            match (it.next(), it.next()) {
+                (Some((i, _)), None) => Some(i),
+                _ => None,
+            }
+        };
+        let (Some(a), Some(r)) = (one(ParamClass::Stream), one(ParamClass::Reduce)) else {
+            return Err(err(
+                "a reduction needs exactly one input stream and one `reduce` parameter".into(),
+            ));
+        };
+        if func.params[a].ty != func.params[r].ty {
+            return Err(err(
+                "the input and the accumulator must have the same type".into()
+            ));
+        }
+        if input.buffer().is_none() {
+            return Err(err(
+                "an iterator cannot be reduced; copy it into a stream with a kernel first".into(),
+            ));
+        }
+        check_fpe(
+            module,
+            &func.name,
+            &func.params[a],
+            input.floats_per_element(),
+        )?;
+        if extra.len() + 2 != func.params.len() {
+            return Err(err(format!(
+                "takes {} extra arguments, {} were given",
+                func.params.len() - 2,
+                extra.len()
+            )));
+        }
+        let extra_params: Vec<_> = func
+            .params
+            .iter()
+            .filter(|p| !matches!(p.class, ParamClass::Stream | ParamClass::Reduce))
+            .collect();
+        let mut extras = Vec::with_capacity(extra.len());
+        for (p, x) in extra_params.iter().zip(extra) {
+            extras.push(match (p.class, x) {
+                (ParamClass::Constant, KernelArg::Constant(v)) if v.len() == flat_len(module, &p.ty) as usize => ArgShape::Constant,
+                (ParamClass::Gather { .. }, KernelArg::Stream(s)) if s.buffer().is_some() => {
+                    check_fpe(module, &func.name, p, s.floats_per_element())?;
+                    ArgShape::Gather { domain: false, rank: s.shape().len() as u8 }
+                }
+                _ => return Err(err(format!("argument `{}` must be a constant of its type or a gathered stream (not a domain)", p.name))),
+            });
+        }
+        let fpe = input.floats_per_element();
+        // Segments: output elements, each reducing a block of the input.
+        let (out_shape, out_stream) = match &target {
+            ReduceTarget::Value(v) => {
+                if v.len() != fpe {
+                    return Err(err(format!(
+                        "the result needs {fpe} float(s) but the target holds {}",
+                        v.len()
+                    )));
+                }
+                (vec![1; input.shape().len()], None)
+            }
+            ReduceTarget::Stream(s) => {
+                if s.buffer().is_none() || std::ptr::eq(*s, input) {
+                    return Err(err(
+                        "the output must be a stream other than the input".into()
+                    ));
+                }
+                check_fpe(module, &func.name, &func.params[r], s.floats_per_element())?;
+                (s.shape().to_vec(), Some(*s))
+            }
+        };
+        let rank = input.shape().len().max(out_shape.len());
+        let pad = |s: &[usize]| {
+            let mut p = vec![1; rank - s.len()];
+            p.extend_from_slice(s);
+            p
+        };
+        let (ins, outs) = (pad(input.shape()), pad(&out_shape));
+        if ins.iter().zip(&outs).any(|(i, o)| i % o != 0) {
+            return Err(err(format!(
+                "the output shape {out_shape:?} must divide the input shape {:?} in every dimension",
+                input.shape()
+            )));
+        }
+        let block: Vec<usize> = ins.iter().zip(&outs).map(|(i, o)| i / o).collect();
+        let segments: usize = outs.iter().product();
+        let block_len: usize = block.iter().product();
+
+        let gpu = &self.gpu;
+        let label = format!(
+            "reduce `{}` to {}",
+            func.name,
+            if out_stream.is_some() {
+                "a stream"
+            } else {
+                "a value"
+            }
+        );
+        // A block that is one run of consecutive elements (a reduction to a value, or of
+        // whole trailing dimensions) is read like the partials: no block geometry.
+        let first_reduced = block.iter().position(|&b| b > 1).unwrap_or(rank);
+        let contiguous = (first_reduced..rank).all(|d| block[d] == ins[d]);
+        let mut compiled = false;
+        let mut pipelines = Vec::new();
+        for blocks in [!contiguous, false] {
+            let v = ReduceVariant {
+                function: f,
+                blocks,
+                extras: extras.clone(),
+            };
+            let label = format!(
+                "reduce {}{}",
+                func.name,
+                if blocks { " (blocks)" } else { "" }
+            );
+            let (p, built) =
+                program.lowered_pipeline(gpu, PipelineKey::Reduce(v.clone()), f, label, || {
+                    reduce_module(module, &v)
+                })?;
+            compiled |= built;
+            pipelines.push(p);
+        }
+        let (info_plan, _, extra_plans) = plan(
+            module,
+            &ReduceVariant {
+                function: f,
+                blocks: false,
+                extras: extras.clone(),
+            },
+        );
+        let mut base_info = vec![[0u32; 4]; info_plan.slots as usize];
+        base_info[2] = extent_slot(&ins);
+        base_info[3] = extent_slot(&block);
+        base_info[4] = extent_slot(&outs);
+        let mut extra_buffers = Vec::new();
+        for (plan, x) in extra_plans.iter().zip(extra) {
+            match (plan, x) {
+                (ArgPlan::Constant { slot }, KernelArg::Constant(v)) => {
+                    for (i, x) in v.iter().enumerate() {
+                        base_info[*slot as usize + i / 4][i % 4] = x.to_bits();
+                    }
+                }
+                (ArgPlan::Gather { extent, .. }, KernelArg::Stream(s)) => {
+                    base_info[*extent as usize] = extent_slot(s.shape());
+                    extra_buffers.push((s.buffer().expect("checked").clone(), s.id()));
+                }
+                _ => unreachable!("plans follow the checked arguments"),
+            }
+        }
+        let value = gpu.scoped(&label.clone(), || {
+            let mut work = Work::new(gpu);
+            let in_buf = input.buffer().expect("checked").clone();
+            let mut source = (in_buf, input.id());
+            let mut seg_len = block_len;
+            let mut pass = 0;
+            loop {
+                // Elements per invocation: up to MAX_PER_THREAD, fewer for short segments so
+                // that more invocations share the work.
+                let per = seg_len
+                    .div_ceil(GROUP as usize)
+                    .clamp(1, MAX_PER_THREAD as usize);
+                let run = per * GROUP as usize;
+                let runs = seg_len.div_ceil(run);
+                let workgroups = segments * runs;
+                let last = runs == 1;
+                let dest = match (last, out_stream) {
+                    (true, Some(s)) => (s.buffer().expect("checked").clone(), s.id()),
+                    _ => (
+                        scratch(gpu, "brook reduce partials", (workgroups * fpe * 4) as u64),
+                        0,
+                    ),
+                };
+                let mut info = base_info.clone();
+                info[0] = [workgroups as u32, 0, seg_len as u32, runs as u32];
+                info[1] = [per as u32, run as u32, 0, 0];
+                let mut bufs: Vec<(&wgpu::Buffer, u32)> =
+                    vec![(&source.0, source.1), (&dest.0, dest.1)];
+                for (b, id) in &extra_buffers {
+                    bufs.push((b, *id));
+                }
+                pass += 1;
+                work.dispatch(
+                    &format!("pass {pass}: {segments} segment(s) of {seg_len} in runs of {run}"),
+                    &pipelines[usize::from(pass > 1)],
+                    info,
+                    &bufs,
+                    workgroups as u64 * u64::from(GROUP),
+                    GROUP,
+                );
+                if last {
+                    let steps = work.submit()?;
+                    let value = match out_stream {
+                        Some(_) => None,
+                        None => Some(gpu.read_back(&dest.0, 0..(fpe * 4) as u64)?),
+                    };
+                    return Ok((steps, value));
+                }
+                source = dest;
+                seg_len = runs;
+            }
+        })?;
+        let (steps, bytes) = value;
+        if let (ReduceTarget::Value(dst), Some(bytes)) = (target, bytes) {
+            dst.copy_from_slice(&bytemuck::pod_collect_to_vec::<u8, f32>(&bytes));
+        }
+        self.record(CallTrace {
+            op: label,
+            compiled,
+            steps,
+        });
+        Ok(())
+    }
+}

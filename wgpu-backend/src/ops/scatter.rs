@@ -1,0 +1,428 @@
+//! `streamScatterOp` and `streamGatherOp` (the shaders and why each combiner is done the
+//! way it is: `shaders/scatter.rs`).
+
+use brook_cpu::shape::gather_component_f;
+use brook_frontend::ir::{FunctionId, FunctionKind, ParamClass, Scalar, Type};
+
+use super::kernel::extent_slot;
+use super::usage;
+use crate::backend::WgpuBackend;
+use crate::error::Result;
+use crate::pipeline::{scratch, Pipeline};
+use crate::program::{PipelineKey, WgpuProgram};
+use crate::shaders::scatter::{self as sh, Combine, ROUND_OPERAND, SLOTS};
+use crate::shaders::WORKGROUP;
+use crate::stream::WgpuStream;
+use crate::trace::CallTrace;
+use crate::work::Work;
+
+/// How `streamScatterOp` and `streamGatherOp` combine a value into an element.
+#[derive(Clone, Copy)]
+pub enum ScatterOp<'a> {
+    /// The new value replaces the old (for a scatter: the last element in index order).
+    Replace,
+    /// Every float added.
+    Add,
+    /// Component-wise minimum.
+    Min,
+    /// Component-wise maximum.
+    Max,
+    /// A `reduce void f(T a<>, reduce T r<>)` of a program of this backend: `a` is the value,
+    /// `r` the element.
+    Reduce(&'a WgpuProgram, FunctionId),
+}
+
+impl ScatterOp<'_> {
+    fn name(&self) -> String {
+        match self {
+            ScatterOp::Replace => "replace".into(),
+            ScatterOp::Add => "add".into(),
+            ScatterOp::Min => "min".into(),
+            ScatterOp::Max => "max".into(),
+            ScatterOp::Reduce(p, f) => p.module().func(*f).name.clone(),
+        }
+    }
+}
+
+/// Checks a ScatterOp or GatherOp call: `index` has one element per element of `elements`,
+/// one float per dimension of `addressed`; `elements` and `addressed` have one layout.
+fn check_indexed(
+    op: &str,
+    addressed: &WgpuStream,
+    index: &WgpuStream,
+    elements: &WgpuStream,
+) -> Result<()> {
+    for s in [addressed, index, elements] {
+        if s.buffer().is_none() {
+            return Err(usage(format!(
+                "{op}: an iterator cannot take part; copy it into a stream first"
+            )));
+        }
+    }
+    if index.widths() != [addressed.shape().len() as u8] {
+        return Err(usage(format!(
+            "{op}: the index stream must have one float per dimension of the indexed stream {:?} (float{}), but its elements have widths {:?}",
+            addressed.shape(),
+            addressed.shape().len(),
+            index.widths()
+        )));
+    }
+    if index.len() != elements.len() {
+        return Err(usage(format!(
+            "{op}: the index stream {:?} and the element stream {:?} must have one element each",
+            index.shape(),
+            elements.shape()
+        )));
+    }
+    if addressed.widths() != elements.widths() {
+        return Err(usage(format!(
+            "{op}: the elements ({:?}) and the indexed stream ({:?}) must have the same member widths",
+            elements.widths(),
+            addressed.widths()
+        )));
+    }
+    if std::ptr::eq(addressed, elements)
+        || std::ptr::eq(addressed, index)
+        || std::ptr::eq(index, elements)
+    {
+        return Err(usage(format!("{op}: the three streams must be distinct")));
+    }
+    Ok(())
+}
+
+/// Conflict-free rounds in index order: round `k` holds the `k`-th element aimed at each
+/// target. Returns the (element, target) pairs ordered by round, and each round's
+/// (first pair, pairs).
+fn plan_rounds(targets: &[u32]) -> (Vec<u32>, Vec<(u32, u32)>) {
+    let mut seen = std::collections::HashMap::new();
+    let mut by_round: Vec<Vec<u32>> = Vec::new();
+    for (i, &t) in targets.iter().enumerate() {
+        let k = seen.entry(t).or_insert(0usize);
+        if by_round.len() <= *k {
+            by_round.push(Vec::new());
+        }
+        by_round[*k].push(i as u32);
+        *k += 1;
+    }
+    let mut pairs = Vec::with_capacity(targets.len() * 2);
+    let mut rounds = Vec::with_capacity(by_round.len());
+    for r in by_round {
+        rounds.push(((pairs.len() / 2) as u32, r.len() as u32));
+        for i in r {
+            pairs.push(i);
+            pairs.push(targets[i as usize]);
+        }
+    }
+    (pairs, rounds)
+}
+
+impl WgpuBackend {
+    /// The targets of every index element (read back: the one read-back of the round path).
+    fn targets(&self, index: &WgpuStream, addressed: &[usize]) -> Result<Vec<u32>> {
+        let mut v = vec![0.0; index.len() * index.floats_per_element()];
+        self.write(index, None, &mut v)?;
+        let rank = addressed.len();
+        Ok(v.chunks(rank)
+            .map(|c| {
+                let mut lin = 0;
+                for (d, &e) in addressed.iter().enumerate() {
+                    lin = lin * e + gather_component_f(c[rank - 1 - d], e);
+                }
+                lin as u32
+            })
+            .collect())
+    }
+
+    /// The round pipeline of `op` on elements of `fpe` floats.
+    fn round_pipeline(
+        &self,
+        op: ScatterOp,
+        gather: bool,
+        fpe: usize,
+    ) -> Result<(std::rc::Rc<Pipeline>, bool)> {
+        match op {
+            ScatterOp::Reduce(program, f) => {
+                let func = program.module().func(f);
+                let stream_params = func
+                    .params
+                    .iter()
+                    .filter(|p| p.class == ParamClass::Stream)
+                    .count();
+                let reduce_params = func
+                    .params
+                    .iter()
+                    .filter(|p| p.class == ParamClass::Reduce)
+                    .count();
+                if func.kind != FunctionKind::Reduce
+                    || func.params.len() != 2
+                    || stream_params != 1
+                    || reduce_params != 1
+                {
+                    return Err(usage(format!(
+                        "`{}` must be a reduce function of one input stream and one `reduce` parameter to combine scattered elements",
+                        func.name
+                    )));
+                }
+                let ty = func.params[0].ty.clone();
+                super::check_fpe(program.module(), &func.name, &func.params[0], fpe)?;
+                let label = format!(
+                    "{} round with `{}`",
+                    if gather { "gather-op" } else { "scatter" },
+                    func.name
+                );
+                let operand = if gather { fpe as u32 } else { 0 };
+                program.lowered_pipeline(&self.gpu, PipelineKey::Round(f, gather), f, label, || {
+                    sh::round(program.module(), Combine::Reduce(f), gather, &ty, operand)
+                })
+            }
+            _ => {
+                let combine = match op {
+                    ScatterOp::Replace => Combine::Replace,
+                    ScatterOp::Add => Combine::Add,
+                    ScatterOp::Min => Combine::Min,
+                    ScatterOp::Max => Combine::Max,
+                    ScatterOp::Reduce(..) => unreachable!("matched above"),
+                };
+                let name = format!("gather-op round {combine:?} of {fpe} floats");
+                let ty = Type::Array(Box::new(Type::Scalar(Scalar::Float)), fpe as u32);
+                let p = self.cached_pipeline(&name, || {
+                    sh::round(self.empty_module(), combine, gather, &ty, fpe as u32)
+                        .map_err(|e| usage(e.message))
+                })?;
+                Ok((p, false))
+            }
+        }
+    }
+
+    /// Brook's `streamScatterOp(dst, index, data, op)`: for every element `i` of `data`, in
+    /// index order, `dst[index[i]] = op(data[i], dst[index[i]])`.
+    pub fn scatter(
+        &self,
+        dst: &WgpuStream,
+        index: &WgpuStream,
+        data: &WgpuStream,
+        op: ScatterOp,
+    ) -> Result<()> {
+        const OP: &str = "streamScatterOp";
+        self.own(&[dst, index, data])?;
+        check_indexed(OP, dst, index, data)?;
+        let gpu = &self.gpu;
+        let n = data.len() as u64;
+        let fpe = dst.floats_per_element();
+        let rank = dst.shape().len() as u32;
+        let label = format!("{OP} {}", op.name());
+        let mut compiled = false;
+        let mut info = vec![[0u32; 4]; SLOTS as usize];
+        info[0] = [n as u32, 0, rank, fpe as u32];
+        info[1] = extent_slot(dst.shape());
+        let (ib, db, tb) = (
+            index.buffer().expect("checked").clone(),
+            data.buffer().expect("checked").clone(),
+            dst.buffer().expect("checked").clone(),
+        );
+        let (ii, di, ti) = (index.id(), data.id(), dst.id());
+        let steps = gpu.scoped(&label.clone(), || {
+            let mut work = Work::new(gpu);
+            match op {
+                ScatterOp::Replace => {
+                    let winners = scratch(gpu, "brook scatter winners", dst.len() as u64 * 4);
+                    work.clear("winners", &winners, dst.len() as u64 * 4);
+                    let claim = self.fixed_pipeline("scatter claim", sh::claim)?;
+                    work.dispatch(
+                        "claim targets (atomicMax of element + 1)",
+                        &claim,
+                        info.clone(),
+                        &[(&ib, ii), (&winners, 0)],
+                        n,
+                        WORKGROUP,
+                    );
+                    let write = self.fixed_pipeline("scatter write winners", sh::write_winners)?;
+                    work.dispatch(
+                        "winners write",
+                        &write,
+                        info.clone(),
+                        &[(&ib, ii), (&db, di), (&winners, 0), (&tb, ti)],
+                        n,
+                        WORKGROUP,
+                    );
+                }
+                ScatterOp::Add => {
+                    let add = self.fixed_pipeline("scatter add", sh::add)?;
+                    work.dispatch(
+                        "add (compare-and-swap on f32 bits)",
+                        &add,
+                        info.clone(),
+                        &[(&ib, ii), (&db, di), (&tb, ti)],
+                        n,
+                        WORKGROUP,
+                    );
+                }
+                ScatterOp::Min | ScatterOp::Max => {
+                    let which = u32::from(matches!(op, ScatterOp::Max));
+                    let keys = self.fixed_pipeline("scatter keys", sh::to_keys)?;
+                    let floats = (dst.len() * fpe) as u64;
+                    let mut k = info.clone();
+                    k[0][0] = floats as u32;
+                    k[2] = [which, 0, 0, 0];
+                    work.dispatch(
+                        "floats to ordered keys",
+                        &keys,
+                        k.clone(),
+                        &[(&tb, ti)],
+                        floats,
+                        WORKGROUP,
+                    );
+                    let mm = self.fixed_pipeline("scatter min max", sh::min_max)?;
+                    let mut m = info.clone();
+                    m[2] = [which, 0, 0, 0];
+                    work.dispatch(
+                        if which == 1 {
+                            "atomicMax of keys"
+                        } else {
+                            "atomicMin of keys"
+                        },
+                        &mm,
+                        m,
+                        &[(&ib, ii), (&db, di), (&tb, ti)],
+                        n,
+                        WORKGROUP,
+                    );
+                    k[2] = [which, 1, 0, 0];
+                    work.dispatch(
+                        "keys back to floats",
+                        &keys,
+                        k,
+                        &[(&tb, ti)],
+                        floats,
+                        WORKGROUP,
+                    );
+                }
+                ScatterOp::Reduce(..) => {
+                    let (p, built) = self.round_pipeline(op, false, fpe)?;
+                    compiled = built;
+                    self.encode_rounds(
+                        &mut work,
+                        &p,
+                        &info,
+                        (index, dst.shape()),
+                        [(&db, di), (&tb, ti)],
+                    )?;
+                }
+            }
+            work.submit()
+        })?;
+        self.record(CallTrace {
+            op: label,
+            compiled,
+            steps,
+        });
+        Ok(())
+    }
+
+    /// Encodes the rounds of a combination in index order: the targets of `index` into a
+    /// stream of `shape` (read back and planned on the host), one dispatch per round of `p`
+    /// with `bound` (the elements' side, the combined stream) after the pairs.
+    fn encode_rounds(
+        &self,
+        work: &mut Work,
+        p: &Pipeline,
+        info: &[[u32; 4]],
+        (index, shape): (&WgpuStream, &[usize]),
+        bound: [(&wgpu::Buffer, u32); 2],
+    ) -> Result<()> {
+        let targets = self.targets(index, shape)?;
+        let (pairs, rounds) = plan_rounds(&targets);
+        let gpu = &self.gpu;
+        let pb = scratch(gpu, "brook round pairs", pairs.len() as u64 * 4);
+        gpu.queue.write_buffer(&pb, 0, bytemuck::cast_slice(&pairs));
+        for (k, &(first, count)) in rounds.iter().enumerate() {
+            let mut i = info.to_vec();
+            i[0][0] = count;
+            i[2][1] = first;
+            work.dispatch(
+                &format!("round {} of {}", k + 1, rounds.len()),
+                p,
+                i,
+                &[(&pb, 0), bound[0], bound[1]],
+                u64::from(count),
+                WORKGROUP,
+            );
+        }
+        Ok(())
+    }
+
+    /// Brook's `streamGatherOp(dst, index, data, op)`: for every element `i` of `index`, in
+    /// index order, `dst[i] = data[index[i]]`, then with an update `data[index[i]] =
+    /// op(operand, data[index[i]])` (`operand`: one element of `data`'s type).
+    pub fn gather_op(
+        &self,
+        dst: &WgpuStream,
+        index: &WgpuStream,
+        data: &WgpuStream,
+        update: Option<(ScatterOp, &[f32])>,
+    ) -> Result<()> {
+        const OP: &str = "streamGatherOp";
+        self.own(&[dst, index, data])?;
+        check_indexed(OP, data, index, dst)?;
+        let gpu = &self.gpu;
+        let fpe = data.floats_per_element();
+        if let Some((_, operand)) = update {
+            if operand.len() != fpe {
+                return Err(usage(format!(
+                    "{OP}: the operand has {} floats but an element of the data stream has {fpe}",
+                    operand.len()
+                )));
+            }
+        }
+        let n = index.len() as u64;
+        let label = format!("{OP} {}", update.map_or("fetch".into(), |(o, _)| o.name()));
+        let (ib, db, tb) = (
+            index.buffer().expect("checked").clone(),
+            data.buffer().expect("checked").clone(),
+            dst.buffer().expect("checked").clone(),
+        );
+        let (ii, di, ti) = (index.id(), data.id(), dst.id());
+        let mut compiled = false;
+        let steps = gpu.scoped(&label.clone(), || {
+            let mut work = Work::new(gpu);
+            let mut info = vec![[0u32; 4]; SLOTS as usize];
+            info[0] = [n as u32, 0, data.shape().len() as u32, fpe as u32];
+            info[1] = extent_slot(data.shape());
+            match update {
+                None => {
+                    let p = self.fixed_pipeline("gather-op fetch", sh::fetch)?;
+                    work.dispatch(
+                        "fetch",
+                        &p,
+                        info,
+                        &[(&ib, ii), (&db, di), (&tb, ti)],
+                        n,
+                        WORKGROUP,
+                    );
+                }
+                Some((op, operand)) => {
+                    let (p, built) = self.round_pipeline(op, true, fpe)?;
+                    compiled = built;
+                    info.resize((ROUND_OPERAND as usize) + fpe.div_ceil(4), [0; 4]);
+                    for (c, x) in operand.iter().enumerate() {
+                        info[ROUND_OPERAND as usize + c / 4][c % 4] = x.to_bits();
+                    }
+                    self.encode_rounds(
+                        &mut work,
+                        &p,
+                        &info,
+                        (index, data.shape()),
+                        [(&tb, ti), (&db, di)],
+                    )?;
+                }
+            }
+            work.submit()
+        })?;
+        self.record(CallTrace {
+            op: label,
+            compiled,
+            steps,
+        });
+        Ok(())
+    }
+}

@@ -1,0 +1,211 @@
+//! Compute pipelines from naga modules: validated by naga first (a failure points at the
+//! Brook line the bad expression came from), handed to wgpu as `ShaderSource::Naga`, with an
+//! explicit bind group layout (binding 0 the call-info uniform, then storage buffers).
+
+use std::borrow::Cow;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::error::{Result, WgpuError};
+use crate::gpu::Gpu;
+use crate::shaders::Resource;
+
+/// Where a Brook program came from, to map shader errors to lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    pub name: String,
+    pub text: String,
+}
+
+/// A compute pipeline with what it was made from.
+pub struct Pipeline {
+    pub pipeline: wgpu::ComputePipeline,
+    pub layout: wgpu::BindGroupLayout,
+    pub resources: Vec<Resource>,
+    /// The validated module, for printing its WGSL.
+    pub module: naga::Module,
+    pub module_info: naga::valid::ModuleInfo,
+    /// A number for the trace.
+    pub id: u32,
+    /// What it runs, for the trace (`kernel saxpy`, `reduce sum pass`, …).
+    pub label: String,
+}
+
+impl Pipeline {
+    /// The WGSL of the module, for people.
+    pub fn wgsl(&self) -> String {
+        crate::lower::module::wgsl(&self.module, &self.module_info)
+    }
+
+    /// A bind group of `info` (the uniform) and `buffers` (in resource order).
+    pub fn bind(
+        &self,
+        gpu: &Gpu,
+        info: &wgpu::Buffer,
+        buffers: &[&wgpu::Buffer],
+    ) -> wgpu::BindGroup {
+        let mut entries = vec![wgpu::BindGroupEntry {
+            binding: 0,
+            resource: info.as_entire_binding(),
+        }];
+        for (k, b) in buffers.iter().enumerate() {
+            entries.push(wgpu::BindGroupEntry {
+                binding: k as u32 + 1,
+                resource: b.as_entire_binding(),
+            });
+        }
+        gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(&self.label),
+            layout: &self.layout,
+            entries: &entries,
+        })
+    }
+}
+
+static NEXT_ID: AtomicU32 = AtomicU32::new(1);
+
+/// Validates `module` and makes its pipeline. `function` and `source` name the Brook
+/// function a validation error is reported against.
+pub fn build(
+    gpu: &Gpu,
+    label: String,
+    module: naga::Module,
+    resources: Vec<Resource>,
+    function: &str,
+    source: Option<&Source>,
+) -> Result<Pipeline> {
+    let module_info = crate::lower::module::validate(&module).map_err(|(message, span)| {
+        shader_error(
+            function,
+            source,
+            span.and_then(|s| s.to_range()).map(|r| r.start),
+            message,
+        )
+    })?;
+    gpu.scoped(&format!("creating the pipeline of {label}"), || {
+        let shader = gpu
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(&label),
+                source: wgpu::ShaderSource::Naga(Cow::Owned(module.clone())),
+            });
+        let mut entries = vec![wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        }];
+        for (k, r) in resources.iter().enumerate() {
+            entries.push(wgpu::BindGroupLayoutEntry {
+                binding: k as u32 + 1,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage {
+                        read_only: !r.writable,
+                    },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            });
+        }
+        let layout = gpu
+            .device
+            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some(&label),
+                entries: &entries,
+            });
+        let pipeline_layout = gpu
+            .device
+            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(&label),
+                bind_group_layouts: &[Some(&layout)],
+                immediate_size: 0,
+            });
+        let pipeline = gpu
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(&label),
+                layout: Some(&pipeline_layout),
+                module: &shader,
+                entry_point: Some("main"),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+        Ok(Pipeline {
+            pipeline,
+            layout,
+            resources: resources.clone(),
+            module: module.clone(),
+            module_info: module_info.clone(),
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            label: label.clone(),
+        })
+    })
+}
+
+/// The runtime checks Brook's shaders are built with: no bounds or division checks (see
+/// `build`), loop bounding on.
+pub fn brook_shader_checks() -> wgpu::ShaderRuntimeChecks {
+    let mut checks = wgpu::ShaderRuntimeChecks::checked();
+    checks.bounds_checks = false;
+    checks.int_div_checks = false;
+    checks
+}
+
+/// A shader error at byte `at` of the Brook source, as `file:line`.
+pub fn shader_error(
+    function: &str,
+    source: Option<&Source>,
+    at: Option<usize>,
+    message: String,
+) -> WgpuError {
+    let place = match (source, at) {
+        (Some(s), Some(at)) => {
+            let line = s.text[..at.min(s.text.len())].matches('\n').count() + 1;
+            format!("{}:{line}", s.name)
+        }
+        (Some(s), None) => s.name.clone(),
+        (None, Some(at)) => format!("byte {at}"),
+        (None, None) => "<program>".into(),
+    };
+    WgpuError::Shader {
+        function: function.to_string(),
+        place,
+        message,
+    }
+}
+
+/// A uniform buffer holding `slots` (the call info of one dispatch).
+pub fn info_buffer(gpu: &Gpu, slots: &[[u32; 4]]) -> wgpu::Buffer {
+    let data: &[u8] = bytemuck::cast_slice(slots);
+    let size = (data.len() as u64).max(16);
+    let mut padded = data.to_vec();
+    padded.resize(size as usize, 0);
+    let buf = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("brook call info"),
+        size,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: true,
+    });
+    if let Ok(mut m) = buf.slice(..).get_mapped_range_mut() {
+        m.copy_from_slice(&padded);
+    }
+    buf.unmap();
+    buf
+}
+
+/// A scratch storage buffer of `bytes` (at least 4).
+pub fn scratch(gpu: &Gpu, label: &str, bytes: u64) -> wgpu::Buffer {
+    gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: bytes.max(4).next_multiple_of(4),
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}

@@ -1,0 +1,94 @@
+//! A Brook program prepared for wgpu: its IR and the pipelines built for it, one per shader
+//! variant, on first use.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use brook_frontend::ir::{FunctionId, Module};
+
+use crate::error::Result;
+use crate::gpu::Gpu;
+use crate::pipeline::{build, shader_error, Pipeline, Source};
+
+/// What a pipeline of a program is keyed by.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum PipelineKey {
+    Kernel(crate::shaders::kernel::KernelVariant),
+    Reduce(crate::shaders::reduce::ReduceVariant),
+    /// A round of a scatter (`false`) or gather-op (`true`) with a reduce function.
+    Round(FunctionId, bool),
+}
+
+pub struct WgpuProgram {
+    pub(crate) module: Rc<Module>,
+    pub(crate) source: Option<Source>,
+    pipelines: RefCell<HashMap<PipelineKey, Rc<Pipeline>>>,
+}
+
+impl WgpuProgram {
+    pub fn new(module: Rc<Module>, source: Option<Source>) -> WgpuProgram {
+        WgpuProgram {
+            module,
+            source,
+            pipelines: RefCell::new(HashMap::new()),
+        }
+    }
+
+    pub fn module(&self) -> &Module {
+        &self.module
+    }
+
+    /// The pipeline of `key`, built by `make` on first use; also whether it was built now.
+    pub(crate) fn pipeline(
+        &self,
+        gpu: &Gpu,
+        key: PipelineKey,
+        function: FunctionId,
+        make: impl FnOnce() -> Result<(String, naga::Module, Vec<crate::shaders::Resource>)>,
+    ) -> Result<(Rc<Pipeline>, bool)> {
+        if let Some(p) = self.pipelines.borrow().get(&key) {
+            return Ok((p.clone(), false));
+        }
+        let (label, module, resources) = make()?;
+        let name = &self.module.func(function).name;
+        let p = Rc::new(build(
+            gpu,
+            label,
+            module,
+            resources,
+            name,
+            self.source.as_ref(),
+        )?);
+        self.pipelines.borrow_mut().insert(key, p.clone());
+        Ok((p, true))
+    }
+
+    /// Like [`WgpuProgram::pipeline`] for a module lowered from the program's Brook code:
+    /// a construct the lowering refuses is reported at its Brook line.
+    pub(crate) fn lowered_pipeline(
+        &self,
+        gpu: &Gpu,
+        key: PipelineKey,
+        function: FunctionId,
+        label: String,
+        make: impl FnOnce() -> crate::lower::Lowered<(naga::Module, Vec<crate::shaders::Resource>)>,
+    ) -> Result<(Rc<Pipeline>, bool)> {
+        self.pipeline(gpu, key, function, || {
+            let (m, r) = make().map_err(|e| {
+                shader_error(
+                    &self.module.func(function).name,
+                    self.source.as_ref(),
+                    Some(e.span.start as usize),
+                    e.message,
+                )
+            })?;
+            Ok((label, m, r))
+        })
+    }
+
+    /// How many pipelines the program has built.
+    pub fn pipelines_built(&self) -> usize {
+        self.pipelines.borrow().len()
+    }
+}

@@ -1,0 +1,501 @@
+//! A kernel call as one compute shader: one invocation per element of the call, no matter
+//! how many outputs (nothing is split into passes).
+//!
+//! ```text
+//! main(gid):
+//!   id = linear invocation; if id >= count { return }
+//!   index = unlinearize(id, call extents)          // component 0 the last dimension
+//!   for each input: its element (resized by Brook's rule, through its domain) → value
+//!   outputs start at zero; vouts as N candidates and a count
+//!   brook_kernel(values…, &outputs…)
+//!   discarded → write nothing (a vout records 0 pushes)
+//!   masked off → write nothing; counted → atomicAdd(query, 1)
+//!   store outputs at their element (through their domain)
+//! ```
+//!
+//! A [`KernelVariant`] is what the shader depends on besides the kernel: which inputs have
+//! the call's shape (read at `id` with no index arithmetic), which arguments are domains,
+//! iterator ranks, whether the write mask and query apply. Extents, bounds and constants are
+//! per-call data in the `info` uniform, so one pipeline serves every shape.
+
+use brook_frontend::ir::{self, FunctionId, ParamClass};
+use naga::{AddressSpace, Expression, Handle};
+
+use super::{add_entry, declare_info, entry_ids, Elem, InfoPlan, Resource, WORKGROUP};
+use crate::lower::address::{linearize, position, resize, unlinearize};
+use crate::lower::module::{info_slot, visit_exprs, StreamAccess};
+use crate::lower::values::{assemble, flat_len, vector_width, Elements};
+use crate::lower::{FnBuilder, Lowered, ShaderModule};
+
+/// How one argument of a kernel call is bound, as far as the shader is concerned.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ArgShape {
+    /// An input stream. `direct`: it has the call's shape and is not a domain, so its element
+    /// is the call's element. `aliased`: it is also an output of the call, each element
+    /// reading the one it writes, so it is bound to the output's buffer (read-write).
+    Stream {
+        direct: bool,
+        domain: bool,
+        rank: u8,
+        aliased: bool,
+    },
+    Gather {
+        domain: bool,
+        rank: u8,
+    },
+    Iter {
+        rank: u8,
+    },
+    Constant,
+    Out {
+        domain: bool,
+    },
+    Vout,
+}
+
+/// What a kernel's shader depends on (see the module documentation).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct KernelVariant {
+    pub kernel: FunctionId,
+    pub args: Vec<ArgShape>,
+    /// The rank of the call's shape.
+    pub rank: u8,
+    pub masked: bool,
+    pub counting: bool,
+}
+
+/// Where the shader finds each argument.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArgPlan {
+    /// Resource `buffer`; extents in slot `extent`; a domain's first element and whole
+    /// extents in `domain`.
+    Stream {
+        buffer: usize,
+        extent: u32,
+        domain: Option<(u32, u32)>,
+    },
+    Gather {
+        buffer: usize,
+        extent: u32,
+        domain: Option<(u32, u32)>,
+    },
+    /// Start and step (`f32` bits) and the iterator's extents.
+    Iter { start: u32, step: u32, extent: u32 },
+    /// The constant's floats from slot `slot` on, four per slot.
+    Constant { slot: u32 },
+    Out {
+        buffer: usize,
+        domain: Option<(u32, u32)>,
+    },
+    /// The candidates (N per element) and the per-element push counts.
+    Vout { candidates: usize, counts: usize },
+}
+
+/// The interface between a kernel's shader and the host: slots and resources.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelPlan {
+    pub info: InfoPlan,
+    pub resources: Vec<Resource>,
+    pub args: Vec<ArgPlan>,
+    /// The write mask's resource (its floats per element in `info[0].z`).
+    pub mask: Option<usize>,
+    /// The write query's counter resource.
+    pub counter: Option<usize>,
+}
+
+/// Slot 0: element count, invocations per grid row, mask floats per element. Slot 1: the
+/// call's extents.
+pub const HEAD: u32 = 0;
+pub const CALL_EXTENT: u32 = 1;
+
+impl KernelPlan {
+    pub fn new(brook: &ir::Module, v: &KernelVariant) -> KernelPlan {
+        let func = brook.func(v.kernel);
+        let mut info = InfoPlan::default();
+        info.alloc(2);
+        let mut resources = Vec::new();
+        let mut resource = |name: String, writable: bool, elem: Elem| {
+            resources.push(Resource::new(name, writable, elem));
+            resources.len() - 1
+        };
+        let mut args = Vec::with_capacity(v.args.len());
+        for (p, a) in func.params.iter().zip(&v.args) {
+            let floats = Elem::Floats(vector_width(flat_len(brook, &p.ty)));
+            let domain = |info: &mut InfoPlan, d: bool| d.then(|| (info.alloc(1), info.alloc(1)));
+            args.push(match *a {
+                ArgShape::Stream {
+                    domain: d, aliased, ..
+                } => ArgPlan::Stream {
+                    buffer: resource(p.name.clone(), aliased, floats),
+                    extent: info.alloc(1),
+                    domain: domain(&mut info, d),
+                },
+                ArgShape::Gather { domain: d, .. } => ArgPlan::Gather {
+                    buffer: resource(p.name.clone(), false, floats),
+                    extent: info.alloc(1),
+                    domain: domain(&mut info, d),
+                },
+                ArgShape::Iter { .. } => ArgPlan::Iter {
+                    start: info.alloc(1),
+                    step: info.alloc(1),
+                    extent: info.alloc(1),
+                },
+                ArgShape::Constant => ArgPlan::Constant {
+                    slot: info.alloc(flat_len(brook, &p.ty).div_ceil(4)),
+                },
+                ArgShape::Out { domain: d } => ArgPlan::Out {
+                    buffer: resource(format!("out {}", p.name), true, floats),
+                    domain: domain(&mut info, d),
+                },
+                ArgShape::Vout => ArgPlan::Vout {
+                    candidates: resource(format!("vout {} candidates", p.name), true, floats),
+                    counts: resource(format!("vout {} counts", p.name), true, Elem::U32),
+                },
+            });
+        }
+        let mask = v
+            .masked
+            .then(|| resource("write mask".into(), false, Elem::Floats(1)));
+        let counter = v
+            .counting
+            .then(|| resource("write query".into(), true, Elem::AtomicU32));
+        KernelPlan {
+            info,
+            resources,
+            args,
+            mask,
+            counter,
+        }
+    }
+}
+
+/// The shader module of a kernel call of `variant`.
+pub fn kernel_module(brook: &ir::Module, v: &KernelVariant) -> Lowered<(naga::Module, KernelPlan)> {
+    let plan = KernelPlan::new(brook, v);
+    let func = brook.func(v.kernel);
+    let mut sm = ShaderModule::new(brook);
+    let info = declare_info(&mut sm, plan.info.slots);
+    let buffers = super::declare_storage(&mut sm, &plan.resources);
+    // Gathers and `indexof` reach the kernel's streams through module globals.
+    let uses_indexof = module_uses_indexof(brook);
+    let vec4 = sm.types.vector(naga::Scalar::F32, 4);
+    sm.streams = vec![None; func.params.len()];
+    sm.positions = vec![None; func.params.len()];
+    for (k, (p, a)) in func.params.iter().zip(&plan.args).enumerate() {
+        if let (
+            ArgPlan::Gather {
+                buffer,
+                extent,
+                domain,
+            },
+            ArgShape::Gather { rank, .. },
+        ) = (a, &v.args[k])
+        {
+            sm.streams[k] = Some(StreamAccess {
+                buffer: buffers[*buffer],
+                fpe: flat_len(brook, &p.ty),
+                rank: *rank,
+                extent_slot: *extent,
+                domain: *domain,
+            });
+        }
+        if uses_indexof
+            && matches!(
+                p.class,
+                ParamClass::Stream | ParamClass::Iter | ParamClass::Out
+            )
+        {
+            sm.positions[k] = Some(sm.variable(
+                &format!("brook_index_{}", p.name),
+                AddressSpace::Private,
+                vec4,
+            ));
+        }
+    }
+    let identity = (0..func.params.len() as u32).map(Some).collect();
+    let kernel_fn = sm.instance(v.kernel, identity)?;
+    let (discard, positions) = (sm.discard, sm.positions.clone());
+
+    let mut b = FnBuilder::new(&mut sm.types, "main");
+    let ids = entry_ids(&mut b, info, WORKGROUP);
+    let id = ids.global;
+    let head = info_slot(&mut b, info, HEAD);
+    let count = b.index(head, 0);
+    let past = b.ge(id, count);
+    b.when(past, |b| b.ret(None));
+    let extents = info_slot(&mut b, info, CALL_EXTENT);
+    let index = unlinearize(&mut b, id, extents, v.rank);
+    let flag = b.global(discard);
+    let no = b.bool(false);
+    b.store(flag, no);
+
+    let mut call_args = Vec::new();
+    let mut outs = Vec::new(); // (param, local pointer, buffer, domain)
+    let mut vouts = Vec::new(); // (param, candidates local, count local, plan)
+    for (k, (p, a)) in func.params.iter().zip(&plan.args).enumerate() {
+        let ty = crate::lower::types::naga_type(b.types, brook, &p.ty);
+        match (a, &v.args[k]) {
+            (
+                ArgPlan::Stream {
+                    buffer,
+                    extent,
+                    domain,
+                },
+                ArgShape::Stream { direct, rank, .. },
+            ) => {
+                let (linear, own) = if *direct {
+                    (id, index.clone())
+                } else {
+                    element_of(&mut b, info, &index, extents, *extent, *domain, *rank)
+                };
+                if let Some(g) = positions[k] {
+                    let pos = position(&mut b, &own);
+                    let gp = b.global(g);
+                    b.store(gp, pos);
+                }
+                let elements = Elements {
+                    buffer: buffers[*buffer],
+                    fpe: flat_len(brook, &p.ty),
+                };
+                call_args.push(elements.load(&mut b, brook, linear, &p.ty));
+            }
+            (
+                ArgPlan::Iter {
+                    start,
+                    step,
+                    extent,
+                },
+                ArgShape::Iter { rank },
+            ) => {
+                let own_ext = info_slot(&mut b, info, *extent);
+                let own = resized(&mut b, &index, extents, own_ext, *rank);
+                if let Some(g) = positions[k] {
+                    let pos = position(&mut b, &own);
+                    let gp = b.global(g);
+                    b.store(gp, pos);
+                }
+                call_args.push(iterator_value(&mut b, info, *start, *step, &own, &p.ty));
+            }
+            (ArgPlan::Constant { slot }, _) => {
+                let n = flat_len(brook, &p.ty);
+                let mut floats = Vec::with_capacity(n as usize);
+                for i in 0..n {
+                    let s = info_slot(&mut b, info, slot + i / 4);
+                    let bits = b.index(s, i % 4);
+                    let f = b.bitcast(bits, naga::ScalarKind::Float);
+                    floats.push((f, ir::Scalar::Float));
+                }
+                call_args.push(
+                    assemble(&mut b, brook, &p.ty, &mut floats.into_iter())
+                        .expect("flat_len floats make the type"),
+                );
+            }
+            (ArgPlan::Out { buffer, domain }, _) => {
+                if let Some(g) = positions[k] {
+                    let pos = position(&mut b, &index);
+                    let gp = b.global(g);
+                    b.store(gp, pos);
+                }
+                let local = b.local(&p.name, ty.expect("outputs have types"));
+                call_args.push(local);
+                outs.push((k, local, *buffer, *domain));
+            }
+            (ArgPlan::Vout { candidates, counts }, _) => {
+                let ParamClass::Vout { max } = p.class else {
+                    unreachable!("a vout plan is made for vout parameters")
+                };
+                let elem = ty.expect("vouts have types");
+                let value = b.local(&p.name, elem);
+                call_args.push(value);
+                let arr = b.types.array_of(elem, max);
+                let cand = b.local(&format!("{}_candidates", p.name), arr);
+                let i32_ty = b.types.i32();
+                let n = b.local(&format!("{}_count", p.name), i32_ty);
+                call_args.push(cand);
+                call_args.push(n);
+                vouts.push((k, cand, n, *candidates, *counts, max));
+            }
+            (ArgPlan::Gather { .. }, _) => {}
+            _ => unreachable!("plans follow the variant"),
+        }
+    }
+    b.call(kernel_fn, call_args, false);
+    let discarded = b.load(flag);
+
+    // Vouts: an element that discards pushed nothing.
+    for &(k, cand, n, cand_buf, count_buf, max) in &vouts {
+        let p = &func.params[k];
+        let pushed = b.load(n);
+        let zero = b.i32(0);
+        let pushed = b.select(discarded, zero, pushed);
+        let pushed_u = b.convert(pushed, naga::ScalarKind::Uint);
+        let counts_buf = b.global(buffers[count_buf]);
+        let slot = b.access(counts_buf, id);
+        b.store(slot, pushed_u);
+        let cands = Elements {
+            buffer: buffers[cand_buf],
+            fpe: flat_len(brook, &p.ty),
+        };
+        let maxh = b.u32(max);
+        let first = b.mul(id, maxh);
+        let zero_u = b.u32(0);
+        b.for_u32("brook_k", zero_u, pushed_u, 1, |b, k| {
+            let c = b.add_(first, k);
+            let kk = b.convert(k, naga::ScalarKind::Sint);
+            let src = b.access(cand, kk);
+            let v = b.load(src);
+            cands.store(b, brook, c, v, &p.ty);
+        });
+    }
+    b.when(discarded, |b| b.ret(None));
+
+    // Where each output element lives (and the mask's element: the first output's).
+    let mut places = Vec::with_capacity(outs.len());
+    for &(_, _, _, domain) in &outs {
+        places.push(match domain {
+            None => id,
+            Some((lo, full)) => shifted_linear(&mut b, info, &index, lo, full),
+        });
+    }
+    if let (Some(mask), Some(&place)) = (plan.mask, places.first()) {
+        let head = info_slot(&mut b, info, HEAD);
+        let mfpe = b.index(head, 2);
+        let at = b.mul(place, mfpe);
+        let m = b.global(buffers[mask]);
+        let mp = b.access(m, at);
+        let on = b.load(mp);
+        let zero = b.f32(0.0);
+        let off = b.eq(on, zero);
+        b.when(off, |b| b.ret(None));
+    }
+    if let Some(c) = plan.counter {
+        let g = b.global(buffers[c]);
+        let p = b.index(g, 0);
+        let one = b.u32(1);
+        let u = b.types.u32();
+        b.atomic(naga::AtomicFunction::Add, p, one, u);
+    }
+    for (&(k, local, buffer, _), &place) in outs.iter().zip(&places) {
+        let p = &func.params[k];
+        let v = b.load(local);
+        let elements = Elements {
+            buffer: buffers[buffer],
+            fpe: flat_len(brook, &p.ty),
+        };
+        elements.store(&mut b, brook, place, v, &p.ty);
+    }
+    let entry = b.finish();
+    add_entry(&mut sm, entry, WORKGROUP);
+    Ok((sm.finish(), plan))
+}
+
+/// The element of an input stream read by the call's element `index`: resized into the
+/// stream's extents (slot `extent`), then through its domain. Returns the linear position in
+/// the stream's storage and the index in the stream (for `indexof`).
+fn element_of(
+    b: &mut FnBuilder,
+    info: Handle<naga::GlobalVariable>,
+    index: &[Handle<Expression>],
+    call_extents: Handle<Expression>,
+    extent: u32,
+    domain: Option<(u32, u32)>,
+    rank: u8,
+) -> (Handle<Expression>, Vec<Handle<Expression>>) {
+    let own_ext = info_slot(b, info, extent);
+    let own = resized(b, index, call_extents, own_ext, rank);
+    let linear = match domain {
+        None => linearize(b, &own, own_ext),
+        Some((lo, full)) => shifted_linear(b, info, &own, lo, full),
+    };
+    (linear, own)
+}
+
+/// Brook's implicit resize of the call's `index` into a stream of `rank` whose extents are
+/// `own`: the trailing dimensions line up (a lower-rank stream sees the last dimensions).
+fn resized(
+    b: &mut FnBuilder,
+    index: &[Handle<Expression>],
+    call_extents: Handle<Expression>,
+    own: Handle<Expression>,
+    rank: u8,
+) -> Vec<Handle<Expression>> {
+    (0..rank as usize)
+        .map(|k| match index.get(k) {
+            Some(&i) => {
+                let from = b.index(call_extents, k as u32);
+                let to = b.index(own, k as u32);
+                resize(b, i, to, from)
+            }
+            None => b.u32(0),
+        })
+        .collect()
+}
+
+/// The linear position of `index` + the domain's first element (slot `lo`) in the whole
+/// stream's extents (slot `full`).
+fn shifted_linear(
+    b: &mut FnBuilder,
+    info: Handle<naga::GlobalVariable>,
+    index: &[Handle<Expression>],
+    lo: u32,
+    full: u32,
+) -> Handle<Expression> {
+    let lo = info_slot(b, info, lo);
+    let full = info_slot(b, info, full);
+    let shifted: Vec<_> = index
+        .iter()
+        .enumerate()
+        .map(|(k, &i)| {
+            let o = b.index(lo, k as u32);
+            b.add_(i, o)
+        })
+        .collect();
+    linearize(b, &shifted, full)
+}
+
+/// An iterator's value at its index `own`: `start + i * step` per component (1D), or
+/// `.x` along the columns and `.y` along the rows (2D), as the host computes it.
+fn iterator_value(
+    b: &mut FnBuilder,
+    info: Handle<naga::GlobalVariable>,
+    start: u32,
+    step: u32,
+    own: &[Handle<Expression>],
+    ty: &ir::Type,
+) -> Handle<Expression> {
+    let starts = info_slot(b, info, start);
+    let steps = info_slot(b, info, step);
+    let n = ty.width().unwrap_or(1);
+    let mut comps = Vec::with_capacity(n as usize);
+    for c in 0..u32::from(n) {
+        let i = if own.len() == 2 {
+            own[c.min(1) as usize]
+        } else {
+            own[0]
+        };
+        let s0 = b.index(starts, c);
+        let s0 = b.bitcast(s0, naga::ScalarKind::Float);
+        let d = b.index(steps, c);
+        let d = b.bitcast(d, naga::ScalarKind::Float);
+        let fi = b.convert(i, naga::ScalarKind::Float);
+        let t = b.mul(fi, d);
+        comps.push(b.add_(s0, t));
+    }
+    if n == 1 {
+        comps[0]
+    } else {
+        let t = b.types.vector(naga::Scalar::F32, n);
+        b.compose(t, comps)
+    }
+}
+
+/// Whether any function of the module uses `indexof`.
+fn module_uses_indexof(m: &ir::Module) -> bool {
+    let mut found = false;
+    for f in &m.functions {
+        visit_exprs(&f.body, &mut |e| {
+            found |= matches!(e.kind, ir::ExprKind::IndexOf(_));
+        });
+    }
+    found
+}

@@ -1,0 +1,113 @@
+//! Recording one Brook operation's commands: dispatches, copies and clears go into one
+//! command encoder (each dispatch in a compute pass of its own, so WebGPU orders them), and
+//! the same steps into the trace.
+
+use crate::error::Result;
+use crate::gpu::Gpu;
+use crate::pipeline::{info_buffer, Pipeline};
+use crate::shaders::dispatch_size;
+use crate::trace::{Dispatch, Step};
+
+/// A buffer bound by a dispatch, with its trace id.
+pub type Bound<'b> = (&'b wgpu::Buffer, u32);
+
+pub struct Work<'g> {
+    gpu: &'g Gpu,
+    encoder: wgpu::CommandEncoder,
+    pub steps: Vec<Step>,
+}
+
+impl<'g> Work<'g> {
+    pub fn new(gpu: &'g Gpu) -> Work<'g> {
+        Work {
+            gpu,
+            encoder: gpu
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("brook"),
+                }),
+            steps: Vec::new(),
+        }
+    }
+
+    pub fn gpu(&self) -> &'g Gpu {
+        self.gpu
+    }
+
+    /// Dispatches `p` over `threads` invocations (`per_group` per workgroup) with call info
+    /// `info` (slot 0 `.y` is set to the invocations per grid row) and `buffers` in the
+    /// pipeline's resource order.
+    pub fn dispatch(
+        &mut self,
+        label: &str,
+        p: &Pipeline,
+        mut info: Vec<[u32; 4]>,
+        buffers: &[Bound],
+        threads: u64,
+        per_group: u32,
+    ) {
+        let (groups, row) = dispatch_size(threads, per_group);
+        info[0][1] = row;
+        let info_buf = info_buffer(self.gpu, &info);
+        let bufs: Vec<&wgpu::Buffer> = buffers.iter().map(|(b, _)| *b).collect();
+        let group = p.bind(self.gpu, &info_buf, &bufs);
+        {
+            let mut pass = self
+                .encoder
+                .begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some(label),
+                    timestamp_writes: None,
+                });
+            pass.set_pipeline(&p.pipeline);
+            pass.set_bind_group(0, &group, &[]);
+            pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
+        }
+        self.steps.push(Step::Dispatch(Dispatch {
+            label: label.to_string(),
+            pipeline: p.id,
+            bindings: p
+                .resources
+                .iter()
+                .zip(buffers)
+                .map(|(r, (_, id))| (r.name.clone(), *id))
+                .collect(),
+            workgroups: groups,
+            invocations: threads,
+        }));
+    }
+
+    pub fn copy(
+        &mut self,
+        what: &str,
+        src: &wgpu::Buffer,
+        src_offset: u64,
+        dst: &wgpu::Buffer,
+        dst_offset: u64,
+        bytes: u64,
+    ) {
+        if bytes == 0 {
+            return;
+        }
+        self.encoder
+            .copy_buffer_to_buffer(src, src_offset, dst, dst_offset, bytes);
+        self.steps.push(Step::Copy {
+            what: what.to_string(),
+            bytes,
+        });
+    }
+
+    pub fn clear(&mut self, what: &str, buffer: &wgpu::Buffer, bytes: u64) {
+        self.encoder
+            .clear_buffer(buffer, 0, Some(bytes.next_multiple_of(4)));
+        self.steps.push(Step::Clear {
+            what: what.to_string(),
+            bytes,
+        });
+    }
+
+    /// Submits the commands; returns the trace steps.
+    pub fn submit(self) -> Result<Vec<Step>> {
+        self.gpu.queue.submit([self.encoder.finish()]);
+        Ok(self.steps)
+    }
+}
