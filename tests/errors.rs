@@ -205,3 +205,23 @@ fn a_stream_whose_textures_are_held_refuses_calls_that_replace_them() {
     gl.run(&p, "inc", args![&s, &s]).unwrap();
     assert_eq!(s.to_vec().unwrap(), [2.0; 4]);
 }
+
+#[test]
+fn a_file_name_with_a_newline_stays_inside_the_shader_comments() {
+    // The name is quoted in comments above each function and statement of the GLSL; a
+    // newline in it must not end the comment and turn the rest into shader code.
+    let gl = Runtime::gl().unwrap();
+    let p = gl
+        .compile(
+            "kernel void inc(float a<>, out float b<>) {\n    b = a + 1.0;\n}",
+            "odd.br\n#error injected",
+        )
+        .unwrap();
+    let (a, b) = (
+        gl.stream_of(1, &[2]).unwrap(),
+        gl.stream_of(1, &[2]).unwrap(),
+    );
+    a.read(&[1.0, 2.0]).unwrap();
+    gl.run(&p, "inc", args![&a, &b]).unwrap();
+    assert_eq!(b.to_vec().unwrap(), [2.0, 3.0]);
+}

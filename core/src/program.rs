@@ -29,6 +29,17 @@ impl SourceText {
         }
     }
 
+    /// The file name as one line, for comments in generated code: a name may hold a newline
+    /// or another control character, which must not end the comment and turn the rest of the
+    /// name into code; those are escaped (`\n`).
+    pub fn name_in_comment(&self) -> std::borrow::Cow<'_, str> {
+        if self.name.chars().any(char::is_control) {
+            self.name.escape_debug().to_string().into()
+        } else {
+            self.name.as_str().into()
+        }
+    }
+
     /// The 1-based line holding byte `offset`.
     pub fn line_of(&self, offset: u32) -> usize {
         self.line_starts
@@ -132,5 +143,8 @@ mod tests {
         assert_eq!(src.line(4), "fourth");
         assert_eq!(src.line(5), "");
         assert_eq!(src.line(0), "");
+        assert_eq!(src.name_in_comment(), "a.br");
+        let odd = SourceText::new("a.br\nvoid main() {}", "");
+        assert_eq!(odd.name_in_comment(), "a.br\\nvoid main() {}");
     }
 }

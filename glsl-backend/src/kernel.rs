@@ -72,7 +72,9 @@ pub fn generate_kernel(
         )));
     }
     let chunks = with_loop_status(output_chunks(&outputs, target), check_loops, target);
-    let from = source.map(|s| format!(" ({})", s.name)).unwrap_or_default();
+    let from = source
+        .map(|s| format!(" ({})", s.name_in_comment()))
+        .unwrap_or_default();
     let body = format!("{}    {}\n", shader.fetches, call_text(func));
     let passes = chunks
         .iter()

@@ -100,7 +100,9 @@ pub fn generate_reduce_pass(
     let body = fold_body(&mut parts, module, func, step, input, accumulator)?;
     let outputs = member_slots(module, func, ParamClass::Reduce)?;
     let chunks = output_chunks(&outputs, target);
-    let from = source.map(|s| format!(" ({})", s.name)).unwrap_or_default();
+    let from = source
+        .map(|s| format!(" ({})", s.name_in_comment()))
+        .unwrap_or_default();
     let passes = chunks
         .iter()
         .enumerate()

@@ -129,7 +129,8 @@ impl<'a> FunctionLowering<'a> {
             let line = src.line_of(f.span.start);
             text.push_str(&format!(
                 "// Brook {what} `{}` ({}:{line})\n",
-                f.name, src.name
+                f.name,
+                src.name_in_comment()
             ));
         }
         text.push_str(&format!(
