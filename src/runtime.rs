@@ -178,7 +178,7 @@ impl Runtime {
     /// kernel (`None`, the default: no limit), so a kernel that loops forever (`while (1) {}`)
     /// cannot hang the program. The CPU backend checks at every loop back edge; GL and wgpu
     /// cannot stop a draw or dispatch they have started, so there a limit is an error
-    /// (`brcc run --timeout` ends a whole program on any backend).
+    /// (`timeout 60 brcc run prog.br` ends a whole program on any backend).
     pub fn set_time_limit(&self, limit: Option<std::time::Duration>) -> Result<(), BrookError> {
         self.backend.set_time_limit(limit)
     }

@@ -250,7 +250,7 @@ pub trait Backend {
             Some(_) => Err(BrookError::Unsupported {
                 call: "set_time_limit".into(),
                 message: format!(
-                    "the {} backend cannot stop a kernel call once it has started (a draw or dispatch runs to its end); time limits are for the CPU backend, and `brcc run --timeout` ends a whole program on any backend",
+                    "the {} backend cannot stop a kernel call once it has started (a draw or dispatch runs to its end); time limits are for the CPU backend, and `timeout 60 brcc run prog.br` ends a whole program on any backend",
                     self.name()
                 ),
             }),

@@ -1,7 +1,7 @@
 //! A time limit for kernel calls on the CPU: a kernel may loop forever (`while (1) {}`), and
 //! nothing outside the call can stop a thread in the middle of one. Both engines check the
 //! watchdog at every loop back edge and stop the call with [`CpuError::TimeLimit`] once its
-//! time is up. (`brcc run --timeout` ends the whole program instead; GL cannot stop a draw.)
+//! time is up. (`timeout 60 brcc run prog.br` ends the whole program instead; GL cannot stop a draw.)
 
 use std::time::{Duration, Instant};
 

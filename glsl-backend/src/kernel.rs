@@ -12,6 +12,7 @@
 use brook_frontend::ir::{Function, FunctionId, FunctionKind, Module, ParamClass, Type};
 
 use crate::builder::{ShaderBuilder, Stage};
+use crate::cost::refuse_costly;
 use crate::error::GenError;
 use crate::loops::{needs_loop_check, refuse_deep_loops};
 use crate::lower::index_global;
@@ -54,6 +55,7 @@ pub fn generate_kernel(
         });
     }
     refuse_deep_loops(module, kernel)?;
+    refuse_costly(module, kernel)?;
     let check_loops = needs_loop_check(module, kernel, target);
     let mut shader = KernelShader::new(module, func, variant)?;
     let functions = lowered_functions(

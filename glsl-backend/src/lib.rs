@@ -9,6 +9,7 @@
 //! the addressing the paper describes, rather than inlining arithmetic.
 
 mod builder;
+mod cost;
 mod error;
 mod kernel;
 mod loops;
@@ -31,6 +32,7 @@ mod vertex;
 mod vout;
 mod walk;
 
+pub use cost::MAX_INLINED_STATEMENTS;
 pub use error::GenError;
 pub use kernel::{generate_kernel, KernelProgram};
 pub use loops::{iteration_bound_given, MAX_LOOP_NESTING};

@@ -15,6 +15,7 @@
 use brook_frontend::ir::{Function, FunctionId, FunctionKind, Module, ParamClass};
 
 use crate::builder::{ShaderBuilder, Stage};
+use crate::cost::refuse_costly;
 use crate::error::GenError;
 use crate::kernel::KernelProgram;
 use crate::loops::{refuse_deep_loops, refuse_uncheckable_loops};
@@ -78,6 +79,7 @@ pub fn generate_reduce_pass(
     let (input, accumulator) = reduction_params(func)?;
     let mut parts = ShaderBuilder::new(Stage::Fragment, Some(module));
     refuse_deep_loops(module, reduce_fn)?;
+    refuse_costly(module, reduce_fn)?;
     refuse_uncheckable_loops(module, reduce_fn, u32::from(step.k), target)?;
     let functions = lowered_functions(module, reduce_fn, &mut parts.prelude, source, false)?;
     for (i, p) in func.params.iter().enumerate() {

@@ -20,6 +20,7 @@
 use brook_frontend::ir::{FunctionId, FunctionKind, Module, ParamClass};
 
 use crate::builder::{ShaderBuilder, Stage};
+use crate::cost::refuse_costly;
 use crate::error::GenError;
 use crate::loops::{refuse_deep_loops, refuse_uncheckable_loops};
 use crate::members::member_slots;
@@ -321,6 +322,7 @@ pub fn generate_scatter_reduce(
     let mut parts =
         ShaderBuilder::new(Stage::Fragment, Some(module)).after(&vertex.samplers, &vertex.uniforms);
     refuse_deep_loops(module, reduce_fn)?;
+    refuse_costly(module, reduce_fn)?;
     refuse_uncheckable_loops(module, reduce_fn, 1, target)?;
     let functions = lowered_functions(module, reduce_fn, &mut parts.prelude, source, false)?;
     parts.declare("flat in highp int brook_element;");
