@@ -68,7 +68,7 @@ fn gl_says_it_cannot_stop_a_draw() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("cannot stop") && err.contains("--timeout"),
+        err.contains("cannot stop") && err.contains("timeout 60 brcc run"),
         "{err}"
     );
     gl.set_time_limit(None).unwrap();
