@@ -151,10 +151,7 @@ impl Runtime {
         let module = brook_frontend::compile(source, name).map_err(BrookError::Compile)?;
         let compiled = Rc::new(Compiled {
             module,
-            source: SourceText {
-                name: name.to_string(),
-                text: source.to_string(),
-            },
+            source: SourceText::new(name, source),
         });
         let prepared = self.backend.prepare(&compiled)?;
         Ok(Program {
@@ -206,6 +203,15 @@ impl Runtime {
     /// without passes: the engine that ran it, and on the call that compiled its native code, what compiling cost.
     pub fn set_trace(&self, on: bool) {
         self.backend.set_trace(on);
+    }
+
+    /// Stops every later kernel call that runs longer than `limit` with an error naming the
+    /// kernel (`None`, the default: no limit), so a kernel that loops forever (`while (1) {}`)
+    /// cannot hang the program. The CPU backend checks at every loop back edge; GL and wgpu
+    /// cannot stop a draw or dispatch they have started, so there a limit is an error
+    /// (`brcc run --timeout 60 prog.br` ends a whole program on any backend).
+    pub fn set_time_limit(&self, limit: Option<std::time::Duration>) -> Result<(), BrookError> {
+        self.backend.set_time_limit(limit)
     }
 
     /// The trace entries since tracing started or since the last take; each prints readably.

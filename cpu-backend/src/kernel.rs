@@ -38,6 +38,7 @@ use crate::jit::{self, code::Code, kernel::Variant, Unjittable};
 use crate::shape::{position, ravel, resize_index, unravel, Index};
 use crate::stream::{validate_shape, CpuStream};
 use crate::value::Value;
+use crate::watchdog::Watchdog;
 
 /// Output elements per parallel task of the interpreter: large enough that scheduling costs
 /// nothing next to the interpretation, small enough that a 256×256 stream still spreads over
@@ -375,7 +376,20 @@ impl KernelPlan {
         args: &mut [CpuArg],
         mask: Option<&[bool]>,
     ) -> Result<KernelRun, CpuError> {
-        run(module, self, args, mask)
+        run(module, self, args, mask, Watchdog::default())
+    }
+
+    /// [`KernelPlan::run_masked`] stopped with [`CpuError::TimeLimit`] when `watchdog`'s time
+    /// is up. Native code does not read the clock at its loop back edges yet, so a call with
+    /// a time limit runs on the interpreter, which does (the trace says so).
+    pub fn run_watched(
+        &self,
+        module: &Module,
+        args: &mut [CpuArg],
+        mask: Option<&[bool]>,
+        watchdog: Watchdog,
+    ) -> Result<KernelRun, CpuError> {
+        run(module, self, args, mask, watchdog)
     }
 
     /// The compiled code of `variant`, compiling it on first use.
@@ -442,6 +456,7 @@ fn run(
     plan: &KernelPlan,
     args: &mut [CpuArg],
     mask: Option<&[bool]>,
+    watchdog: Watchdog,
 ) -> Result<KernelRun, CpuError> {
     let kernel = plan.kernel;
     let func = module
@@ -534,7 +549,12 @@ fn run(
     let out_fpe: Vec<usize> = outs.iter().map(|o| o.floats_per_element()).collect();
     let vout_fpe: Vec<usize> = vouts.iter().map(|(_, v)| v.floats_per_element()).collect();
 
-    let native = if plan.jit {
+    let native = if plan.jit && watchdog.is_limited() {
+        done.execution.fell_back(Some(Unjittable(
+            "a time limit (native code does not read the clock)".into(),
+        )));
+        None
+    } else if plan.jit {
         let (k, compiled) = plan.variant(module, jit::drive::variant(&bindings, &out_shape));
         done.execution.compiled = compiled;
         k.map_err(|why| done.execution.fell_back(Some(why))).ok()
@@ -572,7 +592,7 @@ fn run(
                 }
             }
             let driver = Driver {
-                interp: Interp::new(module),
+                interp: Interp::new(module).watched(watchdog),
                 func,
                 bindings: &bindings,
                 out_shape: &out_shape,

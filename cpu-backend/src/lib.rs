@@ -18,6 +18,7 @@
 //! - [`run_scatter`]: `streamScatterOp`, sequential in index order (see [`scatter`]).
 //! - [`run_gather_op`]: `streamGatherOp` (fetch-and-op), sequential in index order.
 //! - [`Value`]: the interpreter's runtime values (see [`value`]).
+//! - [`Watchdog`]: a time limit for kernel calls, checked at every loop back edge.
 //! - [`CpuError`]: everything that can go wrong, with messages meant for the Brook user.
 //! - [`CpuBackend`]: all of it behind brook-core's `Backend` trait, for the runtime.
 
@@ -32,6 +33,7 @@ pub mod scatter;
 pub mod shape;
 pub mod stream;
 pub mod value;
+pub mod watchdog;
 
 pub use backend::CpuBackend;
 pub use error::CpuError;
@@ -42,3 +44,4 @@ pub use reduce::{run_reduce, ReducePlan, ReduceTarget};
 pub use scatter::{run_scatter, ScatterCombine};
 pub use stream::CpuStream;
 pub use value::Value;
+pub use watchdog::Watchdog;

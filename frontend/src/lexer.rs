@@ -460,7 +460,7 @@ fn check_nesting(toks: &[Spanned<'_>]) -> Option<Diagnostic> {
                     return Some(
                         Diagnostic::error(
                             format!(
-                                "nesting too deep (more than {MAX_NESTING} levels of brackets)"
+                                "nesting too deep: more than {MAX_NESTING} levels of brackets ((), [] and {{}} together)"
                             ),
                             Span::new(s, e),
                         )

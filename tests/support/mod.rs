@@ -159,3 +159,35 @@ pub fn agree_with_cpu(
     assert_agree(&wgpu.describe(), &f(&wgpu), &on_cpu, ulps);
     on_cpu
 }
+
+/// SplitMix64: deterministic samples without a dependency.
+pub struct Samples(pub u64);
+
+impl Samples {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    pub fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Half uniform in `[lo, hi]`, half with a magnitude uniform in its exponent (down to
+    /// 2^-40, or the smallest normal where the range reaches it) and either sign the range
+    /// allows: small and large arguments get as many samples as the middle.
+    pub fn in_range(&mut self, lo: f64, hi: f64) -> f32 {
+        if self.next() & 1 == 0 {
+            return (lo + (hi - lo) * self.unit()) as f32;
+        }
+        let top = lo.abs().max(hi.abs()).log2();
+        let bottom = (top - 40.0).max(-126.0);
+        let magnitude = (bottom + (top - bottom) * self.unit()).exp2();
+        let negative = lo < 0.0 && (hi <= 0.0 || self.next() & 1 == 0);
+        let v = if negative { -magnitude } else { magnitude };
+        v.clamp(lo, hi) as f32
+    }
+}

@@ -146,13 +146,17 @@ kernel void gint(float i<>, float4 t[], out float4 r<>) { int k = (int)i; r = t[
     idx[3] = -0.26;
     idx[4] = 98.76;
     let table = values(100, 2, -10.0, 10.0);
+    // A float subscript also takes infinities and values past int's range (Brook's index
+    // rule, README "Limits and guarantees").
+    let mut wild = idx.clone();
+    wild[5..10].copy_from_slice(&[f32::INFINITY, f32::NEG_INFINITY, 1e30, -1e30, 3e9]);
     check(
         &b,
         Call {
             src,
             name: "g1",
             args: vec![
-                A::In(vec![1], vec![n], idx.clone()),
+                A::In(vec![1], vec![n], wild),
                 A::In(vec![1], vec![100], table.clone()),
                 A::Out(vec![1], vec![n]),
             ],

@@ -24,7 +24,7 @@ use brook_frontend::ir::{FunctionId, FunctionKind, ParamClass};
 use crate::error::CpuError;
 use crate::{
     run_gather_op, run_scatter, CpuArg, CpuIter, CpuStream, Engine, Execution, KernelPlan,
-    ReducePlan, ReduceTarget, ScatterCombine,
+    ReducePlan, ReduceTarget, ScatterCombine, Watchdog,
 };
 use mask::CpuMasking;
 
@@ -36,6 +36,8 @@ pub struct CpuBackend {
     interpreted: bool,
     /// The calls recorded since tracing began (`None`: not tracing).
     trace: RefCell<Option<Vec<TraceEntry>>>,
+    /// How long one kernel call may run (`Runtime::set_time_limit`).
+    time_limit: std::cell::Cell<Option<std::time::Duration>>,
 }
 
 impl CpuBackend {
@@ -283,8 +285,12 @@ impl Backend for CpuBackend {
         let plan = program.plan(call.kernel);
         let module = &program.compiled.module;
         let result = std::cell::Cell::new(None);
+        let watchdog = self
+            .time_limit
+            .get()
+            .map_or_else(Watchdog::default, Watchdog::limited);
         let run = |a: &mut [CpuArg], mask: Option<&[bool]>| {
-            let done = plan.run_masked(module, a, mask)?;
+            let done = plan.run_watched(module, a, mask, watchdog)?;
             result.set(Some(done.clone()));
             Ok(done)
         };
@@ -427,6 +433,11 @@ impl Backend for CpuBackend {
         let mut x = borrow_mut(data(a.storage, name)?, name)?;
         let mut y = borrow_mut(data(b.storage, name)?, name)?;
         std::mem::swap(&mut *x, &mut *y);
+        Ok(())
+    }
+
+    fn set_time_limit(&self, limit: Option<std::time::Duration>) -> Result<(), BrookError> {
+        self.time_limit.set(limit);
         Ok(())
     }
 

@@ -7,6 +7,7 @@ use brook_frontend::ir::{
 use super::builtins::lower_builtin;
 use super::{gather_function, index_global, FunctionLowering};
 use crate::error::GenError;
+use crate::math::MathFile;
 use crate::names::glsl_name;
 use crate::prelude::Helper;
 use crate::types::glsl_type;
@@ -113,6 +114,16 @@ impl FunctionLowering<'_> {
     }
 
     fn binary(&mut self, op: BinaryOp, l: &Expr, r: &Expr, ty: &Type) -> Result<String, GenError> {
+        if let (BinaryOp::Div, ExprKind::Float(zero)) = (op, &r.kind) {
+            if *zero == 0.0 {
+                // IEEE's x / ±0 (±inf, NaN for 0 / 0): Mesa folds a division by a literal zero
+                // into a tiny or zero value, but keeps a product with an infinity from its bits.
+                let a = self.expr(l)?;
+                self.prelude.require(Helper::Math(MathFile::Scale));
+                let sign = if zero.is_sign_negative() { "-" } else { "" };
+                return Ok(format!("({a} * {sign}brook_inf())"));
+            }
+        }
         let (a, b) = (self.expr(l)?, self.expr(r)?);
         Ok(binary_text(op, (&a, &l.ty), (&b, &r.ty), ty, self))
     }
@@ -253,6 +264,15 @@ pub(super) fn binary_text(
             format!("matrixCompMult({a}, {b})")
         }
         Mul => format!("({a} * {b})"),
+        Div | Rem if ty.scalar() == Some(Scalar::Int) => {
+            lowering.prelude.require(Helper::IntDivision);
+            let f = if op == Div {
+                "brook_idiv"
+            } else {
+                "brook_imod"
+            };
+            format!("{f}({}, {})", splat(a, at), splat(b, bt))
+        }
         Div => format!("({a} / {b})"),
         Rem if ty.scalar() == Some(Scalar::Float) => {
             lowering.prelude.require(Helper::Fmod);
