@@ -1,7 +1,8 @@
 //! The paper's reduction benchmark (000 §5.4): the sum of 2^20 `float4` (a 1024×1024 stream)
 //! to one value, by Brook-GL, by the same k-way passes written by hand in glow on the same
-//! context, by the CPU backend and by a plain Rust loop, in one run; then the plan's passes
-//! and reads against the paper's unrolled parallel reduction, n + n/(k−1) reads.
+//! context, by Brook-wgpu (a workgroup tree), by the CPU backend and by a plain Rust loop, in
+//! one run; then the plan's passes and reads against the paper's unrolled parallel reduction,
+//! n + n/(k−1) reads.
 //!
 //! Every variant ends by reading its result back, which also waits for the GPU work; each is
 //! checked bit for bit (the data make every order of summation exact) before it is timed.
@@ -62,6 +63,7 @@ fn main() {
     let shape = [SIDE, SIDE];
     let gl = Runtime::gl().expect("a headless GL context");
     let cpu = Runtime::cpu();
+    let wgpu = Runtime::wgpu().expect("a wgpu adapter (lavapipe)");
     let on = |rt: &Runtime| {
         let program = rt.compile(SUM, "sum.br").unwrap();
         let input = rt.stream_of(4, &shape).unwrap();
@@ -70,6 +72,7 @@ fn main() {
     };
     let (gl_program, gl_input) = on(&gl);
     let (cpu_program, cpu_input) = on(&cpu);
+    let (wgpu_program, wgpu_input) = on(&wgpu);
     let plan = ReducePlan::new(&shape, &[]).unwrap();
     let steps: Vec<(usize, &str)> = plan
         .passes
@@ -85,6 +88,9 @@ fn main() {
         .variant(variant("hand-written glow", || hand.sum().to_vec()))
         .variant(variant("brook gl", || {
             brook_sum(&gl, &gl_input, &gl_program)
+        }))
+        .variant(variant("brook wgpu", || {
+            brook_sum(&wgpu, &wgpu_input, &wgpu_program)
         }))
         .variant(variant("brook cpu", || {
             brook_sum(&cpu, &cpu_input, &cpu_program)

@@ -1,6 +1,7 @@
 //! SAXPY on 1024×1024 float4 (the paper's first application), and the per-call overhead of a
 //! cached kernel on a tiny stream (the kernel-call "knee", 000 §6.1.2): Brook-GL against the
-//! same work written by hand in glow, the CPU backend and a plain Rust loop, in one run.
+//! same work written by hand in glow, the wgpu and CPU backends and a plain Rust loop, in one
+//! run (the hand-written wgpu compute baseline is `wgpu-backend`'s bench `compare`).
 //!
 //! Every variant ping-pongs (each call reads the previous call's result), because llvmpipe
 //! skips draws whose output a later draw overwrites, and each timed batch ends with glFinish.
@@ -26,6 +27,7 @@ const A: f32 = 0.5;
 fn bench(c: &mut Criterion, group_name: &str, shape: &[usize]) {
     let gl = Runtime::gl().expect("a headless GL context");
     let cpu = Runtime::cpu();
+    let wgpu = Runtime::wgpu().expect("a wgpu adapter (lavapipe)");
     let n: usize = shape.iter().product();
     let (x, y) = inputs(n);
     let (h, w) = if shape.len() == 2 {
@@ -37,6 +39,7 @@ fn bench(c: &mut Criterion, group_name: &str, shape: &[usize]) {
     let hand = RefCell::new(HandSaxpy::new(ctx.gl(), w, h, &x, &y));
     let on_gl = RefCell::new(PingPong::new(&gl, SAXPY, "saxpy", A, shape));
     let on_cpu = RefCell::new(PingPong::new(&cpu, SAXPY, "saxpy", A, shape));
+    let on_wgpu = RefCell::new(PingPong::new(&wgpu, SAXPY, "saxpy", A, shape));
     let rust = RefCell::new(y.clone());
     // One call gives y + a·x: a·x is exact (a = ½), the sum one f32 rounding (or none, fused).
     let expected: Vec<f64> = x
@@ -68,6 +71,13 @@ fn bench(c: &mut Criterion, group_name: &str, shape: &[usize]) {
             on_gl.borrow_mut().time(n);
         },
         || on_gl.borrow().result(),
+    ))
+    .variant(Variant::new(
+        "brook wgpu",
+        |n| {
+            on_wgpu.borrow_mut().time(n);
+        },
+        || on_wgpu.borrow().result(),
     ))
     .variant(Variant::new(
         "brook cpu",

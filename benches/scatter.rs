@@ -1,6 +1,7 @@
 //! Scatter-add of 1M elements (1024×1024 `float`, random `float2` indices into a 1024×1024
 //! destination, so many collide): Brook-GL's point rendering against the same points drawn by
-//! hand in glow, the CPU backend (sequential in index order) and a plain Rust loop, in one run.
+//! hand in glow, Brook-wgpu (a compare-and-swap loop on `f32` bits), the CPU backend
+//! (sequential in index order) and a plain Rust loop, in one run.
 //! Each timed batch ends with glFinish; blending accumulates, so no draw is skipped. Every
 //! variant's first scatter is checked exactly (integer data) before anything is timed.
 
@@ -67,10 +68,12 @@ fn main() {
     let (index, data) = (index(), data());
     let gl = Runtime::gl().expect("a headless GL context");
     let cpu = Runtime::cpu();
+    let wgpu = Runtime::wgpu().expect("a wgpu adapter (lavapipe)");
     let ctx = gl.gl_context().expect("a GL runtime").clone();
     let hand = RefCell::new(HandScatter::new(ctx.gl(), SIDE, &index, &data));
     let on_gl = brook_streams(&gl, &index, &data);
     let on_cpu = brook_streams(&cpu, &index, &data);
+    let on_wgpu = brook_streams(&wgpu, &index, &data);
     let host = RefCell::new(vec![0.0f32; SIDE * SIDE]);
     // Small integers: every sum is exact in any order, so one scatter-add must match exactly.
     let mut expected = vec![0.0f32; SIDE * SIDE];
@@ -90,6 +93,7 @@ fn main() {
             || hand.borrow().result(),
         ))
         .variant(brook_scatter("brook gl", &gl, &on_gl))
+        .variant(brook_scatter("brook wgpu", &wgpu, &on_wgpu))
         .variant(brook_scatter("brook cpu", &cpu, &on_cpu))
         .variant(Variant::new(
             "plain rust loop",

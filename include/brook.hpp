@@ -9,11 +9,16 @@
 #define BROOK_HPP
 
 #include <cstddef>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
 #include <vector>
+// What the original's header brought in, so programs may call printf, fabsf, sqrtf, rand,
+// memset, … without including the C headers themselves (the C forms: global names).
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 extern "C" {
 typedef struct BrookProgram BrookProgram;
@@ -28,26 +33,33 @@ typedef struct BrookArg {
 } BrookArg;
 
 BrookProgram* brook_program_new(const char* source, const char* name);
+int brook_program_defines(const BrookProgram* program, const char* type_name);
 void brook_program_free(BrookProgram* program);
 BrookStream* brook_stream_new(const BrookProgram* program, const char* type_name,
                               const long long* extents, size_t rank);
 BrookStream* brook_iter_new(unsigned components, const long long* extents, size_t rank,
                             const float* start, const float* end);
 void brook_stream_free(BrookStream* stream);
+size_t brook_stream_shape(const BrookStream* stream, long long* extents);
 void brook_stream_read(const BrookStream* stream, const float* data, const long long* lo,
                        const long long* hi, size_t rank);
 void brook_stream_write(const BrookStream* stream, float* out, const long long* lo,
                         const long long* hi, size_t rank);
 void brook_kernel_run(const BrookProgram* program, const char* kernel, const BrookArg* args,
                       size_t count);
+void brook_kernel_run_vout(const BrookProgram* program, const char* kernel, const BrookArg* args,
+                           size_t count, BrookStream** replaced);
 void brook_reduce_value(const BrookProgram* program, const char* reduction,
-                        const BrookStream* input, const BrookArg* args, size_t count, float* out,
+                        const BrookArg* input, const BrookArg* args, size_t count, float* out,
                         size_t floats);
 void brook_reduce_stream(const BrookProgram* program, const char* reduction,
-                         const BrookStream* input, const BrookArg* args, size_t count,
+                         const BrookArg* input, const BrookArg* args, size_t count,
                          const BrookStream* output);
 void brook_stream_swap(const BrookStream* a, const BrookStream* b);
 void brook_stream_scatter(const BrookStream* dst, const BrookStream* index, const BrookStream* data, int op);
+void brook_stream_scatter_reduce(const BrookStream* dst, const BrookStream* index,
+                                 const BrookStream* data, const BrookProgram* program,
+                                 const char* reduction);
 void brook_stream_gather_op(const BrookStream* dst, const BrookStream* index, const BrookStream* data, int op);
 void brook_write_mask_set(const BrookStream* mask);
 void brook_write_mask_enable(int on);
@@ -126,6 +138,36 @@ BROOK_VECTOR4(int4, int)
 #undef BROOK_VECTOR3
 #undef BROOK_VECTOR4
 
+// Cg's matrices on the host, laid out as kernels see them: R rows of C floats, row-major.
+// Built from R*C floats row by row (`float2x2 m(1, 2, 3, 4)`); m[i] is row i, m[i][j] an
+// element. A kernel's `floatRxC` constant takes one. The original had no host matrices and
+// its programs may name functions `float2x2`: brcc then defines BROOK_NO_MATRIX_TYPES and
+// only `brook::matrix<R, C>` is declared.
+namespace brook {
+template <int R, int C> struct matrix {
+    float m[R][C];
+    matrix() { std::memset(m, 0, sizeof m); }
+    template <class... T> matrix(T... v) {
+        static_assert(sizeof...(T) == R * C, "a floatRxC is built from R*C floats");
+        const float f[] = {float(v)...};
+        std::memcpy(m, f, sizeof m);
+    }
+    float* operator[](int i) { return m[i]; }
+    const float* operator[](int i) const { return m[i]; }
+};
+}  // namespace brook
+#ifndef BROOK_NO_MATRIX_TYPES
+typedef ::brook::matrix<2, 2> float2x2;
+typedef ::brook::matrix<2, 3> float2x3;
+typedef ::brook::matrix<2, 4> float2x4;
+typedef ::brook::matrix<3, 2> float3x2;
+typedef ::brook::matrix<3, 3> float3x3;
+typedef ::brook::matrix<3, 4> float3x4;
+typedef ::brook::matrix<4, 2> float4x2;
+typedef ::brook::matrix<4, 3> float4x3;
+typedef ::brook::matrix<4, 4> float4x4;
+#endif
+
 // The original runtime's allocation helpers: plain heap memory for host arrays.
 inline void* brmalloc(size_t bytes) { return std::malloc(bytes); }
 inline void brfree(void* p) { std::free(p); }
@@ -150,16 +192,50 @@ template <class T> struct components { enum { value = sizeof(T) / 4 }; };
 
 // ---------------------------------------------------------------- programs and streams
 
-// The kernels of one .br file, compiled on the current runtime at first use.
+// The kernels of one .br file, compiled on the current runtime at first use. Nothing here
+// calls the runtime before `get`: file-scope streams and programs are constructed while the
+// program is being loaded, when the runtime must not be called (brcc reports a call then).
+class program;
+// Every program of the files linked together (one per .br file), so that a stream declared in
+// one file may have an element type another file's kernels define.
+inline program*& program_list() {
+    static program* head = 0;
+    return head;
+}
+
 class program {
-    BrookProgram* handle_;
+    const char* source_;
+    const char* name_;
+    mutable BrookProgram* handle_;
+    program* next_;
     program(const program&);
     program& operator=(const program&);
 
 public:
-    program(const char* source, const char* name) : handle_(brook_program_new(source, name)) {}
-    ~program() { brook_program_free(handle_); }
-    BrookProgram* get() const { return handle_; }
+    program(const char* source, const char* name)
+        : source_(source), name_(name), handle_(0), next_(program_list()) {
+        program_list() = this;
+    }
+    ~program() {
+        for (program** p = &program_list(); *p; p = &(*p)->next_)
+            if (*p == this) {
+                *p = next_;
+                break;
+            }
+        brook_program_free(handle_);
+    }
+    BrookProgram* get() const {
+        if (!handle_) handle_ = brook_program_new(source_, name_);
+        return handle_;
+    }
+    // The program defining element type `type_name`: this one, else another linked one (else
+    // this one, and the runtime reports the unknown type).
+    const BrookProgram* defining(const char* type_name) const {
+        if (brook_program_defines(get(), type_name)) return get();
+        for (const program* p = program_list(); p; p = p->next_)
+            if (p != this && brook_program_defines(p->get(), type_name)) return p->get();
+        return get();
+    }
 };
 
 // Stream extents (first dimension first), evaluated at run time.
@@ -190,7 +266,14 @@ struct stream_domain {
 };
 
 class stream {
-    BrookStream* handle_;
+    // The runtime's stream, made at the first `get` for a stream declared lazily (at file
+    // scope), at once otherwise; the rest is what making it takes.
+    mutable BrookStream* handle_;
+    const program* program_;
+    const char* type_name_;
+    extent_list extents_;
+    unsigned iter_components_;  // non-zero: an iterator stream over [start, end)
+    float start_[4], end_[4];
     stream(const stream&);
     stream& operator=(const stream&);
 
@@ -207,14 +290,46 @@ class stream {
 
 public:
     // `T s<e0, e1, …>;`
-    stream(const BrookProgram* program, const char* type_name, const extent_list& e)
-        : handle_(brook_stream_new(program, type_name, e.values, e.rank)) {}
-    explicit stream(BrookStream* handle) : handle_(handle) {}
+    stream(const program& p, const char* type_name, const extent_list& e, bool lazy = false)
+        : handle_(0), program_(&p), type_name_(type_name), extents_(e), iter_components_(0) {
+        if (!lazy) get();
+    }
+    // `iter T s<…> = iter(start, end);` (`start` and `end` hold 4 floats)
+    stream(unsigned components, const extent_list& e, const float* start, const float* end,
+           bool lazy)
+        : handle_(0), program_(0), type_name_(0), extents_(e), iter_components_(components) {
+        std::memcpy(start_, start, sizeof start_);
+        std::memcpy(end_, end, sizeof end_);
+        if (!lazy) get();
+    }
 #if __cplusplus >= 201103L
-    stream(stream&& other) : handle_(other.handle_) { other.handle_ = 0; }
+    stream(stream&& o)
+        : handle_(o.handle_), program_(o.program_), type_name_(o.type_name_),
+          extents_(o.extents_), iter_components_(o.iter_components_) {
+        std::memcpy(start_, o.start_, sizeof start_);
+        std::memcpy(end_, o.end_, sizeof end_);
+        o.handle_ = 0;
+        o.program_ = 0;
+        o.iter_components_ = 0;
+    }
 #endif
     ~stream() { brook_stream_free(handle_); }
-    const BrookStream* get() const { return handle_; }
+    // After a vout call: this stream becomes `h` (exactly the values pushed).
+    void replace(BrookStream* h) const {
+        brook_stream_free(handle_);
+        handle_ = h;
+    }
+    const BrookStream* get() const {
+        if (!handle_) {
+            if (iter_components_)
+                handle_ = brook_iter_new(iter_components_, extents_.values, extents_.rank,
+                                         start_, end_);
+            else if (program_)
+                handle_ = brook_stream_new(program_->defining(type_name_), type_name_,
+                                           extents_.values, extents_.rank);
+        }
+        return handle_;
+    }
 
     stream_domain domain(int lo, int hi) const { return make_domain(&lo, &hi, 1); }
     stream_domain domain(const int2& lo, const int2& hi) const {
@@ -230,11 +345,11 @@ public:
 
 // `iter T s<…> = iter(start, end);`
 template <class T>
-stream iter_stream(const extent_list& e, const T& start, const T& end) {
+stream iter_stream(const extent_list& e, const T& start, const T& end, bool lazy = false) {
     float a[4] = {0, 0, 0, 0}, b[4] = {0, 0, 0, 0};
     lanes(start, a);
     lanes(end, b);
-    return stream(brook_iter_new(components<T>::value, e.values, e.rank, a, b));
+    return stream(components<T>::value, e, a, b, lazy);
 }
 
 // ---------------------------------------------------------------- kernel calls
@@ -282,6 +397,11 @@ public:
     arg(const int2& v) : values_(2) { no_stream(); lanes(v, &values_[0]); }
     arg(const int3& v) : values_(3) { no_stream(); lanes(v, &values_[0]); }
     arg(const int4& v) : values_(4) { no_stream(); lanes(v, &values_[0]); }
+    // A matrix, row by row.
+    template <int R, int C> arg(const matrix<R, C>& v) : values_(R * C) {
+        no_stream();
+        std::memcpy(&values_[0], v.m, sizeof v.m);
+    }
 
     // A struct of floats, member by member (brcc only passes structs of float..float4).
     template <class T> static arg of_struct(const T& v) {
@@ -307,28 +427,70 @@ inline std::vector<BrookArg> abi(std::initializer_list<arg> args) {
     return out;
 }
 
-inline void run(const BrookProgram* program, const char* kernel, std::initializer_list<arg> args) {
+inline void run(const program& p, const char* kernel, std::initializer_list<arg> args) {
     std::vector<BrookArg> a = abi(args);
-    brook_kernel_run(program, kernel, a.empty() ? 0 : &a[0], a.size());
+    brook_kernel_run(p.get(), kernel, a.empty() ? 0 : &a[0], a.size());
 }
 
-// `reduction(s, result)` with `result` a host variable (a float..float4 or a struct of floats).
+// A kernel with `vout` parameters: `vouts` has the stream of each vout parameter (null
+// elsewhere); after the call each holds exactly the values pushed, as in the original.
+inline void run_vout(const program& p, const char* kernel, std::initializer_list<arg> args,
+                     std::initializer_list<const stream*> vouts) {
+    std::vector<BrookArg> a = abi(args);
+    std::vector<BrookStream*> replaced(a.size() + 1, 0);
+    brook_kernel_run_vout(p.get(), kernel, a.empty() ? 0 : &a[0], a.size(), &replaced[0]);
+    const stream* const* v = vouts.begin();
+    for (size_t k = 0; k < a.size(); ++k)
+        if (replaced[k]) v[k]->replace(replaced[k]);
+}
+
+// `reduction(s, result)` with `result` a host variable (a float..float4 or a struct of floats);
+// `s` a stream or `s.domain(lo, hi)`.
 template <class T>
-void reduce_to_value(const BrookProgram* program, const char* reduction, const stream& input,
+void reduce_to_value(const program& p, const char* reduction, const stream_arg& input,
                      T& result, std::initializer_list<arg> args) {
     std::vector<BrookArg> a = abi(args);
-    brook_reduce_value(program, reduction, input.get(), a.empty() ? 0 : &a[0], a.size(),
+    BrookArg in = input.abi();
+    brook_reduce_value(p.get(), reduction, &in, a.empty() ? 0 : &a[0], a.size(),
                        reinterpret_cast<float*>(&result), sizeof(T) / sizeof(float));
 }
 
 // `reduction(s, result)` with `result` a smaller stream.
-inline void reduce_to_stream(const BrookProgram* program, const char* reduction,
-                             const stream& input, const stream& result,
+inline void reduce_to_stream(const program& p, const char* reduction,
+                             const stream_arg& input, const stream& result,
                              std::initializer_list<arg> args) {
     std::vector<BrookArg> a = abi(args);
-    brook_reduce_stream(program, reduction, input.get(), a.empty() ? 0 : &a[0], a.size(),
+    BrookArg in = input.abi();
+    brook_reduce_stream(p.get(), reduction, &in, a.empty() ? 0 : &a[0], a.size(),
                         result.get());
 }
+
+// ---------------------------------------------------------------- reduce functions as operators
+
+// `streamScatterOp(dst, index, data, add)` names a reduce function: brcc registers each
+// two-parameter reduction's stream form here (before main, calling nothing), and the operator
+// overload finds its program and name by the function's address.
+typedef void (*reduce_fn)(const stream_arg&, const stream&);
+
+struct reducer {
+    reduce_fn fn;
+    const program* owner;
+    const char* name;
+    reducer* next;
+    reducer(reduce_fn f, const program& p, const char* n)
+        : fn(f), owner(&p), name(n), next(list()) {
+        list() = this;
+    }
+    static reducer*& list() {
+        static reducer* head = 0;
+        return head;
+    }
+    static const reducer* find(reduce_fn f) {
+        for (const reducer* r = list(); r; r = r->next)
+            if (r->fn == f) return r;
+        return 0;
+    }
+};
 
 // ---------------------------------------------------------------- the program's main
 
@@ -354,6 +516,17 @@ inline void streamWrite(const brook::stream_domain& d, void* data) {
     brook_stream_write(d.target->get(), static_cast<float*>(data), d.lo, d.hi, d.rank);
 }
 
+// streamSize(s): the extents as the original gave them, last dimension (the row's length)
+// in .x, then .y, .z; a fourth and higher dimension adds its extent to .w.
+inline float4 streamSize(const brook::stream& s) {
+    long long e[4] = {0, 0, 0, 0};
+    size_t rank = brook_stream_shape(s.get(), e);
+    float out[4] = {0, 0, 0, 0};
+    for (size_t k = 0; k < rank && k < 3; ++k) out[k] = float(e[rank - 1 - k]);
+    for (size_t k = 3; k < rank; ++k) out[3] += float(e[rank - 1 - k]);
+    return float4(out[0], out[1], out[2], out[3]);
+}
+
 inline void streamSwap(const brook::stream& a, const brook::stream& b) {
     brook_stream_swap(a.get(), b.get());
 }
@@ -363,6 +536,14 @@ enum { STREAM_SCATTER_ASSIGN = 0, STREAM_SCATTER_ADD = 1, STREAM_SCATTER_MIN = 2
 inline void streamScatterOp(const brook::stream& dst, const brook::stream& index,
                             const brook::stream& data, int op) {
     brook_stream_scatter(dst.get(), index.get(), data.get(), op);
+}
+// streamScatterOp(dst, index, data, f) with `reduce void f(T a<>, reduce T r<>)`: for every
+// element i of data, in index order, f runs with a = data[i] and r = dst[index[i]].
+inline void streamScatterOp(const brook::stream& dst, const brook::stream& index,
+                            const brook::stream& data, brook::reduce_fn op) {
+    const brook::reducer* r = brook::reducer::find(op);
+    brook_stream_scatter_reduce(dst.get(), index.get(), data.get(), r ? r->owner->get() : 0,
+                                r ? r->name : 0);
 }
 // streamGatherOp(dst, index, data, op): dst[i] = data[index[i]], then op updates that element,
 // in index order (STREAM_GATHER_INC: a fetch-and-increment).

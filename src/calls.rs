@@ -64,8 +64,9 @@ impl Runtime {
         let program = self.own_program(program, &name)?;
         let compiled = &program.compiled;
         let (id, func) = compiled.function(kernel, FunctionKind::Kernel)?;
-        let args = self.backend_args(&name, args)?;
-        let shape = check_kernel(compiled, func, &args)?;
+        let located = |e| compiled.locate(id, e);
+        let args = self.backend_args(&name, args).map_err(located)?;
+        let shape = check_kernel(compiled, func, &args).map_err(located)?;
         // The mask has the whole output streams' shape, also when a call writes a domain.
         let outputs = args.iter().zip(&func.params).find_map(|(a, p)| match a {
             BackendArg::Stream(s) if p.class == ParamClass::Out => Some(s.shape),
@@ -80,6 +81,7 @@ impl Runtime {
             shape,
             mask,
         })
+        .map_err(located)
     }
 
     /// Brook's reduction to a value: folds every element of `input` with the reduce function
@@ -144,9 +146,10 @@ impl Runtime {
         let program = self.own_program(program, &name)?;
         let compiled = &program.compiled;
         let (id, func) = compiled.function(reduction, FunctionKind::Reduce)?;
+        let located = |e| compiled.locate(id, e);
         let input = self.own(input, &name)?.arg(None);
-        let extra = self.backend_args(&name, extra)?;
-        let plan = check_reduce(compiled, func, &input, &extra, shape)?;
+        let extra = self.backend_args(&name, extra).map_err(located)?;
+        let plan = check_reduce(compiled, func, &input, &extra, shape).map_err(located)?;
         let call = ReduceCall {
             program: program.prepared.as_ref(),
             compiled,
@@ -155,7 +158,7 @@ impl Runtime {
             extra: &extra,
             plan,
         };
-        self.backend.reduce(&call, output)
+        self.backend.reduce(&call, output).map_err(located)
     }
 
     /// The backend's form of a call's arguments, each stream checked to be this runtime's.

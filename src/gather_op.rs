@@ -50,12 +50,20 @@ impl Runtime {
             GatherOp::Increment => Some((self.combiner(call, ScatterOp::Add)?, ones.as_slice())),
             GatherOp::With(op, operand) => Some((self.combiner(call, op)?, operand)),
         };
-        check_gather_op(&dst, &index, &data, update.as_ref().map(|(c, o)| (c, *o)))?;
-        self.backend.gather_op(&GatherOpCall {
-            dst,
-            index,
-            data,
-            update,
-        })
+        let combiner = update.as_ref().map(|(c, _)| *c);
+        let located = |e| match combiner {
+            Some(c) => c.locate(e),
+            None => e,
+        };
+        check_gather_op(&dst, &index, &data, update.as_ref().map(|(c, o)| (c, *o)))
+            .map_err(located)?;
+        self.backend
+            .gather_op(&GatherOpCall {
+                dst,
+                index,
+                data,
+                update,
+            })
+            .map_err(located)
     }
 }

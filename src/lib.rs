@@ -22,7 +22,8 @@
 //!
 //! The runtime checks every call (brook-core) and hands it to a backend through the
 //! [`Backend`] trait: GL ([`GlBackend`], from brook-passes), the CPU ([`CpuBackend`], from
-//! brook-cpu), or one's own ([`Runtime::with_backend`]). `docs/architecture.md` walks through
+//! brook-cpu), wgpu compute ([`WgpuBackend`], from brook-wgpu: [`Runtime::wgpu`]), or one's
+//! own ([`Runtime::with_backend`]). `docs/architecture.md` walks through
 //! how a call flows.
 
 mod arg;
@@ -58,6 +59,8 @@ pub use brook_passes as passes;
 pub use brook_passes::{GlBackend, PassObserver};
 pub use brook_texture_streams as texture_streams;
 pub use brook_texture_streams::{ContextOptions, Profile};
+pub use brook_wgpu as wgpu_backend;
+pub use brook_wgpu::WgpuBackend;
 
 /// The README's Rust example, compiled and run as a doctest so it cannot rot.
 #[cfg(doctest)]

@@ -10,6 +10,7 @@ use brook_core::{
 use brook_cpu::CpuBackend;
 use brook_passes::GlBackend;
 use brook_texture_streams::{ContextOptions, GlContext};
+use brook_wgpu::WgpuBackend;
 
 use crate::program::Program;
 use crate::program_cache::ProgramCache;
@@ -24,7 +25,7 @@ pub struct Runtime {
 }
 
 /// Which backend [`Runtime::from_env`] picks from `BRT_RUNTIME`.
-pub const BACKEND_NAMES: &[&str] = &["gl", "cpu"];
+pub const BACKEND_NAMES: &[&str] = &["gl", "cpu", "wgpu"];
 
 impl Runtime {
     /// A runtime on any backend, this crate's or one's own: every call reaches it checked
@@ -53,12 +54,35 @@ impl Runtime {
         Runtime::with_backend(Rc::new(GlBackend::new(ctx)))
     }
 
-    /// The CPU reference backend.
+    /// wgpu compute on a headless device: a GPU when there is one, else Mesa's lavapipe
+    /// (Vulkan on the CPU), else wgpu's GL backend; with none, the error names the packages
+    /// to install.
+    pub fn wgpu() -> Result<Runtime, BrookError> {
+        Ok(Runtime::with_backend(Rc::new(WgpuBackend::new()?)))
+    }
+
+    /// wgpu compute on an application's own device and queue: every stream is a buffer of
+    /// that device, to bind in the app's own passes with no copy (`Stream::wgpu_buffer`).
+    pub fn on_wgpu_device(
+        device: brook_wgpu::wgpu::Device,
+        queue: brook_wgpu::wgpu::Queue,
+        adapter: brook_wgpu::wgpu::AdapterInfo,
+    ) -> Runtime {
+        Runtime::with_backend(Rc::new(WgpuBackend::with_device(device, queue, adapter)))
+    }
+
+    /// The CPU reference backend: kernels compiled to native code.
     pub fn cpu() -> Runtime {
         Runtime::with_backend(Rc::new(CpuBackend::default()))
     }
 
-    /// The backend `BRT_RUNTIME` names (`gl` or `cpu`); `gl` when unset. An unknown name is an
+    /// The CPU backend running every kernel on its IR interpreter: the readable reference
+    /// the native code is tested against, and a baseline for comparing the two.
+    pub fn cpu_interpreter() -> Runtime {
+        Runtime::with_backend(Rc::new(CpuBackend::interpreter()))
+    }
+
+    /// The backend `BRT_RUNTIME` names (`gl`, `cpu` or `wgpu`); `gl` when unset. An unknown name is an
     /// error rather than a silent fallback; see [`Runtime::from_env_or_cpu`] for the original's
     /// fallback.
     pub fn from_env() -> Result<Runtime, BrookError> {
@@ -82,11 +106,12 @@ impl Runtime {
         with_fallback(value.unwrap_or("gl"), Runtime::named)
     }
 
-    /// The backend of this name (`gl` or `cpu`; `ogl`/`opengl` are `gl`; case and surrounding
-    /// blanks ignored).
+    /// The backend of this name (`gl`, `cpu` or `wgpu`; `ogl`/`opengl` are `gl`; case and
+    /// surrounding blanks ignored).
     pub fn named(name: &str) -> Result<Runtime, BrookError> {
         match canonical(name)? {
             "gl" => Runtime::gl(),
+            "wgpu" => Runtime::wgpu(),
             _ => Ok(Runtime::cpu()),
         }
     }
@@ -111,6 +136,11 @@ impl Runtime {
         self.backend.as_any().downcast_ref::<GlBackend>()
     }
 
+    /// The wgpu backend, on a wgpu runtime: its device and queue, the WGSL of a call.
+    pub fn as_wgpu(&self) -> Option<&WgpuBackend> {
+        self.backend.as_any().downcast_ref::<WgpuBackend>()
+    }
+
     /// The GL context of a GL runtime: bind a stream's textures in your own rendering.
     pub fn gl_context(&self) -> Option<&Rc<GlContext>> {
         self.as_gl().map(GlBackend::context)
@@ -121,10 +151,7 @@ impl Runtime {
         let module = brook_frontend::compile(source, name).map_err(BrookError::Compile)?;
         let compiled = Rc::new(Compiled {
             module,
-            source: SourceText {
-                name: name.to_string(),
-                text: source.to_string(),
-            },
+            source: SourceText::new(name, source),
         });
         let prepared = self.backend.prepare(&compiled)?;
         Ok(Program {
@@ -172,9 +199,19 @@ impl Runtime {
 
     /// Starts (forgetting earlier entries) or stops the pass trace: a record of what each
     /// call became, pass by pass — programs, textures bound, uniforms, viewport, blending and
-    /// depth. The CPU backend records nothing.
+    /// depth. The CPU backend records each kernel call, reduction, ScatterOp and GatherOp
+    /// without passes: the engine that ran it, and on the call that compiled its native code, what compiling cost.
     pub fn set_trace(&self, on: bool) {
         self.backend.set_trace(on);
+    }
+
+    /// Stops every later kernel call that runs longer than `limit` with an error naming the
+    /// kernel (`None`, the default: no limit), so a kernel that loops forever (`while (1) {}`)
+    /// cannot hang the program. The CPU backend checks at every loop back edge; GL and wgpu
+    /// cannot stop a draw or dispatch they have started, so there a limit is an error
+    /// (`brcc run --timeout 60 prog.br` ends a whole program on any backend).
+    pub fn set_time_limit(&self, limit: Option<std::time::Duration>) -> Result<(), BrookError> {
+        self.backend.set_time_limit(limit)
     }
 
     /// The trace entries since tracing started or since the last take; each prints readably.
@@ -220,6 +257,7 @@ fn canonical(name: &str) -> Result<&'static str, BrookError> {
     match name.trim().to_ascii_lowercase().as_str() {
         "gl" | "ogl" | "opengl" => Ok("gl"),
         "cpu" => Ok("cpu"),
+        "wgpu" => Ok("wgpu"),
         other => Err(BrookError::Unknown {
             name: other.to_string(),
             what: "backend",
@@ -269,6 +307,6 @@ mod tests {
             err.to_string().contains("unknown Brook backend `dx9`"),
             "{err}"
         );
-        assert!(err.to_string().contains("gl, cpu"), "{err}");
+        assert!(err.to_string().contains("gl, cpu, wgpu"), "{err}");
     }
 }

@@ -44,13 +44,16 @@ impl Runtime {
         let [dst, index, data] = [dst, index, data].map(|s| self.own(s, call).map(|s| s.arg(None)));
         let (dst, index, data) = (dst?, index?, data?);
         let op = self.combiner(call, op)?;
-        check_scatter(&dst, &index, &data, &op)?;
-        self.backend.scatter(&ScatterCall {
-            dst,
-            index,
-            data,
-            op,
-        })
+        check_scatter(&dst, &index, &data, &op)
+            .and_then(|()| {
+                self.backend.scatter(&ScatterCall {
+                    dst,
+                    index,
+                    data,
+                    op,
+                })
+            })
+            .map_err(|e| op.locate(e))
     }
 
     /// The backend form of a combiner, its reduce function looked up.

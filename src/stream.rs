@@ -96,6 +96,15 @@ impl Stream {
         brook_passes::gl_textures(self.storage.as_ref()).and_then(Result::ok)
     }
 
+    /// The storage buffer holding the stream's elements on the wgpu backend (C layout, `f32`;
+    /// `STORAGE | VERTEX | COPY_SRC | COPY_DST`), to bind in the application's own passes
+    /// with no copy. `None` on other backends and for iterator streams.
+    pub fn wgpu_buffer(&self) -> Option<std::cell::Ref<'_, brook_wgpu::wgpu::Buffer>> {
+        self.storage
+            .downcast_ref::<brook_wgpu::WgpuStream>()
+            .and_then(brook_wgpu::WgpuStream::buffer)
+    }
+
     /// Brook's `streamPrint` as a string, in the original's exact format (see
     /// [`format_stream`](crate::format_stream)): `%3.2f` values, one row per line.
     pub fn print_string(&self) -> Result<String, BrookError> {

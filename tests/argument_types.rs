@@ -12,7 +12,7 @@ const SRC: &str =
 kernel void two(float2 p, iter float t<>, out float b<>) { b = p.x + t; }";
 
 fn argument_type_error(rt: &Runtime, result: Result<(), BrookError>, what: &str) -> String {
-    match result {
+    match result.as_ref().map_err(BrookError::unplaced) {
         Err(e @ BrookError::ArgumentType { .. }) => e.to_string(),
         other => panic!("{}: {what}: {other:?}", rt.backend_name()),
     }

@@ -1,5 +1,5 @@
-//! `brcc` end to end: every program under `tests/programs/` runs on GL and on the CPU backend
-//! with the expected stdout (compared whitespace-insensitively, like the original's
+//! `brcc` end to end: every program under `tests/programs/` runs on GL, on the CPU backend and
+//! on wgpu with the expected stdout (compared whitespace-insensitively, like the original's
 //! regression suite), and the command's errors are clear and non-zero.
 //!
 //! Builds share one cache directory under the target dir, so a program's C++ is compiled once
@@ -50,7 +50,7 @@ fn programs() -> Vec<PathBuf> {
     all
 }
 
-/// Runs one program on both backends; the problems found, if any.
+/// Runs one program on every backend; the problems found, if any.
 fn check_program(path: &Path) -> Vec<String> {
     let expected = std::fs::read_to_string(path.with_extension("out"))
         .expect("an .out file beside each program");
@@ -58,7 +58,8 @@ fn check_program(path: &Path) -> Vec<String> {
     let expected_status = if name == "exit_status.br" { 3 } else { 0 };
     let mut problems = Vec::new();
     let mut outputs = Vec::new();
-    for backend in ["cpu", "gl"] {
+    let backends = ["cpu", "gl", "wgpu"];
+    for backend in backends {
         let o = run(brcc(&["run", path.to_str().unwrap(), "--backend", backend]));
         if o.status.code() != Some(expected_status) {
             problems.push(format!(
@@ -74,17 +75,19 @@ fn check_program(path: &Path) -> Vec<String> {
         }
         outputs.push(stdout(&o));
     }
-    if outputs[0] != outputs[1] {
-        problems.push(format!(
-            "{name}: gl and cpu print different text\n{}\n{}",
-            outputs[1], outputs[0]
-        ));
+    for (backend, output) in backends.iter().zip(&outputs).skip(1) {
+        if *output != outputs[0] {
+            problems.push(format!(
+                "{name}: {backend} and cpu print different text\n{output}\n{}",
+                outputs[0]
+            ));
+        }
     }
     problems
 }
 
 #[test]
-fn every_program_prints_its_expected_output_on_gl_and_cpu() {
+fn every_program_prints_its_expected_output_on_gl_cpu_and_wgpu() {
     let all = programs();
     assert!(all.len() >= 25, "only {} programs", all.len());
     let threads = std::thread::available_parallelism()
@@ -310,7 +313,7 @@ fn cpp_writes_the_translation_and_its_header() {
     assert!(o.status.success(), "{}", stderr(&o));
     let cpp = std::fs::read_to_string(&out).unwrap();
     assert!(
-        cpp.contains("static void saxpy(float a, const ::brook::stream_arg& x"),
+        cpp.contains("void saxpy(float a, const ::brook::stream_arg& x"),
         "{cpp}"
     );
     assert!(
@@ -322,12 +325,42 @@ fn cpp_writes_the_translation_and_its_header() {
 }
 
 #[test]
+fn clif_prints_each_kernels_cranelift_ir() {
+    let o = run(brcc(&["clif", &program("saxpy.br")]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("; kernel `saxpy` (rank 2 output; constant, stream, stream, out)"),
+        "{text}"
+    );
+    // The tile function: its signature, the streams read as f32x4, `a * x + y` on them.
+    assert!(
+        text.contains("(i64, i64, i64, i64, i64) -> i64 system_v {"),
+        "{text}"
+    );
+    assert!(text.contains("load.f32x4"), "{text}");
+    assert!(text.contains("splat.f32x4"), "{text}");
+    assert!(text.contains("store.f32x4"), "{text}");
+}
+
+#[test]
 fn glsl_and_check_describe_the_program() {
     let o = run(brcc(&["glsl", &program("multiple_outputs.br")]));
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
     assert!(text.contains("// ===== kernel split: 1 pass(es)"), "{text}");
     assert!(text.contains("#version 330 core"), "{text}");
+    let o = run(brcc(&["wgsl", &program("multiple_outputs.br")]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("// ===== kernel split: one dispatch"),
+        "{text}"
+    );
+    assert!(
+        text.contains("@compute @workgroup_size(64, 1, 1)"),
+        "{text}"
+    );
     let o = run(brcc(&["check", &program("struct_gather.br")]));
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
@@ -335,7 +368,337 @@ fn glsl_and_check_describe_the_program() {
         "{}",
         stdout(&o)
     );
+}
+
+#[test]
+fn every_subcommand_has_help_and_bad_arguments_are_named() {
+    for sub in ["run", "cpp", "glsl", "check", "completions"] {
+        let o = run(brcc(&[sub, "--help"]));
+        assert!(o.status.success(), "{sub}: {}", stderr(&o));
+        assert!(
+            stdout(&o).contains(&format!("Usage: brcc {sub}")),
+            "{sub}: {}",
+            stdout(&o)
+        );
+    }
     let o = run(brcc(&["frobnicate"]));
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("usage:"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("unrecognized subcommand 'frobnicate'"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(brcc(&["run", "a.br", "--timeout", "soon"]));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("invalid value 'soon' for '--timeout <SECONDS>'"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(brcc(&["completions", "bash"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("complete -F _brcc"), "{}", stdout(&o));
+}
+
+#[test]
+fn timeout_ends_a_hung_program_with_a_message() {
+    let path = scratch(
+        "forever.br",
+        "#include <stdio.h>\nkernel void k(float a<>, out float r<>) { float x = a; while (x >= 0.0) { x = x + 1.0; } r = x; }
+         int main() { float a<4>, r<4>; float d[4] = {1, 2, 3, 4}; printf(\"started\\n\"); streamRead(a, d); k(a, r); return 0; }\n",
+    );
+    let started = std::time::Instant::now();
+    let o = run(brcc(&[
+        "run",
+        &path,
+        "--backend",
+        "cpu",
+        "--timeout",
+        "1.5",
+    ]));
+    assert_eq!(o.status.code(), Some(124), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "started\n");
+    assert!(
+        stderr(&o).contains("forever.br` did not finish within 1.5 s (--timeout); stopped"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(started.elapsed().as_secs() < 60);
+}
+
+#[test]
+fn a_static_initialiser_calling_the_runtime_is_an_error_not_a_hang() {
+    let path = scratch(
+        "early.br",
+        "kernel void k(float a<>, out float r<>) { r = a; }
+float s<4>;
+float data[4];
+         static int early = (streamRead(s, data), 0);
+int main() { return early; }
+",
+    );
+    let o = run(brcc(&["run", &path, "--backend", "cpu", "--timeout", "60"]));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("called the Brook runtime while it was being loaded"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// A fresh cache directory (XDG_CACHE_HOME) for one test.
+fn fresh_cache(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs saxpy.br on the CPU with `XDG_CACHE_HOME=cache`; its output must be saxpy's own.
+fn saxpy_in(cache: &Path) -> Output {
+    let o =
+        run(brcc(&["run", &program("saxpy.br"), "--backend", "cpu"]).env("XDG_CACHE_HOME", cache));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(words(&stdout(&o))[..2], ["0.50", "2.50"], "{}", stdout(&o));
+    o
+}
+
+/// The one build entry under `cache`: its library and digest.
+fn entry(cache: &Path) -> (PathBuf, PathBuf) {
+    let dirs: Vec<PathBuf> = std::fs::read_dir(cache.join("brook"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(dirs.len(), 1, "{dirs:?}");
+    let library = std::fs::read_dir(&dirs[0])
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "so"))
+        .expect("a built library");
+    let digest = library.with_extension("so.sha3");
+    (library, digest)
+}
+
+/// A library that announces itself if anything loads it, as another user might plant.
+fn planted_library(at: &Path) {
+    let src = at.with_extension("planted.cpp");
+    std::fs::write(
+        &src,
+        "#include <cstdio>\n__attribute__((constructor)) static void hi() { std::puts(\"PLANTED\"); }\n\
+         extern \"C\" int brook_user_main(int, char**) { std::puts(\"PLANTED\"); return 0; }\n",
+    )
+    .unwrap();
+    let status = Command::new("c++")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(at)
+        .arg(&src)
+        .status()
+        .expect("a C++ compiler");
+    assert!(status.success());
+}
+
+fn sha3_hex(path: &Path) -> String {
+    use sha3::Digest;
+    sha3::Sha3_256::digest(std::fs::read(path).unwrap())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[test]
+fn the_build_cache_is_owner_only_and_a_replaced_or_corrupt_entry_is_rebuilt() {
+    use std::os::unix::fs::PermissionsExt;
+    let cache = fresh_cache("cache-planted");
+    saxpy_in(&cache);
+    let (library, digest) = entry(&cache);
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&cache.join("brook")), 0o700);
+    assert_eq!(mode(library.parent().unwrap()), 0o700);
+    assert_eq!(mode(&library) & 0o077, 0);
+    // A library swapped in (its digest no longer matches): rebuilt, never loaded.
+    planted_library(&library);
+    let o = saxpy_in(&cache);
+    assert!(!stdout(&o).contains("PLANTED"), "{}", stdout(&o));
+    assert_eq!(
+        sha3_hex(&library),
+        std::fs::read_to_string(&digest).unwrap()
+    );
+    // A truncated library: rebuilt, not failed on.
+    std::fs::write(&library, b"\x7fELF").unwrap();
+    saxpy_in(&cache);
+    assert_eq!(
+        sha3_hex(&library),
+        std::fs::read_to_string(&digest).unwrap()
+    );
+}
+
+#[test]
+fn a_cache_others_can_write_or_own_is_not_used() {
+    use std::os::unix::fs::PermissionsExt;
+    let cache = fresh_cache("cache-shared");
+    saxpy_in(&cache);
+    let (library, digest) = entry(&cache);
+    // A planted library whose digest matches, in a cache directory anyone may write to.
+    planted_library(&library);
+    std::fs::write(&digest, sha3_hex(&library)).unwrap();
+    let root = cache.join("brook");
+    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let o = saxpy_in(&cache);
+    assert!(!stdout(&o).contains("PLANTED"), "{}", stdout(&o));
+    let warning = format!(
+        "not using the build cache `{}`: is writable by other users (mode 777)",
+        root.display()
+    );
+    assert!(stderr(&o).contains(&warning), "{}", stderr(&o));
+    // The same entry owned by another user (only root can arrange that).
+    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o700)).unwrap();
+    if std::os::unix::fs::chown(&library, Some(65534), None).is_ok() {
+        std::os::unix::fs::chown(&digest, Some(65534), None).unwrap();
+        let o = saxpy_in(&cache);
+        assert!(!stdout(&o).contains("PLANTED"), "{}", stdout(&o));
+    }
+}
+
+#[test]
+fn without_a_cache_directory_builds_go_to_a_private_temporary_directory_that_is_removed() {
+    let tmp = fresh_cache("cache-none-tmp");
+    let o = run(brcc(&["run", &program("saxpy.br"), "--backend", "cpu"])
+        .env_remove("XDG_CACHE_HOME")
+        .env_remove("HOME")
+        .env("TMPDIR", &tmp));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(words(&stdout(&o))[..2], ["0.50", "2.50"]);
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// The multi-file program's files, as brcc arguments.
+fn multifile(dir: &Path) -> Vec<String> {
+    ["main.cpp", "kernels.br", "more.br"]
+        .iter()
+        .map(|f| dir.join(f).to_string_lossy().into_owned())
+        .collect()
+}
+
+#[test]
+fn a_program_in_several_files_runs_builds_and_rebuilds_when_its_own_header_changes() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs/multifile");
+    let expected = std::fs::read_to_string(dir.join("main.out")).unwrap();
+    let files = multifile(&dir);
+    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+    for backend in ["cpu", "gl"] {
+        let mut args = vec!["run"];
+        args.extend(&files);
+        args.extend(["--backend", backend]);
+        let o = run(brcc(&args));
+        assert!(o.status.success(), "{backend}: {}", stderr(&o));
+        assert_eq!(words(&stdout(&o)), words(&expected), "{backend}");
+    }
+    // `brcc build`: an executable that runs without brcc, arguments and BRT_RUNTIME reaching it.
+    let exe = Path::new(env!("CARGO_TARGET_TMPDIR")).join("multifile-program");
+    let mut args = vec!["build"];
+    args.extend(&files);
+    args.extend(["-o", exe.to_str().unwrap()]);
+    let o = run(brcc(&args));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(Command::new(&exe)
+        .args(["x", "y"])
+        .env("BRT_RUNTIME", "cpu"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        words(&stdout(&o)),
+        words(&expected.replace("0 argument(s)", "2 argument(s)"))
+    );
+    // A header of the program's own, changed: the next run sees the change.
+    let copy = Path::new(env!("CARGO_TARGET_TMPDIR")).join("multifile-copy");
+    std::fs::create_dir_all(&copy).unwrap();
+    for f in ["main.cpp", "kernels.br", "more.br", "params.h"] {
+        std::fs::copy(dir.join(f), copy.join(f)).unwrap();
+    }
+    let copied = multifile(&copy);
+    let mut args = vec!["run"];
+    args.extend(copied.iter().map(String::as_str));
+    args.extend(["--backend", "cpu"]);
+    let o = run(brcc(&args));
+    assert_eq!(words(&stdout(&o)), words(&expected), "{}", stderr(&o));
+    let params = std::fs::read_to_string(copy.join("params.h")).unwrap();
+    std::fs::write(
+        copy.join("params.h"),
+        params.replace("SCALE = 2.0f", "SCALE = 4.0f"),
+    )
+    .unwrap();
+    let o = run(brcc(&args));
+    assert!(
+        stdout(&o).contains("total 500.00"),
+        "{}{}",
+        stdout(&o),
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_kernel_file_checks_alone_and_its_cpp_comes_with_a_header() {
+    let kernels = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs/multifile/kernels.br");
+    let o = run(brcc(&["check", kernels.to_str().unwrap()]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("brcc-header/k.cpp");
+    let o = run(brcc(&[
+        "cpp",
+        kernels.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let header = std::fs::read_to_string(out.with_extension("hpp")).unwrap();
+    assert!(
+        header.contains(
+            "void energy(const ::brook::stream_arg& b, float scale, const ::brook::stream_arg& e);"
+        ),
+        "{header}"
+    );
+    // Run alone, it has no main.
+    let o = run(brcc(&[
+        "run",
+        kernels.to_str().unwrap(),
+        "--backend",
+        "cpu",
+    ]));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("no `main` function in"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn check_finds_bad_host_calls_at_their_line_without_running() {
+    let path = scratch(
+        "bad_calls.br",
+        "kernel void k(float a<>, float s, out float r<>) { r = a * s; }\nint main() {\n    float a<4>, r<0>;\n    k(a, r);\n    k(a, a, r);\n    return 0;\n}\n",
+    );
+    let o = run(brcc(&["check", &path]));
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    for (message, at) in [
+        (
+            "stream `r` has extent 0: extents must be positive",
+            "bad_calls.br:3:19",
+        ),
+        (
+            "kernel `k` takes 3 argument(s) but is given 2",
+            "bad_calls.br:4:5",
+        ),
+        (
+            "argument 2 of kernel `k` (`s`) is a stream, but the parameter is a constant: `a`",
+            "bad_calls.br:5:10",
+        ),
+    ] {
+        let expected = format!("error: {message}\n  --> ");
+        let found = err
+            .find(&expected)
+            .unwrap_or_else(|| panic!("{message}\n{err}"));
+        let location = err[found + expected.len()..].lines().next().unwrap();
+        assert!(location.ends_with(at), "{message}: {location}");
+    }
 }

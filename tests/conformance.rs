@@ -1,5 +1,6 @@
 //! The conformance suite: every `tests/conformance/*.br` case on every backend available
-//! (GL desktop core, GL ES 3.0, CPU), compared with the case's expected values.
+//! (GL desktop core, GL ES 3.0, the CPU's native code and its interpreter, wgpu on its default
+//! adapter and on wgpu's GL backend), compared with the case's expected values.
 //!
 //! Prints a report per backend (`conformance gl: 54 passed, 0 failed`), names every failing
 //! case with its backend, element, expected and actual value, and exits non-zero if any case
@@ -13,7 +14,9 @@ mod run;
 
 use std::path::PathBuf;
 
-use brook::{BrookError, ContextOptions, Profile, Runtime};
+use std::rc::Rc;
+
+use brook::{BrookError, ContextOptions, Profile, Runtime, TraceEntry, WgpuBackend};
 
 fn cases(filter: Option<&str>) -> Vec<case::Case> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/conformance");
@@ -42,11 +45,71 @@ fn cases(filter: Option<&str>) -> Vec<case::Case> {
 
 type Maker = fn() -> Result<Runtime, BrookError>;
 
+/// Every case on the CPU's native code and on its interpreter, compared bit for bit (NaNs
+/// alike): the interpreter is the reference the JIT is held to. The trace must show that
+/// native code ran every kernel and reduction (no quiet fallback to the interpreter).
+fn same_bits(cases: &[case::Case], failures: &mut Vec<String>) -> String {
+    let (native, interpreter) = (Runtime::cpu(), Runtime::cpu_interpreter());
+    native.set_trace(true);
+    let mut same = 0;
+    for c in cases {
+        let (a, b) = (run::execute(&native, c), run::execute(&interpreter, c));
+        let interpreted = native.take_trace().into_iter().find_map(|e| match e {
+            TraceEntry::Kernel(call) | TraceEntry::Reduce(call)
+                if call.variant.contains(", interpreter") =>
+            {
+                Some(call.variant)
+            }
+            _ => None,
+        });
+        if let Some(variant) = interpreted {
+            failures.push(format!(
+                "FAIL {}: the JIT did not take it ({variant})",
+                c.name
+            ));
+        }
+        let differs = match (&a, &b) {
+            (Ok(Some(x)), Ok(Some(y))) => {
+                x.pushed != y.pushed
+                    || x.streams.len() != y.streams.len()
+                    || x.streams
+                        .iter()
+                        .zip(&y.streams)
+                        .any(|(p, q)| match (&p.2, &q.2) {
+                            (Ok(u), Ok(v)) => {
+                                u.len() != v.len()
+                                    || u.iter().zip(v).any(|(s, t)| {
+                                        s.to_bits() != t.to_bits() && !(s.is_nan() && t.is_nan())
+                                    })
+                            }
+                            (u, v) => u.is_ok() != v.is_ok(),
+                        })
+            }
+            (x, y) => {
+                x.is_ok() != y.is_ok()
+                    || x.as_ref().ok().map(Option::is_some) != y.as_ref().ok().map(Option::is_some)
+            }
+        };
+        if differs {
+            failures.push(format!(
+                "FAIL {}: the CPU's native code and its interpreter differ",
+                c.name
+            ));
+        } else {
+            same += 1;
+        }
+    }
+    format!(
+        "conformance cpu vs cpu-interpreter: {same} of {} cases bit-identical",
+        cases.len()
+    )
+}
+
 fn main() {
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     case::self_check();
     let cases = cases(filter.as_deref());
-    let backends: [(&str, Maker); 3] = [
+    let backends: [(&str, Maker); 6] = [
         ("gl", Runtime::gl),
         ("gles", || {
             Runtime::gl_with(ContextOptions {
@@ -55,6 +118,13 @@ fn main() {
             })
         }),
         ("cpu", || Ok(Runtime::cpu())),
+        ("cpu-interpreter", || Ok(Runtime::cpu_interpreter())),
+        ("wgpu", Runtime::wgpu),
+        // wgpu's own GL backend: the adapter brook-wgpu falls back to without Vulkan.
+        ("wgpu-gl", || {
+            let gl = WgpuBackend::new_on(brook::wgpu_backend::wgpu::Backends::GL)?;
+            Ok(Runtime::with_backend(Rc::new(gl)))
+        }),
     ];
     let mut failures = Vec::new();
     let mut report = Vec::new();
@@ -99,6 +169,7 @@ fn main() {
             rt.describe()
         ));
     }
+    report.push(same_bits(&cases, &mut failures));
     for n in &notes {
         println!("{n}");
     }

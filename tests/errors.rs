@@ -112,6 +112,67 @@ fn streams_of_one_runtime_cannot_be_used_with_another() {
     assert!(e.to_string().contains("another runtime"), "{e}");
 }
 
+/// A program whose kernel and reduction sit on known lines.
+const PLACED: &str = "// placed.br
+kernel void twice(float a<>, out float b<>, out float c<>) {
+    b = a;
+    c = a;
+}
+reduce void total(float a<>, reduce float r<>) { r += a; }
+";
+
+#[test]
+fn run_time_errors_carry_the_brook_line_they_concern() {
+    for rt in [Runtime::gl().unwrap(), Runtime::cpu()] {
+        let p = rt.compile(PLACED, "placed.br").unwrap();
+        let a = rt.stream_of(1, &[4]).unwrap();
+        let b = rt.stream_of(1, &[4]).unwrap();
+        let c = rt.stream_of(1, &[2, 2]).unwrap();
+        // A call that does not fit: at the kernel's definition.
+        let e = rt
+            .run(&p, "twice", args![&a, &b, &c])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("placed.br:2: ")
+                && e.contains("same shape")
+                && e.contains("2 | kernel void twice(float a<>, out float b<>, out float c<>) {"),
+            "{}: {e}",
+            rt.backend_name()
+        );
+        // A reduction into a stream whose extents do not divide: at the reduce function.
+        let three = rt.stream_of(1, &[3]).unwrap();
+        let e = rt
+            .reduce_to_stream(&p, "total", &a, &three, &[])
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("placed.br:6: "), "{}: {e}", rt.backend_name());
+    }
+}
+
+#[test]
+fn a_generation_error_points_at_its_statement() {
+    let open: String = (0..20)
+        .map(|d| format!("    for (int i{d} = 0; i{d} < 1; i{d}++) {{\n"))
+        .collect();
+    let src = format!(
+        "kernel void k(float a<>, out float b<>) {{\n    float x = 0.0;\n{open}    x += a;\n{}    b = x;\n}}",
+        "}\n".repeat(20)
+    );
+    let rt = Runtime::gl().unwrap();
+    let p = rt.compile(&src, "deep.br").unwrap();
+    let (a, b) = (
+        rt.stream_of(1, &[2]).unwrap(),
+        rt.stream_of(1, &[2]).unwrap(),
+    );
+    let e = rt.run(&p, "k", args![&a, &b]).unwrap_err().to_string();
+    // The thirteenth loop, on line 15, is one too deep.
+    assert!(
+        e.starts_with("deep.br:15: ") && e.contains("for (int i12 = 0; i12 < 1; i12++) {"),
+        "{e}"
+    );
+}
+
 #[test]
 fn a_stream_whose_textures_are_held_refuses_calls_that_replace_them() {
     let gl = Runtime::gl().unwrap();
@@ -127,7 +188,12 @@ fn a_stream_whose_textures_are_held_refuses_calls_that_replace_them() {
     );
     s.read(&[1.0; 4]).unwrap();
     let held = s.gl_textures().expect("a GL stream has textures");
-    let state = |r: Result<(), BrookError>| matches!(r, Err(BrookError::State { .. }));
+    let state = |r: Result<(), BrookError>| {
+        matches!(
+            r.as_ref().map_err(BrookError::unplaced),
+            Err(BrookError::State { .. })
+        )
+    };
     assert!(state(s.read(&[2.0; 4])), "streamRead");
     assert!(state(gl.swap(&s, &other)), "streamSwap");
     assert!(state(gl.run(&p, "inc", args![&s, &s])), "in place");
@@ -138,4 +204,24 @@ fn a_stream_whose_textures_are_held_refuses_calls_that_replace_them() {
     drop(held);
     gl.run(&p, "inc", args![&s, &s]).unwrap();
     assert_eq!(s.to_vec().unwrap(), [2.0; 4]);
+}
+
+#[test]
+fn a_file_name_with_a_newline_stays_inside_the_shader_comments() {
+    // The name is quoted in comments above each function and statement of the GLSL; a
+    // newline in it must not end the comment and turn the rest into shader code.
+    let gl = Runtime::gl().unwrap();
+    let p = gl
+        .compile(
+            "kernel void inc(float a<>, out float b<>) {\n    b = a + 1.0;\n}",
+            "odd.br\n#error injected",
+        )
+        .unwrap();
+    let (a, b) = (
+        gl.stream_of(1, &[2]).unwrap(),
+        gl.stream_of(1, &[2]).unwrap(),
+    );
+    a.read(&[1.0, 2.0]).unwrap();
+    gl.run(&p, "inc", args![&a, &b]).unwrap();
+    assert_eq!(b.to_vec().unwrap(), [2.0, 3.0]);
 }

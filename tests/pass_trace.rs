@@ -256,3 +256,97 @@ fn an_observer_sees_every_step_before_and_after_it_runs() {
     assert_eq!(seen[1].1, 5.0, "the scratch held the copy before the draw");
     assert!(seen.iter().all(|s| s.3 > Duration::ZERO));
 }
+
+/// On wgpu every call is compute dispatches: the trace names each dispatch's pipeline (its
+/// WGSL), the buffers bound and the workgroup counts.
+#[test]
+fn wgpu_calls_show_their_dispatches_buffers_and_workgroups() {
+    use brook::core::{Draw, ShaderSource};
+    use brook::ScatterOp;
+    let src = "reduce void sum(float a<>, reduce float r<>) { r += a; }
+kernel void twice(float a<>, out float b<>) { b = 2.0 * a; }
+kernel void repeat(float a<>, vout [2] float o<>) { o = a; push(o); push(o); }";
+    let rt = support::wgpu();
+    let p = rt.compile(src, "all.br").unwrap();
+    let stream = |n: usize, data: &[f32]| {
+        let s = rt.stream_of(1, &[n]).unwrap();
+        s.read(data).unwrap();
+        s
+    };
+    let a = stream(1000, &ramp(1000));
+    let b = stream(1000, &[0.0; 1000]);
+    let o = stream(2000, &[0.0; 2000]);
+    let index = stream(1000, &(0..1000).map(|i| (i % 4) as f32).collect::<Vec<_>>());
+    let dst = stream(4, &[0.0; 4]);
+    rt.set_trace(true);
+    rt.run(&p, "twice", args![&a, &b]).unwrap();
+    rt.run(&p, "twice", args![&a, &b]).unwrap();
+    let total = rt.reduce_to_value(&p, "sum", &a, args![]).unwrap();
+    rt.scatter(&dst, &index, &a, ScatterOp::Add).unwrap();
+    rt.run_vout(&p, "repeat", args![&a, &o]).unwrap();
+    rt.swap(&a, &b).unwrap();
+    let trace = rt.take_trace();
+    assert_eq!(total, [499_500.0]);
+    let [TraceEntry::Kernel(first), TraceEntry::Kernel(again), TraceEntry::Reduce(reduce), TraceEntry::Scatter(scatter), TraceEntry::Kernel(vout), TraceEntry::Swap { .. }] =
+        &trace[..]
+    else {
+        panic!("kernel, kernel, reduce, scatter, kernel, swap; got {trace:#?}")
+    };
+    // One dispatch of ceil(1000 / 64) workgroups, binding `a` and `b`, its WGSL attached.
+    assert_eq!(first.function, "twice");
+    assert_eq!(first.source_line, Some(2));
+    assert!(first.compiled.is_some() && again.compiled.is_none());
+    let [pass] = &first.passes[..] else {
+        panic!("one dispatch: {first}")
+    };
+    assert_eq!(
+        pass.draw,
+        Draw::Dispatch {
+            workgroups: [16, 1, 1]
+        }
+    );
+    let names: Vec<&str> = pass.targets.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["a", "out b"]);
+    let program = pass.program.as_ref().expect("a dispatch runs a pipeline");
+    let ShaderSource::Compute(wgsl) = &*program.source else {
+        panic!("a compute shader")
+    };
+    assert!(
+        wgsl.contains("@compute @workgroup_size(64, 1, 1)"),
+        "{wgsl}"
+    );
+    assert!(first.to_string().contains("dispatch 16x1x1"), "{first}");
+    // The reduction and scatter are dispatches too; vout packing follows its kernel's.
+    assert!(!reduce.passes.is_empty() && !scatter.passes.is_empty());
+    assert!(reduce
+        .passes
+        .iter()
+        .all(|p| matches!(p.draw, Draw::Dispatch { .. })));
+    assert!(vout.passes.len() > 1, "{vout}");
+    assert!(
+        vout.passes.iter().any(|p| p.label.contains("scan")),
+        "{vout}"
+    );
+    assert_eq!(o.to_vec().unwrap()[..4], [0.0, 0.0, 1.0, 1.0]);
+}
+
+/// A wgpu runtime made beside a GL runtime on one thread leaves GL its context.
+#[test]
+fn gl_keeps_working_beside_a_wgpu_runtime() {
+    let gl = gl_with(None, None);
+    let p = gl
+        .compile(
+            "kernel void twice(float a<>, out float b<>) { b = 2.0 * a; }",
+            "t.br",
+        )
+        .unwrap();
+    let a = gl.stream_of(1, &[3]).unwrap();
+    a.read(&[1.0, 2.0, 3.0]).unwrap();
+    let wgpu = support::wgpu();
+    let w = wgpu.stream_of(1, &[3]).unwrap();
+    w.read(&[4.0, 5.0, 6.0]).unwrap();
+    let b = gl.stream_of(1, &[3]).unwrap();
+    gl.run(&p, "twice", args![&a, &b]).unwrap();
+    assert_eq!(b.to_vec().unwrap(), [2.0, 4.0, 6.0]);
+    assert_eq!(w.to_vec().unwrap(), [4.0, 5.0, 6.0]);
+}

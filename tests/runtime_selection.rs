@@ -17,6 +17,9 @@ fn settings_select_the_backend_and_unknown_names_are_errors() {
         Runtime::from_setting(Some("ogl")).unwrap().backend_name(),
         "gl"
     );
+    let wgpu = Runtime::from_setting(Some(" WGPU ")).unwrap();
+    assert_eq!(wgpu.backend_name(), "wgpu");
+    assert!(wgpu.as_wgpu().is_some() && wgpu.as_gl().is_none());
     let err = Runtime::from_setting(Some("dx9")).err().expect("unknown");
     assert!(
         err.to_string().contains("unknown Brook backend `dx9`"),
@@ -36,6 +39,8 @@ fn from_env_reads_brt_runtime() {
     std::env::set_var("BRT_RUNTIME", "cpu");
     assert_eq!(Runtime::from_env().unwrap().backend_name(), "cpu");
     assert_eq!(Runtime::from_env_or_cpu().unwrap().backend_name(), "cpu");
+    std::env::set_var("BRT_RUNTIME", "wgpu");
+    assert_eq!(Runtime::from_env().unwrap().backend_name(), "wgpu");
     std::env::set_var("BRT_RUNTIME", "vulkan");
     assert!(Runtime::from_env().is_err());
     assert!(Runtime::from_env_or_cpu().is_err());

@@ -1,5 +1,6 @@
 //! What an application is to the report: one problem instance, its reference answer, and the
-//! same algorithm written four ways (the papers' figure compares exactly these).
+//! same algorithm written five ways (the papers' figure compares the GL, Brook GL, Brook CPU
+//! and Rust ones; Brook wgpu is the same Brook program as compute shaders).
 
 use std::fmt;
 use std::rc::Rc;
@@ -29,13 +30,15 @@ impl Scale {
     }
 }
 
-/// The four ways each application is written.
+/// The ways each application is written (one Brook program serves the three Brook flavours).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Flavor {
     /// The reference GPU implementation: plain glow, textures and shaders written by hand.
     HandGl,
     /// The Brook program on the GL backend.
     BrookGl,
+    /// The same Brook program on the wgpu backend (compute shaders over storage buffers).
+    BrookWgpu,
     /// The same Brook program on the CPU backend.
     BrookCpu,
     /// A good plain-Rust CPU version (rayon, or a well-kept crate where the paper used a library).
@@ -43,17 +46,23 @@ pub enum Flavor {
 }
 
 impl Flavor {
-    pub const ALL: [Flavor; 4] = [
+    pub const ALL: [Flavor; 5] = [
         Flavor::HandGl,
         Flavor::BrookGl,
+        Flavor::BrookWgpu,
         Flavor::BrookCpu,
         Flavor::Rust,
     ];
+
+    /// The flavours that run the application's Brook program, each on its runtime
+    /// ([`Env::runtime`]).
+    pub const BROOK: [Flavor; 3] = [Flavor::BrookGl, Flavor::BrookWgpu, Flavor::BrookCpu];
 
     pub fn label(self) -> &'static str {
         match self {
             Flavor::HandGl => "hand-written GL",
             Flavor::BrookGl => "Brook GL",
+            Flavor::BrookWgpu => "Brook wgpu",
             Flavor::BrookCpu => "Brook CPU",
             Flavor::Rust => "Rust",
         }
@@ -64,6 +73,7 @@ impl Flavor {
         match self {
             Flavor::HandGl => "hand_gl",
             Flavor::BrookGl => "brook_gl",
+            Flavor::BrookWgpu => "brook_wgpu",
             Flavor::BrookCpu => "brook_cpu",
             Flavor::Rust => "rust",
         }
@@ -145,15 +155,18 @@ impl Tolerance {
 }
 
 /// The machinery every application builds its variants on: one GL context shared by the
-/// hand-written and the Brook versions (so they compete on equal terms), and a CPU runtime.
+/// hand-written and the Brook versions (so they compete on equal terms), a wgpu runtime and a
+/// CPU runtime.
 pub struct Env {
     pub context: Rc<GlContext>,
     pub gl: Runtime,
+    pub wgpu: Runtime,
     pub cpu: Runtime,
 }
 
 impl Env {
-    /// A headless EGL context (Mesa llvmpipe where there is no GPU) and the CPU backend.
+    /// A headless EGL context (Mesa llvmpipe where there is no GPU), a headless wgpu device
+    /// (a GPU, else lavapipe, else wgpu's GL backend) and the CPU backend.
     pub fn headless() -> Result<Env, AppError> {
         let gl = Runtime::gl()?;
         let context = gl
@@ -163,6 +176,7 @@ impl Env {
         Ok(Env {
             context,
             gl,
+            wgpu: Runtime::wgpu()?,
             cpu: Runtime::cpu(),
         })
     }
@@ -171,6 +185,7 @@ impl Env {
     pub fn runtime(&self, flavor: Flavor) -> &Runtime {
         match flavor {
             Flavor::BrookCpu => &self.cpu,
+            Flavor::BrookWgpu => &self.wgpu,
             _ => &self.gl,
         }
     }
@@ -193,6 +208,6 @@ pub trait App {
     fn name(&self) -> &'static str;
     /// Where it comes from and what it does, one line.
     fn summary(&self) -> &'static str;
-    /// Builds the instance at `scale`: inputs, reference, and the four variants.
+    /// Builds the instance at `scale`: inputs, reference, and the variants of every flavour.
     fn instance<'a>(&self, env: &'a Env, scale: Scale) -> Result<Instance<'a>, AppError>;
 }

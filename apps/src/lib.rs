@@ -1,5 +1,5 @@
 //! The applications of the Brook papers (001 Fig. 3, 000 Fig. 6.3, 003's table, 004), each
-//! written four ways — hand-written GL, Brook on GL, Brook on the CPU backend, plain Rust —
+//! written five ways — hand-written GL, Brook on GL, on wgpu and on the CPU backend, plain Rust —
 //! checked against a reference and timed side by side. `brook-report` prints the table;
 //! `benches/apps.rs` tracks the same variants with criterion; `tests/apps.rs` checks them all
 //! at a tiny size.

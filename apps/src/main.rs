@@ -103,13 +103,13 @@ fn run(args: &[String]) -> Result<bool, AppError> {
             max_runs: 10,
         },
     };
-    println!("{}\n", report::machine::describe(&env.context));
+    println!("{}\n", report::machine::describe(&env));
     let started = Instant::now();
     let mut results = Vec::new();
     for app in &apps {
         eprint!("{} … ", app.name());
         let instance = app.instance(&env, options.scale)?;
-        let result = measure(app.name(), instance, budget, |_| true);
+        let result = measure(app.name(), instance, budget, |_| true, Some(&env));
         eprintln!("{}", if result.all_passed() { "ok" } else { "FAILED" });
         results.push(result);
     }
@@ -144,7 +144,7 @@ fn run(args: &[String]) -> Result<bool, AppError> {
     if let Some(path) = &options.markdown {
         let md = format!(
             "{}\n\n{}\n```text\n{extra}```\n",
-            report::machine::describe(&env.context).replace('\n', "  \n"),
+            report::machine::describe(&env).replace('\n', "  \n"),
             report::markdown(&results)
         );
         std::fs::write(path, md)

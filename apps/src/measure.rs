@@ -4,7 +4,9 @@
 
 use std::time::{Duration, Instant};
 
-use crate::app::{Flavor, Instance, Tolerance, Variant, Work};
+use brook::{Runtime, TraceEntry};
+
+use crate::app::{Env, Flavor, Instance, Tolerance, Variant, Work};
 use crate::error::AppError;
 
 /// How long all the variants together keep repeating `compute`, and the most repetitions of
@@ -31,6 +33,10 @@ pub struct Row {
     pub upload: Duration,
     /// Median time of one compute.
     pub compute: Duration,
+    /// What the untimed first compute spent compiling (GL programs generated and linked,
+    /// kernels and reductions compiled to native code), from the runtime's pass trace; `None`
+    /// for the variants that do not run through a Brook runtime.
+    pub compile: Option<Duration>,
     /// streamWrite of the result.
     pub download: Duration,
     pub runs: usize,
@@ -73,6 +79,7 @@ struct Timing<'v> {
     flavor: Flavor,
     variant: Box<dyn Variant + 'v>,
     upload: Duration,
+    compile: Option<Duration>,
     computes: Vec<Duration>,
 }
 
@@ -82,7 +89,9 @@ impl Timing<'_> {
     }
 }
 
-/// Runs every variant of `instance` (those `keep` accepts), checking each result.
+/// Runs every variant of `instance` (those `keep` accepts), checking each result. With `env`
+/// (the runtimes the Brook variants run on), the Brook variants' first compute is traced to
+/// tell what compiling cost.
 ///
 /// The variants' timed runs are interleaved, round by round, so that a change in the machine's
 /// load (other processes; llvmpipe shares the CPU) falls on all of them alike and their ratios
@@ -92,6 +101,7 @@ pub fn measure(
     instance: Instance<'_>,
     budget: Budget,
     keep: impl Fn(Flavor) -> bool,
+    env: Option<&Env>,
 ) -> AppResult {
     let mut failures = Vec::new();
     let mut timings = Vec::new();
@@ -101,11 +111,14 @@ pub fn measure(
         }
         let upload = timed(variant.as_mut(), |v| v.upload());
         // The first run compiles shaders and touches every texture: not timed.
-        match upload.and_then(|upload| Ok((upload, timed(variant.as_mut(), |v| v.compute())?))) {
-            Ok((upload, _)) => timings.push(Timing {
+        let brook = matches!(flavor, Flavor::BrookGl | Flavor::BrookCpu);
+        let runtime = env.filter(|_| brook).map(|env| env.runtime(flavor));
+        match upload.and_then(|upload| Ok((upload, warm_up(variant.as_mut(), runtime)?))) {
+            Ok((upload, compile)) => timings.push(Timing {
                 flavor,
                 variant,
                 upload,
+                compile,
                 computes: Vec::new(),
             }),
             Err(e) => failures.push((flavor, e.to_string())),
@@ -147,6 +160,7 @@ pub fn measure(
                     flavor: t.flavor,
                     upload: t.upload,
                     compute: t.computes[t.computes.len() / 2],
+                    compile: t.compile,
                     download,
                     runs: t.computes.len(),
                     error,
@@ -164,6 +178,31 @@ pub fn measure(
         rows,
         failures,
     }
+}
+
+/// The first, untimed compute; with the variant's `runtime`, the compile time its trace
+/// reports.
+fn warm_up(
+    variant: &mut dyn Variant,
+    runtime: Option<&Runtime>,
+) -> Result<Option<Duration>, AppError> {
+    let Some(rt) = runtime else {
+        return timed(variant, |v| v.compute()).map(|_| None);
+    };
+    rt.set_trace(true);
+    let run = timed(variant, |v| v.compute());
+    let trace = rt.take_trace();
+    rt.set_trace(false);
+    run?;
+    let compiled = trace.iter().filter_map(|entry| match entry {
+        TraceEntry::Kernel(c)
+        | TraceEntry::Reduce(c)
+        | TraceEntry::Scatter(c)
+        | TraceEntry::GatherOp(c)
+        | TraceEntry::WriteMask(c) => c.compiled,
+        _ => None,
+    });
+    Ok(Some(compiled.sum()))
 }
 
 /// Time of `step` including the GL work it queued.
@@ -232,7 +271,7 @@ mod tests {
             time: Duration::from_secs(10),
             max_runs: 4,
         };
-        let result = measure("fake", instance, budget, |f| f != Flavor::Rust);
+        let result = measure("fake", instance, budget, |f| f != Flavor::Rust, None);
         assert!(result
             .row(Flavor::HandGl)
             .is_some_and(|r| r.passed && r.runs == 4));

@@ -1,17 +1,29 @@
 //! Every application, every variant, at the tiny size: each result must match the
 //! application's reference within its stated tolerance (the report checks the full sizes).
 
-use brook_apps::{applications, measure, Budget, Env, Scale};
+use std::time::Duration;
 
-/// Runs the named application's four variants and fails with every mismatch and error.
+use brook_apps::{applications, measure, Budget, Env, Flavor, Scale};
+
+/// Runs the named application's five variants and fails with every mismatch and error.
 fn check(name: &str) {
     let env = Env::headless().expect("a headless GL context");
     let apps = applications::named(&[name.to_string()]).unwrap();
     let instance = apps[0].instance(&env, Scale::Tiny).unwrap();
-    assert_eq!(instance.variants.len(), 4, "{name}: four variants");
-    let result = measure(name, instance, Budget::CHECK_ONLY, |_| true);
+    assert_eq!(instance.variants.len(), 5, "{name}: five variants");
+    let result = measure(name, instance, Budget::CHECK_ONLY, |_| true, Some(&env));
     assert!(result.failures.is_empty(), "{name}: {:?}", result.failures);
     for row in &result.rows {
+        // The first compute on a fresh runtime compiles every Brook function it calls.
+        let brook = matches!(row.flavor, Flavor::BrookGl | Flavor::BrookCpu);
+        assert_eq!(row.compile.is_some(), brook, "{name} {}", row.flavor);
+        if let Some(compile) = row.compile {
+            assert!(
+                compile > Duration::ZERO,
+                "{name} {}: nothing compiled",
+                row.flavor
+            );
+        }
         assert!(
             row.passed,
             "{name} {}: error {:.3e} over the tolerance {:.0e}",

@@ -12,3 +12,4 @@ pub mod handwritten_vout;
 pub mod mad;
 pub mod ping_pong;
 pub mod ratios;
+pub mod timing;

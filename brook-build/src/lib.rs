@@ -19,6 +19,7 @@
 //! functions, types and constants they use) and host C; see [`Program::parse`].
 
 mod cpp;
+mod host_check;
 mod items;
 mod program;
 mod rust;
@@ -30,7 +31,7 @@ mod streams;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-pub use cpp::{translate as cpp, HEADER_NAME};
+pub use cpp::{header, translate as cpp, HEADER_NAME};
 pub use program::Program;
 pub use rust::bindings as rust_bindings;
 

@@ -29,6 +29,17 @@ impl Program {
     /// Reads and checks a Brook program: the kernel part through the front end, the host part
     /// for well-formed stream declarations. Errors point at the original file's lines.
     pub fn parse(source: &str, file_name: &str) -> Result<Program, Diagnostics> {
+        Program::parse_with_types(source, file_name, &[])
+    }
+
+    /// [`Program::parse`] for one file of several: `other_types` are element types the other
+    /// files define (structs of their kernels), which this file's host code may declare
+    /// streams of.
+    pub fn parse_with_types(
+        source: &str,
+        file_name: &str,
+        other_types: &[String],
+    ) -> Result<Program, Diagnostics> {
         let error = |message: String, at: usize| {
             Diagnostics::new(
                 file_name,
@@ -45,6 +56,7 @@ impl Program {
                 _ => Vec::new(),
             })
             .chain(BUILTIN_ELEMENT_TYPES.iter().copied())
+            .chain(other_types.iter().map(String::as_str))
             .collect();
         let is_type = |n: &str| type_names.contains(n);
         let mut stream_decls = Vec::with_capacity(items.len());
@@ -86,6 +98,26 @@ impl Program {
     /// A diagnostic at byte range `span` of the original source.
     pub fn diagnostics(&self, items: Vec<Diagnostic>) -> Diagnostics {
         Diagnostics::new(&self.file_name, &self.source, items)
+    }
+
+    /// Whether the host code defines `main` (a file of kernels only has none).
+    pub fn has_main(&self) -> bool {
+        self.host_items()
+            .any(|(_, item)| matches!(&item.kind, ItemKind::Function { name } if name == "main"))
+    }
+
+    /// The types (structs, typedefs) the kernel part defines: what kernel signatures and
+    /// other files' streams may name.
+    pub fn kernel_types(&self) -> Vec<String> {
+        self.items
+            .iter()
+            .zip(&self.in_kernels)
+            .filter(|(_, k)| **k)
+            .flat_map(|(item, _)| match &item.kind {
+                ItemKind::Type { names } => names.clone(),
+                _ => Vec::new(),
+            })
+            .collect()
     }
 
     /// Host items: not seen by the kernel compiler, and not preprocessor lines.

@@ -9,11 +9,15 @@ pub enum HostParam {
     Stream,
     /// An output stream.
     Output,
+    /// A `vout` output: a whole stream, replaced after the call by the values pushed.
+    Vout,
     /// `float`..`float4` (width 1..=4).
     Float(u8),
     /// `int`..`int4`.
     Int(u8),
     Bool,
+    /// A `floatRxC` constant (rows, columns), passed row by row.
+    Matrix(u8, u8),
     /// A struct constant: its name and its size in floats.
     Struct(String, usize),
     /// A reduction's result: a host value of this form (`Float` or `Struct`), or a stream.
@@ -25,12 +29,7 @@ pub fn host_param(module: &Module, param: &Param) -> Result<HostParam, String> {
     Ok(match param.class {
         ParamClass::Stream | ParamClass::Gather { .. } | ParamClass::Iter => HostParam::Stream,
         ParamClass::Out => HostParam::Output,
-        ParamClass::Vout { .. } => {
-            return Err(format!(
-                "parameter `{}`: variable-length outputs cannot be passed from host code yet",
-                param.name
-            ))
-        }
+        ParamClass::Vout { .. } => HostParam::Vout,
         ParamClass::Reduce => match constant(module, param)? {
             value @ (HostParam::Float(_) | HostParam::Struct(..)) => {
                 HostParam::Reduce(Box::new(value))
@@ -54,6 +53,7 @@ fn constant(module: &Module, param: &Param) -> Result<HostParam, String> {
         Type::Scalar(Scalar::Int) => HostParam::Int(1),
         Type::Vector(Scalar::Int, n) => HostParam::Int(*n),
         Type::Scalar(Scalar::Bool) => HostParam::Bool,
+        Type::Matrix { rows, cols } => HostParam::Matrix(*rows, *cols),
         Type::Struct(id) => {
             let def = module.struct_def(*id);
             let floats = struct_floats(module, &param.ty).ok_or_else(|| {

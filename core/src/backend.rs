@@ -163,6 +163,31 @@ pub enum Combiner<'a> {
     },
 }
 
+impl Combiner<'_> {
+    /// The combiner as the trace names it: `add`, or a reduce function's name in backquotes.
+    pub fn name(&self) -> String {
+        match self {
+            Combiner::Replace => "replace".into(),
+            Combiner::Add => "add".into(),
+            Combiner::Min => "min".into(),
+            Combiner::Max => "max".into(),
+            Combiner::Reduce {
+                compiled, function, ..
+            } => format!("`{}`", compiled.module.func(*function).name),
+        }
+    }
+
+    /// `error` of a call combining with this, placed at its reduce function when it has one.
+    pub fn locate(&self, error: BrookError) -> BrookError {
+        match self {
+            Combiner::Reduce {
+                compiled, function, ..
+            } => compiled.locate(*function, error),
+            _ => error,
+        }
+    }
+}
+
 /// A checked `streamScatterOp(dst, index, data, op)`: for every element `i` of `data`, in
 /// index order, `dst[index[i]] = op(data[i], dst[index[i]])`.
 pub struct ScatterCall<'a> {
@@ -230,6 +255,20 @@ pub trait Backend {
     fn end_write_query(&self) -> Result<u64, BrookError>;
     /// Brook's `streamSwap`: exchanges the storage of two streams of one shape and format.
     fn swap(&self, a: &StreamArg, b: &StreamArg) -> Result<(), BrookError>;
+    /// Stops each later kernel call that runs longer than `limit` with an error (`None`: no
+    /// limit), for backends that can stop one in its course.
+    fn set_time_limit(&self, limit: Option<std::time::Duration>) -> Result<(), BrookError> {
+        match limit {
+            None => Ok(()),
+            Some(_) => Err(BrookError::Unsupported {
+                call: "set_time_limit".into(),
+                message: format!(
+                    "the {} backend cannot stop a kernel call once it has started (a draw or dispatch runs to its end); time limits are for the CPU backend, and `brcc run --timeout 60 prog.br` ends a whole program on any backend",
+                    self.name()
+                ),
+            }),
+        }
+    }
     /// Starts (afresh) or stops recording what each call becomes.
     fn set_trace(&self, on: bool);
     /// The entries recorded since tracing started or since the last take.

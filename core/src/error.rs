@@ -104,6 +104,16 @@ pub enum BrookError {
     /// A bug in this library (a panic caught at the C ABI, which must not unwind into C++).
     #[error("internal error in brook (please report it): {message}")]
     Internal { message: String },
+    /// An error of a call of a Brook function, placed in the Brook source: at the statement it
+    /// is about, else at the function's definition (`Compiled::locate`).
+    #[error("{file}:{line}: {error}\n    {line} | {text}")]
+    At {
+        file: String,
+        line: usize,
+        /// The source line, trimmed.
+        text: String,
+        error: Box<BrookError>,
+    },
     /// A misuse with no variant of its own, for host code built on the runtime (generated
     /// kernel functions, applications); the library itself reports the specific variants.
     #[error("{0}")]
@@ -127,6 +137,15 @@ pub struct ShaderRejection {
 }
 
 impl BrookError {
+    /// The error itself, without the Brook line a call's error is placed at
+    /// ([`BrookError::At`]): what to match on for the kind of mistake.
+    pub fn unplaced(&self) -> &BrookError {
+        match self {
+            BrookError::At { error, .. } => error.unplaced(),
+            e => e,
+        }
+    }
+
     /// A backend's own failure, wrapped.
     pub fn backend(
         backend: &'static str,

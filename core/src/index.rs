@@ -68,7 +68,11 @@ pub fn position(idx: &Index, rank: usize) -> [f32; 4] {
 
 /// Brook's gather rounding for one float index component: `floor(v + 0.25)`, clamped to
 /// `[0, extent-1]`. The 0.25 bias makes texel-centre coordinates from any source round to the
-/// intended element; the clamp makes out-of-range gathers read the edge. NaN reads element 0.
+/// intended element; the clamp makes out-of-range gathers read the edge. Values no integer
+/// type holds follow the clamp too: +inf and huge positive values read the last element,
+/// -inf and huge negative values element 0, and NaN reads element 0. This is the one rule for
+/// gathers, ScatterOp and GatherOp on every backend (GLSL: `brook_gather_round` in the
+/// prelude, which clamps in float before converting; README, "Limits and guarantees").
 pub fn gather_component_f(v: f32, extent: usize) -> usize {
     let i = (v + 0.25).floor();
     if i.is_nan() || i <= 0.0 {

@@ -170,8 +170,9 @@ pub enum UniformData {
     Ints(Vec<i32>),
     /// `float`, `vec2`..`vec4`.
     Floats(Vec<f32>),
-    /// A square `matN`, column-major.
-    Matrix(u8, Vec<f32>),
+    /// A GLSL `matRxC` (R columns of C), column-major: the generator's form of Cg's `floatRxC`,
+    /// whose row-major data it is.
+    Matrix { rows: u8, cols: u8, data: Vec<f32> },
 }
 
 impl fmt::Display for UniformData {
@@ -186,9 +187,9 @@ impl fmt::Display for UniformData {
         match self {
             UniformData::Ints(v) => list(f, v.iter().map(|x| x.to_string()).collect()),
             UniformData::Floats(v) => list(f, v.iter().map(|x| format!("{x:?}")).collect()),
-            UniformData::Matrix(n, v) => {
-                write!(f, "mat{n}")?;
-                list(f, v.iter().map(|x| format!("{x:?}")).collect())
+            UniformData::Matrix { rows, cols, data } => {
+                write!(f, "mat{rows}x{cols}")?;
+                list(f, data.iter().map(|x| format!("{x:?}")).collect())
             }
         }
     }

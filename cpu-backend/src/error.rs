@@ -10,6 +10,32 @@ pub fn fmt_shape(shape: &[usize]) -> String {
     format!("<{}>", parts.join(", "))
 }
 
+/// An element type from its member widths: `float4`, or `struct {float, float3}`.
+fn fmt_widths(widths: &[u8]) -> String {
+    let name = |w: &u8| {
+        if *w == 1 {
+            "float".to_string()
+        } else {
+            format!("float{w}")
+        }
+    };
+    match widths {
+        [one] => name(one),
+        many => format!(
+            "struct {{{}}}",
+            many.iter().map(name).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
+/// Bytes as Brook users think of them: `160000000000 bytes (149.0 GiB)`.
+fn fmt_bytes(bytes: u128) -> String {
+    format!(
+        "{bytes} bytes ({:.1} GiB)",
+        bytes as f64 / (1u64 << 30) as f64
+    )
+}
+
 fn fmt_shapes(shapes: &[Vec<usize>]) -> String {
     let parts: Vec<String> = shapes.iter().map(|s| fmt_shape(s)).collect();
     parts.join(", ")
@@ -20,6 +46,14 @@ pub enum CpuError {
     /// A stream shape Brook cannot hold.
     #[error("invalid stream shape {}: {reason}", fmt_shape(.shape))]
     InvalidShape { shape: Vec<usize>, reason: String },
+
+    /// A stream larger than the memory this process can allocate.
+    #[error("a stream {} of {} cannot be allocated: it needs {} of host memory, more than this process can get", fmt_shape(.shape), fmt_widths(.widths), fmt_bytes(*.bytes))]
+    OutOfMemory {
+        shape: Vec<usize>,
+        widths: Vec<u8>,
+        bytes: u128,
+    },
 
     /// A stream element layout (member widths) Brook cannot hold.
     #[error("invalid stream element layout {widths:?}: {reason}")]
@@ -92,6 +126,16 @@ pub enum CpuError {
     #[error("kernel `{0}` writes only vout streams, so it needs an input stream or iterator to give the call its shape")]
     VoutShape(String),
 
+    /// A write mask whose element count is not the call's.
+    #[error(
+        "the write mask of a call of `{function}` has {got} elements but the call has {expected}"
+    )]
+    MaskSize {
+        function: String,
+        expected: usize,
+        got: usize,
+    },
+
     #[error("iterator `{param}` of `{function}`: {reason}")]
     Iterator {
         function: String,
@@ -105,6 +149,13 @@ pub enum CpuError {
     /// A ScatterOp or GatherOp call whose streams do not fit together.
     #[error("{op}: {reason}")]
     Indexed { op: &'static str, reason: String },
+
+    /// A call stopped by its time limit ([`crate::Watchdog`]): a loop was still running.
+    #[error("`{function}` was still running when its time limit of {limit:?} ran out, so the call was stopped (its outputs may be partly written); raise the limit (Runtime::set_time_limit) or look for a loop that does not end")]
+    TimeLimit {
+        function: String,
+        limit: std::time::Duration,
+    },
 
     /// A language feature this backend does not implement (yet).
     #[error("{0} not supported yet by the CPU backend")]
@@ -124,7 +175,8 @@ impl CpuError {
         }
     }
 
-    /// Names `function` in a [`CpuError::Malformed`] raised where it was not known.
+    /// Names `function` in a [`CpuError::Malformed`] or [`CpuError::TimeLimit`] raised where
+    /// it was not known.
     pub fn in_function(self, name: &str) -> CpuError {
         match self {
             CpuError::Malformed { function, reason } if function.is_empty() => {
@@ -133,6 +185,10 @@ impl CpuError {
                     reason,
                 }
             }
+            CpuError::TimeLimit { function, limit } if function.is_empty() => CpuError::TimeLimit {
+                function: name.to_string(),
+                limit,
+            },
             e => e,
         }
     }

@@ -5,17 +5,19 @@
 //! Index components follow the gather rule, as for ScatterOp ([`scatter_target`]).
 
 use crate::error::CpuError;
+use crate::kernel::Execution;
 use crate::scatter::{check_indexed, scatter_target, Combiner, ScatterCombine};
 use crate::stream::CpuStream;
 
 /// `streamGatherOp(dst, index, data, op)`: `update` is `None` for a plain fetch, else the
-/// combiner and its operand (one element of `data`'s type, C layout floats).
+/// combiner and its operand (one element of `data`'s type, C layout floats). With a reduce
+/// function as the combiner, says which engine ran it and what compiling it cost.
 pub fn run_gather_op(
     dst: &mut CpuStream,
     index: &CpuStream,
     data: &mut CpuStream,
     update: Option<(ScatterCombine, &[f32])>,
-) -> Result<(), CpuError> {
+) -> Result<Option<Execution>, CpuError> {
     const OP: &str = "streamGatherOp";
     check_indexed(OP, data, index, dst)?;
     let fpe = data.floats_per_element();
@@ -42,7 +44,7 @@ pub fn run_gather_op(
             c.apply(data, t, operand)?;
         }
     }
-    Ok(())
+    Ok(combiner.and_then(|(c, _)| c.execution))
 }
 
 #[cfg(test)]

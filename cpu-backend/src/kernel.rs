@@ -8,39 +8,42 @@
 //! the implicit resize ([`crate::shape::resize_index`]), iterators are computed from their
 //! range and resized the same way, constants are decoded once.
 //!
-//! Parallelism: the output elements are cut into chunks of [`CHUNK`] ([`BATCH_CHUNK`] for the
-//! batch engine) consecutive elements.
-//! Every output stream's data is split at the same element boundaries with `chunks_mut`, and
-//! each chunk's slices go to one rayon task, which owns them exclusively; inputs are shared
-//! read-only. So there is no locking and no `unsafe`, and the result does not depend on
-//! scheduling: each element is computed from the inputs alone, exactly as on the GPU.
+//! Two engines run the body. Normally native code: the kernel compiled by Cranelift for the
+//! call's shape ([`crate::jit`], once per [`KernelPlan`] and shape), run over tiles of
+//! consecutive elements in parallel. The interpreter ([`crate::exec`]) runs kernels the JIT
+//! does not take, and [`KernelPlan::interpreted`] asks for it: it is the reference the JIT is
+//! tested against. Its parallelism: the output elements are cut into chunks of [`CHUNK`]
+//! consecutive elements, every output stream's data split at the same boundaries with
+//! `chunks_mut`, each chunk's slices owned by one rayon task; inputs are shared read-only.
+//! Either way the result does not depend on scheduling: each element is computed from the
+//! inputs alone, exactly as on the GPU.
 //!
-//! Two engines run the body: the batch engine ([`crate::batch`], compiled once per
-//! [`KernelPlan`], one instruction loop per batch of elements) and the interpreter
-//! ([`crate::exec`], one element at a time) for kernels the batch compiler does not take.
+//! A write mask ([`KernelPlan::run_masked`]) skips the elements it leaves off, before
+//! computing them; the call reports how many elements wrote their outputs (write queries).
 //!
 //! An `out` value starts at zero at every element, whatever the output held (GL cannot read
 //! its output, so it zero-initialises; the reference agrees). An element that executes
 //! `discard` writes none of its outputs, so they keep their previous contents.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
 use brook_frontend::ir::{FunctionId, FunctionKind, Module, ParamClass, Scalar, Type};
 use rayon::prelude::*;
 
-use crate::batch::drive::{run_chunk as batch_chunk, Io};
-use crate::batch::exec::Machine;
-use crate::batch::{compile_kernel, BatchKernel, Unbatchable};
 use crate::error::CpuError;
 use crate::exec::{Frame, Interp, Interrupt};
+use crate::jit::{self, code::Code, kernel::Variant, Unjittable};
 use crate::shape::{position, ravel, resize_index, unravel, Index};
 use crate::stream::{validate_shape, CpuStream};
 use crate::value::Value;
+use crate::watchdog::Watchdog;
 
-/// Output elements per parallel task: large enough that scheduling costs nothing next to the
-/// interpretation, small enough that a 256×256 stream still spreads over every core.
+/// Output elements per parallel task of the interpreter: large enough that scheduling costs
+/// nothing next to the interpretation, small enough that a 256×256 stream still spreads over
+/// every core.
 pub const CHUNK: usize = 4096;
-
-/// Output elements per parallel task of the batch engine.
-pub const BATCH_CHUNK: usize = 16 * 1024;
 
 /// An iterator stream (`iter float2 it<rows, cols> = iter(start, end)`), computed rather than
 /// stored.
@@ -261,50 +264,95 @@ pub(crate) fn bind_input<'a>(
     })
 }
 
-/// Which engine runs a kernel's body.
+/// Which engine ran a kernel's body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Engine {
-    /// Compiled once, run over batches of elements ([`crate::batch`]).
-    Batch,
+    /// Native code compiled by Cranelift ([`crate::jit`]).
+    Jit,
     /// The tree-walking interpreter, one element at a time ([`crate::exec`]).
     Interpreter,
 }
 
-/// A kernel prepared for repeated calls: compiled for the batch engine when it can be (keep
-/// one per kernel to pay compilation once), else run by the interpreter.
+/// A kernel variant this call compiled (the first call of its shape).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compiled {
+    /// What the code is specialised on (how each parameter is bound).
+    pub variant: String,
+    /// From typed IR to linked native code.
+    pub time: Duration,
+}
+
+/// Which engine ran a call, and what compiling for it cost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Execution {
+    pub engine: Engine,
+    /// Why the interpreter ran the call when native code was asked for.
+    pub fallback: Option<String>,
+    /// Set when this call compiled its variant.
+    pub compiled: Option<Compiled>,
+}
+
+impl Execution {
+    /// What a call is about to do with native code asked for (`jit`) or not.
+    pub(crate) fn planned(jit: bool) -> Execution {
+        Execution {
+            engine: if jit {
+                Engine::Jit
+            } else {
+                Engine::Interpreter
+            },
+            fallback: None,
+            compiled: None,
+        }
+    }
+
+    /// The interpreter runs the call, because native code was not asked for or (`why`)
+    /// cannot run it.
+    pub(crate) fn fell_back(&mut self, why: Option<Unjittable>) {
+        self.engine = Engine::Interpreter;
+        if let Some(why) = why {
+            self.fallback = Some(why.0);
+        }
+    }
+}
+
+/// What one kernel call did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelRun {
+    /// Values each `vout` parameter received, in parameter order.
+    pub vout_counts: Vec<usize>,
+    /// Elements that wrote their outputs: neither discarded nor masked off.
+    pub written: usize,
+    pub execution: Execution,
+}
+
+/// A kernel prepared for repeated calls. Calls run native code compiled by Cranelift, once
+/// per call shape ([`crate::jit`]; keep one plan per kernel to pay compilation once, as the
+/// GL backend keeps its programs); a kernel the JIT does not take runs on the interpreter.
 #[derive(Debug, Clone)]
 pub struct KernelPlan {
     kernel: FunctionId,
-    batch: Result<BatchKernel, Unbatchable>,
+    jit: bool,
+    variants: Cache<Variant, Code>,
 }
 
 impl KernelPlan {
-    /// Compiles `kernel` of `module`; errors in the call itself are reported by [`KernelPlan::run`].
-    pub fn new(module: &Module, kernel: FunctionId) -> KernelPlan {
+    /// A plan for `kernel` of `module`, compiled at its first call of each shape; errors in
+    /// the call itself are reported by [`KernelPlan::run`].
+    pub fn new(_module: &Module, kernel: FunctionId) -> KernelPlan {
         KernelPlan {
             kernel,
-            batch: compile_kernel(module, kernel),
+            jit: true,
+            variants: Arc::default(),
         }
     }
 
-    /// A plan that always uses the interpreter (to compare the engines).
+    /// A plan that always uses the interpreter (the reference the JIT is tested against).
     pub fn interpreted(kernel: FunctionId) -> KernelPlan {
         KernelPlan {
-            kernel,
-            batch: Err(Unbatchable("the interpreter was asked for".into())),
+            jit: false,
+            ..KernelPlan::new(&Module::default(), kernel)
         }
-    }
-
-    pub fn engine(&self) -> Engine {
-        match self.batch {
-            Ok(_) => Engine::Batch,
-            Err(_) => Engine::Interpreter,
-        }
-    }
-
-    /// Why the batch engine does not run this kernel, if it does not.
-    pub fn unbatchable(&self) -> Option<&Unbatchable> {
-        self.batch.as_ref().err()
     }
 
     /// Runs the kernel with `args` (see [`run_kernel`]). `module` must be the one the plan
@@ -316,8 +364,70 @@ impl KernelPlan {
     /// Runs the kernel like [`KernelPlan::run`] and returns how many values each `vout`
     /// parameter received, in parameter order (see [`run_kernel`] for how they are stored).
     pub fn run_vout(&self, module: &Module, args: &mut [CpuArg]) -> Result<Vec<usize>, CpuError> {
-        run(module, self.kernel, self.batch.as_ref().ok(), args)
+        self.run_masked(module, args, None).map(|r| r.vout_counts)
     }
+
+    /// Runs the kernel under a write mask: element `i` of the call (row-major) runs only
+    /// where `mask[i]` holds, and one masked off keeps its outputs' contents. Reports what
+    /// the call did, including how many elements wrote their outputs (a write query).
+    pub fn run_masked(
+        &self,
+        module: &Module,
+        args: &mut [CpuArg],
+        mask: Option<&[bool]>,
+    ) -> Result<KernelRun, CpuError> {
+        run(module, self, args, mask, Watchdog::default())
+    }
+
+    /// [`KernelPlan::run_masked`] stopped with [`CpuError::TimeLimit`] when `watchdog`'s time
+    /// is up. Native code does not read the clock at its loop back edges yet, so a call with
+    /// a time limit runs on the interpreter, which does (the trace says so).
+    pub fn run_watched(
+        &self,
+        module: &Module,
+        args: &mut [CpuArg],
+        mask: Option<&[bool]>,
+        watchdog: Watchdog,
+    ) -> Result<KernelRun, CpuError> {
+        run(module, self, args, mask, watchdog)
+    }
+
+    /// The compiled code of `variant`, compiling it on first use.
+    fn variant(
+        &self,
+        module: &Module,
+        variant: Variant,
+    ) -> (Result<Arc<Code>, Unjittable>, Option<Compiled>) {
+        let describe = variant.describe();
+        cached(&self.variants, variant, describe, |v| {
+            jit::kernel::compile(module, self.kernel, v, false)
+        })
+    }
+}
+
+/// Compiled code per call shape, each compiled once.
+pub(crate) type Cache<K, C> = Arc<Mutex<HashMap<K, Result<Arc<C>, Unjittable>>>>;
+
+/// The code for `key` from `cache`, compiled by `compile` on first use (then also saying what
+/// compiling cost).
+pub(crate) fn cached<K: std::hash::Hash + Eq, C>(
+    cache: &Cache<K, C>,
+    key: K,
+    describe: String,
+    compile: impl FnOnce(&K) -> Result<C, Unjittable>,
+) -> (Result<Arc<C>, Unjittable>, Option<Compiled>) {
+    let mut map = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(c) = map.get(&key) {
+        return (c.clone(), None);
+    }
+    let started = Instant::now();
+    let c = compile(&key).map(Arc::new);
+    let compiled = c.is_ok().then(|| Compiled {
+        variant: describe,
+        time: started.elapsed(),
+    });
+    map.insert(key, c.clone());
+    (c, compiled)
 }
 
 /// Runs `kernel` once per element of its outputs. `args` are positional, one per parameter,
@@ -343,18 +453,24 @@ pub fn run_kernel(
 
 fn run(
     module: &Module,
-    kernel: FunctionId,
-    batch: Option<&BatchKernel>,
+    plan: &KernelPlan,
     args: &mut [CpuArg],
-) -> Result<Vec<usize>, CpuError> {
+    mask: Option<&[bool]>,
+    watchdog: Watchdog,
+) -> Result<KernelRun, CpuError> {
+    let kernel = plan.kernel;
     let func = module
         .functions
         .get(kernel.0 as usize)
         .ok_or(CpuError::UnknownFunction(kernel.0))?;
-    if func.kind != FunctionKind::Kernel {
+    if func.kind != FunctionKind::Kernel || func.ret != Type::Void {
+        // A kernel returning a value is only called by kernels (inlined by the front end).
         return Err(CpuError::WrongFunctionKind {
             name: func.name.clone(),
-            kind: kind_name(func.kind),
+            kind: match func.kind {
+                FunctionKind::Kernel => "kernel returning a value, which only kernels call",
+                k => kind_name(k),
+            },
             wanted: "kernel",
         });
     }
@@ -386,9 +502,14 @@ fn run(
         }
     }
 
+    let mut done = KernelRun {
+        vout_counts: Vec::new(),
+        written: 0,
+        execution: Execution::planned(plan.jit),
+    };
     let out_shape = match (outs.first(), vouts.is_empty()) {
         (Some(first), _) => first.shape().to_vec(),
-        (None, true) => return Ok(Vec::new()), // No outputs: nothing observable to compute.
+        (None, true) => return Ok(done), // No outputs: nothing observable to compute.
         (None, false) => {
             call_shape(&bindings).ok_or_else(|| CpuError::VoutShape(func.name.clone()))?
         }
@@ -401,6 +522,15 @@ fn run(
     }
 
     let total: usize = out_shape.iter().product();
+    if let Some(m) = mask {
+        if m.len() != total {
+            return Err(CpuError::MaskSize {
+                function: func.name.clone(),
+                expected: total,
+                got: m.len(),
+            });
+        }
+    }
     for (i, v) in &vouts {
         let Some(ParamClass::Vout { max }) = func.params.get(*i).map(|p| p.class) else {
             unreachable!("bound as a vout above");
@@ -418,66 +548,74 @@ fn run(
     }
     let out_fpe: Vec<usize> = outs.iter().map(|o| o.floats_per_element()).collect();
     let vout_fpe: Vec<usize> = vouts.iter().map(|(_, v)| v.floats_per_element()).collect();
-    // The batch engine has no `push`: kernels with vouts are interpreted.
-    let batch = batch.filter(|_| vouts.is_empty());
-    // The batch engine is ~50× cheaper per element, so it takes larger tasks (each sets up a
-    // register file); both still spread a 256×256 stream over every core.
-    let chunk = if batch.is_some() { BATCH_CHUNK } else { CHUNK };
-    let n_chunks = total.div_ceil(chunk);
-    let mut chunks: Vec<Vec<&mut [f32]>> = (0..n_chunks)
-        .map(|_| Vec::with_capacity(outs.len()))
-        .collect();
-    for (o, &fpe) in outs.iter_mut().zip(&out_fpe) {
-        for (c, slice) in o.data_mut().chunks_mut(chunk * fpe).enumerate() {
-            chunks[c].push(slice);
-        }
-    }
 
-    if let Some(batch) = batch {
-        let io = Io {
-            bindings: &bindings,
-            out_shape: &out_shape,
-            out_fpe: &out_fpe,
-        };
-        let gathers: Vec<Option<&CpuStream>> = bindings
-            .iter()
-            .map(|b| match b {
-                Binding::Gather(s) => Some(*s),
-                _ => None,
-            })
-            .collect();
-        return chunks
-            .into_par_iter()
-            .enumerate()
-            .try_for_each_init(
-                || Machine::new(module, batch, gathers.clone()),
-                |m, (c, mut slices)| {
-                    let n = (total - c * chunk).min(chunk);
-                    batch_chunk(&io, m, c * chunk, n, &mut slices)
-                },
-            )
-            .map(|()| Vec::new());
-    }
-    let driver = Driver {
-        interp: Interp::new(module),
-        func,
-        bindings: &bindings,
-        out_shape: &out_shape,
-        out_fpe: &out_fpe,
-        vout_fpe: &vout_fpe,
+    let native = if plan.jit && watchdog.is_limited() {
+        done.execution.fell_back(Some(Unjittable(
+            "a time limit (native code does not read the clock)".into(),
+        )));
+        None
+    } else if plan.jit {
+        let (k, compiled) = plan.variant(module, jit::drive::variant(&bindings, &out_shape));
+        done.execution.compiled = compiled;
+        k.map_err(|why| done.execution.fell_back(Some(why))).ok()
+    } else {
+        None
     };
-    // Each chunk collects its pushes; concatenated in chunk order they are in element order.
-    let pushed: Vec<Vec<Vec<f32>>> = chunks
-        .into_par_iter()
-        .enumerate()
-        .map(|(c, mut slices)| {
-            let n = (total - c * chunk).min(chunk);
-            let mut bufs = vec![Vec::new(); vouts.len()];
-            driver.run_chunk(c * chunk, n, &mut slices, &mut bufs)?;
-            Ok(bufs)
-        })
-        .collect::<Result<_, CpuError>>()?;
-    Ok(vouts
+    // Per chunk (tile), the floats each vout received; in chunk order they are in element
+    // order.
+    let pushed: Vec<Vec<Vec<f32>>> = match native {
+        Some(k) => {
+            let out_data: Vec<*mut f32> =
+                outs.iter_mut().map(|o| o.data_mut().as_mut_ptr()).collect();
+            let ctx: Vec<u64> = k
+                .slots
+                .iter()
+                .map(|&s| jit::drive::slot_value(s, &bindings, &out_shape, &out_data))
+                .collect();
+            // SAFETY: `ctx` was filled for this call from its bindings, whose streams are
+            // borrowed (inputs shared, outputs exclusively) until the end of this function;
+            // the outputs are not touched through their references while the tiles run, and
+            // the mask's length was checked.
+            let (written, tiles) = unsafe { jit::drive::run(&k, &ctx, total, mask, &vout_fpe) };
+            done.written = written;
+            tiles.into_iter().map(|t| t.bufs).collect()
+        }
+        None => {
+            done.execution.fell_back(None);
+            let n_chunks = total.div_ceil(CHUNK);
+            let mut chunks: Vec<Vec<&mut [f32]>> = (0..n_chunks)
+                .map(|_| Vec::with_capacity(outs.len()))
+                .collect();
+            for (o, &fpe) in outs.iter_mut().zip(&out_fpe) {
+                for (c, slice) in o.data_mut().chunks_mut(CHUNK * fpe).enumerate() {
+                    chunks[c].push(slice);
+                }
+            }
+            let driver = Driver {
+                interp: Interp::new(module).watched(watchdog),
+                func,
+                bindings: &bindings,
+                out_shape: &out_shape,
+                out_fpe: &out_fpe,
+                vout_fpe: &vout_fpe,
+            };
+            let per_chunk: Vec<(usize, Vec<Vec<f32>>)> = chunks
+                .into_par_iter()
+                .enumerate()
+                .map(|(c, mut slices)| {
+                    let base = c * CHUNK;
+                    let n = (total - base).min(CHUNK);
+                    let mut bufs = vec![Vec::new(); vouts.len()];
+                    let chunk_mask = mask.map(|m| &m[base..base + n]);
+                    let written = driver.run_chunk(base, n, chunk_mask, &mut slices, &mut bufs)?;
+                    Ok((written, bufs))
+                })
+                .collect::<Result<_, CpuError>>()?;
+            done.written = per_chunk.iter().map(|(w, _)| w).sum();
+            per_chunk.into_iter().map(|(_, b)| b).collect()
+        }
+    };
+    done.vout_counts = vouts
         .into_iter()
         .enumerate()
         .map(|(k, (_, v))| {
@@ -490,7 +628,8 @@ fn run(
             data[at..].fill(0.0);
             at / vout_fpe[k]
         })
-        .collect())
+        .collect();
+    Ok(done)
 }
 
 /// The shape of a call without `out` streams: that of its first input stream or iterator.
@@ -546,22 +685,28 @@ impl<'a> Driver<'a> {
         }
     }
 
-    /// Runs elements `base..base + n`, writing `out`s into `slices` and appending each vout's
-    /// pushes to its buffer in `bufs`.
+    /// Runs elements `base..base + n` (those `mask` leaves on), writing `out`s into `slices`
+    /// and appending each vout's pushes to its buffer in `bufs`; returns how many elements
+    /// wrote their outputs.
     fn run_chunk(
         &self,
         base: usize,
         n: usize,
+        mask: Option<&[bool]>,
         slices: &mut [&mut [f32]],
         bufs: &mut [Vec<f32>],
-    ) -> Result<(), CpuError> {
+    ) -> Result<usize, CpuError> {
         let mut frame = Frame::new(self.interp.module, self.func);
         for (k, b) in self.bindings.iter().enumerate() {
             if let Binding::Gather(s) = b {
                 frame.gathers[k] = Some(s);
             }
         }
+        let mut written = 0;
         for e in 0..n {
+            if mask.is_some_and(|m| !m[e]) {
+                continue;
+            }
             let out_idx = unravel(base + e, self.out_shape);
             self.load_params(&mut frame, base + e, &out_idx);
             frame.pushed.clear();
@@ -584,7 +729,8 @@ impl<'a> Driver<'a> {
                     frame.params[k].encode(&mut slices[*o][e * fpe..(e + 1) * fpe]);
                 }
             }
+            written += 1;
         }
-        Ok(())
+        Ok(written)
     }
 }

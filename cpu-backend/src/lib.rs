@@ -18,27 +18,30 @@
 //! - [`run_scatter`]: `streamScatterOp`, sequential in index order (see [`scatter`]).
 //! - [`run_gather_op`]: `streamGatherOp` (fetch-and-op), sequential in index order.
 //! - [`Value`]: the interpreter's runtime values (see [`value`]).
+//! - [`Watchdog`]: a time limit for kernel calls, checked at every loop back edge.
 //! - [`CpuError`]: everything that can go wrong, with messages meant for the Brook user.
 //! - [`CpuBackend`]: all of it behind brook-core's `Backend` trait, for the runtime.
 
 pub mod backend;
-pub mod batch;
 pub mod error;
 pub mod exec;
 pub mod gather_op;
+pub mod jit;
 pub mod kernel;
 pub mod reduce;
 pub mod scatter;
 pub mod shape;
 pub mod stream;
 pub mod value;
+pub mod watchdog;
 
 pub use backend::CpuBackend;
 pub use error::CpuError;
-pub use kernel::{run_kernel, CpuArg, CpuIter, Engine, KernelPlan};
+pub use kernel::{run_kernel, Compiled, CpuArg, CpuIter, Engine, Execution, KernelPlan, KernelRun};
 
 pub use gather_op::run_gather_op;
-pub use reduce::{run_reduce, ReduceTarget};
+pub use reduce::{run_reduce, ReducePlan, ReduceTarget};
 pub use scatter::{run_scatter, ScatterCombine};
 pub use stream::CpuStream;
 pub use value::Value;
+pub use watchdog::Watchdog;

@@ -16,15 +16,20 @@
 //! order; associativity makes that equal to the sequential fold, and the fixed chunk
 //! boundaries make it deterministic whatever the thread count.
 
-use brook_frontend::ir::{FunctionId, FunctionKind, Module, ParamClass, Type};
+use std::sync::Arc;
+
+use brook_frontend::ir::{FunctionId, FunctionKind, Module, ParamClass, Scalar, Type};
 use rayon::prelude::*;
 
 use crate::error::{fmt_shape, CpuError};
 use crate::exec::{Frame, Interp, Interrupt};
-use crate::kernel::{bind_input, check_elements, kind_name, Binding, CpuArg, CHUNK};
+use crate::jit::{self, code::Code};
+use crate::kernel::{
+    bind_input, cached, check_elements, kind_name, Binding, Cache, CpuArg, Execution, CHUNK,
+};
 use crate::shape::{ravel, unravel, Index};
 use crate::stream::CpuStream;
-use crate::value::Value;
+use crate::value::{Comp, Value};
 
 /// Where a reduction's result goes.
 #[derive(Debug)]
@@ -168,20 +173,7 @@ impl<'a> Reducer<'a> {
         }
     }
 
-    /// Left fold of `items` (non-empty).
-    fn fold(
-        &self,
-        frame: &mut Frame<'a>,
-        mut items: impl Iterator<Item = Value>,
-    ) -> Result<Value, CpuError> {
-        let mut acc = items.next().unwrap_or(Value::Void);
-        for x in items {
-            acc = self.combine(frame, acc, x)?;
-        }
-        Ok(acc)
-    }
-
-    fn error(&self, reason: String) -> CpuError {
+    pub(crate) fn error(&self, reason: String) -> CpuError {
         CpuError::Reduce {
             function: self.func.name.clone(),
             reason,
@@ -189,9 +181,97 @@ impl<'a> Reducer<'a> {
     }
 }
 
+/// A reduction prepared for repeated calls: compiled to native code once per binding of its
+/// gathers ([`crate::jit`]), or run by the interpreter when the JIT does not take it.
+#[derive(Debug, Clone)]
+pub struct ReducePlan {
+    func: FunctionId,
+    jit: bool,
+    compiled: Cache<Vec<Option<u8>>, Code>,
+}
+
+impl ReducePlan {
+    /// A plan for reduction `func` of `module`, compiled at its first call.
+    pub fn new(_module: &Module, func: FunctionId) -> ReducePlan {
+        ReducePlan {
+            func,
+            jit: true,
+            compiled: Arc::default(),
+        }
+    }
+
+    /// A plan that always uses the interpreter (the reference the JIT is tested against).
+    pub fn interpreted(func: FunctionId) -> ReducePlan {
+        ReducePlan {
+            jit: false,
+            ..ReducePlan::new(&Module::default(), func)
+        }
+    }
+
+    pub fn function(&self) -> FunctionId {
+        self.func
+    }
+
+    /// Reduces `input` into `output` (see [`run_reduce`]).
+    pub fn run(
+        &self,
+        module: &Module,
+        input: &CpuStream,
+        extra: &mut [CpuArg],
+        output: ReduceTarget,
+    ) -> Result<Execution, CpuError> {
+        let red = Reducer::new(module, self.func, input.floats_per_element(), extra)?;
+        let mut execution = Execution::planned(self.jit);
+        match self.native(&red, &mut execution) {
+            Some(native) => reduce(&red, &native, input, output)?,
+            None => reduce(&red, &Interpreted(&red), input, output)?,
+        }
+        Ok(execution)
+    }
+
+    /// The native fold for `red`'s binding, compiling it on first use; `None` (the
+    /// interpreter runs it) when the JIT was not asked for or does not take it.
+    pub(crate) fn native(&self, red: &Reducer, execution: &mut Execution) -> Option<Native> {
+        if !self.jit {
+            execution.fell_back(None);
+            return None;
+        }
+        let ranks: Vec<Option<u8>> = red
+            .bindings
+            .iter()
+            .map(|b| match b {
+                Binding::Gather(s) => Some(s.rank() as u8),
+                _ => None,
+            })
+            .collect();
+        let describe = format!("reduction `{}`", red.func.name);
+        let (code, compiled) = cached(&self.compiled, ranks, describe, |ranks| {
+            jit::reduce::compile(red.interp.module, self.func, red.a, red.r, ranks, false)
+        });
+        execution.compiled = compiled;
+        match code {
+            Ok(code) => {
+                let ctx = code
+                    .slots
+                    .iter()
+                    .map(|&s| jit::drive::slot_value(s, &red.bindings, &[], &[]))
+                    .collect();
+                let mut kinds = Vec::new();
+                jit::lower::kinds(red.ty, red.interp.module, &mut kinds).ok()?;
+                Some(Native { code, ctx, kinds })
+            }
+            Err(why) => {
+                execution.fell_back(Some(why));
+                None
+            }
+        }
+    }
+}
+
 /// Reduces `input` with the reduction `reduce_fn` into `output`. `extra` binds the
 /// reduction's other parameters (constants and gathers), positionally, skipping its input
-/// stream and `reduce` accumulator.
+/// stream and `reduce` accumulator. Compiles the reduction on every call: keep a
+/// [`ReducePlan`] to call it repeatedly.
 pub fn run_reduce(
     module: &Module,
     reduce_fn: FunctionId,
@@ -199,7 +279,140 @@ pub fn run_reduce(
     extra: &mut [CpuArg],
     output: ReduceTarget,
 ) -> Result<(), CpuError> {
-    let red = Reducer::new(module, reduce_fn, input.floats_per_element(), extra)?;
+    ReducePlan::new(module, reduce_fn)
+        .run(module, input, extra, output)
+        .map(drop)
+}
+
+/// A left fold over stream elements, as one engine runs it.
+pub(crate) trait Fold: Sync {
+    type Acc: Send;
+    /// The accumulator holding element `first` (its floats).
+    fn start(&self, first: &[f32]) -> Self::Acc;
+    /// `acc = f(acc, x)` for each element `x` of `elements` (consecutive, in order).
+    fn fold(&self, acc: &mut Self::Acc, elements: &[f32]) -> Result<(), CpuError>;
+    /// `acc = f(acc, p)` for each accumulator `p` of `later`, in order.
+    fn merge(&self, acc: &mut Self::Acc, later: Vec<Self::Acc>) -> Result<(), CpuError>;
+    /// The accumulator's floats in stream layout.
+    fn encode(&self, acc: &Self::Acc, dst: &mut [f32]);
+}
+
+/// The interpreter's fold.
+struct Interpreted<'r, 'a>(&'r Reducer<'a>);
+
+impl Fold for Interpreted<'_, '_> {
+    type Acc = Value;
+
+    fn start(&self, first: &[f32]) -> Value {
+        self.0.value(first)
+    }
+
+    fn fold(&self, acc: &mut Value, elements: &[f32]) -> Result<(), CpuError> {
+        let red = self.0;
+        let fpe = Value::flat_len(red.ty, red.interp.module);
+        let mut frame = red.frame();
+        for x in elements.chunks_exact(fpe) {
+            let a = std::mem::replace(acc, Value::Void);
+            *acc = red.combine(&mut frame, a, red.value(x))?;
+        }
+        Ok(())
+    }
+
+    fn merge(&self, acc: &mut Value, later: Vec<Value>) -> Result<(), CpuError> {
+        let mut frame = self.0.frame();
+        for p in later {
+            let a = std::mem::replace(acc, Value::Void);
+            *acc = self.0.combine(&mut frame, a, p)?;
+        }
+        Ok(())
+    }
+
+    fn encode(&self, acc: &Value, dst: &mut [f32]) {
+        acc.encode(dst);
+    }
+}
+
+/// A reduction's native code bound to a call: its slot values and the accumulator's kinds.
+pub(crate) struct Native {
+    code: Arc<Code>,
+    ctx: Vec<u64>,
+    kinds: Vec<Scalar>,
+}
+
+impl Native {
+    /// `dst = f(dst, x)` on two elements in stream layout (ScatterOp's update).
+    pub(crate) fn update(&self, dst: &mut [f32], x: &[f32]) {
+        debug_assert!(dst.len() == self.kinds.len() && x.len() == self.kinds.len());
+        // SAFETY: `ctx` holds this call's slots (gathers borrowed by the caller's `Reducer`),
+        // and both pointers address one element of the reduction's type.
+        unsafe {
+            (jit::reduce::update_fn(&self.code))(self.ctx.as_ptr(), dst.as_mut_ptr(), x.as_ptr())
+        }
+    }
+}
+
+impl Fold for Native {
+    /// Each component as 32 bits of its own kind.
+    type Acc = Vec<u32>;
+
+    fn start(&self, first: &[f32]) -> Vec<u32> {
+        self.kinds
+            .iter()
+            .zip(first)
+            .map(|(k, &x)| match k {
+                Scalar::Float => x.to_bits(),
+                Scalar::Int => Comp::F(x).to_i32() as u32,
+                Scalar::Bool => Comp::F(x).to_bool() as u32,
+            })
+            .collect()
+    }
+
+    fn fold(&self, acc: &mut Vec<u32>, elements: &[f32]) -> Result<(), CpuError> {
+        let n = elements.len() / self.kinds.len();
+        // SAFETY: `ctx` holds this call's slots; `acc` is one raw accumulator and `elements`
+        // holds `n` elements.
+        unsafe {
+            (jit::reduce::fold_fn(&self.code, false))(
+                self.ctx.as_ptr(),
+                acc.as_mut_ptr(),
+                elements.as_ptr().cast(),
+                n as i64,
+            )
+        };
+        Ok(())
+    }
+
+    fn merge(&self, acc: &mut Vec<u32>, later: Vec<Vec<u32>>) -> Result<(), CpuError> {
+        let raw: Vec<u32> = later.concat();
+        // SAFETY: as `fold`, over raw accumulators.
+        unsafe {
+            (jit::reduce::fold_fn(&self.code, true))(
+                self.ctx.as_ptr(),
+                acc.as_mut_ptr(),
+                raw.as_ptr(),
+                (raw.len() / self.kinds.len()) as i64,
+            )
+        };
+        Ok(())
+    }
+
+    fn encode(&self, acc: &Vec<u32>, dst: &mut [f32]) {
+        for ((d, &r), k) in dst.iter_mut().zip(acc).zip(&self.kinds) {
+            *d = match k {
+                Scalar::Float => f32::from_bits(r),
+                Scalar::Int => r as i32 as f32,
+                Scalar::Bool => r as f32,
+            };
+        }
+    }
+}
+
+fn reduce<F: Fold>(
+    red: &Reducer,
+    f: &F,
+    input: &CpuStream,
+    output: ReduceTarget,
+) -> Result<(), CpuError> {
     let (module, func, ty) = (red.interp.module, red.func, red.ty);
     let width = Value::flat_len(ty, module);
     match output {
@@ -210,8 +423,8 @@ pub fn run_reduce(
                     dst.len()
                 )));
             }
-            let acc = reduce_all(&red, input)?;
-            acc.encode(dst);
+            let acc = reduce_all(f, input)?;
+            f.encode(&acc, dst);
             Ok(())
         }
         ReduceTarget::Stream(out) => {
@@ -221,30 +434,41 @@ pub fn run_reduce(
                 &func.params[red.r],
                 out.floats_per_element(),
             )?;
-            reduce_blocks(&red, input, out)
+            reduce_blocks(red, f, input, out)
         }
     }
 }
 
-fn reduce_all(red: &Reducer, input: &CpuStream) -> Result<Value, CpuError> {
-    let n = input.len();
+/// The whole stream to one value: chunks of [`CHUNK`] elements folded in parallel, then
+/// their results folded in order.
+fn reduce_all<F: Fold>(f: &F, input: &CpuStream) -> Result<F::Acc, CpuError> {
+    let (n, fpe, data) = (input.len(), input.floats_per_element(), input.data());
+    let chunk = |c: usize| -> Result<F::Acc, CpuError> {
+        let end = ((c + 1) * CHUNK).min(n);
+        let mut acc = f.start(&data[c * CHUNK * fpe..(c * CHUNK + 1) * fpe]);
+        f.fold(&mut acc, &data[(c * CHUNK + 1) * fpe..end * fpe])?;
+        Ok(acc)
+    };
     if n <= CHUNK {
-        let mut frame = red.frame();
-        return red.fold(&mut frame, (0..n).map(|l| red.element(input, l)));
+        return chunk(0);
     }
-    let partials = (0..n.div_ceil(CHUNK))
+    let mut partials = (0..n.div_ceil(CHUNK))
         .into_par_iter()
-        .map(|c| {
-            let mut frame = red.frame();
-            let end = ((c + 1) * CHUNK).min(n);
-            red.fold(&mut frame, (c * CHUNK..end).map(|l| red.element(input, l)))
-        })
-        .collect::<Result<Vec<Value>, CpuError>>()?;
-    let mut frame = red.frame();
-    red.fold(&mut frame, partials.into_iter())
+        .map(chunk)
+        .collect::<Result<Vec<F::Acc>, CpuError>>()?;
+    let later = partials.split_off(1);
+    let mut acc = partials.pop().expect("one chunk at least");
+    f.merge(&mut acc, later)?;
+    Ok(acc)
 }
 
-fn reduce_blocks(red: &Reducer, input: &CpuStream, out: &mut CpuStream) -> Result<(), CpuError> {
+/// Each output element folds its block of the input, row of the block by row.
+fn reduce_blocks<F: Fold>(
+    red: &Reducer,
+    f: &F,
+    input: &CpuStream,
+    out: &mut CpuStream,
+) -> Result<(), CpuError> {
     let rank = input.rank().max(out.rank());
     let pad = |s: &[usize]| -> Vec<usize> {
         let mut p = vec![1; rank - s.len()];
@@ -260,24 +484,37 @@ fn reduce_blocks(red: &Reducer, input: &CpuStream, out: &mut CpuStream) -> Resul
         )));
     }
     let block: Vec<usize> = ins.iter().zip(&outs).map(|(i, o)| i / o).collect();
-    let block_len: usize = block.iter().product();
+    let row = block[rank - 1];
+    let rows = block.iter().product::<usize>() / row;
+    let (data, in_fpe) = (input.data(), input.floats_per_element());
     let fpe = out.floats_per_element();
     out.data_mut()
         .par_chunks_mut(CHUNK * fpe)
         .enumerate()
         .try_for_each(|(c, slice)| {
-            let mut frame = red.frame();
             for (e, dst) in slice.chunks_mut(fpe).enumerate() {
                 let o = unravel(c * CHUNK + e, &outs);
-                let items = (0..block_len).map(|k| {
-                    let local = unravel(k, &block);
+                let mut acc = None;
+                for r in 0..rows {
+                    let local = unravel(r * row, &block);
                     let mut idx: Index = [0; 4];
                     for d in 0..rank {
                         idx[d] = o[d] * block[d] + local[d];
                     }
-                    red.element(input, ravel(&idx, &ins))
-                });
-                red.fold(&mut frame, items)?.encode(dst);
+                    let at = ravel(&idx, &ins) * in_fpe;
+                    let elements = &data[at..at + row * in_fpe];
+                    match &mut acc {
+                        None => {
+                            let mut a = f.start(&elements[..in_fpe]);
+                            f.fold(&mut a, &elements[in_fpe..])?;
+                            acc = Some(a);
+                        }
+                        Some(a) => f.fold(a, elements)?,
+                    }
+                }
+                if let Some(a) = &acc {
+                    f.encode(a, dst);
+                }
             }
             Ok(())
         })

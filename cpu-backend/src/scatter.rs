@@ -6,14 +6,14 @@
 //! backend's ordered point draws give. Index components follow the gather rule
 //! ([`gather_component_f`]): rounded by `floor(v + 0.25)` and clamped to the destination.
 
-use brook_frontend::ir::{FunctionId, Module};
+use brook_frontend::ir::Module;
 
 use brook_core::BrookError;
 
 use crate::error::CpuError;
 use crate::exec::Frame;
-use crate::kernel::CpuArg;
-use crate::reduce::Reducer;
+use crate::kernel::{CpuArg, Execution};
+use crate::reduce::{Native, ReducePlan, Reducer};
 use crate::shape::{gather_component_f, ravel, Index};
 use crate::stream::CpuStream;
 
@@ -28,9 +28,9 @@ pub enum ScatterCombine<'a> {
     Min,
     /// Component-wise maximum.
     Max,
-    /// A user `reduce void f(T a<>, reduce T r<>)`: `a` is the scattered element, `r` the
-    /// destination element. It may take no other parameters.
-    Reduce(&'a Module, FunctionId),
+    /// A user `reduce void f(T a<>, reduce T r<>)` of the module: `a` is the scattered
+    /// element, `r` the destination element. It may take no other parameters.
+    Reduce(&'a Module, &'a ReducePlan),
 }
 
 /// The destination element (linear position) that index element `linear` of `index` selects.
@@ -71,10 +71,14 @@ pub fn check_indexed(
 }
 
 /// A combiner applied to one destination element at a time, in the caller's order (shared by
-/// ScatterOp and GatherOp's update).
+/// ScatterOp and GatherOp's update): a built-in, a reduce function's native update, or the
+/// interpreter running it.
 pub(crate) struct Combiner<'a> {
     builtin: Option<fn(f32, f32) -> f32>,
+    native: Option<Native>,
     reducer: Option<(Reducer<'a>, Frame<'a>)>,
+    /// For a reduce function: the engine that runs it and what compiling it cost.
+    pub(crate) execution: Option<Execution>,
 }
 
 impl<'a> Combiner<'a> {
@@ -85,19 +89,25 @@ impl<'a> Combiner<'a> {
             ScatterCombine::Add => |x, o| o + x,
             ScatterCombine::Min => f32::min,
             ScatterCombine::Max => f32::max,
-            ScatterCombine::Reduce(module, f) => {
+            ScatterCombine::Reduce(module, plan) => {
                 let no_extra: &'static [CpuArg] = &[];
-                let red = Reducer::new(module, f, fpe, no_extra)?;
+                let red = Reducer::new(module, plan.function(), fpe, no_extra)?;
+                let mut execution = Execution::planned(true);
+                let native = plan.native(&red, &mut execution);
                 let frame = red.frame();
                 return Ok(Combiner {
                     builtin: None,
+                    native,
                     reducer: Some((red, frame)),
+                    execution: Some(execution),
                 });
             }
         };
         Ok(Combiner {
             builtin: Some(builtin),
+            native: None,
             reducer: None,
+            execution: None,
         })
     }
 
@@ -114,6 +124,8 @@ impl<'a> Combiner<'a> {
             for (o, x) in out.iter_mut().zip(x) {
                 *o = f(*x, *o);
             }
+        } else if let Some(native) = &self.native {
+            native.update(&mut dst.data_mut()[t * fpe..(t + 1) * fpe], x);
         } else if let Some((red, frame)) = &mut self.reducer {
             let acc = red.element(dst, t);
             let r = red.combine(frame, acc, red.value(x))?;
@@ -123,20 +135,21 @@ impl<'a> Combiner<'a> {
     }
 }
 
-/// `streamScatterOp(dst, index, data, op)`.
+/// `streamScatterOp(dst, index, data, op)`. With a reduce function as `op`, says which
+/// engine ran it and what compiling it cost (`None` for a built-in combiner).
 pub fn run_scatter(
     dst: &mut CpuStream,
     index: &CpuStream,
     data: &CpuStream,
     combine: ScatterCombine,
-) -> Result<(), CpuError> {
+) -> Result<Option<Execution>, CpuError> {
     check_indexed("streamScatterOp", dst, index, data)?;
     let shape = dst.shape().to_vec();
     let mut combiner = Combiner::new(combine, dst.floats_per_element())?;
     for i in 0..data.len() {
         combiner.apply(dst, scatter_target(index, i, &shape), data.element(i))?;
     }
-    Ok(())
+    Ok(combiner.execution)
 }
 
 #[cfg(test)]

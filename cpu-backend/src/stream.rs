@@ -40,10 +40,19 @@ impl CpuStream {
             shape: shape.to_vec(),
             reason: "too many floats for this machine".into(),
         })?;
+        // A stream too large for this machine is an error, not an abort of the process.
+        let mut data = Vec::new();
+        data.try_reserve_exact(floats)
+            .map_err(|_| CpuError::OutOfMemory {
+                shape: shape.to_vec(),
+                widths: widths.to_vec(),
+                bytes: floats as u128 * 4,
+            })?;
+        data.resize(floats, 0.0);
         Ok(CpuStream {
             shape: shape.to_vec(),
             widths: widths.to_vec(),
-            data: vec![0.0; floats],
+            data,
         })
     }
 

@@ -312,7 +312,29 @@ fn modf_and_frexp_write_their_second_argument() {
 }
 
 #[test]
+fn pack_4ubyte_moves_bytes_into_bits() {
+    // Saturated, scaled by 255 and rounded, `.x` lowest: 0.5 → 128, 0.25 → 64, 2 → 255.
+    let packed = eval(bi(Pack4ubyte, vec![flits(&[0.5, 0.25, 2.0, -1.0])]))[0];
+    assert_eq!(packed.to_bits(), 0x00ff_4080);
+    // Every pattern comes back, a denormal and a NaN included.
+    for bits in [
+        0x00ff_4080_u32,
+        0x0000_00ff,
+        0xffff_ff00,
+        0x7fc0_0001,
+        0x1234_5678,
+    ] {
+        let x = f32::from_bits(bits);
+        let back = eval(bi(Unpack4ubyte, vec![lit(x)]));
+        let bytes: Vec<u32> = back.iter().map(|b| (b * 255.0).round() as u32).collect();
+        let want: Vec<u32> = (0..4).map(|i| (bits >> (8 * i)) & 0xff).collect();
+        assert_eq!(bytes, want, "{bits:08x}");
+        assert!(back.iter().all(|b| (0.0..=1.0).contains(b)));
+    }
+}
+
+#[test]
 fn every_builtin_is_covered() {
     // A guard: if the IR grows a built-in, this list (and the interpreter) must follow.
-    assert_eq!(Builtin::ALL.len(), 48);
+    assert_eq!(Builtin::ALL.len(), 50);
 }

@@ -1,7 +1,7 @@
 //! Reductions to a value and to smaller streams, combined in index order.
 
 mod support;
-use brook_cpu::{run_reduce, ReduceTarget};
+use brook_cpu::ReduceTarget;
 use support::*;
 
 /// `reduce void sum(T a<>, reduce T r<>) { r += a; }`

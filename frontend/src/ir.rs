@@ -8,7 +8,17 @@
 //! - Binary operands have the same scalar kind. One side may be a scalar where the other is a
 //!   vector (Cg's implicit splat); the result then has the vector type.
 //! - Comparison operators produce `bool` (or `boolN` component-wise for vectors).
-//! - Logical `&&`, `||`, `!` and conditions of `if`/loops/ternaries are `bool` scalars.
+//! - Logical `&&`, `||`, `!` on `bool` scalars are C's (`&&`/`||` short-circuit). On `boolN`
+//!   operands (both of width N) they are Cg's component-wise operators and both sides are
+//!   evaluated. Conditions of `if` and loops are `bool` scalars.
+//! - `Select`'s condition is a `bool` scalar (one branch is evaluated) or, as in Cg, a
+//!   `boolN` whose branches are both N wide: each component comes from its side.
+//! - Expressions have no effects, except `frexp`/`modf` writing a local and helper calls
+//!   (which can only discard): C's assignments and `++` inside expressions, and kernels
+//!   called from kernels, are already statements here.
+//! - Only outputs (`out`, `vout`, `reduce`) are assigned; `Param` reads no `out` parameter
+//!   (a kernel that reads its output works on a local, copied to the output at every exit).
+//! - A `Loop`'s `step` holds only `Assign` and `Expr` statements.
 //! - `float1` is the same type as `float` (likewise `int1`).
 //! - Function, struct, parameter and local indices are positions in the owning vectors.
 
@@ -20,6 +30,9 @@ pub struct Module {
     pub structs: Vec<StructDef>,
     /// Kernels, reductions and helper functions in source order. A function only calls
     /// functions declared before it, so lowering in this order never needs forward declarations.
+    /// A `Call` names a helper, or a kernel whose parameters are all values and that uses no
+    /// `indexof` (its stream and iterator parameters are then plain values); every other kernel
+    /// called from a kernel is inlined by the front end.
     pub functions: Vec<Function>,
 }
 
@@ -122,7 +135,8 @@ impl Type {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FunctionKind {
-    /// `kernel void f(...)`: runs once per output element.
+    /// `kernel void f(...)`: runs once per output element. A kernel with a non-`void` return
+    /// type is only called by other kernels, never run by a host (as in the original).
     Kernel,
     /// `reduce void f(T a<>, reduce T r<>)`: an associative combiner.
     Reduce,
@@ -135,7 +149,7 @@ pub struct Function {
     pub name: String,
     pub kind: FunctionKind,
     pub params: Vec<Param>,
-    /// `Void` for kernels and reductions.
+    /// `Void` for reductions and for the kernels a host runs.
     pub ret: Type,
     /// Every local variable of the body, declared by `Stmt::Decl`.
     pub locals: Vec<Local>,
@@ -244,7 +258,8 @@ pub enum StmtKind {
 }
 
 /// Something assignable: a local or an output/reduce parameter, then member, swizzle and index
-/// steps (`r.pos.xz`, `w[i]`). A swizzle step is a write mask.
+/// steps (`r.pos.xz`, `w[i]`). A swizzle step is a write mask. On a matrix, `Index(i)` is row
+/// `i` (a `floatC`), which an `Index(j)` or a `Swizzle` may follow (Cg's `m._m01`, `m[1].xz`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Place {
     pub root: PlaceRoot,
@@ -281,12 +296,12 @@ pub enum ExprKind {
     Bool(bool),
     Local(LocalId),
     /// The value of a parameter at this element: the input/iterator element for streams, the
-    /// uniform value for constants, the current accumulator for `reduce`. (Not valid for
-    /// gathers, which are only read through `Gather`, nor for `out`, which is write-only.)
+    /// uniform value for constants, the current accumulator for `reduce`, the value a `vout`
+    /// pushes. (Not valid for gathers, which are only read through `Gather`, nor for `out`.)
     Param(u32),
     Unary(UnaryOp, Box<Expr>),
     Binary(BinaryOp, Box<Expr>, Box<Expr>),
-    /// `cond ? a : b`; `cond` is a `bool` scalar.
+    /// `cond ? a : b`: `cond` is a `bool` scalar, or a `boolN` choosing per component.
     Select {
         cond: Box<Expr>,
         accept: Box<Expr>,
@@ -412,6 +427,10 @@ pub enum Builtin {
     Modf,
     Mul,
     Normalize,
+    /// `pack_4ubyte(float4) -> float`: each component saturated to [0, 1], scaled to 0..255
+    /// and rounded to nearest (halves up), `.x` in the lowest byte; the four bytes are the
+    /// bits of the result (Cg). Back ends must move those bits without arithmetic.
+    Pack4ubyte,
     Pow,
     Radians,
     Round,
@@ -425,6 +444,9 @@ pub enum Builtin {
     Step,
     Tan,
     Tanh,
+    /// `unpack_4ubyte(float) -> float4`: the four bytes of the argument's bits, lowest first,
+    /// each divided by 255 (Cg; the inverse of `pack_4ubyte`).
+    Unpack4ubyte,
 }
 
 impl Builtin {
@@ -465,6 +487,7 @@ impl Builtin {
         (Builtin::Modf, "modf"),
         (Builtin::Mul, "mul"),
         (Builtin::Normalize, "normalize"),
+        (Builtin::Pack4ubyte, "pack_4ubyte"),
         (Builtin::Pow, "pow"),
         (Builtin::Radians, "radians"),
         (Builtin::Round, "round"),
@@ -478,6 +501,7 @@ impl Builtin {
         (Builtin::Step, "step"),
         (Builtin::Tan, "tan"),
         (Builtin::Tanh, "tanh"),
+        (Builtin::Unpack4ubyte, "unpack_4ubyte"),
     ];
 
     pub fn from_name(name: &str) -> Option<Builtin> {

@@ -1,6 +1,9 @@
 //! Tokens of the Brook language (C tokens plus Brook's keywords), produced by a `logos` lexer,
 //! and the token pre-pass that feeds the parser.
 //!
+//! Every keyword and punctuator is declared once, in the [`tokens!`] table below: the table
+//! gives the logos rule, the parser's token and its spelling in messages.
+//!
 //! The pre-pass does what a C preprocessor and a C lexer with typedef feedback would do:
 //! - `#define NAME tokens…` lines define object-like macros, expanded at each later use; other
 //!   `#` lines (`#include`, `#pragma`, …) are ignored;
@@ -28,9 +31,13 @@ pub enum LexError {
     #[default]
     Invalid,
     UnterminatedComment,
+    /// A float literal that does not parse.
+    BadFloat,
+    /// An integer literal beyond 64 bits.
+    IntTooLarge,
 }
 
-fn block_comment<'a>(lex: &mut logos::Lexer<'a, RawTok<'a>>) -> FilterResult<(), LexError> {
+fn block_comment<'a>(lex: &mut logos::Lexer<'a, Tok<'a>>) -> FilterResult<(), LexError> {
     match lex.remainder().find("*/") {
         Some(end) => {
             lex.bump(end + 2);
@@ -44,316 +51,147 @@ fn block_comment<'a>(lex: &mut logos::Lexer<'a, RawTok<'a>>) -> FilterResult<(),
     }
 }
 
-/// The raw tokens logos recognises.
-#[derive(Logos, Debug, Clone, Copy, PartialEq)]
-#[logos(error = LexError)]
-#[logos(skip r"[ \t\r\n\f\v]+")]
-#[logos(skip(r"//[^\n]*", allow_greedy = true))]
-#[logos(skip r"\\\r?\n")]
-pub enum RawTok<'a> {
-    #[token("/*", block_comment)]
-    BlockComment,
-    #[regex(r"#[^\n]*", |lex| lex.slice(), allow_greedy = true)]
-    Directive(&'a str),
-
-    #[regex(r"[A-Za-z_][A-Za-z0-9_]*", |lex| lex.slice())]
-    Ident(&'a str),
-    #[regex(r"[0-9]+\.[0-9]*([eE][+-]?[0-9]+)?[fFhH]?", |lex| lex.slice())]
-    #[regex(r"\.[0-9]+([eE][+-]?[0-9]+)?[fFhH]?", |lex| lex.slice())]
-    #[regex(r"[0-9]+[eE][+-]?[0-9]+[fFhH]?", |lex| lex.slice())]
-    FloatLit(&'a str),
-    #[regex(r"[0-9]+[uUlL]*", |lex| lex.slice())]
-    #[regex(r"0[xX][0-9a-fA-F]+[uUlL]*", |lex| lex.slice())]
-    IntLit(&'a str),
-
-    #[token("kernel")]
-    Kernel,
-    #[token("reduce")]
-    Reduce,
-    #[token("out")]
-    Out,
-    #[token("iter")]
-    Iter,
-    #[token("vout")]
-    Vout,
-    #[token("struct")]
-    Struct,
-    #[token("typedef")]
-    Typedef,
-    #[token("const")]
-    Const,
-    #[token("if")]
-    If,
-    #[token("else")]
-    Else,
-    #[token("for")]
-    For,
-    #[token("while")]
-    While,
-    #[token("do")]
-    Do,
-    #[token("break")]
-    Break,
-    #[token("continue")]
-    Continue,
-    #[token("return")]
-    Return,
-    #[token("discard")]
-    Discard,
-    #[token("indexof")]
-    Indexof,
-    #[token("push")]
-    Push,
-    #[token("true")]
-    True,
-    #[token("false")]
-    False,
-
-    #[token("(")]
-    LParen,
-    #[token(")")]
-    RParen,
-    #[token("[")]
-    LBracket,
-    #[token("]")]
-    RBracket,
-    #[token("{")]
-    LBrace,
-    #[token("}")]
-    RBrace,
-    #[token(";")]
-    Semi,
-    #[token(",")]
-    Comma,
-    #[token(".")]
-    Dot,
-    #[token("?")]
-    Question,
-    #[token(":")]
-    Colon,
-
-    #[token("+")]
-    Plus,
-    #[token("-")]
-    Minus,
-    #[token("*")]
-    Star,
-    #[token("/")]
-    Slash,
-    #[token("%")]
-    Percent,
-    #[token("++")]
-    PlusPlus,
-    #[token("--")]
-    MinusMinus,
-    #[token("=")]
-    Assign,
-    #[token("+=")]
-    PlusAssign,
-    #[token("-=")]
-    MinusAssign,
-    #[token("*=")]
-    StarAssign,
-    #[token("/=")]
-    SlashAssign,
-    #[token("%=")]
-    PercentAssign,
-    #[token("&=")]
-    AmpAssign,
-    #[token("|=")]
-    PipeAssign,
-    #[token("^=")]
-    CaretAssign,
-    #[token("<<=")]
-    ShlAssign,
-    #[token(">>=")]
-    ShrAssign,
-    #[token("==")]
-    EqEq,
-    #[token("!=")]
-    NotEq,
-    #[token("<")]
-    Lt,
-    #[token(">")]
-    Gt,
-    #[token("<=")]
-    Le,
-    #[token(">=")]
-    Ge,
-    #[token("&&")]
-    AndAnd,
-    #[token("||")]
-    OrOr,
-    #[token("!")]
-    Bang,
-    #[token("&")]
-    Amp,
-    #[token("|")]
-    Pipe,
-    #[token("^")]
-    Caret,
-    #[token("~")]
-    Tilde,
-    #[token("<<")]
-    Shl,
-    #[token(">>")]
-    Shr,
-    #[token("->")]
-    Arrow,
+fn parse_float(text: &str) -> Result<f64, LexError> {
+    let t = text.trim_end_matches(['f', 'F', 'h', 'H']);
+    let t = if t.ends_with('.') {
+        format!("{t}0")
+    } else {
+        t.to_string()
+    };
+    t.parse::<f64>().map_err(|_| LexError::BadFloat)
 }
 
-/// The tokens the parser sees.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Tok<'a> {
-    Ident(&'a str),
-    /// A built-in type name or a `typedef`/`struct` name declared earlier.
-    TypeName(&'a str),
-    Float(f64),
-    Int(i64),
-
-    Kernel,
-    Reduce,
-    Out,
-    Iter,
-    Vout,
-    Struct,
-    Typedef,
-    Const,
-    If,
-    Else,
-    For,
-    While,
-    Do,
-    Break,
-    Continue,
-    Return,
-    Discard,
-    Indexof,
-    Push,
-    True,
-    False,
-
-    LParen,
-    RParen,
-    LBracket,
-    RBracket,
-    LBrace,
-    RBrace,
-    Semi,
-    Comma,
-    Dot,
-    Question,
-    Colon,
-    Plus,
-    Minus,
-    Star,
-    Slash,
-    Percent,
-    PlusPlus,
-    MinusMinus,
-    Assign,
-    PlusAssign,
-    MinusAssign,
-    StarAssign,
-    SlashAssign,
-    PercentAssign,
-    AmpAssign,
-    PipeAssign,
-    CaretAssign,
-    ShlAssign,
-    ShrAssign,
-    EqEq,
-    NotEq,
-    Lt,
-    Gt,
-    Le,
-    Ge,
-    AndAnd,
-    OrOr,
-    Bang,
-    Amp,
-    Pipe,
-    Caret,
-    Tilde,
-    Shl,
-    Shr,
+fn parse_int(text: &str) -> Result<i64, LexError> {
+    let t = text.trim_end_matches(['u', 'U', 'l', 'L']);
+    let v = if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        i64::from_str_radix(hex, 16)
+    } else {
+        t.parse::<i64>()
+    };
+    v.map_err(|_| LexError::IntTooLarge)
 }
 
-impl fmt::Display for Tok<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let s = match self {
-            Tok::Ident(s) => return write!(f, "identifier `{s}`"),
-            Tok::TypeName(s) => return write!(f, "type name `{s}`"),
-            Tok::Float(v) => return write!(f, "number `{v}`"),
-            Tok::Int(v) => return write!(f, "number `{v}`"),
-            Tok::Kernel => "kernel",
-            Tok::Reduce => "reduce",
-            Tok::Out => "out",
-            Tok::Iter => "iter",
-            Tok::Vout => "vout",
-            Tok::Struct => "struct",
-            Tok::Typedef => "typedef",
-            Tok::Const => "const",
-            Tok::If => "if",
-            Tok::Else => "else",
-            Tok::For => "for",
-            Tok::While => "while",
-            Tok::Do => "do",
-            Tok::Break => "break",
-            Tok::Continue => "continue",
-            Tok::Return => "return",
-            Tok::Discard => "discard",
-            Tok::Indexof => "indexof",
-            Tok::Push => "push",
-            Tok::True => "true",
-            Tok::False => "false",
-            Tok::LParen => "(",
-            Tok::RParen => ")",
-            Tok::LBracket => "[",
-            Tok::RBracket => "]",
-            Tok::LBrace => "{",
-            Tok::RBrace => "}",
-            Tok::Semi => ";",
-            Tok::Comma => ",",
-            Tok::Dot => ".",
-            Tok::Question => "?",
-            Tok::Colon => ":",
-            Tok::Plus => "+",
-            Tok::Minus => "-",
-            Tok::Star => "*",
-            Tok::Slash => "/",
-            Tok::Percent => "%",
-            Tok::PlusPlus => "++",
-            Tok::MinusMinus => "--",
-            Tok::Assign => "=",
-            Tok::PlusAssign => "+=",
-            Tok::MinusAssign => "-=",
-            Tok::StarAssign => "*=",
-            Tok::SlashAssign => "/=",
-            Tok::PercentAssign => "%=",
-            Tok::AmpAssign => "&=",
-            Tok::PipeAssign => "|=",
-            Tok::CaretAssign => "^=",
-            Tok::ShlAssign => "<<=",
-            Tok::ShrAssign => ">>=",
-            Tok::EqEq => "==",
-            Tok::NotEq => "!=",
-            Tok::Lt => "<",
-            Tok::Gt => ">",
-            Tok::Le => "<=",
-            Tok::Ge => ">=",
-            Tok::AndAnd => "&&",
-            Tok::OrOr => "||",
-            Tok::Bang => "!",
-            Tok::Amp => "&",
-            Tok::Pipe => "|",
-            Tok::Caret => "^",
-            Tok::Tilde => "~",
-            Tok::Shl => "<<",
-            Tok::Shr => ">>",
-        };
-        write!(f, "`{s}`")
-    }
+/// Declares [`Tok`]: the tokens with a value, then every keyword and punctuator once as
+/// `Variant = "spelling"`, which is both its logos rule and its text in messages.
+macro_rules! tokens {
+    ($($fixed:ident = $text:tt,)*) => {
+        /// A token: what logos recognises, and what the parser sees after the pre-pass (which
+        /// removes comments, directives and `->`, and turns type names into `TypeName`).
+        #[derive(Logos, Debug, Clone, Copy, PartialEq)]
+        #[logos(error = LexError)]
+        #[logos(skip r"[ \t\r\n\f\v]+")]
+        #[logos(skip(r"//[^\n]*", allow_greedy = true))]
+        #[logos(skip r"\\\r?\n")]
+        pub enum Tok<'a> {
+            #[token("/*", block_comment)]
+            BlockComment,
+            /// A `#` line, for the pre-pass.
+            #[regex(r"#[^\n]*", |lex| lex.slice(), allow_greedy = true)]
+            Directive(&'a str),
+            /// `->`, lexed only to be refused with a clear message.
+            #[token("->")]
+            Arrow,
+
+            #[regex(r"[A-Za-z_][A-Za-z0-9_]*", |lex| lex.slice())]
+            Ident(&'a str),
+            /// A built-in type name or a `typedef`/`struct` name declared earlier (made from an
+            /// `Ident` by the pre-pass).
+            TypeName(&'a str),
+            #[regex(r"[0-9]+\.[0-9]*([eE][+-]?[0-9]+)?[fFhH]?", |lex| parse_float(lex.slice()))]
+            #[regex(r"\.[0-9]+([eE][+-]?[0-9]+)?[fFhH]?", |lex| parse_float(lex.slice()))]
+            #[regex(r"[0-9]+[eE][+-]?[0-9]+[fFhH]?", |lex| parse_float(lex.slice()))]
+            Float(f64),
+            #[regex(r"[0-9]+[uUlL]*", |lex| parse_int(lex.slice()))]
+            #[regex(r"0[xX][0-9a-fA-F]+[uUlL]*", |lex| parse_int(lex.slice()))]
+            Int(i64),
+
+            $(#[token($text)] $fixed,)*
+        }
+
+        impl fmt::Display for Tok<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                let s = match self {
+                    Tok::Ident(s) => return write!(f, "identifier `{s}`"),
+                    Tok::TypeName(s) => return write!(f, "type name `{s}`"),
+                    Tok::Float(v) => return write!(f, "number `{v}`"),
+                    Tok::Int(v) => return write!(f, "number `{v}`"),
+                    Tok::Directive(d) => return write!(f, "directive `{d}`"),
+                    Tok::BlockComment => "/*",
+                    Tok::Arrow => "->",
+                    $(Tok::$fixed => $text,)*
+                };
+                write!(f, "`{s}`")
+            }
+        }
+    };
+}
+
+tokens! {
+    Kernel = "kernel",
+    Reduce = "reduce",
+    Out = "out",
+    Iter = "iter",
+    Vout = "vout",
+    Struct = "struct",
+    Typedef = "typedef",
+    Const = "const",
+    If = "if",
+    Else = "else",
+    For = "for",
+    While = "while",
+    Do = "do",
+    Break = "break",
+    Continue = "continue",
+    Return = "return",
+    Discard = "discard",
+    Indexof = "indexof",
+    Push = "push",
+    True = "true",
+    False = "false",
+    LParen = "(",
+    RParen = ")",
+    LBracket = "[",
+    RBracket = "]",
+    LBrace = "{",
+    RBrace = "}",
+    Semi = ";",
+    Comma = ",",
+    Dot = ".",
+    Question = "?",
+    Colon = ":",
+    Plus = "+",
+    Minus = "-",
+    Star = "*",
+    Slash = "/",
+    Percent = "%",
+    PlusPlus = "++",
+    MinusMinus = "--",
+    Assign = "=",
+    PlusAssign = "+=",
+    MinusAssign = "-=",
+    StarAssign = "*=",
+    SlashAssign = "/=",
+    PercentAssign = "%=",
+    AmpAssign = "&=",
+    PipeAssign = "|=",
+    CaretAssign = "^=",
+    ShlAssign = "<<=",
+    ShrAssign = ">>=",
+    EqEq = "==",
+    NotEq = "!=",
+    Lt = "<",
+    Gt = ">",
+    Le = "<=",
+    Ge = ">=",
+    AndAnd = "&&",
+    OrOr = "||",
+    Bang = "!",
+    Amp = "&",
+    Pipe = "|",
+    Caret = "^",
+    Tilde = "~",
+    Shl = "<<",
+    Shr = ">>",
 }
 
 /// A token with its byte range, as lalrpop wants it.
@@ -365,108 +203,15 @@ pub fn is_builtin_type_name(name: &str) -> bool {
     crate::check::types::builtin_type(name).is_some() || name == "void"
 }
 
-fn parse_float(text: &str) -> Option<f64> {
-    let t = text.trim_end_matches(['f', 'F', 'h', 'H']);
-    let t = if t.ends_with('.') {
-        format!("{t}0")
-    } else {
-        t.to_string()
-    };
-    t.parse::<f64>().ok()
-}
-
-fn parse_int(text: &str) -> Option<i64> {
-    let t = text.trim_end_matches(['u', 'U', 'l', 'L']);
-    if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        i64::from_str_radix(hex, 16).ok()
-    } else {
-        t.parse::<i64>().ok()
-    }
-}
-
-fn convert(raw: RawTok<'_>) -> Option<Tok<'_>> {
-    Some(match raw {
-        RawTok::BlockComment | RawTok::Directive(_) | RawTok::Arrow => return None,
-        RawTok::Ident(s) => Tok::Ident(s),
-        RawTok::FloatLit(_) | RawTok::IntLit(_) => return None,
-        RawTok::Kernel => Tok::Kernel,
-        RawTok::Reduce => Tok::Reduce,
-        RawTok::Out => Tok::Out,
-        RawTok::Iter => Tok::Iter,
-        RawTok::Vout => Tok::Vout,
-        RawTok::Struct => Tok::Struct,
-        RawTok::Typedef => Tok::Typedef,
-        RawTok::Const => Tok::Const,
-        RawTok::If => Tok::If,
-        RawTok::Else => Tok::Else,
-        RawTok::For => Tok::For,
-        RawTok::While => Tok::While,
-        RawTok::Do => Tok::Do,
-        RawTok::Break => Tok::Break,
-        RawTok::Continue => Tok::Continue,
-        RawTok::Return => Tok::Return,
-        RawTok::Discard => Tok::Discard,
-        RawTok::Indexof => Tok::Indexof,
-        RawTok::Push => Tok::Push,
-        RawTok::True => Tok::True,
-        RawTok::False => Tok::False,
-        RawTok::LParen => Tok::LParen,
-        RawTok::RParen => Tok::RParen,
-        RawTok::LBracket => Tok::LBracket,
-        RawTok::RBracket => Tok::RBracket,
-        RawTok::LBrace => Tok::LBrace,
-        RawTok::RBrace => Tok::RBrace,
-        RawTok::Semi => Tok::Semi,
-        RawTok::Comma => Tok::Comma,
-        RawTok::Dot => Tok::Dot,
-        RawTok::Question => Tok::Question,
-        RawTok::Colon => Tok::Colon,
-        RawTok::Plus => Tok::Plus,
-        RawTok::Minus => Tok::Minus,
-        RawTok::Star => Tok::Star,
-        RawTok::Slash => Tok::Slash,
-        RawTok::Percent => Tok::Percent,
-        RawTok::PlusPlus => Tok::PlusPlus,
-        RawTok::MinusMinus => Tok::MinusMinus,
-        RawTok::Assign => Tok::Assign,
-        RawTok::PlusAssign => Tok::PlusAssign,
-        RawTok::MinusAssign => Tok::MinusAssign,
-        RawTok::StarAssign => Tok::StarAssign,
-        RawTok::SlashAssign => Tok::SlashAssign,
-        RawTok::PercentAssign => Tok::PercentAssign,
-        RawTok::AmpAssign => Tok::AmpAssign,
-        RawTok::PipeAssign => Tok::PipeAssign,
-        RawTok::CaretAssign => Tok::CaretAssign,
-        RawTok::ShlAssign => Tok::ShlAssign,
-        RawTok::ShrAssign => Tok::ShrAssign,
-        RawTok::EqEq => Tok::EqEq,
-        RawTok::NotEq => Tok::NotEq,
-        RawTok::Lt => Tok::Lt,
-        RawTok::Gt => Tok::Gt,
-        RawTok::Le => Tok::Le,
-        RawTok::Ge => Tok::Ge,
-        RawTok::AndAnd => Tok::AndAnd,
-        RawTok::OrOr => Tok::OrOr,
-        RawTok::Bang => Tok::Bang,
-        RawTok::Amp => Tok::Amp,
-        RawTok::Pipe => Tok::Pipe,
-        RawTok::Caret => Tok::Caret,
-        RawTok::Tilde => Tok::Tilde,
-        RawTok::Shl => Tok::Shl,
-        RawTok::Shr => Tok::Shr,
-    })
-}
-
 /// Lexes `text` (a slice of the source starting at byte `base`) into tokens, reporting bad
-/// characters, bad numbers and unterminated comments. Directives are returned as `Err` items
-/// for the caller to interpret.
+/// characters, bad numbers and unterminated comments.
 fn lex_raw<'a>(
     text: &'a str,
     base: usize,
     diags: &mut Vec<Diagnostic>,
-    out: &mut Vec<(usize, RawTok<'a>, usize)>,
+    out: &mut Vec<Spanned<'a>>,
 ) {
-    let mut lexer = RawTok::lexer(text);
+    let mut lexer = Tok::lexer(text);
     // A run of invalid characters gives one diagnostic, not one per byte.
     let mut bad_run: Option<(usize, usize)> = None;
     let flush = |bad_run: &mut Option<(usize, usize)>, diags: &mut Vec<Diagnostic>| {
@@ -488,19 +233,25 @@ fn lex_raw<'a>(
     while let Some(item) = lexer.next() {
         let r = lexer.span();
         let (s, e) = (r.start + base, r.end + base);
+        let span = Span::new(s, e);
+        if !matches!(item, Err(LexError::Invalid)) {
+            flush(&mut bad_run, diags);
+        }
         match item {
-            Ok(tok) => {
-                flush(&mut bad_run, diags);
-                out.push((s, tok, e));
-            }
-            Err(LexError::UnterminatedComment) => {
-                flush(&mut bad_run, diags);
-                diags.push(
-                    Diagnostic::error("unterminated block comment", Span::new(s, s + 2))
-                        .with_label(Span::new(s, s + 2), "this comment is never closed")
-                        .with_hint("close the comment with `*/`"),
-                );
-            }
+            Ok(tok) => out.push((s, tok, e)),
+            Err(LexError::UnterminatedComment) => diags.push(
+                Diagnostic::error("unterminated block comment", Span::new(s, s + 2))
+                    .with_label(Span::new(s, s + 2), "this comment is never closed")
+                    .with_hint("close the comment with `*/`"),
+            ),
+            Err(LexError::BadFloat) => diags.push(Diagnostic::error(
+                format!("invalid number `{}`", lexer.slice()),
+                span,
+            )),
+            Err(LexError::IntTooLarge) => diags.push(
+                Diagnostic::error(format!("integer `{}` is too large", lexer.slice()), span)
+                    .with_hint("integers are 32-bit; write a float literal instead"),
+            ),
             Err(LexError::Invalid) => match &mut bad_run {
                 Some((_, end)) if *end == s => *end = e,
                 _ => {
@@ -524,7 +275,7 @@ pub fn tokenize<'a>(source: &'a str, diags: &mut Vec<Diagnostic>) -> Vec<Spanned
     let mut toks: Vec<Spanned<'a>> = Vec::with_capacity(raw.len());
     for (s, t, e) in raw {
         match t {
-            RawTok::Directive(text) => {
+            Tok::Directive(text) => {
                 let line_start = source[..s].rfind('\n').map_or(0, |i| i + 1);
                 if source[line_start..s].trim().is_empty() {
                     directive(text, s, &mut macros, diags);
@@ -535,7 +286,7 @@ pub fn tokenize<'a>(source: &'a str, diags: &mut Vec<Diagnostic>) -> Vec<Spanned
                     );
                 }
             }
-            RawTok::Ident(name) => {
+            Tok::Ident(name) => {
                 if let Some(body) = macros.get(name) {
                     if toks.len() + body.len() > MAX_TOKENS {
                         diags.push(Diagnostic::error(
@@ -547,35 +298,18 @@ pub fn tokenize<'a>(source: &'a str, diags: &mut Vec<Diagnostic>) -> Vec<Spanned
                     // Expanded tokens point at the macro's use.
                     toks.extend(body.iter().map(|&(_, t, _)| (s, t, e)));
                 } else {
-                    toks.push((s, Tok::Ident(name), e));
+                    toks.push((s, t, e));
                 }
             }
-            RawTok::FloatLit(text) => match parse_float(text) {
-                Some(v) => toks.push((s, Tok::Float(v), e)),
-                None => diags.push(Diagnostic::error(
-                    format!("invalid number `{text}`"),
-                    Span::new(s, e),
-                )),
-            },
-            RawTok::IntLit(text) => match parse_int(text) {
-                Some(v) => toks.push((s, Tok::Int(v), e)),
-                None => diags.push(
-                    Diagnostic::error(format!("integer `{text}` is too large"), Span::new(s, e))
-                        .with_hint("integers are 32-bit; write a float literal instead"),
-                ),
-            },
-            RawTok::Arrow => diags.push(
+            Tok::Arrow => diags.push(
                 Diagnostic::error(
                     "`->` is not supported: Brook has no pointers",
                     Span::new(s, e),
                 )
                 .with_hint("use `.` to access a member"),
             ),
-            other => {
-                if let Some(t) = convert(other) {
-                    toks.push((s, t, e));
-                }
-            }
+            Tok::BlockComment => {}
+            other => toks.push((s, other, e)),
         }
     }
     if lex_failed || diags.len() > before {
@@ -611,7 +345,7 @@ fn directive<'a>(
         return;
     }
     let mut iter = raw.into_iter();
-    let Some((ns, RawTok::Ident(name), ne)) = iter.next() else {
+    let Some((ns, Tok::Ident(name), ne)) = iter.next() else {
         diags.push(Diagnostic::error(
             "`#define` needs a name",
             Span::new(start, start + text.len()),
@@ -632,7 +366,7 @@ fn directive<'a>(
     let mut body = Vec::new();
     for (s, t, e) in iter {
         match t {
-            RawTok::Ident(n) => match macros.get(n) {
+            Tok::Ident(n) => match macros.get(n) {
                 Some(inner) => {
                     if body.len() + inner.len() > MAX_MACRO_TOKENS {
                         diags.push(Diagnostic::error(
@@ -643,27 +377,10 @@ fn directive<'a>(
                     }
                     body.extend(inner.iter().copied())
                 }
-                None => body.push((s, Tok::Ident(n), e)),
+                None => body.push((s, t, e)),
             },
-            RawTok::FloatLit(text) => match parse_float(text) {
-                Some(v) => body.push((s, Tok::Float(v), e)),
-                None => return,
-            },
-            RawTok::IntLit(text) => match parse_int(text) {
-                Some(v) => body.push((s, Tok::Int(v), e)),
-                None => {
-                    diags.push(Diagnostic::error(
-                        format!("integer `{text}` is too large"),
-                        Span::new(s, e),
-                    ));
-                    return;
-                }
-            },
-            other => {
-                if let Some(t) = convert(other) {
-                    body.push((s, t, e));
-                }
-            }
+            Tok::BlockComment | Tok::Directive(_) | Tok::Arrow => {}
+            other => body.push((s, other, e)),
         }
     }
     macros.insert(name, body);
@@ -671,9 +388,12 @@ fn directive<'a>(
 
 /// Turns identifiers that name types into [`Tok::TypeName`]. A `typedef` name counts from the
 /// end of its declaration on, a struct tag from its `struct Tag` on; a name right after `.`
-/// (a member) or `struct` (a tag) stays an identifier.
+/// (a member) or `struct` (a tag) stays an identifier, and so does a matrix type name declared
+/// as a function, from its declaration on.
 fn classify_type_names(toks: &mut [Spanned<'_>]) {
     let mut names: HashSet<&str> = HashSet::new();
+    // Built-in matrix type names declared as function names.
+    let mut shadowed: HashSet<&str> = HashSet::new();
     // Set while inside a top-level `typedef … ;`: the brace depth at its start.
     let mut in_typedef: Option<u32> = None;
     let mut depth: u32 = 0;
@@ -693,15 +413,40 @@ fn classify_type_names(toks: &mut [Spanned<'_>]) {
                 }
             }
             Tok::Ident(n) => {
+                let next = toks.get(i + 1).map(|t| t.1);
                 if prev == Some(Tok::Struct) {
                     names.insert(n);
-                } else if prev != Some(Tok::Dot) && (names.contains(n) || is_builtin_type_name(n)) {
+                } else if depth == 0 && declares_function(prev, next) && is_matrix_type_name(n) {
+                    // `kernel void float2x4(…)`: the original had no matrix types, and its
+                    // programs use these names for functions. The function's name hides the
+                    // type from here on, as a C declaration hides a typedef.
+                    shadowed.insert(n);
+                } else if prev != Some(Tok::Dot)
+                    && !shadowed.contains(n)
+                    && (names.contains(n) || is_builtin_type_name(n))
+                {
                     toks[i].1 = Tok::TypeName(n);
                 }
             }
             _ => {}
         }
     }
+}
+
+/// Whether a name between `prev` and `next` is being declared as a function: after its return
+/// type (or `kernel`/`reduce`) and before its parameter list.
+fn declares_function(prev: Option<Tok<'_>>, next: Option<Tok<'_>>) -> bool {
+    matches!(
+        prev,
+        Some(Tok::TypeName(_) | Tok::Ident(_) | Tok::Kernel | Tok::Reduce)
+    ) && next == Some(Tok::LParen)
+}
+
+fn is_matrix_type_name(name: &str) -> bool {
+    matches!(
+        crate::check::types::builtin_type(name),
+        Some(crate::ir::Type::Matrix { .. })
+    )
 }
 
 /// Rejects bracket nesting deeper than [`MAX_NESTING`], so nothing later recurses too deeply.
@@ -715,7 +460,7 @@ fn check_nesting(toks: &[Spanned<'_>]) -> Option<Diagnostic> {
                     return Some(
                         Diagnostic::error(
                             format!(
-                                "nesting too deep (more than {MAX_NESTING} levels of brackets)"
+                                "nesting too deep: more than {MAX_NESTING} levels of brackets ((), [] and {{}} together)"
                             ),
                             Span::new(s, e),
                         )

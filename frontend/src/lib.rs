@@ -12,7 +12,7 @@
 //!    the file) into type-name tokens — which resolves C's typedef-name ambiguity in casts — and
 //!    rejects bracket nesting deeper than [`lexer::MAX_NESTING`].
 //! 2. **Parse** ([`parser`], `grammar.lalrpop`): an LR(1) grammar builds the [`ast`], every node
-//!    with its [`Span`]; expression and statement trees deeper than `MAX_NESTING` are refused, so
+//!    with its [`Span`]; expression and statement trees deeper than `parser::MAX_TREE_DEPTH` are refused, so
 //!    nothing later recurses too deeply.
 //! 3. **Check** ([`check`]): names are resolved, every expression typed, implicit conversions
 //!    made explicit, and Brook's rules enforced (write-only outputs, read-only inputs, `push`
@@ -36,6 +36,7 @@
 //! assert_eq!(module.functions[0].name, "saxpy");
 //! ```
 
+pub mod accuracy;
 pub mod ast;
 pub mod check;
 pub mod diagnostics;

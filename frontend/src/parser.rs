@@ -1,5 +1,5 @@
 //! Parsing: the token pre-pass output fed to the lalrpop grammar (`grammar.lalrpop`), plus the
-//! node constructors its actions use (which refuse trees deeper than [`MAX_NESTING`]).
+//! node constructors its actions use (which refuse trees deeper than [`MAX_TREE_DEPTH`]).
 
 use lalrpop_util::ParseError;
 
@@ -28,10 +28,19 @@ pub fn sp(l: usize, r: usize) -> Span {
     Span::new(l, r)
 }
 
+/// The deepest statement and expression tree the parser builds. Every node counts as a level
+/// (a block, a statement, an `if` or loop body, an operator inside another), so a bracket
+/// nesting the lexer allows ([`MAX_NESTING`] levels) takes a few more tree levels: the margin
+/// keeps pure bracket nesting reported by the lexer, in brackets the user can count, and this
+/// limit for what brackets do not show (long `if` chains, runs of unary operators).
+pub const MAX_TREE_DEPTH: u32 = MAX_NESTING + 16;
+
 fn too_deep<'a>(l: usize, r: usize) -> PErr<'a> {
     ParseError::User {
         error: Diagnostic::error(
-            format!("nesting too deep (more than {MAX_NESTING} levels)"),
+            format!(
+                "nesting too deep: more than {MAX_TREE_DEPTH} levels of statements and operators, each block, statement, `if` or loop body and operator inside another counting as one"
+            ),
             Span::new(l, r),
         )
         .with_hint("split the expression or statement into smaller parts"),
@@ -41,7 +50,7 @@ fn too_deep<'a>(l: usize, r: usize) -> PErr<'a> {
 /// Builds an expression node whose deepest child is `child_depth` deep.
 pub fn node<'a>(kind: ExprKind, l: usize, r: usize, child_depth: u32) -> Result<Expr, PErr<'a>> {
     let depth = child_depth + 1;
-    if depth > MAX_NESTING {
+    if depth > MAX_TREE_DEPTH {
         return Err(too_deep(l, r));
     }
     Ok(Expr {
@@ -68,7 +77,7 @@ pub fn list_depth(items: &[Expr]) -> u32 {
 /// Builds a statement node whose deepest child (statement or expression) is `child_depth` deep.
 pub fn stmt<'a>(kind: StmtKind, l: usize, r: usize, child_depth: u32) -> Result<Stmt, PErr<'a>> {
     let depth = child_depth + 1;
-    if depth > MAX_NESTING {
+    if depth > MAX_TREE_DEPTH {
         return Err(too_deep(l, r));
     }
     Ok(Stmt {

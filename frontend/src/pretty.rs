@@ -2,7 +2,8 @@
 //!
 //! Every compound expression is parenthesised, conversions are explicit casts (`((float)i)`),
 //! splats and constructors are `T(…)`, gathers print as `a[i][j]`. Locals print by name; when a
-//! function has two locals of the same name (shadowing), they print as `name_L<id>`.
+//! local shares its name with another local (shadowing) or a parameter (a parameter turned into
+//! a local by the checker), it prints as `name_L<id>`.
 
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -53,8 +54,14 @@ fn declare(module: &Module, ty: &Type, name: &str) -> String {
 /// Prints one function.
 pub fn pretty_function(module: &Module, f: &Function) -> String {
     let mut counts: HashMap<&str, usize> = HashMap::new();
-    for l in &f.locals {
-        *counts.entry(l.name.as_str()).or_default() += 1;
+    // A parameter's name counts too: a parameter turned into a local keeps its name.
+    for name in f
+        .locals
+        .iter()
+        .map(|l| &l.name)
+        .chain(f.params.iter().map(|p| &p.name))
+    {
+        *counts.entry(name.as_str()).or_default() += 1;
     }
     let local_names = f
         .locals

@@ -383,3 +383,24 @@ proptest! {
         compiles_or_reports(&pieces.concat());
     }
 }
+
+#[test]
+fn the_nesting_limit_counts_what_its_message_says() {
+    // 256 levels of braces (the kernel's and 255 blocks): within the bracket limit, and the
+    // statements inside take the tree a few levels deeper without tripping the tree limit.
+    // (The message used to say "more than 256 levels" for 254 blocks.)
+    let blocks = |n: usize| kernel(&format!("    {} b = a; {}", "{".repeat(n), "}".repeat(n)));
+    assert!(compile(&blocks(255), "k.br").is_ok());
+    let too_many = compile(&blocks(256), "k.br").unwrap_err().render();
+    assert!(
+        too_many.contains("more than 256 levels of brackets"),
+        "{too_many}"
+    );
+    // Nesting without brackets is counted in statements and operators, and says so.
+    let ifs = kernel(&format!("    {}b = a;", "if (a > 0.0) ".repeat(300)));
+    let deep = compile(&ifs, "k.br").unwrap_err().render();
+    assert!(
+        deep.contains("more than 272 levels of statements and operators"),
+        "{deep}"
+    );
+}

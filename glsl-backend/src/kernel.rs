@@ -12,11 +12,13 @@
 use brook_frontend::ir::{Function, FunctionId, FunctionKind, Module, ParamClass, Type};
 
 use crate::builder::{ShaderBuilder, Stage};
+use crate::cost::refuse_costly;
 use crate::error::GenError;
+use crate::loops::{needs_loop_check, refuse_deep_loops};
 use crate::lower::index_global;
 use crate::members::member_slots;
 use crate::names::glsl_name;
-use crate::pass::{PassProgram, UniformValue};
+use crate::pass::{MemberRef, PassProgram, UniformValue};
 use crate::prelude::{Helper, Prelude};
 use crate::resize::resized_index;
 use crate::shader::{call_text, lowered_functions, output_chunks};
@@ -45,6 +47,12 @@ pub fn generate_kernel(
     if func.kind != FunctionKind::Kernel {
         return Err(GenError::NotAKernel(func.name.clone()));
     }
+    if func.ret != Type::Void {
+        return Err(GenError::Unsupported(format!(
+            "kernel `{}` returns a value: only other kernels can call it",
+            func.name
+        )));
+    }
     if variant.params.len() != func.params.len() {
         return Err(GenError::VariantMismatch {
             kernel: func.name.clone(),
@@ -52,8 +60,17 @@ pub fn generate_kernel(
             given: variant.params.len(),
         });
     }
+    refuse_deep_loops(module, kernel)?;
+    refuse_costly(module, kernel)?;
+    let check_loops = needs_loop_check(module, kernel, target);
     let mut shader = KernelShader::new(module, func, variant)?;
-    let functions = lowered_functions(module, kernel, &mut shader.parts.prelude, source)?;
+    let functions = lowered_functions(
+        module,
+        kernel,
+        &mut shader.parts.prelude,
+        source,
+        check_loops,
+    )?;
     let mut outputs = member_slots(module, func, ParamClass::Out)?;
     outputs.extend(vout_slots(module, func)?);
     if outputs.is_empty() {
@@ -62,8 +79,10 @@ pub fn generate_kernel(
             func.name
         )));
     }
-    let chunks = output_chunks(&outputs, target);
-    let from = source.map(|s| format!(" ({})", s.name)).unwrap_or_default();
+    let chunks = with_loop_status(output_chunks(&outputs, target), check_loops, target);
+    let from = source
+        .map(|s| format!(" ({})", s.name_in_comment()))
+        .unwrap_or_default();
     let body = format!("{}    {}\n", shader.fetches, call_text(func));
     let passes = chunks
         .iter()
@@ -75,15 +94,35 @@ pub fn generate_kernel(
                 i + 1,
                 chunks.len()
             );
-            shader
-                .parts
-                .pass(module, target, &title, func, &functions, &body, written)
+            let status = check_loops && i == 0;
+            shader.parts.pass(
+                module, target, &title, func, &functions, &body, written, status,
+            )
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(KernelProgram {
         kernel: func.name.clone(),
         passes,
     })
+}
+
+/// The output chunks of a kernel whose first pass also writes the loop status: that pass gets
+/// one output fewer (a pass of the status alone where one output is all a pass may write).
+/// Every pass runs the whole body, so the first sees any loop the driver cuts short.
+fn with_loop_status(
+    chunks: Vec<Vec<(MemberRef, u8)>>,
+    check_loops: bool,
+    target: &Target,
+) -> Vec<Vec<(MemberRef, u8)>> {
+    if !check_loops {
+        return chunks;
+    }
+    let all: Vec<(MemberRef, u8)> = chunks.into_iter().flatten().collect();
+    let per_pass = target.max_draw_buffers.max(1) as usize;
+    let first = (per_pass - 1).min(all.len());
+    let mut out = vec![all[..first].to_vec()];
+    out.extend(all[first..].chunks(per_pass).map(<[_]>::to_vec));
+    out
 }
 
 /// The parts of a kernel's shader shared by all its passes.

@@ -9,10 +9,13 @@
 //! the addressing the paper describes, rather than inlining arithmetic.
 
 mod builder;
+mod cost;
 mod error;
 mod kernel;
+mod loops;
 mod lower;
 mod mask;
+mod math;
 mod members;
 mod names;
 mod pass;
@@ -29,8 +32,10 @@ mod vertex;
 mod vout;
 mod walk;
 
+pub use cost::MAX_INLINED_STATEMENTS;
 pub use error::GenError;
 pub use kernel::{generate_kernel, KernelProgram};
+pub use loops::{iteration_bound_given, MAX_LOOP_NESTING};
 pub use mask::mask_pass;
 pub use members::stream_members;
 pub use names::glsl_name;

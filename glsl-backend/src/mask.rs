@@ -46,5 +46,6 @@ pub fn mask_pass(target: &Target) -> PassProgram {
         outputs: Vec::new(),
         samplers: shader.samplers,
         uniforms: shader.uniforms,
+        loop_status: None,
     }
 }

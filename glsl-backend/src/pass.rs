@@ -12,6 +12,10 @@ pub struct PassProgram {
     pub samplers: Vec<SamplerSlot>,
     /// Every non-sampler uniform the shader declares.
     pub uniforms: Vec<UniformSlot>,
+    /// The colour output (after the stream outputs) holding, per element, the Brook line of a
+    /// loop the driver cut short, 0 if none (`loops.rs`): the executor binds a float texture
+    /// there and fails the call if any element is not 0.
+    pub loop_status: Option<u32>,
 }
 
 /// A member of a parameter's element: 0 for non-struct elements.

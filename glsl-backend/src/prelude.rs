@@ -5,15 +5,28 @@
 
 use std::collections::BTreeSet;
 
+use crate::math::MathFile;
+
 /// A helper the generated code calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Helper {
+    /// A file of the math library (`math.rs`): Cg's transcendental functions to a stated accuracy.
+    Math(MathFile),
     /// Cg `fmod`: the remainder with the sign of `x` (`x - y * trunc(x / y)`); GLSL `mod` floors.
     Fmod,
     /// Cg `round`: halves away from zero; GLSL `round` may pick either way.
     Round,
+    /// Cg `lerp`, `smoothstep`, `dot`, `length`, `distance` and `normalize` by their defining
+    /// formulas, operation by operation as the CPU backend evaluates them (GLSL's versions may
+    /// round differently: llvmpipe's `normalize` multiplies by `inversesqrt`, its `length` adds
+    /// in another order).
+    Formulas,
     /// Cg `isfinite`.
     IsFinite,
+    /// Integer `/` and `%` as C defines them for negative operands (GLSL leaves `%` of a
+    /// negative undefined; llvmpipe gives 7 % -2 = 7), and 0 for a zero divisor, as on the CPU
+    /// (llvmpipe gives -1 for x % 0).
+    IntDivision,
     /// Cg `frexp` (GLSL has it only from 4.00): mantissa in [0.5, 1), exponent stored.
     Frexp,
     /// The layout rule itself: the texel of a linear position and back (`brook_texel_at`,
@@ -28,25 +41,56 @@ pub enum Helper {
     GatherRound,
     /// Brook's whole gather index rule (rounding and clamp) on a `vec4` index.
     GatherIndex,
+    /// Cg's `c ? a : b` with a `bool` vector `c`: component by component (GLSL 3.30 has no
+    /// `mix` on booleans, and `mix` on floats is not exact with infinities).
+    Select,
+    /// Cg `pack_4ubyte` / `unpack_4ubyte`: four unit floats as the bytes of one float's bits.
+    Pack4ubyte,
+    /// `brook_loop_cut`: the Brook line of a loop the driver ended early (`loops.rs`).
+    LoopCheck,
 }
 
 /// The set of helpers one shader uses.
 #[derive(Debug, Default, Clone)]
 pub struct Prelude {
     used: BTreeSet<Helper>,
+    /// Loops with a run-time check so far, each with its own count of exits (`LOOP_CHECK`).
+    checked_loops: usize,
 }
 
 impl Prelude {
     pub fn require(&mut self, helper: Helper) {
+        // Helpers are emitted in declaration order, so one may call those declared before it.
+        if helper == Helper::GatherIndex {
+            self.used.insert(Helper::GatherRound);
+        }
         if helper == Helper::Addressing {
             self.used.insert(Helper::Layout);
+        }
+        if let Helper::Math(file) = helper {
+            self.used
+                .extend(file.needs().iter().map(|f| Helper::Math(*f)));
         }
         self.used.insert(helper);
     }
 
+    /// The number of a new checked loop, whose exit count is `brook_left{n}`.
+    pub fn checked_loop(&mut self) -> usize {
+        self.require(Helper::LoopCheck);
+        self.checked_loops += 1;
+        self.checked_loops - 1
+    }
+
     /// The GLSL text of every helper required so far.
     pub fn source(&self) -> String {
-        self.used.iter().map(|h| helper_source(*h)).collect()
+        let mut s: String = self.used.iter().map(|h| helper_source(*h)).collect();
+        if self.checked_loops > 0 {
+            let counts: Vec<String> = (0..self.checked_loops)
+                .map(|n| format!("brook_left{n} = 0"))
+                .collect();
+            s.push_str(&format!("int {};\n", counts.join(", ")));
+        }
+        s
     }
 }
 
@@ -61,12 +105,51 @@ const GEN_BOOL: [&str; 4] = ["bool", "bvec2", "bvec3", "bvec4"];
 
 fn helper_source(helper: Helper) -> String {
     match helper {
+        Helper::Math(file) => file.source(),
         Helper::Fmod => overloads("// Cg fmod: remainder with the sign of x.\n", |t, _| {
             format!("{t} brook_fmod({t} x, {t} y) {{ return x - y * trunc(x / y); }}\n")
         }),
-        Helper::Round => overloads("// Cg round: halves away from zero.\n", |t, _| {
-            format!("{t} brook_round({t} x) {{ return sign(x) * floor(abs(x) + 0.5); }}\n")
-        }),
+        Helper::Round => overloads(
+            "// Cg round: halves away from zero. From trunc, so no addition rounds (0.49999997 + 0.5\n// is 1.0 in float) and -0.3 keeps its sign (-0.0).\n",
+            |t, i| {
+                let pick = if i == 0 {
+                    "abs(x - t) >= 0.5 ? t + sign(x) : t".to_string()
+                } else {
+                    format!("mix(t, t + sign(x), greaterThanEqual(abs(x - t), {t}(0.5)))")
+                };
+                format!("{t} brook_round({t} x) {{ {t} t = trunc(x); return {pick}; }}\n")
+            },
+        ),
+        Helper::Formulas => overloads(
+            "// Cg lerp, smoothstep, dot, length, distance and normalize by their formulas\n// (brook_frontend::accuracy), added in component order.\n",
+            |t, i| {
+                format!(
+                    "{t} brook_lerp({t} a, {t} b, {t} w) {{ return a + w * (b - a); }}\n\
+                     {t} brook_smoothstep({t} e0, {t} e1, {t} x) {{ {t} t = clamp((x - e0) / (e1 - e0), 0.0, 1.0); return t * t * (3.0 - 2.0 * t); }}\n\
+                     float brook_dot({t} a, {t} b) {{ return {dot}; }}\n\
+                     float brook_length({t} v) {{ return sqrt(brook_dot(v, v)); }}\n\
+                     float brook_distance({t} a, {t} b) {{ return brook_length(a - b); }}\n\
+                     {t} brook_normalize({t} v) {{ return v / brook_length(v); }}\n",
+                    dot = dot_in_order(i + 1)
+                )
+            },
+        ),
+        Helper::IntDivision => {
+            let mut s = String::from("// Integer / and % truncating toward zero, 0 for a zero divisor (as C, and the CPU backend).\n");
+            for t in ["int", "ivec2", "ivec3", "ivec4"] {
+                // Divide by 1 where the divisor is 0, then zero those components.
+                let (zero, safe) = if t == "int" {
+                    ("int(b != 0)".to_string(), "b + int(b == 0)".to_string())
+                } else {
+                    (format!("{t}(notEqual(b, {t}(0)))"), format!("b + {t}(equal(b, {t}(0)))"))
+                };
+                s.push_str(&format!(
+                    "{t} brook_idiv({t} a, {t} b) {{ return {zero} * (a / ({safe})); }}\n\
+                     {t} brook_imod({t} a, {t} b) {{ return {zero} * (a - b * (a / ({safe}))); }}\n"
+                ));
+            }
+            s
+        }
         Helper::IsFinite => overloads("// Cg isfinite.\n", |t, i| {
             let b = GEN_BOOL[i];
             if i == 0 {
@@ -84,16 +167,58 @@ fn helper_source(helper: Helper) -> String {
         Helper::Resize => RESIZE.to_string(),
         Helper::GatherRound => {
             let int = ["int", "ivec2", "ivec3", "ivec4"];
-            overloads(
-                "// Brook's gather rounding: floor(v + 0.25), so texel-centre coordinates from any source land on their element.\n",
-                |t, i| {
-                    let n = int[i];
-                    format!("{n} brook_gather_round({t} v) {{ return {n}(floor(v + 0.25)); }}\n")
-                },
-            )
+            overloads(GATHER_ROUND_COMMENT, |t, i| {
+                let n = int[i];
+                let pick = if i == 0 {
+                    format!("isnan(r) ? 0.0 : clamp(r, 0.0, {GATHER_FLOAT_BOUND})")
+                } else {
+                    format!("mix(clamp(r, 0.0, {GATHER_FLOAT_BOUND}), {t}(0.0), isnan(r))")
+                };
+                format!(
+                    "{n} brook_gather_round({t} v) {{ {t} r = floor(v + 0.25); return {n}({pick}); }}\n"
+                )
+            })
         }
         Helper::GatherIndex => GATHER_INDEX.to_string(),
+        Helper::Select => select_source(),
+        Helper::Pack4ubyte => PACK_4UBYTE.to_string(),
+        Helper::LoopCheck => LOOP_CHECK.to_string(),
     }
+}
+
+fn select_source() -> String {
+    let mut s =
+        String::from("// Cg's ?: with a bool vector condition: each component from its side.\n");
+    for prefix in ["", "i", "b"] {
+        for n in 2..=4 {
+            let t = format!("{prefix}vec{n}");
+            let parts: Vec<String> = ["x", "y", "z", "w"][..n]
+                .iter()
+                .map(|c| format!("c.{c} ? a.{c} : b.{c}"))
+                .collect();
+            s.push_str(&format!(
+                "{t} brook_select(bvec{n} c, {t} a, {t} b) {{ return {t}({}); }}\n",
+                parts.join(", ")
+            ));
+        }
+    }
+    s
+}
+
+/// `a.x * b.x + a.y * b.y + …` over `n` components, added left to right (a scalar for n = 1).
+fn dot_in_order(n: usize) -> String {
+    if n == 1 {
+        return "a * b".into();
+    }
+    let terms: Vec<String> = ["x", "y", "z", "w"][..n]
+        .iter()
+        .map(|c| format!("a.{c} * b.{c}"))
+        .collect();
+    let mut sum = terms[0].clone();
+    for t in &terms[1..] {
+        sum = format!("({sum} + {t})");
+    }
+    sum
 }
 
 fn overloads(comment: &str, one: impl Fn(&str, usize) -> String) -> String {
@@ -145,11 +270,54 @@ ivec2 brook_texel(ivec4 index, ivec4 extent, int width) {
 }
 ";
 
+/// The bytes are moved as bits (`uintBitsToFloat`), never through float arithmetic, so every
+/// pattern survives that the texture keeps.
+const PACK_4UBYTE: &str = "\
+// Cg pack_4ubyte: each component saturated, scaled to 0..255 and rounded, .x in the lowest
+// byte; the four bytes are the bits of the result.
+float brook_pack_4ubyte(vec4 v) {
+    uvec4 b = uvec4(floor(clamp(v, 0.0, 1.0) * 255.0 + 0.5));
+    return uintBitsToFloat(b.x | (b.y << 8) | (b.z << 16) | (b.w << 24));
+}
+// Cg unpack_4ubyte: the four bytes of the bits, lowest first, each divided by 255.
+vec4 brook_unpack_4ubyte(float f) {
+    uint u = floatBitsToUint(f);
+    return vec4(uvec4(u, u >> 8, u >> 16, u >> 24) & 255u) / 255.0;
+}
+";
+
 const GATHER_INDEX: &str = "\
 // Brook's gather index rule: floor(v + 0.25), clamped to the stream.
 ivec4 brook_gather_index(vec4 v, ivec4 extent) {
-    return clamp(ivec4(floor(v + 0.25)), ivec4(0), extent - 1);
+    return clamp(brook_gather_round(v), ivec4(0), extent - 1);
 }
+";
+
+/// Brook's index rule for a float component `v` (`brook-semantics.md`, README "Limits and
+/// guarantees"), the same on every backend: `floor(v + 0.25)` clamped to `[0, extent-1]`;
+/// +inf and values past the end read the last element, -inf and values before the start
+/// element 0, NaN element 0. GLSL's float → int conversion is undefined outside int's range
+/// (llvmpipe gives INT_MIN, which clamps to 0), so the float is first clamped to
+/// `[0, GATHER_FLOAT_BOUND]` — past every extent a texture can hold — and NaN picked out;
+/// the accessor then clamps the int to the stream.
+const GATHER_ROUND_COMMENT: &str = "// Brook's gather rounding: floor(v + 0.25), so texel-centre coordinates from any source land\n// on their element. Clamped in float before the conversion to int (undefined past int's range):\n// +inf and huge values go past the end, -inf and NaN to 0; the caller clamps to the stream.\n";
+
+/// 2^30: above any extent a stream can have (16384² texels), exact in float and in int.
+const GATHER_FLOAT_BOUND: &str = "1073741824.0";
+
+/// The state of the run-time loop check (`loops.rs`, `lower/stmt.rs`). A loop the driver ends
+/// is invisible to the compiler, which assumes loops end only by their exits; so each loop `n`
+/// counts its exits in its own `brook_left{n}` (declared after this, `Prelude::source`), never
+/// reset, and compares the count with the one before it. A compiler must not be able to prove
+/// them one apart: `brook_zero` is a uniform never set (GL starts every uniform at 0) that the
+/// compiler cannot assume is 0, added where it keeps the count in a register only the exits
+/// write.
+const LOOP_CHECK: &str = "\
+// Per checked loop, the times it was left through its condition or a break: a loop the
+// driver cut short (llvmpipe ends a shader's loops after 65,535 iterations) leaves it as it was.
+uniform int brook_zero; // never set, so 0; the compiler cannot know that
+// The Brook line of the first loop cut short; 0: none.
+int brook_loop_cut = 0;
 ";
 
 /// Only the index components whose extents differ call it (see `Resize`): the division is the

@@ -15,8 +15,10 @@
 use brook_frontend::ir::{Function, FunctionId, FunctionKind, Module, ParamClass};
 
 use crate::builder::{ShaderBuilder, Stage};
+use crate::cost::refuse_costly;
 use crate::error::GenError;
 use crate::kernel::KernelProgram;
+use crate::loops::{refuse_deep_loops, refuse_uncheckable_loops};
 use crate::members::member_slots;
 use crate::names::glsl_name;
 use crate::pass::UniformValue;
@@ -76,7 +78,10 @@ pub fn generate_reduce_pass(
     }
     let (input, accumulator) = reduction_params(func)?;
     let mut parts = ShaderBuilder::new(Stage::Fragment, Some(module));
-    let functions = lowered_functions(module, reduce_fn, &mut parts.prelude, source)?;
+    refuse_deep_loops(module, reduce_fn)?;
+    refuse_costly(module, reduce_fn)?;
+    refuse_uncheckable_loops(module, reduce_fn, u32::from(step.k), target)?;
+    let functions = lowered_functions(module, reduce_fn, &mut parts.prelude, source, false)?;
     for (i, p) in func.params.iter().enumerate() {
         let name = glsl_name(&p.name);
         match (p.class, variant.params[i]) {
@@ -97,7 +102,9 @@ pub fn generate_reduce_pass(
     let body = fold_body(&mut parts, module, func, step, input, accumulator)?;
     let outputs = member_slots(module, func, ParamClass::Reduce)?;
     let chunks = output_chunks(&outputs, target);
-    let from = source.map(|s| format!(" ({})", s.name)).unwrap_or_default();
+    let from = source
+        .map(|s| format!(" ({})", s.name_in_comment()))
+        .unwrap_or_default();
     let passes = chunks
         .iter()
         .enumerate()
@@ -110,7 +117,7 @@ pub fn generate_reduce_pass(
                 i + 1,
                 chunks.len()
             );
-            parts.pass(module, target, &title, func, &functions, &body, written)
+            parts.pass(module, target, &title, func, &functions, &body, written, false)
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(KernelProgram {
@@ -242,6 +249,7 @@ mod tests {
     const TARGET: Target = Target {
         profile: Profile::Gl33Core,
         max_draw_buffers: 8,
+        loop_cap: None,
     };
 
     fn pass(src: &str, step: ReduceStep, target: &Target) -> KernelProgram {

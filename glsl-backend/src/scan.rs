@@ -208,6 +208,7 @@ impl ScanShader {
             }],
             samplers: self.shader.samplers,
             uniforms: self.shader.uniforms,
+            loop_status: None,
         }
     }
 }

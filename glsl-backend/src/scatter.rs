@@ -20,7 +20,9 @@
 use brook_frontend::ir::{FunctionId, FunctionKind, Module, ParamClass};
 
 use crate::builder::{ShaderBuilder, Stage};
+use crate::cost::refuse_costly;
 use crate::error::GenError;
+use crate::loops::{refuse_deep_loops, refuse_uncheckable_loops};
 use crate::members::member_slots;
 use crate::names::glsl_name;
 use crate::pass::{MemberRef, PassProgram, UniformValue};
@@ -274,6 +276,7 @@ fn copy_program(
                 outputs: written.iter().map(|(m, _)| *m).collect(),
                 samplers: f.samplers,
                 uniforms: f.uniforms,
+                loop_status: None,
             }
         })
         .collect();
@@ -318,7 +321,10 @@ pub fn generate_scatter_reduce(
     let (vertex_text, vertex) = vertex(target.profile, roles, true, Placement::AtIndex, &[]);
     let mut parts =
         ShaderBuilder::new(Stage::Fragment, Some(module)).after(&vertex.samplers, &vertex.uniforms);
-    let functions = lowered_functions(module, reduce_fn, &mut parts.prelude, source)?;
+    refuse_deep_loops(module, reduce_fn)?;
+    refuse_costly(module, reduce_fn)?;
+    refuse_uncheckable_loops(module, reduce_fn, 1, target)?;
+    let functions = lowered_functions(module, reduce_fn, &mut parts.prelude, source, false)?;
     parts.declare("flat in highp int brook_element;");
     parts.prelude.require(Helper::Layout);
     parts.uniform(
@@ -351,7 +357,7 @@ pub fn generate_scatter_reduce(
                 i + 1,
                 chunks.len()
             );
-            parts.pass(module, target, &title, func, &functions, &body, written)
+            parts.pass(module, target, &title, func, &functions, &body, written, false)
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(ScatterProgram {
@@ -370,6 +376,7 @@ mod tests {
         let target = Target {
             profile: Profile::Gl33Core,
             max_draw_buffers: 1,
+            loop_cap: None,
         };
         let p = generate_scatter_write(&target, &[1, 3], false);
         assert!(p.vertex.contains("brook_gather_index(v, brook_dst_extent)"));
@@ -392,6 +399,7 @@ mod tests {
         let target = Target {
             profile: Profile::Gl33Core,
             max_draw_buffers: 8,
+            loop_cap: None,
         };
         let p = generate_scatter_write(&target, &[1, 3], false);
         assert!(p
@@ -416,6 +424,7 @@ mod tests {
         let target = Target {
             profile: Profile::Gl33Core,
             max_draw_buffers: 8,
+            loop_cap: None,
         };
         let p = generate_gather_fetch(&target, &[4]);
         assert!(p
@@ -440,6 +449,7 @@ mod tests {
         let target = Target {
             profile: Profile::Gl33Core,
             max_draw_buffers: 8,
+            loop_cap: None,
         };
         let err = generate_scatter_reduce(&module, id, &target, None).unwrap_err();
         assert!(err.to_string().contains("no other parameters"), "{err}");

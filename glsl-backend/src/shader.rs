@@ -18,17 +18,20 @@ use crate::variant::{Access, Placement, Target};
 use crate::vout::{candidate_name, candidate_of, count_name};
 use crate::walk::callees;
 
-/// `root` and every function it calls as GLSL, callees first.
+/// `root` and every function it calls as GLSL, callees first; with `check_loops`, loops
+/// record how they ended (`loops.rs`).
 pub fn lowered_functions(
     module: &Module,
     root: FunctionId,
     prelude: &mut Prelude,
     source: Option<&SourceText>,
+    check_loops: bool,
 ) -> Result<String, GenError> {
     let mut functions = String::new();
     for f in callees(module, root).into_iter().chain([root]) {
-        functions
-            .push_str(&FunctionLowering::new(module, module.func(f), prelude, source).lower()?);
+        let lowering = FunctionLowering::new(module, module.func(f), prelude, source)
+            .checking_loops(check_loops);
+        functions.push_str(&lowering.lower()?);
         functions.push('\n');
     }
     Ok(functions)
@@ -222,7 +225,8 @@ impl ShaderBuilder<'_> {
     /// The complete shader of one pass of `func`: `title` is its first comment, `body` the
     /// statements of `main` before the stores, `written` the output members this pass stores
     /// (named after parameters of `func`, holding the values of the GLSL variables of the
-    /// same names).
+    /// same names). With `loop_status`, the pass also writes `brook_loop_cut` (see
+    /// [`PassProgram::loop_status`]).
     #[allow(clippy::too_many_arguments)]
     pub fn pass(
         &self,
@@ -233,6 +237,7 @@ impl ShaderBuilder<'_> {
         functions: &str,
         body: &str,
         written: &[(MemberRef, u8)],
+        loop_status: bool,
     ) -> Result<PassProgram, GenError> {
         let mut outputs = String::new();
         let mut stores = String::new();
@@ -248,12 +253,22 @@ impl ShaderBuilder<'_> {
             };
             stores.push_str(&format!("    {out} = {value};\n"));
         }
+        let loop_status = loop_status.then_some(written.len() as u32);
+        if let Some(location) = loop_status {
+            outputs.push_str(&output_declaration(
+                location as usize,
+                "float",
+                "brook_status_out",
+            ));
+            stores.push_str("    brook_status_out = float(brook_loop_cut);\n");
+        }
         let body = format!("{body}{stores}");
         Ok(PassProgram {
             fragment: self.text(target.profile, title, &outputs, functions, &body),
             outputs: written.iter().map(|(m, _)| *m).collect(),
             samplers: self.samplers.clone(),
             uniforms: self.uniforms.clone(),
+            loop_status,
         })
     }
 }

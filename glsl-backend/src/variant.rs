@@ -123,6 +123,10 @@ pub struct Target {
     /// Colour outputs one pass may write (`GL_MAX_DRAW_BUFFERS`, possibly lowered); a kernel with
     /// more output members is split into several passes.
     pub max_draw_buffers: u32,
+    /// Loop iterations a shader invocation may make in all before the driver ends its loops
+    /// (llvmpipe: 65,535), if the driver caps them: kernels whose loops could go past it
+    /// check at run time whether they did (`loops.rs`).
+    pub loop_cap: Option<u32>,
 }
 
 /// The GLSL dialect.

@@ -1,9 +1,9 @@
 //! Read-only walks over IR bodies, for the few facts the generator needs up front.
 
-use brook_frontend::ir::{Access, Block, Expr, ExprKind, FunctionId, Module, StmtKind};
+use brook_frontend::ir::{Access, Block, Expr, ExprKind, FunctionId, Module, Stmt, StmtKind};
 
 /// Calls `f` on every expression of `block`, outermost first.
-pub fn for_each_expr(block: &Block, f: &mut impl FnMut(&Expr)) {
+pub fn for_each_expr(block: &[Stmt], f: &mut impl FnMut(&Expr)) {
     for stmt in block {
         match &stmt.kind {
             StmtKind::Decl { init, .. } => init.iter().for_each(|e| expr(e, f)),
@@ -45,7 +45,8 @@ pub fn for_each_expr(block: &Block, f: &mut impl FnMut(&Expr)) {
     }
 }
 
-fn expr(e: &Expr, f: &mut impl FnMut(&Expr)) {
+/// Calls `f` on `e` and every expression inside it, outermost first.
+pub fn expr(e: &Expr, f: &mut impl FnMut(&Expr)) {
     f(e);
     match &e.kind {
         ExprKind::Unary(_, x)

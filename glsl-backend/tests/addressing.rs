@@ -13,6 +13,7 @@ use brook_glsl::{
 const TARGET: Target = Target {
     profile: Profile::Gl33Core,
     max_draw_buffers: 8,
+    loop_cap: None,
 };
 
 const SRC: &str =

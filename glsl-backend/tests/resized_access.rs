@@ -13,6 +13,7 @@ fn fragment(src: &str, params: Vec<Access>) -> String {
     let target = Target {
         profile: Profile::Gl33Core,
         max_draw_buffers: 8,
+        loop_cap: None,
     };
     let variant = Variant {
         params,

@@ -1,6 +1,6 @@
 //! Why a Brook call could not run on GL, and how that reads as a [`BrookError`].
 
-use brook_core::{BrookError, ShaderRejection};
+use brook_core::{BrookError, Compiled, ShaderRejection};
 use brook_glsl::GenError;
 use brook_texture_streams::{GlError, StoreError};
 
@@ -44,6 +44,19 @@ pub fn call_error(call: &str, message: String) -> PassError {
     PassError::Call {
         call: call.to_string(),
         message,
+    }
+}
+
+impl PassError {
+    /// The error as a [`BrookError`], placed at the Brook statement a generation error is
+    /// about (a loop nested too deep); other errors are placed by the runtime.
+    pub fn placed(self, compiled: &Compiled) -> BrookError {
+        match &self {
+            PassError::Generate(GenError::At { span, .. }) => {
+                compiled.at(span.start, BrookError::from(self))
+            }
+            _ => BrookError::from(self),
+        }
     }
 }
 

@@ -48,6 +48,18 @@ impl LinkedPass {
         vertex: &str,
         plan: PassProgram,
     ) -> Result<LinkedPass, PassError> {
+        // Checked here rather than left to the driver, whose refusal at link names no Brook
+        // parameter ("Too many fragment shader texture samplers").
+        let max = ctx.caps().max_texture_units;
+        if plan.samplers.len() > max as usize {
+            return Err(PassError::DeviceLimit {
+                call: format!("kernel `{function}`"),
+                message: format!(
+                    "reads {} textures in one pass (one per member of each input and gathered stream), but this GL driver allows {max} per shader; pass fewer streams, or pack them into float4s or structs of fewer members",
+                    plan.samplers.len()
+                ),
+            });
+        }
         let program = link(ctx, function, vertex, &plan.fragment)?;
         let gl = ctx.gl();
         // SAFETY: the program was just linked on this (current) context.

@@ -104,7 +104,8 @@ impl LinkedScatter {
 /// generated from it so far.
 pub struct GlProgram {
     pub compiled: Rc<Compiled>,
-    kernels: Memo<(FunctionId, Variant), LinkedKernel>,
+    /// A kernel variant, and whether it checks its loops (`encode::kernel::call_target`).
+    kernels: Memo<(FunctionId, Variant, bool), LinkedKernel>,
     reductions: Memo<(FunctionId, ReduceStep, Variant), LinkedKernel>,
     combiners: Memo<FunctionId, LinkedScatter>,
 }
@@ -131,8 +132,9 @@ impl GlProgram {
         let generate = |variant: &Variant| {
             generate_kernel(&c.module, kernel, variant, target, Some(&c.source))
         };
+        let checked = target.loop_cap.is_some();
         self.kernels
-            .get_with_key((kernel, variant), |(_, variant)| {
+            .get_with_key((kernel, variant, checked), |(_, variant, _)| {
                 let generated = generate(variant)?;
                 LinkedKernel::link(ctx, generated)
             })

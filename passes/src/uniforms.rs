@@ -118,10 +118,16 @@ pub fn apply(gl: &glow::Context, location: &glow::UniformLocation, data: &Unifor
                 3 => gl.uniform_3_i32_slice(loc, v),
                 _ => gl.uniform_4_i32_slice(loc, v),
             },
-            UniformData::Matrix(n, v) => match n {
-                2 => gl.uniform_matrix_2_f32_slice(loc, false, v),
-                3 => gl.uniform_matrix_3_f32_slice(loc, false, v),
-                _ => gl.uniform_matrix_4_f32_slice(loc, false, v),
+            UniformData::Matrix { rows, cols, data } => match (rows, cols) {
+                (2, 2) => gl.uniform_matrix_2_f32_slice(loc, false, data),
+                (3, 3) => gl.uniform_matrix_3_f32_slice(loc, false, data),
+                (2, 3) => gl.uniform_matrix_2x3_f32_slice(loc, false, data),
+                (2, 4) => gl.uniform_matrix_2x4_f32_slice(loc, false, data),
+                (3, 2) => gl.uniform_matrix_3x2_f32_slice(loc, false, data),
+                (3, 4) => gl.uniform_matrix_3x4_f32_slice(loc, false, data),
+                (4, 2) => gl.uniform_matrix_4x2_f32_slice(loc, false, data),
+                (4, 3) => gl.uniform_matrix_4x3_f32_slice(loc, false, data),
+                _ => gl.uniform_matrix_4_f32_slice(loc, false, data),
             },
         }
     }
@@ -146,13 +152,15 @@ fn constant_data(ty: &Type, data: &[f32]) -> Result<UniformData, String> {
         }
         // Brook's row-major matrix data is exactly the column-major data of the transposed
         // GLSL matrix the generator uses (see brook-glsl's types.rs): no transpose here.
-        Type::Matrix { rows, cols } if rows == cols => {
+        Type::Matrix { rows, cols } => {
             expect((*rows as usize) * (*cols as usize))?;
-            Ok(UniformData::Matrix(*rows, data.to_vec()))
+            Ok(UniformData::Matrix {
+                rows: *rows,
+                cols: *cols,
+                data: data.to_vec(),
+            })
         }
-        _ => Err(
-            "only float, int and bool scalars, vectors and square matrices can be constants".into(),
-        ),
+        _ => Err("only float, int and bool scalars, vectors and matrices can be constants".into()),
     }
 }
 

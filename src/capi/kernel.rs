@@ -4,6 +4,8 @@ use std::ffi::c_char;
 
 use super::runtime::{c_str, fail, or_exit, with_runtime};
 use super::stream::{bounds, program_ref, stream_ref, BrookProgram, BrookStream};
+use brook_frontend::ir::ParamClass;
+
 use crate::arg::Arg;
 use crate::stream::StreamDomain;
 
@@ -38,6 +40,61 @@ pub unsafe extern "C" fn brook_kernel_run(
     with_args(args, n, name, |args| {
         with_runtime(|rt| rt.run(program, name, args))
     })
+}
+
+/// Runs kernel `name`, which has `vout` parameters, and gives each vout argument the
+/// original's result: `replaced[k]` (for each vout parameter `k`; null elsewhere) is a new 1D
+/// stream holding exactly the values pushed, which `brook.hpp` puts in place of the old one.
+///
+/// # Safety
+/// As [`brook_kernel_run`], with `replaced` pointing to `n` writable pointers.
+#[no_mangle]
+pub unsafe extern "C" fn brook_kernel_run_vout(
+    program: *const BrookProgram,
+    name: *const c_char,
+    args: *const BrookArg,
+    n: usize,
+    replaced: *mut *mut BrookStream,
+) {
+    let program = program_ref(program);
+    let name = c_str(name, "the kernel name");
+    if replaced.is_null() && n > 0 {
+        fail(&format!(
+            "`{name}`: the vout result array is a null pointer"
+        ));
+    }
+    let counts = with_args(args, n, name, |args| {
+        with_runtime(|rt| rt.run_vout(program, name, args))
+    });
+    let vouts: Vec<(usize, &str)> = program
+        .module()
+        .functions
+        .iter()
+        .find(|f| f.name == name)
+        .map(|f| {
+            f.params
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| matches!(p.class, ParamClass::Vout { .. }))
+                .map(|(k, p)| (k, p.name.as_str()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let out = std::slice::from_raw_parts_mut(replaced, n);
+    out.fill(std::ptr::null_mut());
+    for ((k, param), count) in vouts.into_iter().zip(counts) {
+        let old = &stream_ref((*args.add(k)).stream).0;
+        if count == 0 {
+            fail(&format!(
+                "`{name}`: vout `{param}` received no values, and this runtime has no empty streams"
+            ));
+        }
+        let floats = old.floats_per_element();
+        let values = or_exit(old.to_vec());
+        let new = with_runtime(|rt| rt.stream(old.format().clone(), &[count]));
+        or_exit(new.read(&values[..count * floats]));
+        out[k] = Box::into_raw(Box::new(BrookStream(new)));
+    }
 }
 
 /// Calls `f` with the runtime's form of the `n` arguments at `args` of a call of `name`.

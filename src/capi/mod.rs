@@ -16,21 +16,25 @@ mod reduce;
 mod runtime;
 mod stream;
 
-pub use kernel::{brook_kernel_run, BrookArg};
+pub use kernel::{brook_kernel_run, brook_kernel_run_vout, BrookArg};
 pub use reduce::{brook_reduce_stream, brook_reduce_value};
-pub use runtime::{brook_finish, brook_flush_stdout, install_runtime, take_runtime};
+pub use runtime::{brook_finish, brook_flush_stdout, install_runtime, set_loading, take_runtime};
 pub use stream::{
-    brook_iter_new, brook_program_free, brook_program_new, brook_stream_free,
-    brook_stream_gather_op, brook_stream_new, brook_stream_print, brook_stream_read,
-    brook_stream_scatter, brook_stream_swap, brook_stream_write, brook_write_mask_enable,
-    brook_write_mask_set, brook_write_query_begin, brook_write_query_end, BrookProgram,
-    BrookStream,
+    brook_iter_new, brook_program_defines, brook_program_free, brook_program_new,
+    brook_stream_free, brook_stream_gather_op, brook_stream_new, brook_stream_print,
+    brook_stream_read, brook_stream_scatter, brook_stream_scatter_reduce, brook_stream_shape,
+    brook_stream_swap, brook_stream_write, brook_write_mask_enable, brook_write_mask_set,
+    brook_write_query_begin, brook_write_query_end, BrookProgram, BrookStream,
 };
 
 /// Makes sure every exported function is linked into a binary that never calls them itself.
 pub fn keep_linked() {
-    let exported: [*const (); 20] = [
+    let exported: [*const (); 24] = [
+        brook_kernel_run_vout as *const (),
+        brook_stream_shape as *const (),
+        brook_stream_scatter_reduce as *const (),
         brook_program_new as *const (),
+        brook_program_defines as *const (),
         brook_program_free as *const (),
         brook_stream_new as *const (),
         brook_iter_new as *const (),

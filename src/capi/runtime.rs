@@ -3,12 +3,24 @@
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::runtime::Runtime;
 use crate::BrookError;
 
 thread_local! {
     static RUNTIME: RefCell<Option<Runtime>> = const { RefCell::new(None) };
+}
+
+/// Set while brcc loads a built program: its static initialisers run then, inside the
+/// dynamic loader, where making a runtime or compiling a program would wait forever for the
+/// loader's lock (the front end and the backends start threads). `brook.hpp` makes nothing
+/// before first use; a call from a hand-written initialiser is reported instead of hanging.
+static LOADING: AtomicBool = AtomicBool::new(false);
+
+/// Marks the time a program is being loaded (see [`LOADING`]).
+pub fn set_loading(on: bool) {
+    LOADING.store(on, Ordering::SeqCst);
 }
 
 extern "C" {
@@ -27,6 +39,12 @@ pub fn take_runtime() -> Option<Runtime> {
 
 /// Runs `f` on the installed runtime, first making one from `BRT_RUNTIME` if there is none.
 pub(crate) fn with_runtime<T>(f: impl FnOnce(&Runtime) -> Result<T, BrookError>) -> T {
+    if LOADING.load(Ordering::SeqCst) {
+        fail(
+            "the program called the Brook runtime while it was being loaded (from a C++ static \
+             initialiser, before `main`); create streams and call kernels from `main` or later",
+        );
+    }
     RUNTIME.with(|r| {
         if r.borrow().is_none() {
             let rt = or_exit(Runtime::from_env());

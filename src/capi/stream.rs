@@ -35,6 +35,21 @@ pub unsafe extern "C" fn brook_program_new(
     Box::into_raw(Box::new(BrookProgram(program)))
 }
 
+/// Whether `program` knows element type `type_name` (a built-in `float`..`float4`, or a
+/// struct its kernels define): 1 or 0.
+///
+/// # Safety
+/// `program` is a live program, `type_name` a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn brook_program_defines(
+    program: *const BrookProgram,
+    type_name: *const c_char,
+) -> i32 {
+    let program = program_ref(program);
+    let type_name = c_str(type_name, "the element type");
+    i32::from(program.element_format(type_name).is_ok())
+}
+
 /// Frees a program made by [`brook_program_new`] (null is ignored).
 ///
 /// # Safety
@@ -92,6 +107,24 @@ pub unsafe extern "C" fn brook_iter_new(
     let components = u8::try_from(components).unwrap_or(u8::MAX);
     let stream = with_runtime(|rt| rt.iter(IterSpec::new(&shape, components, start, end)?));
     Box::into_raw(Box::new(BrookStream(stream)))
+}
+
+/// Writes the stream's extents (first dimension first, at most 4) to `extents` and returns
+/// its rank: `streamSize`.
+///
+/// # Safety
+/// `s` is a live stream; `extents` holds 4 values.
+#[no_mangle]
+pub unsafe extern "C" fn brook_stream_shape(s: *const BrookStream, extents: *mut i64) -> usize {
+    let shape = stream_ref(s).0.shape();
+    if extents.is_null() {
+        fail("streamSize: the extents are a null pointer");
+    }
+    let out = std::slice::from_raw_parts_mut(extents, 4);
+    for (o, &e) in out.iter_mut().zip(shape) {
+        *o = e as i64;
+    }
+    shape.len()
 }
 
 /// Frees a stream (null is ignored).
@@ -188,6 +221,28 @@ pub unsafe extern "C" fn brook_stream_scatter(
 ) {
     let [dst, index, data] = [dst, index, data].map(|s| &stream_ref(s).0);
     with_runtime(|rt| rt.scatter(dst, index, data, scatter_op(op)?))
+}
+
+/// `streamScatterOp(dst, index, data, f)` with the reduce function `f` of `program` as the
+/// combiner (`brook.hpp` finds them from the function's address; null: not a reduction).
+///
+/// # Safety
+/// `dst`, `index` and `data` are live streams; `program` is null or a live program and
+/// `name` null or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn brook_stream_scatter_reduce(
+    dst: *const BrookStream,
+    index: *const BrookStream,
+    data: *const BrookStream,
+    program: *const BrookProgram,
+    name: *const c_char,
+) {
+    if program.is_null() || name.is_null() {
+        fail("streamScatterOp: the operator is not a reduce function of this program (a reduce function with one stream and one `reduce` parameter, or STREAM_SCATTER_*)");
+    }
+    let [dst, index, data] = [dst, index, data].map(|s| &stream_ref(s).0);
+    let (program, name) = (program_ref(program), c_str(name, "the reduction name"));
+    with_runtime(|rt| rt.scatter(dst, index, data, ScatterOp::Reduce(program, name)))
 }
 
 /// `streamGatherOp(dst, index, data, op)`: `dst[i]` gets `data[index[i]]`, then `op` updates

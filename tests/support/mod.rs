@@ -1,4 +1,5 @@
-//! Shared helpers for the end-to-end tests: run one Brook program on GL and on the CPU backend.
+//! Shared helpers for the end-to-end tests: run one Brook program on GL, on wgpu and on the CPU
+//! backend.
 #![allow(dead_code)] // each test binary uses a subset
 
 use brook::{Arg, ContextOptions, Runtime, Stream};
@@ -12,6 +13,26 @@ pub fn gl_with(max_texture_size: Option<u32>, max_draw_buffers: Option<u32>) -> 
         ..ContextOptions::default()
     })
     .expect("a headless GL context (Mesa llvmpipe through EGL)")
+}
+
+/// A wgpu runtime on the default adapter (lavapipe here).
+pub fn wgpu() -> Runtime {
+    Runtime::wgpu()
+        .expect("a wgpu adapter (lavapipe: apt-get install mesa-vulkan-drivers libvulkan1)")
+}
+
+/// Asserts that `got` (from `backend`) equals the CPU's `cpu` within `ulps`, output by output.
+fn assert_agree(backend: &str, got: &[Vec<f32>], cpu: &[Vec<f32>], ulps: u32) {
+    assert_eq!(got.len(), cpu.len());
+    for (k, (g, c)) in got.iter().zip(cpu).enumerate() {
+        assert_eq!(g.len(), c.len(), "output {k} length");
+        for (i, (a, b)) in g.iter().zip(c).enumerate() {
+            assert!(
+                ulp_distance(*a, *b) <= ulps,
+                "{backend}: output {k} float {i}: {a} vs CPU {b} (more than {ulps} ulps apart)"
+            );
+        }
+    }
 }
 
 /// What one stream argument of a test call holds.
@@ -70,8 +91,9 @@ pub fn run_kernel(rt: &Runtime, source: &str, kernel: &str, inputs: &[Input]) ->
         .collect()
 }
 
-/// Runs on GL (with `gl`) and on the CPU backend and asserts the outputs agree within
-/// `ulps` units in the last place (0 = bit for bit); returns the GL outputs.
+/// Runs on GL (with `gl`), on wgpu and on the CPU backend and asserts that GL's and wgpu's
+/// outputs agree with the CPU's within `ulps` units in the last place (0 = bit for bit);
+/// returns the GL outputs.
 pub fn gl_equals_cpu(
     gl: &Runtime,
     source: &str,
@@ -81,15 +103,9 @@ pub fn gl_equals_cpu(
 ) -> Vec<Vec<f32>> {
     let on_gl = run_kernel(gl, source, kernel, inputs);
     let on_cpu = run_kernel(&Runtime::cpu(), source, kernel, inputs);
-    for (k, (g, c)) in on_gl.iter().zip(&on_cpu).enumerate() {
-        assert_eq!(g.len(), c.len());
-        for (i, (a, b)) in g.iter().zip(c).enumerate() {
-            assert!(
-                ulp_distance(*a, *b) <= ulps,
-                "output {k} float {i}: GL {a} vs CPU {b} (more than {ulps} ulps apart)"
-            );
-        }
-    }
+    assert_agree(&gl.describe(), &on_gl, &on_cpu, ulps);
+    let on_wgpu = run_kernel(&wgpu(), source, kernel, inputs);
+    assert_agree("wgpu", &on_wgpu, &on_cpu, ulps);
     on_gl
 }
 
@@ -128,8 +144,8 @@ pub fn gl_profiles(max_texture_size: Option<u32>, max_draw_buffers: Option<u32>)
         .collect()
 }
 
-/// Runs `f` on the CPU backend and on every runtime of `gls`, asserts that each GL result
-/// equals the CPU's within `ulps` (0 = bit for bit), and returns the CPU's results.
+/// Runs `f` on the CPU backend, on every runtime of `gls` and on wgpu, asserts that each
+/// result equals the CPU's within `ulps` (0 = bit for bit), and returns the CPU's results.
 pub fn agree_with_cpu(
     gls: &[Runtime],
     ulps: u32,
@@ -137,18 +153,41 @@ pub fn agree_with_cpu(
 ) -> Vec<Vec<f32>> {
     let on_cpu = f(&Runtime::cpu());
     for gl in gls {
-        let on_gl = f(gl);
-        assert_eq!(on_gl.len(), on_cpu.len());
-        for (k, (g, c)) in on_gl.iter().zip(&on_cpu).enumerate() {
-            assert_eq!(g.len(), c.len(), "output {k} length");
-            for (i, (a, b)) in g.iter().zip(c).enumerate() {
-                assert!(
-                    ulp_distance(*a, *b) <= ulps,
-                    "{}: output {k} float {i}: GL {a} vs CPU {b} (more than {ulps} ulps apart)",
-                    gl.describe()
-                );
-            }
-        }
+        assert_agree(&gl.describe(), &f(gl), &on_cpu, ulps);
     }
+    let wgpu = wgpu();
+    assert_agree(&wgpu.describe(), &f(&wgpu), &on_cpu, ulps);
     on_cpu
+}
+
+/// SplitMix64: deterministic samples without a dependency.
+pub struct Samples(pub u64);
+
+impl Samples {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    pub fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Half uniform in `[lo, hi]`, half with a magnitude uniform in its exponent (down to
+    /// 2^-40, or the smallest normal where the range reaches it) and either sign the range
+    /// allows: small and large arguments get as many samples as the middle.
+    pub fn in_range(&mut self, lo: f64, hi: f64) -> f32 {
+        if self.next() & 1 == 0 {
+            return (lo + (hi - lo) * self.unit()) as f32;
+        }
+        let top = lo.abs().max(hi.abs()).log2();
+        let bottom = (top - 40.0).max(-126.0);
+        let magnitude = (bottom + (top - bottom) * self.unit()).exp2();
+        let negative = lo < 0.0 && (hi <= 0.0 || self.next() & 1 == 0);
+        let v = if negative { -magnitude } else { magnitude };
+        v.clamp(lo, hi) as f32
+    }
 }

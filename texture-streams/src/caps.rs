@@ -38,6 +38,21 @@ pub struct Caps {
     pub float_renderable: [bool; 4],
 }
 
+impl Caps {
+    /// The loop iterations one shader invocation may make, over all its loops, before the
+    /// driver silently ends them, where it caps them: Mesa's gallivm drivers (llvmpipe,
+    /// softpipe) stop at 65,535 (`LP_MAX_TGSI_LOOP_ITERATIONS`). GPU drivers have no such cap;
+    /// their watchdog ends a whole draw that runs too long instead (README, "Limits and
+    /// guarantees").
+    pub fn loop_iteration_cap(&self) -> Option<u32> {
+        let gallivm = ["llvmpipe", "softpipe"];
+        gallivm
+            .iter()
+            .any(|d| self.renderer.contains(d))
+            .then_some(65_535)
+    }
+}
+
 /// Cleared into each probe target and expected back exactly: outside [0, 1],
 /// negative, huge and tiny, so clamping or a half-float format would show.
 const PROBE_VALUES: [f32; 4] = [-1.5, 1.0e20, 3.25, -7.0e-3];

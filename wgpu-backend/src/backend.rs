@@ -16,7 +16,7 @@ use crate::ops::KernelArg;
 use crate::pipeline::{build, Pipeline, Source};
 use crate::program::WgpuProgram;
 use crate::shaders::Resource;
-use crate::stream::{Domain, IterRange, Storage, WgpuStream};
+use crate::stream::{Domain, IterSpec, Storage, WgpuStream};
 use crate::trace::{CallTrace, Step};
 
 /// Brook on a wgpu device.
@@ -26,6 +26,8 @@ pub struct WgpuBackend {
     serial: u64,
     next_id: Cell<u32>,
     trace: RefCell<Option<Vec<CallTrace>>>,
+    /// The same records as brook-core's trace entries, for the runtime (`seam.rs`).
+    pub(crate) entries: RefCell<Vec<brook_core::TraceEntry>>,
     pub(crate) mask: RefCell<MaskState>,
     fixed: RefCell<HashMap<String, Rc<Pipeline>>>,
     /// The module of the fixed shaders (they call no Brook function).
@@ -63,6 +65,7 @@ impl WgpuBackend {
             serial: SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             next_id: Cell::new(1),
             trace: RefCell::new(None),
+            entries: RefCell::new(Vec::new()),
             mask: RefCell::new(MaskState::default()),
             fixed: RefCell::new(HashMap::new()),
             empty: ir::Module::default(),
@@ -104,30 +107,10 @@ impl WgpuBackend {
         WgpuStream::new_buffer(&self.gpu, self.serial, widths, shape, id)
     }
 
-    /// An iterator stream `iter floatN s<shape> = iter(start, end)` (1 to 4 components in 1D,
-    /// `float2` in 2D).
-    pub fn create_iter(
-        &self,
-        shape: &[usize],
-        components: u8,
-        start: [f32; 4],
-        end: [f32; 4],
-    ) -> Result<WgpuStream> {
-        let keep = |v: [f32; 4]| {
-            let mut k = [0.0; 4];
-            let n = usize::from(components.min(4));
-            k[..n].copy_from_slice(&v[..n]);
-            k
-        };
-        WgpuStream::new_iter(
-            self.serial,
-            shape,
-            IterRange {
-                components,
-                start: keep(start),
-                end: keep(end),
-            },
-        )
+    /// An iterator stream (`iter float2 s<4, 4> = iter(...)`): its values are computed in
+    /// each kernel, never stored.
+    pub fn create_iter(&self, spec: IterSpec) -> WgpuStream {
+        WgpuStream::new_iter(self.serial, spec)
     }
 
     /// Brook's `streamRead`: a host array in C layout into the stream, or into a domain of it
@@ -152,9 +135,9 @@ impl WgpuBackend {
                     .queue
                     .write_buffer(&buf, 0, bytemuck::cast_slice(data)),
                 Some(d) => {
-                    d.check(s.shape())?;
+                    crate::stream::check_domain(d, s.shape())?;
                     let mut at = 0;
-                    for (first, len) in d.runs(s.shape()) {
+                    for (first, len) in crate::stream::domain_runs(d, s.shape()) {
                         let n = len * fpe;
                         self.gpu.queue.write_buffer(
                             &buf,
@@ -182,10 +165,10 @@ impl WgpuBackend {
             )));
         }
         if let Some(d) = domain {
-            d.check(s.shape())?;
+            crate::stream::check_domain(d, s.shape())?;
         }
         let all: Vec<f32> = match &s.storage {
-            Storage::Iter(r) => r.values(s.shape()),
+            Storage::Iter(r) => r.values(),
             Storage::Buffer(b) => {
                 let buf = b.borrow().clone();
                 let bytes = self.gpu.scoped("streamWrite", || {
@@ -198,7 +181,7 @@ impl WgpuBackend {
             None => out.copy_from_slice(&all),
             Some(d) => {
                 let mut at = 0;
-                for (first, len) in d.runs(s.shape()) {
+                for (first, len) in crate::stream::domain_runs(d, s.shape()) {
                     let n = len * fpe;
                     out[at..at + n].copy_from_slice(&all[first * fpe..first * fpe + n]);
                     at += n;
@@ -248,6 +231,11 @@ impl WgpuBackend {
         *self.trace.borrow_mut() = on.then(Vec::new);
     }
 
+    /// Whether calls are being recorded.
+    pub fn tracing(&self) -> bool {
+        self.trace.borrow().is_some()
+    }
+
     /// The calls recorded since tracing started or since the last take.
     pub fn take_trace(&self) -> Vec<CallTrace> {
         self.trace
@@ -283,7 +271,7 @@ impl WgpuBackend {
     pub(crate) fn record_steps(&self, op: &str, steps: Vec<Step>) {
         self.record(CallTrace {
             op: op.into(),
-            compiled: false,
+            compiled: None,
             steps,
         });
     }

@@ -35,6 +35,9 @@ pub enum WgpuError {
     /// The device was lost (driver reset, GPU removed); create a new backend.
     #[error("the GPU device was lost: {0}")]
     DeviceLost(String),
+    /// The device cannot do it at this size (a stream larger than its storage buffers).
+    #[error("{call}: {message}")]
+    DeviceLimit { call: String, message: String },
     /// A call the Brook program should not make (wrong argument, size, shape, …).
     #[error("{0}")]
     Usage(String),

@@ -34,7 +34,44 @@ impl Gpu {
     }
 
     /// Like [`Gpu::headless`], choosing only among adapters of `backends`.
+    ///
+    /// wgpu's GL backend is asked only when no other backend has an adapter: it releases
+    /// the thread's current EGL context after each use of its own, which would leave a
+    /// Brook GL runtime on the same thread without its context.
     pub fn headless_on(backends: wgpu::Backends) -> Result<Gpu> {
+        let first = backends - wgpu::Backends::GL;
+        let adapter = match Gpu::best_adapter(first) {
+            Some(a) => a,
+            None if backends.contains(wgpu::Backends::GL) => Gpu::best_adapter(wgpu::Backends::GL)
+                .ok_or_else(|| {
+                    WgpuError::NoAdapter(format!(
+                        "no adapter with compute shaders among the {backends:?} backends"
+                    ))
+                })?,
+            None => {
+                return Err(WgpuError::NoAdapter(format!(
+                    "no adapter with compute shaders among the {backends:?} backends"
+                )))
+            }
+        };
+        let info = adapter.get_info();
+        let limits = adapter.limits();
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("brook"),
+            required_limits: limits.clone(),
+            ..Default::default()
+        }))
+        .map_err(|e| WgpuError::Device(e.to_string()))?;
+        let gpu = Gpu::wrap(device, queue, info, true);
+        Ok(gpu)
+    }
+
+    /// The best adapter with compute shaders among `backends` (none asked: none found): a
+    /// discrete, integrated or virtual GPU before the CPU, Vulkan before the others.
+    fn best_adapter(backends: wgpu::Backends) -> Option<wgpu::Adapter> {
+        if backends.is_empty() {
+            return None;
+        }
         let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
         desc.backends = backends;
         let instance = wgpu::Instance::new(desc);
@@ -53,7 +90,7 @@ impl Gpu {
             };
             (kind, api)
         };
-        let adapter = adapters
+        adapters
             .into_iter()
             .filter(|a| {
                 a.get_downlevel_capabilities()
@@ -61,21 +98,6 @@ impl Gpu {
                     .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
             })
             .min_by_key(rank)
-            .ok_or_else(|| {
-                WgpuError::NoAdapter(format!(
-                    "no adapter with compute shaders among the {backends:?} backends"
-                ))
-            })?;
-        let info = adapter.get_info();
-        let limits = adapter.limits();
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("brook"),
-            required_limits: limits.clone(),
-            ..Default::default()
-        }))
-        .map_err(|e| WgpuError::Device(e.to_string()))?;
-        let gpu = Gpu::wrap(device, queue, info, true);
-        Ok(gpu)
     }
 
     /// The backend on an application's own device and queue (a winit + wgpu app, egui,

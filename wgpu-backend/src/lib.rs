@@ -13,8 +13,11 @@
 //! - [`shaders`]: the entry points: one invocation per element for a kernel (any number of
 //!   outputs, no pass splitting), a workgroup-shared-memory tree for reductions, atomics and
 //!   conflict-free rounds for scatters, a workgroup scan for `vout` packing.
-//! - [`ops`]: the host side of each operation; [`WgpuBackend`] is the API, shaped like the
-//!   runtime's backend trait.
+//! - [`ops`]: the host side of each operation; [`WgpuBackend`] is the crate's own API.
+//! - `seam`: brook-core's `Backend` trait over that API, so `brook::Runtime::wgpu()`,
+//!   `BRT_RUNTIME=wgpu` and `brcc run --backend wgpu` run every Brook program here (calls
+//!   arrive checked by the runtime; each call's dispatches become brook-core pass traces).
+//! - [`describe`]: each kernel's WGSL and dispatches without a device (`brcc wgsl`).
 //!
 //! # Streams are linear storage buffers
 //!
@@ -40,21 +43,27 @@
 //! packages to install.
 
 pub mod backend;
+pub mod describe;
 pub mod error;
 pub mod gpu;
 pub mod lower;
 pub mod ops;
 pub mod pipeline;
 pub mod program;
+mod seam;
 pub mod shaders;
 pub mod stream;
 pub mod trace;
 mod work;
+
+/// The wgpu this crate runs on, for applications that hand it their device
+/// ([`WgpuBackend::with_device`]) or bind a stream's buffer in their own passes.
+pub use wgpu;
 
 pub use backend::WgpuBackend;
 pub use error::WgpuError;
 pub use ops::KernelArg;
 pub use pipeline::Source;
 pub use program::WgpuProgram;
-pub use stream::{Domain, WgpuStream};
+pub use stream::{Domain, IterSpec, WgpuStream};
 pub use trace::{CallTrace, Dispatch, Step};

@@ -3,18 +3,18 @@
 //! explicit bind group layout (binding 0 the call-info uniform, then storage buffers).
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
+use std::sync::Arc;
+
+use brook_core::ShaderSource;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::error::{Result, WgpuError};
 use crate::gpu::Gpu;
 use crate::shaders::Resource;
 
-/// Where a Brook program came from, to map shader errors to lines.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Source {
-    pub name: String,
-    pub text: String,
-}
+/// Where a Brook program came from, to map shader errors to lines: brook-core's source text.
+pub use brook_core::SourceText as Source;
 
 /// A compute pipeline with what it was made from.
 pub struct Pipeline {
@@ -28,12 +28,21 @@ pub struct Pipeline {
     pub id: u32,
     /// What it runs, for the trace (`kernel saxpy`, `reduce sum pass`, …).
     pub label: String,
+    /// Its WGSL for the trace, printed on its first dispatch and shared by every later one.
+    source: OnceCell<Arc<ShaderSource>>,
 }
 
 impl Pipeline {
     /// The WGSL of the module, for people.
     pub fn wgsl(&self) -> String {
         crate::lower::module::wgsl(&self.module, &self.module_info)
+    }
+
+    /// The WGSL as the pass trace carries it.
+    pub fn source(&self) -> Arc<ShaderSource> {
+        self.source
+            .get_or_init(|| Arc::new(ShaderSource::Compute(self.wgsl())))
+            .clone()
     }
 
     /// A bind group of `info` (the uniform) and `buffers` (in resource order).
@@ -143,6 +152,7 @@ pub fn build(
             module_info: module_info.clone(),
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             label: label.clone(),
+            source: OnceCell::new(),
         })
     })
 }

@@ -4,12 +4,25 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 use brook_frontend::ir::{FunctionId, Module};
 
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::pipeline::{build, shader_error, Pipeline, Source};
+
+/// How long a call spent building pipelines (lowering, validation, the driver's compile);
+/// `None` when it reused them all.
+pub type Built = Option<Duration>;
+
+/// The build times of two steps of one call, together.
+pub fn both(a: Built, b: Built) -> Built {
+    match (a, b) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or_default() + b.unwrap_or_default()),
+    }
+}
 
 /// What a pipeline of a program is keyed by.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -39,17 +52,19 @@ impl WgpuProgram {
         &self.module
     }
 
-    /// The pipeline of `key`, built by `make` on first use; also whether it was built now.
+    /// The pipeline of `key`, built by `make` on first use; also how long building it took
+    /// when it was built now (`None`: reused).
     pub(crate) fn pipeline(
         &self,
         gpu: &Gpu,
         key: PipelineKey,
         function: FunctionId,
         make: impl FnOnce() -> Result<(String, naga::Module, Vec<crate::shaders::Resource>)>,
-    ) -> Result<(Rc<Pipeline>, bool)> {
+    ) -> Result<(Rc<Pipeline>, Built)> {
         if let Some(p) = self.pipelines.borrow().get(&key) {
-            return Ok((p.clone(), false));
+            return Ok((p.clone(), None));
         }
+        let started = Instant::now();
         let (label, module, resources) = make()?;
         let name = &self.module.func(function).name;
         let p = Rc::new(build(
@@ -61,7 +76,7 @@ impl WgpuProgram {
             self.source.as_ref(),
         )?);
         self.pipelines.borrow_mut().insert(key, p.clone());
-        Ok((p, true))
+        Ok((p, Some(started.elapsed())))
     }
 
     /// Like [`WgpuProgram::pipeline`] for a module lowered from the program's Brook code:
@@ -73,7 +88,7 @@ impl WgpuProgram {
         function: FunctionId,
         label: String,
         make: impl FnOnce() -> crate::lower::Lowered<(naga::Module, Vec<crate::shaders::Resource>)>,
-    ) -> Result<(Rc<Pipeline>, bool)> {
+    ) -> Result<(Rc<Pipeline>, Built)> {
         self.pipeline(gpu, key, function, || {
             let (m, r) = make().map_err(|e| {
                 shader_error(

@@ -21,139 +21,22 @@ use crate::gpu::Gpu;
 /// The most dimensions a Brook stream has.
 pub const MAX_RANK: usize = 4;
 
-/// A box-shaped part of a stream (`s.domain(lo, hi)`): bounds outermost dimension first,
-/// `hi` exclusive.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Domain {
-    lo: Vec<usize>,
-    hi: Vec<usize>,
+pub use brook_core::{Domain, IterSpec};
+
+/// Checks that `d` lies in a stream of `shape`.
+pub fn check_domain(d: &Domain, shape: &[usize]) -> Result<()> {
+    d.fits(shape).map_err(|e| WgpuError::Usage(e.to_string()))
 }
 
-impl Domain {
-    pub fn new(lo: &[usize], hi: &[usize]) -> Result<Domain> {
-        if lo.len() != hi.len() || lo.is_empty() || lo.len() > MAX_RANK {
-            return Err(WgpuError::Usage(format!(
-                "domain bounds {lo:?} and {hi:?} must both have 1 to 4 coordinates, the same number"
-            )));
-        }
-        if let Some(k) = (0..lo.len()).find(|&k| lo[k] >= hi[k]) {
-            return Err(WgpuError::Usage(format!(
-                "dimension {k} of domain {lo:?}..{hi:?} is empty: lo must be below hi (hi is exclusive)"
-            )));
-        }
-        Ok(Domain {
-            lo: lo.to_vec(),
-            hi: hi.to_vec(),
-        })
-    }
-
-    pub fn lo(&self) -> &[usize] {
-        &self.lo
-    }
-
-    pub fn hi(&self) -> &[usize] {
-        &self.hi
-    }
-
-    /// The extents of the box.
-    pub fn shape(&self) -> Vec<usize> {
-        self.lo.iter().zip(&self.hi).map(|(l, h)| h - l).collect()
-    }
-
-    pub fn len(&self) -> usize {
-        self.shape().iter().product()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        false
-    }
-
-    /// Checks that the domain lies in a stream of `shape`.
-    pub fn check(&self, shape: &[usize]) -> Result<()> {
-        if self.lo.len() != shape.len() || self.hi.iter().zip(shape).any(|(h, e)| h > e) {
-            return Err(WgpuError::Usage(format!(
-                "domain {:?}..{:?} does not lie in the stream of shape {shape:?}",
-                self.lo, self.hi
-            )));
-        }
-        Ok(())
-    }
-
-    /// Linear positions (in the whole stream of `shape`) of the domain's rows: each run of
-    /// consecutive elements along the last dimension, as (first, length).
-    pub fn runs(&self, shape: &[usize]) -> Vec<(usize, usize)> {
-        let sub = self.shape();
-        let rank = shape.len();
-        let row = sub[rank - 1];
-        let rows = self.len() / row;
-        (0..rows)
-            .map(|r| {
-                let mut rest = r;
-                let mut linear = 0;
-                let mut idx = vec![0; rank];
-                for d in (0..rank - 1).rev() {
-                    idx[d] = rest % sub[d] + self.lo[d];
-                    rest /= sub[d];
-                }
-                idx[rank - 1] = self.lo[rank - 1];
-                for (d, &e) in shape.iter().enumerate() {
-                    linear = linear * e + idx[d];
-                }
-                (linear, row)
-            })
-            .collect()
-    }
-}
-
-/// An iterator's range: component `c` of element `i` is `start[c] + i * step[c]`, with
-/// `step = (end - start) / n` computed once in `f32` (1D); a 2D iterator's `.x` runs along
-/// the columns and `.y` along the rows.
-#[derive(Debug, Clone, PartialEq)]
-pub struct IterRange {
-    pub components: u8,
-    pub start: [f32; 4],
-    pub end: [f32; 4],
-}
-
-impl IterRange {
-    /// The per-element step of each component for an iterator of `shape`.
-    pub fn steps(&self, shape: &[usize]) -> [f32; 4] {
-        let mut s = [0.0; 4];
-        match shape {
-            [n] => {
-                let k = self.components as usize;
-                for ((s, e), b) in s.iter_mut().zip(&self.end).zip(&self.start).take(k) {
-                    *s = (e - b) / *n as f32;
-                }
-            }
-            [rows, cols] => {
-                s[0] = (self.end[0] - self.start[0]) / *cols as f32;
-                s[1] = (self.end[1] - self.start[1]) / *rows as f32;
-            }
-            _ => {}
-        }
-        s
-    }
-
-    /// Every value of an iterator of `shape`, C layout.
-    pub fn values(&self, shape: &[usize]) -> Vec<f32> {
-        let steps = self.steps(shape);
-        let n: usize = shape.iter().product();
-        let k = self.components as usize;
-        let mut out = Vec::with_capacity(n * k);
-        for i in 0..n {
-            if shape.len() == 2 {
-                let (row, col) = (i / shape[1], i % shape[1]);
-                out.push(self.start[0] + col as f32 * steps[0]);
-                out.push(self.start[1] + row as f32 * steps[1]);
-            } else {
-                for (b, d) in self.start.iter().zip(&steps).take(k) {
-                    out.push(b + i as f32 * d);
-                }
-            }
-        }
-        out
-    }
+/// Linear positions (in the whole stream of `shape`) of a domain's rows: each run of
+/// consecutive elements along the last dimension, as (first, length). Buffer copies of a
+/// domain are one copy per run.
+pub fn domain_runs(d: &Domain, shape: &[usize]) -> Vec<(usize, usize)> {
+    let row = d.shape()[shape.len() - 1];
+    d.linear_positions(shape)
+        .step_by(row)
+        .map(|first| (first, row))
+        .collect()
 }
 
 /// What a stream is made of.
@@ -162,7 +45,7 @@ pub enum Storage {
     /// Its elements, in a storage buffer (exchanged by `streamSwap`).
     Buffer(RefCell<wgpu::Buffer>),
     /// An iterator: computed, never stored.
-    Iter(IterRange),
+    Iter(IterSpec),
 }
 
 /// A stream of the wgpu backend.
@@ -210,33 +93,14 @@ impl WgpuStream {
         })
     }
 
-    pub(crate) fn new_iter(owner: u64, shape: &[usize], range: IterRange) -> Result<WgpuStream> {
-        check_shape(shape)?;
-        match (shape.len(), range.components) {
-            (1, 1..=4) | (2, 2) => {}
-            (1, c) => {
-                return Err(WgpuError::Usage(format!(
-                    "an iterator has 1 to 4 components, not {c}"
-                )))
-            }
-            (2, c) => {
-                return Err(WgpuError::Usage(format!(
-                "a 2D iterator is a float2 (.x along columns, .y along rows), not {c} component(s)"
-            )))
-            }
-            (r, _) => {
-                return Err(WgpuError::Usage(format!(
-                    "iterators of {r} dimensions are not allowed (at most 2)"
-                )))
-            }
-        }
-        Ok(WgpuStream {
+    pub(crate) fn new_iter(owner: u64, spec: IterSpec) -> WgpuStream {
+        WgpuStream {
             owner,
-            shape: shape.to_vec(),
-            widths: vec![range.components],
+            shape: spec.shape().to_vec(),
+            widths: vec![spec.components()],
             id: Cell::new(0),
-            storage: Storage::Iter(range),
-        })
+            storage: Storage::Iter(spec),
+        }
     }
 
     /// Extents, first dimension first.
@@ -277,8 +141,8 @@ impl WgpuStream {
         }
     }
 
-    /// The iterator's range, for an iterator stream.
-    pub fn iter_range(&self) -> Option<&IterRange> {
+    /// The iterator, for an iterator stream.
+    pub fn iter_spec(&self) -> Option<&IterSpec> {
         match &self.storage {
             Storage::Iter(r) => Some(r),
             Storage::Buffer(_) => None,
@@ -331,9 +195,12 @@ pub fn byte_size(shape: &[usize], fpe: usize, limits: &wgpu::Limits) -> Result<u
         .max_storage_buffer_binding_size
         .min(limits.max_buffer_size);
     if bytes > limit {
-        return Err(WgpuError::Usage(format!(
-            "a stream of shape {shape:?} needs {bytes} bytes, more than this device's storage buffer limit of {limit} bytes"
-        )));
+        return Err(WgpuError::DeviceLimit {
+            call: "creating a stream".into(),
+            message: format!(
+                "a stream of shape {shape:?} needs {bytes} bytes, more than this device's storage buffer limit of {limit} bytes"
+            ),
+        });
     }
     if shape.iter().product::<usize>() > u32::MAX as usize {
         return Err(WgpuError::Usage(format!(

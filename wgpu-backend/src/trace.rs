@@ -10,8 +10,9 @@ use std::fmt;
 pub struct CallTrace {
     /// `kernel saxpy`, `reduce sum to a value`, `streamScatterOp add`, …
     pub op: String,
-    /// Whether this call built its pipelines (the first of its kind) or reused them.
-    pub compiled: bool,
+    /// How long this call spent building its pipelines (the first of its kind); `None`
+    /// when it reused them.
+    pub compiled: Option<std::time::Duration>,
     pub steps: Vec<Step>,
 }
 
@@ -36,8 +37,10 @@ pub enum Step {
 pub struct Dispatch {
     /// What the pass does (`kernel`, `reduce pass 1 of 3`, `scan level 0`, …).
     pub label: String,
-    /// The pipeline's number (its WGSL: `WgpuBackend::wgsl`).
+    /// The pipeline's number.
     pub pipeline: u32,
+    /// The pipeline's WGSL.
+    pub source: std::sync::Arc<brook_core::ShaderSource>,
     /// Binding k+1: (what it holds, buffer id).
     pub bindings: Vec<(String, u32)>,
     pub workgroups: [u32; 3],
@@ -51,7 +54,7 @@ impl fmt::Display for CallTrace {
             f,
             "{} ({})",
             self.op,
-            if self.compiled {
+            if self.compiled.is_some() {
                 "pipelines built"
             } else {
                 "pipelines reused"

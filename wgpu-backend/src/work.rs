@@ -65,6 +65,7 @@ impl<'g> Work<'g> {
         self.steps.push(Step::Dispatch(Dispatch {
             label: label.to_string(),
             pipeline: p.id,
+            source: p.source(),
             bindings: p
                 .resources
                 .iter()

@@ -12,7 +12,7 @@
 mod support;
 
 use brook_cpu::{run_kernel, CpuArg, CpuIter, CpuStream};
-use brook_wgpu::{Domain, KernelArg, WgpuBackend};
+use brook_wgpu::{Domain, IterSpec, KernelArg, WgpuBackend};
 use support::*;
 
 /// Runs kernel `name` of `src` on both backends. `inputs`: (widths, shape, data) per input
@@ -46,7 +46,7 @@ fn run_both(b: &WgpuBackend, c: &Call) -> (Vec<Vec<f32>>, Vec<Vec<f32>>) {
                 let (mut a0, mut a1) = ([0.0; 4], [0.0; 4]);
                 a0[..st.len()].copy_from_slice(st);
                 a1[..en.len()].copy_from_slice(en);
-                Some(b.create_iter(s, st.len() as u8, a0, a1).unwrap())
+                Some(b.create_iter(IterSpec::new(s, st.len() as u8, a0, a1).unwrap()))
             }
             A::Out(w, s) => Some(b.create_stream(w, s).unwrap()),
             A::Const(_) => None,
@@ -146,13 +146,17 @@ kernel void gint(float i<>, float4 t[], out float4 r<>) { int k = (int)i; r = t[
     idx[3] = -0.26;
     idx[4] = 98.76;
     let table = values(100, 2, -10.0, 10.0);
+    // A float subscript also takes infinities and values past int's range (Brook's index
+    // rule, README "Limits and guarantees").
+    let mut wild = idx.clone();
+    wild[5..10].copy_from_slice(&[f32::INFINITY, f32::NEG_INFINITY, 1e30, -1e30, 3e9]);
     check(
         &b,
         Call {
             src,
             name: "g1",
             args: vec![
-                A::In(vec![1], vec![n], idx.clone()),
+                A::In(vec![1], vec![n], wild),
                 A::In(vec![1], vec![100], table.clone()),
                 A::Out(vec![1], vec![n]),
             ],

@@ -45,10 +45,7 @@ fn a_validation_failure_points_at_the_brook_line() {
     );
 
     let b = WgpuBackend::new().unwrap();
-    let source = Source {
-        name: "prog.br".into(),
-        text: SRC.into(),
-    };
+    let source = Source::new("prog.br", SRC);
     let err = brook_wgpu::pipeline::build(
         b.gpu(),
         "kernel k".into(),

@@ -81,7 +81,7 @@ impl App for Bitonic {
         padded.resize(n.next_power_of_two(), f32::INFINITY);
         let mut variants: Vec<(Flavor, Box<dyn Variant + 'a>)> =
             vec![(Flavor::HandGl, Box::new(Hand::new(env, n, padded.clone())?))];
-        for flavor in [Flavor::BrookGl, Flavor::BrookCpu] {
+        for flavor in Flavor::BROOK {
             let brook = BrookBitonic::new(env.runtime(flavor), n, padded.clone())?;
             variants.push((flavor, Box::new(brook)));
         }

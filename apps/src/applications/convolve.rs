@@ -76,7 +76,7 @@ impl App for Convolve {
             Flavor::HandGl,
             Box::new(HandChain::new(env, &chain, &[&hand[0], &hand[1]])?),
         )];
-        for flavor in [Flavor::BrookGl, Flavor::BrookCpu] {
+        for flavor in Flavor::BROOK {
             let rt = env.runtime(flavor);
             let brook = BrookChain::new(rt, &chain, BROOK, "convolve.br", &["blur_x", "blur_y"])?;
             variants.push((flavor, Box::new(brook)));

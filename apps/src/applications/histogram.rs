@@ -73,7 +73,7 @@ impl App for Histogram {
             Flavor::HandGl,
             Box::new(Hand::new(&env.context, rows, cols, values.clone())?),
         )];
-        for flavor in [Flavor::BrookGl, Flavor::BrookCpu] {
+        for flavor in Flavor::BROOK {
             let brook = BrookHistogram::new(env.runtime(flavor), rows, cols, values.clone())?;
             variants.push((flavor, Box::new(brook)));
         }

@@ -75,7 +75,7 @@ impl App for Life {
             Flavor::HandGl,
             Box::new(HandChain::new(env, &chain, &[HAND])?),
         )];
-        for flavor in [Flavor::BrookGl, Flavor::BrookCpu] {
+        for flavor in Flavor::BROOK {
             let brook = BrookChain::new(env.runtime(flavor), &chain, BROOK, "life.br", &["life"])?;
             variants.push((flavor, Box::new(brook)));
         }

@@ -71,7 +71,7 @@ impl App for Matmul {
             Flavor::HandGl,
             Box::new(Hand::new(env, n, a.clone(), b.clone())?),
         )];
-        for flavor in [Flavor::BrookGl, Flavor::BrookCpu] {
+        for flavor in Flavor::BROOK {
             let brook = BrookMatmul::new(env.runtime(flavor), n, a.clone(), b.clone())?;
             variants.push((flavor, Box::new(brook)));
         }

@@ -113,7 +113,7 @@ impl App for Rotate {
             Flavor::HandGl,
             Box::new(HandChain::new(env, &chain, &[HAND])?),
         )];
-        for flavor in [Flavor::BrookGl, Flavor::BrookCpu] {
+        for flavor in Flavor::BROOK {
             let rt = env.runtime(flavor);
             let brook = BrookChain::new(rt, &chain, BROOK, "rotate.br", &["rotate"])?;
             variants.push((flavor, Box::new(brook)));

@@ -52,7 +52,7 @@ impl App for Sasum {
         let reference = vec![x.iter().map(|v| v.abs() as f64).sum()];
         let mut variants: Vec<(Flavor, Box<dyn Variant + 'a>)> =
             vec![(Flavor::HandGl, Box::new(Hand::new(env, side, x.clone())?))];
-        for flavor in [Flavor::BrookGl, Flavor::BrookCpu] {
+        for flavor in Flavor::BROOK {
             let brook = BrookSasum::new(env.runtime(flavor), side, x.clone())?;
             variants.push((flavor, Box::new(brook)));
         }

@@ -54,7 +54,7 @@ impl App for Saxpy {
             Flavor::HandGl,
             Box::new(Hand::new(env, side, x.clone(), y.clone())?),
         )];
-        for flavor in [Flavor::BrookGl, Flavor::BrookCpu] {
+        for flavor in Flavor::BROOK {
             let brook = BrookSaxpy::new(env.runtime(flavor), side, x.clone(), y.clone())?;
             variants.push((flavor, Box::new(brook)));
         }

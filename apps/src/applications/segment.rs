@@ -102,7 +102,7 @@ impl App for Segment {
             Flavor::HandGl,
             Box::new(HandChain::new(env, &chain, &[HAND])?),
         )];
-        for flavor in [Flavor::BrookGl, Flavor::BrookCpu] {
+        for flavor in Flavor::BROOK {
             let rt = env.runtime(flavor);
             let brook = BrookChain::new(rt, &chain, BROOK, "segment.br", &["evolve"])?;
             variants.push((flavor, Box::new(brook)));

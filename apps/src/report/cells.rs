@@ -6,10 +6,11 @@ use std::time::Duration;
 use crate::measure::{AppResult, Row};
 
 /// Column titles.
-pub const HEADER: [&str; 9] = [
+pub const HEADER: [&str; 10] = [
     "application",
     "variant",
     "compute",
+    "compile",
     "rate",
     "× hand GL",
     "streamRead",
@@ -43,6 +44,7 @@ fn row_cells(result: &AppResult, row: &Row, first: bool) -> Vec<String> {
         },
         row.flavor.label().to_string(),
         duration(row.compute),
+        row.compile.map_or_else(|| "—".into(), duration),
         format!("{rate:.1} {unit}"),
         ratio,
         duration(row.upload),
@@ -68,7 +70,7 @@ fn table(results: &[AppResult]) -> Vec<Vec<String>> {
                 cells[0] = format!("{} ({})", result.name, result.size);
             }
             cells[1] = flavor.label().to_string();
-            cells[8] = format!("FAILED: {why}");
+            cells[HEADER.len() - 1] = format!("FAILED: {why}");
             rows.push(cells);
         }
     }
@@ -90,7 +92,7 @@ pub fn text(results: &[AppResult]) -> String {
         let mut out = String::new();
         for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
             let pad = w - cell.chars().count();
-            let numeric = (2..8).contains(&i);
+            let numeric = (2..9).contains(&i);
             if i == cells.len() - 1 {
                 out.push_str(cell);
             } else if numeric {
@@ -115,7 +117,7 @@ pub fn markdown(results: &[AppResult]) -> String {
     let mut out = format!("| {} |\n", HEADER.join(" | "));
     out.push('|');
     for i in 0..HEADER.len() {
-        out.push_str(if (2..8).contains(&i) {
+        out.push_str(if (2..9).contains(&i) {
             " ---: |"
         } else {
             " --- |"

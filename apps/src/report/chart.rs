@@ -10,9 +10,10 @@ use crate::measure::AppResult;
 
 use super::canvas::{log_position, Canvas, Color, GRID, INK};
 
-const COLORS: [(Flavor, Color); 4] = [
+const COLORS: [(Flavor, Color); 5] = [
     (Flavor::HandGl, [90, 90, 90]),
     (Flavor::BrookGl, [31, 119, 180]),
+    (Flavor::BrookWgpu, [148, 103, 189]),
     (Flavor::BrookCpu, [255, 127, 14]),
     (Flavor::Rust, [44, 160, 44]),
 ];

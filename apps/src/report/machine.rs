@@ -1,9 +1,9 @@
 //! The machine a report was measured on: the papers name their GPU and CPU, and so must we.
 
-use brook::texture_streams::GlContext;
+use crate::app::Env;
 
-/// CPU model and core count, and the GL renderer and version.
-pub fn describe(ctx: &GlContext) -> String {
+/// CPU model and core count, the GL renderer and version, and the wgpu adapter.
+pub fn describe(env: &Env) -> String {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|info| {
@@ -16,11 +16,12 @@ pub fn describe(ctx: &GlContext) -> String {
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
-    let caps = ctx.caps();
+    let caps = env.context.caps();
     format!(
-        "CPU: {cpu}, {threads} threads (rayon: {})\nGL:  {} — {}",
+        "CPU: {cpu}, {threads} threads (rayon: {})\nGL:  {} — {}\n{}",
         rayon::current_num_threads(),
         caps.renderer,
-        caps.version
+        caps.version,
+        env.wgpu.describe()
     )
 }

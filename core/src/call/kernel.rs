@@ -3,7 +3,7 @@
 
 use std::fmt::Display;
 
-use brook_frontend::ir::{Function, ParamClass};
+use brook_frontend::ir::{Function, ParamClass, Type};
 
 use super::{check_argument, CallName};
 use crate::backend::BackendArg;
@@ -18,6 +18,12 @@ pub fn check_kernel(
     args: &[BackendArg],
 ) -> Result<Vec<usize>, BrookError> {
     let call = CallName("kernel", &func.name);
+    if func.ret != Type::Void {
+        return Err(BrookError::Unsupported {
+            call: call.to_string(),
+            message: "it returns a value, so only kernels can call it (as in the original Brook); host code runs kernels that write `out` streams".into(),
+        });
+    }
     if args.len() != func.params.len() {
         return Err(BrookError::ArgumentCount {
             call: call.to_string(),

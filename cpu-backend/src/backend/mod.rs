@@ -1,7 +1,9 @@
 //! The CPU reference backend behind brook-core's `Backend` trait: streams in host memory,
-//! kernels run by [`KernelPlan`], reductions, scatters and gather-ops by [`run_reduce`],
-//! [`run_scatter`] and [`run_gather_op`]. Calls arrive checked by the runtime; this module
-//! only marshals them (domains and in-place inputs become copies) and applies the write mask.
+//! kernels run by [`KernelPlan`] and reductions by [`ReducePlan`] (native code compiled by
+//! Cranelift on first call, or for comparison the interpreter), scatters and gather-ops by
+//! [`run_scatter`] and [`run_gather_op`] with the program's compiled reductions as
+//! combiners. Calls arrive checked by the runtime; this module only marshals them (domains
+//! and in-place inputs become copies), applies the write mask and records the trace.
 
 mod mask;
 
@@ -13,16 +15,16 @@ use std::rc::Rc;
 
 use brook_core::call::CallName;
 use brook_core::{
-    Backend, BackendArg, BackendProgram, BackendStream, BrookError, Combiner, Compiled, Domain,
-    ElementFormat, GatherOpCall, IterSpec, KernelCall, ReduceCall, ReduceOutput, ScatterCall,
-    StreamArg, StreamError, TraceEntry,
+    Backend, BackendArg, BackendProgram, BackendStream, BrookError, CallTrace, Combiner, Compiled,
+    Domain, ElementFormat, GatherOpCall, IterSpec, KernelCall, ReduceCall, ReduceOutput,
+    ScatterCall, StreamArg, StreamError, TraceEntry,
 };
-use brook_frontend::ir::{FunctionId, ParamClass};
+use brook_frontend::ir::{FunctionId, FunctionKind, ParamClass};
 
 use crate::error::CpuError;
 use crate::{
-    run_gather_op, run_reduce, run_scatter, CpuArg, CpuIter, CpuStream, KernelPlan, ReduceTarget,
-    ScatterCombine,
+    run_gather_op, run_scatter, CpuArg, CpuIter, CpuStream, Engine, Execution, KernelPlan,
+    ReducePlan, ReduceTarget, ScatterCombine, Watchdog,
 };
 use mask::CpuMasking;
 
@@ -30,12 +32,38 @@ use mask::CpuMasking;
 #[derive(Default)]
 pub struct CpuBackend {
     masking: CpuMasking,
+    /// Run everything on the interpreter instead of native code.
+    interpreted: bool,
+    /// The calls recorded since tracing began (`None`: not tracing).
+    trace: RefCell<Option<Vec<TraceEntry>>>,
+    /// How long one kernel call may run (`Runtime::set_time_limit`).
+    time_limit: std::cell::Cell<Option<std::time::Duration>>,
 }
 
-/// A program on the CPU: the checked IR and each kernel's plan, compiled on first call.
+impl CpuBackend {
+    /// The backend running kernels and reductions on the IR interpreter (the reference the
+    /// native code is tested against).
+    pub fn interpreter() -> CpuBackend {
+        CpuBackend {
+            interpreted: true,
+            ..CpuBackend::default()
+        }
+    }
+
+    fn record(&self, entry: impl FnOnce() -> TraceEntry) {
+        if let Some(trace) = self.trace.borrow_mut().as_mut() {
+            trace.push(entry());
+        }
+    }
+}
+
+/// A program on the CPU: the checked IR, each kernel's plan and each reduction's, compiled to
+/// native code on first call (the plans keep the code, as GL keeps its programs).
 struct CpuProgram {
     compiled: Rc<Compiled>,
+    interpreted: bool,
     plans: RefCell<HashMap<FunctionId, Rc<KernelPlan>>>,
+    reductions: HashMap<FunctionId, ReducePlan>,
 }
 
 impl CpuProgram {
@@ -43,8 +71,22 @@ impl CpuProgram {
         self.plans
             .borrow_mut()
             .entry(kernel)
-            .or_insert_with(|| Rc::new(KernelPlan::new(&self.compiled.module, kernel)))
+            .or_insert_with(|| {
+                Rc::new(match self.interpreted {
+                    true => KernelPlan::interpreted(kernel),
+                    false => KernelPlan::new(&self.compiled.module, kernel),
+                })
+            })
             .clone()
+    }
+
+    fn reduction(&self, f: FunctionId) -> Result<&ReducePlan, BrookError> {
+        self.reductions.get(&f).ok_or_else(|| {
+            BrookError::Usage(format!(
+                "`{}` is not a reduce function",
+                self.compiled.module.func(f).name
+            ))
+        })
     }
 }
 
@@ -108,7 +150,11 @@ impl Backend for CpuBackend {
     }
 
     fn describe(&self) -> String {
-        format!("CPU: {} threads", rayon::current_num_threads())
+        let engine = match self.interpreted {
+            true => "interpreter",
+            false => "native code (Cranelift)",
+        };
+        format!("CPU: {} threads, {engine}", rayon::current_num_threads())
     }
 
     fn create_stream(
@@ -148,9 +194,20 @@ impl Backend for CpuBackend {
     }
 
     fn prepare(&self, program: &Rc<Compiled>) -> Result<BackendProgram, BrookError> {
+        let module = &program.module;
+        let reductions = (0..module.functions.len() as u32)
+            .map(FunctionId)
+            .filter(|&f| module.func(f).kind == FunctionKind::Reduce)
+            .map(|f| match self.interpreted {
+                true => (f, ReducePlan::interpreted(f)),
+                false => (f, ReducePlan::new(module, f)),
+            })
+            .collect();
         Ok(Box::new(CpuProgram {
             compiled: program.clone(),
+            interpreted: self.interpreted,
             plans: RefCell::new(HashMap::new()),
+            reductions,
         }))
     }
 
@@ -227,8 +284,16 @@ impl Backend for CpuBackend {
             .collect();
         let plan = program.plan(call.kernel);
         let module = &program.compiled.module;
-        let counts = std::cell::Cell::new(Vec::new());
-        let run = |a: &mut [CpuArg]| plan.run_vout(module, a).map(|c| counts.set(c));
+        let result = std::cell::Cell::new(None);
+        let watchdog = self
+            .time_limit
+            .get()
+            .map_or_else(Watchdog::default, Watchdog::limited);
+        let run = |a: &mut [CpuArg], mask: Option<&[bool]>| {
+            let done = plan.run_watched(module, a, mask, watchdog)?;
+            result.set(Some(done.clone()));
+            Ok(done)
+        };
         if call.mask.masked || call.mask.counting {
             // Every output of a call has the first one's shape and place (checked by the
             // runtime), so the first output masks them all.
@@ -239,7 +304,7 @@ impl Backend for CpuBackend {
             let domain = place.and_then(|s| s.domain.map(|d| (s.shape, d)));
             self.masking.run(call.mask, &mut cpu_args, domain, run)?;
         } else {
-            run(&mut cpu_args)?;
+            run(&mut cpu_args, None)?;
         }
         drop(cpu_args);
         drop(held);
@@ -251,11 +316,24 @@ impl Backend for CpuBackend {
                 }
             }
         }
-        Ok(counts.take())
+        let done = result.take();
+        if let Some(done) = &done {
+            self.record(|| {
+                TraceEntry::Kernel(call_trace(
+                    call.compiled,
+                    func,
+                    brook_core::fmt_shape(&call.shape),
+                    &done.execution,
+                ))
+            });
+        }
+        Ok(done.map(|d| d.vout_counts).unwrap_or_default())
     }
 
     fn reduce(&self, call: &ReduceCall, output: ReduceOutput) -> Result<(), BrookError> {
-        let module = &cpu_program(call.program)?.compiled.module;
+        let program = cpu_program(call.program)?;
+        let module = &program.compiled.module;
+        let plan = program.reduction(call.function)?;
         let name = CallName("reduction", &call.function().name);
         let input = borrow(data(call.input.storage, &name)?, &name)?;
         let held = call
@@ -276,25 +354,32 @@ impl Backend for CpuBackend {
                 (BackendArg::Stream(_), None) => unreachable!("every stream is held above"),
             })
             .collect();
-        match output {
-            ReduceOutput::Value(dst) => run_reduce(
-                module,
-                call.function,
-                &input,
-                &mut cpu_args,
-                ReduceTarget::Value(dst),
-            )?,
+        let (execution, target) = match output {
+            ReduceOutput::Value(dst) => (
+                plan.run(module, &input, &mut cpu_args, ReduceTarget::Value(dst))?,
+                "a value".to_string(),
+            ),
             ReduceOutput::Stream(out) => {
                 let mut out = borrow_mut(data(out.storage, &name)?, &name)?;
-                run_reduce(
+                let shape = brook_core::fmt_shape(out.shape());
+                let run = plan.run(
                     module,
-                    call.function,
                     &input,
                     &mut cpu_args,
                     ReduceTarget::Stream(&mut out),
-                )?
+                );
+                (run?, shape)
             }
-        }
+        };
+        self.record(|| {
+            let shapes = format!("{} -> {target}", brook_core::fmt_shape(input.shape()));
+            TraceEntry::Reduce(call_trace(
+                call.compiled,
+                call.function(),
+                shapes,
+                &execution,
+            ))
+        });
         Ok(())
     }
 
@@ -303,12 +388,12 @@ impl Backend for CpuBackend {
         let index = borrow(data(call.index.storage, name)?, name)?;
         let elements = borrow(data(call.data.storage, name)?, name)?;
         let mut dst = borrow_mut(data(call.dst.storage, name)?, name)?;
-        Ok(run_scatter(
-            &mut dst,
-            &index,
-            &elements,
-            combine(&call.op)?,
-        )?)
+        let execution = run_scatter(&mut dst, &index, &elements, combine(&call.op)?)?;
+        self.record(|| {
+            let op = Some(&call.op);
+            TraceEntry::Scatter(op_trace("streamScatterOp", op, elements.len(), execution))
+        });
+        Ok(())
     }
 
     fn gather_op(&self, call: &GatherOpCall) -> Result<(), BrookError> {
@@ -320,7 +405,12 @@ impl Backend for CpuBackend {
             Some((op, operand)) => Some((combine(op)?, *operand)),
             None => None,
         };
-        Ok(run_gather_op(&mut dst, &index, &mut values, update)?)
+        let execution = run_gather_op(&mut dst, &index, &mut values, update)?;
+        self.record(|| {
+            let op = call.update.as_ref().map(|(op, _)| op);
+            TraceEntry::GatherOp(op_trace("streamGatherOp", op, index.len(), execution))
+        });
+        Ok(())
     }
 
     fn set_write_mask(&self, mask: &StreamArg) -> Result<(), BrookError> {
@@ -346,17 +436,80 @@ impl Backend for CpuBackend {
         Ok(())
     }
 
-    /// The CPU backend runs the IR directly: there are no passes to record.
-    fn set_trace(&self, _: bool) {}
+    fn set_time_limit(&self, limit: Option<std::time::Duration>) -> Result<(), BrookError> {
+        self.time_limit.set(limit);
+        Ok(())
+    }
+
+    /// The CPU backend records each kernel call, reduction, ScatterOp and GatherOp without
+    /// passes: the engine that ran it (a user combiner's), the call shape its native code is
+    /// compiled for, and on the call that compiled it, what compiling cost.
+    fn set_trace(&self, on: bool) {
+        *self.trace.borrow_mut() = on.then(Vec::new);
+    }
 
     fn take_trace(&self) -> Vec<TraceEntry> {
-        Vec::new()
+        self.trace
+            .borrow_mut()
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     fn finish(&self) {}
 
     fn as_any(&self) -> &dyn Any {
         self
+    }
+}
+
+/// The trace of a call on the CPU: `shapes` as the variant, then the engine that ran it and
+/// what it compiled.
+fn call_trace(
+    compiled: &Compiled,
+    func: &brook_frontend::ir::Function,
+    shapes: String,
+    e: &Execution,
+) -> CallTrace {
+    CallTrace {
+        function: func.name.clone(),
+        source_line: Some(compiled.line_of(func)),
+        variant: format!("{shapes}, {}", engine(e)),
+        compiled: e.compiled.as_ref().map(|c| c.time),
+        scratch: Vec::new(),
+        passes: Vec::new(),
+    }
+}
+
+/// Which engine ran a call, and for native code compiled by it, its variant.
+fn engine(e: &Execution) -> String {
+    match (&e.engine, &e.compiled, &e.fallback) {
+        (Engine::Jit, Some(c), _) => format!("native code for {}", c.variant),
+        (Engine::Jit, None, _) => "native code".into(),
+        (Engine::Interpreter, _, Some(why)) => format!("interpreter ({why})"),
+        (Engine::Interpreter, _, None) => "interpreter".into(),
+    }
+}
+
+/// The trace of a ScatterOp or GatherOp (`call`) over `elements` with combiner `op` (`None`:
+/// a plain fetch); `e` is a reduce function's execution (`None` for a built-in combiner).
+fn op_trace(call: &str, op: Option<&Combiner>, elements: usize, e: Option<Execution>) -> CallTrace {
+    let source_line = match op {
+        Some(Combiner::Reduce {
+            compiled, function, ..
+        }) => Some(compiled.line_of(compiled.module.func(*function))),
+        _ => None,
+    };
+    CallTrace {
+        function: format!("{call} {}", op.map_or("fetch".into(), Combiner::name)),
+        source_line,
+        variant: match &e {
+            Some(e) => format!("{elements} elements, {}", engine(e)),
+            None => format!("{elements} elements"),
+        },
+        compiled: e.and_then(|e| e.compiled).map(|c| c.time),
+        scratch: Vec::new(),
+        passes: Vec::new(),
     }
 }
 
@@ -416,7 +569,10 @@ fn combine<'a>(op: &Combiner<'a>) -> Result<ScatterCombine<'a>, BrookError> {
         Combiner::Max => ScatterCombine::Max,
         Combiner::Reduce {
             program, function, ..
-        } => ScatterCombine::Reduce(&cpu_program(*program)?.compiled.module, *function),
+        } => {
+            let program = cpu_program(*program)?;
+            ScatterCombine::Reduce(&program.compiled.module, program.reduction(*function)?)
+        }
     })
 }
 

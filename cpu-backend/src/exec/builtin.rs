@@ -5,7 +5,7 @@
 //! `round` halves away from zero, `frac(x) = x - floor(x)`, `fmod(x, y) = x - y*trunc(x/y)`,
 //! `lerp(a, b, t) = a + t*(b - a)`, `saturate = clamp(x, 0, 1)`, `rsqrt = 1/sqrt`,
 //! `step(e, x) = x >= e ? 1 : 0`, `smoothstep` is the Hermite `t*t*(3 - 2t)`, `min`/`max`
-//! follow GLSL (`min(x, y) = y < x ? y : x`), `mul(m, v)` treats `m` as rows (Cg).
+//! ignore a NaN argument (IEEE minNum/maxNum), `mul(m, v)` treats `m` as rows (Cg).
 //! `frexp` and `modf` write an out argument and live with the expression evaluator.
 
 use brook_frontend::ir::Builtin;
@@ -85,22 +85,15 @@ fn int_map2(args: &[Value], f: impl Fn(i32, i32) -> i32) -> Result<Value, CpuErr
     Ok(Value::Int(o, n))
 }
 
-/// GLSL's `min`: `y < x ? y : x`.
+/// `min` as IEEE 754's minNum and Direct3D 10+: a NaN argument gives the other one
+/// (`brook_frontend::accuracy`; GLSL leaves NaN undefined, llvmpipe does this too).
 pub fn fmin(x: f32, y: f32) -> f32 {
-    if y < x {
-        y
-    } else {
-        x
-    }
+    x.min(y)
 }
 
-/// GLSL's `max`: `x < y ? y : x`.
+/// `max` as IEEE 754's maxNum: a NaN argument gives the other one.
 pub fn fmax(x: f32, y: f32) -> f32 {
-    if x < y {
-        y
-    } else {
-        x
-    }
+    x.max(y)
 }
 
 pub fn sign(x: f32) -> f32 {
@@ -131,15 +124,39 @@ fn dot(a: &Value, b: &Value) -> Result<f32, CpuError> {
     Ok(s)
 }
 
+/// Cg `ldexp`: `x * 2^n`. An integral `n` of any size saturates to 0 or inf in three exact
+/// steps rather than overflowing 2^n first (`ldexp(1e-38, 200)` is 1.6e22); the GLSL
+/// `brook_ldexp` takes the same steps.
+pub fn ldexp(x: f32, n: f32) -> f32 {
+    if n.floor() != n {
+        return x * n.exp2();
+    }
+    let k = n.clamp(-300.0, 300.0);
+    let third = (k / 3.0).floor();
+    scale(scale(x, third), k - third)
+}
+
+/// `x * 2^n` for an integral `n` in [-252, 254], as two exact factors.
+fn scale(x: f32, n: f32) -> f32 {
+    let power = |k: i32| f32::from_bits(((k + 127) as u32) << 23);
+    let k = n as i32;
+    let h = k / 2;
+    x * power(h) * power(k - h)
+}
+
 /// `modf`: the fractional part and the integer part (toward zero).
 pub fn modf(v: f32) -> (f32, f32) {
     let ip = v.trunc();
     (v - ip, ip)
 }
 
+/// 180/pi and pi/180 rounded once to float (`180.0 / PI` in float is an ulp off); the GLSL
+/// lowering multiplies by the same constants, so `degrees` and `radians` agree bit for bit.
+pub const DEGREES_PER_RADIAN: f32 = (180.0 / std::f64::consts::PI) as f32;
+pub const RADIANS_PER_DEGREE: f32 = (std::f64::consts::PI / 180.0) as f32;
+
 /// The formula of a one-argument component-wise float built-in.
 pub fn float1(b: Builtin) -> Option<fn(f32) -> f32> {
-    use std::f32::consts::PI;
     use Builtin::*;
     Some(match b {
         Abs => f32::abs,
@@ -149,7 +166,7 @@ pub fn float1(b: Builtin) -> Option<fn(f32) -> f32> {
         Ceil => f32::ceil,
         Cos => f32::cos,
         Cosh => f32::cosh,
-        Degrees => |x| x * (180.0 / PI),
+        Degrees => |x| x * DEGREES_PER_RADIAN,
         Exp => f32::exp,
         Exp2 => f32::exp2,
         Floor => f32::floor,
@@ -157,7 +174,7 @@ pub fn float1(b: Builtin) -> Option<fn(f32) -> f32> {
         Log => f32::ln,
         Log2 => f32::log2,
         Log10 => f32::log10,
-        Radians => |x| x * (PI / 180.0),
+        Radians => |x| x * RADIANS_PER_DEGREE,
         Round => f32::round,
         Rsqrt => |x| 1.0 / x.sqrt(),
         Saturate => |x| fmin(fmax(x, 0.0), 1.0),
@@ -181,7 +198,7 @@ pub fn float2(b: Builtin) -> Option<fn(f32, f32) -> f32> {
         Min => fmin,
         Pow => f32::powf,
         Step => |edge, x| if x >= edge { 1.0 } else { 0.0 },
-        Ldexp => |x, e| x * e.exp2(),
+        Ldexp => ldexp,
         _ => return None,
     })
 }
@@ -295,12 +312,36 @@ pub fn builtin(b: Builtin, args: &[Value]) -> Result<Value, CpuError> {
             ]))
         }
         Mul => mul(arg(args, 0)?, arg(args, 1)?),
+        Pack4ubyte => {
+            let (x, n) = floats(arg(args, 0)?)?;
+            if n != 4 {
+                return Err(bad("pack_4ubyte() takes a float4"));
+            }
+            Ok(Value::float(pack_4ubyte(x)))
+        }
+        Unpack4ubyte => {
+            let (x, _) = floats(arg(args, 0)?)?;
+            Ok(Value::floats(&unpack_4ubyte(x[0])))
+        }
         Frexp | Modf => Err(CpuError::Unsupported(format!(
             "{}() without an assignable second argument",
             b.name()
         ))),
         _ => Err(bad(format!("{}() on these arguments", b.name()))),
     }
+}
+
+/// Cg's `pack_4ubyte`: each component saturated, scaled to 0..255 and rounded (halves up),
+/// `.x` in the lowest byte; the four bytes are the bits of the result.
+pub fn pack_4ubyte(v: [f32; 4]) -> f32 {
+    let byte = |x: f32| (fmin(fmax(x, 0.0), 1.0) * 255.0 + 0.5).floor() as u32;
+    f32::from_bits(v.iter().rev().fold(0, |bits, &x| (bits << 8) | byte(x)))
+}
+
+/// Cg's `unpack_4ubyte`: the four bytes of `f`'s bits, lowest first, each divided by 255.
+pub fn unpack_4ubyte(f: f32) -> [f32; 4] {
+    let bits = f.to_bits();
+    [0, 8, 16, 24].map(|shift| ((bits >> shift) & 0xff) as f32 / 255.0)
 }
 
 /// Cg's `mul`: matrix × column vector (`result[i] = dot(m[i], v)`), row vector × matrix

@@ -18,13 +18,14 @@ mod expr;
 pub use expr::frexp;
 pub mod ops;
 mod stmt;
-pub(crate) use stmt::{clamp_index, coerce, index_of_value};
+pub(crate) use stmt::clamp_index;
 
 use brook_frontend::ir::{Function, Module, ParamClass};
 
 use crate::error::CpuError;
 use crate::stream::CpuStream;
 use crate::value::Value;
+use crate::watchdog::Watchdog;
 
 /// What one invocation of a function sees.
 #[derive(Debug, Clone)]
@@ -96,11 +97,21 @@ pub enum Flow {
 #[derive(Debug, Clone, Copy)]
 pub struct Interp<'a> {
     pub module: &'a Module,
+    /// Checked at every loop back edge.
+    pub watchdog: Watchdog,
 }
 
 impl<'a> Interp<'a> {
     pub fn new(module: &'a Module) -> Interp<'a> {
-        Interp { module }
+        Interp {
+            module,
+            watchdog: Watchdog::default(),
+        }
+    }
+
+    /// The interpreter stopping loops when `watchdog`'s time is up.
+    pub fn watched(self, watchdog: Watchdog) -> Interp<'a> {
+        Interp { watchdog, ..self }
     }
 
     /// Runs the body of `frame.func`; returns the value of `return expr`, if any.

@@ -256,6 +256,7 @@ impl<'a> Interp<'a> {
                     if let Flow::Return(v) = self.exec_block(f, step)? {
                         return Ok(Flow::Return(v));
                     }
+                    self.watchdog.check()?;
                 }
             }
             StmtKind::Break => return Ok(Flow::Break),

@@ -2,8 +2,8 @@
 //! a default span and, where it can, the result type the checker would give.
 #![allow(dead_code, unused_imports)]
 
-use brook_cpu::KernelPlan;
 pub use brook_cpu::{CpuArg, CpuError, CpuIter, CpuStream};
+use brook_cpu::{Execution, KernelPlan, KernelRun, ReducePlan, ReduceTarget};
 pub use brook_frontend::ir::*;
 use brook_frontend::Span;
 
@@ -187,7 +187,8 @@ pub fn bi(b: Builtin, args: Vec<Expr>) -> Expr {
     use Builtin::*;
     let first = args.first().map(|a| a.ty.clone()).unwrap_or(Type::FLOAT);
     let ty = match b {
-        Dot | Length | Distance => Type::FLOAT,
+        Dot | Length | Distance | Pack4ubyte => Type::FLOAT,
+        Unpack4ubyte => fvec(4),
         All | Any => Type::BOOL,
         IsNan | IsInf | IsFinite => Type::vector(Scalar::Bool, width_of(&first)),
         Mul => match (&args[0].ty, &args[1].ty) {
@@ -473,9 +474,10 @@ pub fn run_unary(m: &Module, input: &CpuStream, shape: &[usize], out_width: u8) 
     out.data().to_vec()
 }
 
-/// Runs `kernel` on both engines — the batch engine and the interpreter — and asserts they
-/// agree bit for bit on every output (and on whether the call fails); returns the batch
-/// engine's result. Every kernel test goes through here, so each one checks both engines.
+/// Runs `kernel` on both engines — native code and the interpreter — and asserts they agree
+/// bit for bit on every output (and on whether the call fails); returns the native code's
+/// result. Every kernel test goes through here, so each one checks both engines, and that
+/// the JIT takes the kernel (no quiet fallback to the interpreter).
 pub fn run_kernel(m: &Module, id: FunctionId, args: &mut [CpuArg]) -> Result<(), CpuError> {
     let mut copies: Vec<Option<CpuStream>> = args
         .iter()
@@ -498,15 +500,21 @@ pub fn run_kernel(m: &Module, id: FunctionId, args: &mut [CpuArg]) -> Result<(),
         .collect();
     let interpreted = KernelPlan::interpreted(id).run(m, &mut interp_args);
     drop(interp_args);
-    let plan = KernelPlan::new(m, id);
-    if let Some(why) = plan.unbatchable() {
-        eprintln!("(kernel runs on the interpreter: {})", why.0);
+    let batched = KernelPlan::new(m, id).run_masked(m, args, None);
+    if let Ok(KernelRun {
+        execution: Execution {
+            fallback: Some(why),
+            ..
+        },
+        ..
+    }) = &batched
+    {
+        panic!("the JIT did not take the kernel: {why}");
     }
-    let batched = plan.run(m, args);
     assert_eq!(
         interpreted.is_ok(),
         batched.is_ok(),
-        "interpreter {interpreted:?} vs batch engine {batched:?}"
+        "interpreter {interpreted:?} vs native code {batched:?}"
     );
     let outs = args.iter().filter_map(|a| match a {
         CpuArg::Out(s) => Some(&**s),
@@ -516,9 +524,79 @@ pub fn run_kernel(m: &Module, id: FunctionId, args: &mut [CpuArg]) -> Result<(),
         for (e, (x, y)) in b.data().iter().zip(i.data()).enumerate() {
             assert!(
                 x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
-                "output {k} float {e}: batch engine {x} vs interpreter {y}"
+                "output {k} float {e}: native code {x} vs interpreter {y}"
             );
         }
     }
-    batched
+    batched.map(drop)
+}
+
+/// Runs reduction `id` on both engines — native code and the interpreter — into copies of
+/// `output`, asserts they agree bit for bit (and on whether the call fails), and returns the
+/// native code's result. Every reduction test goes through here.
+pub fn run_reduce(
+    m: &Module,
+    id: FunctionId,
+    input: &CpuStream,
+    extra: &mut [CpuArg],
+    output: ReduceTarget,
+) -> Result<(), CpuError> {
+    let mut extra_copy: Vec<CpuArg> = extra
+        .iter()
+        .map(|a| match a {
+            CpuArg::Gather(s) => CpuArg::Gather(s),
+            CpuArg::Constant(v) => CpuArg::Constant(v.clone()),
+            CpuArg::Stream(s) => CpuArg::Stream(s),
+            CpuArg::Iter(i) => CpuArg::Iter(i),
+            CpuArg::Out(_) => panic!("reductions take no outputs among their extra arguments"),
+        })
+        .collect();
+    let (interpreted, native, result): (Vec<f32>, Vec<f32>, _) = match output {
+        ReduceTarget::Value(dst) => {
+            let mut copy = dst.to_vec();
+            let i = ReducePlan::interpreted(id).run(
+                m,
+                input,
+                &mut extra_copy,
+                ReduceTarget::Value(&mut copy),
+            );
+            let n = ReducePlan::new(m, id).run(m, input, extra, ReduceTarget::Value(dst));
+            assert_eq!(
+                i.is_ok(),
+                n.is_ok(),
+                "interpreter {i:?} vs native code {n:?}"
+            );
+            (copy, dst.to_vec(), n)
+        }
+        ReduceTarget::Stream(out) => {
+            let mut copy = out.clone();
+            let i = ReducePlan::interpreted(id).run(
+                m,
+                input,
+                &mut extra_copy,
+                ReduceTarget::Stream(&mut copy),
+            );
+            let n = ReducePlan::new(m, id).run(m, input, extra, ReduceTarget::Stream(out));
+            assert_eq!(
+                i.is_ok(),
+                n.is_ok(),
+                "interpreter {i:?} vs native code {n:?}"
+            );
+            (copy.data().to_vec(), out.data().to_vec(), n)
+        }
+    };
+    if let Ok(Execution {
+        fallback: Some(why),
+        ..
+    }) = &result
+    {
+        panic!("the JIT did not take the reduction: {why}");
+    }
+    for (e, (x, y)) in native.iter().zip(&interpreted).enumerate() {
+        assert!(
+            x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
+            "float {e}: native code {x} vs interpreter {y}"
+        );
+    }
+    result.map(drop)
 }

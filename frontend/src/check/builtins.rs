@@ -2,20 +2,24 @@
 //! `float4`).
 //!
 //! What a back end may rely on for a checked `Builtin` call:
-//! - int arguments are promoted to float (`Convert`), except for `abs`, `sign`, `min`, `max`
+//! - int and bool arguments are converted to float (`Convert`), except for `abs`, `sign`, `min`, `max`
 //!   and `clamp` when *all* their arguments are ints, which then work on ints;
 //! - for the component-wise functions of several arguments (`atan2 fmod pow step ldexp min
 //!   max clamp lerp smoothstep`), every argument has the result's width: a scalar argument
 //!   given with vector ones is splatted with a one-argument `Construct` (Cg allows the scalar);
-//! - `dot`, `length`, `distance` return `float`; `cross` takes and returns `float3`;
+//! - `dot`, `length`, `distance` return `float` (a scalar argument of `dot` or `distance`
+//!   beside a vector is splatted); `cross` takes and returns `float3`;
 //!   `all`/`any` take a `bool`..`bool4` (numbers are converted with `!= 0`) and return `bool`;
 //!   `isnan`/`isinf`/`isfinite` return `bool` of the argument's width;
 //! - `mul(m, v)` (matrix R×C times `floatC` → `floatR`), `mul(v, m)` (`floatR` times R×C →
 //!   `floatC`) and `mul(a, b)` (R×K times K×C → R×C);
+//! - `pack_4ubyte` takes a `float4` and returns a `float`; `unpack_4ubyte` takes a `float` and
+//!   returns a `float4`;
 //! - `frexp(x, e)` and `modf(x, ip)` return `x`'s type and write their second argument, which
 //!   must be a local variable (`ExprKind::Local`) of that same `float`..`float4` type: the
 //!   exponent, or the integer part rounded toward zero.
 
+use super::items::coerce_or_report;
 use super::scope::FnCtx;
 use super::types::{convert_to, splat, with_scalar};
 use super::{Reported, R};
@@ -97,6 +101,15 @@ pub fn check(ctx: &mut FnCtx<'_>, b: Builtin, args: Vec<Expr>, span: Span) -> R<
             let mut it = args.into_iter();
             let x = float_arg(ctx, name, it.next().ok_or(Reported)?)?;
             let y = float_arg(ctx, name, it.next().ok_or(Reported)?)?;
+            // A scalar beside a vector is splatted, as Cg promotes it (`dot(v, 1)`).
+            let (x, y) = match (x.ty.width(), y.ty.width()) {
+                (Some(1), Some(n)) if n > 1 => (splat(x, y.ty.clone()), y),
+                (Some(n), Some(1)) if n > 1 => {
+                    let ty = x.ty.clone();
+                    (x, splat(y, ty))
+                }
+                _ => (x, y),
+            };
             if x.ty != y.ty {
                 let (tx, ty) = (ctx.type_name(&x.ty), ctx.type_name(&y.ty));
                 return Err(ctx.error(
@@ -132,6 +145,16 @@ pub fn check(ctx: &mut FnCtx<'_>, b: Builtin, args: Vec<Expr>, span: Span) -> R<
             Ok(result(b, out, f3, span))
         }
         Mul => mul(ctx, args, span),
+        Pack4ubyte | Unpack4ubyte => {
+            let (from, to) = if b == Pack4ubyte {
+                (Type::Vector(Scalar::Float, 4), Type::FLOAT)
+            } else {
+                (Type::FLOAT, Type::Vector(Scalar::Float, 4))
+            };
+            let a = args.into_iter().next().ok_or(Reported)?;
+            let a = coerce_or_report(ctx, a, &from, &format!("`{name}`"))?;
+            Ok(result(b, vec![a], to, span))
+        }
         Abs | Sign => {
             let a = args.into_iter().next().ok_or(Reported)?;
             let a = if a.ty.scalar() == Some(Scalar::Int) {
@@ -159,12 +182,10 @@ pub fn check(ctx: &mut FnCtx<'_>, b: Builtin, args: Vec<Expr>, span: Span) -> R<
     }
 }
 
-/// A `float`..`float4` argument (ints promoted; bools rejected).
+/// A `float`..`float4` argument (ints and bools converted, as Cg does).
 fn float_arg(ctx: &mut FnCtx<'_>, name: &str, a: Expr) -> R<Expr> {
     match a.ty.scalar() {
-        Some(Scalar::Float) | Some(Scalar::Int) if a.ty.width().is_some() => {
-            Ok(with_scalar(a, Scalar::Float))
-        }
+        Some(_) if a.ty.width().is_some() => Ok(with_scalar(a, Scalar::Float)),
         _ => {
             let tn = ctx.type_name(&a.ty);
             Err(ctx.error(

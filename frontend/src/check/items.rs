@@ -2,8 +2,9 @@
 //! parameter lists.
 
 use super::scope::FnCtx;
-use super::types::{builtin_type, coerce, fold_int};
-use super::{names, stmt, Globals, Reported, R};
+use super::shadow::shadow_params;
+use super::types::{builtin_type, coerce, fold_int, matrix_name_hint};
+use super::{decl, names, stmt, Globals, Reported, R};
 use crate::ast::{self, FnKind, ParamQual, ParamShape};
 use crate::diagnostics::Diagnostic;
 use crate::ir::{self, FunctionId, ParamClass, Scalar, StructId, Type};
@@ -42,8 +43,10 @@ pub fn resolve_type(g: &mut Globals, ts: &ast::TypeSpec) -> R<Type> {
     }
     let mut candidates = names::builtin_type_names();
     candidates.extend(g.types.keys().cloned());
-    let hint = names::suggest(&ts.name, candidates.iter().map(String::as_str))
-        .map(|s| format!("did you mean `{s}`?"));
+    let hint = matrix_name_hint(&ts.name).map(String::from).or_else(|| {
+        names::suggest(&ts.name, candidates.iter().map(String::as_str))
+            .map(|s| format!("did you mean `{s}`?"))
+    });
     Err(g.error(
         Diagnostic::error(format!("unknown type `{}`", ts.name), ts.span)
             .with_label(ts.span, "not a type")
@@ -259,7 +262,7 @@ pub fn global(g: &mut Globals, d: &ast::Decl) {
                 ));
             };
             let mut ctx = FnCtx::new(g, None, "", Type::Void);
-            stmt::check_init_value(&mut ctx, init, &ty)
+            decl::check_init_value(&mut ctx, init, &ty)
         })();
         match result {
             Ok(e) => {
@@ -448,16 +451,11 @@ pub fn function(g: &mut Globals, f: &ast::FunctionDecl) {
     let mut sig_ok = ret.is_some();
     let ret = ret.unwrap_or(Type::Void);
     let mut ctx = FnCtx::new(g, Some(kind), &name.name, ret.clone());
-    if kind != FnKind::Helper && ret != Type::Void {
-        let what = if kind == FnKind::Kernel {
-            "kernel"
-        } else {
-            "reduce function"
-        };
+    if kind == FnKind::Reduce && ret != Type::Void {
         ctx.error(
-            Diagnostic::error(format!("a {what} must return `void`"), f.ret.span)
+            Diagnostic::error("a reduce function must return `void`", f.ret.span)
                 .with_label(f.ret.span, "write `void` here")
-                .with_hint("kernels produce results through `out` parameters"),
+                .with_hint("a reduction produces its result through its `reduce` parameter"),
         );
         sig_ok = false;
     }
@@ -532,8 +530,8 @@ pub fn function(g: &mut Globals, f: &ast::FunctionDecl) {
             sig_ok = false;
         }
     }
-    let body = stmt::check_body(&mut ctx, &f.body);
-    if kind == FnKind::Helper && ret != Type::Void && sig_ok {
+    let mut body = stmt::check_body(&mut ctx, &f.body);
+    if ret != Type::Void && sig_ok {
         if let Ok(b) = &body {
             if !stmt::always_returns(b) {
                 let tn = ctx.type_name(&ret);
@@ -551,6 +549,10 @@ pub fn function(g: &mut Globals, f: &ast::FunctionDecl) {
             }
         }
     }
+    if let Ok(b) = &mut body {
+        shadow_params(&mut ctx, b);
+    }
+    let uses_indexof = ctx.uses_indexof;
     let FnCtx { params, locals, .. } = ctx;
     let ir_kind = match kind {
         FnKind::Kernel => ir::FunctionKind::Kernel,
@@ -569,6 +571,9 @@ pub fn function(g: &mut Globals, f: &ast::FunctionDecl) {
         span: f.span,
     });
     g.functions.insert(name.name.clone(), id);
+    if uses_indexof {
+        g.uses_indexof.insert(id);
+    }
     if !sig_ok {
         g.poisoned_fns.insert(name.name.clone());
     }

@@ -2,21 +2,43 @@
 //!
 //! - [`scope`]: the per-function context (parameters, locals, block scopes) and name lookup;
 //! - [`types`]: built-in types, type names, implicit and explicit conversions;
-//! - [`expr`]: expressions; [`place`]: assignment targets; [`stmt`]: statements;
-//! - [`builtins`]: the signatures of the Cg-style built-in functions;
+//! - [`expr`]: expressions, with [`operators`], [`construct`] (casts and constructors),
+//!   [`call`] and [`access`] (members, swizzles, indexing, gathers); [`place`]: assignment
+//!   targets; [`assign`]: assignments, `++`/`--` and `push`, also inside expressions;
+//! - [`stmt`]: statements, with [`decl`] (declarations) and [`loops`];
+//! - [`builtins`]: the signatures of the Cg-style built-in functions; [`matrix_fns`]: Cg's
+//!   `transpose` and `determinant`, written out as element arithmetic;
 //! - [`items`]: structs, typedefs, global constants and function signatures.
+//!
+//! Some C and Cg constructs are lowered here to plainer IR, so back ends never see them:
+//! [`inline`] puts the body of a kernel called from a kernel into its caller (with [`jumps`]
+//! for its `return`s), [`shadow`] turns assigned value parameters and read outputs into
+//! locals, and effects inside expressions become statements ahead of them. [`visit`] is the
+//! IR walk these rewrites share.
 //!
 //! Errors are collected, not fatal: a bad expression abandons its statement, a bad function
 //! still lets the following ones be checked, so one run reports several errors.
 
+pub mod access;
+pub mod assign;
 pub mod builtins;
+pub mod call;
+pub mod construct;
+pub mod decl;
 pub mod expr;
+pub mod inline;
 pub mod items;
+pub mod jumps;
+pub mod loops;
+pub mod matrix_fns;
 pub mod names;
+pub mod operators;
 pub mod place;
 pub mod scope;
+pub mod shadow;
 pub mod stmt;
 pub mod types;
+pub mod visit;
 
 use std::collections::HashMap;
 
@@ -45,6 +67,8 @@ pub struct Globals {
     pub poisoned: std::collections::HashSet<String>,
     /// Functions whose signature failed to check: calls to them are not reported again.
     pub poisoned_fns: std::collections::HashSet<String>,
+    /// Functions whose body uses `indexof`: a kernel among them is inlined where it is called.
+    pub uses_indexof: std::collections::HashSet<FunctionId>,
     pub diags: Vec<Diagnostic>,
 }
 

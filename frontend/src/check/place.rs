@@ -1,15 +1,20 @@
-//! Assignment targets: locals and output/reduce parameters, then member, swizzle (write mask)
-//! and index steps. Inputs, gathers, iterators, constants and `const` locals are read-only.
+//! Assignment targets: locals and parameters, then member, swizzle (write mask) and index
+//! steps, and the value a place holds. Gathers, global constants and `const` locals are
+//! read-only; an assigned value parameter becomes a local copy and a read output a local
+//! (see `shadow.rs`).
 
-use super::expr::{check, index_value, indexable, swizzle};
+use super::access::{index_value, indexable, matrix_swizzle, struct_member, swizzle};
+use super::expr::{check, mk};
+use super::matrix_fns::int;
 use super::scope::{FnCtx, Resolved};
 use super::{Reported, R};
 use crate::ast;
 use crate::diagnostics::Diagnostic;
-use crate::ir::{Access, ParamClass, Place, PlaceRoot, Type};
+use crate::ir::{Access, Expr, ExprKind, ParamClass, Place, PlaceRoot, Scalar, Type};
+use crate::span::Span;
 
 /// Checks `e` as an assignment target. `reads` is set for compound assignments and `++`,
-/// which also read the target (so an `out` parameter is not allowed).
+/// which also read the target.
 pub fn check_place(ctx: &mut FnCtx<'_>, e: &ast::Expr, reads: bool) -> R<Place> {
     match &e.kind {
         ast::ExprKind::Ident(name) => match ctx.lookup(name) {
@@ -35,52 +40,36 @@ pub fn check_place(ctx: &mut FnCtx<'_>, e: &ast::Expr, reads: bool) -> R<Place> 
             Resolved::Param(i) => {
                 let p = &ctx.params[i as usize];
                 let (class, ty, pspan) = (p.class, p.ty.clone(), p.span);
-                let readonly = |what: &str, hint: String| {
-                    Diagnostic::error(
-                        format!(
-                            "cannot assign to {what} `{name}`: {}",
-                            readonly_reason(class)
-                        ),
-                        e.span,
-                    )
-                    .with_label(e.span, "assigned here")
-                    .with_label(pspan, "declared here")
-                    .with_hint(hint)
-                };
                 match class {
-                    ParamClass::Out | ParamClass::Vout { .. } if reads => Err(ctx.error(
-                        Diagnostic::error(
-                            format!("cannot read `{name}`: outputs are write-only"),
-                            e.span,
-                        )
-                        .with_label(e.span, "a compound assignment reads the old value")
-                        .with_hint(format!(
-                            "compute the value in a local variable, then assign it to `{name}`"
-                        )),
-                    )),
-                    ParamClass::Out | ParamClass::Vout { .. } | ParamClass::Reduce => Ok(Place {
-                        root: PlaceRoot::Param(i),
-                        path: Vec::new(),
-                        ty,
-                    }),
-                    ParamClass::Stream => Err(ctx.error(readonly(
-                        "input stream",
-                        format!(
-                            "declare it `out {} {name}<>` to write it, or copy it to a local",
-                            ctx.type_name(&ty)
-                        ),
-                    ))),
-                    ParamClass::Gather { .. } => Err(ctx.error(readonly(
-                        "gather array",
-                        "copy the element to a local variable".into(),
-                    ))),
-                    ParamClass::Iter => {
-                        Err(ctx.error(readonly("iterator", "copy it to a local variable".into())))
+                    ParamClass::Out | ParamClass::Vout { .. } => {
+                        if reads {
+                            ctx.read_outputs.insert(i);
+                        }
                     }
-                    ParamClass::Constant => {
-                        Err(ctx.error(readonly("parameter", "copy it to a local variable".into())))
+                    ParamClass::Reduce => {}
+                    // A value parameter assigned is a local copy, as in C and Cg.
+                    ParamClass::Stream | ParamClass::Constant | ParamClass::Iter => {
+                        ctx.assigned_values.insert(i);
+                    }
+                    ParamClass::Gather { .. } => {
+                        return Err(ctx.error(
+                            Diagnostic::error(
+                                format!(
+                                    "cannot assign to gather array `{name}`: gathers are read-only"
+                                ),
+                                e.span,
+                            )
+                            .with_label(e.span, "assigned here")
+                            .with_label(pspan, "declared here")
+                            .with_hint("copy the element to a local variable"),
+                        ))
                     }
                 }
+                Ok(Place {
+                    root: PlaceRoot::Param(i),
+                    path: Vec::new(),
+                    ty,
+                })
             }
             Resolved::Const(_) => Err(ctx.error(
                 Diagnostic::error(format!("cannot assign to constant `{name}`"), e.span)
@@ -93,30 +82,10 @@ pub fn check_place(ctx: &mut FnCtx<'_>, e: &ast::Expr, reads: bool) -> R<Place> 
             let mut place = check_place(ctx, base, reads)?;
             match &place.ty {
                 Type::Struct(id) => {
-                    let sd = &ctx.g.module.structs[id.0 as usize];
-                    match sd.members.iter().position(|x| x.name == m.name) {
-                        Some(i) => {
-                            place.ty = sd.members[i].ty.clone();
-                            place.path.push(Access::Member(i as u32));
-                            Ok(place)
-                        }
-                        None => {
-                            let sname = sd.name.clone();
-                            let hint = super::names::suggest(
-                                &m.name,
-                                sd.members.iter().map(|x| x.name.as_str()),
-                            )
-                            .map(|s| format!("did you mean `{s}`?"));
-                            Err(ctx.error(
-                                Diagnostic::error(
-                                    format!("struct `{sname}` has no member `{}`", m.name),
-                                    m.span,
-                                )
-                                .with_label(m.span, "unknown member")
-                                .with_hint_opt(hint),
-                            ))
-                        }
-                    }
+                    let (i, ty) = struct_member(ctx, *id, m)?;
+                    place.ty = ty;
+                    place.path.push(Access::Member(i));
+                    Ok(place)
                 }
                 Type::Scalar(s) | Type::Vector(s, _) => {
                     let s = *s;
@@ -124,6 +93,32 @@ pub fn check_place(ctx: &mut FnCtx<'_>, e: &ast::Expr, reads: bool) -> R<Place> 
                     let comps = swizzle(ctx, &ty, m, true)?;
                     place.ty = Type::vector(s, comps.len() as u8);
                     place.path.push(Access::Swizzle(comps));
+                    Ok(place)
+                }
+                Type::Matrix { rows, cols } => {
+                    let elems = matrix_swizzle(ctx, *rows, *cols, m)?;
+                    let row = elems[0].0;
+                    let columns: Vec<u8> = elems.iter().map(|&(_, c)| c).collect();
+                    let distinct = columns
+                        .iter()
+                        .enumerate()
+                        .all(|(k, c)| !columns[..k].contains(c));
+                    if elems.iter().any(|&(r, _)| r != row) || !distinct {
+                        return Err(ctx.error(
+                            Diagnostic::error(
+                                format!("matrix write mask `.{}` must name distinct elements of one row", m.name),
+                                m.span,
+                            )
+                            .with_label(m.span, "elements of several rows, or one twice")
+                            .with_hint("assign the rows one by one (`m[i] = …`)"),
+                        ));
+                    }
+                    place.path.push(Access::Index(Box::new(int(row, m.span))));
+                    place.ty = Type::vector(Scalar::Float, columns.len() as u8);
+                    place.path.push(match columns[..] {
+                        [c] => Access::Index(Box::new(int(c, m.span))),
+                        _ => Access::Swizzle(columns),
+                    });
                     Ok(place)
                 }
                 other => {
@@ -159,11 +154,46 @@ pub fn check_place(ctx: &mut FnCtx<'_>, e: &ast::Expr, reads: bool) -> R<Place> 
     }
 }
 
-fn readonly_reason(class: ParamClass) -> &'static str {
-    match class {
-        ParamClass::Stream => "inputs are read-only",
-        ParamClass::Gather { .. } => "gathers are read-only",
-        ParamClass::Iter => "iterators are read-only",
-        _ => "constant parameters are read-only",
+/// The value `place` holds, as an expression (for `x op= v` written out in full, and for the
+/// value of an assignment used as an expression).
+pub fn place_value(ctx: &mut FnCtx<'_>, place: &Place, span: Span) -> Expr {
+    let (mut e, mut ty) = match place.root {
+        PlaceRoot::Local(id) => {
+            let ty = ctx.locals[id.0 as usize].ty.clone();
+            (ExprKind::Local(id), ty)
+        }
+        PlaceRoot::Param(i) => {
+            let p = &ctx.params[i as usize];
+            if matches!(p.class, ParamClass::Out | ParamClass::Vout { .. }) {
+                ctx.read_outputs.insert(i);
+            }
+            (ExprKind::Param(i), p.ty.clone())
+        }
+    };
+    for step in &place.path {
+        let base = Box::new(mk(e, ty.clone(), span));
+        (e, ty) = match step {
+            Access::Member(m) => {
+                let mty = match &ty {
+                    Type::Struct(id) => ctx.g.module.structs[id.0 as usize].members[*m as usize]
+                        .ty
+                        .clone(),
+                    other => other.clone(),
+                };
+                (ExprKind::Member(base, *m), mty)
+            }
+            Access::Swizzle(comps) => {
+                let s = ty.scalar().unwrap_or(Scalar::Float);
+                (
+                    ExprKind::Swizzle(base, comps.clone()),
+                    Type::vector(s, comps.len() as u8),
+                )
+            }
+            Access::Index(i) => {
+                let elem = indexable(&ty).map_or(ty.clone(), |(elem, _)| elem);
+                (ExprKind::Index(base, i.clone()), elem)
+            }
+        };
     }
+    mk(e, ty, span)
 }

@@ -1,7 +1,7 @@
 //! The checking context of one function body: its parameters, its locals with block scoping,
 //! and name lookup (locals, then parameters, then global constants).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::{names, Globals, Reported, R};
 use crate::ast;
@@ -34,6 +34,19 @@ pub struct FnCtx<'g> {
     pub loop_depth: u32,
     /// Parameters whose declaration failed: uses are not reported again.
     pub poisoned_params: HashSet<String>,
+    /// Statements that must run before the expression being checked: assignments, `++`/`--`
+    /// and inlined kernel calls taken out of it. The statement checker emits them ahead of
+    /// the statement that holds the expression (see `stmt.rs`).
+    pub pre: Vec<ir::Stmt>,
+    /// `out` and `vout` parameters the body reads (they become locals, see `shadow.rs`).
+    pub read_outputs: BTreeSet<u32>,
+    /// Value parameters the body assigns (they become local copies, see `shadow.rs`).
+    pub assigned_values: BTreeSet<u32>,
+    /// Whether the body uses `indexof` (itself or through an inlined kernel): a kernel that
+    /// does is inlined where it is called.
+    pub uses_indexof: bool,
+    /// IR nodes added by inlining kernel calls (bounded, see `inline.rs`).
+    pub inlined_nodes: usize,
 }
 
 impl<'g> FnCtx<'g> {
@@ -50,6 +63,11 @@ impl<'g> FnCtx<'g> {
             scopes: vec![HashMap::new()],
             loop_depth: 0,
             poisoned_params: HashSet::new(),
+            pre: Vec::new(),
+            read_outputs: BTreeSet::new(),
+            assigned_values: BTreeSet::new(),
+            uses_indexof: false,
+            inlined_nodes: 0,
         }
     }
 
@@ -135,6 +153,18 @@ impl<'g> FnCtx<'g> {
             s.insert(name.name.clone(), Some(id));
         }
         Ok(id)
+    }
+
+    /// A local the checker introduces (a temporary, a flag, an inlined kernel's variable): it
+    /// has a name for the back ends' output but no scope, so source code cannot name it.
+    pub fn temp(&mut self, name: &str, ty: Type, span: Span) -> LocalId {
+        let id = LocalId(self.locals.len() as u32);
+        self.locals.push(ir::Local {
+            name: name.to_string(),
+            ty,
+        });
+        self.local_spans.push(span);
+        id
     }
 
     pub fn poison_param(&mut self, name: String) {

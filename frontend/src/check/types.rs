@@ -1,12 +1,14 @@
 //! Built-in types, type names for messages, and the conversions the language allows.
 //!
-//! Implicit conversions (assignment, initialisers, arguments, returns):
-//! - `int`/`intN` → `float`/`floatN` (explicit `Convert` in the IR);
-//! - a scalar → a vector or matrix (a splat: a one-argument `Construct`), after promotion.
+//! Implicit conversions (assignment, initialisers, arguments, returns, operands) are Cg's:
+//! - any scalar kind to any other (`float`, `int`, `bool`): `bool` gives 0 or 1, a number gives
+//!   `bool` `x != 0`, `float` to `int` truncates toward zero; likewise component-wise between
+//!   vectors of one width (`float2 f = (a < b);`);
+//! - a scalar to a vector or matrix (a splat: a one-argument `Construct`), after conversion;
+//! - a vector to a scalar or a shorter vector, keeping its first components (Cg's truncation,
+//!   which Cg only warns about: `float s = v4;` is `v4.x`).
 //!
-//! Explicit conversions (casts and one-argument constructors) also allow any scalar kind to
-//! any other (`(int)x`, `(bool)x`, `float(b)`), vector kind changes of the same width, and
-//! vector truncation (`(float3)v4` keeps `.xyz`; `(float)v` keeps `.x`).
+//! Casts and one-argument constructors convert by the same rules. Each step is explicit in the IR (`Convert`, `Construct`, `Swizzle`).
 
 use crate::ir::{Expr, ExprKind, Scalar, StructDef, Type};
 
@@ -46,6 +48,23 @@ pub fn builtin_type(name: &str) -> Option<Type> {
         }
     }
     None
+}
+
+/// Why a Cg matrix type name that is not a type here is not one: Cg also has matrices of
+/// `int`, `bool`, `half` and `fixed`, and with one row or column.
+pub fn matrix_name_hint(name: &str) -> Option<&'static str> {
+    let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == 'x');
+    let shape = &name[base.len()..];
+    let (r, c) = shape.split_once('x')?;
+    let dim = |d: &str| matches!(d, "1" | "2" | "3" | "4");
+    if !dim(r) || !dim(c) {
+        return None;
+    }
+    match base {
+        "float" => Some("matrices have 2 to 4 rows and 2 to 4 columns; a single row or column is a `floatN` vector"),
+        "int" | "bool" | "half" | "fixed" => Some("matrices are of `float` only: `float2x2` .. `float4x4`"),
+        _ => None,
+    }
 }
 
 pub fn scalar_name(s: Scalar) -> &'static str {
@@ -145,27 +164,26 @@ pub fn splat(e: Expr, ty: Type) -> Expr {
     }
 }
 
-/// The implicit conversion of `e` to `target`, or `None` if there is none.
+/// The implicit conversion of `e` to `target`, or `e` back if there is none.
 pub fn coerce(e: Expr, target: &Type) -> Result<Expr, Expr> {
     if &e.ty == target {
         return Ok(e);
     }
-    match (&e.ty, target) {
-        // int → float, same width.
-        (Type::Scalar(Scalar::Int), Type::Scalar(Scalar::Float))
-        | (Type::Vector(Scalar::Int, _), Type::Vector(Scalar::Float, _))
-            if e.ty.width() == target.width() =>
-        {
-            Ok(convert_to(e, target.clone()))
+    match (e.ty.clone(), target) {
+        (Type::Scalar(_) | Type::Vector(..), Type::Scalar(t) | Type::Vector(t, _)) => {
+            let (n, m) = (e.ty.width().unwrap_or(1), target.width().unwrap_or(1));
+            if n == m {
+                Ok(convert_to(e, target.clone()))
+            } else if n == 1 {
+                let e = convert_to(e, Type::Scalar(*t));
+                Ok(splat(e, target.clone()))
+            } else if m < n {
+                Ok(convert_to(truncate(e, m), target.clone()))
+            } else {
+                Err(e)
+            }
         }
-        // Scalar splat to a vector, with int → float promotion.
-        (Type::Scalar(s), Type::Vector(t, _))
-            if s == t || (*s == Scalar::Int && *t == Scalar::Float) =>
-        {
-            let e = convert_to(e, Type::Scalar(*t));
-            Ok(splat(e, target.clone()))
-        }
-        (Type::Scalar(Scalar::Int | Scalar::Float), Type::Matrix { .. }) => {
+        (Type::Scalar(_), Type::Matrix { .. }) => {
             let e = convert_to(e, Type::FLOAT);
             Ok(splat(e, target.clone()))
         }
@@ -173,40 +191,14 @@ pub fn coerce(e: Expr, target: &Type) -> Result<Expr, Expr> {
     }
 }
 
-/// The explicit conversion of a cast `(target)e`, or `None` if there is none.
-pub fn cast(e: Expr, target: &Type) -> Result<Expr, Expr> {
-    if &e.ty == target {
-        return Ok(e);
-    }
-    let e = match coerce(e, target) {
-        Ok(done) => return Ok(done),
-        Err(e) => e,
-    };
-    match (e.ty.clone(), target) {
-        (Type::Scalar(_), Type::Scalar(_)) => Ok(convert_to(e, target.clone())),
-        (Type::Scalar(_), Type::Vector(t, _)) => {
-            let e = convert_to(e, Type::Scalar(*t));
-            Ok(splat(e, target.clone()))
-        }
-        (Type::Vector(_, n), Type::Vector(_, m)) if n == *m => Ok(convert_to(e, target.clone())),
-        (Type::Vector(s, n), Type::Vector(..) | Type::Scalar(_)) => {
-            let m = target.width().unwrap_or(1);
-            if m > n {
-                return Err(e);
-            }
-            let span = e.span;
-            let sw = Expr {
-                kind: ExprKind::Swizzle(Box::new(e), (0..m).collect()),
-                ty: Type::vector(s, m),
-                span,
-            };
-            Ok(convert_to(sw, target.clone()))
-        }
-        (Type::Scalar(Scalar::Bool), Type::Matrix { .. }) => {
-            let e = convert_to(e, Type::FLOAT);
-            Ok(splat(e, target.clone()))
-        }
-        _ => Err(e),
+/// The first `m` components of vector `e` (`.x` when `m` is 1), keeping its scalar kind.
+fn truncate(e: Expr, m: u8) -> Expr {
+    let s = e.ty.scalar().unwrap_or(Scalar::Float);
+    let span = e.span;
+    Expr {
+        kind: ExprKind::Swizzle(Box::new(e), (0..m).collect()),
+        ty: Type::vector(s, m),
+        span,
     }
 }
 

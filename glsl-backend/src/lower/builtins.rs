@@ -3,6 +3,7 @@
 use brook_frontend::ir::{Builtin, Scalar, Type};
 
 use crate::error::GenError;
+use crate::math::MathFile;
 use crate::prelude::{Helper, Prelude};
 
 /// GLSL for a call of `builtin` on already-lowered `args` of types `arg_types`, giving `ret`.
@@ -28,19 +29,41 @@ pub fn lower_builtin(
             })
             .collect()
     };
+    // The transcendental functions come from the math library (`math.rs`), not the driver.
+    let mut math = |file: MathFile, name: &str, args: &[String]| {
+        prelude.require(Helper::Math(file));
+        call(name, args)
+    };
     Ok(match builtin {
-        Abs | Acos | Asin | Ceil | Cos | Cosh | Cross | Degrees | Distance | Dot | Exp | Exp2
-        | Floor | Length | Log | Log2 | Normalize | Radians | Sign | Sin | Sinh | Sqrt | Tan
-        | Tanh | IsNan | IsInf => call(builtin.name(), args),
-        Atan if args.len() == 1 => call("atan", args),
-        Atan | Atan2 => call("atan", &splat()),
-        Clamp | Max | Min | Pow | Step | Smoothstep => call(builtin.name(), &splat()),
+        Exp => math(MathFile::Exp, "brook_exp", args),
+        Exp2 => math(MathFile::Exp, "brook_exp2", args),
+        Log => math(MathFile::Log, "brook_log", args),
+        Log2 => math(MathFile::Log, "brook_log2", args),
+        Log10 => math(MathFile::Log, "brook_log10", args),
+        Sin => math(MathFile::Trig, "brook_sin", args),
+        Cos => math(MathFile::Trig, "brook_cos", args),
+        Tan => math(MathFile::Trig, "brook_tan", args),
+        Asin => math(MathFile::Asin, "brook_asin", args),
+        Acos => math(MathFile::Asin, "brook_acos", args),
+        Atan if args.len() == 1 => math(MathFile::Atan, "brook_atan", args),
+        Atan | Atan2 => math(MathFile::Atan, "brook_atan2", &splat()),
+        Sinh => math(MathFile::Hyperbolic, "brook_sinh", args),
+        Cosh => math(MathFile::Hyperbolic, "brook_cosh", args),
+        Tanh => math(MathFile::Hyperbolic, "brook_tanh", args),
+        Pow => math(MathFile::Pow, "brook_pow", &splat()),
+        Ldexp => math(MathFile::Exp, "brook_ldexp", &splat()),
+        Abs | Ceil | Cross | Floor | Sign | Sqrt | IsNan | IsInf => call(builtin.name(), args),
+        // The constant the CPU backend multiplies by, so both round alike.
+        Degrees => format!("({} * 57.2957802)", args[0]),
+        Radians => format!("({} * 0.0174532924)", args[0]),
+        Clamp | Max | Min | Step => call(builtin.name(), &splat()),
         Frac => call("fract", args),
-        Lerp => call("mix", &splat()),
-        Rsqrt => call("inversesqrt", args),
+        Lerp | Smoothstep | Normalize | Dot | Length | Distance => {
+            prelude.require(Helper::Formulas);
+            call(&format!("brook_{}", builtin.name()), &splat())
+        }
+        Rsqrt => format!("(1.0 / sqrt({}))", args[0]),
         Saturate => format!("clamp({}, 0.0, 1.0)", args[0]),
-        Log10 => format!("(log2({}) * 0.30102999566398120)", args[0]),
-        Ldexp => format!("({} * exp2({}))", args[0], args[1]),
         Fmod => {
             prelude.require(Helper::Fmod);
             call("brook_fmod", &splat())
@@ -60,6 +83,14 @@ pub fn lower_builtin(
         Frexp => {
             prelude.require(Helper::Frexp);
             call("brook_frexp", args)
+        }
+        Pack4ubyte => {
+            prelude.require(Helper::Pack4ubyte);
+            call("brook_pack_4ubyte", args)
+        }
+        Unpack4ubyte => {
+            prelude.require(Helper::Pack4ubyte);
+            call("brook_unpack_4ubyte", args)
         }
     })
 }

@@ -7,6 +7,7 @@ use brook_frontend::ir::{
 use super::builtins::lower_builtin;
 use super::{gather_function, index_global, FunctionLowering};
 use crate::error::GenError;
+use crate::math::MathFile;
 use crate::names::glsl_name;
 use crate::prelude::Helper;
 use crate::types::glsl_type;
@@ -53,12 +54,15 @@ impl FunctionLowering<'_> {
                 cond,
                 accept,
                 reject,
-            } => format!(
-                "({} ? {} : {})",
-                self.expr(cond)?,
-                self.expr(accept)?,
-                self.expr(reject)?
-            ),
+            } => {
+                let (c, a, b) = (self.expr(cond)?, self.expr(accept)?, self.expr(reject)?);
+                if matches!(cond.ty, Type::Vector(..)) {
+                    self.prelude.require(Helper::Select);
+                    format!("brook_select({c}, {a}, {b})")
+                } else {
+                    format!("({c} ? {a} : {b})")
+                }
+            }
             ExprKind::Convert(x) => format!("{}({})", glsl_type(self.module, &e.ty), self.expr(x)?),
             ExprKind::Construct(parts) => {
                 let parts = parts
@@ -110,6 +114,16 @@ impl FunctionLowering<'_> {
     }
 
     fn binary(&mut self, op: BinaryOp, l: &Expr, r: &Expr, ty: &Type) -> Result<String, GenError> {
+        if let (BinaryOp::Div, ExprKind::Float(zero)) = (op, &r.kind) {
+            if *zero == 0.0 {
+                // IEEE's x / ±0 (±inf, NaN for 0 / 0): Mesa folds a division by a literal zero
+                // into a tiny or zero value, but keeps a product with an infinity from its bits.
+                let a = self.expr(l)?;
+                self.prelude.require(Helper::Math(MathFile::Scale));
+                let sign = if zero.is_sign_negative() { "-" } else { "" };
+                return Ok(format!("({a} * {sign}brook_inf())"));
+            }
+        }
         let (a, b) = (self.expr(l)?, self.expr(r)?);
         Ok(binary_text(op, (&a, &l.ty), (&b, &r.ty), ty, self))
     }
@@ -237,6 +251,12 @@ pub(super) fn binary_text(
         Some(_) => format!("{name}({}, {})", splat(a, at), splat(b, bt)),
         None => format!("({a} {sym} {b})"),
     };
+    if let (And | Or, Some(n)) = (op, vector_width) {
+        // Cg's component-wise `&&`, `||` on bool vectors (of one width: the front end
+        // splats), through 0/1 integers; GLSL has them only on scalars.
+        let sym = if op == And { "&" } else { "|" };
+        return format!("bvec{n}(uvec{n}({a}) {sym} uvec{n}({b}))");
+    }
     match op {
         Add => format!("({a} + {b})"),
         Sub => format!("({a} - {b})"),
@@ -244,6 +264,15 @@ pub(super) fn binary_text(
             format!("matrixCompMult({a}, {b})")
         }
         Mul => format!("({a} * {b})"),
+        Div | Rem if ty.scalar() == Some(Scalar::Int) => {
+            lowering.prelude.require(Helper::IntDivision);
+            let f = if op == Div {
+                "brook_idiv"
+            } else {
+                "brook_imod"
+            };
+            format!("{f}({}, {})", splat(a, at), splat(b, bt))
+        }
         Div => format!("({a} / {b})"),
         Rem if ty.scalar() == Some(Scalar::Float) => {
             lowering.prelude.require(Helper::Fmod);

@@ -6,6 +6,8 @@
 //! `kernel.rs`), since they need the addressing uniforms. Keeping the body a function means a
 //! Brook `return` is a GLSL `return`, and split passes share the body text unchanged.
 
+use std::collections::HashSet;
+
 mod builtins;
 mod expr;
 mod stmt;
@@ -14,7 +16,7 @@ use brook_frontend::ir::{Function, FunctionKind, Module, ParamClass};
 
 use crate::error::GenError;
 use crate::names::glsl_name;
-use crate::prelude::Prelude;
+use crate::prelude::{Helper, Prelude};
 use crate::source::SourceText;
 use crate::types::{array_suffix, glsl_type};
 use crate::vout::{candidate_name, count_name};
@@ -29,6 +31,11 @@ pub struct FunctionLowering<'a> {
     out: String,
     indent: usize,
     last_line: usize,
+    /// Whether loops record how they ended, for drivers that cut loops short (`loops.rs`).
+    check_loops: bool,
+    /// Innermost last, the exit count of each loop being lowered (`None` when unchecked),
+    /// which a `break` adds one to.
+    loop_flags: Vec<Option<String>>,
 }
 
 /// GLSL name of the global function that gathers from parameter `name`.
@@ -55,17 +62,17 @@ impl<'a> FunctionLowering<'a> {
     ) -> Self {
         // Locals of one function may share a Brook name (in different blocks); GLSL would
         // accept that too, but unique names make the shader easier to follow.
+        let mut taken: HashSet<String> = func.params.iter().map(|p| glsl_name(&p.name)).collect();
         let mut local_names: Vec<String> = Vec::with_capacity(func.locals.len());
         for local in &func.locals {
             let base = glsl_name(&local.name);
             let mut name = base.clone();
             let mut n = 2;
-            while local_names.contains(&name)
-                || func.params.iter().any(|p| glsl_name(&p.name) == name)
-            {
+            while taken.contains(&name) {
                 name = format!("{base}_{n}");
                 n += 1;
             }
+            taken.insert(name.clone());
             local_names.push(name);
         }
         FunctionLowering {
@@ -77,7 +84,19 @@ impl<'a> FunctionLowering<'a> {
             out: String::new(),
             indent: 1,
             last_line: 0,
+            check_loops: false,
+            loop_flags: Vec::new(),
         }
+    }
+
+    /// Loops record whether they ended by their condition or a `break`; one that did not was
+    /// cut short by the driver, and sets `brook_loop_cut` to its Brook line (`loops.rs`).
+    pub fn checking_loops(mut self, on: bool) -> Self {
+        if on {
+            self.prelude.require(Helper::LoopCheck);
+        }
+        self.check_loops = on;
+        self
     }
 
     /// The GLSL definition of the function.
@@ -107,10 +126,11 @@ impl<'a> FunctionLowering<'a> {
         };
         let mut text = String::new();
         if let Some(src) = self.source {
-            let (line, _) = f.span.line_col(&src.text);
+            let line = src.line_of(f.span.start);
             text.push_str(&format!(
                 "// Brook {what} `{}` ({}:{line})\n",
-                f.name, src.name
+                f.name,
+                src.name_in_comment()
             ));
         }
         text.push_str(&format!(

@@ -18,10 +18,10 @@ impl FunctionLowering<'_> {
 
     fn quote_source(&mut self, stmt: &Stmt) {
         let Some(src) = self.source else { return };
-        let (line, _) = stmt.span.line_col(&src.text);
+        let line = src.line_of(stmt.span.start);
         if line != self.last_line {
             self.last_line = line;
-            let quoted = format!("// {}:{line}: {}", src.name, src.line(line));
+            let quoted = format!("// {}:{line}: {}", src.name_in_comment(), src.line(line));
             self.line(&quoted);
         }
     }
@@ -81,25 +81,38 @@ impl FunctionLowering<'_> {
                     Some(c) => self.expr(c)?,
                     None => "true".into(),
                 };
-                if *test_first {
-                    // The step statements are assignments, which GLSL allows as the comma-
-                    // separated third clause, so `continue` still runs them.
-                    let steps = step
-                        .iter()
-                        .map(|s| self.assignment(s))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    self.line(&format!("for (; {c}; {}) {{", steps.join(", ")));
-                    self.nested(body)?;
-                    self.line("}");
+                // The step statements are assignments, which GLSL allows as the comma-
+                // separated third clause, so `continue` still runs them.
+                let steps = step
+                    .iter()
+                    .map(|s| self.assignment(s))
+                    .collect::<Result<Vec<_>, _>>()?
+                    .join(", ");
+                if self.check_loops {
+                    self.checked_loop(stmt, &c, &steps, body, *test_first)?;
                 } else {
-                    self.line("do {");
-                    self.nested(body)?;
-                    self.line(&format!("}} while ({c});"));
+                    self.loop_flags.push(None);
+                    if *test_first {
+                        self.line(&format!("for (; {c}; {steps}) {{"));
+                        self.nested(body)?;
+                        self.line("}");
+                    } else {
+                        self.line("do {");
+                        self.nested(body)?;
+                        self.line(&format!("}} while ({c});"));
+                    }
+                    self.loop_flags.pop();
                 }
                 self.indent -= 1;
                 self.line("}");
             }
-            StmtKind::Break => self.line("break;"),
+            StmtKind::Break => match self.loop_flags.last() {
+                Some(Some(count)) => {
+                    let code = format!("{{ {count} += 1; break; }}");
+                    self.line(&code);
+                }
+                _ => self.line("break;"),
+            },
             StmtKind::Continue => self.line("continue;"),
             StmtKind::Return(None) => self.line("return;"),
             StmtKind::Return(Some(e)) => {
@@ -126,6 +139,52 @@ impl FunctionLowering<'_> {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// A loop that counts how it ended (`LOOP_CHECK` in the prelude): leaving by the condition
+    /// or a `break` adds one to the loop's `brook_left{n}`; if the count has not grown by one
+    /// after the loop, the driver ended it, and `brook_loop_cut` gets the loop's Brook line (1
+    /// without a source). Beside the condition's exit sits a second one, taken when the opaque
+    /// `brook_zero` is not 0 (never), that adds 2: with two exits giving different counts, the
+    /// count after the loop is a register only the exits write (llvmpipe writes registers
+    /// under the lanes' mask), which the compiler can neither fold nor compute ahead of them.
+    /// It is never reset, so a cut in a later run of the loop finds the count of the run before.
+    fn checked_loop(
+        &mut self,
+        stmt: &Stmt,
+        cond: &str,
+        steps: &str,
+        body: &Block,
+        test_first: bool,
+    ) -> Result<(), GenError> {
+        let n = self.prelude.checked_loop();
+        let (count, before) = (format!("brook_left{n}"), format!("brook_before{n}"));
+        self.line(&format!("int {before} = {count};"));
+        let first = format!("brook_first{n}");
+        let (header, test) = if test_first {
+            (format!("for (;; {steps}) {{"), format!("!({cond})"))
+        } else {
+            // do-while: the condition is tested from the second iteration on (and `continue`
+            // goes to the test, as in C).
+            (
+                format!("for (bool {first} = true;; {first} = false) {{"),
+                format!("!{first} && !({cond})"),
+            )
+        };
+        self.line(&header);
+        self.line(&format!(
+            "    if (brook_zero != 0) {{ {count} += 2; break; }}"
+        ));
+        self.line(&format!("    if ({test}) {{ {count} += 1; break; }}"));
+        self.loop_flags.push(Some(count.clone()));
+        self.nested(body)?;
+        self.loop_flags.pop();
+        self.line("}");
+        let line = self.source.map_or(1, |src| src.line_of(stmt.span.start));
+        self.line(&format!(
+            "if (brook_loop_cut == 0 && {count} != {before} + 1) brook_loop_cut = {line};"
+        ));
         Ok(())
     }
 

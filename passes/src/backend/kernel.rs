@@ -162,6 +162,7 @@ impl GlBackend {
         self.exec.run(&steps, self.query.borrow_mut().as_mut())?;
         self.exec
             .check(&format!("running kernel `{}`", func.name))?;
+        passes.check_loops(&func.name, &call.compiled.source)?;
         self.exec.record(|| {
             TraceEntry::Kernel(CallTrace {
                 function: func.name.clone(),

@@ -50,6 +50,7 @@ impl GlBackend {
         let target = Target {
             profile: crate::linked::profile(&ctx),
             max_draw_buffers: ctx.caps().max_draw_buffers,
+            loop_cap: ctx.caps().loop_iteration_cap(),
         };
         GlBackend {
             exec: Executor::new(&ctx),
@@ -156,7 +157,9 @@ impl Backend for GlBackend {
         let name = CallName("kernel", &call.function().name);
         let held = hold(call.args, &name)?;
         let args = kernel_args(&held, kernel_classes(call.function()));
-        let ran = self.kernel(call, &args, false)?;
+        let ran = self
+            .kernel(call, &args, false)
+            .map_err(|e| e.placed(call.compiled))?;
         drop(args);
         drop(held);
         swap_in(call, ran.scratch)?;
@@ -167,11 +170,15 @@ impl Backend for GlBackend {
         let name = CallName("kernel", &call.function().name);
         let held = hold(call.args, &name)?;
         let args = kernel_args(&held, kernel_classes(call.function()));
-        Ok(self.kernel(call, &args, true)?.plan)
+        let planned = self
+            .kernel(call, &args, true)
+            .map_err(|e| e.placed(call.compiled))?;
+        Ok(planned.plan)
     }
 
     fn reduce(&self, call: &ReduceCall, output: ReduceOutput) -> Result<(), BrookError> {
-        Ok(self.reduction(call, output)?)
+        self.reduction(call, output)
+            .map_err(|e| e.placed(call.compiled))
     }
 
     fn scatter(&self, call: &ScatterCall) -> Result<(), BrookError> {

@@ -91,7 +91,7 @@ impl GlBackend {
         self.exec.check("scattering")?;
         self.exec.record(|| {
             TraceEntry::Scatter(CallTrace {
-                function: format!("streamScatterOp {}", combiner_name(&call.op)),
+                function: format!("streamScatterOp {}", call.op.name()),
                 source_line: None,
                 variant: format!("{} elements", call.data.shape.iter().product::<usize>()),
                 compiled: scatter.compiled(),
@@ -122,7 +122,7 @@ impl GlBackend {
                     "streamGatherOp {}",
                     call.update
                         .as_ref()
-                        .map_or("fetch".into(), |(op, _)| combiner_name(op))
+                        .map_or("fetch".into(), |(op, _)| op.name())
                 ),
                 source_line: None,
                 variant: format!("{} elements", call.index.shape.iter().product::<usize>()),
@@ -158,17 +158,5 @@ impl GlBackend {
         drop(steps);
         *self.mask.borrow_mut() = Some(made);
         Ok(())
-    }
-}
-
-fn combiner_name(op: &brook_core::Combiner) -> String {
-    match op {
-        brook_core::Combiner::Replace => "replace".into(),
-        brook_core::Combiner::Add => "add".into(),
-        brook_core::Combiner::Min => "min".into(),
-        brook_core::Combiner::Max => "max".into(),
-        brook_core::Combiner::Reduce {
-            compiled, function, ..
-        } => format!("`{}`", compiled.module.func(*function).name),
     }
 }

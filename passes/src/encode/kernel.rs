@@ -7,10 +7,12 @@
 
 use std::rc::Rc;
 
-use brook_core::ScratchTrace;
+use brook_core::{ScratchTrace, SourceText};
 use brook_frontend::ir::{Function, FunctionId, Module, ParamClass};
-use brook_glsl::{candidate_of, stream_members, MemberRef, OutputRegion};
-use brook_texture_streams::Stream;
+use brook_glsl::{
+    candidate_of, iteration_bound_given, stream_members, MemberRef, OutputRegion, Target,
+};
+use brook_texture_streams::{Stream, TexelRect, Texture};
 
 use crate::args::{variant_for, KernelArg, StreamArg};
 use crate::encode::mask::WriteMask;
@@ -41,6 +43,9 @@ pub struct KernelPasses<'a> {
     pub variant: String,
     /// The first output: every output is at its place (checked by the runtime).
     pub output: StreamArg<'a>,
+    /// Where a kernel that checks its loops writes, per texel, the Brook line of a loop the
+    /// driver cut short (`PassProgram::loop_status`); one float per texel of the outputs.
+    pub loop_status: Option<Texture>,
 }
 
 impl<'a> KernelPasses<'a> {
@@ -63,13 +68,55 @@ impl<'a> KernelPasses<'a> {
         let variant = variant_for(func, args, &output).map_err(fail)?;
         let region = variant.output;
         let described = enc.label(|| format!("{variant:?}"));
-        let (linked, compiled) = program.kernel(enc.ctx, enc.target, kernel, variant)?;
+        let target = call_target(enc.target, &program.compiled.module, kernel, args);
+        let (linked, compiled) = program.kernel(enc.ctx, &target, kernel, variant)?;
+        let loop_status = if linked.passes.iter().any(|p| p.plan.loop_status.is_some()) {
+            let layout = output.stream.layout();
+            let (w, h) = (layout.width() as u32, layout.height() as u32);
+            Some(Texture::new(enc.ctx, w, h, 1)?)
+        } else {
+            None
+        };
         Ok(KernelPasses {
             linked,
             compiled,
             region,
             variant: described,
             output,
+            loop_status,
+        })
+    }
+
+    /// Fails the call if a loop was cut short in any element it drew: the status texture
+    /// holds the Brook line of such a loop, 0 elsewhere.
+    pub fn check_loops(&self, function: &str, source: &SourceText) -> Result<(), PassError> {
+        let Some(status) = &self.loop_status else {
+            return Ok(());
+        };
+        let [x, y, width, height] = viewport(&self.output, self.region).map(|v| v.max(0) as u32);
+        let cut = status
+            .read(TexelRect {
+                x,
+                y,
+                width,
+                height,
+            })?
+            .into_iter()
+            .fold(0.0f32, f32::max);
+        if cut == 0.0 {
+            return Ok(());
+        }
+        let line = cut as usize;
+        let caps = self.output.stream.context().caps();
+        let cap = caps.loop_iteration_cap().unwrap_or(0);
+        Err(PassError::DeviceLimit {
+            call: format!("kernel `{function}`"),
+            message: format!(
+                "the loop at {}:{line}: {} did not finish: this driver ({}) ends a shader's loops after {cap} iterations in all, without an error, so the call's results would be wrong. Bound the loop by constants within {cap} iterations, split the work over several calls, or run on the CPU backend",
+                source.name,
+                source.line(line),
+                caps.renderer,
+            ),
         })
     }
 
@@ -93,6 +140,12 @@ impl<'a> KernelPasses<'a> {
         let viewport = viewport(&self.output, self.region);
         let discards = matches!(self.region, OutputRegion::Masked { .. });
         let count = self.linked.passes.len();
+        if let Some(status) = &self.loop_status {
+            steps.push(Step::Clear {
+                label: enc.label(|| "the loop status cleared".into()),
+                target: status,
+            });
+        }
         for (k, pass) in self.linked.passes.iter().enumerate() {
             let stream_of = |param: u32| match scratch.iter().find(|r| r.param == param as usize) {
                 Some(r) => Ok(&r.stream),
@@ -101,8 +154,11 @@ impl<'a> KernelPasses<'a> {
                     .map(|s| s.stream)
                     .ok_or_else(|| "a sampled or written parameter needs a stream".to_string()),
             };
-            let targets =
+            let mut targets =
                 textures_of(pass.plan.outputs.iter().copied(), stream_of).map_err(fail)?;
+            if let (Some(_), Some(status)) = (pass.plan.loop_status, &self.loop_status) {
+                targets.push(status);
+            }
             let inputs = textures_of(pass.plan.samplers.iter().map(|s| s.source), stream_of)
                 .map_err(fail)?;
             let uniforms = uniforms_of(pass, |value| {
@@ -125,6 +181,26 @@ impl<'a> KernelPasses<'a> {
             })));
         }
         Ok(())
+    }
+}
+
+/// The target a call generates for: without the run-time loop check when the driver caps
+/// loops but the kernel's loops, with this call's constants, stay within the cap (a loop
+/// `for (k = 0; k < m; k++)` over a kernel constant `m` is as cheap as a literal bound).
+fn call_target(target: &Target, module: &Module, kernel: FunctionId, args: &[KernelArg]) -> Target {
+    let Some(cap) = target.loop_cap else {
+        return *target;
+    };
+    let constant = |p: u32| match args.get(p as usize) {
+        Some(KernelArg::Constant([v])) => Some(f64::from(*v)),
+        _ => None,
+    };
+    match iteration_bound_given(module, kernel, &constant) {
+        Some(bound) if bound <= u64::from(cap) => Target {
+            loop_cap: None,
+            ..*target
+        },
+        _ => *target,
     }
 }
 

@@ -1,116 +1,157 @@
-//! brcc's command line: four subcommands with one file each, parsed by hand (a parser crate
-//! would not earn its build time here).
+//! brcc's command line (clap, derive): one variant of [`Command`] per subcommand, each with
+//! its own `--help`. A new subcommand is one more variant here and one more arm in `main`.
 
-pub const USAGE: &str = "\
-usage:
-  brcc run FILE.br [--backend gl|cpu] [-- ARGS...]   compile and run the program
-  brcc cpp FILE.br [-o OUT.cpp]                      write the generated C++ (and brook.hpp)
-  brcc glsl FILE.br                                  print every kernel's GLSL passes
-  brcc check FILE.br                                 check the program, print diagnostics
+use std::path::PathBuf;
 
-BRT_RUNTIME=gl|cpu picks the backend when --backend is absent (default gl).
-CXX names the C++ compiler (default: c++, g++ or clang++ from PATH).";
+use clap::{Parser, Subcommand};
 
-#[derive(Debug, PartialEq, Eq)]
-pub enum Command {
-    Run {
-        file: String,
-        backend: Option<String>,
-        args: Vec<String>,
-    },
-    Cpp {
-        file: String,
-        output: Option<String>,
-    },
-    Glsl {
-        file: String,
-    },
-    Check {
-        file: String,
-    },
-    Help,
-    Version,
+/// Brook programs as whole C programs: kernels through the Brook compiler, host code through
+/// the system C++ compiler.
+#[derive(Debug, Parser)]
+#[command(
+    name = "brcc",
+    version,
+    after_help = "BRT_RUNTIME=gl|cpu|wgpu picks the backend when --backend is absent (default gl).\n\
+                  CXX names the C++ compiler (default: c++, g++ or clang++ from PATH)."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
 }
 
-pub fn parse(args: Vec<String>) -> Result<Command, String> {
-    let mut args = args.into_iter();
-    let sub = args.next().ok_or("no command given")?;
-    match sub.as_str() {
-        "-h" | "--help" | "help" => return Ok(Command::Help),
-        "-V" | "--version" => return Ok(Command::Version),
-        _ => {}
+#[derive(Debug, Subcommand, PartialEq)]
+pub enum Command {
+    /// Compile and run the program; its output and exit status pass through.
+    Run {
+        /// The program's files: `.br` files, and `.cpp` files of host code that include the
+        /// kernel files' headers (`kernels.hpp` for `kernels.br`). One defines `main`.
+        #[arg(required = true, value_name = "FILES")]
+        files: Vec<PathBuf>,
+        /// The backend (default: $BRT_RUNTIME, else gl).
+        #[arg(long, value_name = "NAME")]
+        backend: Option<String>,
+        /// Stop the program after this many seconds, with an error (exit status 124).
+        #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
+        timeout: Option<f64>,
+        /// Arguments for the program's `main`, after `--`.
+        #[arg(last = true, value_name = "ARGS")]
+        args: Vec<String>,
+    },
+    /// Build the program into an executable that runs it (the backend: $BRT_RUNTIME, else gl).
+    Build {
+        /// The program's files, as for `run`.
+        #[arg(required = true, value_name = "FILES")]
+        files: Vec<PathBuf>,
+        /// The executable to write.
+        #[arg(short, long, value_name = "PROGRAM")]
+        output: PathBuf,
+    },
+    /// Write the generated C++, and beside it brook.hpp and, for a file with kernels, a header
+    /// declaring them (OUT.hpp) for hand-written C++ to include.
+    Cpp {
+        /// The Brook program.
+        file: PathBuf,
+        /// The C++ file to write (default: FILE's name with `.cpp`, in the current directory).
+        #[arg(short, long, value_name = "OUT.cpp")]
+        output: Option<PathBuf>,
+    },
+    /// Print every kernel's GLSL passes.
+    Glsl {
+        /// The Brook program.
+        file: PathBuf,
+    },
+    /// Print every kernel's WGSL compute shaders and dispatches (the wgpu backend).
+    Wgsl {
+        /// The Brook program.
+        file: PathBuf,
+    },
+    /// Print every kernel's and reduction's Cranelift IR (the CPU backend's native code).
+    Clif {
+        /// The Brook program.
+        file: PathBuf,
+    },
+    /// Check the program's kernels and host code (calls, extents) and print diagnostics; run
+    /// nothing. A file of kernels only is valid.
+    Check {
+        /// The program's files.
+        #[arg(required = true, value_name = "FILES")]
+        files: Vec<PathBuf>,
+    },
+    /// Print a shell completion script (e.g. `brcc completions bash > /etc/bash_completion.d/brcc`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// `--timeout`: a positive, finite number of seconds.
+fn positive_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s > 0.0 && s.is_finite() && s < 1e9 => Ok(s),
+        _ => Err(format!("`{text}` is not a positive number of seconds")),
     }
-    let mut file = None;
-    let mut backend = None;
-    let mut output = None;
-    let mut program_args = Vec::new();
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--" if sub == "run" => {
-                program_args.extend(args.by_ref());
-            }
-            "--backend" if sub == "run" => {
-                backend = Some(args.next().ok_or("--backend needs a value (gl or cpu)")?)
-            }
-            "-o" if sub == "cpp" => output = Some(args.next().ok_or("-o needs a file name")?),
-            s if s.starts_with('-') && s.len() > 1 => {
-                return Err(format!("unknown option `{s}` for `{sub}`"))
-            }
-            _ if file.is_none() => file = Some(a),
-            _ => return Err(format!("unexpected argument `{a}`")),
-        }
-    }
-    let file = file.ok_or_else(|| format!("`{sub}` needs a .br file"))?;
-    Ok(match sub.as_str() {
-        "run" => Command::Run {
-            file,
-            backend,
-            args: program_args,
-        },
-        "cpp" => Command::Cpp { file, output },
-        "glsl" => Command::Glsl { file },
-        "check" => Command::Check { file },
-        other => return Err(format!("unknown command `{other}`")),
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::CommandFactory;
 
-    fn parse_str(s: &str) -> Result<Command, String> {
-        parse(s.split_whitespace().map(String::from).collect())
+    fn parse(s: &str) -> Result<Command, String> {
+        Cli::try_parse_from(std::iter::once("brcc").chain(s.split_whitespace()))
+            .map(|c| c.command)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
     }
 
     #[test]
     fn parses_every_form() {
         assert_eq!(
-            parse_str("run a.br --backend cpu -- x --backend").unwrap(),
+            parse("run a.br --backend cpu --timeout 2.5 -- x --backend").unwrap(),
             Command::Run {
-                file: "a.br".into(),
+                files: vec!["a.br".into()],
                 backend: Some("cpu".into()),
+                timeout: Some(2.5),
                 args: vec!["x".into(), "--backend".into()]
             }
         );
         assert_eq!(
-            parse_str("cpp a.br -o b.cpp").unwrap(),
+            parse("cpp a.br -o b.cpp").unwrap(),
             Command::Cpp {
                 file: "a.br".into(),
                 output: Some("b.cpp".into())
             }
         );
         assert_eq!(
-            parse_str("check a.br").unwrap(),
+            parse("check a.br").unwrap(),
             Command::Check {
-                file: "a.br".into()
+                files: vec!["a.br".into()]
             }
         );
-        assert!(parse_str("run").unwrap_err().contains("needs a .br file"));
-        assert!(parse_str("glsl a.br -o x")
-            .unwrap_err()
-            .contains("unknown option"));
-        assert!(parse_str("frob a.br")
-            .unwrap_err()
-            .contains("unknown command"));
+        assert_eq!(
+            parse("build main.cpp k.br -o prog").unwrap(),
+            Command::Build {
+                files: vec!["main.cpp".into(), "k.br".into()],
+                output: "prog".into()
+            }
+        );
+    }
+
+    #[test]
+    fn errors_name_the_bad_argument() {
+        assert!(parse("run").unwrap_err().contains("<FILES>"));
+        assert!(parse("glsl a.br -o x").unwrap_err().contains("'-o'"));
+        assert!(parse("frob a.br").unwrap_err().contains("'frob'"));
+        let err = parse("run a.br --timeout 0").unwrap_err();
+        assert!(err.contains("--timeout"), "{err}");
+        let err = parse("run a.br --timeout soon").unwrap_err();
+        assert!(
+            err.contains("`soon` is not a positive number of seconds"),
+            "{err}"
+        );
     }
 }

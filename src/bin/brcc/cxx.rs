@@ -1,12 +1,15 @@
 //! The system C++ compiler: found on PATH (or `CXX`), run once per distinct program. Builds
-//! are cached under `$XDG_CACHE_HOME/brook` (else `~/.cache/brook`), keyed by a hash of the
-//! generated source, the header, the compiler command and brcc's version, so running a
-//! program again costs no compilation.
+//! are kept in the private build cache ([`crate::cache`]), keyed by a hash of the generated
+//! source, the header, the compiler command and brcc's version, so running a program again
+//! costs no compilation.
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use crate::cache::{self, Cache};
+use crate::sources::Translation;
 
 /// `include/brook.hpp`, which every generated file includes.
 pub const HEADER: &str = include_str!("../../../include/brook.hpp");
@@ -51,11 +54,14 @@ impl Compiler {
             })
     }
 
-    /// The shared library built from `cpp`, from the cache when it was built before.
-    pub fn build(&self, cpp: &str) -> Result<PathBuf, String> {
+    /// The shared library built from the translated files, from the cache when it was built
+    /// before and is intact (see [`cache::verified`]).
+    pub fn build(&self, t: &Translation, cache: &Cache) -> Result<PathBuf, String> {
         let mut hasher = DefaultHasher::new();
         (
-            cpp,
+            &t.sources,
+            &t.headers,
+            &t.include_dirs,
             HEADER,
             env!("CARGO_PKG_VERSION"),
             &self.program,
@@ -63,31 +69,39 @@ impl Compiler {
             FLAGS,
         )
             .hash(&mut hasher);
-        let dir = cache_root().join(format!("brcc-{:016x}", hasher.finish()));
-        let library = dir.join("program.so");
-        if library.is_file() {
+        let dir = cache.entry(&format!("brcc-{:016x}", hasher.finish()))?;
+        let files = std::iter::once((brook_build::HEADER_NAME, HEADER))
+            .chain(
+                t.headers
+                    .iter()
+                    .map(|(n, text)| (n.as_str(), text.as_str())),
+            )
+            .chain(
+                t.sources
+                    .iter()
+                    .map(|(n, text)| (n.as_str(), text.as_str())),
+            );
+        for (name, text) in files {
+            let path = dir.join(name);
+            cache::write_private(&path, text.as_bytes())
+                .map_err(|e| format!("could not write `{}`: {e}", path.display()))?;
+        }
+        // The program's own headers are part of the build: their contents name the library.
+        let library = dir.join(format!("program-{:016x}.so", self.own_headers(t, &dir)?));
+        if cache::verified(&library) {
             return Ok(library);
         }
-        write_with_header(&dir.join("program.cpp"), cpp)
-            .map_err(|e| format!("could not write the build cache: {e}"))?;
         // Build under a name of our own, then rename: concurrent runs never see half a file.
         let partial = dir.join(format!("program.so.{}", std::process::id()));
-        let output = Command::new(&self.program)
-            .args(&self.extra)
+        let output = self
+            .command(t, &dir)
             .args(FLAGS)
             .args(PLATFORM_FLAGS)
-            .arg("-I")
-            .arg(&dir)
             .arg("-o")
             .arg(&partial)
-            .arg(dir.join("program.cpp"))
+            .args(t.sources.iter().map(|(n, _)| dir.join(n)))
             .output()
-            .map_err(|e| {
-                format!(
-                    "could not run the C++ compiler `{}`: {e}",
-                    self.program.display()
-                )
-            })?;
+            .map_err(|e| self.not_run(e))?;
         if !output.status.success() {
             return Err(format!(
                 "the C++ compiler `{}` failed on the host code:\n{}",
@@ -95,9 +109,55 @@ impl Compiler {
                 String::from_utf8_lossy(&output.stderr)
             ));
         }
-        std::fs::rename(&partial, &library)
-            .map_err(|e| format!("could not store the built program: {e}"))?;
+        cache::store(&partial, &library)?;
         Ok(library)
+    }
+
+    /// The compiler with its `CXX` words and the include directories: the build directory
+    /// (brook.hpp, the generated headers), then each input file's directory for `"…"`.
+    fn command(&self, t: &Translation, dir: &Path) -> Command {
+        let mut cmd = Command::new(&self.program);
+        cmd.args(&self.extra).arg("-I").arg(dir);
+        for d in &t.include_dirs {
+            cmd.arg("-iquote").arg(d);
+        }
+        cmd
+    }
+
+    fn not_run(&self, e: std::io::Error) -> String {
+        format!(
+            "could not run the C++ compiler `{}`: {e}",
+            self.program.display()
+        )
+    }
+
+    /// A hash of the headers the program includes with `#include "…"` (0 when it includes
+    /// none), found by the compiler's `-MM`.
+    fn own_headers(&self, t: &Translation, dir: &Path) -> Result<u64, String> {
+        if !t.programs.iter().any(|p| p.source.contains("#include \"")) {
+            return Ok(0);
+        }
+        let output = self
+            .command(t, dir)
+            .arg("-MM")
+            .args(t.sources.iter().map(|(n, _)| dir.join(n)))
+            .output()
+            .map_err(|e| self.not_run(e))?;
+        if !output.status.success() {
+            // The build that follows reports the problem at its line.
+            return Ok(1);
+        }
+        let mut hasher = DefaultHasher::new();
+        let deps = String::from_utf8_lossy(&output.stdout).replace("\\\n", " ");
+        for line in deps.lines() {
+            let files = line.split_once(':').map_or("", |(_, f)| f);
+            for file in files.split_whitespace().map(Path::new) {
+                if !file.starts_with(dir) {
+                    (file, std::fs::read(file).ok()).hash(&mut hasher);
+                }
+            }
+        }
+        Ok(hasher.finish())
     }
 }
 
@@ -120,13 +180,4 @@ fn on_path(name: &str) -> Option<PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH")?)
         .map(|dir| dir.join(name))
         .find(|p| p.is_file())
-}
-
-fn cache_root() -> PathBuf {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    base.join("brook")
 }

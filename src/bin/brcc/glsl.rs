@@ -14,14 +14,12 @@ use brook_build::Program;
 const TARGET: Target = Target {
     profile: Profile::Gl33Core,
     max_draw_buffers: 8,
+    loop_cap: None,
 };
 
 pub fn describe(program: &Program) -> String {
     let module = &program.module;
-    let source = SourceText {
-        name: program.file_name.clone(),
-        text: program.kernel_source.clone(),
-    };
+    let source = SourceText::new(program.file_name.clone(), program.kernel_source.clone());
     let mut out = String::new();
     let _ = writeln!(
         out,

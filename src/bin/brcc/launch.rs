@@ -9,8 +9,15 @@ use brook::Runtime;
 
 type UserMain = unsafe extern "C" fn(c_int, *mut *mut c_char) -> c_int;
 
-/// Runs the program in `library` with `argv` = [`file`, `args`…] on `runtime`.
-pub fn run(library: &Path, file: &str, args: &[String], runtime: Runtime) -> Result<i32, String> {
+/// Runs the program in `library` with `argv` = [`file`, `args`…] on `runtime`; `loaded`
+/// runs once the library is in memory (a temporary build directory can go then).
+pub fn run(
+    library: &Path,
+    file: &str,
+    args: &[String],
+    runtime: Runtime,
+    loaded: impl FnOnce(),
+) -> Result<i32, String> {
     capi::keep_linked();
     capi::install_runtime(runtime);
     let argv: Vec<CString> = std::iter::once(file)
@@ -21,8 +28,18 @@ pub fn run(library: &Path, file: &str, args: &[String], runtime: Runtime) -> Res
     pointers.push(std::ptr::null_mut());
     // SAFETY: the library is one brcc just built from generated code; its initialisers only
     // set up the program's statics.
-    let lib = unsafe { libloading::Library::new(library) }
-        .map_err(|e| format!("could not load the built program: {e}"))?;
+    // The program's static initialisers run inside the loader: the C ABI refuses to work then
+    // (it would wait forever for the loader's lock), and brook.hpp makes nothing before use.
+    capi::set_loading(true);
+    let lib = unsafe { libloading::Library::new(library) };
+    capi::set_loading(false);
+    let lib = lib.map_err(|e| {
+        format!(
+            "could not load the built program `{}`: {e}",
+            library.display()
+        )
+    })?;
+    loaded();
     // SAFETY: generated code defines `brook_user_main` with exactly this signature.
     let code = unsafe {
         let main: libloading::Symbol<UserMain> = lib
@@ -35,4 +52,22 @@ pub fn run(library: &Path, file: &str, args: &[String], runtime: Runtime) -> Res
     drop(lib);
     drop(capi::take_runtime());
     Ok(code)
+}
+
+extern "C" {
+    fn _exit(status: c_int) -> !;
+}
+
+/// Ends the process with status 124 and a message if the program runs longer than `seconds`
+/// (`brcc run --timeout`): a kernel that never ends (`while (1) {}`) or host code that hangs.
+pub fn watchdog(file: &str, seconds: f64) {
+    let file = file.to_string();
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs_f64(seconds));
+        capi::brook_flush_stdout();
+        eprintln!("brcc: error: `{file}` did not finish within {seconds} s (--timeout); stopped");
+        // SAFETY: _exit ends the process at once, running no destructors or atexit handlers
+        // that could race with the program still running on the main thread.
+        unsafe { _exit(124) }
+    });
 }

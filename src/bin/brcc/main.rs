@@ -2,36 +2,48 @@
 //! took them (001 §4, appendix A).
 //!
 //! ```text
-//! brcc run FILE.br [--backend gl|cpu] [-- ARGS…]   compile and run; the program's exit status
-//! brcc cpp FILE.br [-o OUT.cpp]                     the generated C++ (and brook.hpp beside it)
-//! brcc glsl FILE.br                                 every kernel's GLSL passes
-//! brcc check FILE.br                                diagnostics only
+//! brcc run FILES… [--backend gl|cpu|wgpu] [--timeout S] [-- ARGS…]   compile and run
+//! brcc build FILES… -o PROGRAM       an executable that runs the program
+//! brcc cpp FILE.br [-o OUT.cpp]      the generated C++ (brook.hpp and OUT.hpp beside it)
+//! brcc glsl FILE.br                  every kernel's GLSL passes
+//! brcc wgsl FILE.br                  every kernel's WGSL and dispatches
+//! brcc clif FILE.br                  every kernel's Cranelift IR (CPU backend)
+//! brcc check FILES…                  diagnostics only (kernels and host calls)
+//! brcc completions SHELL             a shell completion script
 //! ```
 //!
 //! Kernels go through the front end (diagnostics at the original lines); host code becomes
 //! C++ calling the runtime's C ABI, compiled by the system C++ compiler into a shared library
 //! that `run` loads into this process, whose exported `brook_*` symbols it links against.
 
+mod cache;
 mod cli;
+mod clif;
 mod cxx;
+mod embed;
 mod glsl;
 mod launch;
+mod sources;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use brook_build::Program;
+use clap::{CommandFactory, Parser};
 use cli::Command;
 
 fn main() -> ExitCode {
-    let command = match cli::parse(std::env::args().skip(1).collect()) {
-        Ok(c) => c,
-        Err(message) => {
-            eprintln!("brcc: {message}\n\n{}", cli::USAGE);
-            return ExitCode::from(2);
-        }
-    };
-    match execute(command) {
+    // An executable made by `brcc build`: run the program it carries.
+    if let Some(library) = embed::carried() {
+        return finish(run_carried(&library));
+    }
+    // clap prints help and version to stdout (status 0) and usage errors naming the bad
+    // argument to stderr (status 2).
+    let cli = cli::Cli::parse();
+    finish(execute(cli.command))
+}
+
+fn finish(result: Result<ExitCode, String>) -> ExitCode {
+    match result {
         Ok(code) => code,
         Err(message) => {
             eprintln!("{}", message.trim_end());
@@ -42,70 +54,111 @@ fn main() -> ExitCode {
 
 fn execute(command: Command) -> Result<ExitCode, String> {
     match command {
-        Command::Help => {
-            println!("{}", cli::USAGE);
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut cli::Cli::command(), "brcc", &mut script);
+            // A closed pipe (`| head`) is not an error worth a message.
+            let _ = std::io::Write::write_all(&mut std::io::stdout(), &script);
             Ok(ExitCode::SUCCESS)
         }
-        Command::Version => {
-            println!("brcc {}", env!("CARGO_PKG_VERSION"));
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Check { file } => {
-            let program = load(&file)?;
-            translate(&program)?;
-            println!("{}: ok", program.file_name);
+        Command::Check { files } => {
+            let t = sources::translate(sources::load(&files)?, false)?;
+            for program in &t.programs {
+                println!("{}: ok", program.file_name);
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Glsl { file } => {
-            print!("{}", glsl::describe(&load(&file)?));
+            let programs = sources::load(std::slice::from_ref(&file))?;
+            print!("{}", glsl::describe(&programs[0]));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Wgsl { file } => {
+            let programs = sources::load(std::slice::from_ref(&file))?;
+            let program = &programs[0];
+            let wgsl = brook::wgpu_backend::describe::describe(&program.module, &program.file_name);
+            print!("{wgsl}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Clif { file } => {
+            let programs = sources::load(std::slice::from_ref(&file))?;
+            print!("{}", clif::describe(&programs[0]));
             Ok(ExitCode::SUCCESS)
         }
         Command::Cpp { file, output } => {
-            let cpp = translate(&load(&file)?)?;
+            let programs = sources::load(std::slice::from_ref(&file))?;
+            let cpp = brook_build::cpp(&programs[0]).map_err(|d| d.render())?;
             // Like the original: `foo.br` becomes `foo.cpp` in the current directory.
-            let output: PathBuf = output.map_or_else(
-                || {
-                    Path::new(&file)
-                        .with_extension("cpp")
-                        .file_name()
-                        .map_or("out.cpp".into(), PathBuf::from)
-                },
-                PathBuf::from,
-            );
+            let output: PathBuf = output.unwrap_or_else(|| {
+                file.with_extension("cpp")
+                    .file_name()
+                    .map_or("out.cpp".into(), PathBuf::from)
+            });
             cxx::write_with_header(&output, &cpp).map_err(|e| format!("brcc: error: {e}"))?;
+            if let Some((_, text)) = sources::header(&programs[0]) {
+                let path = output.with_extension("hpp");
+                std::fs::write(&path, text).map_err(|e| {
+                    format!("brcc: error: could not write `{}`: {e}", path.display())
+                })?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Build { files, output } => {
+            let t = sources::translate(sources::load(&files)?, true)?;
+            let cache = cache::Cache::open().map_err(error)?;
+            let library = compiler()?.build(&t, &cache).map_err(error)?;
+            embed::write(&library, &output).map_err(error)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Run {
-            file,
+            files,
             backend,
+            timeout,
             args,
         } => {
-            let program = load(&file)?;
-            let cpp = translate(&program)?;
+            let t = sources::translate(sources::load(&files)?, true)?;
             // The backend first: a bad name or a missing GL driver fails before compiling.
-            let runtime = match backend.or_else(|| std::env::var("BRT_RUNTIME").ok()) {
-                Some(name) => brook::Runtime::named(&name),
-                None => brook::Runtime::gl(),
+            let runtime = runtime(backend)?;
+            let cache = cache::Cache::open().map_err(error)?;
+            let library = compiler()?.build(&t, &cache).map_err(error)?;
+            if let Some(seconds) = timeout {
+                launch::watchdog(&t.programs[0].file_name, seconds);
             }
-            .map_err(|e| format!("brcc: error: {e}"))?;
-            let compiler = cxx::Compiler::find().map_err(|e| format!("brcc: error: {e}"))?;
-            let library = compiler
-                .build(&cpp)
-                .map_err(|e| format!("brcc: error: {e}"))?;
-            let code = launch::run(&library, &file, &args, runtime)
-                .map_err(|e| format!("brcc: error: {e}"))?;
+            let name = &t.programs[0].file_name;
+            let code =
+                launch::run(&library, name, &args, runtime, || drop(cache)).map_err(error)?;
             Ok(ExitCode::from(code as u8))
         }
     }
 }
 
-/// Reads and checks a `.br` file; errors are rendered with the original lines.
-fn load(file: &str) -> Result<Program, String> {
-    let source = std::fs::read_to_string(file)
-        .map_err(|e| format!("brcc: error: could not read `{file}`: {e}"))?;
-    Program::parse(&source, file).map_err(|d| d.render())
+/// Runs the program an executable made by `brcc build` carries, with its command line.
+fn run_carried(library: &[u8]) -> Result<ExitCode, String> {
+    let runtime = runtime(None)?;
+    let dir = cache::Cache::temporary().map_err(error)?;
+    let path = dir.root().join("program.so");
+    cache::write_private(&path, library)
+        .map_err(|e| format!("brcc: error: could not write `{}`: {e}", path.display()))?;
+    let mut argv = std::env::args();
+    let name = argv.next().unwrap_or_else(|| "program".into());
+    let args: Vec<String> = argv.collect();
+    let code = launch::run(&path, &name, &args, runtime, || drop(dir)).map_err(error)?;
+    Ok(ExitCode::from(code as u8))
 }
 
-fn translate(program: &Program) -> Result<String, String> {
-    brook_build::cpp(program).map_err(|d| d.render())
+/// `--backend`, else `BRT_RUNTIME`, else GL.
+fn runtime(backend: Option<String>) -> Result<brook::Runtime, String> {
+    match backend.or_else(|| std::env::var("BRT_RUNTIME").ok()) {
+        Some(name) => brook::Runtime::named(&name),
+        None => brook::Runtime::gl(),
+    }
+    .map_err(error)
+}
+
+fn compiler() -> Result<cxx::Compiler, String> {
+    cxx::Compiler::find().map_err(error)
+}
+
+fn error(e: impl std::fmt::Display) -> String {
+    format!("brcc: error: {e}")
 }

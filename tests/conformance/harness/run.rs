@@ -107,8 +107,23 @@ fn bind(rt: &Runtime, module: &Module, decl: &Decl) -> Result<Bound, String> {
     })
 }
 
+/// What a case's call left behind: the values pushed onto each vout, and every stream it
+/// bound (by parameter name, with its floats per element) as read back.
+pub struct Observed {
+    pub pushed: Vec<usize>,
+    pub streams: Vec<(String, usize, Result<Vec<f32>, String>)>,
+}
+
 /// Runs `case` on `rt`; the messages say what differed.
 pub fn run(rt: &Runtime, case: &Case) -> Result<(), Vec<String>> {
+    match execute(rt, case)? {
+        Some(observed) => check(case, &observed),
+        None => Ok(()),
+    }
+}
+
+/// Runs `case`'s call on `rt`: `None` when it failed with the error the case expects.
+pub fn execute(rt: &Runtime, case: &Case) -> Result<Option<Observed>, Vec<String>> {
     let expected_error = case.expects.iter().find_map(|e| match e {
         Expect::Error(text) => Some(text.as_str()),
         _ => None,
@@ -118,7 +133,7 @@ pub fn run(rt: &Runtime, case: &Case) -> Result<(), Vec<String>> {
         Ok(p) => p,
         Err(e) => {
             return match expected_error {
-                Some(t) if e.to_string().contains(t) => Ok(()),
+                Some(t) if e.to_string().contains(t) => Ok(None),
                 _ => fail(format!("compile error: {e}")),
             }
         }
@@ -141,7 +156,7 @@ pub fn run(rt: &Runtime, case: &Case) -> Result<(), Vec<String>> {
             Ok(b) => bound.push((name, b)),
             Err(e) => {
                 return match expected_error {
-                    Some(t) if e.contains(t) => Ok(()),
+                    Some(t) if e.contains(t) => Ok(None),
                     _ => fail(format!("parameter `{name}`: {e}")),
                 }
             }
@@ -164,14 +179,31 @@ pub fn run(rt: &Runtime, case: &Case) -> Result<(), Vec<String>> {
                 "expected an error containing `{t}`, the call succeeded"
             ))
         }
-        (Err(e), Some(t)) if e.to_string().contains(t) => return Ok(()),
+        (Err(e), Some(t)) if e.to_string().contains(t) => return Ok(None),
         (Err(e), _) => return fail(format!("the call failed: {e}")),
         (Ok(pushed), None) => pushed,
     };
+    let streams = bound
+        .iter()
+        .filter_map(|(name, b)| match b {
+            Bound::Stream(s) => Some((
+                name.clone(),
+                s.floats_per_element(),
+                s.to_vec().map_err(|e| e.to_string()),
+            )),
+            Bound::Constant(_) => None,
+        })
+        .collect();
+    Ok(Some(Observed { pushed, streams }))
+}
+
+/// Compares what a call left with the case's expectations.
+fn check(case: &Case, observed: &Observed) -> Result<(), Vec<String>> {
+    let pushed = &observed.pushed;
     let mut problems = Vec::new();
     for e in &case.expects {
         if let Expect::Pushed(want) = e {
-            if *want != pushed {
+            if want != pushed {
                 problems.push(format!("pushed: expected {want:?}, got {pushed:?}"));
             }
         }
@@ -180,18 +212,18 @@ pub fn run(rt: &Runtime, case: &Case) -> Result<(), Vec<String>> {
         let Expect::Values(name, values) = e else {
             continue;
         };
-        let Some((_, Bound::Stream(s))) = bound.iter().find(|(n, _)| n == name) else {
+        let Some((_, fpe, got)) = observed.streams.iter().find(|(n, ..)| n == name) else {
             problems.push(format!("`expect {name}` names no stream"));
             continue;
         };
-        let got = match s.to_vec() {
+        let got = match got {
             Ok(v) => v,
             Err(e) => {
                 problems.push(format!("reading `{name}`: {e}"));
                 continue;
             }
         };
-        problems.extend(mismatches(case, name, values, &got, s.floats_per_element()));
+        problems.extend(mismatches(case, name, values, got, *fpe));
     }
     if problems.is_empty() {
         Ok(())

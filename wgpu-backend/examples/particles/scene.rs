@@ -49,13 +49,7 @@ impl Scene {
     ) -> Scene {
         let brook = WgpuBackend::with_device(device.clone(), queue.clone(), adapter);
         let module = brook_frontend::compile(KERNELS, "particles.br").expect("the kernels compile");
-        let program = brook.prepare(
-            Rc::new(module),
-            Some(Source {
-                name: "particles.br".into(),
-                text: KERNELS.into(),
-            }),
-        );
+        let program = brook.prepare(Rc::new(module), Some(Source::new("particles.br", KERNELS)));
         let step = program.module().function("step").expect("a step kernel").0;
         let positions = brook.create_stream(&[2], &[count]).expect("a stream");
         let velocities = brook.create_stream(&[2], &[count]).expect("a stream");

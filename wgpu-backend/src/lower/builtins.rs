@@ -87,7 +87,15 @@ impl FnLower<'_, '_> {
         }
         let componentwise = !matches!(
             f,
-            Dot | Length | Distance | Normalize | Cross | Mul | Any | All
+            Dot | Length
+                | Distance
+                | Normalize
+                | Cross
+                | Mul
+                | Any
+                | All
+                | Pack4ubyte
+                | Unpack4ubyte
         );
         if componentwise {
             for (a, v) in args.iter().zip(fv.iter_mut()) {
@@ -161,6 +169,19 @@ impl FnLower<'_, '_> {
                 )
             }
             Mul => mul(b, fv[0], &args[0].ty, fv[1], &args[1].ty),
+            // Cg's packing is WGSL's unorm packing (saturate, `floor(0.5 + 255 * c)`, `.x` in
+            // the lowest byte); the packed word is the float's bits, moved without arithmetic.
+            Pack4ubyte => {
+                let word = b.math(M::Pack4x8unorm, &[fv[0]]);
+                (b.bitcast(word, ScalarKind::Float), BType::FLOAT)
+            }
+            Unpack4ubyte => {
+                let word = b.bitcast(fv[0], ScalarKind::Uint);
+                (
+                    b.math(M::Unpack4x8unorm, &[word]),
+                    BType::vector(BScalar::Float, 4),
+                )
+            }
             _ => {
                 let r = float_builtin(b, f, &fv, n)
                     .ok_or_else(|| error(format!("{}() is not supported here", f.name()), span))?;

@@ -23,7 +23,7 @@ struct Prepared {
     elements: usize,
     masking: super::mask::CallMasking,
     pipeline: std::rc::Rc<crate::pipeline::Pipeline>,
-    compiled: bool,
+    compiled: crate::program::Built,
 }
 
 /// Extents as an info slot: `.x` the last dimension, 1 in unused ones.
@@ -88,7 +88,7 @@ impl WgpuBackend {
                 }
                 (ParamClass::Constant, _) => return Err(what("a constant")),
                 (_, KernelArg::Constant(_)) => return Err(what("a stream")),
-                (ParamClass::Stream | ParamClass::Iter, a) if a.stream().iter_range().is_some() => {
+                (ParamClass::Stream | ParamClass::Iter, a) if a.stream().iter_spec().is_some() => {
                     let s = a.stream();
                     let c = s.widths()[0];
                     if p.ty != Type::vector(Scalar::Float, c) {
@@ -106,7 +106,7 @@ impl WgpuBackend {
                     | ParamClass::Vout { .. },
                     a,
                 ) => {
-                    if a.stream().iter_range().is_some() {
+                    if a.stream().iter_spec().is_some() {
                         return Err(usage(format!(
                             "kernel `{}`: an iterator cannot be bound to `{}`",
                             func.name, p.name
@@ -114,7 +114,7 @@ impl WgpuBackend {
                     }
                     check_fpe(module, &func.name, p, a.stream().floats_per_element())?;
                     if let KernelArg::Domain(s, d) = a {
-                        d.check(s.shape())?;
+                        crate::stream::check_domain(d, s.shape())?;
                     }
                 }
                 (ParamClass::Reduce, _) => return Err(what("no reduce parameter in a kernel")),
@@ -185,7 +185,7 @@ impl WgpuBackend {
                         domain: matches!(a, KernelArg::Domain(..)),
                     },
                     (ParamClass::Vout { .. }, _) => ArgShape::Vout,
-                    (_, a) if a.stream().iter_range().is_some() => ArgShape::Iter {
+                    (_, a) if a.stream().iter_spec().is_some() => ArgShape::Iter {
                         rank: a.stream().shape().len() as u8,
                     },
                     (_, a) => ArgShape::Stream {
@@ -323,9 +323,9 @@ impl WgpuBackend {
                         extent,
                     } => {
                         let s = a.stream();
-                        let r = s.iter_range().expect("checked: an iterator");
-                        info[*start as usize] = r.start.map(f32::to_bits);
-                        info[*step as usize] = r.steps(s.shape()).map(f32::to_bits);
+                        let r = s.iter_spec().expect("checked: an iterator");
+                        info[*start as usize] = r.start().map(f32::to_bits);
+                        info[*step as usize] = r.step().map(f32::to_bits);
                         info[*extent as usize] = extent_slot(s.shape());
                     }
                     ArgPlan::Constant { slot } => {

@@ -19,7 +19,7 @@ use crate::trace::{CallTrace, Step};
 pub struct MaskState {
     /// The mask's copy, its shape and floats per element.
     mask: Option<(wgpu::Buffer, Vec<usize>, u32)>,
-    enabled: bool,
+    pub(crate) enabled: bool,
     /// The open query's counter.
     query: Option<wgpu::Buffer>,
 }
@@ -50,7 +50,7 @@ impl WgpuBackend {
         })?;
         self.record(CallTrace {
             op: "streamSetWriteMask".into(),
-            compiled: false,
+            compiled: None,
             steps: vec![Step::Copy {
                 what: "the mask stream to the mask".into(),
                 bytes: src.size(),

@@ -156,7 +156,7 @@ impl WgpuBackend {
         // whole trailing dimensions) is read like the partials: no block geometry.
         let first_reduced = block.iter().position(|&b| b > 1).unwrap_or(rank);
         let contiguous = (first_reduced..rank).all(|d| block[d] == ins[d]);
-        let mut compiled = false;
+        let mut compiled = None;
         let mut pipelines = Vec::new();
         for blocks in [!contiguous, false] {
             let v = ReduceVariant {
@@ -173,7 +173,7 @@ impl WgpuBackend {
                 program.lowered_pipeline(gpu, PipelineKey::Reduce(v.clone()), f, label, || {
                     reduce_module(module, &v)
                 })?;
-            compiled |= built;
+            compiled = crate::program::both(compiled, built);
             pipelines.push(p);
         }
         let (info_plan, _, extra_plans) = plan(

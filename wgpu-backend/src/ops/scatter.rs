@@ -1,7 +1,8 @@
 //! `streamScatterOp` and `streamGatherOp` (the shaders and why each combiner is done the
 //! way it is: `shaders/scatter.rs`).
 
-use brook_cpu::shape::gather_component_f;
+use brook_core::index::gather_component_f;
+use brook_core::Rounds;
 use brook_frontend::ir::{FunctionId, FunctionKind, ParamClass, Scalar, Type};
 
 use super::kernel::extent_slot;
@@ -90,39 +91,31 @@ fn check_indexed(
     Ok(())
 }
 
-/// Conflict-free rounds in index order: round `k` holds the `k`-th element aimed at each
-/// target. Returns the (element, target) pairs ordered by round, and each round's
-/// (first pair, pairs).
-fn plan_rounds(targets: &[u32]) -> (Vec<u32>, Vec<(u32, u32)>) {
-    let mut seen = std::collections::HashMap::new();
-    let mut by_round: Vec<Vec<u32>> = Vec::new();
-    for (i, &t) in targets.iter().enumerate() {
-        let k = seen.entry(t).or_insert(0usize);
-        if by_round.len() <= *k {
-            by_round.push(Vec::new());
-        }
-        by_round[*k].push(i as u32);
-        *k += 1;
-    }
+/// The rounds of brook-core's plan as the round shaders read them: (element, target) pairs,
+/// round after round, and each round's first pair and pair count.
+fn round_pairs(rounds: &Rounds, targets: &[u32]) -> (Vec<u32>, Vec<(u32, u32)>) {
     let mut pairs = Vec::with_capacity(targets.len() * 2);
-    let mut rounds = Vec::with_capacity(by_round.len());
-    for r in by_round {
-        rounds.push(((pairs.len() / 2) as u32, r.len() as u32));
-        for i in r {
-            pairs.push(i);
-            pairs.push(targets[i as usize]);
-        }
+    for &e in &rounds.order {
+        pairs.push(e as u32);
+        pairs.push(targets[e]);
     }
-    (pairs, rounds)
+    let starts = rounds.counts.iter().scan(0, |at, &c| {
+        let first = *at;
+        *at += c;
+        Some((first as u32, c as u32))
+    });
+    (pairs, starts.collect())
 }
 
 impl WgpuBackend {
-    /// The targets of every index element (read back: the one read-back of the round path).
-    fn targets(&self, index: &WgpuStream, addressed: &[usize]) -> Result<Vec<u32>> {
+    /// The rounds of a call and the target of every index element (read back: the one
+    /// read-back of the round path).
+    fn rounds(&self, index: &WgpuStream, addressed: &[usize]) -> Result<(Rounds, Vec<u32>)> {
         let mut v = vec![0.0; index.len() * index.floats_per_element()];
         self.write(index, None, &mut v)?;
         let rank = addressed.len();
-        Ok(v.chunks(rank)
+        let targets = v
+            .chunks(rank)
             .map(|c| {
                 let mut lin = 0;
                 for (d, &e) in addressed.iter().enumerate() {
@@ -130,7 +123,8 @@ impl WgpuBackend {
                 }
                 lin as u32
             })
-            .collect())
+            .collect();
+        Ok((Rounds::plan(addressed, &v), targets))
     }
 
     /// The round pipeline of `op` on elements of `fpe` floats.
@@ -139,7 +133,7 @@ impl WgpuBackend {
         op: ScatterOp,
         gather: bool,
         fpe: usize,
-    ) -> Result<(std::rc::Rc<Pipeline>, bool)> {
+    ) -> Result<(std::rc::Rc<Pipeline>, crate::program::Built)> {
         match op {
             ScatterOp::Reduce(program, f) => {
                 let func = program.module().func(f);
@@ -189,7 +183,7 @@ impl WgpuBackend {
                     sh::round(self.empty_module(), combine, gather, &ty, fpe as u32)
                         .map_err(|e| usage(e.message))
                 })?;
-                Ok((p, false))
+                Ok((p, None))
             }
         }
     }
@@ -211,7 +205,7 @@ impl WgpuBackend {
         let fpe = dst.floats_per_element();
         let rank = dst.shape().len() as u32;
         let label = format!("{OP} {}", op.name());
-        let mut compiled = false;
+        let mut compiled = None;
         let mut info = vec![[0u32; 4]; SLOTS as usize];
         info[0] = [n as u32, 0, rank, fpe as u32];
         info[1] = extent_slot(dst.shape());
@@ -330,8 +324,8 @@ impl WgpuBackend {
         (index, shape): (&WgpuStream, &[usize]),
         bound: [(&wgpu::Buffer, u32); 2],
     ) -> Result<()> {
-        let targets = self.targets(index, shape)?;
-        let (pairs, rounds) = plan_rounds(&targets);
+        let (rounds, targets) = self.rounds(index, shape)?;
+        let (pairs, rounds) = round_pairs(&rounds, &targets);
         let gpu = &self.gpu;
         let pb = scratch(gpu, "brook round pairs", pairs.len() as u64 * 4);
         gpu.queue.write_buffer(&pb, 0, bytemuck::cast_slice(&pairs));
@@ -382,7 +376,7 @@ impl WgpuBackend {
             dst.buffer().expect("checked").clone(),
         );
         let (ii, di, ti) = (index.id(), data.id(), dst.id());
-        let mut compiled = false;
+        let mut compiled = None;
         let steps = gpu.scoped(&label.clone(), || {
             let mut work = Work::new(gpu);
             let mut info = vec![[0u32; 4]; SLOTS as usize];

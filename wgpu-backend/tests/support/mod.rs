@@ -17,13 +17,7 @@ pub fn backend() -> WgpuBackend {
 pub fn program(backend: &WgpuBackend, source: &str) -> WgpuProgram {
     let module =
         brook_frontend::compile(source, "test.br").unwrap_or_else(|d| panic!("{}", d.render()));
-    backend.prepare(
-        Rc::new(module),
-        Some(Source {
-            name: "test.br".into(),
-            text: source.into(),
-        }),
-    )
+    backend.prepare(Rc::new(module), Some(Source::new("test.br", source)))
 }
 
 pub fn function(p: &WgpuProgram, name: &str) -> FunctionId {

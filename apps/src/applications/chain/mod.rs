@@ -4,8 +4,8 @@
 //! steps of Segment, the two 1-D passes of a separable blur, the one pass of a rotation.
 //!
 //! An application describes its chain once ([`Chain`]: the input and which pass runs with which
-//! constants, in order) and gets three of its four variants from it: [`HandChain`] (hand-written
-//! GLSL, one draw per pass), [`BrookChain`] (one Brook program on either runtime, one kernel call
+//! constants, in order) and gets its variants from it: [`HandChain`] (hand-written
+//! GLSL, one draw per pass), [`BrookChain`] (one Brook program on any runtime, one kernel call
 //! per pass) and [`RustChain`] (plain Rust functions, one per pass). Each reads the uploaded
 //! input on the first pass and ping-pongs through two scratch images after it, so `compute`
 //! can be repeated and never changes its input.

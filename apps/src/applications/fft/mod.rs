@@ -74,7 +74,7 @@ impl App for Fft {
             Flavor::HandGl,
             Box::new(hand::HandFft::new(env, signal.clone())?),
         )];
-        for flavor in [Flavor::BrookGl, Flavor::BrookCpu] {
+        for flavor in Flavor::BROOK {
             let brook = brook::BrookFft::new(env.runtime(flavor), signal.clone())?;
             variants.push((flavor, Box::new(brook)));
         }

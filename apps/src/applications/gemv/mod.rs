@@ -133,7 +133,7 @@ impl App for Gemv {
             Form::Gather => Box::new(hand_gather::Hand::new(env, p.clone())?),
         };
         variants.push((Flavor::HandGl, hand));
-        for flavor in [Flavor::BrookGl, Flavor::BrookCpu] {
+        for flavor in Flavor::BROOK {
             let rt = env.runtime(flavor);
             let brook: Box<dyn Variant + 'a> = match self.form {
                 Form::Reduce => Box::new(brook_reduce::BrookGemv::new(rt, &p)?),

@@ -79,7 +79,7 @@ impl App for Ray {
             Flavor::HandGl,
             Box::new(hand::HandRay::new(env, &scene, &camera, compared.clone())?),
         )];
-        for flavor in [Flavor::BrookGl, Flavor::BrookCpu] {
+        for flavor in Flavor::BROOK {
             let rt = env.runtime(flavor);
             let brook = brook::BrookRay::new(rt, &scene, &camera, compared.clone())?;
             variants.push((flavor, Box::new(brook)));

@@ -39,7 +39,7 @@ impl App for Scan {
                 values.clone(),
             )?),
         )];
-        for flavor in [Flavor::BrookGl, Flavor::BrookCpu] {
+        for flavor in Flavor::BROOK {
             let brook = brook::BrookScan::new(env.runtime(flavor), rows, cols, values.clone())?;
             variants.push((flavor, Box::new(brook)));
         }

@@ -1,0 +1,147 @@
+//! Running compiled kernels: the call's variant, its slot values, and its tiles in parallel.
+//!
+//! The output elements are cut into tiles of consecutive elements, a few per core (so a
+//! heavy kernel over a small output still spreads) and at most [`MAX_TILE`] (so a light one
+//! pays one call per few thousand elements). Each rayon task runs one tile through the
+//! compiled function, which writes that tile's output elements and nothing else; inputs are
+//! only read. The result does not depend on scheduling: each element is computed from the
+//! inputs alone, and vout pushes are concatenated in tile order.
+
+use rayon::prelude::*;
+
+use super::code::Code;
+use super::kernel::{tile, ParamKey, Variant};
+use super::runtime::VoutTile;
+use super::slots::Slot;
+use crate::kernel::Binding;
+use crate::value::Value;
+
+/// The most elements one tile runs.
+pub const MAX_TILE: usize = 4096;
+
+/// What the code of a call depends on (see [`Variant`]).
+pub(crate) fn variant(bindings: &[Binding], out_shape: &[usize]) -> Variant {
+    let same = |shape: &[usize]| -> Vec<bool> {
+        let (ro, ri) = (out_shape.len(), shape.len());
+        (0..ri)
+            .map(|d| d + ro >= ri && shape[d] == out_shape[d + ro - ri])
+            .collect()
+    };
+    let params = bindings
+        .iter()
+        .map(|b| match b {
+            Binding::Stream(s) if s.shape() == out_shape => ParamKey::Direct,
+            Binding::Stream(s) => ParamKey::Resized(same(s.shape())),
+            Binding::Iter(it, _) => ParamKey::Iter(same(&it.shape)),
+            Binding::Gather(s) => ParamKey::Gather(s.rank() as u8),
+            Binding::Constant(_) => ParamKey::Constant,
+            Binding::Out(_) => ParamKey::Out,
+            Binding::Vout(_) | Binding::External => ParamKey::Vout,
+        })
+        .collect();
+    Variant {
+        out_rank: out_shape.len() as u8,
+        params,
+    }
+}
+
+/// Elements between consecutive indices of dimension `d` of `shape`.
+pub(crate) fn stride(shape: &[usize], d: usize) -> usize {
+    shape[d + 1..].iter().product()
+}
+
+/// The raw bits of every component of a constant, in `Value::flatten` order.
+pub(crate) fn raw_components(v: &Value) -> Vec<u32> {
+    let mut comps = Vec::new();
+    v.flatten(&mut comps);
+    comps
+        .into_iter()
+        .map(|c| match c {
+            crate::value::Comp::F(x) => x.to_bits(),
+            crate::value::Comp::I(i) => i as u32,
+            crate::value::Comp::B(b) => b as u32,
+        })
+        .collect()
+}
+
+/// The value of one slot for a call with `bindings`; `outs[o]` is the data of output `o`.
+pub(crate) fn slot_value(
+    s: Slot,
+    bindings: &[Binding],
+    out_shape: &[usize],
+    outs: &[*mut f32],
+) -> u64 {
+    let shape = |p: u32| -> &[usize] {
+        match &bindings[p as usize] {
+            Binding::Stream(s) | Binding::Gather(s) => s.shape(),
+            Binding::Iter(it, _) => &it.shape,
+            _ => &[],
+        }
+    };
+    match s {
+        Slot::Data(p) => match &bindings[p as usize] {
+            Binding::Stream(s) | Binding::Gather(s) => s.data().as_ptr() as u64,
+            Binding::Out(o) => outs[*o] as u64,
+            _ => 0,
+        },
+        Slot::Extent(p, d) => shape(p)[d as usize] as u64,
+        Slot::Stride(p, d) => stride(shape(p), d as usize) as u64,
+        Slot::Last(p, d) => (shape(p)[d as usize] - 1) as u64,
+        Slot::LastF(p, d) => ((shape(p)[d as usize] - 1) as f32).to_bits() as u64,
+        Slot::IterStart(p, c) => match &bindings[p as usize] {
+            Binding::Iter(it, _) => it.start[c as usize].to_bits() as u64,
+            _ => 0,
+        },
+        Slot::IterStep(p, c) => match &bindings[p as usize] {
+            Binding::Iter(_, steps) => steps[c as usize].to_bits() as u64,
+            _ => 0,
+        },
+        Slot::Const(p, c) => match &bindings[p as usize] {
+            Binding::Constant(v) => raw_components(v).get(c as usize).copied().unwrap_or(0) as u64,
+            _ => 0,
+        },
+        Slot::OutExtent(d) => out_shape[d as usize] as u64,
+    }
+}
+
+/// Elements per tile for a call of `total` elements.
+fn tile_size(total: usize) -> usize {
+    let per_core = total / (rayon::current_num_threads().max(1) * 8);
+    per_core.clamp(64, MAX_TILE)
+}
+
+/// Runs every element of a call: returns the elements that wrote their outputs (not
+/// discarded, not masked off) and each tile's vout pushes, in element order.
+///
+/// # Safety
+/// `ctx` holds the slot values of `k` for this call: addresses of live streams with the
+/// extents given, output streams of `total` elements not accessed by anything else during
+/// the call, and `mask` (when given) has `total` entries.
+pub(crate) unsafe fn run(
+    k: &Code,
+    ctx: &[u64],
+    total: usize,
+    mask: Option<&[bool]>,
+    vout_fpe: &[usize],
+) -> (usize, Vec<VoutTile>) {
+    let tile_fn = tile(k);
+    let tile = tile_size(total);
+    let one = |t: usize| -> (usize, VoutTile) {
+        let start = t * tile;
+        let count = tile.min(total - start);
+        let mut vouts = VoutTile::new(vout_fpe.to_vec());
+        let mask = mask.map_or(std::ptr::null(), |m| m.as_ptr());
+        // SAFETY: the caller's contract; this tile writes only elements start..start+count.
+        let written =
+            unsafe { tile_fn(ctx.as_ptr(), start as i64, count as i64, mask, &mut vouts) };
+        (written as usize, vouts)
+    };
+    let n_tiles = total.div_ceil(tile);
+    let tiles: Vec<(usize, VoutTile)> = if n_tiles <= 1 {
+        (0..n_tiles).map(one).collect()
+    } else {
+        (0..n_tiles).into_par_iter().map(one).collect()
+    };
+    let written = tiles.iter().map(|(w, _)| w).sum();
+    (written, tiles.into_iter().map(|(_, v)| v).collect())
+}

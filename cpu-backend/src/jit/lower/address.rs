@@ -1,0 +1,140 @@
+//! Address arithmetic, inline: Brook's gather rule, row-major linear positions, the implicit
+//! resize and `indexof` positions (the functions of [`crate::shape`], emitted as code).
+//! Indices are `i64`; extents, strides and bounds come from the call's slots, loaded once per
+//! tile.
+
+use brook_frontend::ir::Scalar;
+use cranelift_codegen::ir::condcodes::FloatCC;
+use cranelift_codegen::ir::{types, InstBuilder, Value};
+use cranelift_frontend::FunctionBuilder;
+
+use super::num::{fconst, from_lanes, Comp, Num};
+use super::Lower;
+use crate::jit::slots::Slot;
+
+/// A gathered stream as the code sees it.
+#[derive(Debug)]
+pub(crate) struct GatherRef {
+    pub rank: usize,
+    /// Address of the first float.
+    pub data: Value,
+    /// Per dimension: elements between consecutive indices, `extent - 1`, and the same as
+    /// `f32`.
+    pub strides: Vec<Value>,
+    pub last: Vec<Value>,
+    pub last_f: Vec<Value>,
+    /// Floats per element.
+    pub fpe: usize,
+}
+
+/// The gather of parameter `p`, a stream of `rank` dimensions and `fpe` floats per element.
+pub(crate) fn gather_ref(l: &mut Lower, p: u32, rank: usize, fpe: usize) -> GatherRef {
+    let ptr = l.ptr;
+    let mut get = |s: Slot, ty| l.slots.get(l.b.func, s, ty);
+    let data = get(Slot::Data(p), ptr);
+    let dims = 0..rank as u8;
+    GatherRef {
+        rank,
+        data,
+        strides: dims
+            .clone()
+            .map(|d| get(Slot::Stride(p, d), types::I64))
+            .collect(),
+        last: dims
+            .clone()
+            .map(|d| get(Slot::Last(p, d), types::I64))
+            .collect(),
+        last_f: dims.map(|d| get(Slot::LastF(p, d), types::F32)).collect(),
+        fpe,
+    }
+}
+
+/// One gather index component by Brook's rule (`shape::gather_index`): a float is
+/// `floor(v + 0.25)`, then (like any index) clamped to `[0, last]`; NaN reads element 0.
+pub(crate) fn gather_component(
+    b: &mut FunctionBuilder,
+    c: Comp,
+    last: Value,
+    last_f: Value,
+) -> Value {
+    let zero = b.ins().iconst(types::I64, 0);
+    match c.0 {
+        Scalar::Float => {
+            let quarter = fconst(b, 0.25);
+            let biased = b.ins().fadd(c.1, quarter);
+            let t = b.ins().floor(biased);
+            let i = b.ins().fcvt_to_sint_sat(types::I64, t);
+            let fzero = fconst(b, 0.0);
+            let positive = b.ins().fcmp(FloatCC::GreaterThan, t, fzero);
+            let i = b.ins().select(positive, i, zero);
+            let beyond = b.ins().fcmp(FloatCC::GreaterThanOrEqual, t, last_f);
+            b.ins().select(beyond, last, i)
+        }
+        Scalar::Int => {
+            let i = b.ins().sextend(types::I64, c.1);
+            let i = b.ins().smax(i, zero);
+            b.ins().smin(i, last)
+        }
+        Scalar::Bool => {
+            let i = b.ins().uextend(types::I64, c.1);
+            b.ins().smin(i, last)
+        }
+    }
+}
+
+/// `shape::ravel`: the linear position of `idx` given each dimension's stride.
+pub(crate) fn ravel(b: &mut FunctionBuilder, idx: &[Value], strides: &[Value]) -> Value {
+    let mut lin: Option<Value> = None;
+    for (&i, &s) in idx.iter().zip(strides) {
+        let term = b.ins().imul(i, s);
+        lin = Some(match lin {
+            Some(l) => b.ins().iadd(l, term),
+            None => term,
+        });
+    }
+    lin.unwrap_or_else(|| b.ins().iconst(types::I64, 0))
+}
+
+/// `shape::resize_index`: the index into a stream of extents `in_ext` read by output index
+/// `out_idx` of extents `out_ext`. `same[d]` says dimension `d` of the input has its aligned
+/// output dimension's extent (known when the variant was compiled): its index passes through
+/// with no division.
+pub(crate) fn resize(
+    b: &mut FunctionBuilder,
+    out_idx: &[Value],
+    out_ext: &[Value],
+    in_ext: &[Value],
+    same: &[bool],
+) -> Vec<Value> {
+    let (ro, ri) = (out_idx.len(), in_ext.len());
+    (0..ri)
+        .map(|d| {
+            if d + ro < ri {
+                return b.ins().iconst(types::I64, 0);
+            }
+            let od = d + ro - ri;
+            if same[d] {
+                return out_idx[od];
+            }
+            let scaled = b.ins().imul(out_idx[od], in_ext[d]);
+            b.ins().udiv(scaled, out_ext[od])
+        })
+        .collect()
+}
+
+/// `shape::position`: the `float4` position of `idx` (`.x` = last dimension), unused
+/// components 0.
+pub(crate) fn position(b: &mut FunctionBuilder, idx: &[Value]) -> Num {
+    let rank = idx.len();
+    let zero = fconst(b, 0.0);
+    let lanes: Vec<Value> = (0..4)
+        .map(|k| {
+            if k < rank {
+                b.ins().fcvt_from_uint(types::F32, idx[rank - 1 - k])
+            } else {
+                zero
+            }
+        })
+        .collect();
+    from_lanes(b, Scalar::Float, &lanes)
+}

@@ -1,0 +1,559 @@
+//! Built-in functions (the interpreter's `exec::builtin::builtin`), bit for bit.
+//!
+//! Two ways, chosen per function:
+//! - **Inline**, where the interpreter's formula is a few IEEE operations: `abs`, `floor`,
+//!   `ceil`, `sqrt`, `rsqrt` (`1/sqrt`), `frac`, `fmod`, `lerp`, `step`, `sign`, `degrees`
+//!   and `radians` (a product by the interpreter's own constant, read back from its formula),
+//!   `min`, `max`, `clamp`, `saturate`, `smoothstep`, the tests `isnan`/`isinf`/`isfinite`,
+//!   the integer forms, and the non-component-wise `dot`, `length`, `distance`,
+//!   `normalize`, `cross`, `mul`, `all`, `any`. Same operations in the same order, on SIMD
+//!   lanes for vectors. `min`/`max` pick what the interpreter's `fmin`/`fmax` pick for NaN
+//!   and for zeros of opposite sign: those choices are read from the functions themselves
+//!   when the JIT starts ([`MinMax::probe`]), so either definition (GLSL's select or IEEE's
+//!   minNum) is matched.
+//! - **Called**, everything else (`sin`, `exp`, `log`, `pow`, `atan2`, `round`, `ldexp`,
+//!   `frexp`, …): the code calls the interpreter's formula itself, one component at a time
+//!   (see [`crate::jit::runtime`]).
+//!
+//! Nothing is fused: no multiply-add contracts, so every built-in gives the interpreter's
+//! bits (`cpu-backend/tests/jit_builtins.rs` checks each one on special values).
+
+use std::sync::OnceLock;
+
+use brook_frontend::ir::{BinaryOp, Builtin, Scalar};
+use cranelift_codegen::ir::condcodes::FloatCC;
+use cranelift_codegen::ir::{types, InstBuilder, Value};
+use cranelift_frontend::FunctionBuilder;
+
+use super::num::{convert, fconst, from_lanes, lane_cast, per_lane, shuffle, splat, Num, Val};
+use super::ops::{fmod, widen2, width2};
+use super::{no, Lower, Res};
+use crate::exec::builtin::{float1, float2, float3, float_test};
+use crate::jit::runtime::Call;
+
+/// What a `min`-like formula returns where `<` decides nothing.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Pick {
+    First,
+    Second,
+    /// Of two equal zeros, the negative one.
+    Negative,
+    /// Of two equal zeros, the positive one.
+    Positive,
+}
+
+/// How the interpreter's `fmin` (or `fmax`) treats NaN and zeros of opposite sign.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct MinMax {
+    first_nan: Pick,
+    second_nan: Pick,
+    zeros: Pick,
+}
+
+impl MinMax {
+    /// Reads the choices off `f` (`exec::builtin`'s `fmin` or `fmax`).
+    fn probe(f: fn(f32, f32) -> f32) -> MinMax {
+        let nan_pick = |r: f32| {
+            if r.is_nan() {
+                Pick::First
+            } else {
+                Pick::Second
+            }
+        };
+        let first_nan = nan_pick(f(f32::NAN, 1.0));
+        let second_nan = match f(1.0, f32::NAN).is_nan() {
+            true => Pick::Second,
+            false => Pick::First,
+        };
+        let (a, c) = (f(-0.0, 0.0), f(0.0, -0.0));
+        let zeros = match (a.is_sign_negative(), c.is_sign_negative()) {
+            (true, false) => Pick::First,
+            (false, true) => Pick::Second,
+            (true, true) => Pick::Negative,
+            (false, false) => Pick::Positive,
+        };
+        MinMax {
+            first_nan,
+            second_nan,
+            zeros,
+        }
+    }
+
+    fn min() -> MinMax {
+        static M: OnceLock<MinMax> = OnceLock::new();
+        *M.get_or_init(|| MinMax::probe(float2(Builtin::Min).expect("min is a float2 formula")))
+    }
+
+    fn max() -> MinMax {
+        static M: OnceLock<MinMax> = OnceLock::new();
+        *M.get_or_init(|| MinMax::probe(float2(Builtin::Max).expect("max is a float2 formula")))
+    }
+}
+
+/// `c ? x : y` per component: `c` is an `i8` truth for scalars, a mask for vectors.
+fn pick(b: &mut FunctionBuilder, c: Value, x: Value, y: Value) -> Value {
+    let ty = b.func.dfg.value_type(x);
+    if ty.is_vector() {
+        let m = if ty == b.func.dfg.value_type(c) {
+            c
+        } else {
+            b.ins().bitcast(ty, lane_cast(), c)
+        };
+        b.ins().bitselect(m, x, y)
+    } else {
+        b.ins().select(c, x, y)
+    }
+}
+
+/// `min` (`smaller`) or `max` of floats of one shape, as the interpreter's formula.
+fn min_max(b: &mut FunctionBuilder, x: Value, y: Value, smaller: bool) -> Value {
+    let m = if smaller {
+        MinMax::min()
+    } else {
+        MinMax::max()
+    };
+    let ty = b.func.dfg.value_type(x);
+    let bits_ty = if ty.is_vector() {
+        types::I32X4
+    } else {
+        types::I32
+    };
+    let choose = |b: &mut FunctionBuilder, p: Pick| match p {
+        Pick::First => x,
+        Pick::Second => y,
+        Pick::Negative | Pick::Positive => {
+            let xb = b.ins().bitcast(bits_ty, lane_cast(), x);
+            let yb = b.ins().bitcast(bits_ty, lane_cast(), y);
+            let z = if p == Pick::Negative {
+                b.ins().bor(xb, yb)
+            } else {
+                b.ins().band(xb, yb)
+            };
+            b.ins().bitcast(ty, lane_cast(), z)
+        }
+    };
+    let equal = choose(b, m.zeros);
+    let second_nan = choose(b, m.second_nan);
+    let first_nan = choose(b, m.first_nan);
+    let y_nan = b.ins().fcmp(FloatCC::Unordered, y, y);
+    let r = pick(b, y_nan, second_nan, equal);
+    let x_nan = b.ins().fcmp(FloatCC::Unordered, x, x);
+    let r = pick(b, x_nan, first_nan, r);
+    // `x < y` decides for x (min) or y (max); `y < x` the other way round.
+    let (x_less, y_less) = if smaller { (x, y) } else { (y, x) };
+    let lt = b.ins().fcmp(FloatCC::LessThan, x, y);
+    let r = pick(b, lt, x_less, r);
+    let gt = b.ins().fcmp(FloatCC::LessThan, y, x);
+    pick(b, gt, y_less, r)
+}
+
+/// A float constant in the shape of `like` (scalar or vector).
+fn fsplat(b: &mut FunctionBuilder, like: Value, x: f32) -> Value {
+    let c = fconst(b, x);
+    if b.func.dfg.value_type(like).is_vector() {
+        splat(b, Scalar::Float, c)
+    } else {
+        c
+    }
+}
+
+/// The inline form of a component-wise float built-in, on arguments of one shape, or `None`
+/// when it is called instead.
+fn inline(b: &mut FunctionBuilder, bi: Builtin, a: &[Value]) -> Option<Value> {
+    use Builtin::*;
+    let x = a[0];
+    Some(match bi {
+        Abs => b.ins().fabs(x),
+        Ceil => b.ins().ceil(x),
+        Floor => b.ins().floor(x),
+        Sqrt => b.ins().sqrt(x),
+        Rsqrt => {
+            let one = fsplat(b, x, 1.0);
+            let r = b.ins().sqrt(x);
+            b.ins().fdiv(one, r)
+        }
+        Frac => {
+            let f = b.ins().floor(x);
+            b.ins().fsub(x, f)
+        }
+        Degrees | Radians => {
+            // The interpreter's constant: its formula is `x * c`, so `f(1) = c`.
+            let c = float1(bi)?(1.0);
+            let c = fsplat(b, x, c);
+            b.ins().fmul(x, c)
+        }
+        Saturate => {
+            let (zero, one) = (fsplat(b, x, 0.0), fsplat(b, x, 1.0));
+            let m = min_max(b, x, zero, false);
+            min_max(b, m, one, true)
+        }
+        Sign => {
+            let (zero, one, minus) = (fsplat(b, x, 0.0), fsplat(b, x, 1.0), fsplat(b, x, -1.0));
+            let pos = b.ins().fcmp(FloatCC::GreaterThan, x, zero);
+            let neg = b.ins().fcmp(FloatCC::LessThan, x, zero);
+            let r = pick(b, neg, minus, zero);
+            pick(b, pos, one, r)
+        }
+        Min => min_max(b, x, a[1], true),
+        Max => min_max(b, x, a[1], false),
+        Fmod => fmod(b, x, a[1]),
+        Step => {
+            // `x >= edge ? 1 : 0`, arguments (edge, x).
+            let (zero, one) = (fsplat(b, x, 0.0), fsplat(b, x, 1.0));
+            let ge = b.ins().fcmp(FloatCC::GreaterThanOrEqual, a[1], x);
+            pick(b, ge, one, zero)
+        }
+        Clamp => {
+            let m = min_max(b, x, a[1], false);
+            min_max(b, m, a[2], true)
+        }
+        Lerp => {
+            let d = b.ins().fsub(a[1], x);
+            let t = b.ins().fmul(a[2], d);
+            b.ins().fadd(x, t)
+        }
+        Smoothstep => {
+            let (e0, e1, v) = (x, a[1], a[2]);
+            let num = b.ins().fsub(v, e0);
+            let den = b.ins().fsub(e1, e0);
+            let q = b.ins().fdiv(num, den);
+            let (zero, one) = (fsplat(b, x, 0.0), fsplat(b, x, 1.0));
+            let m = min_max(b, q, zero, false);
+            let t = min_max(b, m, one, true);
+            let (two, three) = (fsplat(b, x, 2.0), fsplat(b, x, 3.0));
+            let tt = b.ins().fmul(t, t);
+            let t2 = b.ins().fmul(two, t);
+            let k = b.ins().fsub(three, t2);
+            b.ins().fmul(tt, k)
+        }
+        IsNan => b.ins().fcmp(FloatCC::Unordered, x, x),
+        IsInf | IsFinite => {
+            let m = b.ins().fabs(x);
+            let inf = fsplat(b, x, f32::INFINITY);
+            let cc = if bi == IsInf {
+                FloatCC::Equal
+            } else {
+                FloatCC::LessThan
+            };
+            b.ins().fcmp(cc, m, inf)
+        }
+        _ => return None,
+    })
+}
+
+/// The address of a formula, for the runtime's trampolines.
+fn formula(f: usize) -> i64 {
+    f as i64
+}
+
+impl Lower<'_, '_, '_, '_> {
+    /// `b(args)` on evaluated arguments.
+    pub fn builtin(&mut self, bi: Builtin, args: &[Val]) -> Res<Val> {
+        use Builtin::*;
+        let nums: Option<Vec<Num>> = args.iter().map(Val::num).collect();
+        if let Some(nums) = &nums {
+            if !nums.is_empty() && nums.iter().all(|n| n.s == Scalar::Int) {
+                if let Some(v) = self.int_builtin(bi, nums)? {
+                    return Ok(Val::Num(v));
+                }
+            }
+        }
+        let componentwise = float1(bi).is_some()
+            || float2(bi).is_some()
+            || float3(bi).is_some()
+            || float_test(bi).is_some();
+        if componentwise {
+            let Some(nums) = nums else {
+                return no(format!("{}() of {args:?}", bi.name()));
+            };
+            return self.componentwise(bi, &nums).map(Val::Num);
+        }
+        let f = |l: &mut Self, i: usize| -> Res<Num> {
+            match args.get(i).and_then(Val::num) {
+                Some(n) => Ok(convert(l.b, n, Scalar::Float)),
+                None => no(format!("{}() argument {i} of {args:?}", bi.name())),
+            }
+        };
+        Ok(match bi {
+            All | Any => {
+                let v = args
+                    .first()
+                    .and_then(Val::num)
+                    .ok_or_else(|| super::Unjittable(format!("{}() of {args:?}", bi.name())))?;
+                let v = convert(self.b, v, Scalar::Bool);
+                let lanes = v.lanes(self.b);
+                let mut acc = lanes[0];
+                for &t in &lanes[1..] {
+                    acc = if bi == All {
+                        self.b.ins().band(acc, t)
+                    } else {
+                        self.b.ins().bor(acc, t)
+                    };
+                }
+                Val::Num(Num::scalar(Scalar::Bool, acc))
+            }
+            Dot => {
+                let (x, y) = (f(self, 0)?, f(self, 1)?);
+                Val::Num(self.dot(x, y)?)
+            }
+            Length => {
+                let x = f(self, 0)?;
+                let d = self.dot(x, x)?;
+                Val::Num(Num {
+                    v: self.b.ins().sqrt(d.v),
+                    ..d
+                })
+            }
+            Distance => {
+                let (x, y) = (f(self, 0)?, f(self, 1)?);
+                let (x, y) = widen2(self.b, x, y)?;
+                let d = Num {
+                    v: self.b.ins().fsub(x.v, y.v),
+                    ..x
+                };
+                let s = self.dot(d, d)?;
+                Val::Num(Num {
+                    v: self.b.ins().sqrt(s.v),
+                    ..s
+                })
+            }
+            Normalize => {
+                let x = f(self, 0)?;
+                let d = self.dot(x, x)?;
+                let len = self.b.ins().sqrt(d.v);
+                let len = Num::scalar(Scalar::Float, len).widen(self.b, x.n);
+                Val::Num(Num {
+                    v: self.b.ins().fdiv(x.v, len.v),
+                    ..x
+                })
+            }
+            Cross => {
+                let (x, y) = (f(self, 0)?, f(self, 1)?);
+                if x.n != 3 || y.n != 3 {
+                    return no("cross() takes two float3");
+                }
+                let b = &mut *self.b;
+                let (yzx, zxy) = ([1, 2, 0, 3], [2, 0, 1, 3]);
+                let (a1, b1) = (shuffle(b, x.v, yzx), shuffle(b, y.v, zxy));
+                let (a2, b2) = (shuffle(b, x.v, zxy), shuffle(b, y.v, yzx));
+                let p = b.ins().fmul(a1, b1);
+                let q = b.ins().fmul(a2, b2);
+                Val::Num(Num {
+                    v: b.ins().fsub(p, q),
+                    ..x
+                })
+            }
+            Mul => self.mul(
+                &args[0],
+                args.get(1)
+                    .ok_or_else(|| super::Unjittable("mul() takes two arguments".into()))?,
+            )?,
+            Frexp | Modf => {
+                return no(format!(
+                    "{}() without an assignable second argument",
+                    bi.name()
+                ))
+            }
+            _ => return no(format!("{}() on these arguments", bi.name())),
+        })
+    }
+
+    /// The integer forms, when every argument is an int (`abs`, `sign`, `min`, `max`,
+    /// `clamp`); `None` for other built-ins, which then convert their arguments to float.
+    fn int_builtin(&mut self, bi: Builtin, a: &[Num]) -> Res<Option<Num>> {
+        let b = &mut *self.b;
+        let imap2 = |b: &mut FunctionBuilder, x: Num, y: Num, smaller: bool| -> Res<Num> {
+            let (x, y) = widen2(b, x, y)?;
+            Ok(Num {
+                v: if smaller {
+                    b.ins().smin(x.v, y.v)
+                } else {
+                    b.ins().smax(x.v, y.v)
+                },
+                ..x
+            })
+        };
+        Ok(Some(match bi {
+            Builtin::Abs => Num {
+                v: b.ins().iabs(a[0].v),
+                ..a[0]
+            },
+            Builtin::Sign => per_lane(b, Scalar::Int, &a[..1], |b, x| {
+                // i32::signum: (x > 0) - (x < 0).
+                let zero = b.ins().iconst(types::I32, 0);
+                let pos = b.ins().icmp(
+                    cranelift_codegen::ir::condcodes::IntCC::SignedGreaterThan,
+                    x[0],
+                    zero,
+                );
+                let neg = b.ins().icmp(
+                    cranelift_codegen::ir::condcodes::IntCC::SignedLessThan,
+                    x[0],
+                    zero,
+                );
+                let p = b.ins().uextend(types::I32, pos);
+                let n = b.ins().uextend(types::I32, neg);
+                b.ins().isub(p, n)
+            }),
+            Builtin::Min | Builtin::Max if a.len() >= 2 => {
+                imap2(b, a[0], a[1], bi == Builtin::Min)?
+            }
+            Builtin::Clamp if a.len() >= 3 => {
+                let lo = imap2(b, a[0], a[1], false)?;
+                imap2(b, lo, a[2], true)?
+            }
+            _ => return Ok(None),
+        }))
+    }
+
+    /// A component-wise float built-in (`map1`/`map2`/`map3`/`test1` of the interpreter):
+    /// arguments converted to float, scalars splatting.
+    fn componentwise(&mut self, bi: Builtin, args: &[Num]) -> Res<Num> {
+        let arity = if float3(bi).is_some() {
+            3
+        } else if float2(bi).is_some() {
+            2
+        } else {
+            1
+        };
+        if args.len() < arity {
+            return no(format!("{}() with {} arguments", bi.name(), args.len()));
+        }
+        let mut xs: Vec<Num> = args[..arity]
+            .iter()
+            .map(|&a| convert(self.b, a, Scalar::Float))
+            .collect();
+        let n = match arity {
+            1 => xs[0].n,
+            2 => width2(xs[0].n, xs[1].n)?,
+            _ => {
+                let n = xs.iter().map(|x| x.n).max().unwrap_or(1);
+                if xs.iter().any(|x| x.n != 1 && x.n != n) {
+                    return no("built-in arguments of different widths");
+                }
+                n
+            }
+        };
+        for x in xs.iter_mut() {
+            *x = x.widen(self.b, n);
+        }
+        let result_kind = if float_test(bi).is_some() {
+            Scalar::Bool
+        } else {
+            Scalar::Float
+        };
+        let vals: Vec<Value> = xs.iter().map(|x| x.v).collect();
+        if let Some(v) = inline(self.b, bi, &vals) {
+            return Ok(Num {
+                s: result_kind,
+                n,
+                v,
+            });
+        }
+        let (call, f) = match arity {
+            1 => (Call::Float1, float1(bi).map(|f| f as usize)),
+            2 => (Call::Float2, float2(bi).map(|f| f as usize)),
+            _ => (Call::Float3, float3(bi).map(|f| f as usize)),
+        };
+        let Some(f) = f else {
+            return no(format!("{}() has no formula to call", bi.name()));
+        };
+        let func = self.imports.get(self.b.func, call);
+        let fv = self.b.ins().iconst(self.ptr, formula(f));
+        Ok(per_lane(self.b, Scalar::Float, &xs, |b, lanes| {
+            let mut call_args = vec![fv];
+            call_args.extend_from_slice(lanes);
+            let inst = b.ins().call(func, &call_args);
+            b.inst_results(inst)[0]
+        }))
+    }
+
+    /// `dot`: `0 + x0*y0 + x1*y1 + …` in component order.
+    fn dot(&mut self, x: Num, y: Num) -> Res<Num> {
+        if x.n != y.n {
+            return no("dot of vectors of different widths");
+        }
+        let b = &mut *self.b;
+        let p = Num {
+            v: b.ins().fmul(x.v, y.v),
+            ..x
+        };
+        let mut s = fconst(b, 0.0);
+        for c in p.lanes(b) {
+            s = b.ins().fadd(s, c);
+        }
+        Ok(Num::scalar(Scalar::Float, s))
+    }
+
+    /// Cg's `mul` (`exec::builtin::mul`): matrix × column vector, row vector × matrix,
+    /// matrix × matrix, each sum in index order from 0; anything else a plain product.
+    fn mul(&mut self, a: &Val, c: &Val) -> Res<Val> {
+        let float = |l: &mut Self, v: &Val| -> Res<Num> {
+            match v.num() {
+                Some(n) => Ok(convert(l.b, n, Scalar::Float)),
+                None => no("mul() of these arguments"),
+            }
+        };
+        // `acc + splat(k) * row`, the accumulation of one term across a row's lanes.
+        let term = |b: &mut FunctionBuilder, acc: Value, k: Value, row: Num| -> Value {
+            let k = Num::scalar(Scalar::Float, k).widen(b, row.n);
+            let p = b.ins().fmul(k.v, row.v);
+            b.ins().fadd(acc, p)
+        };
+        match (a, c) {
+            (Val::Mat(m), Val::Mat(n)) => {
+                let cols_m = m.first().map_or(0, |r| r.n) as usize;
+                if cols_m != n.len() {
+                    return no("mul() of matrices of these shapes");
+                }
+                let mut rows = Vec::with_capacity(m.len());
+                for r in m {
+                    let ks = r.lanes(self.b);
+                    let width = n[0].n;
+                    let zero = fconst(self.b, 0.0);
+                    let mut acc = Num::scalar(Scalar::Float, zero).widen(self.b, width).v;
+                    for (k, nr) in ks.iter().zip(n) {
+                        acc = term(self.b, acc, *k, *nr);
+                    }
+                    rows.push(Num {
+                        s: Scalar::Float,
+                        n: width,
+                        v: acc,
+                    });
+                }
+                Ok(Val::Mat(rows))
+            }
+            (Val::Mat(m), v) => {
+                let x = float(self, v)?;
+                if m.first().map(|r| r.n) != Some(x.n) {
+                    return no("mul(matrix, vector) of these shapes");
+                }
+                let mut out = Vec::with_capacity(m.len());
+                for r in m {
+                    let d = self.dot(*r, x)?;
+                    out.push(d.v);
+                }
+                Ok(Val::Num(from_lanes(self.b, Scalar::Float, &out)))
+            }
+            (v, Val::Mat(m)) => {
+                let x = float(self, v)?;
+                if x.n as usize != m.len() {
+                    return no("mul(vector, matrix) of these shapes");
+                }
+                let width = m[0].n;
+                let zero = fconst(self.b, 0.0);
+                let mut acc = Num::scalar(Scalar::Float, zero).widen(self.b, width).v;
+                let xs = x.lanes(self.b);
+                for (xi, row) in xs.iter().zip(m) {
+                    acc = term(self.b, acc, *xi, *row);
+                }
+                Ok(Val::Num(Num {
+                    s: Scalar::Float,
+                    n: width,
+                    v: acc,
+                }))
+            }
+            _ => self.binary(BinaryOp::Mul, a.clone(), c.clone()),
+        }
+    }
+}

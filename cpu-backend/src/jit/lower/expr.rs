@@ -1,0 +1,412 @@
+//! Expressions: one rule per `ExprKind`, evaluated left to right like the interpreter's
+//! `eval`.
+
+use brook_frontend::ir::{BinaryOp, Builtin, Expr, ExprKind, Scalar, Type};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{types, InstBuilder, Value};
+
+use super::address::{gather_component, ravel};
+use super::effects::has_effects;
+use super::memory::{decode, Layout};
+use super::num::{swizzle, Comp, Num, Val};
+use super::ops::{index_value, truth};
+use super::{no, Bind, Lower, Res, Scope};
+
+/// `clamp_index`: `i` clamped to `[0, len - 1]`, as an `i64`.
+pub(crate) fn clamp_index(l: &mut Lower, i: Value, len: usize) -> Value {
+    let b = &mut *l.b;
+    let zero = b.ins().iconst(types::I64, 0);
+    let last = b.ins().iconst(types::I64, len.saturating_sub(1) as i64);
+    let i = b.ins().smax(i, zero);
+    b.ins().smin(i, last)
+}
+
+/// `a` where `c` (an `i8` truth) holds, else `b`, for values of one shape.
+pub(crate) fn select_val(l: &mut Lower, c: Value, a: &Val, b: &Val) -> Res<Val> {
+    Ok(match (a, b) {
+        (Val::Void, Val::Void) => Val::Void,
+        (Val::Num(x), Val::Num(y)) if x.s == y.s && x.n == y.n => Val::Num(Num {
+            v: l.b.ins().select(c, x.v, y.v),
+            ..*x
+        }),
+        (Val::Mat(x), Val::Mat(y)) if x.len() == y.len() => Val::Mat(
+            x.iter()
+                .zip(y)
+                .map(|(p, q)| Num {
+                    v: l.b.ins().select(c, p.v, q.v),
+                    ..*p
+                })
+                .collect(),
+        ),
+        (Val::Agg(x), Val::Agg(y)) if x.len() == y.len() => Val::Agg(
+            x.iter()
+                .zip(y)
+                .map(|(p, q)| select_val(l, c, p, q))
+                .collect::<Res<_>>()?,
+        ),
+        _ => return no(format!("select between {a:?} and {b:?}")),
+    })
+}
+
+/// The parts `v[i]` may select: array elements, vector components, matrix rows.
+pub(crate) fn elements(l: &mut Lower, v: &Val) -> Res<Vec<Val>> {
+    Ok(match v {
+        Val::Agg(parts) => parts.clone(),
+        Val::Num(x) => x
+            .lanes(l.b)
+            .into_iter()
+            .map(|c| Val::Num(Num::scalar(x.s, c)))
+            .collect(),
+        Val::Mat(rows) => rows.iter().map(|r| Val::Num(*r)).collect(),
+        Val::Void => return no("indexing void"),
+    })
+}
+
+/// The literal index of `e`, if it is a literal (the interpreter's `index_of_value`).
+pub(crate) fn literal_index(e: &Expr) -> Option<i64> {
+    match e.kind {
+        ExprKind::Int(i) => Some(i as i64),
+        ExprKind::Float(x) => Some(x as i64),
+        ExprKind::Bool(b) => Some(b as i64),
+        _ => None,
+    }
+}
+
+pub(crate) use crate::exec::clamp_index as clamp_static;
+
+impl<'m> Lower<'m, '_, '_, '_> {
+    pub fn eval(&mut self, s: &mut Scope<'m>, e: &'m Expr) -> Res<Val> {
+        let b = &mut *self.b;
+        Ok(match &e.kind {
+            ExprKind::Float(x) => Val::Num(Num::scalar(Scalar::Float, b.ins().f32const(*x))),
+            ExprKind::Int(i) => Val::Num(Num::scalar(
+                Scalar::Int,
+                b.ins().iconst(types::I32, *i as i64),
+            )),
+            ExprKind::Bool(v) => Val::Num(Num::scalar(
+                Scalar::Bool,
+                b.ins().iconst(types::I8, *v as i64),
+            )),
+            ExprKind::Local(l) => {
+                let st = s
+                    .locals
+                    .get(l.0 as usize)
+                    .cloned()
+                    .ok_or_else(|| super::Unjittable("missing local".into()))?;
+                self.read(&st)
+            }
+            ExprKind::Param(p) => match s.params.get(*p as usize) {
+                Some(Bind::Value(st)) => {
+                    let st = st.clone();
+                    self.read(&st)
+                }
+                _ => return no("a gather parameter read without a subscript"),
+            },
+            ExprKind::Unary(op, a) => {
+                let v = self.eval(s, a)?;
+                self.unary(*op, v)?
+            }
+            ExprKind::Binary(op @ (BinaryOp::And | BinaryOp::Or), a, c) => {
+                self.logical(s, *op, a, c)?
+            }
+            ExprKind::Binary(op, a, c) => {
+                let x = self.eval(s, a)?;
+                let y = self.eval(s, c)?;
+                self.binary(*op, x, y)?
+            }
+            ExprKind::Select {
+                cond,
+                accept,
+                reject,
+            } => self.select(s, cond, accept, reject)?,
+            ExprKind::Convert(a) => {
+                let v = self.eval(s, a)?;
+                self.coerce(v, &e.ty)?
+            }
+            ExprKind::Construct(parts) => self.construct(s, &e.ty, parts)?,
+            ExprKind::Swizzle(a, sel) => {
+                let v = self.eval(s, a)?;
+                let x = v.num().ok_or_else(|| super::Unjittable("swizzle".into()))?;
+                Val::Num(
+                    swizzle(self.b, x, sel)
+                        .ok_or_else(|| super::Unjittable(format!("swizzle {sel:?}")))?,
+                )
+            }
+            ExprKind::Member(a, i) => match self.eval(s, a)? {
+                Val::Agg(mut parts) if (*i as usize) < parts.len() => {
+                    parts.swap_remove(*i as usize)
+                }
+                v => return no(format!("member {i} of {v:?}")),
+            },
+            ExprKind::Index(a, i) => {
+                let idx = match literal_index(i) {
+                    Some(k) => Err(k),
+                    None => {
+                        let iv = self.eval(s, i)?;
+                        Ok(index_value(self.b, &iv)?)
+                    }
+                };
+                let v = self.eval(s, a)?;
+                self.index(&v, idx)?
+            }
+            ExprKind::Gather { param, indices } => self.gather(s, *param, indices)?,
+            ExprKind::IndexOf(p) => match s.positions.get(*p as usize) {
+                Some(Some(pos)) => Val::Num(*pos),
+                Some(None) => self.zero(&Type::Vector(Scalar::Float, 4))?,
+                None => return no("indexof of a missing parameter"),
+            },
+            ExprKind::Builtin(bi @ (Builtin::Frexp | Builtin::Modf), args) => {
+                self.out_builtin(s, *bi, args)?
+            }
+            ExprKind::Builtin(bi, args) => {
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(self.eval(s, a)?);
+                }
+                let r = self.builtin(*bi, &vals)?;
+                match (r.num().map(|x| x.s), e.ty.scalar()) {
+                    (Some(have), Some(want)) if have != want => self.coerce(r, &e.ty)?,
+                    _ => r,
+                }
+            }
+            ExprKind::Call(f, args) => self.call(s, *f, args)?,
+        })
+    }
+
+    /// `v[i]`: `Err(k)` is a literal index, `Ok(i)` a computed `i64` one (clamped either way).
+    pub fn index(&mut self, v: &Val, i: Result<Value, i64>) -> Res<Val> {
+        let els = elements(self, v)?;
+        match i {
+            Err(k) => {
+                let k = clamp_static(k, els.len());
+                Ok(els[k].clone())
+            }
+            Ok(i) => {
+                let i = clamp_index(self, i, els.len());
+                let mut out = els[0].clone();
+                for (k, el) in els.iter().enumerate().skip(1) {
+                    let hit = self.b.ins().icmp_imm_s(IntCC::Equal, i, k as i64);
+                    out = select_val(self, hit, el, &out)?;
+                }
+                Ok(out)
+            }
+        }
+    }
+
+    /// `a && b`, `a || b`. On a scalar left side C's short-circuit holds: the right side is
+    /// evaluated only when needed, by a branch when it has effects.
+    fn logical(&mut self, s: &mut Scope<'m>, op: BinaryOp, a: &'m Expr, c: &'m Expr) -> Res<Val> {
+        let x = self.eval(s, a)?;
+        let is_scalar = x.num().is_some_and(|n| n.n == 1);
+        if !is_scalar {
+            let y = self.eval(s, c)?;
+            return self.binary(op, x, y);
+        }
+        if c.ty.width() != Some(1) {
+            return no("a short-circuit operator with a vector right side");
+        }
+        let t = truth(self.b, &x)?;
+        if !has_effects(c) {
+            let y = self.eval(s, c)?;
+            let u = truth(self.b, &y)?;
+            let v = if op == BinaryOp::And {
+                self.b.ins().band(t, u)
+            } else {
+                self.b.ins().bor(t, u)
+            };
+            return Ok(Val::Num(Num::scalar(Scalar::Bool, v)));
+        }
+        let rhs = self.b.create_block();
+        let done = self.b.create_block();
+        let result = self.b.append_block_param(done, types::I8);
+        let (on_true, on_false) = if op == BinaryOp::And {
+            (rhs, done)
+        } else {
+            (done, rhs)
+        };
+        let arg = [t.into()];
+        let (targs, fargs): (&[_], &[_]) = if op == BinaryOp::And {
+            (&[], &arg)
+        } else {
+            (&arg, &[])
+        };
+        self.b.ins().brif(t, on_true, targs, on_false, fargs);
+        self.b.seal_block(rhs);
+        self.b.switch_to_block(rhs);
+        let y = self.eval(s, c)?;
+        let u = truth(self.b, &y)?;
+        self.b.ins().jump(done, &[u.into()]);
+        self.b.seal_block(done);
+        self.b.switch_to_block(done);
+        Ok(Val::Num(Num::scalar(Scalar::Bool, result)))
+    }
+
+    /// `cond ? accept : reject`: a scalar condition picks one side (evaluating only that
+    /// side, by a branch, when a side has effects); a vector condition picks per component.
+    fn select(
+        &mut self,
+        s: &mut Scope<'m>,
+        cond: &'m Expr,
+        accept: &'m Expr,
+        reject: &'m Expr,
+    ) -> Res<Val> {
+        let c = self.eval(s, cond)?;
+        let cn = c.num().ok_or_else(|| super::Unjittable("select".into()))?;
+        if cn.n == 1 {
+            let t = truth(self.b, &c)?;
+            if has_effects(accept) || has_effects(reject) {
+                return self.select_branch(s, t, accept, reject);
+            }
+            let y = self.eval(s, accept)?;
+            let n = self.eval(s, reject)?;
+            return select_val(self, t, &y, &n);
+        }
+        let y = self.eval(s, accept)?;
+        let n = self.eval(s, reject)?;
+        match (y.num(), n.num()) {
+            (Some(y), Some(n)) if y.s == n.s && y.n == cn.n && n.n == cn.n => {
+                let mask = super::num::convert(self.b, cn, Scalar::Bool);
+                let m = if y.s == Scalar::Float {
+                    let cast = super::num::lane_cast();
+                    self.b
+                        .ins()
+                        .bitcast(cranelift_codegen::ir::types::F32X4, cast, mask.v)
+                } else {
+                    mask.v
+                };
+                Ok(Val::Num(Num {
+                    v: self.b.ins().bitselect(m, y.v, n.v),
+                    ..y
+                }))
+            }
+            _ => no("component-wise select of these types"),
+        }
+    }
+
+    fn select_branch(
+        &mut self,
+        s: &mut Scope<'m>,
+        t: Value,
+        accept: &'m Expr,
+        reject: &'m Expr,
+    ) -> Res<Val> {
+        let ty = accept.ty.clone();
+        let out = self.declare(&ty)?;
+        self.if_else(
+            s,
+            t,
+            |l, s| {
+                let y = l.eval(s, accept)?;
+                let y = l.coerce(y, &ty)?;
+                l.write(&out, &y)
+            },
+            |l, s| {
+                let n = l.eval(s, reject)?;
+                let n = l.coerce(n, &ty)?;
+                l.write(&out, &n)
+            },
+        )?;
+        Ok(self.read(&out))
+    }
+
+    /// The interpreter's `construct`.
+    fn construct(&mut self, s: &mut Scope<'m>, ty: &Type, parts: &'m [Expr]) -> Res<Val> {
+        let mut vals = Vec::with_capacity(parts.len());
+        for p in parts {
+            vals.push(self.eval(s, p)?);
+        }
+        let too_few = || super::Unjittable(format!("too few components to construct {ty:?}"));
+        match ty {
+            Type::Scalar(_) | Type::Vector(..) | Type::Matrix { .. } => {
+                if let [one] = vals.as_slice() {
+                    let scalar = one.num().is_some_and(|n| n.n == 1);
+                    if scalar || matches!(one, Val::Mat(_)) {
+                        return self.coerce(one.clone(), ty);
+                    }
+                }
+                // Structs and arrays contribute no components here (`Value::width` is 0).
+                let mut comps: Vec<Comp> = Vec::new();
+                for v in vals
+                    .iter()
+                    .filter(|v| matches!(v, Val::Num(_) | Val::Mat(_)))
+                {
+                    v.flatten(self.b, &mut comps);
+                }
+                comps.truncate(16);
+                self.from_comps(ty, &mut comps.into_iter())?
+                    .ok_or_else(too_few)
+            }
+            Type::Struct(_) | Type::Array(..) => {
+                let member_types: Vec<Type> = match ty {
+                    Type::Struct(id) => self
+                        .module
+                        .struct_def(*id)
+                        .members
+                        .iter()
+                        .map(|m| m.ty.clone())
+                        .collect(),
+                    Type::Array(elem, n) => vec![(**elem).clone(); *n as usize],
+                    _ => unreachable!("matched above"),
+                };
+                if member_types.len() == vals.len() {
+                    let mut out = Vec::with_capacity(vals.len());
+                    for (t, v) in member_types.iter().zip(vals) {
+                        out.push(self.coerce(v, t)?);
+                    }
+                    return Ok(Val::Agg(out));
+                }
+                let mut comps = Vec::new();
+                for v in &vals {
+                    v.flatten(self.b, &mut comps);
+                }
+                self.from_comps(ty, &mut comps.into_iter())?
+                    .ok_or_else(too_few)
+            }
+            Type::Void => no("constructing void"),
+        }
+    }
+
+    /// `a[i]`, `a[r][c]`, `a[v]` on gather parameter `p` (the interpreter's `gather`).
+    fn gather(&mut self, s: &mut Scope<'m>, p: u32, indices: &'m [Expr]) -> Res<Val> {
+        let Some(Bind::Gather(g)) = s.params.get(p as usize).cloned() else {
+            return no("gather from a parameter that is not a gather");
+        };
+        let rank = g.rank;
+        // Per dimension, the index component (none: index 0).
+        let mut comps: Vec<Option<Comp>> = vec![None; rank];
+        if let [one] = indices {
+            let v = self.eval(s, one)?;
+            let x = v
+                .num()
+                .ok_or_else(|| super::Unjittable("gather index".into()))?;
+            for k in 0..(x.n as usize).min(rank) {
+                comps[rank - 1 - k] = Some((x.s, x.lane(self.b, k)));
+            }
+        } else {
+            if indices.len() > rank {
+                return no("more gather subscripts than the stream has dimensions");
+            }
+            let off = rank - indices.len();
+            for (j, e) in indices.iter().enumerate() {
+                let v = self.eval(s, e)?;
+                let x = v
+                    .num()
+                    .ok_or_else(|| super::Unjittable("gather index".into()))?;
+                comps[off + j] = Some((x.s, x.lane(self.b, 0)));
+            }
+        }
+        let idx: Vec<Value> = comps
+            .iter()
+            .enumerate()
+            .map(|(d, c)| match c {
+                Some(c) => gather_component(self.b, *c, g.last[d], g.last_f[d]),
+                None => self.b.ins().iconst(types::I64, 0),
+            })
+            .collect();
+        let lin = ravel(self.b, &idx, &g.strides);
+        let bytes = self.b.ins().imul_imm_s(lin, 4 * g.fpe as i64);
+        let addr = self.b.ins().iadd(g.data, bytes);
+        let ty = s.func.params[p as usize].ty.clone();
+        decode(self, &ty, addr, &mut 0, Layout::Stream, true)
+    }
+}

@@ -1,0 +1,305 @@
+//! Typed IR → Cranelift IR: the body of a kernel, reduction or helper for one element.
+//!
+//! Each rule mirrors the interpreter's function of the same name (`coerce`, `binary`,
+//! `construct`, `gather`, `call`, …), so the two engines compute the same thing; types are
+//! static, so what the interpreter decides per element from a value's variant is decided
+//! here once. Variables (locals, parameters, a helper's return value) are Cranelift
+//! `Variable`s, so SSA construction takes care of control flow; helpers are inlined (Brook
+//! has no recursion). Control flow is real branches: the code runs one element at a time,
+//! so no branch ever diverges and nothing needs masking.
+//!
+//! What the body reads and where it goes when it ends is set up by its driver
+//! ([`super::kernel`], [`super::reduce`]): it binds each parameter ([`Bind`]), gives the
+//! blocks `return` and `discard` jump to, and reads per-call values through [`Slots`].
+//! Constructs this lowering does not take (malformed IR, the few shapes the interpreter
+//! rejects at run time) fail with [`Unjittable`], and the call runs on the interpreter,
+//! which reports them.
+
+mod address;
+mod builtin;
+mod call;
+mod effects;
+mod expr;
+mod memory;
+pub(crate) mod num;
+mod ops;
+mod place;
+mod stmt;
+mod value;
+
+pub(crate) use address::{gather_ref, position, ravel, resize, GatherRef};
+pub(crate) use effects::uses_indexof;
+pub(crate) use memory::{decode, encode, Layout};
+pub(crate) use value::{kinds, members};
+
+use std::rc::Rc;
+
+use brook_frontend::ir::{Function, Module, Scalar, Type};
+use cranelift_codegen::ir::{Block, InstBuilder, Type as Ty, Value};
+use cranelift_frontend::{FunctionBuilder, Variable};
+
+use self::num::{clif_ty, Num, Val};
+use super::code::Imports;
+use super::slots::{Slot, Slots};
+use super::Unjittable;
+
+pub(crate) type Res<T> = Result<T, Unjittable>;
+
+pub(crate) fn no<T>(why: impl Into<String>) -> Res<T> {
+    Err(Unjittable(why.into()))
+}
+
+/// Where a variable of any type lives: one Cranelift variable per scalar, vector or matrix
+/// row.
+#[derive(Debug, Clone)]
+pub(crate) enum Store {
+    Void,
+    Num(Scalar, u8, Variable),
+    /// A matrix: its column count and one variable per row.
+    Mat(u8, Vec<Variable>),
+    Agg(Vec<Store>),
+}
+
+/// How a parameter of the function being lowered is bound.
+#[derive(Debug, Clone)]
+pub(crate) enum Bind {
+    /// A value: an input element, a constant, an output, an accumulator, a helper argument.
+    Value(Store),
+    /// A gather: the stream it reads.
+    Gather(Rc<GatherRef>),
+}
+
+/// The function being lowered: the kernel or reduction itself, or an inlined helper.
+pub(crate) struct Scope<'m> {
+    pub func: &'m Function,
+    pub params: Vec<Bind>,
+    /// `indexof` of each parameter; `None` is zero.
+    pub positions: Vec<Option<Num>>,
+    pub locals: Vec<Store>,
+    /// Where `return` jumps.
+    pub exit: Block,
+    /// A helper's return value.
+    pub ret: Option<Store>,
+    /// The innermost loops: (`continue` target, `break` target).
+    pub loops: Vec<(Block, Block)>,
+    /// Per parameter, the index of its vout in the kernel's list (kernels only).
+    pub vouts: Vec<Option<VoutParam>>,
+}
+
+/// A `vout [max] T v<>` parameter of the kernel.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct VoutParam {
+    pub index: u32,
+    pub max: u32,
+    /// Values this element pushed so far (`i32`).
+    pub count: Variable,
+}
+
+/// The lowering state of one compiled function.
+pub(crate) struct Lower<'m, 'a, 'f, 'i> {
+    pub b: &'a mut FunctionBuilder<'f>,
+    pub module: &'m Module,
+    pub imports: &'a mut Imports<'i>,
+    pub slots: Slots,
+    pub ptr: Ty,
+    /// Where `discard` jumps.
+    pub discard: Block,
+    /// The tile's vout state (a pointer), for kernels with vouts.
+    pub vout_state: Option<cranelift_codegen::ir::Value>,
+}
+
+/// Starts a compiled function in `b`: an entry block taking the signature's parameters, where
+/// the slot loads go, then a block where `body` emits the rest with the parameters. `earlier`
+/// are the slots of functions built before that share this one's `ctx` (their order is kept).
+/// Returns what `body` returns and the slots read.
+pub(crate) fn function<'m, 'f, 'i, R>(
+    b: &mut FunctionBuilder<'f>,
+    imports: &mut Imports<'i>,
+    module: &'m Module,
+    ptr: Ty,
+    earlier: &[Slot],
+    body: impl FnOnce(&mut Lower<'m, '_, 'f, 'i>, &[Value]) -> Res<R>,
+) -> Res<(R, Vec<Slot>)> {
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    b.seal_block(entry);
+    let params = b.block_params(entry).to_vec();
+    let setup = b.create_block();
+    let at = b.ins().jump(setup, &[]);
+    b.switch_to_block(setup);
+    b.seal_block(setup);
+    let discard = b.create_block();
+    let mut l = Lower {
+        b,
+        module,
+        imports,
+        slots: Slots::new(params[0], at),
+        ptr,
+        discard,
+        vout_state: None,
+    };
+    for &s in earlier {
+        l.slots.reserve(s);
+    }
+    let r = body(&mut l, &params)?;
+    Ok((r, std::mem::take(&mut l.slots.list)))
+}
+
+impl<'m> Lower<'m, '_, '_, '_> {
+    /// `if t { yes } else { no }` as blocks; emission continues after both.
+    pub fn if_else(
+        &mut self,
+        s: &mut Scope<'m>,
+        t: Value,
+        yes: impl FnOnce(&mut Self, &mut Scope<'m>) -> Res<()>,
+        no: impl FnOnce(&mut Self, &mut Scope<'m>) -> Res<()>,
+    ) -> Res<()> {
+        let (then, otherwise, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().brif(t, then, &[], otherwise, &[]);
+        self.b.seal_block(then);
+        self.b.seal_block(otherwise);
+        self.b.switch_to_block(then);
+        yes(self, s)?;
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(otherwise);
+        no(self, s)?;
+        self.b.ins().jump(done, &[]);
+        self.b.seal_block(done);
+        self.b.switch_to_block(done);
+        Ok(())
+    }
+
+    /// `for (i = from; i < to; i++)`: `body` emits one iteration, `i` in hand, from a block
+    /// of its own, and ends in (or jumps from anywhere to) the `next` block it is given;
+    /// `step` emits what else every iteration does at `next`. Emission continues after the
+    /// loop.
+    pub fn count_loop(
+        &mut self,
+        from: Value,
+        to: Value,
+        body: impl FnOnce(&mut Self, Value, Block) -> Res<()>,
+        step: impl FnOnce(&mut Self) -> Res<()>,
+    ) -> Res<()> {
+        let i = self.b.declare_var(cranelift_codegen::ir::types::I64);
+        self.b.def_var(i, from);
+        let (head, run, next, exit) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        let at = self.b.use_var(i);
+        let more = self.b.ins().icmp(
+            cranelift_codegen::ir::condcodes::IntCC::SignedLessThan,
+            at,
+            to,
+        );
+        self.b.ins().brif(more, run, &[], exit, &[]);
+        self.b.switch_to_block(run);
+        self.b.seal_block(run);
+        body(self, at, next)?;
+        self.b.ins().jump(next, &[]);
+        self.b.switch_to_block(next);
+        self.b.seal_block(next);
+        step(self)?;
+        let following = self.b.ins().iadd_imm_s(at, 1);
+        self.b.def_var(i, following);
+        self.b.ins().jump(head, &[]);
+        self.b.seal_block(head);
+        self.b.switch_to_block(exit);
+        self.b.seal_block(exit);
+        Ok(())
+    }
+
+    /// Fresh variables for a value of `ty`.
+    pub fn declare(&mut self, ty: &Type) -> Res<Store> {
+        Ok(match ty {
+            Type::Void => Store::Void,
+            Type::Scalar(s) => Store::Num(*s, 1, self.b.declare_var(clif_ty(*s, 1))),
+            Type::Vector(s, n) => Store::Num(*s, *n, self.b.declare_var(clif_ty(*s, *n))),
+            Type::Matrix { rows, cols } => Store::Mat(
+                *cols,
+                (0..*rows)
+                    .map(|_| self.b.declare_var(clif_ty(Scalar::Float, *cols)))
+                    .collect(),
+            ),
+            Type::Struct(id) => Store::Agg(
+                members(self.module, *id)?
+                    .iter()
+                    .map(|m| self.declare(&m.ty))
+                    .collect::<Res<_>>()?,
+            ),
+            Type::Array(elem, n) => {
+                Store::Agg((0..*n).map(|_| self.declare(elem)).collect::<Res<_>>()?)
+            }
+        })
+    }
+
+    /// Fresh variables for `ty`, holding `v`.
+    pub fn var(&mut self, ty: &Type, v: &Val) -> Res<Store> {
+        let s = self.declare(ty)?;
+        self.write(&s, v)?;
+        Ok(s)
+    }
+
+    pub fn read(&mut self, s: &Store) -> Val {
+        match s {
+            Store::Void => Val::Void,
+            Store::Num(sc, n, v) => Val::Num(Num {
+                s: *sc,
+                n: *n,
+                v: self.b.use_var(*v),
+            }),
+            Store::Mat(cols, rows) => Val::Mat(
+                rows.iter()
+                    .map(|&r| Num {
+                        s: Scalar::Float,
+                        n: *cols,
+                        v: self.b.use_var(r),
+                    })
+                    .collect(),
+            ),
+            Store::Agg(parts) => Val::Agg(parts.iter().map(|p| self.read(p)).collect()),
+        }
+    }
+
+    /// Assigns `v`, which must already have the variable's type.
+    pub fn write(&mut self, s: &Store, v: &Val) -> Res<()> {
+        match (s, v) {
+            (Store::Void, _) => {}
+            (Store::Num(sc, n, var), Val::Num(x)) if x.s == *sc && x.n == *n => {
+                self.b.def_var(*var, x.v)
+            }
+            (Store::Mat(cols, rows), Val::Mat(xs)) if rows.len() == xs.len() => {
+                for (&r, x) in rows.iter().zip(xs) {
+                    if x.n != *cols {
+                        return no("matrix of another shape");
+                    }
+                    self.b.def_var(r, x.v);
+                }
+            }
+            (Store::Agg(parts), Val::Agg(xs)) if parts.len() == xs.len() => {
+                for (p, x) in parts.iter().zip(xs) {
+                    self.write(p, x)?;
+                }
+            }
+            _ => return no(format!("store of {v:?} into {s:?}")),
+        }
+        Ok(())
+    }
+
+    /// Continues emitting in a fresh block nothing jumps to (after `break`, `return`, …),
+    /// so the statements after a jump still have somewhere to go.
+    pub fn unreachable_rest(&mut self) {
+        let dead = self.b.create_block();
+        self.b.switch_to_block(dead);
+        self.b.seal_block(dead);
+    }
+}

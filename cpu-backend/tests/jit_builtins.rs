@@ -1,0 +1,181 @@
+//! Every built-in on native code against the interpreter, bit for bit, on special values:
+//! zeros of both signs, ±1, halves, denormals, huge values, infinities and NaN, each
+//! argument cycling through them at its own pace so that many combinations meet. Scalars and
+//! vectors (SIMD lanes), scalar arguments splatting over vector ones, int forms.
+//!
+//! `support::run_kernel` runs each kernel on both engines and fails on any differing bit, so
+//! a built-in whose inline form drifts from the interpreter's formula (or a formula changed
+//! in `exec::builtin` without the JIT following) fails here, named.
+
+mod support;
+use support::*;
+use Builtin::*;
+
+const SPECIAL: [f32; 17] = [
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    -2.5,
+    2.5,
+    3.0e-40,
+    -1.0e-39,
+    1.0e30,
+    -7.0e25,
+    f32::INFINITY,
+    f32::NEG_INFINITY,
+    f32::NAN,
+    std::f32::consts::PI,
+    -0.75,
+    88.5,
+];
+
+/// Elements per stream: enough that each pair of specials meets at several widths.
+const N: usize = 17 * 19;
+
+/// Stream `k` of `width` components: element `e` lane `c` is a special value picked at a
+/// pace that differs per argument and lane.
+fn input(k: usize, width: u8) -> CpuStream {
+    let w = width as usize;
+    let data: Vec<f32> = (0..N * w)
+        .map(|i| {
+            let (e, c) = (i / w, i % w);
+            let pace = [1, 7, 13][k % 3] + c * 3;
+            SPECIAL[(e * pace + e / 17 + k) % SPECIAL.len()]
+        })
+        .collect();
+    CpuStream::from_data(&[width], &[N], &data).unwrap()
+}
+
+/// `o = b(a0, a1, …)` over streams of the given types, on both engines.
+fn check(b: Builtin, arg_types: &[Type]) {
+    let args: Vec<Expr> = arg_types
+        .iter()
+        .enumerate()
+        .map(|(k, t)| param(k as u32, t.clone()))
+        .collect();
+    let e = bi(b, args);
+    let w = e.ty.width().unwrap_or(1);
+    let e = if e.ty.scalar() == Some(Scalar::Float) {
+        e
+    } else {
+        convert(e, fvec(w))
+    };
+    let mut params: Vec<Param> = arg_types
+        .iter()
+        .enumerate()
+        .map(|(k, t)| stream_param(&format!("a{k}"), t.clone()))
+        .collect();
+    let out = params.len() as u32;
+    params.push(out_param("o", fvec(w)));
+    let m = module(vec![kernel("k", params, vec![], vec![assign_out(out, e)])]);
+    let streams: Vec<CpuStream> = arg_types
+        .iter()
+        .enumerate()
+        .map(|(k, t)| input(k, t.width().unwrap_or(1)))
+        .collect();
+    let mut o = zeros(&[w], &[N]);
+    let mut call: Vec<CpuArg> = streams.iter().map(CpuArg::Stream).collect();
+    call.push(CpuArg::Out(&mut o));
+    run_kernel(&m, FunctionId(0), &mut call).unwrap_or_else(|e| panic!("{b:?}: {e}"));
+}
+
+fn floats(widths: &[u8]) -> Vec<Type> {
+    widths.iter().map(|&w| fvec(w)).collect()
+}
+
+#[test]
+fn one_argument_built_ins() {
+    let unary = [
+        Abs, Acos, Asin, Atan, Ceil, Cos, Cosh, Degrees, Exp, Exp2, Floor, Frac, Log, Log2, Log10,
+        Radians, Round, Rsqrt, Saturate, Sign, Sin, Sinh, Sqrt, Tan, Tanh, IsFinite, IsInf, IsNan,
+        Normalize, Length, All, Any,
+    ];
+    for b in unary {
+        for w in [1, 2, 3, 4] {
+            check(b, &floats(&[w]));
+        }
+    }
+}
+
+#[test]
+fn two_argument_built_ins() {
+    for b in [Atan2, Fmod, Max, Min, Pow, Step, Ldexp, Dot, Distance] {
+        for ws in [[1, 1], [4, 4], [3, 3], [2, 1], [1, 4]] {
+            if matches!(b, Dot) && ws[0] != ws[1] {
+                continue;
+            }
+            check(b, &floats(&ws));
+        }
+    }
+    check(Cross, &floats(&[3, 3]));
+}
+
+#[test]
+fn three_argument_built_ins() {
+    for b in [Clamp, Lerp, Smoothstep] {
+        for ws in [[1, 1, 1], [4, 4, 4], [3, 1, 1], [1, 1, 2], [4, 1, 4]] {
+            check(b, &floats(&ws));
+        }
+    }
+}
+
+#[test]
+fn integer_forms() {
+    let ints = |ws: &[u8]| -> Vec<Type> { ws.iter().map(|&w| ivec(w)).collect() };
+    for w in [1, 4] {
+        check(Abs, &ints(&[w]));
+        check(Sign, &ints(&[w]));
+        check(Min, &ints(&[w, 1]));
+        check(Max, &ints(&[w, w]));
+        check(Clamp, &ints(&[w, 1, 1]));
+        // Mixed int and float arguments go to float, as in the interpreter.
+        check(Max, &[ivec(w), fvec(w)]);
+    }
+}
+
+#[test]
+fn matrix_products() {
+    for (a, b) in [
+        (mat(2, 3), fvec(3)),
+        (fvec(2), mat(2, 4)),
+        (mat(3, 3), mat(3, 3)),
+        (mat(4, 2), mat(2, 4)),
+        (fvec(4), fvec(4)),
+        (mat(4, 1), fvec(1)),
+    ] {
+        let m = module(vec![kernel(
+            "k",
+            vec![
+                stream_param("a", a.clone()),
+                stream_param("b", b.clone()),
+                out_param(
+                    "o",
+                    bi(Mul, vec![param(0, a.clone()), param(1, b.clone())]).ty,
+                ),
+            ],
+            vec![],
+            vec![assign_out(
+                2,
+                bi(Mul, vec![param(0, a.clone()), param(1, b.clone())]),
+            )],
+        )]);
+        let flat = |t: &Type| match t {
+            Type::Matrix { rows, cols } => rows * cols,
+            t => t.width().unwrap_or(1),
+        };
+        let out_w = match bi(Mul, vec![param(0, a.clone()), param(1, b.clone())]).ty {
+            Type::Matrix { rows, cols } => rows * cols,
+            t => t.width().unwrap_or(1),
+        };
+        let (x, y) = (input(0, flat(&a)), input(1, flat(&b)));
+        let mut o = zeros(&[out_w], &[N]);
+        run_kernel(
+            &m,
+            FunctionId(0),
+            &mut [CpuArg::Stream(&x), CpuArg::Stream(&y), CpuArg::Out(&mut o)],
+        )
+        .unwrap();
+    }
+}

@@ -1,0 +1,269 @@
+//! brcc's build cache, private to the user who runs brcc. brcc runs the programs it builds,
+//! so it must never load a library another user could have written (issue 18): the cache
+//! lives under `$XDG_CACHE_HOME/brook` (else `~/.cache/brook`), and before anything in it is
+//! used, brcc checks that
+//! - the cache directory and every entry directory are real directories (not links) owned by
+//!   the user brcc runs as, created owner-only (0700) and writable by nobody else;
+//! - every directory above the cache is owned by that user or by root and is not writable by
+//!   others unless sticky (as `/tmp` is), so nobody else can swap the path;
+//! - a cached library is a regular file owned by the user, and its SHA3-256 matches the digest
+//!   written when it was built: a corrupt or replaced entry is rebuilt, never loaded.
+//!
+//! When no cache directory passes (neither variable set, or one that fails a check), the build
+//! goes to a fresh owner-only temporary directory, created exclusively and removed once the
+//! program is loaded; a warning names the rejected directory and why.
+
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use sha3::{Digest, Sha3_256};
+
+extern "C" {
+    fn geteuid() -> u32;
+}
+
+/// The user brcc runs as: the only one whose files it trusts (besides root's directories).
+fn me() -> u32 {
+    // SAFETY: geteuid takes nothing and cannot fail.
+    unsafe { geteuid() }
+}
+
+/// Where builds go: a trusted cache directory, or a private temporary one (removed on drop).
+pub struct Cache {
+    root: PathBuf,
+    temporary: bool,
+}
+
+impl Cache {
+    /// The user's cache directory if it is private, else a fresh private temporary directory
+    /// (with a warning on stderr saying why the cache was not used).
+    pub fn open() -> Result<Cache, String> {
+        if let Some(root) = cache_root() {
+            match trusted_root(&root) {
+                Ok(()) => {
+                    return Ok(Cache {
+                        root,
+                        temporary: false,
+                    })
+                }
+                Err(why) => eprintln!(
+                    "brcc: warning: not using the build cache `{}`: {why}; building in a private temporary directory",
+                    root.display()
+                ),
+            }
+        }
+        private_temp_dir().map(|root| Cache {
+            root,
+            temporary: true,
+        })
+    }
+
+    /// A fresh private temporary directory, whatever the cache settings.
+    pub fn temporary() -> Result<Cache, String> {
+        private_temp_dir().map(|root| Cache {
+            root,
+            temporary: true,
+        })
+    }
+
+    /// The directory builds go to.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The directory of entry `key`, created owner-only, checked.
+    pub fn entry(&self, key: &str) -> Result<PathBuf, String> {
+        let dir = self.root.join(key);
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(format!("could not create `{}`: {e}", dir.display())),
+        }
+        private_dir(&dir).map_err(|why| format!("the cache entry `{}` {why}", dir.display()))?;
+        Ok(dir)
+    }
+}
+
+impl Drop for Cache {
+    fn drop(&mut self) {
+        if self.temporary {
+            let _ = std::fs::remove_dir_all(&self.root);
+        }
+    }
+}
+
+/// `library` if it is a trusted, intact build: a regular file owned by this user, writable by
+/// nobody else, whose SHA3-256 is the one recorded beside it. Anything else is to be rebuilt.
+pub fn verified(library: &Path) -> bool {
+    let digest_file = digest_path(library);
+    let (Ok(bytes), Ok(recorded)) = (
+        private_file(library),
+        private_file(&digest_file).map(|d| String::from_utf8_lossy(&d).trim().to_string()),
+    ) else {
+        return false;
+    };
+    hex(&Sha3_256::digest(&bytes)) == recorded
+}
+
+/// Records `partial` (a just-built library) as `library` with its digest beside it. Both
+/// are renamed into place, so a concurrent run sees either the whole entry or a mismatch.
+pub fn store(partial: &Path, library: &Path) -> Result<(), String> {
+    let bytes = std::fs::read(partial).map_err(|e| {
+        format!(
+            "could not read the built program `{}`: {e}",
+            partial.display()
+        )
+    })?;
+    let digest = digest_path(library);
+    let digest_partial = digest.with_extension(format!("sha3.{}", std::process::id()));
+    write_private(&digest_partial, hex(&Sha3_256::digest(&bytes)).as_bytes())
+        .map_err(|e| format!("could not write `{}`: {e}", digest_partial.display()))?;
+    std::fs::set_permissions(partial, std::fs::Permissions::from_mode(0o700))
+        .map_err(|e| format!("could not restrict `{}`: {e}", partial.display()))?;
+    std::fs::rename(partial, library).map_err(|e| {
+        format!(
+            "could not store the built program as `{}`: {e}",
+            library.display()
+        )
+    })?;
+    std::fs::rename(&digest_partial, &digest)
+        .map_err(|e| format!("could not store `{}`: {e}", digest.display()))
+}
+
+/// Writes `path` owner-only (0600), replacing what was there.
+pub fn write_private(path: &Path, contents: &[u8]) -> io::Result<()> {
+    use std::io::Write;
+    let _ = std::fs::remove_file(path);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)?
+        .write_all(contents)
+}
+
+fn digest_path(library: &Path) -> PathBuf {
+    library.with_extension("so.sha3")
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `$XDG_CACHE_HOME/brook` or `$HOME/.cache/brook` (absolute paths only), if either is set.
+fn cache_root() -> Option<PathBuf> {
+    let absolute = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
+    std::env::var_os("XDG_CACHE_HOME")
+        .and_then(absolute)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .and_then(absolute)
+                .map(|h| h.join(".cache"))
+        })
+        .map(|base| base.join("brook"))
+}
+
+/// Creates `root` owner-only if missing, then checks it and everything above it.
+fn trusted_root(root: &Path) -> Result<(), String> {
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(root)
+        .map_err(|e| format!("it could not be created ({e})"))?;
+    private_dir(root)?;
+    for ancestor in root.ancestors().skip(1) {
+        safe_ancestor(ancestor)?;
+    }
+    Ok(())
+}
+
+/// A directory only this user can change: not a link, owned by this user, no group or other
+/// write permission.
+fn private_dir(dir: &Path) -> Result<(), String> {
+    let meta = std::fs::symlink_metadata(dir).map_err(|e| format!("cannot be examined ({e})"))?;
+    if !meta.file_type().is_dir() {
+        return Err("is not a directory (a link or a file)".into());
+    }
+    owned_and_unshared(&meta)
+}
+
+/// The bytes of a regular file (not a link) only this user can change.
+fn private_file(path: &Path) -> Result<Vec<u8>, String> {
+    let meta = std::fs::symlink_metadata(path).map_err(|e| e.to_string())?;
+    if !meta.file_type().is_file() {
+        return Err("not a regular file".into());
+    }
+    owned_and_unshared(&meta)?;
+    std::fs::read(path).map_err(|e| e.to_string())
+}
+
+fn owned_and_unshared(meta: &std::fs::Metadata) -> Result<(), String> {
+    if meta.uid() != me() {
+        return Err(format!(
+            "belongs to user {} but brcc runs as user {}",
+            meta.uid(),
+            me()
+        ));
+    }
+    if meta.mode() & 0o022 != 0 {
+        return Err(format!(
+            "is writable by other users (mode {:o})",
+            meta.mode() & 0o7777
+        ));
+    }
+    Ok(())
+}
+
+/// A directory above the cache: owned by this user or root, and not writable by others
+/// unless sticky (then others cannot rename or remove what is ours in it).
+fn safe_ancestor(dir: &Path) -> Result<(), String> {
+    let meta = std::fs::metadata(dir)
+        .map_err(|e| format!("`{}` cannot be examined ({e})", dir.display()))?;
+    if meta.uid() != me() && meta.uid() != 0 {
+        return Err(format!(
+            "`{}` above it belongs to user {}",
+            dir.display(),
+            meta.uid()
+        ));
+    }
+    let sticky = meta.mode() & 0o1000 != 0;
+    if meta.mode() & 0o022 != 0 && !sticky {
+        return Err(format!(
+            "`{}` above it is writable by other users (mode {:o})",
+            dir.display(),
+            meta.mode() & 0o7777
+        ));
+    }
+    Ok(())
+}
+
+/// A new owner-only directory in the system temporary directory, created exclusively (an
+/// existing name, planted or not, is never reused).
+fn private_temp_dir() -> Result<PathBuf, String> {
+    let base = std::env::temp_dir();
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    for attempt in 0..100u32 {
+        let dir = base.join(format!("brcc-{}-{:x}-{attempt}", std::process::id(), stamp));
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => {
+                private_dir(&dir)
+                    .map_err(|why| format!("the temporary directory `{}` {why}", dir.display()))?;
+                return Ok(dir);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                return Err(format!(
+                    "could not create a private build directory in `{}`: {e}",
+                    base.display()
+                ))
+            }
+        }
+    }
+    Err(format!(
+        "could not create a private build directory in `{}`: every name tried exists",
+        base.display()
+    ))
+}

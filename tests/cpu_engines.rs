@@ -1,0 +1,167 @@
+//! The CPU backend's two engines through the runtime: native code by default, the interpreter
+//! on request, the same results, and the trace saying which ran and what compiling cost.
+
+use std::time::Duration;
+
+use brook::{args, GatherOp, Runtime, ScatterOp, TraceEntry};
+
+const SRC: &str = "kernel void scale(float k, float4 a<>, out float4 b<>) {
+    b = a * k + indexof(b).x;
+}
+reduce void total(float a<>, reduce float r<>) { r += a; }";
+
+/// `scale` on a 3×5 stream and `total` of its first components, on `rt`.
+fn run(rt: &Runtime) -> (Vec<f32>, Vec<f32>) {
+    let program = rt.compile(SRC, "engines.br").unwrap();
+    let a = rt.stream_of(4, &[3, 5]).unwrap();
+    let b = rt.stream_of(4, &[3, 5]).unwrap();
+    let data: Vec<f32> = (0..60).map(|i| i as f32 * 0.37 - 4.0).collect();
+    a.read(&data).unwrap();
+    rt.run(&program, "scale", args![1.5f32, &a, &b]).unwrap();
+    let x = rt.stream_of(1, &[15]).unwrap();
+    x.read(&data[..15]).unwrap();
+    let total = rt.reduce_to_value(&program, "total", &x, args![]).unwrap();
+    (b.to_vec().unwrap(), total)
+}
+
+#[test]
+fn native_code_and_the_interpreter_agree_bit_for_bit() {
+    let (native, interpreted) = (run(&Runtime::cpu()), run(&Runtime::cpu_interpreter()));
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&native.0), bits(&interpreted.0));
+    assert_eq!(bits(&native.1), bits(&interpreted.1));
+    // Element (1, 2) is a * 1.5 + 2 (its column).
+    let e = 5 + 2;
+    assert_eq!(native.0[4 * e], ((4 * e) as f32 * 0.37 - 4.0) * 1.5 + 2.0);
+}
+
+#[test]
+fn the_trace_names_the_engine_and_the_compile_time() {
+    let rt = Runtime::cpu();
+    let program = rt.compile(SRC, "engines.br").unwrap();
+    let a = rt.stream_of(4, &[3, 5]).unwrap();
+    let b = rt.stream_of(4, &[3, 5]).unwrap();
+    let x = rt.stream_of(1, &[15]).unwrap();
+    rt.set_trace(true);
+    rt.run(&program, "scale", args![2.0f32, &a, &b]).unwrap();
+    rt.run(&program, "scale", args![2.0f32, &a, &b]).unwrap();
+    rt.reduce_to_value(&program, "total", &x, args![]).unwrap();
+    rt.reduce_to_value(&program, "total", &x, args![]).unwrap();
+    let trace = rt.take_trace();
+    let [TraceEntry::Kernel(first), TraceEntry::Kernel(second), TraceEntry::Reduce(fold), TraceEntry::Reduce(again)] =
+        &trace[..]
+    else {
+        panic!("two kernel and two reduce entries expected: {trace:?}");
+    };
+    assert_eq!(
+        (first.function.as_str(), first.source_line),
+        ("scale", Some(1))
+    );
+    assert_eq!(
+        first.variant,
+        "<3, 5>, native code for rank 2 output; constant, stream, out"
+    );
+    let took = first.compiled.expect("the first call compiles");
+    assert!(
+        took > Duration::ZERO && took < Duration::from_secs(10),
+        "{took:?}"
+    );
+    assert_eq!(
+        (second.variant.as_str(), second.compiled),
+        ("<3, 5>, native code", None)
+    );
+    assert!(first.passes.is_empty());
+    assert_eq!(
+        (fold.function.as_str(), fold.source_line),
+        ("total", Some(4))
+    );
+    assert!(
+        fold.variant
+            .starts_with("<15> -> a value, native code for "),
+        "{}",
+        fold.variant
+    );
+    assert!(fold.compiled.is_some(), "{fold:?}");
+    assert_eq!(
+        (again.variant.as_str(), again.compiled),
+        ("<15> -> a value, native code", None)
+    );
+
+    let rt = Runtime::cpu_interpreter();
+    let program = rt.compile(SRC, "engines.br").unwrap();
+    let (a, b) = (
+        rt.stream_of(4, &[3, 5]).unwrap(),
+        rt.stream_of(4, &[3, 5]).unwrap(),
+    );
+    rt.set_trace(true);
+    rt.run(&program, "scale", args![2.0f32, &a, &b]).unwrap();
+    let trace = rt.take_trace();
+    let [TraceEntry::Kernel(only)] = &trace[..] else {
+        panic!("one kernel entry expected: {trace:?}");
+    };
+    assert_eq!(
+        (only.variant.as_str(), only.compiled),
+        ("<3, 5>, interpreter", None)
+    );
+}
+
+#[test]
+fn scatter_and_gather_op_are_traced_with_their_combiners_compile_time() {
+    let rt = Runtime::cpu();
+    let program = rt.compile(SRC, "engines.br").unwrap();
+    let index = rt.stream_of(1, &[3]).unwrap();
+    index.read(&[1.0, 0.0, 1.0]).unwrap();
+    let data = rt.stream_of(1, &[3]).unwrap();
+    data.read(&[1.0, 2.0, 3.0]).unwrap();
+    let dst = rt.stream_of(1, &[2]).unwrap();
+    let fetched = rt.stream_of(1, &[3]).unwrap();
+    rt.set_trace(true);
+    rt.scatter(&dst, &index, &data, ScatterOp::Reduce(&program, "total"))
+        .unwrap();
+    rt.scatter(&dst, &index, &data, ScatterOp::Add).unwrap();
+    let op = GatherOp::With(ScatterOp::Reduce(&program, "total"), &[10.0]);
+    rt.gather_op(&fetched, &index, &dst, op).unwrap();
+    rt.gather_op(&fetched, &index, &dst, GatherOp::Fetch)
+        .unwrap();
+    // Scattered with `total` (+) and again with add: [4, 8]; the gather-op's update then
+    // added 10 once to element 0 and twice to element 1.
+    assert_eq!(dst.to_vec().unwrap(), vec![4.0 + 10.0, 8.0 + 20.0]);
+    let trace = rt.take_trace();
+    let [TraceEntry::Scatter(user), TraceEntry::Scatter(add), TraceEntry::GatherOp(update), TraceEntry::GatherOp(fetch)] =
+        &trace[..]
+    else {
+        panic!("two scatter and two gather-op entries expected: {trace:?}");
+    };
+    assert_eq!(
+        (user.function.as_str(), user.source_line),
+        ("streamScatterOp `total`", Some(4))
+    );
+    assert!(
+        user.variant.starts_with("3 elements, native code for "),
+        "{}",
+        user.variant
+    );
+    assert!(user.compiled.is_some(), "{user:?}");
+    assert_eq!(
+        (
+            add.function.as_str(),
+            add.variant.as_str(),
+            add.compiled,
+            add.source_line
+        ),
+        ("streamScatterOp add", "3 elements", None, None)
+    );
+    // The reduction's code was compiled by the scatter: the gather-op reuses it.
+    assert_eq!(
+        (
+            update.function.as_str(),
+            update.variant.as_str(),
+            update.compiled
+        ),
+        ("streamGatherOp `total`", "3 elements, native code", None)
+    );
+    assert_eq!(
+        (fetch.function.as_str(), fetch.variant.as_str()),
+        ("streamGatherOp fetch", "3 elements")
+    );
+}

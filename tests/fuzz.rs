@@ -1,0 +1,124 @@
+//! GL against the CPU backend on random whole programs (`whole_programs/`): a fixed slice of seeds in
+//! the suite, and a long run on demand:
+//!
+//! ```sh
+//! BROOK_FUZZ_SECONDS=1800 BROOK_FUZZ_SEED=0 cargo test --test fuzz -- --ignored --nocapture
+//! ```
+//!
+//! which writes every finding (its seed, program, calls and data) to `target/fuzz-findings/`.
+
+mod support;
+mod whole_programs;
+
+use std::time::{Duration, Instant};
+
+use brook::{ContextOptions, Profile, Runtime};
+use whole_programs::Case;
+
+/// The GL configurations cases rotate through: both profiles, textures 16 texels wide (address
+/// translation of most streams) and one output per pass (every multi-output kernel split).
+fn gl_configs() -> Vec<Runtime> {
+    let with = |profile, max_texture_size, max_draw_buffers| {
+        Runtime::gl_with(ContextOptions {
+            profile,
+            max_texture_size,
+            max_draw_buffers,
+        })
+        .expect("a headless GL context")
+    };
+    vec![
+        with(Profile::Gl33Core, None, None),
+        with(Profile::Es30, None, None),
+        with(Profile::Gl33Core, Some(16), None),
+        with(Profile::Gl33Core, None, Some(1)),
+    ]
+}
+
+/// Runs case `seed` on the CPU and one GL configuration; a description of the disagreement,
+/// or of the generator's mistake, if any.
+fn check(seed: u64, cpu: &Runtime, gls: &[Runtime]) -> Result<(), String> {
+    let case = Case::generate(seed);
+    let on_cpu = case
+        .run(cpu)
+        .map_err(|e| format!("the generator made a bad program: {e}\n{}", case.describe()))?;
+    let gl = &gls[(seed % gls.len() as u64) as usize];
+    let on_gl = case.run(gl).map_err(|e| {
+        format!(
+            "{}: the CPU ran it, GL did not compile it: {e}\n{}",
+            gl.describe(),
+            case.describe()
+        )
+    })?;
+    match case.compare(&on_cpu, &on_gl) {
+        None => Ok(()),
+        Some(d) => Err(format!("{}: {d}\n{}", gl.describe(), case.describe())),
+    }
+}
+
+#[test]
+fn a_fixed_slice_of_random_programs_agrees_on_gl_and_the_cpu() {
+    let (cpu, gls) = (Runtime::cpu(), gl_configs());
+    for seed in 0..48 {
+        if let Err(e) = check(seed, &cpu, &gls) {
+            panic!("{e}");
+        }
+    }
+}
+
+#[test]
+#[ignore = "a long run: BROOK_FUZZ_SECONDS (default 60), BROOK_FUZZ_SEED (default 1000)"]
+fn fuzz_for_a_while() {
+    let seconds: u64 = env_or("BROOK_FUZZ_SECONDS", 60);
+    let first: u64 = env_or("BROOK_FUZZ_SEED", 1000);
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("../fuzz-findings");
+    std::fs::create_dir_all(&dir).expect("the findings directory");
+    let (cpu, mut gls) = (Runtime::cpu(), gl_configs());
+    let end = Instant::now() + Duration::from_secs(seconds);
+    let (mut seed, mut findings) = (first, 0);
+    while Instant::now() < end {
+        // Every case compiles new programs, and a runtime keeps each program it linked for
+        // as long as it lives: fresh contexts now and then keep a long run's memory flat.
+        if (seed - first) % 50 == 0 {
+            gls = gl_configs();
+        }
+        if let Err(e) = check(seed, &cpu, &gls) {
+            findings += 1;
+            std::fs::write(dir.join(format!("seed-{seed}.txt")), &e).expect("a finding file");
+            println!("finding: seed {seed}: {}", e.lines().next().unwrap_or(""));
+        }
+        seed += 1;
+        if (seed - first) % 100 == 0 {
+            println!("{} cases, {findings} findings", seed - first);
+            // The machine is shared: a leak must stop the run, not the neighbours' builds.
+            let rss = resident_bytes();
+            assert!(
+                rss < MAX_RESIDENT,
+                "the run holds {rss} bytes after seed {seed}: a leak"
+            );
+        }
+    }
+    println!(
+        "{} cases (seeds {first}..{seed}) in {seconds} s, {findings} findings in {}",
+        seed - first,
+        dir.display()
+    );
+    assert_eq!(findings, 0, "see {}", dir.display());
+}
+
+/// A long run stops itself past this much resident memory (a leak, found).
+const MAX_RESIDENT: u64 = 3 << 30;
+
+/// This process's resident memory, from `/proc/self/statm` (0 where there is none).
+fn resident_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .map_or(0, |pages| pages * 4096)
+}
+
+fn env_or(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}

@@ -1,0 +1,144 @@
+//! Brook's index rule for every index a program can compute, on GL (both profiles, direct and
+//! address-translated layouts) and the CPU: `floor(v + 0.25)` clamped to `[0, extent-1]`, and
+//! for the values a float→int conversion cannot take, +inf and huge positive values read the
+//! last element, -inf and huge negative values element 0, NaN element 0 (README, "Limits and
+//! guarantees"). Checked in gathers (scalar and vector subscripts), ScatterOp and GatherOp.
+
+mod support;
+
+use brook::{args, GatherOp, Runtime, ScatterOp, Stream};
+use support::{agree_with_cpu, gl_profiles};
+
+/// Index values and the element of a 10-element stream each must select.
+fn cases() -> (Vec<f32>, Vec<f32>) {
+    let pairs: [(f32, f32); 16] = [
+        (1e30, 9.0),
+        (3e9, 9.0),
+        (2147483648.0, 9.0),
+        (f32::INFINITY, 9.0),
+        (f32::MAX, 9.0),
+        (f32::NEG_INFINITY, 0.0),
+        (-1e30, 0.0),
+        (-3e9, 0.0),
+        (f32::MIN, 0.0),
+        (f32::NAN, 0.0),
+        (-f32::NAN, 0.0),
+        (-0.75, 0.0),
+        (2.74, 2.0),
+        (2.76, 3.0),
+        (9.9, 9.0),
+        (16777217.0, 9.0),
+    ];
+    pairs.iter().copied().unzip()
+}
+
+fn stream(rt: &Runtime, components: u8, shape: &[usize], data: &[f32]) -> Stream {
+    let s = rt.stream_of(components, shape).unwrap();
+    s.read(data).unwrap();
+    s
+}
+
+/// Every GL runtime to check: both profiles, as-is and with textures 4 texels wide (address
+/// translation: the gathered stream's element becomes a computed texel).
+fn all_gls() -> Vec<Runtime> {
+    let mut gls = gl_profiles(None, None);
+    gls.extend(gl_profiles(Some(4), None));
+    gls
+}
+
+#[test]
+fn gathers_clamp_non_finite_and_huge_indices() {
+    let (idx, expected) = cases();
+    let table: Vec<f32> = (0..10).map(|i| 100.0 + i as f32).collect();
+    let src = "kernel void pick(float i<>, float t[], out float r<>) { r = t[i]; }";
+    let got = agree_with_cpu(&all_gls(), 0, |rt| {
+        let p = rt.compile(src, "pick.br").unwrap();
+        let i = stream(rt, 1, &[idx.len()], &idx);
+        let t = stream(rt, 1, &[10], &table);
+        let r = rt.stream_of(1, &[idx.len()]).unwrap();
+        rt.run(&p, "pick", args![&i, &t, &r]).unwrap();
+        vec![r.to_vec().unwrap()]
+    });
+    let want: Vec<f32> = expected.iter().map(|e| 100.0 + e).collect();
+    assert_eq!(got[0], want, "indices {idx:?}");
+}
+
+#[test]
+fn vector_and_c_style_subscripts_clamp_each_component() {
+    let (idx, _) = cases();
+    // A <6,10> table holding row*100 + column; the index selects (column, row) = (v, -v)
+    // with a float2, and [v][v] C-style (row first). Textures 8 texels wide wrap its rows.
+    let table: Vec<f32> = (0..60).map(|i| ((i / 10) * 100 + i % 10) as f32).collect();
+    let src = "kernel void pick(float i<>, float t[][], out float2 r<>) {
+        r = float2(t[float2(i, -i)], t[i][i]);
+    }";
+    let mut gls = gl_profiles(None, None);
+    gls.extend(gl_profiles(Some(8), None));
+    let got = agree_with_cpu(&gls, 0, |rt| {
+        let p = rt.compile(src, "pick.br").unwrap();
+        let i = stream(rt, 1, &[idx.len()], &idx);
+        let t = stream(rt, 1, &[6, 10], &table);
+        let r = rt.stream_of(2, &[idx.len()]).unwrap();
+        rt.run(&p, "pick", args![&i, &t, &r]).unwrap();
+        vec![r.to_vec().unwrap()]
+    });
+    for (k, v) in idx.iter().enumerate() {
+        let (column, row) = (element(*v, 10), element(-v, 6));
+        assert_eq!(
+            got[0][2 * k],
+            row * 100.0 + column,
+            "t[float2({v}, {})]",
+            -v
+        );
+        let (row, column) = (element(*v, 6), element(*v, 10));
+        assert_eq!(got[0][2 * k + 1], row * 100.0 + column, "t[{v}][{v}]");
+    }
+}
+
+/// The element index `v` selects in a dimension of `extent` elements, by the rule as stated.
+fn element(v: f32, extent: usize) -> f32 {
+    let r = (v + 0.25).floor();
+    if r.is_nan() || r <= 0.0 {
+        0.0
+    } else {
+        r.min(extent as f32 - 1.0)
+    }
+}
+
+#[test]
+fn scatter_targets_follow_the_same_rule() {
+    let (idx, expected) = cases();
+    for (name, op) in [("replace", ScatterOp::Replace), ("add", ScatterOp::Add)] {
+        let got = agree_with_cpu(&all_gls(), 0, |rt| {
+            let dst = stream(rt, 1, &[10], &[0.0; 10]);
+            let index = stream(rt, 1, &[idx.len()], &idx);
+            // Element k carries 2^k, so every target's sum says which elements hit it.
+            let data: Vec<f32> = (0..idx.len()).map(|k| (1u32 << k) as f32).collect();
+            let d = stream(rt, 1, &[idx.len()], &data);
+            rt.scatter(&dst, &index, &d, op).unwrap();
+            vec![dst.to_vec().unwrap()]
+        });
+        let mut want = [0.0f32; 10];
+        for (k, e) in expected.iter().enumerate() {
+            let bit = (1u32 << k) as f32;
+            let slot = &mut want[*e as usize];
+            *slot = if name == "add" { *slot + bit } else { bit };
+        }
+        assert_eq!(got[0], want, "{name}: indices {idx:?}");
+    }
+}
+
+#[test]
+fn gather_op_sources_follow_the_same_rule() {
+    let (idx, expected) = cases();
+    let got = agree_with_cpu(&all_gls(), 0, |rt| {
+        let data: Vec<f32> = (0..10).map(|i| 100.0 + i as f32).collect();
+        let data = stream(rt, 1, &[10], &data);
+        let index = stream(rt, 1, &[idx.len()], &idx);
+        let dst = stream(rt, 1, &[idx.len()], &vec![-1.0; idx.len()]);
+        rt.gather_op(&dst, &index, &data, GatherOp::Fetch).unwrap();
+        vec![dst.to_vec().unwrap()]
+    });
+    let want: Vec<f32> = expected.iter().map(|e| 100.0 + e).collect();
+    assert_eq!(got[0], want, "indices {idx:?}");
+}

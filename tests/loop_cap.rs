@@ -1,0 +1,239 @@
+//! Loops on drivers that cap them. llvmpipe ends all of a shader's loops once they have made
+//! 65,535 iterations in all (nesting does not help: the count is shared), without an error.
+//! Kernels whose loops have constant trip counts within the cap run unchecked; any other
+//! records how its loops ended, and a loop the driver cut short fails the call with its Brook
+//! line. The CPU backend has no cap. The fuzzer's programs cover short loops of every kind.
+
+mod support;
+
+use brook::core::ShaderSource;
+use brook::{args, Arg, BrookError, Program, Runtime};
+use support::{gl_profiles, gl_with};
+
+/// The fragment shader of the first draw a call of kernel `k` runs on GL.
+fn first_fragment(gl: &Runtime, program: &Program, args: &[Arg]) -> String {
+    let plan = gl.plan(program, "k", args).unwrap();
+    plan.iter()
+        .find_map(|pass| match pass.program.as_ref().map(|p| &*p.source) {
+            Some(ShaderSource::Raster { fragment, .. }) => Some(fragment.clone()),
+            _ => None,
+        })
+        .expect("a GL call draws")
+}
+
+/// Runs kernel `k` of `src` over `n` (one element per value), with output streams of
+/// `outputs` floats.
+fn run(rt: &Runtime, src: &str, n: &[f32], outputs: usize) -> Result<Vec<Vec<f32>>, BrookError> {
+    let p = rt.compile(src, "loops.br")?;
+    let input = rt.stream_of(1, &[n.len()])?;
+    input.read(n)?;
+    let outs: Vec<_> = (0..outputs)
+        .map(|_| rt.stream_of(1, &[n.len()]))
+        .collect::<Result<_, _>>()?;
+    let mut call = vec![brook::Arg::Stream(&input)];
+    call.extend(outs.iter().map(brook::Arg::Stream));
+    rt.run(&p, "k", &call)?;
+    outs.iter().map(|o| o.to_vec()).collect()
+}
+
+const COUNT_TO_N: &str = "kernel void k(float n<>, out float r<>) {
+    float x = 0.0;
+    float i;
+    for (i = 0.0; i < n; i += 1.0)
+        x += 1.0;
+    r = x;
+}";
+
+#[test]
+fn a_loop_the_driver_would_cut_short_fails_with_its_line_and_the_cap() {
+    let n = [100_000.0, 3.0];
+    assert_eq!(
+        run(&Runtime::cpu(), COUNT_TO_N, &n, 1).unwrap(),
+        [n.to_vec()]
+    );
+    for gl in gl_profiles(None, None) {
+        let err = run(&gl, COUNT_TO_N, &n, 1).expect_err("llvmpipe cuts the loop at 65,535");
+        let text = err.to_string();
+        assert!(
+            text.contains("loops.br:4: for (i = 0.0; i < n; i += 1.0)") && text.contains("65535"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn loops_within_the_cap_give_the_cpu_result() {
+    let n = [60_000.0, 0.0, 1.0, 17.0];
+    for gl in gl_profiles(None, None) {
+        assert_eq!(run(&gl, COUNT_TO_N, &n, 1).unwrap(), [n.to_vec()]);
+    }
+}
+
+#[test]
+fn constant_trip_counts_within_the_cap_run_unchecked_and_beyond_it_are_checked() {
+    let within = "kernel void k(float n<>, out float r<>) {
+        float x = 0.0;
+        for (int i = 0; i < 200; i++) { for (int j = 0; j < 200; j++) x += 1.0; }
+        r = x + n;
+    }";
+    let beyond = within.replace("200", "300");
+    for gl in gl_profiles(None, None) {
+        assert_eq!(run(&gl, within, &[1.0], 1).unwrap(), [[40_001.0]]);
+        let program = gl.compile(within, "loops.br").unwrap();
+        let (n, r) = (
+            gl.stream_of(1, &[1]).unwrap(),
+            gl.stream_of(1, &[1]).unwrap(),
+        );
+        assert!(!first_fragment(&gl, &program, args![&n, &r]).contains("brook_loop_cut"));
+        let err = run(&gl, &beyond, &[1.0], 1).unwrap_err().to_string();
+        assert!(err.contains("loops.br:3"), "{err}");
+    }
+    assert_eq!(
+        run(&Runtime::cpu(), &beyond, &[1.0], 1).unwrap(),
+        [[90_001.0]]
+    );
+}
+
+#[test]
+fn checked_loops_keep_break_continue_and_do_while_meanings() {
+    // Unbounded loops (so checked) exercising every way out of and around a loop.
+    let src = "float helper(float n) {
+        float s = 0.0;
+        float i = 0.0;
+        do { i += 1.0; if (i == 2.0) continue; s += i; } while (i < n);
+        return s;
+    }
+    kernel void k(float n<>, out float r<>, out float q<>) {
+        float x = 0.0;
+        while (1) {
+            x += 1.0;
+            if (x >= n) break;
+        }
+        float y = 0.0;
+        for (float j = 0.0; j < n; j += 1.0) {
+            if (j == 1.0) continue;
+            for (float m = 0.0; m < 3.0 + n; m += 1.0) { if (m >= 2.0) break; y += 1.0; }
+        }
+        r = x + 100.0 * y;
+        q = helper(n);
+    }";
+    let n = [1.0, 2.0, 5.0, 9.0];
+    let want = run(&Runtime::cpu(), src, &n, 2).unwrap();
+    // Every output split into its own pass too: the first pass then writes the status alone.
+    let mut gls = gl_profiles(None, None);
+    gls.push(gl_with(None, Some(1)));
+    gls.push(gl_with(None, Some(2)));
+    for gl in &gls {
+        assert_eq!(run(gl, src, &n, 2).unwrap(), want, "{}", gl.describe());
+    }
+}
+
+#[test]
+fn a_reduction_whose_loops_cannot_be_bounded_is_refused_where_loops_are_capped() {
+    let src = "reduce void r(float a<>, reduce float s<>) {
+        float k = 0.0;
+        while (k < a) k += 1.0;
+        s += k;
+    }";
+    let data: Vec<f32> = (0..16).map(|i| i as f32).collect();
+    let reduce = |rt: &Runtime| {
+        let p = rt.compile(src, "loops.br")?;
+        let s = rt.stream_of(1, &[16])?;
+        s.read(&data)?;
+        rt.reduce_to_value(&p, "r", &s, &[])
+    };
+    assert_eq!(reduce(&Runtime::cpu()).unwrap(), [120.0]);
+    let err = reduce(&Runtime::gl().unwrap()).unwrap_err().to_string();
+    assert!(
+        err.contains("reduce function `r`") && err.contains("65535"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_cut_is_found_wherever_the_shared_count_runs_out() {
+    let cases = [
+        // The inner loop finishes many times, then is cut in a later run.
+        "kernel void k(float n<>, out float r<>) {
+            float x = 0.0;
+            for (float i = 0.0; i < n; i += 1.0) {
+                for (float j = 0.0; j < n; j += 1.0) x += 1.0;
+            }
+            r = x;
+        }",
+        // Two loops in sequence: the first finishes, the second is cut.
+        "kernel void k(float n<>, out float r<>) {
+            float x = 0.0;
+            for (float i = 0.0; i < n * n * 0.75; i += 1.0) x += 1.0;
+            for (float j = 0.0; j < n * n * 0.75; j += 1.0) x += 1.0;
+            r = x;
+        }",
+        // Neighbouring elements loop in different loops, each within the cap on its own: the
+        // driver's count is shared by the elements it shades together.
+        "kernel void k(float n<>, out float r<>) {
+            float x = 0.0;
+            float a = indexof(r).x == 0.0 ? n * n * 0.45 : 0.0;
+            float b = indexof(r).x == 1.0 ? n * n * 0.45 : 0.0;
+            for (float i = 0.0; i < a; i += 1.0) x += 1.0;
+            for (float j = 0.0; j < b; j += 1.0) x += 1.0;
+            r = x;
+        }",
+    ];
+    let n = [300.0, 300.0];
+    for src in cases {
+        let on_cpu = run(&Runtime::cpu(), src, &n, 1).unwrap();
+        assert!(on_cpu[0].iter().all(|v| *v >= 40_500.0), "{on_cpu:?}");
+        for gl in gl_profiles(None, None) {
+            match run(&gl, src, &n, 1) {
+                Err(e) => assert!(e.to_string().contains("did not finish"), "{e}"),
+                Ok(v) => panic!("{}: no error, results {v:?} for\n{src}", gl.describe()),
+            }
+        }
+    }
+}
+
+#[test]
+fn thirty_nested_loops_are_refused_on_gl_before_the_driver_compiles_them() {
+    let open: String = (0..30)
+        .map(|d| format!("for (int i{d} = 0; i{d} < 1; i{d}++) {{\n"))
+        .collect();
+    let src = format!(
+        "kernel void k(float n<>, out float r<>) {{\nfloat x = 0.0;\n{open}x += n;\n{}\nr = x;\n}}",
+        "}".repeat(30)
+    );
+    assert_eq!(run(&Runtime::cpu(), &src, &[2.0], 1).unwrap(), [[2.0]]);
+    let err = run(&Runtime::gl().unwrap(), &src, &[2.0], 1)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("nests loops more than 12 deep"), "{err}");
+}
+
+#[test]
+fn a_loop_bounded_by_a_kernel_constant_is_checked_only_when_the_call_needs_it() {
+    let src = "kernel void k(float a<>, int m, out float r<>) {
+        float x = 0.0;
+        for (int i = 0; i < m; i++) x += a;
+        r = x;
+    }";
+    let cases = [(1000, false), (70_000, true)];
+    for gl in gl_profiles(None, None) {
+        let p = gl.compile(src, "loops.br").unwrap();
+        let a = gl.stream_of(1, &[2]).unwrap();
+        a.read(&[1.0, 2.0]).unwrap();
+        let r = gl.stream_of(1, &[2]).unwrap();
+        for (m, checked) in cases {
+            assert_eq!(
+                first_fragment(&gl, &p, args![&a, m, &r]).contains("brook_loop_cut"),
+                checked,
+                "m = {m}"
+            );
+            let ran = gl.run(&p, "k", args![&a, m, &r]);
+            if checked {
+                assert!(ran.unwrap_err().to_string().contains("loops.br:3"));
+            } else {
+                ran.unwrap();
+                assert_eq!(r.to_vec().unwrap(), [m as f32, 2.0 * m as f32]);
+            }
+        }
+    }
+}

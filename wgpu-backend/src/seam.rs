@@ -1,0 +1,336 @@
+//! brook-core's [`Backend`] trait over the crate's own API, so `brook::Runtime::wgpu()` (and
+//! `BRT_RUNTIME=wgpu`, `brcc run --backend wgpu`) runs every Brook program here.
+//!
+//! Calls arrive checked by the runtime (argument kinds, element types, aliasing, shapes, the
+//! write-mask state), so this module only translates: a stream's storage is a
+//! [`WgpuStream`], a program's a [`WgpuProgram`], and each call's own trace records become
+//! brook-core's [`TraceEntry`]s (one pass per dispatch, copy or clear).
+
+use std::any::Any;
+use std::rc::Rc;
+
+use brook_core::call::CallName;
+use brook_core::{
+    Backend, BackendArg, BackendProgram, BackendStream, BrookError, Combiner, Compiled, Draw,
+    ElementFormat, GatherOpCall, IterSpec, KernelCall, PassTrace, ProgramTrace, ReduceCall,
+    ReduceOutput, ScatterCall, StreamArg, TraceEntry,
+};
+
+use crate::backend::WgpuBackend;
+use crate::error::WgpuError;
+use crate::ops::reduce::ReduceTarget;
+use crate::ops::scatter::ScatterOp;
+use crate::ops::KernelArg;
+use crate::program::WgpuProgram;
+use crate::stream::WgpuStream;
+use crate::trace::{CallTrace, Step};
+
+impl From<WgpuError> for BrookError {
+    fn from(e: WgpuError) -> BrookError {
+        match e {
+            WgpuError::Usage(message) => BrookError::Usage(message),
+            WgpuError::DeviceLimit { call, message } => BrookError::DeviceLimit { call, message },
+            other => BrookError::backend("wgpu", other),
+        }
+    }
+}
+
+/// The wgpu stream inside a stream argument.
+fn stream<'a>(
+    s: &StreamArg<'a>,
+    call: &dyn std::fmt::Display,
+) -> Result<&'a WgpuStream, BrookError> {
+    s.storage
+        .downcast_ref::<WgpuStream>()
+        .ok_or_else(|| BrookError::ForeignStream {
+            call: call.to_string(),
+        })
+}
+
+fn program<'a>(p: &'a dyn Any) -> Result<&'a WgpuProgram, BrookError> {
+    p.downcast_ref::<WgpuProgram>()
+        .ok_or_else(|| BrookError::ForeignStream {
+            call: "a program compiled for another runtime".into(),
+        })
+}
+
+/// A call's arguments as the crate's API takes them (a domain argument keeps its domain).
+fn kernel_args<'a>(
+    args: &[BackendArg<'a>],
+    call: &dyn std::fmt::Display,
+) -> Result<Vec<KernelArg<'a>>, BrookError> {
+    args.iter()
+        .map(|a| {
+            Ok(match a {
+                BackendArg::Constant(v) => KernelArg::Constant(v),
+                BackendArg::Stream(s) => match s.domain {
+                    Some(d) => KernelArg::Domain(stream(s, call)?, d),
+                    None => KernelArg::Stream(stream(s, call)?),
+                },
+            })
+        })
+        .collect()
+}
+
+fn scatter_op<'a>(c: &Combiner<'a>) -> Result<ScatterOp<'a>, BrookError> {
+    Ok(match *c {
+        Combiner::Replace => ScatterOp::Replace,
+        Combiner::Add => ScatterOp::Add,
+        Combiner::Min => ScatterOp::Min,
+        Combiner::Max => ScatterOp::Max,
+        Combiner::Reduce {
+            program: p,
+            function,
+            ..
+        } => ScatterOp::Reduce(program(p)?, function),
+    })
+}
+
+/// One step of the crate's trace as a pass.
+fn pass(step: &Step) -> PassTrace {
+    let (label, program, targets, draw, viewport) = match step {
+        Step::Dispatch(d) => (
+            d.label.clone(),
+            Some(ProgramTrace {
+                id: d.pipeline,
+                source: d.source.clone(),
+            }),
+            d.bindings.clone(),
+            Draw::Dispatch {
+                workgroups: d.workgroups,
+            },
+            // The viewport's width is the invocations that do work.
+            [0, 0, d.invocations.min(i32::MAX as u64) as i32, 1],
+        ),
+        Step::Copy { what, bytes } | Step::Clear { what, bytes } => {
+            let (verb, draw) = match step {
+                Step::Copy { .. } => ("copy", Draw::Copy),
+                _ => ("clear", Draw::Clear),
+            };
+            // The viewport's width is the floats moved.
+            let floats = (*bytes / 4).min(i32::MAX as u64) as i32;
+            (
+                format!("{verb} {what}"),
+                None,
+                Vec::new(),
+                draw,
+                [0, 0, floats, 1],
+            )
+        }
+    };
+    PassTrace {
+        label,
+        program,
+        targets,
+        inputs: Vec::new(),
+        uniforms: Vec::new(),
+        viewport,
+        draw,
+        blend: None,
+        depth: None,
+        counted: false,
+        discards_outside_domain: false,
+    }
+}
+
+/// A call of the crate's trace as brook-core's (`function`: the Brook function, if any).
+fn call_trace(c: CallTrace, compiled: &Compiled, function: Option<&str>) -> brook_core::CallTrace {
+    let source_line = function
+        .and_then(|name| compiled.module.function(name))
+        .map(|(_, f)| compiled.line_of(f));
+    brook_core::CallTrace {
+        function: function.map_or(c.op.clone(), str::to_string),
+        source_line,
+        variant: format!("compute: {}", c.op),
+        compiled: c.compiled,
+        scratch: Vec::new(),
+        passes: c.steps.iter().map(pass).collect(),
+    }
+}
+
+impl WgpuBackend {
+    /// Runs one seam call and turns what it recorded into trace entries with `entry`.
+    fn traced<T>(
+        &self,
+        run: impl FnOnce() -> Result<T, WgpuError>,
+        entry: impl Fn(CallTrace) -> TraceEntry,
+    ) -> Result<T, BrookError> {
+        let out = run();
+        if self.tracing() {
+            let recorded = self.take_trace();
+            let mut entries = self.entries.borrow_mut();
+            entries.extend(recorded.into_iter().map(entry));
+        }
+        Ok(out?)
+    }
+}
+
+impl Backend for WgpuBackend {
+    fn name(&self) -> &'static str {
+        "wgpu"
+    }
+
+    fn describe(&self) -> String {
+        self.gpu.describe()
+    }
+
+    fn create_stream(
+        &self,
+        format: &ElementFormat,
+        shape: &[usize],
+    ) -> Result<BackendStream, BrookError> {
+        Ok(Box::new(WgpuBackend::create_stream(
+            self,
+            &format.widths(),
+            shape,
+        )?))
+    }
+
+    fn create_iter(&self, spec: &IterSpec) -> Result<BackendStream, BrookError> {
+        Ok(Box::new(WgpuBackend::create_iter(self, spec.clone())))
+    }
+
+    fn read(&self, s: &StreamArg, data: &[f32]) -> Result<(), BrookError> {
+        Ok(WgpuBackend::read(
+            self,
+            stream(s, &"streamRead")?,
+            s.domain,
+            data,
+        )?)
+    }
+
+    fn write(&self, s: &StreamArg, out: &mut [f32]) -> Result<(), BrookError> {
+        Ok(WgpuBackend::write(
+            self,
+            stream(s, &"streamWrite")?,
+            s.domain,
+            out,
+        )?)
+    }
+
+    fn prepare(&self, compiled: &Rc<Compiled>) -> Result<BackendProgram, BrookError> {
+        Ok(Box::new(WgpuProgram::new(
+            Rc::new(compiled.module.clone()),
+            Some(compiled.source.clone()),
+        )))
+    }
+
+    fn run_kernel(&self, call: &KernelCall) -> Result<Vec<usize>, BrookError> {
+        let func = call.function();
+        let name = CallName("kernel", &func.name);
+        let args = kernel_args(call.args, &name)?;
+        let p = program(call.program)?;
+        self.mask.borrow_mut().enabled = call.mask.masked;
+        let kernel = func.name.as_str();
+        self.traced(
+            || self.kernel_call(p, call.kernel, &args),
+            |c| TraceEntry::Kernel(call_trace(c, call.compiled, Some(kernel))),
+        )
+    }
+
+    fn reduce(&self, call: &ReduceCall, output: ReduceOutput) -> Result<(), BrookError> {
+        let func = call.function();
+        let name = CallName("reduction", &func.name);
+        let input = stream(&call.input, &name)?;
+        let extra = kernel_args(call.extra, &name)?;
+        let target = match output {
+            ReduceOutput::Value(v) => ReduceTarget::Value(v),
+            ReduceOutput::Stream(s) => ReduceTarget::Stream(stream(&s, &name)?),
+        };
+        let p = program(call.program)?;
+        let reduce = func.name.as_str();
+        self.traced(
+            || WgpuBackend::reduce(self, p, call.function, input, &extra, target),
+            |c| TraceEntry::Reduce(call_trace(c, call.compiled, Some(reduce))),
+        )
+    }
+
+    fn scatter(&self, call: &ScatterCall) -> Result<(), BrookError> {
+        let name = "streamScatterOp";
+        let (dst, index, data) = (
+            stream(&call.dst, &name)?,
+            stream(&call.index, &name)?,
+            stream(&call.data, &name)?,
+        );
+        let op = scatter_op(&call.op)?;
+        self.traced(
+            || WgpuBackend::scatter(self, dst, index, data, op),
+            |c| TraceEntry::Scatter(op_trace(c)),
+        )
+    }
+
+    fn gather_op(&self, call: &GatherOpCall) -> Result<(), BrookError> {
+        let name = "streamGatherOp";
+        let (dst, index, data) = (
+            stream(&call.dst, &name)?,
+            stream(&call.index, &name)?,
+            stream(&call.data, &name)?,
+        );
+        let update = match &call.update {
+            Some((op, operand)) => Some((scatter_op(op)?, *operand)),
+            None => None,
+        };
+        self.traced(
+            || WgpuBackend::gather_op(self, dst, index, data, update),
+            |c| TraceEntry::GatherOp(op_trace(c)),
+        )
+    }
+
+    fn set_write_mask(&self, mask: &StreamArg) -> Result<(), BrookError> {
+        let m = stream(mask, &"streamSetWriteMask")?;
+        self.traced(
+            || WgpuBackend::set_write_mask(self, m),
+            |c| TraceEntry::WriteMask(op_trace(c)),
+        )
+    }
+
+    fn begin_write_query(&self) -> Result<(), BrookError> {
+        Ok(WgpuBackend::begin_write_query(self)?)
+    }
+
+    fn end_write_query(&self) -> Result<u64, BrookError> {
+        Ok(WgpuBackend::end_write_query(self)?)
+    }
+
+    fn swap(&self, a: &StreamArg, b: &StreamArg) -> Result<(), BrookError> {
+        let (x, y) = (stream(a, &"streamSwap")?, stream(b, &"streamSwap")?);
+        let (first, second) = (x.id(), y.id());
+        self.traced(
+            || WgpuBackend::swap(self, x, y),
+            |_| TraceEntry::Swap {
+                first: vec![first],
+                second: vec![second],
+            },
+        )
+    }
+
+    fn set_trace(&self, on: bool) {
+        WgpuBackend::set_trace(self, on);
+        self.entries.borrow_mut().clear();
+    }
+
+    fn take_trace(&self) -> Vec<TraceEntry> {
+        std::mem::take(&mut *self.entries.borrow_mut())
+    }
+
+    fn finish(&self) {
+        // A failure here is a lost device: the next call reports it as an error.
+        let _ = WgpuBackend::finish(self);
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// A scatter, gather-op or write mask: no Brook function of its own to name.
+fn op_trace(c: CallTrace) -> brook_core::CallTrace {
+    brook_core::CallTrace {
+        function: c.op.clone(),
+        source_line: None,
+        variant: "compute".into(),
+        compiled: c.compiled,
+        scratch: Vec::new(),
+        passes: c.steps.iter().map(pass).collect(),
+    }
+}
