@@ -13,12 +13,18 @@
 //! Only what ran in this process appears in a table. Criterion still measures each variant on
 //! its own for its reports ([`Comparison::run`]).
 
+//!
+//! Without its default feature `criterion`, the crate is the statistics alone ([`stats`]), for
+//! brook-report's rotated rounds.
+
 pub mod check;
+#[cfg(feature = "criterion")]
 pub mod comparison;
 pub mod rounds;
 pub mod stats;
 pub mod table;
 
 pub use check::{check, Tolerance};
+#[cfg(feature = "criterion")]
 pub use comparison::{Comparison, Variant};
 pub use table::{human, Row, Table};
