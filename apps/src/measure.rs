@@ -74,6 +74,17 @@ impl AppResult {
     }
 }
 
+/// What [`measure`] is doing, for a progress display.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Uploading `flavor`'s inputs and running it once, untimed (compiling its programs).
+    WarmingUp(Flavor),
+    /// Timed round `round` (from 1) of at most `of`, every variant in turn.
+    Timing { round: usize, of: usize },
+    /// Downloading `flavor`'s result and checking it against the reference.
+    Checking(Flavor),
+}
+
 /// A variant being timed: its upload time and its compute times so far.
 struct Timing<'v> {
     flavor: Flavor,
@@ -96,12 +107,14 @@ impl Timing<'_> {
 /// The variants' timed runs are interleaved, round by round, so that a change in the machine's
 /// load (other processes; llvmpipe shares the CPU) falls on all of them alike and their ratios
 /// stay honest. Each variant gets an equal share of `budget.time` (but at least one run).
+/// `progress` hears of each stage as it starts.
 pub fn measure(
     name: &str,
     instance: Instance<'_>,
     budget: Budget,
     keep: impl Fn(Flavor) -> bool,
     env: Option<&Env>,
+    progress: &mut dyn FnMut(Stage),
 ) -> AppResult {
     let mut failures = Vec::new();
     let mut timings = Vec::new();
@@ -109,6 +122,7 @@ pub fn measure(
         if !keep(flavor) {
             continue;
         }
+        progress(Stage::WarmingUp(flavor));
         let upload = timed(variant.as_mut(), |v| v.upload());
         // The first run compiles shaders and touches every texture: not timed.
         let brook = matches!(flavor, Flavor::BrookGl | Flavor::BrookCpu);
@@ -125,7 +139,9 @@ pub fn measure(
         }
     }
     let share = budget.time / timings.len().max(1) as u32;
-    for _ in 0..budget.max_runs.max(1) {
+    let rounds = budget.max_runs.max(1);
+    for round in 1..=rounds {
+        progress(Stage::Timing { round, of: rounds });
         let mut ran = false;
         for t in timings.iter_mut() {
             if !t.computes.is_empty() && t.spent() >= share {
@@ -144,6 +160,7 @@ pub fn measure(
     }
     let mut rows = Vec::new();
     for mut t in timings {
+        progress(Stage::Checking(t.flavor));
         let download_start = Instant::now();
         let result = match t.variant.download() {
             Ok(result) => result,
@@ -271,7 +288,15 @@ mod tests {
             time: Duration::from_secs(10),
             max_runs: 4,
         };
-        let result = measure("fake", instance, budget, |f| f != Flavor::Rust, None);
+        let mut stages = Vec::new();
+        let result = measure(
+            "fake",
+            instance,
+            budget,
+            |f| f != Flavor::Rust,
+            None,
+            &mut |stage| stages.push(stage),
+        );
         assert!(result
             .row(Flavor::HandGl)
             .is_some_and(|r| r.passed && r.runs == 4));
@@ -283,5 +308,10 @@ mod tests {
         assert_eq!(result.failures[0].0, Flavor::BrookCpu);
         assert!(result.row(Flavor::Rust).is_none(), "filtered out");
         assert!(!result.all_passed());
+        let warmed = [Flavor::HandGl, Flavor::BrookGl, Flavor::BrookCpu].map(Stage::WarmingUp);
+        assert_eq!(stages[..3], warmed);
+        assert_eq!(stages[3], Stage::Timing { round: 1, of: 4 });
+        let checked = [Flavor::HandGl, Flavor::BrookGl].map(Stage::Checking);
+        assert_eq!(stages[stages.len() - 2..], checked, "{stages:?}");
     }
 }
