@@ -14,6 +14,7 @@ fn check(name: &str) {
     let mut stages = 0;
     let result = measure(
         name,
+        apps[0].baseline(),
         instance,
         Budget::CHECK_ONLY,
         |_| true,

@@ -10,7 +10,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::app::Flavor;
 use crate::error::AppError;
-use crate::measure::AppResult;
+use crate::measure::{AppResult, Ratio};
 
 use super::figure::{color, powers, save, Figure, Format, FONT};
 
@@ -52,6 +52,8 @@ impl Figure for Bars<'_> {
         let (chart_area, legend_area) = root.split_vertically(self.size().1 - 40);
         let (lo, hi) = ratio_range(&self.shown);
         let n = self.shown.len();
+        // An empty chart still gets a band, for a well-formed axis.
+        let rows = n.max(1) as f64;
         // Application i's band is centred on y = n-1-i (the first at the top); only those
         // integers are labelled, with the application's name.
         let name_at = |y: &f64| {
@@ -72,13 +74,13 @@ impl Figure for Bars<'_> {
             .margin_right(50)
             .x_label_area_size(50)
             .y_label_area_size(130)
-            .build_cartesian_2d(x_range, -0.5..n as f64 - 0.5)?;
+            .build_cartesian_2d(x_range, -0.5..rows - 0.5)?;
         chart
             .configure_mesh()
             .disable_y_mesh()
             .light_line_style(TRANSPARENT)
             .x_labels(powers(lo, hi, 4.0).len())
-            .y_labels(n)
+            .y_labels(rows as usize)
             .x_desc("compute time relative to hand-written GL (log scale; shorter is faster)")
             .x_label_formatter(&|r| ratio_label(*r))
             .y_label_formatter(&name_at)
@@ -88,27 +90,33 @@ impl Figure for Bars<'_> {
         let slot = 0.8 / Flavor::ALL.len() as f64;
         for (b, flavor) in Flavor::ALL.into_iter().enumerate() {
             let fill = color(flavor).filled();
-            let bars: Vec<(f64, f64, f64)> = self
+            // Each bar: the median of the per-round ratios, and y from y0 to y1.
+            let bars: Vec<(Ratio, f64, f64)> = self
                 .shown
                 .iter()
                 .enumerate()
                 .filter_map(|(i, r)| {
                     let top = (n - i) as f64 - 0.6 - b as f64 * slot;
-                    Some((r.ratio_to_hand_gl(flavor)?, top - slot * 0.85, top))
+                    Some((r.row(flavor)?.versus_hand_gl?, top - slot * 0.85, top))
                 })
                 .collect();
-            chart.draw_series(
-                bars.iter()
-                    .map(|&(ratio, y0, y1)| Rectangle::new([(lo, y0), (ratio, y1)], fill)),
-            )?;
+            chart
+                .draw_series(bars.iter().map(|(ratio, y0, y1)| {
+                    Rectangle::new([(lo, *y0), (ratio.median, *y1)], fill)
+                }))?;
+            // The ratio's 95% interval over the timed rounds, as a whisker through the bar's end.
+            chart.draw_series(bars.iter().map(|(ratio, y0, y1)| {
+                let ((from, to), y) = (ratio.interval, (y0 + y1) / 2.0);
+                PathElement::new([(from, y), (to, y)], BLACK)
+            }))?;
             let value =
                 TextStyle::from((FONT, 12).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
-            chart.draw_series(bars.iter().map(|&(ratio, y0, y1)| {
-                EmptyElement::at((ratio, (y0 + y1) / 2.0))
-                    + Text::new(format!("{ratio:.2}"), (4, 0), value.clone())
+            chart.draw_series(bars.iter().map(|(ratio, y0, y1)| {
+                EmptyElement::at((ratio.interval.1.max(ratio.median), (y0 + y1) / 2.0))
+                    + Text::new(format!("{:.2}", ratio.median), (4, 0), value.clone())
             }))?;
         }
-        chart.draw_series(LineSeries::new([(1.0, -0.5), (1.0, n as f64 - 0.5)], BLACK))?;
+        chart.draw_series(LineSeries::new([(1.0, -0.5), (1.0, rows - 0.5)], BLACK))?;
         legend(&legend_area)
     }
 }
@@ -163,14 +171,26 @@ pub(crate) mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::app::{Tolerance, Work};
+    use crate::app::{Baseline, Tolerance, Work};
     use crate::measure::Row;
     use crate::report::figure::tests::{assert_png, assert_svg};
 
-    /// An application whose variants took `millis` each, hand-written GL first.
+    /// An application whose variants took `millis` each, hand-written GL first; each ratio's
+    /// interval is ±10%.
     pub(crate) fn result(name: &str, millis: &[(Flavor, f64)]) -> AppResult {
+        let hand = millis
+            .iter()
+            .find(|(f, _)| *f == Flavor::HandGl)
+            .map(|m| m.1);
+        let versus = |ms: f64| {
+            hand.map(|h| Ratio {
+                median: ms / h,
+                interval: (0.9 * ms / h, 1.1 * ms / h),
+            })
+        };
         AppResult {
             name: name.into(),
+            baseline: Baseline::SamePasses,
             size: "4×4".into(),
             work: Work::Flops(1e6),
             tolerance: Tolerance(1e-5),
@@ -185,6 +205,7 @@ pub(crate) mod tests {
                     runs: 10,
                     error: 1e-7,
                     passed: true,
+                    versus_hand_gl: versus(ms),
                 })
                 .collect(),
             failures: vec![],
@@ -222,6 +243,9 @@ pub(crate) mod tests {
         labels.extend(["Brook on test", "SAXPY", "FFT", "40.00", "1/16×", "64×"]);
         assert_svg(&svg, &labels);
         assert!(!std::fs::read_to_string(&svg).unwrap().contains("Lonely"));
+        // Nothing to compare: an empty chart with its axis and legend, not an error.
+        bars(&results[2..], "Nothing", &png, Format::Png).unwrap();
+        assert_png(&png, (WIDTH, FRAME + GROUP));
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::app::{Scale, Work};
+use crate::app::{Baseline, Scale, Work};
 use crate::error::AppError;
 use crate::knee::Point;
 use crate::measure::{AppResult, Row};
@@ -31,6 +31,11 @@ pub struct Report {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Application {
     pub name: String,
+    /// What the hand-written GL version is, so what the ratios to it measure: `same passes`
+    /// (Brook's own passes written by hand) or `expert` (the best hand version).
+    pub baseline: String,
+    /// For an expert baseline, how it differs from Brook's passes.
+    pub baseline_differs: Option<String>,
     /// What was computed, e.g. `1024×1024 float4`.
     pub size: String,
     /// What one compute achieves, in `work_unit`s.
@@ -67,8 +72,11 @@ pub struct Variant {
     /// The compute rate, in `rate_unit` (MFLOPS, Mtests/s or Melem/s).
     pub rate: f64,
     pub rate_unit: String,
-    /// Compute time over the hand-written GL version's; absent without one.
+    /// Compute time over the hand-written GL version's: the median of the per-round ratios;
+    /// absent without a hand-written GL version.
     pub ratio_to_hand_gl: Option<f64>,
+    /// That ratio's 95% interval over the rounds.
+    pub ratio_interval: Option<[f64; 2]>,
     /// Scaled error against the reference; absent when the result held NaN or infinity.
     pub error: Option<f64>,
     /// The application's tolerance, repeated for convenience.
@@ -119,6 +127,11 @@ fn application(result: &AppResult) -> Application {
     };
     Application {
         name: result.name.clone(),
+        baseline: result.baseline.label().into(),
+        baseline_differs: match result.baseline {
+            Baseline::SamePasses => None,
+            Baseline::Expert(how) => Some(how.into()),
+        },
         size: result.size.clone(),
         work,
         work_unit: work_unit.into(),
@@ -148,7 +161,8 @@ fn variant(result: &AppResult, row: &Row) -> Variant {
         runs: row.runs,
         rate,
         rate_unit: unit.into(),
-        ratio_to_hand_gl: result.ratio_to_hand_gl(row.flavor),
+        ratio_to_hand_gl: row.versus_hand_gl.map(|r| r.median),
+        ratio_interval: row.versus_hand_gl.map(|r| [r.interval.0, r.interval.1]),
         error: row.error.is_finite().then_some(row.error),
         tolerance: result.tolerance.0,
         passed: row.passed,
@@ -226,6 +240,10 @@ mod tests {
         );
         assert_eq!(gl.compile_s, Some(0.03));
         assert!(gl.ratio_to_hand_gl.is_some_and(|r| (r - 1.5).abs() < 1e-12));
+        let [from, to] = gl.ratio_interval.unwrap();
+        assert!((from - 1.35).abs() < 1e-12 && (to - 1.65).abs() < 1e-12);
+        assert_eq!(app.baseline, "same passes");
+        assert_eq!(app.baseline_differs, None);
         assert_eq!(gl.error, None, "a NaN error is written as null");
         assert!(!gl.passed);
         assert_eq!(back.knee[0].per_call_s["hand_gl"], 25e-6);

@@ -78,9 +78,12 @@ impl Progress {
         self.bar
             .set_message(format!("kernel-call knee: size {} of {sizes}", done + 1));
     }
+}
 
-    /// Removes the bar, leaving the finished applications' lines.
-    pub fn clear(&self) {
+/// Dropped, whether the run finished or failed, the bar leaves the screen, keeping the
+/// finished applications' lines.
+impl Drop for Progress {
+    fn drop(&mut self) {
         self.bar.finish_and_clear();
     }
 }
@@ -108,7 +111,8 @@ mod tests {
             (progress.bar.position(), progress.bar.length()),
             (2, Some(8))
         );
-        progress.clear();
-        assert!(progress.bar.is_finished());
+        let bar = progress.bar.clone();
+        drop(progress);
+        assert!(bar.is_finished());
     }
 }
