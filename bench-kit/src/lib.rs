@@ -2,7 +2,7 @@
 //! backend, the hand-written version on the same API) is
 //!
 //! 1. **checked** once against a reference before anything is timed, so a variant that skips
-//!    work or computes the wrong thing fails the run instead of "winning" ([`check`]);
+//!    work or computes the wrong thing fails the run instead of "winning" ([`check()`](check::check));
 //! 2. **timed in rotated rounds**: each round times a batch of every variant, the order
 //!    rotating from round to round so that no variant always runs first or after the same
 //!    neighbour ([`rounds`]);
