@@ -11,7 +11,11 @@ kernel void index(iter float i<>, out float r<>) { r = i; }
 ";
 
 fn runtimes() -> Vec<Runtime> {
-    vec![Runtime::gl().unwrap(), Runtime::wgpu().unwrap(), Runtime::cpu()]
+    vec![
+        Runtime::gl().unwrap(),
+        Runtime::wgpu().unwrap(),
+        Runtime::cpu(),
+    ]
 }
 
 #[test]

@@ -55,7 +55,10 @@ pub struct Row {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Ratio {
     pub median: f64,
+    /// A 95% interval for the median from 6 rounds on; with fewer, the range of the rounds.
     pub interval: (f64, f64),
+    /// The rounds both variants ran in.
+    pub rounds: usize,
 }
 
 impl Ratio {
@@ -71,12 +74,19 @@ impl Ratio {
         (!ratios.is_empty()).then(|| Ratio {
             median: median(&ratios),
             interval: median_interval(&ratios),
+            rounds: ratios.len(),
         })
     }
 
-    /// Whether the interval holds 1.0: no measured difference.
+    /// Whether the 95% interval holds 1.0: no measured difference (never said of fewer
+    /// than 6 rounds, which give no 95% interval).
     pub fn is_equal(&self) -> bool {
-        self.interval.0 <= 1.0 && 1.0 <= self.interval.1
+        self.has_interval() && self.interval.0 <= 1.0 && 1.0 <= self.interval.1
+    }
+
+    /// Whether there were rounds enough (6) for a 95% interval.
+    pub fn has_interval(&self) -> bool {
+        self.rounds >= 6
     }
 }
 
@@ -445,7 +455,8 @@ mod tests {
         let r = Ratio::paired(&times, &base).unwrap();
         assert_eq!(r.median, 2.0);
         assert_eq!(r.interval, (2.0, 2.0));
-        assert!(!r.is_equal());
+        assert_eq!(r.rounds, 3);
+        assert!(!r.has_interval() && !r.is_equal(), "3 rounds give no 95% interval");
         assert!(Ratio::paired(&times, &[]).is_none());
     }
 }

@@ -34,13 +34,20 @@ fn duration(d: Duration) -> String {
 fn row_cells(result: &AppResult, row: &Row, first: bool) -> Vec<String> {
     let (rate, unit) = result.work.rate(row.compute.as_secs_f64());
     // The median of per-round ratios and its 95% interval; "≈" where the interval holds 1.
+    // Fewer than 6 rounds give no 95% interval: their count is said instead.
     let ratio = match row.versus_hand_gl {
-        Some(r) if row.flavor != Flavor::HandGl => format!(
+        Some(r) if row.flavor != Flavor::HandGl && r.has_interval() => format!(
             "{}{:.2}× [{:.2}, {:.2}]",
             if r.is_equal() { "≈" } else { "" },
             r.median,
             r.interval.0,
             r.interval.1
+        ),
+        Some(r) if row.flavor != Flavor::HandGl => format!(
+            "{:.2}× ({} round{})",
+            r.median,
+            r.rounds,
+            if r.rounds == 1 { "" } else { "s" }
         ),
         _ => "—".into(),
     };

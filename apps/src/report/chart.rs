@@ -186,6 +186,7 @@ pub(crate) mod tests {
             hand.map(|h| Ratio {
                 median: ms / h,
                 interval: (0.9 * ms / h, 1.1 * ms / h),
+                rounds: 15,
             })
         };
         AppResult {

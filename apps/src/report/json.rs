@@ -75,8 +75,10 @@ pub struct Variant {
     /// Compute time over the hand-written GL version's: the median of the per-round ratios;
     /// absent without a hand-written GL version.
     pub ratio_to_hand_gl: Option<f64>,
-    /// That ratio's 95% interval over the rounds.
+    /// That ratio's 95% interval over the rounds (from 6 rounds on; with fewer, their range).
     pub ratio_interval: Option<[f64; 2]>,
+    /// The rounds the ratio was taken over.
+    pub ratio_rounds: Option<usize>,
     /// Scaled error against the reference; absent when the result held NaN or infinity.
     pub error: Option<f64>,
     /// The application's tolerance, repeated for convenience.
@@ -163,6 +165,7 @@ fn variant(result: &AppResult, row: &Row) -> Variant {
         rate_unit: unit.into(),
         ratio_to_hand_gl: row.versus_hand_gl.map(|r| r.median),
         ratio_interval: row.versus_hand_gl.map(|r| [r.interval.0, r.interval.1]),
+        ratio_rounds: row.versus_hand_gl.map(|r| r.rounds),
         error: row.error.is_finite().then_some(row.error),
         tolerance: result.tolerance.0,
         passed: row.passed,
