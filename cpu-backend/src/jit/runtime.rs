@@ -6,10 +6,13 @@
 //! C-ABI trampoline, passing the formula as its first argument. So both engines compute such
 //! a built-in with the very same Rust function, and a change to a formula reaches both.
 //!
-//! `vout` pushes go to the tile's buffers through three more trampolines.
+//! `vout` pushes go to the tile's buffers through three more trampolines, and code compiled
+//! for a call with a time limit reads the clock through [`Call::TimeUp`].
 
 use cranelift_codegen::ir::{types, AbiParam, Signature, Type as Ty};
 use cranelift_module::{FuncId, Linkage, Module};
+
+use crate::watchdog::Watchdog;
 
 /// Calls `f(x)`; `f` is a `fn(f32) -> f32` passed as an address.
 extern "C" fn float1(f: usize, x: f32) -> f32 {
@@ -87,6 +90,13 @@ extern "C" fn vout_discard(t: *mut VoutTile) {
     }
 }
 
+/// Whether the call's time is up (1) or not (0).
+extern "C" fn time_up(w: *const Watchdog) -> i8 {
+    // SAFETY: the call's driver passes the address of the call's own `Watchdog` (slot
+    // `Slot::Watchdog`), alive for the whole call.
+    unsafe { &*w }.check().is_err() as i8
+}
+
 /// A Rust function compiled code can call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Call {
@@ -99,10 +109,12 @@ pub(crate) enum Call {
     VoutMark,
     VoutPush,
     VoutDiscard,
+    /// `(watchdog) -> i8`: whether the call's time limit has passed.
+    TimeUp,
 }
 
 impl Call {
-    pub const ALL: [Call; 7] = [
+    pub const ALL: [Call; 8] = [
         Call::Float1,
         Call::Float2,
         Call::Float3,
@@ -110,6 +122,7 @@ impl Call {
         Call::VoutMark,
         Call::VoutPush,
         Call::VoutDiscard,
+        Call::TimeUp,
     ];
 
     /// The symbol the compiled code links against.
@@ -122,6 +135,7 @@ impl Call {
             Call::VoutMark => "brook_vout_mark",
             Call::VoutPush => "brook_vout_push",
             Call::VoutDiscard => "brook_vout_discard",
+            Call::TimeUp => "brook_time_up",
         }
     }
 
@@ -134,6 +148,7 @@ impl Call {
             Call::VoutMark => vout_mark as *const u8,
             Call::VoutPush => vout_push as *const u8,
             Call::VoutDiscard => vout_discard as *const u8,
+            Call::TimeUp => time_up as *const u8,
         }
     }
 
@@ -146,6 +161,7 @@ impl Call {
             Call::Split => (&[ptr, f, ptr], &[f]),
             Call::VoutMark | Call::VoutDiscard => (&[ptr], &[]),
             Call::VoutPush => (&[ptr, types::I32, ptr], &[]),
+            Call::TimeUp => (&[ptr], &[types::I8]),
         };
         sig.params.extend(params.iter().map(|&t| AbiParam::new(t)));
         sig.returns
