@@ -91,20 +91,20 @@ fn values(n: usize, seed: usize) -> CpuStream {
 
 const N: usize = 97;
 
-fn program() -> Module {
-    brook_frontend::compile(SRC, "language.br").expect("compiles")
+/// Runs kernel `name` of the program on both engines (see `support::run_kernel`).
+fn run(name: &str, args: &mut [CpuArg]) {
+    let m = brook_frontend::compile(SRC, "language.br").expect("compiles");
+    let (id, _) = m.function(name).unwrap();
+    run_kernel(&m, id, args).unwrap();
 }
 
 #[test]
 fn bool_vectors_select_and_logic() {
-    let m = program();
-    let (id, _) = m.function("bools").unwrap();
     let (a, b) = (values(N, 0), values(N, 1));
     let (mut pick, mut logic, mut narrow) =
         (zeros(&[4], &[N]), zeros(&[4], &[N]), zeros(&[3], &[N]));
-    run_kernel(
-        &m,
-        id,
+    run(
+        "bools",
         &mut [
             CpuArg::Stream(&a),
             CpuArg::Stream(&b),
@@ -112,8 +112,7 @@ fn bool_vectors_select_and_logic() {
             CpuArg::Out(&mut logic),
             CpuArg::Out(&mut narrow),
         ],
-    )
-    .unwrap();
+    );
     // Element 0 by the rule itself.
     let a0 = &a.data()[..4];
     let b0 = &b.data()[..4];
@@ -130,21 +129,17 @@ fn bool_vectors_select_and_logic() {
 
 #[test]
 fn kernels_calling_value_returning_kernels() {
-    let m = program();
-    let (id, _) = m.function("calls").unwrap();
     let a = values(N, 2);
     let table = CpuStream::from_data(&[1], &[5], &[-1.0, 0.0, 0.5, 2.0, 7.0]).unwrap();
     let mut r = zeros(&[4], &[N]);
-    run_kernel(
-        &m,
-        id,
+    run(
+        "calls",
         &mut [
             CpuArg::Stream(&a),
             CpuArg::Gather(&table),
             CpuArg::Out(&mut r),
         ],
-    )
-    .unwrap();
+    );
     // `at` is the first table index whose entry is at least a.w.
     for e in 0..N {
         let w = a.data()[4 * e + 3];
@@ -158,23 +153,19 @@ fn kernels_calling_value_returning_kernels() {
 
 #[test]
 fn non_square_matrix_constants() {
-    let m = program();
-    let (id, _) = m.function("constants").unwrap();
     // Row by row.
     let k = vec![1.0, -2.0, 0.5, f32::NAN, -0.0, 3.0];
     let a = values(N, 3);
     let (mut r, mut c) = (zeros(&[4], &[N]), zeros(&[3], &[N]));
-    run_kernel(
-        &m,
-        id,
+    run(
+        "constants",
         &mut [
             CpuArg::Constant(k),
             CpuArg::Stream(&a),
             CpuArg::Out(&mut r),
             CpuArg::Out(&mut c),
         ],
-    )
-    .unwrap();
+    );
     // c = mul(m, a.zw): row 0 is 1*z - 2*w, summed from 0.
     for e in 0..N {
         let (z, w) = (a.data()[4 * e + 2], a.data()[4 * e + 3]);
@@ -189,14 +180,11 @@ fn non_square_matrix_constants() {
 
 #[test]
 fn matrix_place_paths() {
-    let m = program();
-    let (id, _) = m.function("places").unwrap();
     let (a, b) = (values(N, 4), values(N, 5));
     let mut rows = [zeros(&[4], &[N]), zeros(&[4], &[N]), zeros(&[4], &[N])];
     let [r0, r1, r2] = &mut rows;
-    run_kernel(
-        &m,
-        id,
+    run(
+        "places",
         &mut [
             CpuArg::Stream(&a),
             CpuArg::Stream(&b),
@@ -204,8 +192,7 @@ fn matrix_place_paths() {
             CpuArg::Out(r1),
             CpuArg::Out(r2),
         ],
-    )
-    .unwrap();
+    );
     // Row 1 is b with .y replaced by a.x, unless the dynamic element write hit it.
     for e in 0..N {
         let (ae, be) = (&a.data()[4 * e..4 * e + 4], &b.data()[4 * e..4 * e + 4]);

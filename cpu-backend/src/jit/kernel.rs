@@ -452,7 +452,8 @@ fn iterator(l: &mut Lower, p: u32, ty: &brook_frontend::ir::Type, idx: &[Value])
         |l: &mut Lower, s: fn(u32, u8) -> Slot, c: u8| l.slots.get(l.b.func, s(p, c), types::F32);
     let starts: Vec<Value> = (0..n).map(|c| comp(l, Slot::IterStart, c)).collect();
     let steps: Vec<Value> = (0..n).map(|c| comp(l, Slot::IterStep, c)).collect();
-    let as_float = |l: &mut Lower, i: Value| l.b.ins().fcvt_from_uint(types::F32, i);
+    // Indices are below 2^63: the signed conversion gives the unsigned one's float.
+    let as_float = |l: &mut Lower, i: Value| l.b.ins().fcvt_from_sint(types::F32, i);
     let at = if idx.len() == 2 {
         let (x, y) = (as_float(l, idx[1]), as_float(l, idx[0]));
         from_lanes(l.b, Scalar::Float, &[x, y])

@@ -22,7 +22,9 @@ use std::sync::OnceLock;
 
 use brook_frontend::ir::{BinaryOp, Builtin, Scalar};
 use cranelift_codegen::ir::condcodes::FloatCC;
-use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{
+    types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
+};
 use cranelift_frontend::FunctionBuilder;
 
 use super::num::{convert, fconst, from_lanes, lane_cast, per_lane, shuffle, splat, Num, Val};
@@ -513,14 +515,47 @@ impl Lower<'_, '_, '_, '_> {
         let Some(f) = f else {
             return no(format!("{}() has no formula to call", bi.name()));
         };
-        let func = self.imports.get(self.b.func, call);
         let fv = self.b.ins().iconst(self.ptr, formula(f));
+        if n > 1 {
+            return Ok(self.call_lanes(fv, &xs));
+        }
+        let func = self.imports.get(self.b.func, call);
         Ok(per_lane(self.b, Scalar::Float, &xs, |b, lanes| {
             let mut call_args = vec![fv];
             call_args.extend_from_slice(lanes);
             let inst = b.ins().call(func, &call_args);
             b.inst_results(inst)[0]
         }))
+    }
+
+    /// Formula `fv` on every component of the float vectors `xs` (1 to 3 of one width), in
+    /// one call ([`Call::Lanes`]): the vectors go to a stack slot, the results come back over
+    /// the first. The formula runs on each component exactly as a call per component would.
+    fn call_lanes(&mut self, fv: Value, xs: &[Num]) -> Num {
+        let b = &mut *self.b;
+        let slot = b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            16 * xs.len() as u32,
+            4,
+        ));
+        let addrs: Vec<Value> = (0..3)
+            .map(|k| {
+                let at = 16 * k.min(xs.len() - 1) as i32;
+                b.ins().stack_addr(self.ptr, slot, at)
+            })
+            .collect();
+        for (x, &addr) in xs.iter().zip(&addrs) {
+            b.ins().store(MemFlagsData::trusted(), x.v, addr, 0);
+        }
+        let arity = b.ins().iconst(types::I32, xs.len() as i64);
+        let n = b.ins().iconst(types::I32, xs[0].n as i64);
+        let func = self.imports.get(b.func, Call::Lanes);
+        b.ins()
+            .call(func, &[fv, arity, addrs[0], addrs[1], addrs[2], n]);
+        let v = b
+            .ins()
+            .load(types::F32X4, MemFlagsData::trusted(), addrs[0], 0);
+        Num { v, ..xs[0] }
     }
 
     /// `dot`: `0 + x0*y0 + x1*y1 + …` in component order.

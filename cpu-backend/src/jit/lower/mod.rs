@@ -210,12 +210,13 @@ impl<'m> Lower<'m, '_, '_, '_> {
         self.b.ins().jump(head, &[]);
         self.b.switch_to_block(head);
         let at = self.b.use_var(i);
-        let more = self.b.ins().icmp(
-            cranelift_codegen::ir::condcodes::IntCC::SignedLessThan,
+        let done = self.b.ins().icmp(
+            cranelift_codegen::ir::condcodes::IntCC::SignedGreaterThanOrEqual,
             at,
             to,
         );
-        self.b.ins().brif(more, run, &[], exit, &[]);
+        // The exit first: see [`Lower::loop_test`].
+        self.b.ins().brif(done, exit, &[], run, &[]);
         self.b.switch_to_block(run);
         self.b.seal_block(run);
         body(self, at, next)?;
@@ -259,6 +260,23 @@ impl<'m> Lower<'m, '_, '_, '_> {
         self.b.ins().brif(up, w.expired, &[], go, &[]);
         self.b.switch_to_block(go);
         self.b.seal_block(go);
+    }
+
+    /// A loop's test: to `exit` when `more` (an `i8` truth) is false, else to `run`.
+    ///
+    /// The exit is the branch's first target on purpose. Cranelift 0.135 hoists
+    /// loop-invariant values (slot loads, `indexof`, a gather's bounds) out of a loop only
+    /// while elaborating blocks it knows to be inside it, and it forgets the loop once it has
+    /// visited a block outside it; it visits a block's dominator-tree children in reverse
+    /// post-order, where a branch's later target comes first. With the exit first, the body
+    /// is visited before the exit and its invariant values leave the loop (with the body
+    /// first they stayed in it, computed once per iteration).
+    pub fn loop_test(&mut self, more: Value, run: Block, exit: Block) {
+        let done = self
+            .b
+            .ins()
+            .icmp_imm_s(cranelift_codegen::ir::condcodes::IntCC::Equal, more, 0);
+        self.b.ins().brif(done, exit, &[], run, &[]);
     }
 
     /// Fresh variables for a value of `ty`.

@@ -68,7 +68,7 @@ impl<'m> Lower<'m, '_, '_, '_> {
                     Some(c) => {
                         let v = self.eval(s, c)?;
                         let t = truth(self.b, &v)?;
-                        self.b.ins().brif(t, run, &[], exit, &[]);
+                        self.loop_test(t, run, exit);
                     }
                     None => {
                         self.b.ins().jump(run, &[]);
