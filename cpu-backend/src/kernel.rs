@@ -380,8 +380,9 @@ impl KernelPlan {
     }
 
     /// [`KernelPlan::run_masked`] stopped with [`CpuError::TimeLimit`] when `watchdog`'s time
-    /// is up. Native code does not read the clock at its loop back edges yet, so a call with
-    /// a time limit runs on the interpreter, which does (the trace says so).
+    /// is up. Either engine checks at loop back edges: native code compiled for calls with a
+    /// time limit (a variant of its own, so calls without one pay nothing) asks the watchdog
+    /// every [`crate::watchdog::NATIVE_CHECK_EVERY`] back edges, the interpreter at every one.
     pub fn run_watched(
         &self,
         module: &Module,
@@ -549,13 +550,9 @@ fn run(
     let out_fpe: Vec<usize> = outs.iter().map(|o| o.floats_per_element()).collect();
     let vout_fpe: Vec<usize> = vouts.iter().map(|(_, v)| v.floats_per_element()).collect();
 
-    let native = if plan.jit && watchdog.is_limited() {
-        done.execution.fell_back(Some(Unjittable(
-            "a time limit (native code does not read the clock)".into(),
-        )));
-        None
-    } else if plan.jit {
-        let (k, compiled) = plan.variant(module, jit::drive::variant(&bindings, &out_shape));
+    let native = if plan.jit {
+        let variant = jit::drive::variant(&bindings, &out_shape, watchdog.is_limited());
+        let (k, compiled) = plan.variant(module, variant);
         done.execution.compiled = compiled;
         k.map_err(|why| done.execution.fell_back(Some(why))).ok()
     } else {
@@ -570,13 +567,16 @@ fn run(
             let ctx: Vec<u64> = k
                 .slots
                 .iter()
-                .map(|&s| jit::drive::slot_value(s, &bindings, &out_shape, &out_data))
+                .map(|&s| {
+                    jit::drive::slot_value(s, &bindings, &out_shape, &out_data, Some(&watchdog))
+                })
                 .collect();
             // SAFETY: `ctx` was filled for this call from its bindings, whose streams are
             // borrowed (inputs shared, outputs exclusively) until the end of this function;
             // the outputs are not touched through their references while the tiles run, and
             // the mask's length was checked.
-            let (written, tiles) = unsafe { jit::drive::run(&k, &ctx, total, mask, &vout_fpe) };
+            let (written, tiles) = unsafe { jit::drive::run(&k, &ctx, total, mask, &vout_fpe) }
+                .map_err(|jit::drive::TimeUp| watchdog.stopped(&func.name))?;
             done.written = written;
             tiles.into_iter().map(|t| t.bufs).collect()
         }

@@ -254,7 +254,7 @@ impl ReducePlan {
                 let ctx = code
                     .slots
                     .iter()
-                    .map(|&s| jit::drive::slot_value(s, &red.bindings, &[], &[]))
+                    .map(|&s| jit::drive::slot_value(s, &red.bindings, &[], &[], None))
                     .collect();
                 let mut kinds = Vec::new();
                 jit::lower::kinds(red.ty, red.interp.module, &mut kinds).ok()?;

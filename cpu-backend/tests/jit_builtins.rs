@@ -50,6 +50,17 @@ fn input(k: usize, width: u8) -> CpuStream {
 
 /// `o = b(a0, a1, …)` over streams of the given types, on both engines.
 fn check(b: Builtin, arg_types: &[Type]) {
+    let streams: Vec<CpuStream> = arg_types
+        .iter()
+        .enumerate()
+        .map(|(k, t)| input(k, t.width().unwrap_or(1)))
+        .collect();
+    check_on(b, arg_types, &streams);
+}
+
+/// `o = b(a0, a1, …)` over the given streams (of `N` elements), on both engines; returns
+/// the native code's `o`.
+fn check_on(b: Builtin, arg_types: &[Type], streams: &[CpuStream]) -> CpuStream {
     let args: Vec<Expr> = arg_types
         .iter()
         .enumerate()
@@ -70,15 +81,12 @@ fn check(b: Builtin, arg_types: &[Type]) {
     let out = params.len() as u32;
     params.push(out_param("o", fvec(w)));
     let m = module(vec![kernel("k", params, vec![], vec![assign_out(out, e)])]);
-    let streams: Vec<CpuStream> = arg_types
-        .iter()
-        .enumerate()
-        .map(|(k, t)| input(k, t.width().unwrap_or(1)))
-        .collect();
     let mut o = zeros(&[w], &[N]);
     let mut call: Vec<CpuArg> = streams.iter().map(CpuArg::Stream).collect();
     call.push(CpuArg::Out(&mut o));
     run_kernel(&m, FunctionId(0), &mut call).unwrap_or_else(|e| panic!("{b:?}: {e}"));
+    drop(call);
+    o
 }
 
 fn floats(widths: &[u8]) -> Vec<Type> {
@@ -178,4 +186,71 @@ fn matrix_products() {
         )
         .unwrap();
     }
+}
+
+/// `pack_4ubyte` on the specials and on every byte's rounding boundary `(k + 0.5) / 255`
+/// with its neighbours one ulp either side; `unpack_4ubyte` on the specials and on bit
+/// patterns whose floats are denormals, NaNs (quiet and signalling) and infinities.
+#[test]
+fn byte_packing() {
+    check(Pack4ubyte, &floats(&[4]));
+    let mut edges: Vec<f32> = Vec::new();
+    for k in 0..=255u32 {
+        let x = (k as f32 + 0.5) / 255.0;
+        edges.extend([
+            x,
+            f32::from_bits(x.to_bits() - 1),
+            f32::from_bits(x.to_bits() + 1),
+        ]);
+    }
+    edges.extend([1.0, 1.0 + f32::EPSILON, 255.0, -1.0e-45, 1.0e-45, f32::NAN]);
+    let mut data: Vec<f32> = (0..N * 4)
+        .map(|i| edges[(i * 5 + i / 4) % edges.len()])
+        .collect();
+    // Words that are a quiet NaN, a signalling NaN and infinity.
+    let b = |k: f32| k / 255.0;
+    data[..12].copy_from_slice(&[
+        1.0,
+        1.0,
+        1.0,
+        1.0,
+        b(1.0),
+        0.0,
+        b(128.0),
+        b(127.0),
+        0.0,
+        0.0,
+        b(128.0),
+        b(127.0),
+    ]);
+    let packed = CpuStream::from_data(&[4], &[N], &data).unwrap();
+    let o = check_on(Pack4ubyte, &floats(&[4]), &[packed]);
+    // Packed words can be NaN patterns, which `run_kernel` matches as any NaN: here every
+    // bit counts.
+    for (e, x) in o.data().iter().enumerate() {
+        let v: [f32; 4] = data[4 * e..4 * e + 4].try_into().unwrap();
+        let want = brook_cpu::exec::builtin::pack_4ubyte(v);
+        assert_eq!(x.to_bits(), want.to_bits(), "pack_4ubyte({v:?})");
+    }
+
+    check(Unpack4ubyte, &floats(&[1]));
+    let patterns = [
+        0x0000_0001u32,
+        0x0000_00ff,
+        0x007f_ffff,
+        0x8000_00ff,
+        0x807f_ff80,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0x7f80_0001,
+        0xffff_ffff,
+        0x0102_0304,
+        0x4000_0000,
+    ];
+    let bits: Vec<f32> = (0..N)
+        .map(|i| f32::from_bits(patterns[i % patterns.len()].rotate_left(i as u32 / 12 * 8)))
+        .collect();
+    let words = CpuStream::from_data(&[1], &[N], &bits).unwrap();
+    check_on(Unpack4ubyte, &floats(&[1]), &[words]);
 }

@@ -1,6 +1,6 @@
 //! The time limit on the CPU: a kernel looping forever is stopped with an error naming it, at a
-//! loop back edge. Native code does not read the clock, so a call with a time limit runs on the
-//! interpreter, and its record says so.
+//! loop back edge, on native code (compiled with a check at its back edges for calls with a
+//! limit) and on the interpreter alike.
 
 use std::time::Duration;
 
@@ -33,9 +33,41 @@ fn an_endless_loop_stops_when_the_time_is_up_on_either_plan() {
 }
 
 #[test]
-fn a_call_with_a_time_limit_runs_on_the_interpreter_and_says_why() {
+fn an_endless_loop_in_a_called_kernel_stops_natively() {
     let module = brook_frontend::compile(
-        "kernel void twice(float a<>, out float r<>) { float x = a; for (int i = 0; i < 2; i++) { x += x; } r = x; }",
+        "kernel float forever(float a) { float x = a; for (int i = 0; i < 4; i++) { while (x > -1.0) { x = x + 1.0; } } return x; }
+         kernel void outer(float a<>, out float r<>) { r = forever(a); }",
+        "nested.br",
+    )
+    .unwrap();
+    let (id, _) = module.function("outer").unwrap();
+    let limit = Duration::from_millis(50);
+    let a = CpuStream::new(&[1], &[100_000]).unwrap();
+    let mut r = CpuStream::new(&[1], &[100_000]).unwrap();
+    let mut args = [CpuArg::Stream(&a), CpuArg::Out(&mut r)];
+    let started = std::time::Instant::now();
+    let err = KernelPlan::new(&module, id)
+        .run_watched(&module, &mut args, None, Watchdog::limited(limit))
+        .unwrap_err();
+    assert_eq!(
+        err,
+        CpuError::TimeLimit {
+            function: "outer".into(),
+            limit
+        }
+    );
+    // Every tile stops at its next check; none that had not started runs on.
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn a_call_with_a_time_limit_runs_natively_and_gives_the_same_values() {
+    let module = brook_frontend::compile(
+        "kernel void twice(float a<>, out float r<>) { float x = a; for (int i = 0; i < 2000; i++) { x += x * 0.0005; } r = x; }",
         "twice.br",
     )
     .unwrap();
@@ -46,6 +78,10 @@ fn a_call_with_a_time_limit_runs_on_the_interpreter_and_says_why() {
     let mut args = [CpuArg::Stream(&a), CpuArg::Out(&mut r)];
     let unlimited = plan.run_masked(&module, &mut args, None).unwrap();
     assert_eq!(unlimited.execution.engine, Engine::Jit);
+    drop(args);
+    let expected = r.data().to_vec();
+    r.data_mut().fill(0.0);
+    let mut args = [CpuArg::Stream(&a), CpuArg::Out(&mut r)];
     let watched = plan
         .run_watched(
             &module,
@@ -54,16 +90,27 @@ fn a_call_with_a_time_limit_runs_on_the_interpreter_and_says_why() {
             Watchdog::limited(Duration::from_secs(60)),
         )
         .unwrap();
-    assert_eq!(watched.execution.engine, Engine::Interpreter);
+    assert_eq!(watched.execution.engine, Engine::Jit);
+    assert_eq!(watched.execution.fallback, None);
+    // Code with the check is a variant of its own, compiled once and kept.
     assert!(
         watched
             .execution
-            .fallback
-            .as_deref()
-            .is_some_and(|why| why.contains("time limit")),
+            .compiled
+            .as_ref()
+            .is_some_and(|c| c.variant.contains("time limit")),
         "{:?}",
         watched.execution
     );
     drop(args);
-    assert_eq!(r.data(), &[4.0, 8.0, 12.0]);
+    let mut reference = CpuStream::new(&[1], &[3]).unwrap();
+    KernelPlan::interpreted(id)
+        .run_masked(
+            &module,
+            &mut [CpuArg::Stream(&a), CpuArg::Out(&mut reference)],
+            None,
+        )
+        .unwrap();
+    assert_eq!(r.data(), expected.as_slice());
+    assert_eq!(r.data(), reference.data());
 }

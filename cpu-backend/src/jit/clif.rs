@@ -38,6 +38,7 @@ fn shown_variant(module: &Module, id: FunctionId) -> Variant {
                 ParamClass::Vout { .. } | ParamClass::Reduce => ParamKey::Vout,
             })
             .collect(),
+        watched: false,
     }
 }
 

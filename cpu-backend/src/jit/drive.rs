@@ -15,12 +15,17 @@ use super::runtime::VoutTile;
 use super::slots::Slot;
 use crate::kernel::Binding;
 use crate::value::Value;
+use crate::watchdog::Watchdog;
+
+/// A call stopped by its time limit.
+#[derive(Debug)]
+pub(crate) struct TimeUp;
 
 /// The most elements one tile runs.
 pub const MAX_TILE: usize = 4096;
 
-/// What the code of a call depends on (see [`Variant`]).
-pub(crate) fn variant(bindings: &[Binding], out_shape: &[usize]) -> Variant {
+/// What the code of a call depends on (see [`Variant`]); `watched` when it has a time limit.
+pub(crate) fn variant(bindings: &[Binding], out_shape: &[usize], watched: bool) -> Variant {
     let same = |shape: &[usize]| -> Vec<bool> {
         let (ro, ri) = (out_shape.len(), shape.len());
         (0..ri)
@@ -42,6 +47,7 @@ pub(crate) fn variant(bindings: &[Binding], out_shape: &[usize]) -> Variant {
     Variant {
         out_rank: out_shape.len() as u8,
         params,
+        watched,
     }
 }
 
@@ -64,12 +70,14 @@ pub(crate) fn raw_components(v: &Value) -> Vec<u32> {
         .collect()
 }
 
-/// The value of one slot for a call with `bindings`; `outs[o]` is the data of output `o`.
+/// The value of one slot for a call with `bindings`; `outs[o]` is the data of output `o`,
+/// `watchdog` the call's time limit (reductions have none).
 pub(crate) fn slot_value(
     s: Slot,
     bindings: &[Binding],
     out_shape: &[usize],
     outs: &[*mut f32],
+    watchdog: Option<&Watchdog>,
 ) -> u64 {
     let shape = |p: u32| -> &[usize] {
         match &bindings[p as usize] {
@@ -101,6 +109,7 @@ pub(crate) fn slot_value(
             _ => 0,
         },
         Slot::OutExtent(d) => out_shape[d as usize] as u64,
+        Slot::Watchdog => watchdog.map_or(0, |w| w as *const Watchdog as u64),
     }
 }
 
@@ -111,7 +120,9 @@ fn tile_size(total: usize) -> usize {
 }
 
 /// Runs every element of a call: returns the elements that wrote their outputs (not
-/// discarded, not masked off) and each tile's vout pushes, in element order.
+/// discarded, not masked off) and each tile's vout pushes, in element order; or [`TimeUp`]
+/// when a tile of code compiled for a time limit found it passed (tiles not yet started
+/// then do not start).
 ///
 /// # Safety
 /// `ctx` holds the slot values of `k` for this call: addresses of live streams with the
@@ -123,10 +134,10 @@ pub(crate) unsafe fn run(
     total: usize,
     mask: Option<&[bool]>,
     vout_fpe: &[usize],
-) -> (usize, Vec<VoutTile>) {
+) -> Result<(usize, Vec<VoutTile>), TimeUp> {
     let tile_fn = tile(k);
     let tile = tile_size(total);
-    let one = |t: usize| -> (usize, VoutTile) {
+    let one = |t: usize| -> Result<(usize, VoutTile), TimeUp> {
         let start = t * tile;
         let count = tile.min(total - start);
         let mut vouts = VoutTile::new(vout_fpe.to_vec());
@@ -134,14 +145,20 @@ pub(crate) unsafe fn run(
         // SAFETY: the caller's contract; this tile writes only elements start..start+count.
         let written =
             unsafe { tile_fn(ctx.as_ptr(), start as i64, count as i64, mask, &mut vouts) };
-        (written as usize, vouts)
+        match written {
+            -1 => Err(TimeUp),
+            w => Ok((w as usize, vouts)),
+        }
     };
     let n_tiles = total.div_ceil(tile);
     let tiles: Vec<(usize, VoutTile)> = if n_tiles <= 1 {
-        (0..n_tiles).map(one).collect()
+        (0..n_tiles).map(one).collect::<Result<_, _>>()?
     } else {
-        (0..n_tiles).into_par_iter().map(one).collect()
+        (0..n_tiles)
+            .into_par_iter()
+            .map(one)
+            .collect::<Result<_, _>>()?
     };
     let written = tiles.iter().map(|(w, _)| w).sum();
-    (written, tiles.into_iter().map(|(_, v)| v).collect())
+    Ok((written, tiles.into_iter().map(|(_, v)| v).collect()))
 }

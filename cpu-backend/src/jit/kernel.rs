@@ -10,7 +10,8 @@
 //! inputs (a stream at the element's own position, or through the implicit resize; an
 //! iterator's value; constants once per tile), zeroes the outputs, runs the body, and stores
 //! the outputs unless the element discarded. It returns how many elements wrote their
-//! outputs (for write queries). The multi-dimensional output index is kept as counters, not
+//! outputs (for write queries), or -1 when the call's time limit ran out (code compiled for
+//! a call with one checks it at loop back edges, see [`super::lower::Watch`]). The multi-dimensional output index is kept as counters, not
 //! divided out per element, and only when something reads it (a resize, an iterator,
 //! `indexof`).
 //!
@@ -28,7 +29,7 @@ use super::code::{Builder, Code};
 use super::lower::num::{from_lanes, Num, Val};
 use super::lower::{
     self, decode, encode, gather_ref, position, ravel, resize, uses_indexof, Bind, Layout, Lower,
-    Res, Scope, VoutParam,
+    Res, Scope, VoutParam, Watch,
 };
 use super::runtime::{Call, VoutTile};
 use super::slots::Slot;
@@ -57,6 +58,9 @@ pub(crate) enum ParamKey {
 pub(crate) struct Variant {
     pub out_rank: u8,
     pub params: Vec<ParamKey>,
+    /// Whether the call has a time limit: its loops check the watchdog (code for calls
+    /// without one has no check at all).
+    pub watched: bool,
 }
 
 impl Variant {
@@ -75,7 +79,12 @@ impl Variant {
                 ParamKey::Vout => "vout".into(),
             })
             .collect();
-        format!("rank {} output; {}", self.out_rank, parts.join(", "))
+        let watched = if self.watched { "; time limit" } else { "" };
+        format!(
+            "rank {} output; {}{watched}",
+            self.out_rank,
+            parts.join(", ")
+        )
     }
 }
 
@@ -242,6 +251,17 @@ fn emit<'m>(
             rest = l.b.ins().udiv(rest, out_ext[d]);
         }
     }
+    if variant.watched {
+        let countdown = l.b.declare_var(types::I64);
+        let every =
+            l.b.ins()
+                .iconst(types::I64, crate::watchdog::NATIVE_CHECK_EVERY);
+        l.b.def_var(countdown, every);
+        l.watch = Some(Watch {
+            countdown,
+            expired: l.b.create_block(),
+        });
+    }
     let end = l.b.ins().iadd(t.start, t.count);
     let masked = l.b.ins().icmp_imm_s(IntCC::NotEqual, t.mask, 0);
 
@@ -294,6 +314,12 @@ fn emit<'m>(
     )?;
     let w = l.b.use_var(written);
     l.b.ins().return_(&[w]);
+    if let Some(watch) = l.watch {
+        l.b.switch_to_block(watch.expired);
+        l.b.seal_block(watch.expired);
+        let stopped = l.b.ins().iconst(types::I64, -1);
+        l.b.ins().return_(&[stopped]);
+    }
     Ok(())
 }
 
@@ -426,7 +452,8 @@ fn iterator(l: &mut Lower, p: u32, ty: &brook_frontend::ir::Type, idx: &[Value])
         |l: &mut Lower, s: fn(u32, u8) -> Slot, c: u8| l.slots.get(l.b.func, s(p, c), types::F32);
     let starts: Vec<Value> = (0..n).map(|c| comp(l, Slot::IterStart, c)).collect();
     let steps: Vec<Value> = (0..n).map(|c| comp(l, Slot::IterStep, c)).collect();
-    let as_float = |l: &mut Lower, i: Value| l.b.ins().fcvt_from_uint(types::F32, i);
+    // Indices are below 2^63: the signed conversion gives the unsigned one's float.
+    let as_float = |l: &mut Lower, i: Value| l.b.ins().fcvt_from_sint(types::F32, i);
     let at = if idx.len() == 2 {
         let (x, y) = (as_float(l, idx[1]), as_float(l, idx[0]));
         from_lanes(l.b, Scalar::Float, &[x, y])

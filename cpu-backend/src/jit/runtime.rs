@@ -3,13 +3,17 @@
 //! Built-ins whose formula is not one of a few IEEE operations (`sin`, `exp`, `pow`, `round`,
 //! `ldexp`, …) are not re-implemented in the JIT: the code calls the interpreter's own
 //! formula (`exec::builtin::float1(b)` and friends hand out plain `fn` pointers) through a
-//! C-ABI trampoline, passing the formula as its first argument. So both engines compute such
+//! C-ABI trampoline, passing the formula as its first argument: one call per scalar, one
+//! call per vector ([`Call::Lanes`], the components in a stack slot). So both engines compute such
 //! a built-in with the very same Rust function, and a change to a formula reaches both.
 //!
-//! `vout` pushes go to the tile's buffers through three more trampolines.
+//! `vout` pushes go to the tile's buffers through three more trampolines, and code compiled
+//! for a call with a time limit reads the clock through [`Call::TimeUp`].
 
 use cranelift_codegen::ir::{types, AbiParam, Signature, Type as Ty};
 use cranelift_module::{FuncId, Linkage, Module};
+
+use crate::watchdog::Watchdog;
 
 /// Calls `f(x)`; `f` is a `fn(f32) -> f32` passed as an address.
 extern "C" fn float1(f: usize, x: f32) -> f32 {
@@ -28,6 +32,28 @@ extern "C" fn float3(f: usize, x: f32, y: f32, z: f32) -> f32 {
     // SAFETY: as `float1`, for `fn(f32, f32, f32) -> f32`.
     let f: fn(f32, f32, f32) -> f32 = unsafe { std::mem::transmute(f) };
     f(x, y, z)
+}
+
+/// `x[i] = f(x[i], y[i], z[i])` for the `n` components of a vector: one call for all of
+/// them, so the caller spills its registers once, not once per component. `y` and `z` are
+/// read only as far as `f` takes arguments (`arity`); `f` is a formula of that arity.
+extern "C" fn lanes(f: usize, arity: u32, x: *mut f32, y: *const f32, z: *const f32, n: u32) {
+    // SAFETY: compiled code passes a formula of `arity` arguments (see `Call::Lanes`) and
+    // stack slots of at least `n` floats for each argument it takes.
+    unsafe {
+        for i in 0..n as usize {
+            let v = match arity {
+                1 => std::mem::transmute::<usize, fn(f32) -> f32>(f)(*x.add(i)),
+                2 => std::mem::transmute::<usize, fn(f32, f32) -> f32>(f)(*x.add(i), *y.add(i)),
+                _ => std::mem::transmute::<usize, fn(f32, f32, f32) -> f32>(f)(
+                    *x.add(i),
+                    *y.add(i),
+                    *z.add(i),
+                ),
+            };
+            *x.add(i) = v;
+        }
+    }
 }
 
 /// `frexp`-like: returns the first result and writes the second to `second`.
@@ -87,6 +113,13 @@ extern "C" fn vout_discard(t: *mut VoutTile) {
     }
 }
 
+/// Whether the call's time is up (1) or not (0).
+extern "C" fn time_up(w: *const Watchdog) -> i8 {
+    // SAFETY: the call's driver passes the address of the call's own `Watchdog` (slot
+    // `Slot::Watchdog`), alive for the whole call.
+    unsafe { &*w }.check().is_err() as i8
+}
+
 /// A Rust function compiled code can call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Call {
@@ -94,22 +127,29 @@ pub(crate) enum Call {
     Float1,
     Float2,
     Float3,
+    /// `(formula, arity, x, y, z, n)`: a formula on every component of vectors held in
+    /// memory, the results written over `x`.
+    Lanes,
     /// `(formula, x, &mut second) -> first` for `fn(f32) -> (f32, f32)` formulas.
     Split,
     VoutMark,
     VoutPush,
     VoutDiscard,
+    /// `(watchdog) -> i8`: whether the call's time limit has passed.
+    TimeUp,
 }
 
 impl Call {
-    pub const ALL: [Call; 7] = [
+    pub const ALL: [Call; 9] = [
         Call::Float1,
         Call::Float2,
         Call::Float3,
+        Call::Lanes,
         Call::Split,
         Call::VoutMark,
         Call::VoutPush,
         Call::VoutDiscard,
+        Call::TimeUp,
     ];
 
     /// The symbol the compiled code links against.
@@ -118,10 +158,12 @@ impl Call {
             Call::Float1 => "brook_float1",
             Call::Float2 => "brook_float2",
             Call::Float3 => "brook_float3",
+            Call::Lanes => "brook_lanes",
             Call::Split => "brook_split",
             Call::VoutMark => "brook_vout_mark",
             Call::VoutPush => "brook_vout_push",
             Call::VoutDiscard => "brook_vout_discard",
+            Call::TimeUp => "brook_time_up",
         }
     }
 
@@ -130,10 +172,12 @@ impl Call {
             Call::Float1 => float1 as *const u8,
             Call::Float2 => float2 as *const u8,
             Call::Float3 => float3 as *const u8,
+            Call::Lanes => lanes as *const u8,
             Call::Split => split as *const u8,
             Call::VoutMark => vout_mark as *const u8,
             Call::VoutPush => vout_push as *const u8,
             Call::VoutDiscard => vout_discard as *const u8,
+            Call::TimeUp => time_up as *const u8,
         }
     }
 
@@ -143,9 +187,11 @@ impl Call {
             Call::Float1 => (&[ptr, f], &[f]),
             Call::Float2 => (&[ptr, f, f], &[f]),
             Call::Float3 => (&[ptr, f, f, f], &[f]),
+            Call::Lanes => (&[ptr, types::I32, ptr, ptr, ptr, types::I32], &[]),
             Call::Split => (&[ptr, f, ptr], &[f]),
             Call::VoutMark | Call::VoutDiscard => (&[ptr], &[]),
             Call::VoutPush => (&[ptr, types::I32, ptr], &[]),
+            Call::TimeUp => (&[ptr], &[types::I8]),
         };
         sig.params.extend(params.iter().map(|&t| AbiParam::new(t)));
         sig.returns

@@ -35,6 +35,8 @@ pub(crate) enum Slot {
     Const(u32, u32),
     /// Extent `d` of the call's output shape.
     OutExtent(u8),
+    /// The address of the call's [`crate::Watchdog`] (code compiled for a time limit).
+    Watchdog,
 }
 
 /// The slots a function reads, in `ctx` order, and their loads.

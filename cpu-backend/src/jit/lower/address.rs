@@ -82,11 +82,13 @@ pub(crate) fn gather_component(
     }
 }
 
-/// `shape::ravel`: the linear position of `idx` given each dimension's stride.
+/// `shape::ravel`: the linear position of `idx` given each dimension's stride. The last
+/// dimension's stride is 1 (row-major), so its index is added as it is.
 pub(crate) fn ravel(b: &mut FunctionBuilder, idx: &[Value], strides: &[Value]) -> Value {
     let mut lin: Option<Value> = None;
-    for (&i, &s) in idx.iter().zip(strides) {
-        let term = b.ins().imul(i, s);
+    let last = idx.len().saturating_sub(1);
+    for (d, (&i, &s)) in idx.iter().zip(strides).enumerate() {
+        let term = if d == last { i } else { b.ins().imul(i, s) };
         lin = Some(match lin {
             Some(l) => b.ins().iadd(l, term),
             None => term,
@@ -123,14 +125,15 @@ pub(crate) fn resize(
 }
 
 /// `shape::position`: the `float4` position of `idx` (`.x` = last dimension), unused
-/// components 0.
+/// components 0. Indices are below 2^63, so the signed conversion (one instruction; the
+/// unsigned one is a branchy sequence on x86) rounds them to the same float.
 pub(crate) fn position(b: &mut FunctionBuilder, idx: &[Value]) -> Num {
     let rank = idx.len();
     let zero = fconst(b, 0.0);
     let lanes: Vec<Value> = (0..4)
         .map(|k| {
             if k < rank {
-                b.ins().fcvt_from_uint(types::F32, idx[rank - 1 - k])
+                b.ins().fcvt_from_sint(types::F32, idx[rank - 1 - k])
             } else {
                 zero
             }

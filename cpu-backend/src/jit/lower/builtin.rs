@@ -22,7 +22,9 @@ use std::sync::OnceLock;
 
 use brook_frontend::ir::{BinaryOp, Builtin, Scalar};
 use cranelift_codegen::ir::condcodes::FloatCC;
-use cranelift_codegen::ir::{types, InstBuilder, Value};
+use cranelift_codegen::ir::{
+    types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
+};
 use cranelift_frontend::FunctionBuilder;
 
 use super::num::{convert, fconst, from_lanes, lane_cast, per_lane, shuffle, splat, Num, Val};
@@ -241,6 +243,49 @@ fn inline(b: &mut FunctionBuilder, bi: Builtin, a: &[Value]) -> Option<Value> {
     })
 }
 
+/// `exec::builtin::pack_4ubyte` on a `float4`: per lane `floor(saturate(x) * 255 + 0.5)`
+/// (saturate with the interpreter's `fmin`/`fmax`), converted as Rust's saturating `as u32`,
+/// the bytes joined `.x` lowest and the word's bits read as a float.
+fn pack_4ubyte(b: &mut FunctionBuilder, x: Value) -> Num {
+    let (zero, one) = (fsplat(b, x, 0.0), fsplat(b, x, 1.0));
+    let m = min_max(b, x, zero, false);
+    let s = min_max(b, m, one, true);
+    let scale = fsplat(b, x, 255.0);
+    let half = fsplat(b, x, 0.5);
+    let p = b.ins().fmul(s, scale);
+    let p = b.ins().fadd(p, half);
+    let p = b.ins().floor(p);
+    let mut bits = b.ins().iconst(types::I32, 0);
+    for i in (0..4u8).rev() {
+        let c = b.ins().extractlane(p, i);
+        let byte = b.ins().fcvt_to_uint_sat(types::I32, c);
+        let shifted = b.ins().ishl_imm_u(bits, 8);
+        bits = b.ins().bor(shifted, byte);
+    }
+    let f = b.ins().bitcast(types::F32, MemFlagsData::new(), bits);
+    Num::scalar(Scalar::Float, f)
+}
+
+/// `exec::builtin::unpack_4ubyte`: the four bytes of `x`'s bits, lowest first, each as a
+/// float divided by 255 (a division, as the interpreter's, not a product by `1/255`).
+fn unpack_4ubyte(b: &mut FunctionBuilder, x: Value) -> Num {
+    let bits = b.ins().bitcast(types::I32, MemFlagsData::new(), x);
+    let lanes: Vec<Value> = [0, 8, 16, 24]
+        .iter()
+        .map(|&shift| {
+            let s = b.ins().ushr_imm_u(bits, shift);
+            let byte = b.ins().band_imm_u(s, 0xff);
+            b.ins().fcvt_from_uint(types::F32, byte)
+        })
+        .collect();
+    let v = from_lanes(b, Scalar::Float, &lanes);
+    let d = fsplat(b, v.v, 255.0);
+    Num {
+        v: b.ins().fdiv(v.v, d),
+        ..v
+    }
+}
+
 /// The address of a formula, for the runtime's trampolines.
 fn formula(f: usize) -> i64 {
     f as i64
@@ -348,6 +393,18 @@ impl Lower<'_, '_, '_, '_> {
                 args.get(1)
                     .ok_or_else(|| super::Unjittable("mul() takes two arguments".into()))?,
             )?,
+            Pack4ubyte => {
+                let x = f(self, 0)?;
+                if x.n != 4 {
+                    return no("pack_4ubyte() takes a float4");
+                }
+                Val::Num(pack_4ubyte(self.b, x.v))
+            }
+            Unpack4ubyte => {
+                let x = f(self, 0)?;
+                let x = x.lane(self.b, 0);
+                Val::Num(unpack_4ubyte(self.b, x))
+            }
             Frexp | Modf => {
                 return no(format!(
                     "{}() without an assignable second argument",
@@ -458,14 +515,47 @@ impl Lower<'_, '_, '_, '_> {
         let Some(f) = f else {
             return no(format!("{}() has no formula to call", bi.name()));
         };
-        let func = self.imports.get(self.b.func, call);
         let fv = self.b.ins().iconst(self.ptr, formula(f));
+        if n > 1 {
+            return Ok(self.call_lanes(fv, &xs));
+        }
+        let func = self.imports.get(self.b.func, call);
         Ok(per_lane(self.b, Scalar::Float, &xs, |b, lanes| {
             let mut call_args = vec![fv];
             call_args.extend_from_slice(lanes);
             let inst = b.ins().call(func, &call_args);
             b.inst_results(inst)[0]
         }))
+    }
+
+    /// Formula `fv` on every component of the float vectors `xs` (1 to 3 of one width), in
+    /// one call ([`Call::Lanes`]): the vectors go to a stack slot, the results come back over
+    /// the first. The formula runs on each component exactly as a call per component would.
+    fn call_lanes(&mut self, fv: Value, xs: &[Num]) -> Num {
+        let b = &mut *self.b;
+        let slot = b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            16 * xs.len() as u32,
+            4,
+        ));
+        let addrs: Vec<Value> = (0..3)
+            .map(|k| {
+                let at = 16 * k.min(xs.len() - 1) as i32;
+                b.ins().stack_addr(self.ptr, slot, at)
+            })
+            .collect();
+        for (x, &addr) in xs.iter().zip(&addrs) {
+            b.ins().store(MemFlagsData::trusted(), x.v, addr, 0);
+        }
+        let arity = b.ins().iconst(types::I32, xs.len() as i64);
+        let n = b.ins().iconst(types::I32, xs[0].n as i64);
+        let func = self.imports.get(b.func, Call::Lanes);
+        b.ins()
+            .call(func, &[fv, arity, addrs[0], addrs[1], addrs[2], n]);
+        let v = b
+            .ins()
+            .load(types::F32X4, MemFlagsData::trusted(), addrs[0], 0);
+        Num { v, ..xs[0] }
     }
 
     /// `dot`: `0 + x0*y0 + x1*y1 + …` in component order.

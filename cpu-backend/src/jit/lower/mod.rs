@@ -106,6 +106,19 @@ pub(crate) struct Lower<'m, 'a, 'f, 'i> {
     pub discard: Block,
     /// The tile's vout state (a pointer), for kernels with vouts.
     pub vout_state: Option<cranelift_codegen::ir::Value>,
+    /// The time limit's check at loop back edges, in code for calls with one.
+    pub watch: Option<Watch>,
+}
+
+/// How code compiled for a call with a time limit checks it: every loop back edge counts
+/// down, and every [`crate::watchdog::NATIVE_CHECK_EVERY`] of them the code asks the
+/// watchdog whether the time is up.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Watch {
+    /// Back edges left before the next check (`i64`).
+    pub countdown: Variable,
+    /// Where the code goes when the time is up.
+    pub expired: Block,
 }
 
 /// Starts a compiled function in `b`: an entry block taking the signature's parameters, where
@@ -138,6 +151,7 @@ pub(crate) fn function<'m, 'f, 'i, R>(
         ptr,
         discard,
         vout_state: None,
+        watch: None,
     };
     for &s in earlier {
         l.slots.reserve(s);
@@ -196,12 +210,13 @@ impl<'m> Lower<'m, '_, '_, '_> {
         self.b.ins().jump(head, &[]);
         self.b.switch_to_block(head);
         let at = self.b.use_var(i);
-        let more = self.b.ins().icmp(
-            cranelift_codegen::ir::condcodes::IntCC::SignedLessThan,
+        let done = self.b.ins().icmp(
+            cranelift_codegen::ir::condcodes::IntCC::SignedGreaterThanOrEqual,
             at,
             to,
         );
-        self.b.ins().brif(more, run, &[], exit, &[]);
+        // The exit first: see [`Lower::loop_test`].
+        self.b.ins().brif(done, exit, &[], run, &[]);
         self.b.switch_to_block(run);
         self.b.seal_block(run);
         body(self, at, next)?;
@@ -216,6 +231,52 @@ impl<'m> Lower<'m, '_, '_, '_> {
         self.b.switch_to_block(exit);
         self.b.seal_block(exit);
         Ok(())
+    }
+
+    /// A loop back edge: under a time limit, counts down and every so often asks the
+    /// watchdog, leaving for [`Watch::expired`] when the time is up (the interpreter checks
+    /// at the same place, after the step).
+    pub fn back_edge(&mut self) {
+        let Some(w) = self.watch else {
+            return;
+        };
+        let types = cranelift_codegen::ir::types::I64;
+        let left = self.b.use_var(w.countdown);
+        let left = self.b.ins().iadd_imm_s(left, -1);
+        self.b.def_var(w.countdown, left);
+        let (check, go) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(left, go, &[], check, &[]);
+        self.b.switch_to_block(check);
+        self.b.seal_block(check);
+        let state = self.slots.get(self.b.func, Slot::Watchdog, self.ptr);
+        let time_up = self.imports.get(self.b.func, super::runtime::Call::TimeUp);
+        let call = self.b.ins().call(time_up, &[state]);
+        let up = self.b.inst_results(call)[0];
+        let every = self
+            .b
+            .ins()
+            .iconst(types, crate::watchdog::NATIVE_CHECK_EVERY);
+        self.b.def_var(w.countdown, every);
+        self.b.ins().brif(up, w.expired, &[], go, &[]);
+        self.b.switch_to_block(go);
+        self.b.seal_block(go);
+    }
+
+    /// A loop's test: to `exit` when `more` (an `i8` truth) is false, else to `run`.
+    ///
+    /// The exit is the branch's first target on purpose. Cranelift 0.135 hoists
+    /// loop-invariant values (slot loads, `indexof`, a gather's bounds) out of a loop only
+    /// while elaborating blocks it knows to be inside it, and it forgets the loop once it has
+    /// visited a block outside it; it visits a block's dominator-tree children in reverse
+    /// post-order, where a branch's later target comes first. With the exit first, the body
+    /// is visited before the exit and its invariant values leave the loop (with the body
+    /// first they stayed in it, computed once per iteration).
+    pub fn loop_test(&mut self, more: Value, run: Block, exit: Block) {
+        let done = self
+            .b
+            .ins()
+            .icmp_imm_s(cranelift_codegen::ir::condcodes::IntCC::Equal, more, 0);
+        self.b.ins().brif(done, exit, &[], run, &[]);
     }
 
     /// Fresh variables for a value of `ty`.

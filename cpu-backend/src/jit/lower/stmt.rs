@@ -68,7 +68,7 @@ impl<'m> Lower<'m, '_, '_, '_> {
                     Some(c) => {
                         let v = self.eval(s, c)?;
                         let t = truth(self.b, &v)?;
-                        self.b.ins().brif(t, run, &[], exit, &[]);
+                        self.loop_test(t, run, exit);
                     }
                     None => {
                         self.b.ins().jump(run, &[]);
@@ -84,6 +84,7 @@ impl<'m> Lower<'m, '_, '_, '_> {
                 self.b.seal_block(next);
                 self.b.switch_to_block(next);
                 self.block(s, step)?;
+                self.back_edge();
                 self.b.ins().jump(test, &[]);
                 self.b.seal_block(test);
                 self.b.seal_block(exit);
