@@ -17,7 +17,7 @@ use std::rc::Rc;
 use glow::HasContext;
 
 use crate::caps::Caps;
-use crate::check::check_gl;
+use crate::check::{check_gl, check_gl_with};
 use crate::egl::Headless;
 use crate::error::GlError;
 use crate::framebuffer::FramebufferCache;
@@ -161,6 +161,12 @@ impl GlContext {
         check_gl(&self.gl, what)
     }
 
+    /// [`check_error`](Self::check_error) naming the operation with `what()`, called only
+    /// when there is an error.
+    pub fn check_error_with(&self, what: impl FnOnce() -> String) -> Result<(), GlError> {
+        check_gl_with(&self.gl, what)
+    }
+
     /// Binds (as draw and read framebuffer) an FBO with `textures` at
     /// `COLOR_ATTACHMENT0..n`, all enabled as draw buffers. The FBO is made and
     /// checked complete the first time, then cached until one of the textures
@@ -191,9 +197,7 @@ impl GlContext {
             )));
         }
         self.make_current()?;
-        let ids = textures.iter().map(|t| t.id()).collect();
-        let raws: Vec<glow::Texture> = textures.iter().map(|t| t.raw()).collect();
-        self.framebuffers.borrow_mut().bind(&self.gl, ids, &raws)
+        self.framebuffers.borrow_mut().bind(&self.gl, textures)
     }
 
     /// The number of cached FBOs (to check that dropped textures take theirs along).
