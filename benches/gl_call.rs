@@ -1,5 +1,5 @@
 //! The fixed cost of a cached kernel call on GL, against the same call written by hand in
-//! glow (issue 16 item 4), in one run. Every call here draws one texel, so what is timed is the
+//! glow (issue 16 item 4), in one run. The first calls draw one texel, so what is timed is the
 //! host work of a call and the driver's per-draw cost, not the shading:
 //!
 //! * `constant`: `o = a * k + 1` with a constant `k` that changes every call (the hand-written
@@ -7,8 +7,12 @@
 //! * `loop`: a kernel whose loop bound comes from a stream's value, so on a driver that cuts
 //!   loops short (llvmpipe) Brook checks the loop in every call and reads the check back; the
 //!   hand-written shader checks nothing. This ratio is the price of never returning a wrong result.
+//! * `43-MAD`: the paper's synthetic kernel on 1 to 4096 elements, the small end of the
+//!   kernel-call knee, where the fixed cost of a call still dominates.
 //!
-//! Both sides ping-pong (each call reads the previous call's output), as the other kernel
+//! After the wall times, each group's CPU time per call of the whole process (the driver's
+//! threads too) is printed: on a machine shared with other builds it moves far less than wall
+//! time. Both sides ping-pong (each call reads the previous call's output), as the other kernel
 //! benches do, and each timed batch ends with glFinish.
 
 mod common;
@@ -16,7 +20,9 @@ mod common;
 use std::time::{Duration, Instant};
 
 use brook::{Arg, Runtime};
+use common::brook_kernel::input;
 use common::gl_program::{float_texture, link, RGBA32F};
+use common::mad::mad_kernel;
 use common::ratios::print_ratios;
 use criterion::{BenchmarkId, Criterion};
 use glow::HasContext;
@@ -24,26 +30,29 @@ use glow::HasContext;
 const HAND: &str = "hand-written glow";
 const GL: &str = "brook gl";
 
-/// A one-texel ping-pong written by hand: two textures, one FBO per direction.
+/// A ping-pong written by hand: two `w × h` textures, one FBO per direction.
 struct Hand<'a> {
     gl: &'a glow::Context,
     program: glow::Program,
+    /// The constant `k`, if the shader has one.
     k: Option<glow::UniformLocation>,
     vao: glow::VertexArray,
     textures: [glow::Texture; 2],
     framebuffers: [glow::Framebuffer; 2],
+    size: (i32, i32),
     flip: bool,
 }
 
 impl<'a> Hand<'a> {
-    fn new(gl: &'a glow::Context, fragment: &str) -> Hand<'a> {
+    fn new(gl: &'a glow::Context, fragment: &str, (h, w): (usize, usize)) -> Hand<'a> {
         // SAFETY: bench set-up on the current context.
         unsafe {
             let program = link(gl, fragment);
             gl.uniform_1_i32(gl.get_uniform_location(program, "a").as_ref(), 0);
             let k = gl.get_uniform_location(program, "k");
-            let one = [0.5f32; 4];
-            let textures = [0, 1].map(|_| float_texture(gl, 1, 1, RGBA32F, Some(&one)));
+            let data = input(h * w);
+            let size = (w as i32, h as i32);
+            let textures = [0, 1].map(|_| float_texture(gl, size.0, size.1, RGBA32F, Some(&data)));
             let framebuffers = [0, 1].map(|i| {
                 let fb = gl.create_framebuffer().unwrap();
                 gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fb));
@@ -64,6 +73,7 @@ impl<'a> Hand<'a> {
                 vao: gl.create_vertex_array().unwrap(),
                 textures,
                 framebuffers,
+                size,
                 flip: false,
             }
         }
@@ -75,11 +85,13 @@ impl<'a> Hand<'a> {
         // SAFETY: objects of the current context.
         unsafe {
             gl.bind_framebuffer(glow::FRAMEBUFFER, Some(self.framebuffers[dst]));
-            gl.viewport(0, 0, 1, 1);
+            gl.viewport(0, 0, self.size.0, self.size.1);
             gl.use_program(Some(self.program));
             gl.active_texture(glow::TEXTURE0);
             gl.bind_texture(glow::TEXTURE_2D, Some(self.textures[src]));
-            gl.uniform_1_f32(self.k.as_ref(), k);
+            if let Some(location) = &self.k {
+                gl.uniform_1_f32(Some(location), k);
+            }
             gl.bind_vertex_array(Some(self.vao));
             gl.draw_arrays(glow::TRIANGLES, 0, 3);
         }
@@ -103,22 +115,24 @@ impl Drop for Hand<'_> {
     }
 }
 
-/// One bench group: `brook` (kernel `f(a, o, k)`) against `hand` (a shader reading `a` and
-/// `k`), both on one texel. Returns the group's name and the CPU time per call of each side.
+/// One bench group: Brook kernel `f(a, o)` or `f(a, o, k)` (`with_k`) against `hand` (a
+/// shader reading sampler `a`, and `k` if it declares it), on float4 streams of `shape`.
+/// Returns the group's name and the CPU time per call of each side.
 fn group(
     c: &mut Criterion,
     rt: &Runtime,
     name: &str,
-    brook: &str,
+    shape: (usize, usize),
+    (brook, with_k): (&str, bool),
     hand: &str,
 ) -> (String, [Option<f64>; 2]) {
     let ctx = rt.gl_context().expect("a GL runtime").clone();
     ctx.make_current().unwrap();
-    let mut by_hand = Hand::new(ctx.gl(), hand);
+    let mut by_hand = Hand::new(ctx.gl(), hand, shape);
     let program = rt.compile(brook, "gl_call.br").unwrap();
-    let streams = [0, 1].map(|_| rt.stream_of(4, &[1, 1]).unwrap());
+    let streams = [0, 1].map(|_| rt.stream_of(4, &[shape.0, shape.1]).unwrap());
     for s in &streams {
-        s.read(&[0.5; 4]).unwrap();
+        s.read(&input(shape.0 * shape.1)).unwrap();
     }
     let mut flip = false;
     let mut hand_calls = |iters: u64| {
@@ -133,7 +147,10 @@ fn group(
         for i in 0..iters {
             let (src, dst) = if flip { (1, 0) } else { (0, 1) };
             let k = 1.0 + (i % 2) as f32 * 1e-3;
-            let args = [Arg::from(&streams[src]), Arg::from(&streams[dst]), k.into()];
+            let mut args = vec![Arg::from(&streams[src]), Arg::from(&streams[dst])];
+            if with_k {
+                args.push(k.into());
+            }
             rt.run(&program, "f", &args).unwrap();
             flip = !flip;
         }
@@ -151,10 +168,21 @@ fn group(
     });
     g.finish();
     let cpu = [
-        cpu_per_call(&mut hand_calls),
-        cpu_per_call(&mut brook_calls),
+        selected(name, HAND)
+            .then(|| cpu_per_call(&mut hand_calls))
+            .flatten(),
+        selected(name, GL)
+            .then(|| cpu_per_call(&mut brook_calls))
+            .flatten(),
     ];
     (name.to_string(), cpu)
+}
+
+/// Whether `group/bench` passes the command line's filter (criterion's first argument that
+/// is not a flag), so a filtered run (or a profile of one bench) times nothing else.
+fn selected(group: &str, bench: &str) -> bool {
+    let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    filter.is_none_or(|f| format!("{group}/{bench}").contains(&f))
 }
 
 fn timed(f: impl FnOnce()) -> Duration {
@@ -194,31 +222,48 @@ fn process_ticks() -> Option<u64> {
 fn main() {
     let mut c = Criterion::default().configure_from_args();
     let rt = Runtime::gl().expect("a headless GL context");
-    let constant = group(
-        &mut c,
-        &rt,
-        "1-element call with a constant",
-        "kernel void f(float4 a<>, out float4 o<>, float k) { o = a * k + 1.0; }",
-        "#version 330 core\nuniform sampler2D a;\nuniform float k;\nout vec4 o;\n\
-         void main() { o = texelFetch(a, ivec2(0), 0) * k + 1.0; }\n",
-    );
-    let looped = group(
-        &mut c,
-        &rt,
-        "1-element call with a loop bound by a stream value",
-        "kernel void f(float4 a<>, out float4 o<>, float k) {\n\
-         float4 s = a;\n\
-         int i;\n\
-         for (i = 0; i < (int)(a.x * k * 2.0); i++) { s = s * 0.5 + 1.0; }\n\
-         o = s;\n}\n",
-        "#version 330 core\nuniform sampler2D a;\nuniform float k;\nout vec4 o;\n\
-         void main() { vec4 a0 = texelFetch(a, ivec2(0), 0);\n\
-         vec4 s = a0;\n\
-         for (int i = 0; i < int(a0.x * k * 2.0); i++) { s = s * 0.5 + 1.0; }\n\
-         o = s; }\n",
-    );
+    let mut groups = vec![
+        group(
+            &mut c,
+            &rt,
+            "1-element call with a constant",
+            (1, 1),
+            (
+                "kernel void f(float4 a<>, out float4 o<>, float k) { o = a * k + 1.0; }",
+                true,
+            ),
+            "#version 330 core\nuniform sampler2D a;\nuniform float k;\nout vec4 o;\n\
+             void main() { o = texelFetch(a, ivec2(0), 0) * k + 1.0; }\n",
+        ),
+        group(
+            &mut c,
+            &rt,
+            "1-element call with a loop bound by a stream value",
+            (1, 1),
+            (
+                "kernel void f(float4 a<>, out float4 o<>, float k) {\n\
+                 float4 s = a;\n\
+                 int i;\n\
+                 for (i = 0; i < (int)(a.x * k * 2.0); i++) { s = s * 0.5 + 1.0; }\n\
+                 o = s;\n}\n",
+                true,
+            ),
+            "#version 330 core\nuniform sampler2D a;\nuniform float k;\nout vec4 o;\n\
+             void main() { vec4 a0 = texelFetch(a, ivec2(0), 0);\n\
+             vec4 s = a0;\n\
+             for (int i = 0; i < int(a0.x * k * 2.0); i++) { s = s * 0.5 + 1.0; }\n\
+             o = s; }\n",
+        ),
+    ];
+    // The knee table's small sizes (issue 16: within 1.05× of hand-written at each).
+    let (mad, hand_mad) = mad_kernel();
+    let mad = mad.replace("void mad(", "void f(");
+    for (h, w) in [(1, 1), (4, 4), (16, 16), (64, 64)] {
+        let name = format!("43-MAD call on {} elements", h * w);
+        groups.push(group(&mut c, &rt, &name, (h, w), (&mad, false), &hand_mad));
+    }
     c.final_summary();
-    for (name, cpu) in [constant, looped] {
+    for (name, cpu) in groups {
         print_ratios(&name, HAND, &[HAND, GL], "per call");
         if let [Some(hand), Some(gl)] = cpu {
             println!(
