@@ -61,7 +61,16 @@ impl Executor {
     /// Blending and the depth test are off again afterwards, as other GL code on the context
     /// (viz, an application's own drawing) expects them.
     pub fn run(&self, steps: &[Step], query: Option<&mut WriteQuery>) -> Result<(), PassError> {
-        self.ctx.make_current()?;
+        // Without an observer nothing but these steps runs until they are done, so the
+        // context stays current: one EGL query for the whole list. An observer may run any
+        // code (another runtime's calls) between steps, so each step makes it current again.
+        let observed = self.observer.try_borrow().map_or(true, |o| o.is_some());
+        let _scope = if observed {
+            self.ctx.make_current()?;
+            None
+        } else {
+            Some(self.ctx.current_scope()?)
+        };
         let ran = self.run_steps(steps, query);
         self.set_fixed_function(FixedFunction::default());
         ran
