@@ -35,7 +35,7 @@ pub mod range;
 mod renderer;
 mod shaders;
 mod snapshot;
-pub mod text;
+mod text;
 mod view;
 
 pub use camera::Camera;
