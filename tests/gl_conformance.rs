@@ -351,3 +351,97 @@ fn inexact_arithmetic_within_a_stated_ulp_bound() {
         );
     }
 }
+
+/// A wrapped texture whose width is a power of two (every translated layout on a device whose
+/// texture limit is one) is addressed with a mask and a shift by a constant of the program;
+/// other widths (under a limit that is not a power of two) divide by a width uniform. Both
+/// agree with the CPU, for a gathered table (clamped indices too) and a resized rank-3 input,
+/// and the program shows which form it took.
+#[test]
+fn wrapped_textures_of_power_of_two_and_other_widths() {
+    let src =
+        "kernel void g(float t[], float i<>, float s<>, out float r<>) { r = t[i] * 2.0 + s; }";
+    // (texture limit, table length, the table's texel, the rank-3 input, its shift): with a
+    // limit of 16 everything wraps 8 wide; with 7, the 40-element table wraps 7 wide.
+    let cases: [(u32, usize, &str, &[usize], u32); 2] = [
+        (
+            16,
+            64,
+            "brook_texel_at_pow2(brook_linearize(index, t_extent), 3)",
+            &[4, 4, 4],
+            3,
+        ),
+        (
+            7,
+            40,
+            "brook_texel(index, t_extent, t_width)",
+            &[2, 2, 4],
+            2,
+        ),
+    ];
+    for (max, n, table_texel, s_shape, s_shift) in cases {
+        let indices: Vec<f32> = (0..30).map(|k| ((k * 7) % (n + 5)) as f32 - 2.0).collect();
+        let table = [n];
+        let inputs = [
+            data(1, &table, ramp(n)),
+            data(1, &[30], indices),
+            data(1, s_shape, ramp(s_shape.iter().product())),
+            out(1, &[30]),
+        ];
+        for gl in gl_profiles(Some(max), None) {
+            gl_equals_cpu(&gl, src, "g", &inputs, 0);
+            let fragment = planned_fragment(&gl, src, "g", &inputs);
+            assert!(fragment.contains(table_texel), "{fragment}");
+            let s_texel =
+                format!("brook_texel_at_pow2(brook_linearize(brook_index_s, s_extent), {s_shift})");
+            assert!(fragment.contains(&s_texel), "{fragment}");
+            assert!(!fragment.contains("s_width"), "{fragment}");
+        }
+    }
+}
+
+/// The fragment shader of the first pass `kernel` would run with `inputs`.
+fn planned_fragment(rt: &Runtime, source: &str, kernel: &str, inputs: &[Input]) -> String {
+    let program = rt.compile(source, "test.br").unwrap();
+    let streams: Vec<brook::Stream> = inputs
+        .iter()
+        .map(|i| match i {
+            Input::Data {
+                components, shape, ..
+            }
+            | Input::Out { components, shape } => rt.stream_of(*components, shape).unwrap(),
+            Input::Constant(_) => panic!("streams only"),
+        })
+        .collect();
+    let args: Vec<brook::Arg> = streams.iter().map(brook::Arg::from).collect();
+    let plan = rt.plan(&program, kernel, &args).unwrap();
+    let source = &plan.iter().find_map(|p| p.program.as_ref()).unwrap().source;
+    match &**source {
+        brook::core::ShaderSource::Raster { fragment, .. } => fragment.clone(),
+        other => panic!("a GL pass runs a raster program, not {other:?}"),
+    }
+}
+
+/// A program keeps its uniforms between calls and the executor sets only those that changed:
+/// every call still sees its own constants, down to the sign of a zero.
+#[test]
+fn each_call_sees_its_own_constants() {
+    let src = "kernel void inv(float a<>, float k, out float r<>) { r = a / k; }";
+    for gl in gl_profiles(None, None) {
+        let program = gl.compile(src, "test.br").unwrap();
+        let a = gl.stream_of(1, &[2]).unwrap();
+        a.read(&[1.0, -3.0]).unwrap();
+        let r = gl.stream_of(1, &[2]).unwrap();
+        for k in [0.0f32, -0.0, 2.0, 2.0, 0.5, -0.0] {
+            gl.run(&program, "inv", &[(&a).into(), k.into(), (&r).into()])
+                .unwrap();
+            let expected = [1.0 / k, -3.0 / k];
+            assert_eq!(
+                r.to_vec().unwrap(),
+                expected,
+                "k = {k:?} on {}",
+                gl.describe()
+            );
+        }
+    }
+}

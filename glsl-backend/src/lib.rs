@@ -48,6 +48,6 @@ pub use scatter::{
     ScatterRoles,
 };
 pub use source::{quoted_source_line, SourceText};
-pub use variant::{Access, Axis, OutputRegion, Placement, Profile, Resize, Target, Variant};
+pub use variant::{Access, Axis, OutputRegion, Placement, Profile, Resize, Target, Variant, Wrap};
 pub use vertex::vertex_shader;
 pub use vout::candidate_of;

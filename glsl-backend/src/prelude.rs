@@ -238,6 +238,10 @@ const LAYOUT: &str = "\
 ivec2 brook_texel_at(int linear, int width) {
     return ivec2(linear % width, linear / width);
 }
+// The same for W = 2^k, k a constant: a mask and a shift (L is never negative).
+ivec2 brook_texel_at_pow2(int linear, int k) {
+    return ivec2(linear & ((1 << k) - 1), linear >> k);
+}
 // The linear position held by a texel of a texture W wide.
 int brook_linear_at(ivec2 texel, int width) {
     return texel.y * width + texel.x;

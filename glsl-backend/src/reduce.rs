@@ -41,8 +41,9 @@ pub struct ReduceStep {
     pub blocked: bool,
     /// Whether some output elements fold fewer than `k` elements (`k` does not divide the block).
     pub partial: bool,
-    /// Whether the input's or the output's layout wraps elements (address translation).
-    pub input_translated: bool,
+    /// How the input's elements lie in its texture.
+    pub input: Placement,
+    /// Whether the output's layout wraps elements (address translation).
     pub output_translated: bool,
 }
 
@@ -146,7 +147,8 @@ fn fold_body(
     let r = glsl_name(&func.params[accumulator].name);
     let ty = glsl_type(module, &func.params[input].ty);
     let mut body = String::new();
-    if step.input_translated || step.output_translated {
+    let input_translated = matches!(step.input, Placement::Translated(_));
+    if input_translated || step.output_translated {
         parts.prelude.require(Helper::Addressing);
     }
     if step.output_translated {
@@ -168,15 +170,9 @@ fn fold_body(
         body.push_str("    // The output element this fragment holds: .x column, .y row.\n");
         body.push_str("    ivec4 brook_index = ivec4(brook_fragment, 0, 0);\n");
     }
-    let texel = if step.input_translated {
+    let texel = if input_translated {
         parts.extent_uniform(input as u32, &a);
-        parts.texel_of(
-            input as u32,
-            &a,
-            "brook_index",
-            false,
-            Placement::Translated,
-        )
+        parts.texel_of(input as u32, &a, "brook_index", false, step.input)
     } else {
         "brook_index.xy".to_string()
     };
@@ -274,7 +270,7 @@ mod tests {
         k: 3,
         blocked: false,
         partial: true,
-        input_translated: false,
+        input: Placement::Direct,
         output_translated: false,
     };
 

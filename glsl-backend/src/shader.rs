@@ -14,7 +14,7 @@ use crate::pass::{MemberRef, PassProgram, UniformValue};
 use crate::prelude::{Helper, Prelude};
 use crate::source::SourceText;
 use crate::types::glsl_type;
-use crate::variant::{Access, Placement, Target};
+use crate::variant::{Access, Placement, Target, Wrap};
 use crate::vout::{candidate_name, candidate_of, count_name};
 use crate::walk::callees;
 
@@ -150,16 +150,11 @@ impl ShaderBuilder<'_> {
         } else {
             index.to_string()
         };
-        if placement == Placement::Direct {
-            return format!("({index}).xy");
-        }
+        let wrap = match placement {
+            Placement::Direct => return format!("({index}).xy"),
+            Placement::Translated(wrap) => wrap,
+        };
         self.prelude.require(Helper::Addressing);
-        self.uniform(
-            "int",
-            &format!("{name}_width"),
-            UniformValue::Width(param),
-            &format!("texture width of `{name}`"),
-        );
         let extent = if domain {
             self.uniform(
                 "ivec4",
@@ -171,7 +166,20 @@ impl ShaderBuilder<'_> {
         } else {
             format!("{name}_extent")
         };
-        format!("brook_texel({index}, {extent}, {name}_width)")
+        match wrap {
+            Wrap::PowerOfTwo(k) => {
+                format!("brook_texel_at_pow2(brook_linearize({index}, {extent}), {k})")
+            }
+            Wrap::Uniform => {
+                self.uniform(
+                    "int",
+                    &format!("{name}_width"),
+                    UniformValue::Width(param),
+                    &format!("texture width of `{name}`"),
+                );
+                format!("brook_texel({index}, {extent}, {name}_width)")
+            }
+        }
     }
 
     /// The accessor function a lowered body calls for `name[…]` with the rounded index (see
@@ -187,7 +195,7 @@ impl ShaderBuilder<'_> {
     ) -> Result<(), GenError> {
         let (rank, placement, domain) = match access {
             Access::GatherDirect { rank } => (rank, Placement::Direct, false),
-            Access::GatherTranslated { rank } => (rank, Placement::Translated, false),
+            Access::GatherTranslated { rank, wrap } => (rank, Placement::Translated(wrap), false),
             Access::GatherDomain { rank, placement } => (rank, placement, true),
             _ => {
                 return Err(GenError::Unsupported(format!(

@@ -1,8 +1,10 @@
 //! What a shader is specialised on, besides the kernel itself.
 //!
-//! The generated GLSL differs only in *how* each parameter is reached, never in the sizes of the
-//! streams: extents and texture widths are uniforms. So one compiled program serves every call
-//! whose parameters fall in the same access classes, and the variant is a cheap cache key.
+//! The generated GLSL differs only in *how* each parameter is reached, not in the sizes of the
+//! streams: extents are uniforms, and so are texture widths, but for a wrapped texture whose
+//! width is a power of two ([`Wrap`]), which the program knows as a constant. So one compiled
+//! program serves every call whose parameters fall in the same access classes, and the
+//! variant is a cheap cache key.
 
 /// How a kernel parameter is reached in the fragment shader.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -17,7 +19,7 @@ pub enum Access {
     /// A gather from a direct layout (rank ≤ 2, stored as-is): the index is the texel.
     GatherDirect { rank: u8 },
     /// A gather from a wrapped layout: the index is linearised and translated.
-    GatherTranslated { rank: u8 },
+    GatherTranslated { rank: u8, wrap: Wrap },
     /// An input passed as a domain `a.domain(lo, hi)`: the sub-stream is an input of the
     /// domain's shape whose element 0 is `lo`, so the (resized) index is offset by `lo` and
     /// placed through the whole stream's layout.
@@ -39,8 +41,33 @@ pub enum Placement {
     /// `.xy` is its texel.
     Direct,
     /// Wrapped row by row into a texture of another width: the index is linearised and
-    /// translated, which costs an integer division and a remainder.
-    Translated,
+    /// translated.
+    Translated(Wrap),
+}
+
+/// How a shader finds the texel of a linear position in a wrapped layout, from its texture
+/// width `W`: `(L mod W, L div W)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Wrap {
+    /// `W = 2^k`, `k` a constant of the program: a mask and a shift, which every driver
+    /// vectorises (llvmpipe divides integers one lane at a time). Translated layouts of
+    /// power-of-two element counts all have such widths, and a stream's width is at most
+    /// 2¹⁵, so a parameter has at most 16 of these variants.
+    PowerOfTwo(u8),
+    /// Any other width, a uniform: an integer division and a remainder per address, but one
+    /// program for streams of every size.
+    Uniform,
+}
+
+impl Wrap {
+    /// How a texture `width` texels wide is addressed.
+    pub fn of(width: u32) -> Wrap {
+        if width.is_power_of_two() {
+            Wrap::PowerOfTwo(width.trailing_zeros() as u8)
+        } else {
+            Wrap::Uniform
+        }
+    }
 }
 
 /// Brook's implicit resize from the output's shape to an input's, specialised per index

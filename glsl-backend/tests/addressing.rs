@@ -7,7 +7,7 @@ use brook_glsl::{
     compact_pass, generate_gather_fetch, generate_kernel, generate_reduce_pass,
     generate_scatter_reduce, generate_scatter_write, layout_helpers, mask_pass, scan_down_pass,
     scan_up_pass, Access, Axis, OutputRegion, Placement, Profile, ReduceStep, Resize, Target,
-    Variant,
+    Variant, Wrap,
 };
 
 const TARGET: Target = Target {
@@ -28,9 +28,18 @@ fn every_kind() -> Vec<(String, String)> {
     let mut texts = Vec::new();
     let kernel_variant = Variant {
         params: vec![
-            Access::Resized(Resize([Axis::Scaled; 4]), Placement::Translated),
-            Access::GatherTranslated { rank: 3 },
-            Access::Domain(Resize([Axis::Same; 4]), Placement::Translated),
+            Access::Resized(
+                Resize([Axis::Scaled; 4]),
+                Placement::Translated(Wrap::Uniform),
+            ),
+            Access::GatherTranslated {
+                rank: 3,
+                wrap: Wrap::Uniform,
+            },
+            Access::Domain(
+                Resize([Axis::Same; 4]),
+                Placement::Translated(Wrap::Uniform),
+            ),
             Access::Value,
         ],
         output: OutputRegion::Masked { rank: 3 },
@@ -53,7 +62,10 @@ fn every_kind() -> Vec<(String, String)> {
             .params
             .iter()
             .map(|p| match p.class {
-                ParamClass::Gather { rank } => Access::GatherTranslated { rank },
+                ParamClass::Gather { rank } => Access::GatherTranslated {
+                    rank,
+                    wrap: Wrap::Uniform,
+                },
                 _ => Access::Value,
             })
             .collect(),
@@ -64,7 +76,7 @@ fn every_kind() -> Vec<(String, String)> {
         k: 8,
         blocked: true,
         partial: true,
-        input_translated: true,
+        input: Placement::Translated(Wrap::Uniform),
         output_translated: true,
     };
     let r = generate_reduce_pass(&module, id("f"), &step, &reduce_variant, &TARGET, None).unwrap();

@@ -3,7 +3,7 @@
 //! discards outside the domain, and an input domain is offset by its corner in the whole stream.
 
 use brook_glsl::{
-    generate_kernel, Access, Axis, OutputRegion, Placement, Profile, Resize, Target, Variant,
+    generate_kernel, Access, Axis, OutputRegion, Placement, Profile, Resize, Target, Variant, Wrap,
 };
 
 fn fragment(params: Vec<Access>, output: OutputRegion) -> String {
@@ -71,10 +71,13 @@ fn output_regions_in_the_shader() {
 fn input_domains_are_offset_into_the_whole_stream() {
     let text = fragment(
         vec![
-            Access::Domain(Resize([Axis::Same; 4]), Placement::Translated),
+            Access::Domain(
+                Resize([Axis::Same; 4]),
+                Placement::Translated(Wrap::Uniform),
+            ),
             Access::GatherDomain {
                 rank: 1,
-                placement: Placement::Translated,
+                placement: Placement::Translated(Wrap::Uniform),
             },
             Access::Value,
         ],

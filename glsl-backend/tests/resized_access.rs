@@ -4,7 +4,7 @@
 //! streams cost no integer division per fragment.
 
 use brook_glsl::{
-    generate_kernel, Access, Axis, OutputRegion, Placement, Profile, Resize, Target, Variant,
+    generate_kernel, Access, Axis, OutputRegion, Placement, Profile, Resize, Target, Variant, Wrap,
 };
 
 fn fragment(src: &str, params: Vec<Access>) -> String {
@@ -117,7 +117,7 @@ fn only_scaled_components_divide() {
         MUL,
         vec![
             Access::AtFragment,
-            Access::Resized(resize, Placement::Translated),
+            Access::Resized(resize, Placement::Translated(Wrap::Uniform)),
             Access::Value,
         ],
     );
@@ -176,7 +176,10 @@ fn gathers_round_and_clamp_only_the_components_of_their_rank() {
     let text = fragment(
         src,
         vec![
-            Access::GatherTranslated { rank: 4 },
+            Access::GatherTranslated {
+                rank: 4,
+                wrap: Wrap::Uniform,
+            },
             Access::GatherDirect { rank: 1 },
             Access::Value,
         ],
@@ -189,4 +192,21 @@ fn gathers_round_and_clamp_only_the_components_of_their_rank() {
         text.contains("brook_texel(index, a_extent, a_width)"),
         "{text}"
     );
+    // In a texture 2^k wide, a mask and a shift by a constant: no width uniform, no division.
+    let text = fragment(
+        src,
+        vec![
+            Access::GatherTranslated {
+                rank: 4,
+                wrap: Wrap::PowerOfTwo(14),
+            },
+            Access::GatherDirect { rank: 1 },
+            Access::Value,
+        ],
+    );
+    assert!(
+        text.contains("brook_texel_at_pow2(brook_linearize(index, a_extent), 14)"),
+        "{text}"
+    );
+    assert!(!text.contains("a_width"), "{text}");
 }

@@ -2,8 +2,8 @@
 
 use brook_core::call::class_name;
 use brook_frontend::ir::{Function, ParamClass};
-use brook_glsl::{Access, OutputRegion, Placement, Resize, Variant};
-use brook_texture_streams::{Domain, IterSpec, Stream};
+use brook_glsl::{Access, OutputRegion, Placement, Resize, Variant, Wrap};
+use brook_texture_streams::{Domain, IterSpec, Layout, Stream};
 
 /// A stream argument: a whole stream, or a domain of it (`s.domain(lo, hi)`).
 #[derive(Clone, Copy)]
@@ -45,11 +45,7 @@ impl<'a> StreamArg<'a> {
 
     /// How the stream's elements lie in its texture.
     pub fn placement(&self) -> Placement {
-        if self.stream.layout().is_translated() {
-            Placement::Translated
-        } else {
-            Placement::Direct
-        }
+        placement(self.stream.layout())
     }
 
     /// Whether two arguments put their elements at the same texels: the same stream shape and
@@ -101,6 +97,15 @@ impl<'a> KernelArg<'a> {
     }
 }
 
+/// How a layout's elements lie in its texture, as the generated code reaches them.
+pub fn placement(layout: &Layout) -> Placement {
+    if layout.is_translated() {
+        Placement::Translated(Wrap::of(layout.width()))
+    } else {
+        Placement::Direct
+    }
+}
+
 /// The shader variant for these arguments, or why they do not fit the kernel's parameters.
 /// `output` is the first output argument; all outputs are at its place (checked by the caller).
 pub fn variant_for(
@@ -142,7 +147,7 @@ pub fn variant_for(
                 let rank = g.stream.layout().rank() as u8;
                 match (g.region(), g.placement()) {
                     (Some(_), placement) => Access::GatherDomain { rank, placement },
-                    (None, Placement::Translated) => Access::GatherTranslated { rank },
+                    (None, Placement::Translated(wrap)) => Access::GatherTranslated { rank, wrap },
                     (None, Placement::Direct) => Access::GatherDirect { rank },
                 }
             }
@@ -161,9 +166,9 @@ pub fn variant_for(
     }
     let rank = output.stream.layout().rank() as u8;
     let output = match (output.region(), output.placement()) {
-        (None, Placement::Translated) => OutputRegion::Whole { rank },
+        (None, Placement::Translated(_)) => OutputRegion::Whole { rank },
         (None, Placement::Direct) => OutputRegion::Direct,
-        (Some(_), Placement::Translated) => OutputRegion::Masked { rank },
+        (Some(_), Placement::Translated(_)) => OutputRegion::Masked { rank },
         (Some(_), Placement::Direct) => OutputRegion::Viewport,
     };
     Ok(Variant { params, output })

@@ -8,13 +8,13 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use brook_core::{Blend, PassTrace, TraceEntry};
-use brook_texture_streams::{GlContext, GlError};
+use brook_texture_streams::{GlContext, GlError, Texture};
 use glow::HasContext;
 
 use crate::encode::mask::WriteQuery;
 use crate::error::PassError;
 use crate::step::{DepthUse, Pass, Primitive, Step};
-use crate::uniforms::apply;
+use crate::uniforms::{apply, same_bits};
 
 /// Sees every step of every call as it runs (the pipeline explorer's hook). Installed with
 /// `GlBackend::set_observer`; the executor waits for the GPU around each step while one is
@@ -61,7 +61,16 @@ impl Executor {
     /// Blending and the depth test are off again afterwards, as other GL code on the context
     /// (viz, an application's own drawing) expects them.
     pub fn run(&self, steps: &[Step], query: Option<&mut WriteQuery>) -> Result<(), PassError> {
-        self.ctx.make_current()?;
+        // Without an observer nothing but these steps runs until they are done, so the
+        // context stays current: one EGL query for the whole list. An observer may run any
+        // code (another runtime's calls) between steps, so each step makes it current again.
+        let observed = self.observer.try_borrow().map_or(true, |o| o.is_some());
+        let _scope = if observed {
+            self.ctx.make_current()?;
+            None
+        } else {
+            Some(self.ctx.current_scope()?)
+        };
         let ran = self.run_steps(steps, query);
         self.set_fixed_function(FixedFunction::default());
         ran
@@ -75,7 +84,7 @@ impl Executor {
         // An observer that calls back into the runtime finds no observer for those steps.
         let mut slot = self.observer.try_borrow_mut().ok();
         let mut observer = slot.as_mut().and_then(|o| o.as_mut());
-        for step in steps {
+        for (k, step) in steps.iter().enumerate() {
             let started = match observer.as_mut() {
                 Some(o) => {
                     o.before(step);
@@ -89,7 +98,7 @@ impl Executor {
             match step {
                 Step::Draw(pass) => self.draw(pass, query.as_deref_mut())?,
                 Step::Copy { from, to, .. } => to.copy_from(from)?,
-                Step::Clear { target, .. } => target.clear()?,
+                Step::Clear { target, .. } => self.clear(target, &steps[k + 1..])?,
             }
             if let (Some(o), Some(started)) = (observer.as_mut(), started) {
                 // SAFETY: as above.
@@ -133,11 +142,16 @@ impl Executor {
                 gl.bind_texture(glow::TEXTURE_2D, Some(texture.raw()));
             }
         }
+        let mut set = program.set.borrow_mut();
         for (slot, value) in &pass.uniforms {
             if let Some(location) = &program.locations[*slot] {
-                apply(gl, location, value);
+                if !set[*slot].as_ref().is_some_and(|old| same_bits(old, value)) {
+                    apply(gl, location, value);
+                    set[*slot] = Some(value.clone());
+                }
             }
         }
+        drop(set);
         let issue = || {
             // SAFETY: as above; the VAO is the context's own and has no attributes (every
             // vertex is placed from gl_VertexID).
@@ -158,6 +172,29 @@ impl Executor {
         if let DepthUse::Test(mask) = pass.depth {
             // Cached framebuffers are shared: none may keep the mask attached.
             mask.detach();
+        }
+        Ok(())
+    }
+
+    /// Zeroes `target`. When the draw that follows (after any other clears) writes it, the
+    /// clear goes through that draw's framebuffer, as draw buffer k: switching framebuffers
+    /// makes llvmpipe flush its queued work, so a clear through the texture's own one (the
+    /// loop status before every loop-checked call) would cost a flush per call.
+    fn clear(&self, target: &Texture, rest: &[Step]) -> Result<(), PassError> {
+        let next = rest.iter().find(|s| !matches!(s, Step::Clear { .. }));
+        let Some(Step::Draw(pass)) = next else {
+            return Ok(target.clear()?);
+        };
+        let Some(buffer) = pass.targets.iter().position(|t| t.id() == target.id()) else {
+            return Ok(target.clear()?);
+        };
+        self.ctx.framebuffer_for(&pass.targets)?;
+        // SAFETY: the context is current (framebuffer_for made it so) and the framebuffer
+        // bound has `target` as draw buffer `buffer`.
+        unsafe {
+            self.ctx
+                .gl()
+                .clear_buffer_f32_slice(glow::COLOR, buffer as u32, &[0.0; 4]);
         }
         Ok(())
     }
@@ -208,9 +245,9 @@ impl Executor {
         self.state.set(wanted);
     }
 
-    /// Checks for a GL error after the steps of `what`.
-    pub fn check(&self, what: &str) -> Result<(), GlError> {
-        self.ctx.check_error(what)
+    /// Checks for a GL error after the steps of `what()` (called only to report one).
+    pub fn check(&self, what: impl FnOnce() -> String) -> Result<(), GlError> {
+        self.ctx.check_error_with(what)
     }
 
     /// Starts (keeping nothing from before) or stops recording the trace.

@@ -1,10 +1,11 @@
 //! Generated passes compiled for one context: each pass's program, its plan (what to bind
 //! where) and its uniform locations, looked up once.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use brook_core::ShaderSource;
+use brook_core::{ShaderSource, UniformData};
 use brook_glsl::{vertex_shader, KernelProgram, PassProgram};
 use brook_texture_streams::{GlContext, Program};
 use glow::HasContext;
@@ -25,6 +26,9 @@ pub struct LinkedPass {
     pub locations: Vec<Option<glow::UniformLocation>>,
     /// The program's text, shared with every trace of it.
     pub source: Arc<ShaderSource>,
+    /// What each uniform was last set to in this program (uniforms are program state, kept
+    /// between draws), so the executor sets only those that changed.
+    pub set: RefCell<Vec<Option<UniformData>>>,
 }
 
 impl LinkedKernel {
@@ -81,6 +85,7 @@ impl LinkedPass {
                 fragment: plan.fragment.clone(),
             });
             Ok(LinkedPass {
+                set: RefCell::new(vec![None; plan.uniforms.len()]),
                 program,
                 plan,
                 locations,

@@ -133,6 +133,27 @@ pub fn apply(gl: &glow::Context, location: &glow::UniformLocation, data: &Unifor
     }
 }
 
+/// Whether two values set a uniform to the same bits (`-0.0` is not `0.0` to a shader that
+/// divides by it, and a NaN is its own value).
+pub fn same_bits(a: &UniformData, b: &UniformData) -> bool {
+    let floats = |x: &[f32], y: &[f32]| {
+        x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
+    };
+    match (a, b) {
+        (UniformData::Ints(x), UniformData::Ints(y)) => x == y,
+        (UniformData::Floats(x), UniformData::Floats(y)) => floats(x, y),
+        (
+            UniformData::Matrix { rows, cols, data },
+            UniformData::Matrix {
+                rows: r,
+                cols: c,
+                data: d,
+            },
+        ) => (rows, cols) == (r, c) && floats(data, d),
+        _ => false,
+    }
+}
+
 fn constant_data(ty: &Type, data: &[f32]) -> Result<UniformData, String> {
     let expect = |n: usize| {
         if data.len() == n {
@@ -190,4 +211,26 @@ fn struct_member_data(
         .sum();
     let ty = &members[member as usize].ty;
     constant_data(ty, &data[start..start + floats(ty)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_bits_tells_signed_zeros_apart_and_matches_nans() {
+        let f = |v: Vec<f32>| UniformData::Floats(v);
+        assert!(same_bits(&f(vec![1.0, 2.0]), &f(vec![1.0, 2.0])));
+        assert!(!same_bits(&f(vec![0.0]), &f(vec![-0.0])));
+        assert!(same_bits(&f(vec![f32::NAN]), &f(vec![f32::NAN])));
+        assert!(!same_bits(&f(vec![1.0]), &f(vec![1.0, 1.0])));
+        assert!(!same_bits(&f(vec![1.0]), &UniformData::Ints(vec![1])));
+        let m = |d: Vec<f32>| UniformData::Matrix {
+            rows: 2,
+            cols: 2,
+            data: d,
+        };
+        assert!(same_bits(&m(vec![1.0; 4]), &m(vec![1.0; 4])));
+        assert!(!same_bits(&m(vec![1.0; 4]), &m(vec![1.0, 1.0, 1.0, -1.0])));
+    }
 }

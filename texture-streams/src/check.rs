@@ -15,6 +15,15 @@ const MAX_DRAINED_ERRORS: usize = 16;
 
 /// Reads every pending GL error; `Err` with the first one if there was any.
 pub(crate) fn check_gl(gl: &glow::Context, what: &str) -> Result<(), GlError> {
+    check_gl_with(gl, || what.to_owned())
+}
+
+/// [`check_gl`] with the operation's name built only when there is an error to report (a
+/// check after every call must not format a message every call).
+pub(crate) fn check_gl_with(
+    gl: &glow::Context,
+    what: impl FnOnce() -> String,
+) -> Result<(), GlError> {
     let mut first = None;
     for _ in 0..MAX_DRAINED_ERRORS {
         // SAFETY: glGetError has no preconditions beyond a current context,
@@ -28,7 +37,7 @@ pub(crate) fn check_gl(gl: &glow::Context, what: &str) -> Result<(), GlError> {
     match first {
         None => Ok(()),
         Some(code) => Err(GlError::Gl {
-            what: what.to_owned(),
+            what: what(),
             code,
             name: error_name(code),
         }),

@@ -12,6 +12,7 @@ use glow::HasContext;
 
 use crate::check::check_gl;
 use crate::error::GlError;
+use crate::texture::Texture;
 
 /// Creates an FBO with `textures` at `COLOR_ATTACHMENT0..n`, all enabled as
 /// draw buffers, and checks it is complete. Leaves it bound as the draw and
@@ -57,24 +58,28 @@ pub(crate) fn create(
 #[derive(Debug, Default)]
 pub(crate) struct FramebufferCache {
     entries: HashMap<Vec<u64>, glow::Framebuffer>,
+    /// The key being looked up, kept so that a hit (every call but the first) allocates
+    /// nothing.
+    key: Vec<u64>,
 }
 
 impl FramebufferCache {
-    /// Binds the cached FBO for `ids`, creating it from `textures` (the same
-    /// textures, same order) the first time.
+    /// Binds the cached FBO for `textures` (in attachment order), creating it the first time.
     pub fn bind(
         &mut self,
         gl: &glow::Context,
-        ids: Vec<u64>,
-        textures: &[glow::Texture],
+        textures: &[&Texture],
     ) -> Result<glow::Framebuffer, GlError> {
-        if let Some(&framebuffer) = self.entries.get(&ids) {
+        self.key.clear();
+        self.key.extend(textures.iter().map(|t| t.id()));
+        if let Some(&framebuffer) = self.entries.get(self.key.as_slice()) {
             // SAFETY: cached FBOs are live until `forget`/`clear` delete them.
             unsafe { gl.bind_framebuffer(glow::FRAMEBUFFER, Some(framebuffer)) };
             return Ok(framebuffer);
         }
-        let framebuffer = create(gl, textures)?;
-        self.entries.insert(ids, framebuffer);
+        let raws: Vec<glow::Texture> = textures.iter().map(|t| t.raw()).collect();
+        let framebuffer = create(gl, &raws)?;
+        self.entries.insert(self.key.clone(), framebuffer);
         Ok(framebuffer)
     }
 

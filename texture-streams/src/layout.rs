@@ -24,10 +24,17 @@
 //!   `H` = the rows (1 for a 1D stream). Then texel `(x, y)` is simply
 //!   `(column, row)`, so a 2D stream looks in the texture like the array printed
 //!   row by row, and kernels need no address translation.
-//! * **translated** — rank 3 or 4, or an extent over `max`: `H = ⌈n / max⌉`,
-//!   `W = ⌈n / H⌉`. This keeps `W, H ≤ max` with `H ≤ W`, and the padding
-//!   (`W·H − n < H` texels) all sits at the end of the last row, which always
-//!   holds at least one element. Padding texels are never read.
+//! * **translated** — rank 3 or 4, or an extent over `max`: `W` = the smallest
+//!   power of two with `W² ≥ n`, `H = ⌈n / W⌉`, so the texture is about square
+//!   (`H ≤ W < 2√n + 1`). A power-of-two width lets the generated code find a
+//!   texel with a mask and a shift by a constant instead of an integer division
+//!   (which llvmpipe does one lane at a time), and a square texture fills
+//!   whole 64×64 tiles of a rasteriser, where a 16384-texel-wide strip of a few
+//!   rows wastes most of each. When that `W` exceeds `max` (a `max` that is not
+//!   a power of two), `H = ⌈n / max⌉` and `W = ⌈n / H⌉`. Either way `W, H ≤
+//!   max`, `H ≤ W`, and the padding (`W·H − n < W` texels) all sits at the end
+//!   of the last row, which always holds at least one element. Padding texels
+//!   are never read.
 //!
 //! A stream needs `n ≤ max²` elements, else [`StoreError::TooLarge`].
 //!
@@ -76,8 +83,7 @@ impl Layout {
             let rows = if shape.len() == 2 { shape[0] } else { 1 };
             (shape[shape.len() - 1], rows)
         } else {
-            let height = elements.div_ceil(max);
-            (elements.div_ceil(height), height)
+            translated_size(elements, max)
         };
         // Both sides are at most `max` ≤ 2^15, so they fit in u32.
         Ok(Layout {
@@ -155,6 +161,20 @@ impl Layout {
     }
 }
 
+/// `(W, H)` of a translated layout of `elements` (at most `max²`): see the rule above.
+fn translated_size(elements: usize, max: usize) -> (usize, usize) {
+    // The smallest power of two whose square holds every element.
+    let mut width = 1usize;
+    while width * width < elements {
+        width *= 2;
+    }
+    if width <= max {
+        return (width, elements.div_ceil(width));
+    }
+    let height = elements.div_ceil(max);
+    (elements.div_ceil(height), height)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,23 +199,37 @@ mod tests {
     #[test]
     fn translated_1d_pads_less_than_a_row() {
         let layout = Layout::new(&[17], 16).unwrap();
-        assert_eq!((layout.width(), layout.height()), (9, 2));
+        assert_eq!((layout.width(), layout.height()), (8, 3));
         assert!(layout.is_translated());
-        assert_eq!(layout.texel_of(&[16]), (7, 1));
+        assert_eq!(layout.texel_of(&[16]), (0, 2));
     }
 
     #[test]
     fn rank_3_is_always_translated() {
         let layout = Layout::new(&[1, 1, 5], 16).unwrap();
         assert!(layout.is_translated());
-        assert_eq!((layout.width(), layout.height()), (5, 1));
+        assert_eq!((layout.width(), layout.height()), (4, 2));
     }
 
     #[test]
     fn wide_2d_is_translated() {
         let layout = Layout::new(&[2, 20], 16).unwrap();
         assert!(layout.is_translated());
-        assert_eq!((layout.width(), layout.height()), (14, 3));
+        assert_eq!((layout.width(), layout.height()), (8, 5));
+    }
+
+    #[test]
+    fn translated_widths_are_square_powers_of_two_where_they_fit() {
+        // 2^16 floats: 256 x 256, not a 16384-wide strip of 4 rows.
+        let layout = Layout::new(&[1 << 16], 16384).unwrap();
+        assert_eq!((layout.width(), layout.height()), (256, 256));
+        let layout = Layout::new(&[3, 5, 7], 16384).unwrap();
+        assert_eq!((layout.width(), layout.height()), (16, 7));
+        // Past a limit that is not a power of two: as wide as the limit allows.
+        let layout = Layout::new(&[49], 7).unwrap();
+        assert_eq!((layout.width(), layout.height()), (7, 7));
+        let layout = Layout::new(&[40], 7).unwrap();
+        assert_eq!((layout.width(), layout.height()), (7, 6));
     }
 
     #[test]

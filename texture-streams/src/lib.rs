@@ -39,7 +39,7 @@ mod transfer;
 
 pub use brook_core::{Domain, ElementFormat, IterSpec, MemberFormat};
 pub use caps::Caps;
-pub use context::{ContextOptions, GlContext, LiveObjects, Profile};
+pub use context::{ContextOptions, CurrentScope, GlContext, LiveObjects, Profile};
 pub use error::{GlError, StoreError};
 pub use layout::{Layout, MAX_ADDRESSABLE_TEXTURE_SIZE};
 pub use program::Program;

@@ -62,7 +62,7 @@ fn translated_shapes_under_a_lowered_limit() {
     assert!(stream.layout().is_translated());
     assert_eq!(
         (stream.layout().width(), stream.layout().height()),
-        (63, 16)
+        (32, 32)
     );
     round_trip(&ctx, ElementFormat::scalar(4).unwrap(), &[5, 7, 11]);
     round_trip(&ctx, ElementFormat::scalar(2).unwrap(), &[3, 1000]);

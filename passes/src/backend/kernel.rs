@@ -89,7 +89,7 @@ impl GlBackend {
             kept.extend(packing.into_spares());
         }
         self.exec
-            .check(&format!("packing the vouts of kernel `{}`", func.name))?;
+            .check(|| format!("packing the vouts of kernel `{}`", func.name))?;
         drop(with_candidates);
         kept.extend(vouts.into_spares());
         self.vout_spares.keep(kept);
@@ -113,8 +113,8 @@ impl GlBackend {
     ) -> Result<(Vec<Replacement>, Vec<PassTrace>), PassError> {
         let func = call.function();
         let module = &call.compiled.module;
-        let passes = KernelPasses::new(enc, program, call.kernel, args)?;
-        let scratch = in_place_scratch(args)?;
+        let passes = KernelPasses::new(enc, program, call.kernel, args, &self.status_spares)?;
+        let scratch = in_place_scratch(args, &self.scratch_spares)?;
         let MaskUse { masked, counting } = call.mask;
         // While counting without a mask, the call draws through one that passes every
         // element, so the layout's padding texels are not counted.
@@ -161,7 +161,7 @@ impl GlBackend {
         }
         self.exec.run(&steps, self.query.borrow_mut().as_mut())?;
         self.exec
-            .check(&format!("running kernel `{}`", func.name))?;
+            .check(|| format!("running kernel `{}`", func.name))?;
         passes.check_loops(&func.name, &call.compiled.source)?;
         self.exec.record(|| {
             TraceEntry::Kernel(CallTrace {
@@ -174,19 +174,31 @@ impl GlBackend {
             })
         });
         drop(steps);
+        self.status_spares
+            .keep(passes.loop_status.into_iter().collect());
         Ok((scratch, Vec::new()))
     }
 }
 
-/// Swaps the in-place outputs' scratch streams in, now that the call's borrows are over.
-pub(super) fn swap_in(call: &KernelCall, scratch: Vec<Replacement>) -> Result<(), BrookError> {
-    for mut r in scratch {
-        if let Some(s) = call.args[r.param].stream() {
-            let name = CallName("kernel", &call.function().name);
-            std::mem::swap(&mut *textures_mut(s.storage, &name)?, &mut r.stream);
+impl GlBackend {
+    /// Swaps the in-place outputs' scratch streams in, now that the call's borrows are over,
+    /// and keeps the streams they replaced as the next in-place call's scratch.
+    pub(super) fn swap_in(
+        &self,
+        call: &KernelCall,
+        scratch: Vec<Replacement>,
+    ) -> Result<(), BrookError> {
+        let mut replaced = Vec::with_capacity(scratch.len());
+        for mut r in scratch {
+            if let Some(s) = call.args[r.param].stream() {
+                let name = CallName("kernel", &call.function().name);
+                std::mem::swap(&mut *textures_mut(s.storage, &name)?, &mut r.stream);
+                replaced.push(r.stream);
+            }
         }
+        self.scratch_spares.keep(replaced);
+        Ok(())
     }
-    Ok(())
 }
 
 pub(super) fn kernel_classes(func: &Function) -> impl Iterator<Item = ParamClass> + '_ {

@@ -26,7 +26,7 @@ use crate::error::PassError;
 use crate::executor::{Executor, PassObserver};
 use crate::programs::{Builtins, GlProgram};
 use crate::spare::SpareStreams;
-use kernel::{kernel_classes, swap_in};
+use kernel::kernel_classes;
 use storage::{hold, kernel_args, textures, textures_mut, GlStorage};
 
 pub use storage::gl_textures;
@@ -39,6 +39,10 @@ pub struct GlBackend {
     builtins: Builtins,
     reduce_spares: SpareStreams,
     vout_spares: SpareStreams,
+    /// The streams the last in-place kernel call replaced: the next one draws into them.
+    scratch_spares: SpareStreams,
+    /// The last loop-checked kernel call's status texture.
+    status_spares: SpareStreams,
     /// The write mask last set.
     mask: RefCell<Option<WriteMask>>,
     /// The open write query.
@@ -59,6 +63,8 @@ impl GlBackend {
             builtins: Builtins::default(),
             reduce_spares: SpareStreams::default(),
             vout_spares: SpareStreams::default(),
+            scratch_spares: SpareStreams::default(),
+            status_spares: SpareStreams::default(),
             mask: RefCell::new(None),
             query: RefCell::new(None),
         }
@@ -167,7 +173,7 @@ impl Backend for GlBackend {
             .map_err(|e| e.placed(call.compiled))?;
         drop(args);
         drop(held);
-        swap_in(call, ran.scratch)?;
+        self.swap_in(call, ran.scratch)?;
         Ok(ran.counts)
     }
 

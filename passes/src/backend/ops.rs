@@ -45,7 +45,7 @@ impl GlBackend {
         let mut steps = Vec::new();
         reduction.encode(&enc, &call.compiled.module, func, plan, ends, &mut steps)?;
         self.exec.run(&steps, None)?;
-        self.exec.check(&format!("running {name}"))?;
+        self.exec.check(|| format!("running {name}"))?;
         self.exec.record(|| {
             TraceEntry::Reduce(CallTrace {
                 function: func.name.clone(),
@@ -88,7 +88,7 @@ impl GlBackend {
         let mut steps = Vec::new();
         scatter.encode(&enc, &dst, &index, &data, &mut steps)?;
         self.exec.run(&steps, None)?;
-        self.exec.check("scattering")?;
+        self.exec.check(|| "scattering".into())?;
         self.exec.record(|| {
             TraceEntry::Scatter(CallTrace {
                 function: format!("streamScatterOp {}", call.op.name()),
@@ -115,7 +115,7 @@ impl GlBackend {
         let mut steps = Vec::new();
         gather.encode(&enc, &dst, &index, &data, &mut steps)?;
         self.exec.run(&steps, None)?;
-        self.exec.check("gathering with an update")?;
+        self.exec.check(|| "gathering with an update".into())?;
         self.exec.record(|| {
             TraceEntry::GatherOp(CallTrace {
                 function: format!(
@@ -144,7 +144,7 @@ impl GlBackend {
         let steps = [made.draw(&program, stream.textures().first(), label)?];
         self.exec.run(&steps, None)?;
         self.exec
-            .check("drawing a write mask into a depth texture")?;
+            .check(|| "drawing a write mask into a depth texture".into())?;
         self.exec.record(|| {
             TraceEntry::WriteMask(CallTrace {
                 function: name.to_string(),

@@ -12,7 +12,7 @@ use brook_frontend::ir::{Function, FunctionId, Module, ParamClass};
 use brook_glsl::{
     candidate_of, iteration_bound_given, stream_members, MemberRef, OutputRegion, Target,
 };
-use brook_texture_streams::{Stream, TexelRect, Texture};
+use brook_texture_streams::{ElementFormat, Stream, TexelRect};
 
 use crate::args::{variant_for, KernelArg, StreamArg};
 use crate::encode::mask::WriteMask;
@@ -20,6 +20,7 @@ use crate::encode::{textures_of, Encoder};
 use crate::error::{call_error, PassError};
 use crate::linked::LinkedKernel;
 use crate::programs::{GlProgram, Linked};
+use crate::spare::SpareStreams;
 use crate::step::{DepthUse, Pass, Step};
 use crate::uniforms::{uniform_data, uniforms_of};
 
@@ -44,8 +45,10 @@ pub struct KernelPasses<'a> {
     /// The first output: every output is at its place (checked by the runtime).
     pub output: StreamArg<'a>,
     /// Where a kernel that checks its loops writes, per texel, the Brook line of a loop the
-    /// driver cut short (`PassProgram::loop_status`); one float per texel of the outputs.
-    pub loop_status: Option<Texture>,
+    /// driver cut short (`PassProgram::loop_status`); one float per texel of the outputs,
+    /// taken from the backend's spares so a repeated call allocates nothing (and finds its
+    /// framebuffer cached).
+    pub loop_status: Option<Stream>,
 }
 
 impl<'a> KernelPasses<'a> {
@@ -55,6 +58,7 @@ impl<'a> KernelPasses<'a> {
         program: &GlProgram,
         kernel: FunctionId,
         args: &[KernelArg<'a>],
+        spare: &SpareStreams,
     ) -> Result<KernelPasses<'a>, PassError> {
         let func = program.compiled.module.func(kernel);
         let fail = |message: String| call_error(&func.name, message);
@@ -72,8 +76,8 @@ impl<'a> KernelPasses<'a> {
         let (linked, compiled) = program.kernel(enc.ctx, &target, kernel, variant)?;
         let loop_status = if linked.passes.iter().any(|p| p.plan.loop_status.is_some()) {
             let layout = output.stream.layout();
-            let (w, h) = (layout.width() as u32, layout.height() as u32);
-            Some(Texture::new(enc.ctx, w, h, 1)?)
+            let shape = [layout.height() as usize, layout.width() as usize];
+            Some(spare.take(enc.ctx, &status_format(), &shape)?)
         } else {
             None
         };
@@ -90,7 +94,7 @@ impl<'a> KernelPasses<'a> {
     /// Fails the call if a loop was cut short in any element it drew: the status texture
     /// holds the Brook line of such a loop, 0 elsewhere.
     pub fn check_loops(&self, function: &str, source: &SourceText) -> Result<(), PassError> {
-        let Some(status) = &self.loop_status else {
+        let Some(status) = self.loop_status.as_ref().map(|s| &s.textures()[0]) else {
             return Ok(());
         };
         let [x, y, width, height] = viewport(&self.output, self.region).map(|v| v.max(0) as u32);
@@ -140,7 +144,8 @@ impl<'a> KernelPasses<'a> {
         let viewport = viewport(&self.output, self.region);
         let discards = matches!(self.region, OutputRegion::Masked { .. });
         let count = self.linked.passes.len();
-        if let Some(status) = &self.loop_status {
+        let status = self.loop_status.as_ref().map(|s| &s.textures()[0]);
+        if let Some(status) = status {
             steps.push(Step::Clear {
                 label: enc.label(|| "the loop status cleared".into()),
                 target: status,
@@ -156,7 +161,7 @@ impl<'a> KernelPasses<'a> {
             };
             let mut targets =
                 textures_of(pass.plan.outputs.iter().copied(), stream_of).map_err(fail)?;
-            if let (Some(_), Some(status)) = (pass.plan.loop_status, &self.loop_status) {
+            if let (Some(_), Some(status)) = (pass.plan.loop_status, status) {
                 targets.push(status);
             }
             let inputs = textures_of(pass.plan.samplers.iter().map(|s| s.source), stream_of)
@@ -221,10 +226,14 @@ fn viewport(output: &StreamArg, region: OutputRegion) -> [i32; 4] {
     [lo[column] as i32, y as i32, shape[column] as i32, h as i32]
 }
 
-/// A scratch stream for every output the call also reads as a plain input, with the steps
-/// that copy the stream into it first (so elements outside a domain, or discarded, keep
-/// their values).
-pub fn in_place_scratch(args: &[KernelArg]) -> Result<Vec<Replacement>, PassError> {
+/// A scratch stream for every output the call also reads as a plain input (a spare one when
+/// the last in-place call left one of its format and shape), to be filled by
+/// [`encode_scratch_copies`] first (so elements outside a domain, or discarded, keep their
+/// values).
+pub fn in_place_scratch(
+    args: &[KernelArg],
+    spare: &SpareStreams,
+) -> Result<Vec<Replacement>, PassError> {
     let mut scratch = Vec::new();
     for (param, arg) in args.iter().enumerate() {
         let KernelArg::Out(out) = arg else { continue };
@@ -235,7 +244,7 @@ pub fn in_place_scratch(args: &[KernelArg]) -> Result<Vec<Replacement>, PassErro
             let s = out.stream;
             scratch.push(Replacement {
                 param,
-                stream: Stream::new(s.context(), s.format().clone(), s.layout().shape())?,
+                stream: spare.take(s.context(), s.format(), s.layout().shape())?,
             });
         }
     }
@@ -305,4 +314,9 @@ fn member_label(module: &Module, func: &Function, m: MemberRef) -> String {
         Some((suffix, _)) if !suffix.is_empty() => format!("{base}.{suffix}"),
         _ => base,
     }
+}
+
+/// The loop status's element: one float per texel.
+fn status_format() -> ElementFormat {
+    ElementFormat::scalar(1).expect("one component is a valid element")
 }

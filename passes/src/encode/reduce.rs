@@ -13,7 +13,7 @@ use brook_frontend::ir::{Function, FunctionId, ParamClass};
 use brook_glsl::{Access, OutputRegion, Placement, ReduceStep, UniformValue, Variant};
 use brook_texture_streams::Stream;
 
-use crate::args::{KernelArg, StreamArg};
+use crate::args::{placement, KernelArg, StreamArg};
 use crate::encode::{textures_of, Encoder};
 use crate::error::{call_error, PassError};
 use crate::linked::LinkedKernel;
@@ -59,15 +59,15 @@ impl Reduction {
         let mut programs = Vec::with_capacity(plan.passes.len());
         let mut intermediates = Vec::with_capacity(plan.passes.len());
         let mut compiled = None;
-        let mut translated = input.layout().is_translated();
+        let mut placed = placement(input.layout());
         for (i, pass) in plan.passes.iter().enumerate() {
             let output = match into.filter(|_| i + 1 == plan.passes.len()) {
-                Some(out) => out.layout().is_translated(),
+                Some(out) => placement(out.layout()),
                 None => {
                     let s = spare.take(enc.ctx, input.format(), &pass.to)?;
-                    let t = s.layout().is_translated();
+                    let p = placement(s.layout());
                     intermediates.push(s);
-                    t
+                    p
                 }
             };
             let step = ReduceStep {
@@ -75,13 +75,13 @@ impl Reduction {
                 k: pass.k as u8,
                 blocked: pass.blocked(),
                 partial: pass.partial(),
-                input_translated: translated,
-                output_translated: output,
+                input: placed,
+                output_translated: output != Placement::Direct,
             };
             let (linked, now) = program.reduction(enc.ctx, enc.target, function, step, &variant)?;
             compiled = both(compiled, now);
             programs.push(linked);
-            translated = output;
+            placed = output;
         }
         Ok(Reduction {
             programs,
@@ -198,7 +198,7 @@ fn reduce_variant(func: &Function, extra: &[KernelArg]) -> Result<Variant, Strin
                 Some(KernelArg::Gather(g)) => {
                     let rank = g.stream.layout().rank() as u8;
                     match g.placement() {
-                        Placement::Translated => Access::GatherTranslated { rank },
+                        Placement::Translated(wrap) => Access::GatherTranslated { rank, wrap },
                         Placement::Direct => Access::GatherDirect { rank },
                     }
                 }
