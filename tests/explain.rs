@@ -333,3 +333,66 @@ fn a_real_browser_loads_every_picture_with_no_errors() {
         "{status}"
     );
 }
+
+/// `brcc explain` on every program of `tests/programs/` (sharing `tests/brcc.rs`'s build
+/// cache, so the C++ is compiled once): the program behaves as under `brcc run` (its
+/// stdout and status), and the site has as many cards as brcc reports operations.
+#[test]
+fn brcc_explains_every_test_program() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
+    let mut programs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "br"))
+        .collect();
+    programs.sort();
+    assert!(programs.len() >= 25);
+    let check = |path: &PathBuf| -> Option<String> {
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let dir = site_dir(&format!("brcc-{name}"));
+        let o = Command::new(env!("CARGO_BIN_EXE_brcc"))
+            .args([
+                "explain",
+                path.to_str().unwrap(),
+                "-o",
+                dir.to_str().unwrap(),
+            ])
+            .env(
+                "XDG_CACHE_HOME",
+                Path::new(env!("CARGO_TARGET_TMPDIR")).join("brcc-cache"),
+            )
+            .env_remove("BRT_RUNTIME")
+            .output()
+            .unwrap();
+        let (out, err) = (
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr),
+        );
+        let expected = std::fs::read_to_string(path.with_extension("out")).unwrap();
+        let status = if name == "exit_status" { 3 } else { 0 };
+        if o.status.code() != Some(status) {
+            return Some(format!("{name}: status {:?}: {err}", o.status.code()));
+        }
+        if out.split_whitespace().ne(expected.split_whitespace()) {
+            return Some(format!("{name}: printed\n{out}\nexpected\n{expected}"));
+        }
+        let Ok(html) = std::fs::read_to_string(dir.join("index.html")) else {
+            return Some(format!("{name}: no index.html: {err}"));
+        };
+        let cards = html.matches("<section class=\"card\"").count();
+        let reported = format!(": {cards} operations, ");
+        (!err.contains(&reported)).then(|| format!("{name}: {cards} cards, but brcc said {err}"))
+    };
+    let half = programs.len().div_ceil(2);
+    let problems: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = programs
+            .chunks(half)
+            .map(|chunk| s.spawn(move || chunk.iter().filter_map(check).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
