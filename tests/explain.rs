@@ -396,3 +396,25 @@ fn brcc_explains_every_test_program() {
     });
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
+
+/// Address translation drawn: on a device whose textures are 8 texels wide at most, a 1D
+/// stream of 40 elements wraps into an 8×5 texture, each texel numbered with its element.
+#[test]
+fn a_wrapped_stream_is_drawn_with_its_element_indices() {
+    let rt = support::gl_with(Some(8), None);
+    let p = rt.compile(SOURCE, "every.br").unwrap();
+    let a = rt.stream_of(1, &[40]).unwrap();
+    a.read(&ramp(40)).unwrap();
+    let b = rt.stream_of(1, &[40]).unwrap();
+    let (ran, recording) = rt.explain(128, |rt| rt.run(&p, "twice", args![&a, &b]));
+    ran.unwrap();
+    let after = recording.shots[0].after[0].as_ref().unwrap();
+    assert_eq!((after.width, after.height), (8, 5));
+    // Element 19 lives at texel (19 mod 8, 19 div 8) = (3, 2).
+    assert_eq!(after.values[2 * 8 + 3], 38.0);
+    let dir = site_dir("wrapped");
+    explain::write(&recording, &[], &dir, &Options::default()).unwrap();
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert!(html.contains("grid-template-columns: repeat(8, 1fr)\"><span>0</span><span>1</span>"));
+    assert!(html.contains("<span>39</span></div>"));
+}

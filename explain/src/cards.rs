@@ -101,6 +101,9 @@ pub struct Image {
     pub caption: String,
     /// Whether the page holds its values (for the value under the pointer).
     pub probed: bool,
+    /// For a small texture, the linear element index `L` of each texel, row by row: the
+    /// address translation `L → (L mod W, L div W)` drawn over the picture (empty: none).
+    pub elements: Vec<u32>,
 }
 
 pub struct Rung {
@@ -110,6 +113,9 @@ pub struct Rung {
 
 /// The longest side of a picture on the page, in CSS pixels.
 const DISPLAY_SIDE: u32 = 160;
+
+/// Textures of at most this many texels are drawn with each texel's element index.
+const MAX_NUMBERED: u32 = 256;
 
 /// The cards of `trace`, pairing each pass with its shot (when there are shots).
 pub fn cards(
@@ -458,10 +464,13 @@ fn image(picture: &Picture, assets: &mut Assets) -> Image {
         }
     }
     let shown = picture.shown();
-    let scale = (DISPLAY_SIDE as f32 / shown.0.max(shown.1) as f32).max(1.0);
+    let numbered = picture.step == 1 && shown.0 * shown.1 <= MAX_NUMBERED;
+    let texel = (DISPLAY_SIDE as f32 / shown.0.max(shown.1) as f32).clamp(1.0, 24.0);
+    let texel = if numbered { texel.max(22.0) } else { texel };
+    // A 1D stream is one row: drawn at least a finger tall.
     let display = (
-        ((shown.0 as f32 * scale) as u32).max(1),
-        ((shown.1 as f32 * scale) as u32).max(1),
+        ((shown.0 as f32 * texel) as u32).max(1),
+        ((shown.1 as f32 * texel) as u32).max(12),
     );
     let kind = match picture.components {
         1 => "float".to_string(),
@@ -487,6 +496,11 @@ fn image(picture: &Picture, assets: &mut Assets) -> Image {
         display,
         caption,
         probed,
+        elements: if numbered {
+            (0..shown.0 * shown.1).collect()
+        } else {
+            Vec::new()
+        },
     }
 }
 
