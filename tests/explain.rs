@@ -110,6 +110,10 @@ fn a_site_has_a_card_per_operation_and_every_picture_decodes() {
     assert!(html.contains("b = 2.0 * a;"));
     assert!(html.contains("<span class=\"q\">    // every.br:2: b = 2.0 * a;</span>"));
     assert!(html.contains("tested against the write mask"));
+    assert!(
+        !html.contains("called at"),
+        "the Rust host code is not among the sources"
+    );
     assert!(html.contains("points 0..64"));
 
     let sources = image_sources(&html);
@@ -379,6 +383,9 @@ fn brcc_explains_every_test_program() {
         let Ok(html) = std::fs::read_to_string(dir.join("index.html")) else {
             return Some(format!("{name}: no index.html: {err}"));
         };
+        if name == "saxpy" && !html.contains("saxpy.br:19</p>") {
+            return Some("saxpy: the card does not name the call's line".into());
+        }
         let cards = html.matches("<section class=\"card\"").count();
         let reported = format!(": {cards} operations, ");
         (!err.contains(&reported)).then(|| format!("{name}: {cards} cards, but brcc said {err}"))

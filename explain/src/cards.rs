@@ -221,6 +221,11 @@ fn heading(index: usize, entry: &TraceEntry, sources: &[SourceText]) -> Card {
         }
         if let Some(line) = c.source_line {
             excerpt(card, &c.function, line, sources);
+            let file = card.source_at.rsplit_once(':').map_or("", |(f, _)| f);
+            let calls = call_sites(&c.function, sources, file, &card.source);
+            if !calls.is_empty() {
+                card.notes.push(format!("called at {}", calls.join(", ")));
+            }
         }
     };
     match entry {
@@ -286,6 +291,35 @@ fn excerpt(card: &mut Card, name: &str, line: usize, sources: &[SourceText]) {
             break;
         }
     }
+}
+
+/// `file:LINE` of every line outside the function's own excerpt where `name(` is called:
+/// the host code's calls (the trace knows the function, not which call ran).
+fn call_sites(
+    name: &str,
+    sources: &[SourceText],
+    own_file: &str,
+    own: &[SourceLine],
+) -> Vec<String> {
+    let own: Vec<usize> = own.iter().map(|l| l.number).collect();
+    let called = |text: &str| {
+        text.match_indices(name).any(|(at, _)| {
+            let before = text[..at].chars().next_back();
+            let after = text[at + name.len()..].trim_start();
+            !before.is_some_and(|c| c.is_alphanumeric() || c == '_') && after.starts_with('(')
+        })
+    };
+    sources
+        .iter()
+        .flat_map(|s| {
+            s.text.lines().enumerate().filter_map(move |(k, text)| {
+                (called(text) && !text.trim_start().starts_with("//"))
+                    .then(|| (s.name.as_str(), k + 1))
+            })
+        })
+        .filter(|(file, line)| *file != own_file || !own.contains(line))
+        .map(|(file, line)| format!("{file}:{line}"))
+        .collect()
 }
 
 fn pass_card(
