@@ -32,9 +32,19 @@ pub fn install_runtime(rt: Runtime) {
     RUNTIME.with(|r| *r.borrow_mut() = Some(rt));
 }
 
-/// Removes the C ABI's runtime, to drop it at a chosen moment.
+/// Set once [`take_runtime`] has ended the program's use of the runtime.
+static SHUT_DOWN: AtomicBool = AtomicBool::new(false);
+
+/// Removes the C ABI's runtime, to drop it at a chosen moment: the program has ended, and
+/// programs and streams freed later (from `exit`) are left to the OS.
 pub fn take_runtime() -> Option<Runtime> {
+    SHUT_DOWN.store(true, Ordering::SeqCst);
     RUNTIME.with(|r| r.borrow_mut().take())
+}
+
+/// Whether [`take_runtime`] has run.
+pub(crate) fn shut_down() -> bool {
+    SHUT_DOWN.load(Ordering::SeqCst)
 }
 
 /// Runs `f` on the installed runtime, first making one from `BRT_RUNTIME` if there is none.

@@ -57,7 +57,7 @@ pub unsafe extern "C" fn brook_program_defines(
 #[no_mangle]
 pub unsafe extern "C" fn brook_program_free(p: *mut BrookProgram) {
     if !p.is_null() {
-        drop(Box::from_raw(p));
+        release(Box::from_raw(p));
     }
 }
 
@@ -134,7 +134,18 @@ pub unsafe extern "C" fn brook_stream_shape(s: *const BrookStream, extents: *mut
 #[no_mangle]
 pub unsafe extern "C" fn brook_stream_free(s: *mut BrookStream) {
     if !s.is_null() {
-        drop(Box::from_raw(s));
+        release(Box::from_raw(s));
+    }
+}
+
+/// Drops a program or stream, unless the runtime has shut down: then the process is exiting
+/// (a C++ static destructor of a library `dlclose` could not unload runs from `exit`, after
+/// thread-local storage is gone, where dropping a wgpu device panics), and the OS frees it.
+fn release<T>(object: Box<T>) {
+    if super::runtime::shut_down() {
+        std::mem::forget(object);
+    } else {
+        drop(object);
     }
 }
 
