@@ -107,9 +107,15 @@ pub fn self_check() {
     assert!(skip.selects("saxpy") && !skip.selects("window_size"));
     let exact = p("gather --exact --skip=gather_rank2").unwrap();
     assert!(exact.selects("gather") && !exact.selects("gather_rank2"));
-    assert!(!exact.selects("gather_clamp"), "--exact filters by whole names");
+    assert!(
+        !exact.selects("gather_clamp"),
+        "--exact filters by whole names"
+    );
     assert!(p("--color always --nocapture -q").unwrap().selects("any"));
-    assert_eq!(p("--frobnicate").unwrap_err(), "unknown option `--frobnicate`");
+    assert_eq!(
+        p("--frobnicate").unwrap_err(),
+        "unknown option `--frobnicate`"
+    );
     assert_eq!(p("--skip").unwrap_err(), "`--skip` needs a value");
     assert!(p("--list").unwrap().list);
 }
