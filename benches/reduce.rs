@@ -4,22 +4,23 @@
 //! one run; then the plan's passes and reads against the paper's unrolled parallel reduction,
 //! n + n/(k−1) reads.
 //!
-//! Every variant ends by reading its result back, which also waits for the GPU work.
+//! Every variant ends by reading its result back, which also waits for the GPU work; each is
+//! checked bit for bit (the data make every order of summation exact) before it is timed.
 
 mod common;
 
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::time::Duration;
 
 use brook::ReducePlan;
 use brook::{args, Runtime};
+use brook_bench_kit::{Comparison, Tolerance, Variant};
 use common::handwritten_reduce::HandReduce;
-use common::ratios::print_ratios;
-use common::timing::timed;
-use criterion::{BenchmarkId, Criterion};
+use criterion::Criterion;
 
 const SUM: &str = "reduce void sum(float4 a<>, reduce float4 r<>) { r += a; }";
 const SIDE: usize = 1024;
-/// Criterion turns `^` into `_` in its directory names, which `print_ratios` reads back.
 const GROUP: &str = "sum of 1024x1024 float4";
 
 /// Small integers: every partial sum is exact, so all variants must agree bit for bit.
@@ -39,6 +40,21 @@ fn rust_sum(data: &[f32]) -> [f32; 4] {
         }
     }
     acc
+}
+
+/// A variant that reduces `n` times, keeping the last result for the check.
+fn variant<'a>(name: &str, sum: impl Fn() -> Vec<f32> + 'a) -> Variant<'a> {
+    let last = Rc::new(RefCell::new(Vec::new()));
+    let kept = last.clone();
+    Variant::new(
+        name,
+        move |n| {
+            for _ in 0..n {
+                *last.borrow_mut() = sum();
+            }
+        },
+        move || kept.borrow().clone(),
+    )
 }
 
 fn main() {
@@ -65,64 +81,25 @@ fn main() {
         .collect();
     let ctx = gl.gl_context().expect("a GL runtime").clone();
     let hand = HandReduce::new(ctx.gl(), SIDE, SIDE, &data, &steps);
-
-    let expected = rust_sum(&data);
-    assert_eq!(brook_sum(&gl, &gl_input, &gl_program), expected);
-    assert_eq!(brook_sum(&cpu, &cpu_input, &cpu_program), expected);
-    assert_eq!(brook_sum(&wgpu, &wgpu_input, &wgpu_program), expected);
-    assert_eq!(hand.sum(), expected);
-
-    let mut group = c.benchmark_group(GROUP);
-    group
-        .sample_size(20)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(3));
-    group.bench_function(BenchmarkId::from_parameter("hand-written glow"), |b| {
-        b.iter_custom(|i| timed(i, || assert_eq!(hand.sum(), expected)))
-    });
-    group.bench_function(BenchmarkId::from_parameter("brook gl"), |b| {
-        b.iter_custom(|i| {
-            timed(i, || {
-                assert_eq!(brook_sum(&gl, &gl_input, &gl_program), expected)
-            })
-        })
-    });
-    group.bench_function(BenchmarkId::from_parameter("brook wgpu"), |b| {
-        b.iter_custom(|i| {
-            timed(i, || {
-                assert_eq!(brook_sum(&wgpu, &wgpu_input, &wgpu_program), expected)
-            })
-        })
-    });
-    group.bench_function(BenchmarkId::from_parameter("plain rust loop"), |b| {
-        b.iter_custom(|i| {
-            timed(i, || {
-                assert_eq!(rust_sum(std::hint::black_box(&data)), expected)
-            })
-        })
-    });
-    group.sample_size(10);
-    group.bench_function(BenchmarkId::from_parameter("brook cpu"), |b| {
-        b.iter_custom(|i| {
-            timed(i, || {
-                assert_eq!(brook_sum(&cpu, &cpu_input, &cpu_program), expected)
-            })
-        })
-    });
-    group.finish();
+    // Small integers: every partial sum is exact in any order.
+    let expected: Vec<f64> = rust_sum(&data).iter().map(|&v| f64::from(v)).collect();
+    Comparison::new(GROUP, "per reduction", 1, expected, Tolerance::Exact)
+        .measurement_time(Duration::from_secs(3))
+        .variant(variant("hand-written glow", || hand.sum().to_vec()))
+        .variant(variant("brook gl", || {
+            brook_sum(&gl, &gl_input, &gl_program)
+        }))
+        .variant(variant("brook wgpu", || {
+            brook_sum(&wgpu, &wgpu_input, &wgpu_program)
+        }))
+        .variant(variant("brook cpu", || {
+            brook_sum(&cpu, &cpu_input, &cpu_program)
+        }))
+        .variant(variant("plain rust loop", || {
+            rust_sum(std::hint::black_box(&data)).to_vec()
+        }))
+        .run(&mut c);
     c.final_summary();
-    print_ratios(
-        GROUP,
-        "hand-written glow",
-        &[
-            "hand-written glow",
-            "brook gl",
-            "brook wgpu",
-            "brook cpu",
-            "plain rust loop",
-        ],
-        "per reduction",
-    );
 
     let n = (SIDE * SIDE) as f64;
     let bytes = |elements: usize| elements * 16;

@@ -5,81 +5,103 @@
 //!
 //! Every variant ping-pongs (each call reads the previous call's result), because llvmpipe
 //! skips draws whose output a later draw overwrites, and each timed batch ends with glFinish.
+//! Each variant's first call is checked against `y + a·x` before anything is timed.
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::cell::RefCell;
 
 use brook::Runtime;
+use brook_bench_kit::{Comparison, Tolerance, Variant};
 use common::handwritten_saxpy::HandSaxpy;
 use common::ping_pong::{inputs, PingPong};
-use common::ratios::print_ratios;
-use criterion::{BenchmarkId, Criterion};
+use criterion::Criterion;
 
 const SAXPY: &str = "kernel void saxpy(float a, float4 x<>, float4 y<>, out float4 result<>) {
     result = a * x + y;
 }";
 const A: f32 = 0.5;
 
-fn hand_time(hand: &mut HandSaxpy, iters: u64) -> Duration {
-    let start = Instant::now();
-    for _ in 0..iters {
-        hand.step(A);
-    }
-    hand.finish();
-    start.elapsed()
-}
-
-fn rust_saxpy(x: &[f32], y: &mut [f32], iters: u64) -> Duration {
-    let start = Instant::now();
-    for _ in 0..iters {
-        for (yi, xi) in y.iter_mut().zip(x) {
-            *yi += A * xi;
-        }
-        std::hint::black_box(&mut *y);
-    }
-    start.elapsed()
-}
-
-/// One group: every variant's state is built once, outside the timed loops, so each sample
-/// times only the calls and the final glFinish.
+/// One comparison: every variant's state is built once, outside the timed loops, so each
+/// batch times only the calls and the final glFinish.
 fn bench(c: &mut Criterion, group_name: &str, shape: &[usize]) {
     let gl = Runtime::gl().expect("a headless GL context");
     let cpu = Runtime::cpu();
     let wgpu = Runtime::wgpu().expect("a wgpu adapter (lavapipe)");
     let n: usize = shape.iter().product();
-    let (x, mut y) = inputs(n);
+    let (x, y) = inputs(n);
     let (h, w) = if shape.len() == 2 {
         (shape[0], shape[1])
     } else {
         (1, shape[0])
     };
     let ctx = gl.gl_context().expect("a GL runtime").clone();
-    let mut hand = HandSaxpy::new(ctx.gl(), w, h, &x, &y);
-    let mut on_gl = PingPong::new(&gl, SAXPY, "saxpy", A, shape);
-    let mut on_cpu = PingPong::new(&cpu, SAXPY, "saxpy", A, shape);
-    let mut on_wgpu = PingPong::new(&wgpu, SAXPY, "saxpy", A, shape);
-    let mut group = c.benchmark_group(group_name);
-    group
-        .sample_size(20)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(3));
-    group.bench_function(BenchmarkId::from_parameter("hand-written glow"), |b| {
-        b.iter_custom(|i| hand_time(&mut hand, i))
-    });
-    group.bench_function(BenchmarkId::from_parameter("brook gl"), |b| {
-        b.iter_custom(|i| on_gl.time(i))
-    });
-    group.bench_function(BenchmarkId::from_parameter("brook wgpu"), |b| {
-        b.iter_custom(|i| on_wgpu.time(i))
-    });
-    group.bench_function(BenchmarkId::from_parameter("brook cpu"), |b| {
-        b.iter_custom(|i| on_cpu.time(i))
-    });
-    group.bench_function(BenchmarkId::from_parameter("plain rust loop"), |b| {
-        b.iter_custom(|i| rust_saxpy(&x, &mut y, i))
-    });
-    group.finish();
+    let hand = RefCell::new(HandSaxpy::new(ctx.gl(), w, h, &x, &y));
+    let on_gl = RefCell::new(PingPong::new(&gl, SAXPY, "saxpy", A, shape));
+    let on_cpu = RefCell::new(PingPong::new(&cpu, SAXPY, "saxpy", A, shape));
+    let on_wgpu = RefCell::new(PingPong::new(&wgpu, SAXPY, "saxpy", A, shape));
+    let rust = RefCell::new(y.clone());
+    // One call gives y + a·x: a·x is exact (a = ½), the sum one f32 rounding (or none, fused).
+    let expected: Vec<f64> = x
+        .iter()
+        .zip(&y)
+        .map(|(&xi, &yi)| f64::from(yi) + f64::from(A) * f64::from(xi))
+        .collect();
+    let table = Comparison::new(
+        group_name,
+        "per call",
+        1,
+        expected,
+        Tolerance::Relative(f64::from(f32::EPSILON)),
+    )
+    .variant(Variant::new(
+        "hand-written glow",
+        |n| {
+            let mut hand = hand.borrow_mut();
+            for _ in 0..n {
+                hand.step(A);
+            }
+            hand.finish();
+        },
+        || hand.borrow().result(),
+    ))
+    .variant(Variant::new(
+        "brook gl",
+        |n| {
+            on_gl.borrow_mut().time(n);
+        },
+        || on_gl.borrow().result(),
+    ))
+    .variant(Variant::new(
+        "brook wgpu",
+        |n| {
+            on_wgpu.borrow_mut().time(n);
+        },
+        || on_wgpu.borrow().result(),
+    ))
+    .variant(Variant::new(
+        "brook cpu",
+        |n| {
+            on_cpu.borrow_mut().time(n);
+        },
+        || on_cpu.borrow().result(),
+    ))
+    .variant(Variant::new(
+        "plain rust loop",
+        |n| {
+            let mut y = rust.borrow_mut();
+            for _ in 0..n {
+                for (yi, xi) in y.iter_mut().zip(&x) {
+                    *yi += A * xi;
+                }
+                std::hint::black_box(&mut *y);
+            }
+        },
+        || rust.borrow().clone(),
+    ))
+    .measurement_time(std::time::Duration::from_secs(3))
+    .run(c);
+    drop(table);
 }
 
 fn main() {
@@ -87,23 +109,4 @@ fn main() {
     bench(&mut c, "saxpy 1024x1024 float4", &[1024, 1024]);
     bench(&mut c, "kernel call 4x4 float4", &[4, 4]);
     c.final_summary();
-    let all = [
-        "hand-written glow",
-        "brook gl",
-        "brook wgpu",
-        "brook cpu",
-        "plain rust loop",
-    ];
-    print_ratios(
-        "saxpy 1024x1024 float4",
-        "hand-written glow",
-        &all,
-        "per call",
-    );
-    print_ratios(
-        "kernel call 4x4 float4",
-        "hand-written glow",
-        &all,
-        "per call",
-    );
 }

@@ -2,16 +2,18 @@
 //! destination, so many collide): Brook-GL's point rendering against the same points drawn by
 //! hand in glow, Brook-wgpu (a compare-and-swap loop on `f32` bits), the CPU backend
 //! (sequential in index order) and a plain Rust loop, in one run.
-//! Each timed batch ends with glFinish; blending accumulates, so no draw is skipped.
+//! Each timed batch ends with glFinish; blending accumulates, so no draw is skipped. Every
+//! variant's first scatter is checked exactly (integer data) before anything is timed.
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::cell::RefCell;
+use std::time::Duration;
 
 use brook::{Runtime, ScatterOp, Stream};
+use brook_bench_kit::{Comparison, Tolerance, Variant};
 use common::handwritten_scatter::HandScatter;
-use common::ratios::print_ratios;
-use criterion::{BenchmarkId, Criterion};
+use criterion::Criterion;
 
 const SIDE: usize = 1024;
 const GROUP: &str = "scatter-add 1M float";
@@ -41,25 +43,24 @@ fn brook_streams(rt: &Runtime, index: &[f32], data: &[f32]) -> [Stream; 3] {
     [dst, idx, d]
 }
 
-fn brook_time(rt: &Runtime, s: &[Stream; 3], iters: u64) -> Duration {
-    let start = Instant::now();
-    for _ in 0..iters {
-        rt.scatter(&s[0], &s[1], &s[2], ScatterOp::Add).unwrap();
-    }
-    rt.finish();
-    start.elapsed()
+fn brook_scatter<'a>(name: &str, rt: &'a Runtime, s: &'a [Stream; 3]) -> Variant<'a> {
+    Variant::new(
+        name,
+        move |n| {
+            for _ in 0..n {
+                rt.scatter(&s[0], &s[1], &s[2], ScatterOp::Add).unwrap();
+            }
+            rt.finish();
+        },
+        move || s[0].to_vec().unwrap(),
+    )
 }
 
-fn rust_time(index: &[f32], data: &[f32], dst: &mut [f32], iters: u64) -> Duration {
-    let start = Instant::now();
-    for _ in 0..iters {
-        for (i, x) in data.iter().enumerate() {
-            let (c, r) = (index[2 * i] as usize, index[2 * i + 1] as usize);
-            dst[r * SIDE + c] += x;
-        }
-        std::hint::black_box(&mut *dst);
+fn rust_scatter(index: &[f32], data: &[f32], dst: &mut [f32]) {
+    for (i, x) in data.iter().enumerate() {
+        let (c, r) = (index[2 * i] as usize, index[2 * i + 1] as usize);
+        dst[r * SIDE + c] += x;
     }
-    start.elapsed()
 }
 
 fn main() {
@@ -69,50 +70,42 @@ fn main() {
     let cpu = Runtime::cpu();
     let wgpu = Runtime::wgpu().expect("a wgpu adapter (lavapipe)");
     let ctx = gl.gl_context().expect("a GL runtime").clone();
-    let mut hand = HandScatter::new(ctx.gl(), SIDE, &index, &data);
+    let hand = RefCell::new(HandScatter::new(ctx.gl(), SIDE, &index, &data));
     let on_gl = brook_streams(&gl, &index, &data);
     let on_cpu = brook_streams(&cpu, &index, &data);
     let on_wgpu = brook_streams(&wgpu, &index, &data);
-    let mut host = vec![0.0f32; SIDE * SIDE];
-    let mut group = c.benchmark_group(GROUP);
-    group
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(300))
-        .measurement_time(Duration::from_secs(3));
-    group.bench_function(BenchmarkId::from_parameter("hand-written glow"), |b| {
-        b.iter_custom(|i| {
-            let start = Instant::now();
-            for _ in 0..i {
-                hand.step();
-            }
-            hand.finish();
-            start.elapsed()
-        })
-    });
-    group.bench_function(BenchmarkId::from_parameter("brook gl"), |b| {
-        b.iter_custom(|i| brook_time(&gl, &on_gl, i))
-    });
-    group.bench_function(BenchmarkId::from_parameter("brook wgpu"), |b| {
-        b.iter_custom(|i| brook_time(&wgpu, &on_wgpu, i))
-    });
-    group.bench_function(BenchmarkId::from_parameter("brook cpu"), |b| {
-        b.iter_custom(|i| brook_time(&cpu, &on_cpu, i))
-    });
-    group.bench_function(BenchmarkId::from_parameter("plain rust loop"), |b| {
-        b.iter_custom(|i| rust_time(&index, &data, &mut host, i))
-    });
-    group.finish();
-    c.final_summary();
-    print_ratios(
-        GROUP,
-        "hand-written glow",
-        &[
+    let host = RefCell::new(vec![0.0f32; SIDE * SIDE]);
+    // Small integers: every sum is exact in any order, so one scatter-add must match exactly.
+    let mut expected = vec![0.0f32; SIDE * SIDE];
+    rust_scatter(&index, &data, &mut expected);
+    let expected = expected.into_iter().map(f64::from).collect();
+    Comparison::new(GROUP, "per scatter", 1, expected, Tolerance::Exact)
+        .measurement_time(Duration::from_secs(3))
+        .variant(Variant::new(
             "hand-written glow",
-            "brook gl",
-            "brook wgpu",
-            "brook cpu",
+            |n| {
+                let mut hand = hand.borrow_mut();
+                for _ in 0..n {
+                    hand.step();
+                }
+                hand.finish();
+            },
+            || hand.borrow().result(),
+        ))
+        .variant(brook_scatter("brook gl", &gl, &on_gl))
+        .variant(brook_scatter("brook wgpu", &wgpu, &on_wgpu))
+        .variant(brook_scatter("brook cpu", &cpu, &on_cpu))
+        .variant(Variant::new(
             "plain rust loop",
-        ],
-        "per scatter",
-    );
+            |n| {
+                let mut dst = host.borrow_mut();
+                for _ in 0..n {
+                    rust_scatter(&index, &data, &mut dst);
+                    std::hint::black_box(&mut *dst);
+                }
+            },
+            || host.borrow().clone(),
+        ))
+        .run(&mut c);
+    c.final_summary();
 }

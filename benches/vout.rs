@@ -2,17 +2,17 @@
 //! values (`a > 0` pushes `a`, `a > 1` also pushes `-a`; `a = i mod 3`), by Brook-GL
 //! (candidate pass, work-efficient scan of the counts, compaction), by the same algorithm
 //! written by hand in glow on the same context, and by the CPU backend, in one run. Every call
-//! ends by reading the number of pushes back, which also waits for the GPU work.
+//! ends by reading the number of pushes back, which also waits for the GPU work; each is
+//! checked (the values packed, in order) before it is timed.
 
 mod common;
 
 use std::time::Duration;
 
 use brook::{args, Runtime};
+use brook_bench_kit::{Comparison, Tolerance, Variant};
 use common::handwritten_vout::HandVout;
-use common::ratios::print_ratios;
-use common::timing::timed;
-use criterion::{BenchmarkId, Criterion, SamplingMode};
+use criterion::Criterion;
 
 const SPREAD: &str = r#"
 kernel void spread(float a<>, vout [2] float o<>) {
@@ -27,16 +27,36 @@ const HAND: &str = "hand-written glow";
 const GL: &str = "brook gl";
 const CPU: &str = "brook cpu";
 
+/// A variant whose run packs `n` times and keeps the last packing's values for the check.
+fn variant<'a>(
+    name: &str,
+    mut pack: impl FnMut() -> usize + 'a,
+    read: impl Fn(usize) -> Vec<f32> + 'a,
+) -> Variant<'a> {
+    let count = std::rc::Rc::new(std::cell::Cell::new(0));
+    let kept = count.clone();
+    Variant::new(
+        name,
+        move |n| {
+            for _ in 0..n {
+                count.set(pack());
+            }
+        },
+        move || read(kept.get()),
+    )
+}
+
 fn main() {
     let mut c = Criterion::default().configure_from_args();
     let data: Vec<f32> = (0..SIDE * SIDE).map(|i| (i % 3) as f32).collect();
-    let expected: Vec<f32> = data
+    let expected: Vec<f64> = data
         .iter()
         .flat_map(|&a| match a as u32 {
             0 => vec![],
             1 => vec![a],
             _ => vec![a, -a],
         })
+        .map(f64::from)
         .collect();
     let capacity = 2 * SIDE * SIDE;
     let gl = Runtime::gl().expect("a headless GL context");
@@ -53,61 +73,39 @@ fn main() {
     let ctx = gl.gl_context().expect("a GL runtime").clone();
     ctx.make_current().unwrap();
     let hand = HandVout::new(ctx.gl(), SIDE, &data, capacity);
-
-    // All three pack the same values.
-    let brook = |rt: &Runtime, p, i, o| rt.run_vout(p, "spread", args![i, o]).unwrap();
-    assert_eq!(
-        brook(&gl, &gl_program, &gl_input, &gl_out),
-        vec![expected.len()]
-    );
-    assert_eq!(
-        &gl_out.to_vec().unwrap()[..expected.len()],
-        expected.as_slice()
-    );
-    assert_eq!(
-        brook(&cpu, &cpu_program, &cpu_input, &cpu_out),
-        vec![expected.len()]
-    );
-    assert_eq!(
-        &cpu_out.to_vec().unwrap()[..expected.len()],
-        expected.as_slice()
-    );
-    ctx.make_current().unwrap();
-    assert_eq!(hand.run(), expected.len());
-    assert_eq!(hand.packed(expected.len()), expected);
-
-    let mut group = c.benchmark_group(GROUP);
-    group
-        .sample_size(10)
-        .sampling_mode(SamplingMode::Flat)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(3));
-    group.bench_function(BenchmarkId::from_parameter(HAND), |b| {
-        b.iter_custom(|iters| {
-            ctx.make_current().unwrap();
-            timed(iters, || assert_eq!(hand.run(), expected.len()))
-        })
-    });
-    group.bench_function(BenchmarkId::from_parameter(GL), |b| {
-        b.iter_custom(|iters| {
-            timed(iters, || {
-                brook(&gl, &gl_program, &gl_input, &gl_out);
-            })
-        })
-    });
-    group.bench_function(BenchmarkId::from_parameter(CPU), |b| {
-        b.iter_custom(|iters| {
-            timed(iters, || {
-                brook(&cpu, &cpu_program, &cpu_input, &cpu_out);
-            })
-        })
-    });
-    group.finish();
-    c.final_summary();
-    print_ratios(
+    let brook = |rt: &Runtime, p, i, o| rt.run_vout(p, "spread", args![i, o]).unwrap()[0];
+    let packed = |out: &brook::Stream, n: usize| out.to_vec().unwrap()[..n].to_vec();
+    // Every variant reads its number of pushes back (which waits for the GPU) and packs
+    // exactly the expected values, in element order.
+    Comparison::new(
         GROUP,
-        HAND,
-        &[HAND, GL, CPU],
         "per call (2^20 elements, 2^20 pushes)",
-    );
+        1,
+        expected,
+        Tolerance::Exact,
+    )
+    .measurement_time(Duration::from_secs(3))
+    .variant(variant(
+        HAND,
+        || {
+            ctx.make_current().unwrap();
+            hand.run()
+        },
+        |n| {
+            ctx.make_current().unwrap();
+            hand.packed(n)
+        },
+    ))
+    .variant(variant(
+        GL,
+        || brook(&gl, &gl_program, &gl_input, &gl_out),
+        |n| packed(&gl_out, n),
+    ))
+    .variant(variant(
+        CPU,
+        || brook(&cpu, &cpu_program, &cpu_input, &cpu_out),
+        |n| packed(&cpu_out, n),
+    ))
+    .run(&mut c);
+    c.final_summary();
 }

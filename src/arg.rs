@@ -6,7 +6,9 @@
 
 use crate::stream::{Stream, StreamDomain};
 
+/// One argument of a kernel call; `args![...]` builds them from streams, domains and numbers.
 pub enum Arg<'a> {
+    /// A whole stream.
     Stream(&'a Stream),
     /// A domain of a stream: as an input, the sub-stream (its shape is the domain's, its
     /// element 0 the domain's `lo`); as an output, the region written (the rest keeps its

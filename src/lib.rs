@@ -3,7 +3,7 @@
 //! pipeline — and the same program runs on a CPU reference backend for comparison.
 //!
 //! ```no_run
-//! use brook::{args, Runtime};
+//! use brook::prelude::*;
 //!
 //! let rt = Runtime::gl()?; // headless EGL; `Runtime::cpu()` for the reference backend
 //! let program = rt.compile(
@@ -26,6 +26,8 @@
 //! own ([`Runtime::with_backend`]). `docs/architecture.md` walks through
 //! how a call flows.
 
+#![warn(missing_docs)]
+
 mod arg;
 mod calls;
 #[cfg(feature = "brcc")]
@@ -38,6 +40,12 @@ mod program_cache;
 mod runtime;
 mod scatter;
 mod stream;
+
+/// What most programs use: `use brook::prelude::*;`.
+pub mod prelude {
+    pub use crate::args;
+    pub use crate::{Arg, BrookError, GatherOp, Program, Runtime, ScatterOp, Stream};
+}
 
 pub use arg::Arg;
 pub use gather_op::GatherOp;

@@ -15,10 +15,12 @@ pub struct Program {
 
 impl Program {
     /// The typed IR, e.g. for printing with `brook_frontend::pretty`.
+    /// The program's checked, typed IR (what every backend compiles).
     pub fn module(&self) -> &Module {
         &self.compiled.module
     }
 
+    /// The Brook source it was compiled from, with its file name (for error lines).
     pub fn source(&self) -> &SourceText {
         &self.compiled.source
     }

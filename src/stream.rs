@@ -20,6 +20,7 @@ impl Stream {
         &self.shape
     }
 
+    /// The element type's layout: its members and each one's float count.
     pub fn format(&self) -> &ElementFormat {
         &self.format
     }
@@ -29,6 +30,7 @@ impl Stream {
         self.shape.iter().product()
     }
 
+    /// Whether the stream has no elements.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -159,6 +161,7 @@ impl StreamDomain<'_> {
         self.domain.len()
     }
 
+    /// Whether the region has no elements.
     pub fn is_empty(&self) -> bool {
         self.domain.len() == 0
     }

@@ -1,14 +1,14 @@
-//! Criterion benches of every application's four variants, so regressions are tracked
+//! Criterion benches of every application's variants, so regressions are tracked
 //! (`cargo bench -p brook-apps`). Quick sizes by default; `BROOK_APPS_SCALE=full` for the
-//! papers' sizes. Each application is one group; after it, the medians are printed as ratios
-//! to the hand-written GL version.
+//! papers' sizes. Each application is one comparison: every variant is checked against the
+//! application's reference first, then timed in rotated rounds, and the ratios to the
+//! hand-written GL version are printed with their intervals.
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use std::cell::RefCell;
 
 use brook_apps::{applications, Env, Flavor, Scale};
-
-#[path = "../../benches/common/ratios.rs"]
-mod ratios;
+use brook_bench_kit::{Comparison, Tolerance, Variant};
+use criterion::{criterion_group, criterion_main, Criterion};
 
 fn scale() -> Scale {
     match std::env::var("BROOK_APPS_SCALE").as_deref() {
@@ -21,24 +21,37 @@ fn apps(c: &mut Criterion) {
     let env = Env::headless().expect("a headless GL context");
     for app in applications::all() {
         let group_name = format!("app_{}", app.name().to_lowercase().replace(' ', "_"));
-        let instance = app
+        let mut instance = app
             .instance(&env, scale())
             .unwrap_or_else(|e| panic!("{}: {e}", app.name()));
-        let mut group = c.benchmark_group(&group_name);
-        group.sample_size(10);
-        let mut slugs = Vec::new();
+        // The hand-written GL version is the baseline of the ratios.
+        instance
+            .variants
+            .sort_by_key(|(flavor, _)| *flavor != Flavor::HandGl);
+        let mut comparison = Comparison::new(
+            group_name,
+            "per run",
+            1,
+            instance.reference.clone(),
+            Tolerance::Scaled(instance.tolerance.0),
+        );
         for (flavor, mut variant) in instance.variants {
             variant.upload().expect("upload");
-            group.bench_function(flavor.slug(), |b| {
-                b.iter(|| {
-                    variant.compute().expect("compute");
-                    variant.sync();
-                })
-            });
-            slugs.push(flavor.slug());
+            let variant = std::rc::Rc::new(RefCell::new(variant));
+            let reader = variant.clone();
+            comparison = comparison.variant(Variant::new(
+                flavor.slug(),
+                move |n| {
+                    let mut v = variant.borrow_mut();
+                    for _ in 0..n {
+                        v.compute().expect("compute");
+                    }
+                    v.sync();
+                },
+                move || reader.borrow_mut().download().expect("download"),
+            ));
         }
-        group.finish();
-        ratios::print_ratios(&group_name, Flavor::HandGl.slug(), &slugs, "per run");
+        comparison.run(c);
     }
 }
 

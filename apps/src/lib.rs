@@ -16,6 +16,6 @@ pub mod measure;
 pub mod report;
 pub mod synthetic;
 
-pub use app::{App, Env, Flavor, Instance, Scale, Tolerance, Variant, Work};
+pub use app::{App, Baseline, Env, Flavor, Instance, Scale, Tolerance, Variant, Work};
 pub use error::AppError;
-pub use measure::{measure, AppResult, Budget, Row};
+pub use measure::{measure, AppResult, Budget, Ratio, Row};

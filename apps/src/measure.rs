@@ -1,12 +1,16 @@
 //! Checking and timing one instance: each variant uploads, computes (once to warm up, then
-//! repeatedly, interleaved with the other variants, taking the median), downloads, and has its
-//! result compared with the reference.
+//! repeatedly, interleaved with the other variants in an order that rotates each round, taking
+//! the median), downloads, and has its result compared with the reference. Each ratio to the
+//! hand-written GL version is the median of the per-round ratios with a 95% interval, so
+//! noise is stated rather than taken for a difference.
 
 use std::time::{Duration, Instant};
 
 use brook::{Runtime, TraceEntry};
 
-use crate::app::{Env, Flavor, Instance, Tolerance, Variant, Work};
+use brook_bench_kit::stats::{median, median_interval};
+
+use crate::app::{Baseline, Env, Flavor, Instance, Tolerance, Variant, Work};
 use crate::error::AppError;
 
 /// How long all the variants together keep repeating `compute`, and the most repetitions of
@@ -43,12 +47,45 @@ pub struct Row {
     /// Scaled error against the reference (see [`Tolerance`]).
     pub error: f64,
     pub passed: bool,
+    /// Compute time over the hand-written GL version's, from the rounds both ran in.
+    pub versus_hand_gl: Option<Ratio>,
+}
+
+/// A ratio of compute times: the median of per-round ratios and its 95% interval.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ratio {
+    pub median: f64,
+    pub interval: (f64, f64),
+}
+
+impl Ratio {
+    /// The ratio of `times` to `base`, pairing the rounds both ran in (`None` when none).
+    fn paired(times: &[(usize, Duration)], base: &[(usize, Duration)]) -> Option<Ratio> {
+        let ratios: Vec<f64> = times
+            .iter()
+            .filter_map(|(round, t)| {
+                let (_, b) = base.iter().find(|(r, _)| r == round)?;
+                Some(t.as_secs_f64() / b.as_secs_f64().max(1e-12))
+            })
+            .collect();
+        (!ratios.is_empty()).then(|| Ratio {
+            median: median(&ratios),
+            interval: median_interval(&ratios),
+        })
+    }
+
+    /// Whether the interval holds 1.0: no measured difference.
+    pub fn is_equal(&self) -> bool {
+        self.interval.0 <= 1.0 && 1.0 <= self.interval.1
+    }
 }
 
 /// One application's figures at one size.
 #[derive(Clone, Debug)]
 pub struct AppResult {
     pub name: String,
+    /// What the hand-written GL version is, so what the ratios to it measure.
+    pub baseline: Baseline,
     pub size: String,
     pub work: Work,
     pub tolerance: Tolerance,
@@ -62,10 +99,10 @@ impl AppResult {
         self.rows.iter().find(|r| r.flavor == flavor)
     }
 
-    /// Compute time of `flavor` over that of the hand-written GL version.
+    /// Compute time of `flavor` over that of the hand-written GL version: the median of the
+    /// per-round ratios.
     pub fn ratio_to_hand_gl(&self, flavor: Flavor) -> Option<f64> {
-        let base = self.row(Flavor::HandGl)?.compute.as_secs_f64();
-        Some(self.row(flavor)?.compute.as_secs_f64() / base)
+        Some(self.row(flavor)?.versus_hand_gl?.median)
     }
 
     /// True when every variant ran and matched the reference.
@@ -80,12 +117,13 @@ struct Timing<'v> {
     variant: Box<dyn Variant + 'v>,
     upload: Duration,
     compile: Option<Duration>,
-    computes: Vec<Duration>,
+    /// Each timed compute with the round it ran in.
+    computes: Vec<(usize, Duration)>,
 }
 
 impl Timing<'_> {
     fn spent(&self) -> Duration {
-        self.computes.iter().sum()
+        self.computes.iter().map(|(_, d)| *d).sum()
     }
 }
 
@@ -98,6 +136,7 @@ impl Timing<'_> {
 /// stay honest. Each variant gets an equal share of `budget.time` (but at least one run).
 pub fn measure(
     name: &str,
+    baseline: Baseline,
     instance: Instance<'_>,
     budget: Budget,
     keep: impl Fn(Flavor) -> bool,
@@ -125,15 +164,18 @@ pub fn measure(
         }
     }
     let share = budget.time / timings.len().max(1) as u32;
-    for _ in 0..budget.max_runs.max(1) {
+    for round in 0..budget.max_runs.max(1) {
         let mut ran = false;
-        for t in timings.iter_mut() {
+        // The order rotates, so that no variant always runs first or after the same one.
+        let n = timings.len();
+        for k in 0..n {
+            let t = &mut timings[(round + k) % n];
             if !t.computes.is_empty() && t.spent() >= share {
                 continue;
             }
             ran = true;
             match timed(t.variant.as_mut(), |v| v.compute()) {
-                Ok(d) => t.computes.push(d),
+                Ok(d) => t.computes.push((round, d)),
                 Err(e) => failures.push((t.flavor, e.to_string())),
             }
         }
@@ -155,23 +197,40 @@ pub fn measure(
         let download = download_start.elapsed();
         match Tolerance::error(&instance.reference, &result) {
             Ok(error) => {
-                t.computes.sort();
-                rows.push(Row {
-                    flavor: t.flavor,
-                    upload: t.upload,
-                    compute: t.computes[t.computes.len() / 2],
-                    compile: t.compile,
-                    download,
-                    runs: t.computes.len(),
-                    error,
-                    passed: error <= instance.tolerance.0,
-                });
+                let mut times: Vec<Duration> = t.computes.iter().map(|(_, d)| *d).collect();
+                times.sort();
+                rows.push((
+                    Row {
+                        flavor: t.flavor,
+                        upload: t.upload,
+                        compute: times[times.len() / 2],
+                        compile: t.compile,
+                        download,
+                        runs: times.len(),
+                        error,
+                        passed: error <= instance.tolerance.0,
+                        versus_hand_gl: None,
+                    },
+                    t.computes,
+                ));
             }
             Err(e) => failures.push((t.flavor, e.to_string())),
         }
     }
+    let hand = rows
+        .iter()
+        .find(|(r, _)| r.flavor == Flavor::HandGl)
+        .map(|(_, c)| c.clone());
+    let rows = rows
+        .into_iter()
+        .map(|(mut row, computes)| {
+            row.versus_hand_gl = hand.as_ref().and_then(|h| Ratio::paired(&computes, h));
+            row
+        })
+        .collect();
     AppResult {
         name: name.to_string(),
+        baseline,
         size: instance.size,
         work: instance.work,
         tolerance: instance.tolerance,
@@ -271,7 +330,14 @@ mod tests {
             time: Duration::from_secs(10),
             max_runs: 4,
         };
-        let result = measure("fake", instance, budget, |f| f != Flavor::Rust, None);
+        let result = measure(
+            "fake",
+            Baseline::SamePasses,
+            instance,
+            budget,
+            |f| f != Flavor::Rust,
+            None,
+        );
         assert!(result
             .row(Flavor::HandGl)
             .is_some_and(|r| r.passed && r.runs == 4));
@@ -283,5 +349,75 @@ mod tests {
         assert_eq!(result.failures[0].0, Flavor::BrookCpu);
         assert!(result.row(Flavor::Rust).is_none(), "filtered out");
         assert!(!result.all_passed());
+    }
+
+    /// Logs its name at each compute, to see the order the rounds ran in.
+    struct Logged(
+        &'static str,
+        std::rc::Rc<std::cell::RefCell<Vec<&'static str>>>,
+    );
+
+    impl Variant for Logged {
+        fn upload(&mut self) -> Result<(), AppError> {
+            Ok(())
+        }
+        fn compute(&mut self) -> Result<(), AppError> {
+            self.1.borrow_mut().push(self.0);
+            Ok(())
+        }
+        fn download(&mut self) -> Result<Vec<f32>, AppError> {
+            Ok(vec![1.0])
+        }
+    }
+
+    #[test]
+    fn the_order_of_variants_rotates_each_round() {
+        let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let variant = |name| Box::new(Logged(name, log.clone())) as Box<dyn Variant>;
+        let instance = Instance {
+            size: "1".into(),
+            work: Work::Elements(1.0),
+            reference: vec![1.0],
+            tolerance: Tolerance(0.0),
+            variants: vec![
+                (Flavor::HandGl, variant("hand")),
+                (Flavor::BrookGl, variant("gl")),
+                (Flavor::Rust, variant("rust")),
+            ],
+        };
+        let budget = Budget {
+            time: Duration::from_secs(60),
+            max_runs: 3,
+        };
+        let result = measure(
+            "log",
+            Baseline::SamePasses,
+            instance,
+            budget,
+            |_| true,
+            None,
+        );
+        assert!(result.all_passed());
+        // One untimed warm-up each, in the given order, then three rotated rounds.
+        let log = log.borrow();
+        assert_eq!(
+            log[3..],
+            ["hand", "gl", "rust", "gl", "rust", "hand", "rust", "hand", "gl"]
+        );
+        let ratio = result.row(Flavor::BrookGl).unwrap().versus_hand_gl.unwrap();
+        assert!(ratio.interval.0 <= ratio.median && ratio.median <= ratio.interval.1);
+    }
+
+    #[test]
+    fn ratios_pair_the_rounds_both_variants_ran_in() {
+        let ms = Duration::from_millis;
+        let base = [(0, ms(10)), (1, ms(20)), (2, ms(10))];
+        // Round 3 has no baseline time: left out, not paired with another round's.
+        let times = [(0, ms(20)), (1, ms(40)), (2, ms(20)), (3, ms(1))];
+        let r = Ratio::paired(&times, &base).unwrap();
+        assert_eq!(r.median, 2.0);
+        assert_eq!(r.interval, (2.0, 2.0));
+        assert!(!r.is_equal());
+        assert!(Ratio::paired(&times, &[]).is_none());
     }
 }

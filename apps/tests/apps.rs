@@ -11,7 +11,14 @@ fn check(name: &str) {
     let apps = applications::named(&[name.to_string()]).unwrap();
     let instance = apps[0].instance(&env, Scale::Tiny).unwrap();
     assert_eq!(instance.variants.len(), 5, "{name}: five variants");
-    let result = measure(name, instance, Budget::CHECK_ONLY, |_| true, Some(&env));
+    let result = measure(
+        name,
+        apps[0].baseline(),
+        instance,
+        Budget::CHECK_ONLY,
+        |_| true,
+        Some(&env),
+    );
     assert!(result.failures.is_empty(), "{name}: {:?}", result.failures);
     for row in &result.rows {
         // The first compute on a fresh runtime compiles every Brook function it calls.

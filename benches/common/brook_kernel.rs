@@ -51,6 +51,15 @@ impl<'a> BrookKernel<'a> {
         self.rt.finish();
         start.elapsed()
     }
+
+    /// Every output of the last call, output 0 first (before any call, output 0 is the input).
+    pub fn result(&self) -> Vec<f32> {
+        let last = if self.flip { 1 } else { 0 };
+        std::iter::once(last)
+            .chain(2..self.streams.len())
+            .flat_map(|s| self.streams[s].to_vec().unwrap())
+            .collect()
+    }
 }
 
 pub fn input(n: usize) -> Vec<f32> {

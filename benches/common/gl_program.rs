@@ -84,3 +84,49 @@ pub unsafe fn float_texture(
         t
     }
 }
+
+/// The float contents of `texture` (`width × height`, rows from the lowest; 1 or 4 floats a
+/// texel as `format` is [`R32F`] or [`RGBA32F`]), for checking a hand-written variant's
+/// result; reads through a framebuffer made for the purpose.
+///
+/// # Safety
+/// `gl` must be current on this thread.
+pub unsafe fn read_texture(
+    gl: &glow::Context,
+    texture: glow::Texture,
+    width: i32,
+    height: i32,
+    (_, format): (u32, u32),
+) -> Vec<f32> {
+    let components = if format == glow::RED { 1 } else { 4 };
+    let mut out = vec![0f32; (width * height * components) as usize];
+    unsafe {
+        let framebuffer = gl.create_framebuffer().unwrap();
+        gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(framebuffer));
+        gl.framebuffer_texture_2d(
+            glow::READ_FRAMEBUFFER,
+            glow::COLOR_ATTACHMENT0,
+            glow::TEXTURE_2D,
+            Some(texture),
+            0,
+        );
+        gl.read_buffer(glow::COLOR_ATTACHMENT0);
+        gl.read_pixels(
+            0,
+            0,
+            width,
+            height,
+            format,
+            glow::FLOAT,
+            glow::PixelPackData::Slice(Some(bytemuck::cast_slice_mut(&mut out))),
+        );
+        gl.bind_framebuffer(glow::READ_FRAMEBUFFER, None);
+        gl.delete_framebuffer(framebuffer);
+        assert_eq!(
+            gl.get_error(),
+            glow::NO_ERROR,
+            "reading a bench result back"
+        );
+    }
+    out
+}

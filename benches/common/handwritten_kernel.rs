@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use glow::HasContext;
 
-use super::gl_program::{float_texture, link, RGBA32F};
+use super::gl_program::{float_texture, link, read_texture, RGBA32F};
 
 /// One draw: a program and the framebuffer it writes, for one parity of the ping-pong.
 struct Draw {
@@ -163,6 +163,18 @@ impl<'a> HandKernel<'a> {
 
     pub fn finish(&self) {
         unsafe { self.gl.finish() };
+    }
+
+    /// Every output of the last call, output 0 first (before any call, output 0 is the input).
+    pub fn result(&self) -> Vec<f32> {
+        let last = if self.flip { 1 } else { 0 };
+        let outputs = std::iter::once(last).chain(2..self.textures.len());
+        outputs
+            // SAFETY: the bench's context is current.
+            .flat_map(|t| unsafe {
+                read_texture(self.gl, self.textures[t], self.width, self.height, RGBA32F)
+            })
+            .collect()
     }
 }
 

@@ -3,7 +3,7 @@
 
 use glow::HasContext;
 
-use super::gl_program::{float_texture, link, RGBA32F};
+use super::gl_program::{float_texture, link, read_texture, RGBA32F};
 
 const FRAGMENT: &str = "#version 330 core
 uniform float a;
@@ -99,6 +99,21 @@ impl<'a> HandSaxpy<'a> {
 
     pub fn finish(&self) {
         unsafe { self.gl.finish() };
+    }
+
+    /// The last call's result (the initial `y` before any call).
+    pub fn result(&self) -> Vec<f32> {
+        let last = if self.flip { 2 } else { 1 };
+        // SAFETY: the bench's context is current.
+        unsafe {
+            read_texture(
+                self.gl,
+                self.textures[last],
+                self.width,
+                self.height,
+                RGBA32F,
+            )
+        }
     }
 }
 

@@ -5,7 +5,7 @@
 
 use glow::HasContext;
 
-use super::gl_program::{float_texture, link_with, R32F, RG32F};
+use super::gl_program::{float_texture, link_with, read_texture, R32F, RG32F};
 
 const VERTEX: &str = "#version 330 core
 uniform sampler2D index;
@@ -102,6 +102,12 @@ impl<'a> HandScatter<'a> {
 
     pub fn finish(&self) {
         unsafe { self.gl.finish() };
+    }
+
+    /// The destination's contents.
+    pub fn result(&self) -> Vec<f32> {
+        // SAFETY: the bench's context is current.
+        unsafe { read_texture(self.gl, self.textures[2], self.width, self.width, R32F) }
     }
 }
 

@@ -6,6 +6,9 @@
 #[path = "../../apps/src/synthetic.rs"]
 mod synthetic;
 
+/// Multiply-adds per element of the synthetic kernel.
+pub const MADS: usize = synthetic::MADS;
+
 /// The start of every hand-written bench shader that reads sampler `a`.
 pub const GLSL_HEADER: &str = "#version 330 core\nuniform sampler2D a;\n";
 

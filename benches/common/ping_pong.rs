@@ -60,4 +60,11 @@ impl<'a> PingPong<'a> {
         self.rt.finish();
         start.elapsed()
     }
+
+    /// The last call's result (`y` before any call).
+    pub fn result(&self) -> Vec<f32> {
+        self.streams[if self.flip { 2 } else { 1 }]
+            .to_vec()
+            .unwrap()
+    }
 }

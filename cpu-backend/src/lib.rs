@@ -4,10 +4,10 @@
 //! `docs/semantics.md` (gather rounding and clamping, implicit resizing, iterators,
 //! `indexof`, Cg built-ins) are small pure functions in [`shape`] and [`exec`], and a
 //! tree-walking interpreter ([`exec`]) runs the IR one element at a time. It must also be
-//! fast enough that comparisons are meaningful, so kernels normally run on the batch engine
-//! ([`batch`]): compiled once, then one tight loop per instruction over 512 elements, using
-//! the very same operator and built-in functions. The two engines agree bit for bit (every
-//! kernel test runs both). Arithmetic is done in `f32`, like the GPU, so results agree with
+//! fast enough that comparisons are meaningful, so kernels and reductions normally run as
+//! native code compiled by Cranelift ([`jit`]), once per call shape, calling the very same
+//! built-in functions where it does not inline their IEEE operations. The two engines agree
+//! bit for bit (the conformance suite and `tests/jit_*.rs` compare them). Arithmetic is done in `f32`, like the GPU, so results agree with
 //! the GL backend up to the GPU's own rounding.
 //!
 //! The pieces:

@@ -1,7 +1,7 @@
 //! Tokens of the Brook language (C tokens plus Brook's keywords), produced by a `logos` lexer,
 //! and the token pre-pass that feeds the parser.
 //!
-//! Every keyword and punctuator is declared once, in the [`tokens!`] table below: the table
+//! Every keyword and punctuator is declared once, in the `tokens!` table below: the table
 //! gives the logos rule, the parser's token and its spelling in messages.
 //!
 //! The pre-pass does what a C preprocessor and a C lexer with typedef feedback would do:

@@ -14,11 +14,17 @@ use crate::stream::StreamDomain;
 /// layout (`int`s converted to float, as for [`Arg::Constant`]).
 #[repr(C)]
 pub struct BrookArg {
+    /// The stream, or null for a constant.
     pub stream: *const BrookStream,
+    /// A constant's floats (ignored for a stream).
     pub values: *const f32,
+    /// How many floats `values` holds.
     pub count: usize,
+    /// The domain's first element per dimension (`rank` values).
     pub lo: *const i64,
+    /// The domain's end per dimension, exclusive (`rank` values).
     pub hi: *const i64,
+    /// 0 for the whole stream, else the domain's rank.
     pub rank: usize,
 }
 

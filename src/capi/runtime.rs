@@ -62,19 +62,24 @@ pub(crate) fn with_runtime<T>(f: impl FnOnce(&Runtime) -> Result<T, BrookError>)
         }
         let guard = r.borrow();
         let rt = guard.as_ref().expect("a runtime was installed just above");
-        // A panic must not unwind into C++ (it would abort with no message of ours): it is
-        // reported like any error.
-        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(rt)));
-        or_exit(ran.unwrap_or_else(|panic| {
-            Err(BrookError::Internal {
-                message: panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "a panic".into()),
-            })
-        }))
+        guarded(|| f(rt))
     })
+}
+
+/// Runs `f`, reporting its error, or a panic inside it, and ending the process: a panic must
+/// not unwind into C++ (it would abort with no message of ours). Every `extern "C"` function
+/// that runs more than pointer checks goes through here or [`with_runtime`].
+pub(crate) fn guarded<T>(f: impl FnOnce() -> Result<T, BrookError>) -> T {
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    or_exit(ran.unwrap_or_else(|panic| {
+        Err(BrookError::Internal {
+            message: panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".into()),
+        })
+    }))
 }
 
 /// The value, or the error reported and the process ended.

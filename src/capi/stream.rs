@@ -5,7 +5,7 @@ use std::ffi::c_char;
 
 use brook_texture_streams::IterSpec;
 
-use super::runtime::{brook_flush_stdout, c_str, fail, or_exit, with_runtime};
+use super::runtime::{brook_flush_stdout, c_str, fail, guarded, or_exit, with_runtime};
 use crate::gather_op::GatherOp;
 use crate::program::Program;
 use crate::scatter::ScatterOp;
@@ -47,7 +47,7 @@ pub unsafe extern "C" fn brook_program_defines(
 ) -> i32 {
     let program = program_ref(program);
     let type_name = c_str(type_name, "the element type");
-    i32::from(program.element_format(type_name).is_ok())
+    guarded(|| Ok(i32::from(program.element_format(type_name).is_ok())))
 }
 
 /// Frees a program made by [`brook_program_new`] (null is ignored).
@@ -145,7 +145,10 @@ fn release<T>(object: Box<T>) {
     if super::runtime::shut_down() {
         std::mem::forget(object);
     } else {
-        drop(object);
+        guarded(|| {
+            drop(object);
+            Ok(())
+        });
     }
 }
 
@@ -167,15 +170,17 @@ pub unsafe extern "C" fn brook_stream_read(
     if data.is_null() {
         fail("streamRead: the host array is a null pointer");
     }
-    or_exit(if rank == 0 {
-        let n = stream.len() * stream.floats_per_element();
-        stream.read(std::slice::from_raw_parts(data, n))
-    } else {
-        let (lo, hi) = (bounds(lo, rank), bounds(hi, rank));
-        stream.domain(&lo, &hi).and_then(|d| {
-            let n = d.len() * stream.floats_per_element();
-            d.read(std::slice::from_raw_parts(data, n))
-        })
+    guarded(|| {
+        if rank == 0 {
+            let n = stream.len() * stream.floats_per_element();
+            stream.read(std::slice::from_raw_parts(data, n))
+        } else {
+            let (lo, hi) = (bounds(lo, rank), bounds(hi, rank));
+            stream.domain(&lo, &hi).and_then(|d| {
+                let n = d.len() * stream.floats_per_element();
+                d.read(std::slice::from_raw_parts(data, n))
+            })
+        }
     })
 }
 
@@ -195,15 +200,17 @@ pub unsafe extern "C" fn brook_stream_write(
     if out.is_null() {
         fail("streamWrite: the host array is a null pointer");
     }
-    or_exit(if rank == 0 {
-        let n = stream.len() * stream.floats_per_element();
-        stream.write(std::slice::from_raw_parts_mut(out, n))
-    } else {
-        let (lo, hi) = (bounds(lo, rank), bounds(hi, rank));
-        stream.domain(&lo, &hi).and_then(|d| {
-            let n = d.len() * stream.floats_per_element();
-            d.write(std::slice::from_raw_parts_mut(out, n))
-        })
+    guarded(|| {
+        if rank == 0 {
+            let n = stream.len() * stream.floats_per_element();
+            stream.write(std::slice::from_raw_parts_mut(out, n))
+        } else {
+            let (lo, hi) = (bounds(lo, rank), bounds(hi, rank));
+            stream.domain(&lo, &hi).and_then(|d| {
+                let n = d.len() * stream.floats_per_element();
+                d.write(std::slice::from_raw_parts_mut(out, n))
+            })
+        }
     })
 }
 
@@ -349,7 +356,7 @@ pub extern "C" fn brook_write_query_end() -> u64 {
 /// `s` is a live stream.
 #[no_mangle]
 pub unsafe extern "C" fn brook_stream_print(s: *const BrookStream) {
-    let text = or_exit(stream_ref(s).0.print_string());
+    let text = guarded(|| stream_ref(s).0.print_string());
     brook_flush_stdout();
     print!("{text}");
     brook_flush_stdout();

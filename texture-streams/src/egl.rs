@@ -46,11 +46,7 @@ impl Headless {
         let mut failures = Vec::new();
         for device in &devices {
             match on_device(device, profile) {
-                Ok(made) => {
-                    // The new context is current now, whatever `CURRENT` says.
-                    CURRENT.with(|c| c.set(0));
-                    return Ok(made);
-                }
+                Ok(made) => return Ok(made),
                 Err(reason) => failures.push(format!("{}: {reason}", describe(device))),
             }
         }
@@ -62,16 +58,11 @@ impl Headless {
 
     /// Makes this context current on the calling thread unless it already is.
     ///
-    /// Every kernel call checks this, so the answer for the common case (the same
-    /// context as last time) comes from a thread-local instead of an EGL query through
-    /// the vendor dispatch. Contexts brook makes are only switched here; an
-    /// application that makes its own EGL context current on the same thread must
-    /// switch back through its own API, as with any GL library.
+    /// Every kernel call checks this by asking EGL which context is current (a thread-local
+    /// read in the driver's dispatch, tens of nanoseconds): other code on the thread may have
+    /// switched contexts in between — wgpu's GL backend makes its own EGL context current for
+    /// each of its calls and releases it after — so a cached answer would be wrong.
     pub fn make_current(&self) -> Result<(), GlError> {
-        let me = self as *const Headless as usize;
-        if CURRENT.with(|c| c.get()) == me {
-            return Ok(());
-        }
         if !self.context.is_current() {
             self.context
                 .make_current_surfaceless()
@@ -81,25 +72,12 @@ impl Headless {
                         .to_owned(),
                 })?;
         }
-        CURRENT.with(|c| c.set(me));
         Ok(())
     }
 }
 
-thread_local! {
-    /// The address of the `Headless` last made current on this thread by
-    /// `make_current` (0 when none, or after it was dropped).
-    static CURRENT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
 impl Drop for Headless {
     fn drop(&mut self) {
-        let me = self as *const Headless as usize;
-        CURRENT.with(|c| {
-            if c.get() == me {
-                c.set(0);
-            }
-        });
         // A context that is current is only destroyed once released, so
         // release it; but never release another context current on this thread.
         // A failure here cannot be acted on: the context is going away.

@@ -1,6 +1,6 @@
 //! Everything that can go wrong while viewing a stream, in one type.
 
-use brook::texture_streams::GlError;
+use brook::texture_streams::{GlError, StoreError};
 use brook::BrookError;
 
 #[derive(Debug, thiserror::Error)]
@@ -10,6 +10,9 @@ pub enum VizError {
     Brook(#[from] BrookError),
     #[error(transparent)]
     Gl(#[from] GlError),
+    /// A stream of another backend could not be staged into the renderer's textures.
+    #[error("staging the stream for drawing: {0}")]
+    Staging(#[from] StoreError),
     /// A view shader did not compile or link; the driver's log is included.
     #[error("viz shader `{what}` failed: {log}")]
     Shader { what: String, log: String },

@@ -1,8 +1,9 @@
-//! Drawing a view of a stream with GL, straight from the stream's own textures.
+//! Drawing a view of a stream with GL, straight from the stream's own textures (a stream of
+//! another backend is staged into textures of the renderer's context first).
 
 use std::rc::Rc;
 
-use brook::texture_streams::{GlContext, TexelRect, Texture};
+use brook::texture_streams::{GlContext, Stream as GlStream, TexelRect, Texture};
 use brook::Stream;
 use glow::HasContext;
 use image::RgbaImage;
@@ -131,18 +132,20 @@ impl Renderer {
         camera: &Camera,
         viewport: (u32, u32),
     ) -> Result<(), VizError> {
-        let textures = stream.gl_textures().ok_or_else(|| {
-            VizError::Usage(
-                "only streams of a GL runtime have textures to draw (an iterator or a CPU \
-                 stream has none)"
-                    .into(),
-            )
-        })?;
-        if !Rc::ptr_eq(textures.context(), &self.ctx) {
-            return Err(VizError::Usage(
-                "the stream lives in another GL context than this renderer".into(),
-            ));
-        }
+        // A GL stream of this context is drawn from its own textures. Any other stream (the
+        // CPU's, wgpu's, an iterator, a GL stream of another context) is staged: read back
+        // and uploaded into textures of this context with the same layout, each draw.
+        let held = stream
+            .gl_textures()
+            .filter(|t| Rc::ptr_eq(t.context(), &self.ctx));
+        let staged;
+        let textures: &GlStream = match &held {
+            Some(t) => t,
+            None => {
+                staged = self.stage(stream)?;
+                &staged
+            }
+        };
         let layout = textures.layout();
         let source = Source {
             texture: textures.textures()[view.member].raw(),
@@ -162,6 +165,13 @@ impl Renderer {
             camera.rect(viewport, aspect),
             viewport,
         )
+    }
+
+    /// `stream`'s contents in textures of this renderer's context, laid out as a GL stream.
+    fn stage(&self, stream: &Stream) -> Result<GlStream, VizError> {
+        let mut staged = GlStream::new(&self.ctx, stream.format().clone(), stream.shape())?;
+        staged.read(&stream.to_vec()?)?;
+        Ok(staged)
     }
 
     /// Draws `source` into `rect` of the bound framebuffer, leaving the rest as it was.

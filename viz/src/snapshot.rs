@@ -1,8 +1,10 @@
 //! Views to images and PNG files without a window: on the runtime's own (headless) context,
-//! for tests, servers and the examples' `--headless` mode.
+//! or on one of viz's own for a runtime without GL, for tests, servers and the examples'
+//! `--headless` mode.
 
 use std::path::Path;
 
+use brook::texture_streams::{ContextOptions, GlContext};
 use brook::{Runtime, Stream};
 use image::RgbaImage;
 
@@ -12,15 +14,13 @@ use crate::image_io::save_png;
 use crate::renderer::Renderer;
 use crate::view::View;
 
-/// A renderer on `rt`'s GL context; an error on a runtime without one.
+/// A renderer on `rt`'s GL context; on a runtime without one (the CPU, wgpu), a renderer on a
+/// headless GL context of its own, which stages each stream's contents into textures to draw.
 pub fn renderer_for(rt: &Runtime) -> Result<Renderer, VizError> {
-    let ctx = rt.gl_context().ok_or_else(|| {
-        VizError::Usage(format!(
-            "viz draws with GL, but this runtime is `{}`; use Runtime::gl()",
-            rt.backend_name()
-        ))
-    })?;
-    Renderer::new(ctx)
+    match rt.gl_context() {
+        Some(ctx) => Renderer::new(ctx),
+        None => Renderer::new(&GlContext::headless(ContextOptions::default())?),
+    }
 }
 
 /// `view` of `stream` as a `width × height` image, content fitted as in a window of that size.

@@ -3,7 +3,7 @@
 //! most one 8-bit step of difference allowed for float rounding.
 
 use brook::{ContextOptions, Runtime};
-use brook_viz::{render, snapshot, Camera, ColorMap, Renderer, View, VizError};
+use brook_viz::{render, snapshot, Camera, ColorMap, Renderer, View};
 use image::RgbaImage;
 
 fn gl() -> Runtime {
@@ -284,16 +284,32 @@ fn views_that_do_not_fit_are_errors() {
     assert!(err(View::scalar(ColorMap::Grey).of_component(1)).contains("component 1"));
     assert!(err(View::scalar(ColorMap::Grey).of_member(1)).contains("member"));
     assert!(err(View::plot().with_range(1.0, 1.0)).contains("lo < hi"));
-    let cpu = Runtime::cpu();
-    let c = cpu.stream_of(1, &[4]).unwrap();
-    assert!(matches!(
-        render(&cpu, &c, &View::plot(), 4, 4),
-        Err(VizError::Usage(_))
-    ));
-    let other = gl();
-    let renderer: Renderer = brook_viz::renderer_for(&other).unwrap();
-    let e = renderer
-        .render(&s, &View::plot(), &Camera::default(), (4, 4))
-        .unwrap_err();
-    assert!(e.to_string().contains("another GL context"), "{e}");
+}
+
+#[test]
+fn streams_of_the_cpu_wgpu_and_another_context_show_as_a_gl_stream_does() {
+    let rt = gl();
+    let view = View::scalar(ColorMap::Viridis).with_range(0.0, 63.0);
+    let want = render(&rt, &ramp(&rt, 3, 0.0, 1.0), &view, 64, 32).unwrap();
+    let others = [Runtime::cpu(), Runtime::wgpu().unwrap(), gl()];
+    for other in &others {
+        let s = ramp(other, 3, 0.0, 1.0);
+        // On the GL runtime's renderer (staged: another backend or context) and on its own.
+        let renderer: Renderer = brook_viz::renderer_for(&rt).unwrap();
+        let staged = renderer
+            .render(&s, &view, &Camera::default(), (64, 32))
+            .unwrap();
+        let own = render(other, &s, &view, 64, 32).unwrap();
+        for image in [&staged, &own] {
+            assert_eq!(image.dimensions(), want.dimensions());
+            for (x, y, p) in want.enumerate_pixels() {
+                assert_eq!(
+                    image.get_pixel(x, y),
+                    p,
+                    "{} at ({x}, {y})",
+                    other.describe()
+                );
+            }
+        }
+    }
 }

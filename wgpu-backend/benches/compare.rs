@@ -1,5 +1,6 @@
 //! Brook on wgpu against the same work hand-written in wgpu compute (WGSL, bind groups made
-//! once), side by side in one run on one device, with ratios printed after each group:
+//! once), side by side in one run on one device (bench-kit: every side's result checked
+//! against an f64 reference first, then rotated rounds, ratios with 95% intervals):
 //!
 //! - `wgpu saxpy`: SAXPY on 1024×1024 float4 (ping-pong), and the per-call cost of a cached
 //!   kernel on one element (the host overhead of a call);
@@ -12,17 +13,16 @@
 //! CPU: compare the ratios, not the absolute times.
 
 mod hand;
-#[path = "../../benches/common/ratios.rs"]
-mod ratios;
 
+use std::cell::Cell;
 use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use brook_bench_kit::{Comparison, Tolerance, Variant};
 use brook_wgpu::ops::reduce::ReduceTarget;
 use brook_wgpu::{KernelArg, WgpuBackend, WgpuProgram, WgpuStream};
 use criterion::Criterion;
 use hand::Hand;
-use ratios::print_ratios;
 
 fn program(b: &WgpuBackend, src: &str) -> WgpuProgram {
     b.prepare(
@@ -49,67 +49,44 @@ fn data(n: usize, seed: u32) -> Vec<f32> {
         .collect()
 }
 
-/// Rounds of the paired measurement.
-const ROUNDS: usize = 15;
-
-/// One side of a comparison: a call (given its number) and how to wait for the queue.
+/// One side of a comparison: a call (given its number since the side began), how to wait
+/// for the queue, and its result after a number of calls.
 struct Side<'a> {
     name: &'a str,
     call: &'a dyn Fn(u64),
     finish: &'a dyn Fn(),
+    result: &'a dyn Fn(u64) -> Vec<f32>,
 }
 
-/// Runs criterion on each side, then a paired measurement: the sides alternate, round by
-/// round, each timing `batch` calls, and the ratio printed is the median of the per-round
-/// ratios to the first side, which load changes on a shared machine shift much less than
-/// the ratio of two medians taken minutes apart.
-fn compare(c: &mut Criterion, group_name: &str, per: &str, batch: u64, sides: &[Side]) {
-    let mut group = c.benchmark_group(group_name);
-    group
-        .sample_size(10)
+/// Checks every side's result after one call against `expected`, lets criterion measure each,
+/// then times them in rotated rounds and prints the ratios to the first side with their 95%
+/// intervals.
+fn compare(
+    c: &mut Criterion,
+    group_name: &str,
+    per: &'static str,
+    expected: Vec<f64>,
+    tolerance: Tolerance,
+    sides: &[Side],
+) {
+    let mut comparison = Comparison::new(group_name, per, 1, expected, tolerance)
         .measurement_time(Duration::from_secs(3));
-    for s in sides {
-        group.bench_function(s.name, |bench| {
-            bench.iter_custom(|iters| timed(iters, s.call, s.finish))
-        });
+    for side in sides {
+        let calls = Rc::new(Cell::new(0u64));
+        let made = calls.clone();
+        comparison = comparison.variant(Variant::new(
+            side.name,
+            move |n| {
+                for _ in 0..n {
+                    (side.call)(made.get());
+                    made.set(made.get() + 1);
+                }
+                (side.finish)();
+            },
+            move || (side.result)(calls.get()),
+        ));
     }
-    group.finish();
-    let names: Vec<&str> = sides.iter().map(|s| s.name).collect();
-    print_ratios(group_name, sides[0].name, &names, per);
-    let mut ratios = vec![Vec::with_capacity(ROUNDS); sides.len()];
-    for _ in 0..ROUNDS {
-        let times: Vec<f64> = sides
-            .iter()
-            .map(|s| timed(batch, s.call, s.finish).as_secs_f64())
-            .collect();
-        for (r, t) in ratios.iter_mut().zip(&times) {
-            r.push(t / times[0]);
-        }
-    }
-    println!(
-        "{group_name}: paired ratio to {} (median of {ROUNDS} alternating rounds of {batch})",
-        sides[0].name
-    );
-    for (s, r) in sides.iter().zip(&mut ratios) {
-        r.sort_by(f64::total_cmp);
-        println!(
-            "  {:<28} {:>8.3}×  (rounds: {:.3}–{:.3})",
-            s.name,
-            r[ROUNDS / 2],
-            r[0],
-            r[ROUNDS - 1]
-        );
-    }
-}
-
-/// Times `iters` calls of `step` followed by one wait for the queue.
-fn timed(iters: u64, step: impl Fn(u64), finish: impl Fn()) -> Duration {
-    let start = Instant::now();
-    for i in 0..iters {
-        step(i);
-    }
-    finish();
-    start.elapsed()
+    comparison.run(c);
 }
 
 const SAXPY: &str =
@@ -153,22 +130,37 @@ fn saxpy(c: &mut Criterion, b: &WgpuBackend, h: &Hand, n: usize, group_name: &st
         ];
         b.run_kernel(&p, k, &args).unwrap();
     };
-    let batch = if n > 1 { 4 } else { 200 };
+    // After `calls` calls the result is in buffer `calls % 2` on both sides; one call gives
+    // y + a·x, exact for a = ½ but for one f32 rounding of the sum.
+    let expected: Vec<f64> = x
+        .iter()
+        .zip(&y)
+        .map(|(&xi, &yi)| f64::from(yi) + 0.5 * f64::from(xi))
+        .collect();
+    let hand_result = |calls: u64| h.read(&hy[(calls % 2) as usize], 4 * n);
+    let brook_result = |calls: u64| {
+        let mut out = vec![0.0; 4 * n];
+        b.write(&by[(calls % 2) as usize], None, &mut out).unwrap();
+        out
+    };
     compare(
         c,
         group_name,
         "per call",
-        batch,
+        expected,
+        Tolerance::Relative(f64::from(f32::EPSILON)),
         &[
             Side {
                 name: "hand-written wgpu",
                 call: &hand,
                 finish: &|| h.finish(),
+                result: &hand_result,
             },
             Side {
                 name: "Brook wgpu",
                 call: &brook,
                 finish: &|| b.finish().unwrap(),
+                result: &brook_result,
             },
         ],
     );
@@ -211,38 +203,41 @@ fn reduce(c: &mut Criterion, b: &WgpuBackend, h: &Hand) {
     let result = h.buffer(&[0.0]);
     let b1 = h.bind(&hp, &[&h.uniform(&[n as u32, 0, 0, 0]), &hin, &partials]);
     let b2 = h.bind(&hp, &[&h.uniform(&[g1, 0, 0, 0]), &partials, &result]);
-    // Both give the sum (to rounding): the comparison is of the same work.
-    let mut got = [0.0f32];
-    b.reduce(&p, f, &input, &[], ReduceTarget::Value(&mut got))
-        .unwrap();
-    h.dispatches(&[(&hp, &b1, [g1, 1, 1]), (&hp, &b2, [1, 1, 1])]);
-    let hand_sum = h.read(&result, 1)[0];
-    assert!((got[0] - hand_sum).abs() < 1e-2, "{} vs {hand_sum}", got[0]);
+    // Both read the sum back in the timed call; the f64 sum bounds their rounding: 2^20 terms
+    // of |x| ≤ ½ added in a tree of depth ≤ 20, each step one rounding of a partial sum.
+    let total: f64 = x.iter().map(|&v| f64::from(v)).sum();
+    let bound = 20.0 * f64::from(f32::EPSILON) * x.iter().map(|&v| f64::from(v).abs()).sum::<f64>();
+    let hand_value = Cell::new(0.0f32);
+    let brook_value = Cell::new(0.0f32);
     let hand = |_: u64| {
         h.dispatches(&[(&hp, &b1, [g1, 1, 1]), (&hp, &b2, [1, 1, 1])]);
-        std::hint::black_box(h.read(&result, 1));
+        hand_value.set(h.read(&result, 1)[0]);
     };
     let brook = |_: u64| {
         let mut v = [0.0f32];
         b.reduce(&p, f, &input, &[], ReduceTarget::Value(&mut v))
             .unwrap();
-        std::hint::black_box(v);
+        brook_value.set(v[0]);
     };
     compare(
         c,
         "wgpu reduce",
         "per sum (read back)",
-        4,
+        vec![total],
+        // Relative to max(1, |sum|): the bound over the sum's magnitude.
+        Tolerance::Relative(bound / total.abs().max(1.0)),
         &[
             Side {
                 name: "hand-written wgpu",
                 call: &hand,
                 finish: &|| {},
+                result: &|_| vec![hand_value.get()],
             },
             Side {
                 name: "Brook wgpu",
                 call: &brook,
                 finish: &|| {},
+                result: &|_| vec![brook_value.get()],
             },
         ],
     );
@@ -305,32 +300,48 @@ fn gemv(c: &mut Criterion, b: &WgpuBackend, h: &Hand) {
     );
     let bind = h.bind(&hp, &[&params, &ha, &hx, &hy, &hr]);
     let groups = [(n as u32).div_ceil(64), 1, 1];
-    // Same answers (same sums in the same order).
-    b.run_kernel(&p, k, &args).unwrap();
-    h.dispatch(&hp, &bind, groups);
-    let mut got = vec![0.0; n];
-    b.write(&br, None, &mut got).unwrap();
-    let want = h.read(&hr, n);
-    for (g, w) in got.iter().zip(&want) {
-        assert!((g - w).abs() <= 1e-4 * w.abs().max(1.0), "{g} vs {w}");
-    }
+    // αAx + βy in f64; each row's f32 sum of n products carries at most n·ε of Σ|a·x|.
+    let expected: Vec<f64> = (0..n)
+        .map(|i| {
+            let ax: f64 = (0..n)
+                .map(|j| f64::from(a[i * n + j]) * f64::from(x[j]))
+                .sum();
+            f64::from(alpha) * ax + f64::from(beta) * f64::from(y[i])
+        })
+        .collect();
+    let abs_row_max = (0..n)
+        .map(|i| {
+            (0..n)
+                .map(|j| f64::from(a[i * n + j] * x[j]).abs())
+                .sum::<f64>()
+        })
+        .fold(0.0, f64::max);
     let hand = |_: u64| h.dispatch(&hp, &bind, groups);
     let brook = |_: u64| drop(b.run_kernel(&p, k, &args).unwrap());
+    let brook_result = |_: u64| {
+        let mut got = vec![0.0; n];
+        b.write(&br, None, &mut got).unwrap();
+        got
+    };
     compare(
         c,
         "wgpu sgemv-gather",
         "per product",
-        8,
+        expected,
+        // A row's f32 sum of n products is within n·ε·Σ|a·x| of the exact one (times α).
+        Tolerance::Relative(f64::from(alpha) * n as f64 * f64::from(f32::EPSILON) * abs_row_max),
         &[
             Side {
                 name: "hand-written wgpu",
                 call: &hand,
                 finish: &|| h.finish(),
+                result: &|_| h.read(&hr, n),
             },
             Side {
                 name: "Brook wgpu",
                 call: &brook,
                 finish: &|| b.finish().unwrap(),
+                result: &brook_result,
             },
         ],
     );
@@ -430,26 +441,66 @@ fn layout(c: &mut Criterion, b: &WgpuBackend, h: &Hand) {
         ];
         b.run_kernel(&p, k, &args).unwrap();
     };
+    // One step from `all`: pos += vel·dt, vel.y -= 9.8·dt·m (each a couple of f32 roundings).
+    let expected: Vec<f64> = all
+        .chunks(7)
+        .flat_map(|e| {
+            let e: Vec<f64> = e.iter().map(|&v| f64::from(v)).collect();
+            let dt = f64::from(0.01f32);
+            [
+                e[0] + e[3] * dt,
+                e[1] + e[4] * dt,
+                e[2] + e[5] * dt,
+                e[3],
+                e[4] - 9.8 * dt * e[6],
+                e[5],
+                e[6],
+            ]
+        })
+        .collect();
+    let interleaved = |calls: u64| h.read(&hi[(calls % 2) as usize], 7 * n);
+    let per_member = |calls: u64| {
+        let m = if calls % 2 == 0 { &m0 } else { &m1 };
+        let (pos, vel, mass) = (h.read(&m[0], 3 * n), h.read(&m[1], 3 * n), h.read(&m[2], n));
+        (0..n)
+            .flat_map(|i| {
+                let mut e = pos[3 * i..3 * i + 3].to_vec();
+                e.extend_from_slice(&vel[3 * i..3 * i + 3]);
+                e.push(mass[i]);
+                e
+            })
+            .collect()
+    };
+    let brook_result = |calls: u64| {
+        let mut out = vec![0.0; 7 * n];
+        b.write(&s[(calls % 2) as usize], None, &mut out).unwrap();
+        out
+    };
     compare(
         c,
         "wgpu layout",
         "per step",
-        2,
+        expected,
+        // Values ≤ ½ in size, a few roundings each (9.8·dt·m is three products).
+        Tolerance::Relative(8.0 * f64::from(f32::EPSILON)),
         &[
             Side {
                 name: "hand interleaved",
                 call: &inter_call,
                 finish: &|| h.finish(),
+                result: &interleaved,
             },
             Side {
                 name: "hand per member",
                 call: &per_call,
                 finish: &|| h.finish(),
+                result: &per_member,
             },
             Side {
                 name: "Brook wgpu",
                 call: &brook,
                 finish: &|| b.finish().unwrap(),
+                result: &brook_result,
             },
         ],
     );

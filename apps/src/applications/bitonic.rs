@@ -6,7 +6,7 @@
 use brook::{args, BrookError, IterSpec, Program, Runtime, Stream};
 use rayon::prelude::*;
 
-use crate::app::{App, Env, Flavor, Instance, Scale, Tolerance, Variant, Work};
+use crate::app::{App, Baseline, Env, Flavor, Instance, Scale, Tolerance, Variant, Work};
 use crate::brook_run::Inputs;
 use crate::data;
 use crate::error::AppError;
@@ -68,6 +68,13 @@ impl App for Bitonic {
 
     fn summary(&self) -> &'static str {
         "Batcher bitonic sort of floats, log²n gather passes (000 §7.1)"
+    }
+
+    fn baseline(&self) -> Baseline {
+        Baseline::Expert(
+            "the hand version finds the partner by integer XOR in a power-of-two-wide texture; Brook's \
+             kernel (the original's) computes it with float fmod and floor",
+        )
     }
 
     fn instance<'a>(&self, env: &'a Env, scale: Scale) -> Result<Instance<'a>, AppError> {

@@ -2,6 +2,9 @@
 //! passes, each adding up a block of `K` texels per row (and, for a total, `K` rows) into one
 //! texel of a smaller texture, until the rows (or the whole texture) are one texel each.
 //!
+//! A total folds rows only in its first pass, so that the heavy pass has many fragments (see
+//! [`Fold::new`]); later passes fold `K × K` blocks.
+//!
 //! The first pass reads its texels through a GLSL `float load(ivec2 t)` the application
 //! supplies, so it can fuse the map in front of the sum (`|x|` for SASUM, `A·x` for SGEMV), as
 //! a GL programmer writing the sum by hand would; later passes add plain partial sums.
@@ -76,7 +79,15 @@ impl Fold {
         let (mut w, mut h) = (width, height);
         while w > 1 || (extent == Extent::All && h > 1) {
             let kx = K.min(w);
-            let ky = if extent == Extent::All { K.min(h) } else { 1 };
+            // A total's first pass folds rows only: a K × K block would leave a 1000² input
+            // 63 × 63 fragments, one 64 × 64 tile, which llvmpipe shades on one thread, while
+            // 63 × 1000 spreads over every core. Later passes are small either way.
+            let first = passes.is_empty();
+            let ky = if extent == Extent::All && !first {
+                K.min(h)
+            } else {
+                1
+            };
             (w, h) = (w.div_ceil(kx), h.div_ceil(ky));
             passes.push(([kx as i32, ky as i32], glkit::texture(ctx, w, h, 1, None)?));
         }

@@ -9,7 +9,7 @@ use brook::texture_streams::GlContext;
 use brook::{args, Program, Runtime, ScatterOp, Stream};
 use rayon::prelude::*;
 
-use crate::app::{App, Env, Flavor, Instance, Scale, Tolerance, Variant, Work};
+use crate::app::{App, Baseline, Env, Flavor, Instance, Scale, Tolerance, Variant, Work};
 use crate::brook_run::Inputs;
 use crate::data;
 use crate::error::AppError;
@@ -58,6 +58,13 @@ impl App for Histogram {
 
     fn summary(&self) -> &'static str {
         "64-bin histogram of bytes by scatter-add (004 §3.5, NVIDIA Histogram64)"
+    }
+
+    fn baseline(&self) -> Baseline {
+        Baseline::Expert(
+            "the hand version computes each bin in its point vertex shader; Brook runs a kernel for \
+             the bins, then streamScatterOp, plus a kernel to clear the histogram",
+        )
     }
 
     fn instance<'a>(&self, env: &'a Env, scale: Scale) -> Result<Instance<'a>, AppError> {

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use crate::app::Flavor;
 use crate::measure::{AppResult, Row};
 
 /// Column titles.
@@ -32,17 +33,28 @@ fn duration(d: Duration) -> String {
 
 fn row_cells(result: &AppResult, row: &Row, first: bool) -> Vec<String> {
     let (rate, unit) = result.work.rate(row.compute.as_secs_f64());
-    let ratio = result
-        .ratio_to_hand_gl(row.flavor)
-        .map(|r| format!("{r:.2}×"))
-        .unwrap_or_else(|| "—".into());
+    // The median of per-round ratios and its 95% interval; "≈" where the interval holds 1.
+    let ratio = match row.versus_hand_gl {
+        Some(r) if row.flavor != Flavor::HandGl => format!(
+            "{}{:.2}× [{:.2}, {:.2}]",
+            if r.is_equal() { "≈" } else { "" },
+            r.median,
+            r.interval.0,
+            r.interval.1
+        ),
+        _ => "—".into(),
+    };
     vec![
         if first {
             format!("{} ({})", result.name, result.size)
         } else {
             String::new()
         },
-        row.flavor.label().to_string(),
+        if row.flavor == Flavor::HandGl {
+            format!("{} ({})", row.flavor.label(), result.baseline.label())
+        } else {
+            row.flavor.label().to_string()
+        },
         duration(row.compute),
         row.compile.map_or_else(|| "—".into(), duration),
         format!("{rate:.1} {unit}"),

@@ -330,7 +330,7 @@ fn widths(ctx: &mut FnCtx<'_>, op: BinOp, a: &Expr, b: &Expr, span: Span) -> R<u
     }
 }
 
-/// Type-checks `a op b` (for `&&`/`||`, once their operands are checked: see [`logical`]).
+/// Type-checks `a op b` (for `&&`/`||`, once their operands are checked: see `logical`).
 pub fn binary(ctx: &mut FnCtx<'_>, op: BinOp, a: Expr, b: Expr, span: Span) -> R<Expr> {
     let iop = op;
     let done =

@@ -2,7 +2,7 @@
 //! declarations of `assign.rs` and `decl.rs`.
 //!
 //! An expression may leave statements in `ctx.pre` (its assignments, `++`, inlined kernel
-//! calls); each statement here emits them ahead of itself with [`flush`], before checking any
+//! calls); each statement here emits them ahead of itself with `flush`, before checking any
 //! nested block. Loop conditions are the exception: they run on every iteration, so
 //! `loops.rs` places them.
 

@@ -15,7 +15,7 @@
 //!   the GPU runs them, so results equal the CPU's in-order sums only up to rounding (exactly
 //!   when the sums are exact, e.g. integers).
 //! - A user `reduce` function, and every `streamGatherOp` update: in conflict-free rounds
-//!   planned on the host ([`reduce_round`], [`gather_op_round`]): round `k` holds the `k`-th
+//!   planned on the host (`reduce_round`, `gather_op_round`): round `k` holds the `k`-th
 //!   element aimed at each target, so each target is combined in index order by one
 //!   invocation per round, reading and writing it in place.
 

@@ -9,7 +9,7 @@ mod hand_gather;
 mod hand_reduce;
 mod rust;
 
-use crate::app::{App, Env, Flavor, Instance, Scale, Tolerance, Variant, Work};
+use crate::app::{App, Baseline, Env, Flavor, Instance, Scale, Tolerance, Variant, Work};
 use crate::data;
 use crate::error::AppError;
 
@@ -123,6 +123,16 @@ impl App for Gemv {
 
     fn summary(&self) -> &'static str {
         self.summary
+    }
+
+    fn baseline(&self) -> Baseline {
+        match self.form {
+            Form::Reduce => Baseline::Expert(
+                "the hand version multiplies A[i][j]·x[j] inside its first 16-way fold pass; \
+                 Brook writes the products out with a kernel, then reduces them",
+            ),
+            Form::Gather => Baseline::SamePasses,
+        }
     }
 
     fn instance<'a>(&self, env: &'a Env, scale: Scale) -> Result<Instance<'a>, AppError> {
