@@ -14,10 +14,13 @@
 //! `values.js`: no server, no network, every path relative. The facade wraps this as
 //! `Runtime::explain`, and `brcc explain FILE.br -o DIR` runs a whole program so.
 
+mod assets;
+mod brook_source;
 mod camera;
 mod cards;
 mod colormap;
 mod error;
+mod pass_card;
 mod picture;
 mod recording;
 mod site;

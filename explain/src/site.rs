@@ -5,7 +5,8 @@ use std::path::Path;
 
 use askama::Template;
 
-use crate::cards::{cards, Assets, Card};
+use crate::assets::Assets;
+use crate::cards::{cards, Card};
 use crate::error::ExplainError;
 use crate::recording::Recording;
 use crate::Options;
