@@ -8,6 +8,15 @@
 use std::time::Instant;
 
 use brook::{args, BrookError, Runtime};
+use clap::Parser;
+
+/// SAXPY on the GL and CPU backends, checked against f64.
+#[derive(Debug, Parser)]
+struct Cli {
+    /// Side of the square `float4` streams.
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..=16384))]
+    size: u32,
+}
 
 const SAXPY: &str = "\
 kernel void saxpy(float a, float4 x<>, float4 y<>, out float4 result<>) {
@@ -16,14 +25,14 @@ kernel void saxpy(float a, float4 x<>, float4 y<>, out float4 result<>) {
 ";
 
 fn main() {
-    if let Err(e) = run() {
+    let cli = Cli::parse();
+    if let Err(e) = run(cli.size as usize) {
         eprintln!("error: {e}");
         std::process::exit(1);
     }
 }
 
-fn run() -> Result<(), BrookError> {
-    let size = size_argument()?;
+fn run(size: usize) -> Result<(), BrookError> {
     let n = size * size * 4;
     let x: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 0.25).collect();
     let y: Vec<f32> = (0..n).map(|i| (i % 77) as f32 - 38.0).collect();
@@ -105,16 +114,4 @@ fn saxpy_on(
         readback.as_secs_f64() * 1e3
     );
     Ok(result)
-}
-
-fn size_argument() -> Result<usize, BrookError> {
-    let args: Vec<String> = std::env::args().collect();
-    match args.iter().position(|a| a == "--size") {
-        None => Ok(1024),
-        Some(i) => args
-            .get(i + 1)
-            .and_then(|v| v.parse().ok())
-            .filter(|v| *v > 0)
-            .ok_or_else(|| BrookError::Usage("--size needs a positive integer".into())),
-    }
 }

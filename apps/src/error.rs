@@ -14,6 +14,9 @@ pub enum AppError {
     Mismatch(String),
     #[error("{0}")]
     Usage(String),
+    /// A report file (table, chart, JSON) that could not be written.
+    #[error("writing {0}")]
+    Write(String),
 }
 
 impl From<brook::texture_streams::GlError> for AppError {

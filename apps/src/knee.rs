@@ -6,11 +6,13 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use brook::{args, Program, Runtime, Stream};
+use plotters::coord::Shift;
+use plotters::prelude::*;
 
 use crate::app::{Env, Flavor, Scale};
 use crate::error::AppError;
 use crate::glkit::{self, Draw, Shader, Texture};
-use crate::report::canvas::{log_position, Canvas, Color, GRID, INK};
+use crate::report::figure::{color, powers, save, Figure, Format, FONT};
 use crate::synthetic::{mad_kernel, FLOPS_PER_ELEMENT};
 
 /// One stream length and the time per call of each flavour measured there.
@@ -19,6 +21,9 @@ pub struct Point {
     pub elements: usize,
     pub per_call: Vec<(Flavor, Duration)>,
 }
+
+/// The flavours swept, in the table's and the plot's order.
+const FLAVORS: [Flavor; 3] = [Flavor::HandGl, Flavor::BrookGl, Flavor::BrookCpu];
 
 /// Square streams of 1, 4, 16, … elements (2048² at full scale, 512² quick).
 fn sides(scale: Scale) -> Vec<usize> {
@@ -29,12 +34,20 @@ fn sides(scale: Scale) -> Vec<usize> {
 }
 
 /// Measures every size; each flavour repeats calls for `per_size` (at least 3 calls), each
-/// call reading the previous one's result so that no draw can be skipped.
-pub fn sweep(env: &Env, scale: Scale, per_size: Duration) -> Result<Vec<Point>, AppError> {
+/// call reading the previous one's result so that no draw can be skipped. Before each size,
+/// `progress` hears how many sizes are done and how many there are.
+pub fn sweep(
+    env: &Env,
+    scale: Scale,
+    per_size: Duration,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Vec<Point>, AppError> {
     let (brook_source, hand_source) = mad_kernel();
     let hand = Shader::fragment(&env.context, &hand_source)?;
+    let sides = sides(scale);
     let mut points = Vec::new();
-    for side in sides(scale) {
+    for (done, &side) in sides.iter().enumerate() {
+        progress(done, sides.len());
         let mut per_call = Vec::new();
         let mut hand_calls = HandCalls::new(env, &hand, side)?;
         per_call.push((Flavor::HandGl, repeat(per_size, || hand_calls.call(), env)?));
@@ -153,16 +166,15 @@ pub fn knee(points: &[Point], flavor: Flavor) -> Option<usize> {
 
 /// The sweep as a text table, with each flavour's knee in elements and in flops.
 pub fn table(points: &[Point]) -> String {
-    let flavors = [Flavor::HandGl, Flavor::BrookGl, Flavor::BrookCpu];
     let mut out = format!("{:>10}", "elements");
-    for f in flavors {
+    for f in FLAVORS {
         out.push_str(&format!("  {:>16}", f.label()));
     }
     out.push_str(&format!("  {:>10}\n", "GL / hand"));
     for p in points {
         out.push_str(&format!("{:>10}", p.elements));
         let mut times = Vec::new();
-        for f in flavors {
+        for f in FLAVORS {
             let t = p.per_call.iter().find(|(g, _)| *g == f).map(|(_, t)| *t);
             times.push(t);
             out.push_str(&format!(
@@ -175,7 +187,7 @@ pub fn table(points: &[Point]) -> String {
         }
         out.push('\n');
     }
-    for f in flavors {
+    for f in FLAVORS {
         match knee(points, f) {
             Some(n) => out.push_str(&format!(
                 "knee of {}: about {n} elements ({:.2} Mflop per call)\n",
@@ -188,82 +200,93 @@ pub fn table(points: &[Point]) -> String {
     out
 }
 
-const LINES: [(Flavor, Color); 3] = [
-    (Flavor::HandGl, [90, 90, 90]),
-    (Flavor::BrookGl, [31, 119, 180]),
-    (Flavor::BrookCpu, [255, 127, 14]),
-];
+/// Writes the sweep as a log–log plot (PNG or SVG): time per call against elements, one line
+/// per flavour, each knee marked.
+pub fn plot(points: &[Point], title: &str, path: &Path, format: Format) -> Result<(), AppError> {
+    save(&KneePlot { points, title }, path, format)
+}
 
-/// The sweep as a log–log plot (PNG): time per call against elements, one line per flavour.
-pub fn plot(points: &[Point], title: &str, path: &Path) -> Result<(), AppError> {
-    let (left, right, top, bottom) = (90, 960, 50, 420);
-    let mut canvas = Canvas::new(1000, 480);
-    canvas.text(10, 10, title, 2, INK);
-    let max_n = points.last().map_or(1, |p| p.elements).max(2) as f64;
-    let times = points
-        .iter()
-        .flat_map(|p| p.per_call.iter().map(|(_, t)| t.as_secs_f64()));
-    let (lo, hi) = decades(times);
-    let x_of = |n: f64| log_position(n, 1.0, max_n, left, right);
-    let y_of = |t: f64| log_position(t, lo, hi, bottom, top);
-    let mut decade = lo;
-    while decade <= hi * 1.0001 {
-        let y = y_of(decade);
-        canvas.line((left, y), (right, y), 1, GRID);
-        canvas.text(4, y - 4, &seconds(decade), 1, INK);
-        decade *= 10.0;
+struct KneePlot<'a> {
+    points: &'a [Point],
+    title: &'a str,
+}
+
+impl Figure for KneePlot<'_> {
+    fn size(&self) -> (u32, u32) {
+        (1000, 520)
     }
-    let mut n = 1.0;
-    while n <= max_n {
-        let x = x_of(n);
-        canvas.line((x, top), (x, bottom), 1, GRID);
-        let label = if n >= 1e6 {
-            format!("{}M", n / 1048576.0)
-        } else if n >= 1e3 {
-            format!("{}K", n / 1024.0)
-        } else {
-            format!("{n}")
-        };
-        canvas.text(
-            x - Canvas::text_width(&label, 1) / 2,
-            bottom + 6,
-            &label,
-            1,
-            INK,
-        );
-        n *= 16.0;
-    }
-    canvas.text(
-        left,
-        bottom + 22,
-        "elements per call (log)   vs   time per call (log)",
-        1,
-        INK,
-    );
-    for (flavor, color) in LINES {
-        let line: Vec<(i64, i64)> = points
+
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+        root.fill(&WHITE)?;
+        let max_n = self.points.last().map_or(1, |p| p.elements).max(2) as f64;
+        let times = self
+            .points
             .iter()
-            .filter_map(|p| {
-                let (_, t) = p.per_call.iter().find(|(f, _)| *f == flavor)?;
-                Some((x_of(p.elements as f64), y_of(t.as_secs_f64())))
-            })
-            .collect();
-        for pair in line.windows(2) {
-            canvas.line(pair[0], pair[1], 2, color);
+            .flat_map(|p| p.per_call.iter().map(|(_, t)| t.as_secs_f64()));
+        let (lo, hi) = decades(times);
+        let mut chart = ChartBuilder::on(root)
+            .caption(self.title, (FONT, 22))
+            .margin(12)
+            .margin_right(30)
+            .x_label_area_size(50)
+            .y_label_area_size(80)
+            .build_cartesian_2d(
+                // Padded a little so that rounding cannot push the end powers off the axes.
+                (0.999..max_n * 1.001).log_scale().base(16.0),
+                (lo * 0.999..hi * 1.001).log_scale(),
+            )?;
+        chart
+            .configure_mesh()
+            .x_labels(powers(1.0, max_n, 16.0).len())
+            .y_labels(powers(lo, hi, 10.0).len())
+            .x_desc("elements per call (log)")
+            .y_desc("time per call (log)")
+            .x_label_formatter(&|n| elements(*n))
+            .y_label_formatter(&|t| seconds(*t))
+            .label_style((FONT, 15))
+            .axis_desc_style((FONT, 15))
+            .draw()?;
+        for flavor in FLAVORS {
+            let line: Vec<(f64, f64)> = self
+                .points
+                .iter()
+                .filter_map(|p| {
+                    let (_, t) = p.per_call.iter().find(|(f, _)| *f == flavor)?;
+                    Some((p.elements as f64, t.as_secs_f64()))
+                })
+                .collect();
+            let stroke = color(flavor).stroke_width(2);
+            chart
+                .draw_series(LineSeries::new(line.iter().copied(), stroke))?
+                .label(flavor.label())
+                .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], stroke));
+            chart.draw_series(
+                line.iter()
+                    .map(|&xy| Circle::new(xy, 3, color(flavor).filled())),
+            )?;
+            let knee_at = knee(self.points, flavor)
+                .and_then(|n| line.iter().find(|(e, _)| *e == n as f64).copied());
+            chart.draw_series(knee_at.map(|(n, t)| {
+                EmptyElement::at((n, t))
+                    + Rectangle::new([(-7, -7), (7, 7)], color(flavor).stroke_width(2))
+            }))?;
         }
-        if let Some(n) = knee(points, flavor) {
-            let x = x_of(n as f64);
-            canvas.rect(x - 3, bottom - 3, x + 3, bottom + 3, color);
-        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.9))
+            .border_style(BLACK)
+            .label_font((FONT, 15))
+            .draw()?;
+        root.draw(&Text::new(
+            "squares: each flavour's knee",
+            (100, 500),
+            (FONT, 13),
+        ))
     }
-    let mut x = left;
-    for (flavor, color) in LINES {
-        canvas.rect(x, bottom + 40, x + 10, bottom + 50, color);
-        canvas.text(x + 14, bottom + 41, flavor.label(), 1, INK);
-        x += 30 + Canvas::text_width(flavor.label(), 1);
-    }
-    canvas.text(x + 10, bottom + 41, "(squares: knees)", 1, INK);
-    canvas.save(path)
 }
 
 /// Powers of ten around every value.
@@ -282,19 +305,31 @@ fn decades(values: impl Iterator<Item = f64>) -> (f64, f64) {
     )
 }
 
+/// 1, 16, 256, 4K, 64K, 1M (the axis ticks are powers of 16).
+fn elements(n: f64) -> String {
+    if n >= 1048576.0 {
+        format!("{}M", n / 1048576.0)
+    } else if n >= 1024.0 {
+        format!("{}K", n / 1024.0)
+    } else {
+        format!("{n}")
+    }
+}
+
 fn seconds(s: f64) -> String {
     if s >= 1.0 {
         format!("{s} s")
     } else if s >= 1e-3 {
-        format!("{} ms", s * 1e3)
+        format!("{} ms", (s * 1e3).round())
     } else {
-        format!("{} us", (s * 1e6).round())
+        format!("{} µs", (s * 1e6).round())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::figure::tests::{assert_png, assert_svg};
 
     fn points(micros: &[u64]) -> Vec<Point> {
         micros
@@ -314,5 +349,31 @@ mod tests {
         assert_eq!(knee(&p, Flavor::BrookGl), Some(1024));
         assert_eq!(knee(&points(&[20, 21, 22, 23]), Flavor::BrookGl), None);
         assert_eq!(knee(&p, Flavor::HandGl), None, "no figures, no knee");
+    }
+
+    #[test]
+    fn the_knee_plot_is_written_as_png_and_svg_with_every_label() {
+        let points: Vec<Point> = [20u64, 21, 22, 23, 80, 400]
+            .iter()
+            .enumerate()
+            .map(|(i, us)| Point {
+                elements: 16usize.pow(i as u32),
+                per_call: FLAVORS
+                    .iter()
+                    .zip(1..)
+                    .map(|(f, k)| (*f, Duration::from_micros(us * k)))
+                    .collect(),
+            })
+            .collect();
+        let dir = std::env::temp_dir().join(format!("brook-knee-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (png, svg) = (dir.join("knee.png"), dir.join("knee.svg"));
+        plot(&points, "Knee on test", &png, Format::Png).unwrap();
+        plot(&points, "Knee on test", &svg, Format::Svg).unwrap();
+        assert_png(&png, (1000, 520));
+        let mut labels: Vec<&str> = FLAVORS.iter().map(|f| f.label()).collect();
+        labels.extend(["Knee on test", "elements per call", "1M", "10 µs", "1 ms"]);
+        assert_svg(&svg, &labels);
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }

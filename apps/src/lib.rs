@@ -18,4 +18,4 @@ pub mod synthetic;
 
 pub use app::{App, Baseline, Env, Flavor, Instance, Scale, Tolerance, Variant, Work};
 pub use error::AppError;
-pub use measure::{measure, AppResult, Budget, Ratio, Row};
+pub use measure::{measure, AppResult, Budget, Ratio, Row, Stage};

@@ -2,76 +2,27 @@
 //! reference, and prints each variant's time, rate and ratio to the hand-written GL version,
 //! with streamRead/streamWrite apart — the papers' figure, measured on this machine.
 
-use std::path::PathBuf;
+mod cli;
+
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use clap::Parser;
+
 use brook_apps::cost_model::CostModel;
+use brook_apps::report::figure::Format;
+use brook_apps::report::json::Report;
+use brook_apps::report::machine::Machine;
+use brook_apps::report::progress::Progress;
 use brook_apps::{
     applications, knee, measure, report, AppError, Baseline, Budget, Env, Flavor, Scale,
 };
 
-const USAGE: &str = "\
-brook-report [--quick] [--only NAME,NAME] [--markdown FILE] [--png FILE] [--knee-png FILE]
-
-  --quick           smaller sizes (under a minute on llvmpipe); default: the papers' sizes
-  --only NAMES      run only these applications (comma-separated; --list shows them), and
-                    skip the kernel-call knee unless --knee is given
-  --knee            measure the kernel-call knee even with --only
-  --markdown FILE   also write the tables as Markdown
-  --png FILE        also write a bar chart of the ratios as PNG
-  --knee-png FILE   also write the kernel-call knee as a log-log plot (PNG)
-  --list            list the applications and exit";
-
-struct Options {
-    scale: Scale,
-    only: Option<Vec<String>>,
-    markdown: Option<PathBuf>,
-    png: Option<PathBuf>,
-    knee: bool,
-    knee_png: Option<PathBuf>,
-    list: bool,
-}
-
-fn parse(args: &[String]) -> Result<Options, AppError> {
-    let mut options = Options {
-        scale: Scale::Full,
-        only: None,
-        markdown: None,
-        png: None,
-        knee: false,
-        knee_png: None,
-        list: false,
-    };
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let mut value = |what: &str| {
-            it.next()
-                .cloned()
-                .ok_or_else(|| AppError::Usage(format!("{arg} needs {what}\n\n{USAGE}")))
-        };
-        match arg.as_str() {
-            "--quick" => options.scale = Scale::Quick,
-            "--only" => options.only = Some(value("names")?.split(',').map(String::from).collect()),
-            "--markdown" => options.markdown = Some(value("a file")?.into()),
-            "--png" => options.png = Some(value("a file")?.into()),
-            "--knee" => options.knee = true,
-            "--knee-png" => options.knee_png = Some(value("a file")?.into()),
-            "--list" => options.list = true,
-            "--help" | "-h" => return Err(AppError::Usage(USAGE.into())),
-            other => {
-                return Err(AppError::Usage(format!(
-                    "unknown option {other}\n\n{USAGE}"
-                )))
-            }
-        }
-    }
-    Ok(options)
-}
-
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match run(&args) {
+    // clap prints help and version to stdout (status 0) and usage errors naming the bad
+    // argument to stderr (status 2).
+    let cli = cli::Cli::parse();
+    match run(&cli) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e) => {
@@ -82,20 +33,21 @@ fn main() -> ExitCode {
 }
 
 /// Runs the report; `Ok(false)` when some result did not match its reference.
-fn run(args: &[String]) -> Result<bool, AppError> {
-    let options = parse(args)?;
-    let apps = match &options.only {
+fn run(cli: &cli::Cli) -> Result<bool, AppError> {
+    let apps = match &cli.only {
         Some(names) => applications::named(names).map_err(AppError::Usage)?,
         None => applications::all(),
     };
-    if options.list {
+    if cli.list {
         for app in &apps {
             println!("{:<12} {}", app.name(), app.summary());
         }
         return Ok(true);
     }
+    let scale = cli.scale();
     let env = Env::headless()?;
-    let budget = match options.scale {
+    let machine = Machine::of(&env);
+    let budget = match scale {
         Scale::Full => Budget {
             time: Duration::from_secs(6),
             max_runs: 30,
@@ -105,12 +57,13 @@ fn run(args: &[String]) -> Result<bool, AppError> {
             max_runs: 10,
         },
     };
-    println!("{}\n", report::machine::describe(&env));
+    println!("{machine}\n");
     let started = Instant::now();
+    let mut progress = Progress::new(apps.len());
     let mut results = Vec::new();
     for app in &apps {
-        eprint!("{} … ", app.name());
-        let instance = app.instance(&env, options.scale)?;
+        let instance = app.instance(&env, scale)?;
+        progress.start(app.name(), &instance.size);
         let result = measure(
             app.name(),
             app.baseline(),
@@ -118,15 +71,27 @@ fn run(args: &[String]) -> Result<bool, AppError> {
             budget,
             |_| true,
             Some(&env),
+            &mut |stage| progress.stage(stage),
         );
-        eprintln!("{}", if result.all_passed() { "ok" } else { "FAILED" });
+        progress.finish_app(result.all_passed());
         results.push(result);
     }
+    let applications_took = started.elapsed();
+    let knee_points = if cli.wants_knee() {
+        let per_size = Duration::from_millis(scale.pick(200, 30, 1));
+        knee::sweep(&env, scale, per_size, &mut |done, of| {
+            progress.knee(done, of)
+        })?
+    } else {
+        Vec::new()
+    };
+    drop(progress); // clears the bar before the tables are printed
+
     println!("{}", report::text(&results));
     println!(
         "{} applications in {:.0} s; compute is the median of repeated runs, streamRead/streamWrite are timed once.",
         results.len(),
-        started.elapsed().as_secs_f64()
+        applications_took.as_secs_f64()
     );
     let mut extra = String::new();
     if let Some(model) = results
@@ -137,33 +102,39 @@ fn run(args: &[String]) -> Result<bool, AppError> {
         extra.push_str(&model.describe());
         extra.push_str("\n\n");
     }
-    if options.knee || options.only.is_none() {
-        eprintln!("kernel-call knee …");
-        let per_size = Duration::from_millis(options.scale.pick(200, 30, 1));
-        let points = knee::sweep(&env, options.scale, per_size)?;
+    if !knee_points.is_empty() {
         extra.push_str("Kernel-call knee (001 Fig. 4): time per call of the 43-MAD kernel\n");
-        extra.push_str(&knee::table(&points));
-        if let Some(path) = &options.knee_png {
-            let title = format!("Kernel-call knee on {}", env.context.caps().renderer);
-            knee::plot(&points, &title, path)?;
-            extra.push_str(&format!("knee plot: {}\n", path.display()));
-        }
+        extra.push_str(&knee::table(&knee_points));
     }
     println!("{extra}");
-    if let Some(path) = &options.markdown {
+    let renderer = &machine.gl_renderer;
+    let knee_title = format!("Kernel-call knee on {renderer}");
+    for (path, format) in [(&cli.knee_png, Format::Png), (&cli.knee_svg, Format::Svg)] {
+        if let (Some(path), false) = (path, knee_points.is_empty()) {
+            knee::plot(&knee_points, &knee_title, path, format)?;
+            println!("knee plot: {}", path.display());
+        }
+    }
+    let chart_title = format!("Brook applications on {renderer}");
+    for (path, format) in [(&cli.png, Format::Png), (&cli.svg, Format::Svg)] {
+        if let Some(path) = path {
+            report::chart::bars(&results, &chart_title, path, format)?;
+            println!("chart: {}", path.display());
+        }
+    }
+    if let Some(path) = &cli.markdown {
         let md = format!(
             "{}\n\n{}\n```text\n{extra}```\n",
-            report::machine::describe(&env).replace('\n', "  \n"),
+            machine.to_string().replace('\n', "  \n"),
             report::markdown(&results)
         );
         std::fs::write(path, md)
-            .map_err(|e| AppError::Usage(format!("writing {}: {e}", path.display())))?;
+            .map_err(|e| AppError::Write(format!("{}: {e}", path.display())))?;
         println!("Markdown table: {}", path.display());
     }
-    if let Some(path) = &options.png {
-        let title = format!("Brook applications on {}", env.context.caps().renderer);
-        report::chart::bars(&results, &title, path)?;
-        println!("chart: {}", path.display());
+    if let Some(path) = &cli.json {
+        Report::new(machine.clone(), scale, &results, &knee_points).write(path)?;
+        println!("JSON: {}", path.display());
     }
     // The 1.1× goal is about the compiler's and runtime's overhead: same-passes baselines
     // only. Expert baselines also measure the stream model; they are listed with how they differ.

@@ -111,6 +111,17 @@ impl AppResult {
     }
 }
 
+/// What [`measure`] is doing, for a progress display.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Uploading `flavor`'s inputs and running it once, untimed (compiling its programs).
+    WarmingUp(Flavor),
+    /// Timed round `round` (from 1) of at most `of`, every variant in turn.
+    Timing { round: usize, of: usize },
+    /// Downloading `flavor`'s result and checking it against the reference.
+    Checking(Flavor),
+}
+
 /// A variant being timed: its upload time and its compute times so far.
 struct Timing<'v> {
     flavor: Flavor,
@@ -134,6 +145,7 @@ impl Timing<'_> {
 /// The variants' timed runs are interleaved, round by round, so that a change in the machine's
 /// load (other processes; llvmpipe shares the CPU) falls on all of them alike and their ratios
 /// stay honest. Each variant gets an equal share of `budget.time` (but at least one run).
+/// `progress` hears of each stage as it starts.
 pub fn measure(
     name: &str,
     baseline: Baseline,
@@ -141,6 +153,7 @@ pub fn measure(
     budget: Budget,
     keep: impl Fn(Flavor) -> bool,
     env: Option<&Env>,
+    progress: &mut dyn FnMut(Stage),
 ) -> AppResult {
     let mut failures = Vec::new();
     let mut timings = Vec::new();
@@ -148,6 +161,7 @@ pub fn measure(
         if !keep(flavor) {
             continue;
         }
+        progress(Stage::WarmingUp(flavor));
         let upload = timed(variant.as_mut(), |v| v.upload());
         // The first run compiles shaders and touches every texture: not timed.
         let brook = matches!(flavor, Flavor::BrookGl | Flavor::BrookCpu);
@@ -164,7 +178,12 @@ pub fn measure(
         }
     }
     let share = budget.time / timings.len().max(1) as u32;
-    for round in 0..budget.max_runs.max(1) {
+    let rounds = budget.max_runs.max(1);
+    for round in 0..rounds {
+        progress(Stage::Timing {
+            round: round + 1,
+            of: rounds,
+        });
         let mut ran = false;
         // The order rotates, so that no variant always runs first or after the same one.
         let n = timings.len();
@@ -186,6 +205,7 @@ pub fn measure(
     }
     let mut rows = Vec::new();
     for mut t in timings {
+        progress(Stage::Checking(t.flavor));
         let download_start = Instant::now();
         let result = match t.variant.download() {
             Ok(result) => result,
@@ -330,6 +350,7 @@ mod tests {
             time: Duration::from_secs(10),
             max_runs: 4,
         };
+        let mut stages = Vec::new();
         let result = measure(
             "fake",
             Baseline::SamePasses,
@@ -337,6 +358,7 @@ mod tests {
             budget,
             |f| f != Flavor::Rust,
             None,
+            &mut |stage| stages.push(stage),
         );
         assert!(result
             .row(Flavor::HandGl)
@@ -349,6 +371,11 @@ mod tests {
         assert_eq!(result.failures[0].0, Flavor::BrookCpu);
         assert!(result.row(Flavor::Rust).is_none(), "filtered out");
         assert!(!result.all_passed());
+        let warmed = [Flavor::HandGl, Flavor::BrookGl, Flavor::BrookCpu].map(Stage::WarmingUp);
+        assert_eq!(stages[..3], warmed);
+        assert_eq!(stages[3], Stage::Timing { round: 1, of: 4 });
+        let checked = [Flavor::HandGl, Flavor::BrookGl].map(Stage::Checking);
+        assert_eq!(stages[stages.len() - 2..], checked, "{stages:?}");
     }
 
     /// Logs its name at each compute, to see the order the rounds ran in.
@@ -396,6 +423,7 @@ mod tests {
             budget,
             |_| true,
             None,
+            &mut |_| {},
         );
         assert!(result.all_passed());
         // One untimed warm-up each, in the given order, then three rotated rounds.

@@ -11,6 +11,7 @@ fn check(name: &str) {
     let apps = applications::named(&[name.to_string()]).unwrap();
     let instance = apps[0].instance(&env, Scale::Tiny).unwrap();
     assert_eq!(instance.variants.len(), 5, "{name}: five variants");
+    let mut stages = 0;
     let result = measure(
         name,
         apps[0].baseline(),
@@ -18,8 +19,11 @@ fn check(name: &str) {
         Budget::CHECK_ONLY,
         |_| true,
         Some(&env),
+        &mut |_| stages += 1,
     );
     assert!(result.failures.is_empty(), "{name}: {:?}", result.failures);
+    // Five warm-ups, one timed round, five checks.
+    assert_eq!(stages, 11, "{name}: the stages reported");
     for row in &result.rows {
         // The first compute on a fresh runtime compiles every Brook function it calls.
         let brook = matches!(row.flavor, Flavor::BrookGl | Flavor::BrookCpu);

@@ -255,6 +255,13 @@ pub trait Backend {
     fn end_write_query(&self) -> Result<u64, BrookError>;
     /// Brook's `streamSwap`: exchanges the storage of two streams of one shape and format.
     fn swap(&self, a: &StreamArg, b: &StreamArg) -> Result<(), BrookError>;
+    /// The width of the unsigned integers the backend's shaders compute Brook's implicit
+    /// resize in (`i * in / out` along a dimension): a call resizing along a dimension whose
+    /// two extents multiply to `2^bits` or more is refused rather than computed wrongly. The
+    /// CPU computes in 64 bits; GLSL 3.30 and WGSL have only 32.
+    fn resize_index_bits(&self) -> u32 {
+        64
+    }
     /// Stops each later kernel call that runs longer than `limit` with an error (`None`: no
     /// limit), for backends that can stop one in its course.
     fn set_time_limit(&self, limit: Option<std::time::Duration>) -> Result<(), BrookError> {

@@ -5,86 +5,47 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use brook::{BrookError, Runtime};
+use clap::{CommandFactory, FromArgMatches, Parser};
 
 use crate::error::VizError;
 use crate::image_io::save_png;
 use crate::live::{run_headless, run_window, LiveOptions, Simulation};
 
-/// What the command line asked for.
-#[derive(Debug, Clone, PartialEq)]
+/// What the command line asked for (clap, derive: `--help`, and errors that name the bad
+/// argument). A program reads it with `CliOptions::parse()` or `try_parse_from` (clap's
+/// [`Parser`]); [`main`] does that for it.
+#[derive(Debug, Clone, PartialEq, Parser)]
+#[command(
+    after_help = "In the window: space pause, n or → one step, wheel zoom at the cursor, \
+                        drag pan, r reset, s save a PNG, h help."
+)]
 pub struct CliOptions {
-    /// `--headless`: no window; needs `--png`.
+    /// Run without a display: --frames steps, then write the view to --png.
+    #[arg(long, requires = "png")]
     pub headless: bool,
-    /// `--frames N`: steps to run (headless: 100 when absent; windowed: until closed).
+    /// Steps to run (headless: 100 when absent; in a window: until it is closed).
+    #[arg(long, value_name = "N")]
     pub frames: Option<u64>,
-    /// `--png PATH`: where to save the last frame.
+    /// Where to save the last frame.
+    #[arg(long, value_name = "PATH")]
     pub png: Option<PathBuf>,
-    /// `--size WxH`: window or image size (512×512 when absent).
+    /// Window or image size, each side 1 to 16384.
+    #[arg(long, value_name = "WIDTHxHEIGHT", default_value = "512x512", value_parser = parse_size)]
     pub size: (u32, u32),
 }
-
-const USAGE: &str = "options: [--headless] [--frames N] [--png out.png] [--size WIDTHxHEIGHT]\n  \
-     a window by default (space pause, n step, wheel/drag zoom and pan, h help);\n  \
-     --headless runs N steps without a display and writes the view to --png";
 
 /// Steps run headless when `--frames` is not given.
 const DEFAULT_HEADLESS_FRAMES: u64 = 100;
 
-impl CliOptions {
-    /// Parses the arguments after the program name.
-    pub fn parse(args: impl IntoIterator<Item = String>) -> Result<CliOptions, VizError> {
-        let mut options = CliOptions {
-            headless: false,
-            frames: None,
-            png: None,
-            size: (512, 512),
-        };
-        let mut args = args.into_iter();
-        while let Some(arg) = args.next() {
-            let mut value = |name: &str| {
-                args.next()
-                    .ok_or_else(|| usage(format!("{name} needs a value")))
-            };
-            match arg.as_str() {
-                "--headless" => options.headless = true,
-                "--frames" => {
-                    let v = value("--frames")?;
-                    options.frames = Some(
-                        v.parse()
-                            .map_err(|_| usage(format!("--frames {v}: not a count")))?,
-                    );
-                }
-                "--png" => options.png = Some(PathBuf::from(value("--png")?)),
-                "--size" => options.size = parse_size(&value("--size")?)?,
-                "-h" | "--help" => return Err(usage("".into())),
-                other => return Err(usage(format!("unknown argument `{other}`"))),
-            }
-        }
-        if options.headless && options.png.is_none() {
-            return Err(usage("--headless needs --png PATH".into()));
-        }
-        Ok(options)
-    }
-}
-
-fn parse_size(text: &str) -> Result<(u32, u32), VizError> {
+/// `--size`: `WIDTHxHEIGHT`, each side 1 to 16384.
+fn parse_size(text: &str) -> Result<(u32, u32), String> {
     let parsed = text
         .split_once(['x', 'X'])
         .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)));
     match parsed {
         Some((w, h)) if (1..=16384).contains(&w) && (1..=16384).contains(&h) => Ok((w, h)),
-        _ => Err(usage(format!(
-            "--size {text}: expected WIDTHxHEIGHT, each 1 to 16384"
-        ))),
+        _ => Err("expected WIDTHxHEIGHT, each 1 to 16384".into()),
     }
-}
-
-fn usage(problem: String) -> VizError {
-    VizError::Usage(if problem.is_empty() {
-        USAGE.to_string()
-    } else {
-        format!("{problem}\n{USAGE}")
-    })
 }
 
 /// Runs a simulation as `options` say: in a window titled `title`, or headless.
@@ -97,7 +58,10 @@ pub fn run_cli<S: Simulation>(
         let frames = options.frames.unwrap_or(DEFAULT_HEADLESS_FRAMES);
         let started = Instant::now();
         let image = run_headless(make, frames, options.size)?;
-        let path = options.png.as_ref().expect("checked by CliOptions::parse");
+        let path = options
+            .png
+            .as_ref()
+            .ok_or_else(|| VizError::Usage("--headless needs --png PATH".into()))?;
         save_png(&image, path)?;
         println!(
             "{title}: {frames} steps headless in {:.2} s; wrote {}",
@@ -121,12 +85,13 @@ pub fn run_cli<S: Simulation>(
     Ok(())
 }
 
-/// `main` for a viz program: parses `std::env::args`, runs, and on error prints it and
+/// `main` for a viz program: parses `std::env::args` (`--help` describes the program as
+/// `title`; a bad argument exits with status 2, naming it), runs, and on error prints it and
 /// exits with status 1.
 pub fn main<S: Simulation>(title: &str, make: impl FnOnce(&Runtime) -> Result<S, BrookError>) {
-    let result = CliOptions::parse(std::env::args().skip(1))
-        .and_then(|options| run_cli(title, &options, make));
-    if let Err(e) = result {
+    let matches = CliOptions::command().about(title.to_string()).get_matches();
+    let options = CliOptions::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if let Err(e) = run_cli(title, &options, make) {
         eprintln!("{title}: {e}");
         std::process::exit(1);
     }
@@ -136,40 +101,52 @@ pub fn main<S: Simulation>(title: &str, make: impl FnOnce(&Runtime) -> Result<S,
 mod tests {
     use super::*;
 
-    fn parse(args: &[&str]) -> Result<CliOptions, VizError> {
-        CliOptions::parse(args.iter().map(|s| s.to_string()))
+    fn parse(s: &str) -> Result<CliOptions, String> {
+        CliOptions::try_parse_from(std::iter::once("life").chain(s.split_whitespace()))
+            .map_err(|e| e.to_string())
     }
 
     #[test]
-    fn parses_the_headless_form() {
-        let o = parse(&[
-            "--headless",
-            "--frames",
-            "40",
-            "--png",
-            "o.png",
-            "--size",
-            "256x128",
-        ])
-        .unwrap();
-        assert!(o.headless);
-        assert_eq!(o.frames, Some(40));
-        assert_eq!(o.png, Some(PathBuf::from("o.png")));
-        assert_eq!(o.size, (256, 128));
-        assert_eq!(parse(&[]).unwrap().size, (512, 512));
+    fn the_command_line_is_consistent() {
+        CliOptions::command().debug_assert();
     }
 
     #[test]
-    fn refuses_bad_arguments_with_the_reason() {
-        for (args, reason) in [
-            (&["--frames"][..], "needs a value"),
-            (&["--frames", "x"][..], "not a count"),
-            (&["--size", "0x4"][..], "WIDTHxHEIGHT"),
-            (&["--headless"][..], "needs --png"),
-            (&["--fast"][..], "unknown argument"),
+    fn parses_every_form() {
+        assert_eq!(
+            parse("--headless --frames 40 --png o.png --size 256x128").unwrap(),
+            CliOptions {
+                headless: true,
+                frames: Some(40),
+                png: Some(PathBuf::from("o.png")),
+                size: (256, 128),
+            }
+        );
+        assert_eq!(
+            parse("").unwrap(),
+            CliOptions {
+                headless: false,
+                frames: None,
+                png: None,
+                size: (512, 512),
+            }
+        );
+        assert_eq!(parse("--frames 5 --png w.png").unwrap().frames, Some(5));
+    }
+
+    #[test]
+    fn errors_name_the_bad_argument() {
+        for (args, names) in [
+            ("--frames", &["--frames <N>"][..]),
+            ("--frames x", &["'x'", "--frames <N>"]),
+            ("--size 0x4", &["'0x4'", "--size", "each 1 to 16384"]),
+            ("--headless", &["--png <PATH>"]),
+            ("--fast", &["'--fast'"]),
         ] {
-            let err = parse(args).unwrap_err().to_string();
-            assert!(err.contains(reason), "{args:?}: {err}");
+            let err = parse(args).unwrap_err();
+            for name in names {
+                assert!(err.contains(name), "{args}: {err}");
+            }
         }
     }
 }

@@ -34,7 +34,7 @@ pub mod range;
 mod renderer;
 mod shaders;
 mod snapshot;
-pub mod text;
+mod text;
 mod view;
 
 /// The colour maps are defined once, in the pipeline explorer (`brook::explain`), which

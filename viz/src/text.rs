@@ -1,5 +1,5 @@
-//! Text as pixels, from the 8×8 bitmap font of `font8x8`: the live window's overlay and the
-//! report charts of `brook-apps` both letter with it.
+//! Text as pixels, from the 8×8 bitmap font of `font8x8`: the live window's overlay letters
+//! with it, rasterised into a texture when its text changes: no font files, no rasteriser.
 
 use font8x8::legacy::BASIC_LEGACY;
 

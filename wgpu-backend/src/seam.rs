@@ -166,6 +166,11 @@ impl WgpuBackend {
 }
 
 impl Backend for WgpuBackend {
+    /// WGSL has no 64-bit integers.
+    fn resize_index_bits(&self) -> u32 {
+        32
+    }
+
     fn name(&self) -> &'static str {
         "wgpu"
     }

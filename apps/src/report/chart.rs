@@ -1,96 +1,159 @@
-//! The report as a bar chart (PNG): per application, one bar per variant giving its compute
-//! time relative to the hand-written GL version, on a log axis — the papers' figure turned
-//! round so that "1×" is the reference GPU implementation.
+//! The report as a bar chart (PNG or SVG): per application, one bar per variant giving its
+//! compute time relative to the hand-written GL version, on a log axis — the papers' figure
+//! turned round so that "1×" is the reference GPU implementation.
 
 use std::path::Path;
 
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
 use crate::app::Flavor;
 use crate::error::AppError;
-use crate::measure::AppResult;
+use crate::measure::{AppResult, Ratio};
 
-use super::canvas::{log_position, Canvas, Color, GRID, INK};
+use super::figure::{color, powers, save, Figure, Format, FONT};
 
-const COLORS: [(Flavor, Color); 5] = [
-    (Flavor::HandGl, [90, 90, 90]),
-    (Flavor::BrookGl, [31, 119, 180]),
-    (Flavor::BrookWgpu, [148, 103, 189]),
-    (Flavor::BrookCpu, [255, 127, 14]),
-    (Flavor::Rust, [44, 160, 44]),
-];
-const BAR: i64 = 12;
-const LEFT: i64 = 230;
-const RIGHT: i64 = 40;
-const TOP: i64 = 60;
+/// Pixels per application (five bars and a gap).
+const GROUP: u32 = 74;
 const WIDTH: u32 = 1000;
+/// Title, axis and legend.
+const FRAME: u32 = 150;
 
 /// Draws the chart of `results` (those with a hand-written GL row) into `path`.
-pub fn bars(results: &[AppResult], title: &str, path: &Path) -> Result<(), AppError> {
-    let shown: Vec<&AppResult> = results
+pub fn bars(
+    results: &[AppResult],
+    title: &str,
+    path: &Path,
+    format: Format,
+) -> Result<(), AppError> {
+    let shown = results
         .iter()
         .filter(|r| r.row(Flavor::HandGl).is_some())
         .collect();
-    let group = BAR * COLORS.len() as i64 + 14;
-    let height = TOP + group * shown.len() as i64 + 70;
-    let mut canvas = Canvas::new(WIDTH, height as u32);
-    canvas.text(10, 10, title, 2, INK);
-    let (lo, hi) = ratio_range(&shown);
-    let right = canvas.width() - RIGHT;
-    let axis_y = TOP + group * shown.len() as i64;
-    // Grid lines at powers of 4 (1/64 … 64), the 1× line darker.
-    let mut tick = lo;
-    while tick <= hi * 1.0001 {
-        let x = log_position(tick, lo, hi, LEFT, right);
-        let is_one = (tick - 1.0).abs() < 1e-9;
-        canvas.line(
-            (x, TOP - 6),
-            (x, axis_y),
-            1,
-            if is_one { INK } else { GRID },
-        );
-        let label = if tick >= 1.0 {
-            format!("{tick:.0}x")
-        } else {
-            format!("1/{:.0}x", 1.0 / tick)
+    save(&Bars { shown, title }, path, format)
+}
+
+struct Bars<'a> {
+    shown: Vec<&'a AppResult>,
+    title: &'a str,
+}
+
+impl Figure for Bars<'_> {
+    fn size(&self) -> (u32, u32) {
+        (WIDTH, FRAME + GROUP * self.shown.len().max(1) as u32)
+    }
+
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+        root.fill(&WHITE)?;
+        let (chart_area, legend_area) = root.split_vertically(self.size().1 - 40);
+        let (lo, hi) = ratio_range(&self.shown);
+        let n = self.shown.len();
+        // An empty chart still gets a band, for a well-formed axis.
+        let rows = n.max(1) as f64;
+        // Application i's band is centred on y = n-1-i (the first at the top); only those
+        // integers are labelled, with the application's name.
+        let name_at = |y: &f64| {
+            let band = y.round();
+            let i = n as f64 - 1.0 - band;
+            if (y - band).abs() > 1e-6 || i < 0.0 {
+                return String::new();
+            }
+            self.shown
+                .get(i as usize)
+                .map_or(String::new(), |r| r.name.clone())
         };
-        canvas.text(
-            x - Canvas::text_width(&label, 1) / 2,
-            axis_y + 6,
-            &label,
-            1,
-            INK,
-        );
-        tick *= 4.0;
-    }
-    let note = "compute time relative to hand-written GL (log scale; shorter is faster)";
-    canvas.text(LEFT, axis_y + 22, note, 1, INK);
-    for (i, result) in shown.iter().enumerate() {
-        let y0 = TOP + group * i as i64;
-        canvas.text(10, y0 + group / 2 - 8, result.name.as_str(), 2, INK);
-        for (b, (flavor, color)) in COLORS.iter().enumerate() {
-            let Some(ratio) = result.ratio_to_hand_gl(*flavor) else {
-                continue;
-            };
-            let y = y0 + b as i64 * BAR;
-            let x = log_position(ratio, lo, hi, LEFT, right);
-            canvas.rect(LEFT, y, x.max(LEFT + 1), y + BAR - 3, *color);
-            canvas.text(x + 4, y + 1, &format!("{ratio:.2}"), 1, INK);
+        // Padded a little so that rounding cannot push the lowest power off the axis.
+        let x_range = (lo * 0.999..hi * 1.001).log_scale().base(4.0);
+        let mut chart = ChartBuilder::on(&chart_area)
+            .caption(self.title, (FONT, 22))
+            .margin(12)
+            .margin_right(50)
+            .x_label_area_size(50)
+            .y_label_area_size(130)
+            .build_cartesian_2d(x_range, -0.5..rows - 0.5)?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .light_line_style(TRANSPARENT)
+            .x_labels(powers(lo, hi, 4.0).len())
+            .y_labels(rows as usize)
+            .x_desc("compute time relative to hand-written GL (log scale; shorter is faster)")
+            .x_label_formatter(&|r| ratio_label(*r))
+            .y_label_formatter(&name_at)
+            .label_style((FONT, 15))
+            .axis_desc_style((FONT, 15))
+            .draw()?;
+        let slot = 0.8 / Flavor::ALL.len() as f64;
+        for (b, flavor) in Flavor::ALL.into_iter().enumerate() {
+            let fill = color(flavor).filled();
+            // Each bar: the median of the per-round ratios, and y from y0 to y1.
+            let bars: Vec<(Ratio, f64, f64)> = self
+                .shown
+                .iter()
+                .enumerate()
+                .filter_map(|(i, r)| {
+                    let top = (n - i) as f64 - 0.6 - b as f64 * slot;
+                    Some((r.row(flavor)?.versus_hand_gl?, top - slot * 0.85, top))
+                })
+                .collect();
+            chart
+                .draw_series(bars.iter().map(|(ratio, y0, y1)| {
+                    Rectangle::new([(lo, *y0), (ratio.median, *y1)], fill)
+                }))?;
+            // The ratio's 95% interval over the timed rounds, as a whisker through the bar's end.
+            chart.draw_series(bars.iter().map(|(ratio, y0, y1)| {
+                let ((from, to), y) = (ratio.interval, (y0 + y1) / 2.0);
+                PathElement::new([(from, y), (to, y)], BLACK)
+            }))?;
+            let value =
+                TextStyle::from((FONT, 12).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
+            chart.draw_series(bars.iter().map(|(ratio, y0, y1)| {
+                EmptyElement::at((ratio.interval.1.max(ratio.median), (y0 + y1) / 2.0))
+                    + Text::new(format!("{:.2}", ratio.median), (4, 0), value.clone())
+            }))?;
         }
+        chart.draw_series(LineSeries::new([(1.0, -0.5), (1.0, rows - 0.5)], BLACK))?;
+        legend(&legend_area)
     }
-    // The legend, under the axis note.
-    let mut x = LEFT;
-    for (flavor, color) in COLORS {
-        canvas.rect(x, axis_y + 40, x + 10, axis_y + 50, color);
-        canvas.text(x + 14, axis_y + 41, flavor.label(), 1, INK);
-        x += 30 + Canvas::text_width(flavor.label(), 1);
+}
+
+/// One swatch and label per variant, in a row under the axis.
+fn legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let style = TextStyle::from((FONT, 15).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
+    let mut x = 142;
+    for flavor in Flavor::ALL {
+        area.draw(&Rectangle::new(
+            [(x, 12), (x + 14, 26)],
+            color(flavor).filled(),
+        ))?;
+        area.draw(&Text::new(flavor.label(), (x + 20, 19), style.clone()))?;
+        let (width, _) = area.estimate_text_size(flavor.label(), &style)?;
+        x += 44 + width as i32;
     }
-    canvas.save(path)
+    Ok(())
+}
+
+/// `4×`, `1×`, `1/4×`.
+fn ratio_label(r: f64) -> String {
+    if r >= 1.0 {
+        format!("{r:.0}×")
+    } else {
+        format!("1/{:.0}×", 1.0 / r)
+    }
 }
 
 /// Powers of 4 around every ratio shown, at least 1/4 to 4.
 fn ratio_range(results: &[&AppResult]) -> (f64, f64) {
     let ratios = results
         .iter()
-        .flat_map(|r| COLORS.iter().filter_map(|(f, _)| r.ratio_to_hand_gl(*f)));
+        .flat_map(|r| Flavor::ALL.map(|f| r.ratio_to_hand_gl(f)))
+        .flatten();
     let (mut lo, mut hi) = (0.25f64, 4.0f64);
     for r in ratios.filter(|r| r.is_finite() && *r > 0.0) {
         while r < lo {
@@ -101,4 +164,88 @@ fn ratio_range(results: &[&AppResult]) -> (f64, f64) {
         }
     }
     (lo, hi)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::app::{Baseline, Tolerance, Work};
+    use crate::measure::Row;
+    use crate::report::figure::tests::{assert_png, assert_svg};
+
+    /// An application whose variants took `millis` each, hand-written GL first; each ratio's
+    /// interval is ±10%.
+    pub(crate) fn result(name: &str, millis: &[(Flavor, f64)]) -> AppResult {
+        let hand = millis
+            .iter()
+            .find(|(f, _)| *f == Flavor::HandGl)
+            .map(|m| m.1);
+        let versus = |ms: f64| {
+            hand.map(|h| Ratio {
+                median: ms / h,
+                interval: (0.9 * ms / h, 1.1 * ms / h),
+            })
+        };
+        AppResult {
+            name: name.into(),
+            baseline: Baseline::SamePasses,
+            size: "4×4".into(),
+            work: Work::Flops(1e6),
+            tolerance: Tolerance(1e-5),
+            rows: millis
+                .iter()
+                .map(|&(flavor, ms)| Row {
+                    flavor,
+                    upload: Duration::from_micros(120),
+                    compute: Duration::from_secs_f64(ms / 1e3),
+                    compile: (flavor == Flavor::BrookGl).then(|| Duration::from_millis(30)),
+                    download: Duration::from_micros(80),
+                    runs: 10,
+                    error: 1e-7,
+                    passed: true,
+                    versus_hand_gl: versus(ms),
+                })
+                .collect(),
+            failures: vec![],
+        }
+    }
+
+    #[test]
+    fn the_bar_chart_is_written_as_png_and_svg_with_every_label() {
+        let results = [
+            result(
+                "SAXPY",
+                &[
+                    (Flavor::HandGl, 1.0),
+                    (Flavor::BrookGl, 1.1),
+                    (Flavor::BrookWgpu, 3.0),
+                    (Flavor::BrookCpu, 40.0),
+                    (Flavor::Rust, 0.1),
+                ],
+            ),
+            result("FFT", &[(Flavor::HandGl, 2.0), (Flavor::BrookGl, 2.5)]),
+            // Without a hand-written GL row there is nothing to compare with: not drawn.
+            result("Lonely", &[(Flavor::Rust, 1.0)]),
+        ];
+        assert_eq!(
+            ratio_range(&results.iter().collect::<Vec<_>>()),
+            (1.0 / 16.0, 64.0)
+        );
+        let dir = std::env::temp_dir().join(format!("brook-chart-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (png, svg) = (dir.join("bars.png"), dir.join("bars.svg"));
+        bars(&results, "Brook on test", &png, Format::Png).unwrap();
+        bars(&results, "Brook on test", &svg, Format::Svg).unwrap();
+        assert_png(&png, (WIDTH, FRAME + 2 * GROUP));
+        let mut labels: Vec<&str> = Flavor::ALL.iter().map(|f| f.label()).collect();
+        labels.extend(["Brook on test", "SAXPY", "FFT", "40.00", "1/16×", "64×"]);
+        assert_svg(&svg, &labels);
+        assert!(!std::fs::read_to_string(&svg).unwrap().contains("Lonely"));
+        // Nothing to compare: an empty chart with its axis and legend, not an error.
+        bars(&results[2..], "Nothing", &png, Format::Png).unwrap();
+        assert_png(&png, (WIDTH, FRAME + GROUP));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 }

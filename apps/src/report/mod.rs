@@ -1,9 +1,12 @@
 //! Turning measured results into what people read: a text table like the papers' figure, the
-//! same table in Markdown, and a bar chart as PNG.
+//! same table in Markdown, a bar chart as PNG or SVG, every figure as JSON, and the progress
+//! line while they are measured.
 
-pub(crate) mod canvas;
 mod cells;
 pub mod chart;
+pub mod figure;
+pub mod json;
 pub mod machine;
+pub mod progress;
 
 pub use cells::{markdown, text, HEADER};

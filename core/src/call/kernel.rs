@@ -173,3 +173,47 @@ fn check_vouts(
     }
     Ok(())
 }
+
+/// Refuses a call whose implicit resize of an input (a stream or iterator of another shape
+/// than the call) multiplies, along some dimension, an index by an extent past what `bits`-bit
+/// integers hold: `i * in / out` would wrap and read the wrong elements. Dimensions are
+/// aligned as `index::resize_index` aligns them; equal extents and extent 1 need no product.
+pub fn check_resize(
+    call: &dyn Display,
+    func: &Function,
+    args: &[BackendArg],
+    shape: &[usize],
+    bits: u32,
+) -> Result<(), BrookError> {
+    if bits >= 64 {
+        return Ok(());
+    }
+    for (arg, p) in args.iter().zip(&func.params) {
+        let (BackendArg::Stream(s), ParamClass::Stream | ParamClass::Iter) = (arg, p.class) else {
+            continue;
+        };
+        let input = s.call_shape();
+        for (d, &ie) in input.iter().enumerate().rev() {
+            let Some(od) = (d + shape.len()).checked_sub(input.len()) else {
+                break;
+            };
+            let oe = shape[od];
+            if ie != oe && ie > 1 && (ie as u128) * (oe as u128) >= 1u128 << bits {
+                return Err(BrookError::DeviceLimit {
+                    call: call.to_string(),
+                    message: format!(
+                        "`{}` of shape {} is resized to the call's shape {}: along that dimension \
+                         element i reads i × {ie} / {oe}, and {ie} × {oe} does not fit this \
+                         backend's {bits}-bit index arithmetic; give the input the call's shape, \
+                         or resize in steps whose extents multiply to less than 2^{bits} (the \
+                         CPU backend computes it in 64 bits)",
+                        p.name,
+                        fmt_shape(&input),
+                        fmt_shape(shape)
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}

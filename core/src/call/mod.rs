@@ -16,7 +16,7 @@ use crate::error::BrookError;
 use crate::format::ElementFormat;
 
 pub use indexed::{check_gather_op, check_indexed, check_scatter};
-pub use kernel::check_kernel;
+pub use kernel::{check_kernel, check_resize};
 pub use reduce::{check_reduce, reduce_roles, ReduceShape};
 
 /// The floats a constant of type `ty` takes in C layout (a `float4` 4, a `float2x2` 4, a

@@ -7,14 +7,23 @@
 //! `cargo run -p typed-kernels [-- cpu]` (GL by default).
 
 use brook::{BrookError, Runtime};
+use clap::Parser;
+
+/// Brook kernels called as typed Rust functions.
+#[derive(Debug, Parser)]
+struct Cli {
+    /// The backend to run on.
+    #[arg(default_value = "gl", value_parser = ["gl", "cpu", "wgpu"])]
+    backend: String,
+}
 
 mod kernels {
     include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
 }
 
 fn main() {
-    let backend = std::env::args().nth(1).unwrap_or_else(|| "gl".into());
-    if let Err(e) = Runtime::named(&backend).and_then(|rt| demo(&rt)) {
+    let cli = Cli::parse();
+    if let Err(e) = Runtime::named(&cli.backend).and_then(|rt| demo(&rt)) {
         eprintln!("error: {e}");
         std::process::exit(1);
     }

@@ -109,6 +109,11 @@ pub(super) fn gl_program(program: &dyn Any) -> Result<&GlProgram, BrookError> {
 }
 
 impl Backend for GlBackend {
+    /// GLSL 3.30 has no 64-bit integers.
+    fn resize_index_bits(&self) -> u32 {
+        32
+    }
+
     fn name(&self) -> &'static str {
         "gl"
     }

@@ -55,8 +55,12 @@ pub fn resize(
     in_extent: Handle<Expression>,
     out_extent: Handle<Expression>,
 ) -> Handle<Expression> {
+    // Equal extents pass through, so no product can wrap there (the runtime refuses calls
+    // whose other products would: `brook_core::call::check_resize`).
     let p = b.mul(i, in_extent);
-    b.div(p, out_extent)
+    let scaled = b.div(p, out_extent);
+    let same = b.eq(in_extent, out_extent);
+    b.select(same, i, scaled)
 }
 
 /// Brook's gather rounding of a float index component: `floor(v + 0.25)` clamped to

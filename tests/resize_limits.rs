@@ -1,0 +1,81 @@
+//! Brook's implicit resize (`i * in / out` per dimension) where 32-bit products run out: GL and
+//! wgpu compute it in 32-bit integers, the CPU in 64. An equal extent passes through (an
+//! iterator or stream of the call's shape is never multiplied), a product that fits is exact
+//! everywhere, and one that would wrap is refused on GL and wgpu, never computed wrongly.
+
+use brook::{args, BrookError, IterSpec, Runtime};
+
+const SRC: &str = "
+kernel void copy(float a<>, out float r<>) { r = a; }
+kernel void index(iter float i<>, out float r<>) { r = i; }
+";
+
+fn runtimes() -> Vec<Runtime> {
+    vec![Runtime::gl().unwrap(), Runtime::wgpu().unwrap(), Runtime::cpu()]
+}
+
+#[test]
+fn an_iterator_of_the_calls_shape_gives_every_index_past_two_to_the_sixteenth() {
+    // 2^20 elements: i * 2^20 wraps 32 bits from i = 2^12, which the wgpu backend multiplied
+    // out before equal extents passed through (a bitonic sort came back wrong).
+    let n = 1 << 20;
+    for rt in runtimes() {
+        let p = rt.compile(SRC, "resize.br").unwrap();
+        let it = rt
+            .iter(IterSpec::new(&[n], 1, [0.0; 4], [n as f32, 0.0, 0.0, 0.0]).unwrap())
+            .unwrap();
+        let r = rt.stream_of(1, &[n]).unwrap();
+        rt.run(&p, "index", args![&it, &r]).unwrap();
+        let got = r.to_vec().unwrap();
+        let wrong = (0..n).find(|&i| got[i] != i as f32);
+        assert_eq!(wrong, None, "{}", rt.describe());
+    }
+}
+
+#[test]
+fn a_resize_whose_products_fit_is_exact_on_every_backend() {
+    // 65535 → 65536: i × 65535 < 2^32 for every i < 65536; element i reads ⌊i·65535/65536⌋.
+    let (from, to) = (65535usize, 65536usize);
+    let data: Vec<f32> = (0..from).map(|i| i as f32).collect();
+    for rt in runtimes() {
+        let p = rt.compile(SRC, "resize.br").unwrap();
+        let a = rt.stream_of(1, &[from]).unwrap();
+        a.read(&data).unwrap();
+        let r = rt.stream_of(1, &[to]).unwrap();
+        rt.run(&p, "copy", args![&a, &r]).unwrap();
+        let got = r.to_vec().unwrap();
+        let wrong = (0..to).find(|&i| got[i] != (i as u64 * from as u64 / to as u64) as f32);
+        assert_eq!(wrong, None, "{}", rt.describe());
+    }
+}
+
+#[test]
+fn a_resize_past_32_bit_products_is_refused_on_gl_and_wgpu_and_exact_on_the_cpu() {
+    // 2^17 → 2^16: i × 2^17 reaches 2^33.
+    let (from, to) = (1usize << 17, 1usize << 16);
+    let data: Vec<f32> = (0..from).map(|i| i as f32).collect();
+    for rt in runtimes() {
+        let p = rt.compile(SRC, "resize.br").unwrap();
+        let a = rt.stream_of(1, &[from]).unwrap();
+        a.read(&data).unwrap();
+        let r = rt.stream_of(1, &[to]).unwrap();
+        let ran = rt.run(&p, "copy", args![&a, &r]);
+        if rt.backend_name() == "cpu" {
+            ran.unwrap();
+            let got = r.to_vec().unwrap();
+            assert!((0..to).all(|i| got[i] == (2 * i) as f32));
+        } else {
+            let err = ran.unwrap_err();
+            assert!(
+                matches!(err.unplaced(), BrookError::DeviceLimit { .. }),
+                "{}: {err:?}",
+                rt.describe()
+            );
+            let text = err.to_string();
+            assert!(
+                text.contains("131072 × 65536") && text.contains("32-bit"),
+                "{text}"
+            );
+        }
+    }
+}
