@@ -61,6 +61,7 @@ pub use brook_core::{
     ReducePlan, StreamError, TraceEntry,
 };
 pub use brook_cpu::CpuBackend;
+pub use brook_explain as explain;
 pub use brook_frontend as frontend;
 pub use brook_glsl as glsl;
 pub use brook_passes as passes;

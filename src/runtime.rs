@@ -219,6 +219,34 @@ impl Runtime {
         self.backend.take_trace()
     }
 
+    /// Runs `run` with every call recorded for the pipeline explorer: the pass trace and, on
+    /// GL, a picture of every texture each pass binds, before and after it (`max_side`:
+    /// the longest side of a picture, larger textures shown every n-th texel). Write the
+    /// site with [`explain::write`](crate::explain::write); tracing is off afterwards.
+    ///
+    /// ```no_run
+    /// # use brook::{args, Runtime};
+    /// let rt = Runtime::gl()?;
+    /// let p = rt.compile("kernel void twice(float a<>, out float b<>) { b = 2.0 * a; }", "t.br")?;
+    /// let (a, b) = (rt.stream_of(1, &[8])?, rt.stream_of(1, &[8])?);
+    /// a.read(&[1.0; 8])?;
+    /// let (ran, recording) = rt.explain(128, |rt| rt.run(&p, "twice", args![&a, &b]));
+    /// ran?;
+    /// let options = brook::explain::Options::default();
+    /// brook::explain::write(&recording, &[p.source().clone()], "site".as_ref(), &options)
+    ///     .expect("the site");
+    /// # Ok::<(), brook::BrookError>(())
+    /// ```
+    pub fn explain<R>(
+        &self,
+        max_side: u32,
+        run: impl FnOnce(&Runtime) -> R,
+    ) -> (R, brook_explain::Recording) {
+        let recorder = brook_explain::Recorder::start(self.backend.as_ref(), max_side);
+        let result = run(self);
+        (result, recorder.finish(self.backend.as_ref()))
+    }
+
     /// `s`, checked to be a stream of this runtime.
     pub(crate) fn own<'a>(
         &self,

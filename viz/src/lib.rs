@@ -25,7 +25,6 @@
 
 mod camera;
 mod cli;
-mod colormap;
 mod error;
 mod image_io;
 mod live;
@@ -38,9 +37,11 @@ mod snapshot;
 mod text;
 mod view;
 
+/// The colour maps are defined once, in the pipeline explorer (`brook::explain`), which
+/// colours texture snapshots the same way without a window or GL.
+pub use brook::explain::{ColorMap, MAX_STOPS};
 pub use camera::Camera;
 pub use cli::{main, run_cli, CliOptions};
-pub use colormap::{ColorMap, MAX_STOPS};
 pub use error::VizError;
 pub use image_io::save_png;
 pub use live::{run_headless, run_window, Finished, LiveOptions, Simulation};

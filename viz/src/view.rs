@@ -1,6 +1,6 @@
 //! What a view of a stream is: which member and component, drawn how, over which range.
 
-use crate::colormap::ColorMap;
+use crate::ColorMap;
 
 /// The values that map to the ends of a colour map, a plot's axis or full brightness.
 #[derive(Debug, Clone, Copy, PartialEq)]

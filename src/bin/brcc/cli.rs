@@ -37,6 +37,29 @@ pub enum Command {
         #[arg(last = true, value_name = "ARGS")]
         args: Vec<String>,
     },
+    /// Run the program with every pass recorded and write the pipeline explorer into DIR: a
+    /// static site (DIR/index.html, opens from disk) with one card per stream operation, the
+    /// passes it became, their GLSL, and every texture before and after each pass.
+    Explain {
+        /// The program's files, as for `run`.
+        #[arg(required = true, value_name = "FILES")]
+        files: Vec<PathBuf>,
+        /// The directory to write (created if need be).
+        #[arg(short, long, value_name = "DIR")]
+        output: PathBuf,
+        /// The backend (default: $BRT_RUNTIME, else gl); only gl has pictures of textures.
+        #[arg(long, value_name = "NAME")]
+        backend: Option<String>,
+        /// The longest side of a picture, in pixels; larger textures are shown every n-th texel.
+        #[arg(long, value_name = "PIXELS", default_value_t = 128, value_parser = clap::value_parser!(u32).range(1..=4096))]
+        max_side: u32,
+        /// The most the site may take, in MiB; over it, nothing is written and brcc says so.
+        #[arg(long, value_name = "MIB", default_value_t = 64)]
+        max_mb: u64,
+        /// Arguments for the program's `main`, after `--`.
+        #[arg(last = true, value_name = "ARGS")]
+        args: Vec<String>,
+    },
     /// Build the program into an executable that runs it (the backend: $BRT_RUNTIME, else gl).
     Build {
         /// The program's files, as for `run`.
@@ -130,6 +153,17 @@ mod tests {
             parse("check a.br").unwrap(),
             Command::Check {
                 files: vec!["a.br".into()]
+            }
+        );
+        assert_eq!(
+            parse("explain a.br -o site --max-side 64 -- 3").unwrap(),
+            Command::Explain {
+                files: vec!["a.br".into()],
+                output: "site".into(),
+                backend: None,
+                max_side: 64,
+                max_mb: 64,
+                args: vec!["3".into()]
             }
         );
         assert_eq!(

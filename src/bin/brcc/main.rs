@@ -4,6 +4,7 @@
 //! ```text
 //! brcc run FILES… [--backend gl|cpu|wgpu] [--timeout S] [-- ARGS…]   compile and run
 //! brcc build FILES… -o PROGRAM       an executable that runs the program
+//! brcc explain FILES… -o DIR         run it, every pass drawn as a static web site
 //! brcc cpp FILE.br [-o OUT.cpp]      the generated C++ (brook.hpp and OUT.hpp beside it)
 //! brcc glsl FILE.br                  every kernel's GLSL passes
 //! brcc wgsl FILE.br                  every kernel's WGSL and dispatches
@@ -116,11 +117,7 @@ fn execute(command: Command) -> Result<ExitCode, String> {
             timeout,
             args,
         } => {
-            let t = sources::translate(sources::load(&files)?, true)?;
-            // The backend first: a bad name or a missing GL driver fails before compiling.
-            let runtime = runtime(backend)?;
-            let cache = cache::Cache::open().map_err(error)?;
-            let library = compiler()?.build(&t, &cache).map_err(error)?;
+            let (t, runtime, cache, library) = prepare(&files, backend)?;
             if let Some(seconds) = timeout {
                 launch::watchdog(&t.programs[0].file_name, seconds);
             }
@@ -129,7 +126,57 @@ fn execute(command: Command) -> Result<ExitCode, String> {
                 launch::run(&library, name, &args, runtime, || drop(cache)).map_err(error)?;
             Ok(ExitCode::from(code as u8))
         }
+        Command::Explain {
+            files,
+            output,
+            backend,
+            max_side,
+            max_mb,
+            args,
+        } => {
+            let (t, runtime, cache, library) = prepare(&files, backend)?;
+            let backend = runtime.backend().clone();
+            let name = &t.programs[0].file_name;
+            let recorder = brook::explain::Recorder::start(backend.as_ref(), max_side);
+            let code =
+                launch::run(&library, name, &args, runtime, || drop(cache)).map_err(error)?;
+            let recording = recorder.finish(backend.as_ref());
+            let sources: Vec<brook::core::SourceText> = t
+                .programs
+                .iter()
+                .map(|p| brook::core::SourceText::new(&p.file_name, p.source.as_str()))
+                .collect();
+            let options = brook::explain::Options {
+                title: name.clone(),
+                max_bytes: max_mb.saturating_mul(1 << 20),
+            };
+            let summary =
+                brook::explain::write(&recording, &sources, &output, &options).map_err(error)?;
+            eprintln!(
+                "brcc: wrote {}: {} operations, {} passes, {} pictures, {} KiB",
+                output.join("index.html").display(),
+                summary.cards,
+                summary.passes,
+                summary.images,
+                summary.bytes.div_ceil(1024)
+            );
+            Ok(ExitCode::from(code as u8))
+        }
     }
+}
+
+/// What `run` and `explain` need before the program starts: its translation, the runtime
+/// (made first, so a bad backend name or a missing GL driver fails before compiling), the
+/// cache and the built library.
+fn prepare(
+    files: &[PathBuf],
+    backend: Option<String>,
+) -> Result<(sources::Translation, brook::Runtime, cache::Cache, PathBuf), String> {
+    let t = sources::translate(sources::load(files)?, true)?;
+    let runtime = runtime(backend)?;
+    let cache = cache::Cache::open().map_err(error)?;
+    let library = compiler()?.build(&t, &cache).map_err(error)?;
+    Ok((t, runtime, cache, library))
 }
 
 /// Runs the program an executable made by `brcc build` carries, with its command line.

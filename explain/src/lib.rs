@@ -1,0 +1,51 @@
+//! The pipeline explorer: a Brook run as a static web site a teacher puts on a projector.
+//!
+//! One card per stream operation, in program order: the Brook function it ran, the passes it
+//! became, and for each pass its GLSL (the quoted Brook lines highlighted), draw kind,
+//! viewport, blending, depth test, uniforms and time, and every texture bound — per texture
+//! unit and per draw buffer — as a picture of its contents before and after the pass
+//! (colour-mapped like viz, large ones downsampled with their extents stated, the value
+//! under the pointer). A reduction and a vout also show their ladder of shrinking levels.
+//!
+//! Recording: [`Recorder::start`] turns the backend's pass trace on and, on GL, installs a
+//! [`PassObserver`](brook_passes::PassObserver) that reads each pass's textures back before
+//! and after it runs; [`Recorder::finish`] collects both. Nothing is read back unless a run is
+//! being explained. [`write`] turns the recording into `index.html`, `images/*.png` and
+//! `values.js`: no server, no network, every path relative. The facade wraps this as
+//! `Runtime::explain`, and `brcc explain FILE.br -o DIR` runs a whole program so.
+
+mod assets;
+mod brook_source;
+mod camera;
+mod cards;
+mod colormap;
+mod error;
+mod pass_card;
+mod picture;
+mod recording;
+mod site;
+
+pub use camera::{Film, Shot, Snap};
+pub use colormap::{ColorMap, MAX_STOPS};
+pub use error::ExplainError;
+pub use picture::{Picture, MAX_VALUE_PIXELS};
+pub use recording::{Recorder, Recording};
+pub use site::{write, Summary};
+
+/// How a site is made.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// The page's heading (the program's name).
+    pub title: String,
+    /// The most bytes the site may take; over it, [`write`] writes nothing and says so.
+    pub max_bytes: u64,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            title: "Brook program".into(),
+            max_bytes: 64 << 20,
+        }
+    }
+}

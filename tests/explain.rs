@@ -1,0 +1,431 @@
+//! The pipeline explorer (issue 17): sites written from real runs, checked file by file
+//! (a card per trace entry, every picture present and decodable, pictures holding the values
+//! the streams hold, the size cap) and loaded in a real browser (headless Chromium).
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use brook::core::SourceText;
+use brook::explain::{self, ExplainError, Options, Recording};
+use brook::{args, Runtime, ScatterOp, TraceEntry};
+
+const SOURCE: &str = "kernel void twice(float a<>, out float b<>) {
+    b = 2.0 * a;
+}
+reduce void sum(float a<>, reduce float r<>) {
+    r += a;
+}
+kernel void dup(float a<>, vout [2] float o<>) {
+    o = a;
+    push(o);
+    push(o);
+}
+";
+
+fn ramp(n: usize) -> Vec<f32> {
+    (0..n).map(|i| i as f32).collect()
+}
+
+/// A run with one call of every kind: kernel, reduction, scatter, write mask and a masked
+/// kernel, swap, vout.
+fn every_kind(rt: &Runtime, max_side: u32) -> (Recording, Vec<SourceText>) {
+    let p = rt.compile(SOURCE, "every.br").unwrap();
+    let stream = |n: usize, data: &[f32]| {
+        let s = rt.stream_of(1, &[n]).unwrap();
+        s.read(data).unwrap();
+        s
+    };
+    let a = stream(64, &ramp(64));
+    let b = stream(64, &[0.0; 64]);
+    let index = stream(64, &(0..64).map(|i| (i % 4) as f32).collect::<Vec<_>>());
+    let dst = stream(4, &[0.0; 4]);
+    let mask = stream(64, &(0..64).map(|i| (i % 2) as f32).collect::<Vec<_>>());
+    let o = rt.stream_of(1, &[128]).unwrap();
+    let (ran, recording) = rt.explain(max_side, |rt| -> Result<(), brook::BrookError> {
+        rt.run(&p, "twice", args![&a, &b])?;
+        let total = rt.reduce_to_value(&p, "sum", &b, args![])?;
+        assert_eq!(total, [4032.0]);
+        rt.scatter(&dst, &index, &b, ScatterOp::Add)?;
+        rt.set_write_mask(&mask)?;
+        rt.enable_write_mask()?;
+        rt.run(&p, "twice", args![&b, &b])?;
+        rt.disable_write_mask()?;
+        rt.swap(&a, &b)?;
+        rt.run_vout(&p, "dup", args![&a, &o])?;
+        Ok(())
+    });
+    ran.unwrap();
+    (recording, vec![p.source().clone()])
+}
+
+/// A fresh directory under the target dir.
+fn site_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("explain")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// The `src` of every `<img>` of a page.
+fn image_sources(html: &str) -> Vec<String> {
+    html.split("<img src=\"")
+        .skip(1)
+        .map(|rest| rest[..rest.find('"').unwrap()].to_string())
+        .collect()
+}
+
+#[test]
+fn a_site_has_a_card_per_operation_and_every_picture_decodes() {
+    let rt = support::gl_with(None, None);
+    let (recording, sources) = every_kind(&rt, 32);
+    let dir = site_dir("every-kind");
+    let summary = explain::write(&recording, &sources, &dir, &Options::default()).unwrap();
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+
+    assert_eq!(summary.cards, recording.trace.len());
+    assert_eq!(
+        html.matches("<section class=\"card\"").count(),
+        summary.cards
+    );
+    let passes: usize = recording.trace.iter().map(|e| e.passes().len()).sum();
+    assert_eq!((summary.passes, recording.shots.len()), (passes, passes));
+    for kind in [
+        "kernel",
+        "reduction",
+        "scatter",
+        "write mask",
+        "swap",
+        "vout",
+    ] {
+        assert!(
+            html.contains(&format!("data-kind=\"{kind}\"")),
+            "no {kind} card"
+        );
+    }
+    assert!(html.contains("kernel `twice`") && html.contains("reduction `sum`"));
+    // The Brook source of the kernel, and its line quoted in the GLSL, highlighted.
+    assert!(html.contains("b = 2.0 * a;"));
+    assert!(html.contains("<span class=\"q\">    // every.br:2: b = 2.0 * a;</span>"));
+    assert!(html.contains("tested against the write mask"));
+    assert!(
+        !html.contains("called at"),
+        "the Rust host code is not among the sources"
+    );
+    assert!(html.contains("points 0..64"));
+
+    let sources = image_sources(&html);
+    assert!(sources.len() > 2 * passes, "{} images", sources.len());
+    let mut files: Vec<String> = std::fs::read_dir(dir.join("images"))
+        .unwrap()
+        .map(|e| format!("images/{}", e.unwrap().file_name().to_string_lossy()))
+        .collect();
+    files.sort();
+    let mut referenced = sources.clone();
+    referenced.sort();
+    referenced.dedup();
+    assert_eq!(
+        files, referenced,
+        "every picture written is shown, and only those"
+    );
+    for file in &files {
+        let image = image::open(dir.join(file)).unwrap();
+        let size = (image.width(), image.height());
+        assert!(size.0 <= 32 && size.1 <= 32, "{file}: {size:?}");
+    }
+    assert_eq!(summary.images, files.len());
+    // A ramp and twice the ramp look alike but are two pictures (their values differ).
+    let values = std::fs::read_to_string(dir.join("values.js")).unwrap();
+    // (Every second texel: max_side 32 for 64 texels.)
+    assert!(values.contains("=[0,2,4,6,8,10") && values.contains("=[0,4,8,12,16"));
+}
+
+#[test]
+fn pictures_hold_the_textures_before_and_after_each_pass() {
+    let rt = support::gl_with(None, None);
+    let (recording, _) = every_kind(&rt, 128);
+    // The first pass is `twice` into `b`: zeros before, 2 × ramp after.
+    let first = &recording.shots[0];
+    let before = first.before[0].as_ref().unwrap();
+    let after = first.after[0].as_ref().unwrap();
+    let twice: Vec<f32> = ramp(64).iter().map(|v| 2.0 * v).collect();
+    assert_eq!((after.width, after.height), (64, 1));
+    assert_eq!(&after.values[..64], &twice[..]);
+    assert_eq!(&before.values[..64], &[0.0; 64][..]);
+    assert_eq!(after.range, Some((0.0, 126.0)));
+    let input = first.inputs[0].as_ref().unwrap();
+    assert_eq!(&input.values[..64], &ramp(64)[..]);
+
+    // The reduction's passes shrink their target down to one texel: the ladder.
+    let (start, entry) = recording
+        .trace
+        .iter()
+        .scan(0, |at, e| {
+            let start = *at;
+            *at += e.passes().len();
+            Some((start, e))
+        })
+        .find(|(_, e)| matches!(e, TraceEntry::Reduce(_)))
+        .unwrap();
+    let sizes: Vec<u32> = (start..start + entry.passes().len())
+        .map(|k| {
+            let p = recording.shots[k].after[0].as_ref().unwrap();
+            let [_, _, w, h] = recording.shots[k].pass.viewport;
+            assert!(p.width * p.height >= (w * h) as u32);
+            (w * h) as u32
+        })
+        .collect();
+    assert!(
+        sizes.len() > 1 && sizes.windows(2).all(|w| w[1] < w[0]),
+        "{sizes:?}"
+    );
+    assert_eq!(*sizes.last().unwrap(), 1);
+}
+
+#[test]
+fn large_streams_are_downsampled_with_their_extents_stated() {
+    let rt = support::gl_with(None, None);
+    let p = rt.compile(SOURCE, "every.br").unwrap();
+    let a = rt.stream_of(1, &[300, 1000]).unwrap();
+    a.read(&ramp(300_000)).unwrap();
+    let b = rt.stream_of(1, &[300, 1000]).unwrap();
+    let (ran, recording) = rt.explain(100, |rt| rt.run(&p, "twice", args![&a, &b]));
+    ran.unwrap();
+    let shot = &recording.shots[0];
+    let after = shot.after[0].as_ref().unwrap();
+    assert_eq!((after.width, after.height, after.step), (1000, 300, 10));
+    assert_eq!(after.shown(), (100, 30));
+    // The value under the pointer at the last pixel shown.
+    assert_eq!(after.values.len(), 100 * 30);
+    assert_eq!(after.values[100 * 30 - 1], 2.0 * (290.0 * 1000.0 + 990.0));
+    // Every 10th texel of every 10th row: the largest shown is row 290, column 990.
+    assert_eq!(after.range, Some((0.0, 2.0 * (290.0 * 1000.0 + 990.0))));
+    let dir = site_dir("large");
+    explain::write(&recording, &[], &dir, &Options::default()).unwrap();
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert!(html.contains("1000×300 texels of float, one in 10 shown each way"));
+}
+
+#[test]
+fn over_the_size_limit_nothing_is_written_and_the_error_says_so() {
+    let rt = support::gl_with(None, None);
+    let (recording, sources) = every_kind(&rt, 128);
+    let dir = site_dir("too-large");
+    let options = Options {
+        max_bytes: 10_000,
+        ..Options::default()
+    };
+    let err = explain::write(&recording, &sources, &dir, &options).unwrap_err();
+    assert!(
+        matches!(err, ExplainError::TooLarge { needed, limit: 10_000 } if needed > 10_000),
+        "{err}"
+    );
+    let message = err.to_string();
+    assert!(
+        message.contains("over the limit of 10000 bytes"),
+        "{message}"
+    );
+    assert!(!dir.exists());
+}
+
+#[test]
+fn a_trace_without_pictures_gets_cards_without_images() {
+    let rt = Runtime::cpu();
+    let (recording, sources) = every_kind(&rt, 128);
+    assert!(recording.shots.is_empty());
+    let dir = site_dir("cpu");
+    let summary = explain::write(&recording, &sources, &dir, &Options::default()).unwrap();
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert_eq!(summary.cards, recording.trace.len());
+    assert!(summary.cards >= 4);
+    assert!(image_sources(&html).is_empty());
+    assert!(html.contains("without textures"));
+}
+
+#[test]
+fn shots_out_of_step_with_the_trace_are_refused() {
+    let rt = support::gl_with(None, None);
+    let (mut recording, sources) = every_kind(&rt, 128);
+    recording.shots.remove(0);
+    let err = explain::write(
+        &recording,
+        &sources,
+        &site_dir("mismatch"),
+        &Options::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(err, ExplainError::Mismatch(_)), "{err}");
+}
+
+/// A Chromium-family browser on PATH.
+fn browser() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    [
+        "chromium",
+        "chromium-browser",
+        "google-chrome",
+        "google-chrome-stable",
+    ]
+    .iter()
+    .flat_map(|name| std::env::split_paths(&path).map(move |d| d.join(name)))
+    .find(|p| p.is_file())
+}
+
+/// Loads `page` in headless Chromium and returns the page's own status line (what its script
+/// found: images loaded, cards shown, errors) and the browser's stderr.
+fn load_in_browser(browser: &Path, page: &Path) -> (String, String) {
+    let profile = page.parent().unwrap().join("browser-profile");
+    let output = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--enable-logging=stderr",
+            "--virtual-time-budget=10000",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("the browser runs");
+    let dom = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "the browser failed: {stderr}");
+    let status = dom
+        .split("id=\"explain-status\"")
+        .nth(1)
+        .and_then(|rest| Some(rest[rest.find('>')? + 1..rest.find("</p>")?].to_string()))
+        .unwrap_or_else(|| panic!("no status line in the page the browser shows: {dom}"));
+    (status, stderr)
+}
+
+#[test]
+fn a_real_browser_loads_every_picture_with_no_errors() {
+    let Some(browser) = browser() else {
+        // `.ci/run` installs Chromium; CI must not skip this.
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "no Chromium on PATH under CI (.ci/run installs the Debian package `chromium`)"
+        );
+        eprintln!("skipped: no Chromium on PATH (apt-get install chromium)");
+        return;
+    };
+    let rt = support::gl_with(None, None);
+    let (recording, sources) = every_kind(&rt, 128);
+    let dir = site_dir("browser");
+    let summary = explain::write(&recording, &sources, &dir, &Options::default()).unwrap();
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    let images = html.matches("<img ").count();
+    let page = dir.canonicalize().unwrap().join("index.html");
+    let (status, stderr) = load_in_browser(&browser, &page);
+    // The first picture with values is `a` (0, 1, 2, …) on the first pass's texture unit.
+    assert_eq!(
+        status,
+        format!(
+            "ok: {} cards, {images} images loaded, pointer read texel (0, 0) · 1D element 0 = 0",
+            summary.cards
+        ),
+        "browser log: {stderr}"
+    );
+    assert!(!stderr.contains("Uncaught"), "{stderr}");
+
+    // The check itself fails when a picture is missing.
+    let first = image_sources(&html)[0].clone();
+    std::fs::remove_file(dir.join(&first)).unwrap();
+    let (status, _) = load_in_browser(&browser, &page);
+    assert!(
+        status.starts_with("error:") && status.contains("did not load"),
+        "{status}"
+    );
+}
+
+/// `brcc explain` on every program of `tests/programs/` (sharing `tests/brcc.rs`'s build
+/// cache, so the C++ is compiled once): the program behaves as under `brcc run` (its
+/// stdout and status), and the site has as many cards as brcc reports operations.
+#[test]
+fn brcc_explains_every_test_program() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
+    let mut programs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "br"))
+        .collect();
+    programs.sort();
+    assert!(programs.len() >= 25);
+    let check = |path: &PathBuf| -> Option<String> {
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let dir = site_dir(&format!("brcc-{name}"));
+        let o = Command::new(env!("CARGO_BIN_EXE_brcc"))
+            .args([
+                "explain",
+                path.to_str().unwrap(),
+                "-o",
+                dir.to_str().unwrap(),
+            ])
+            .env(
+                "XDG_CACHE_HOME",
+                Path::new(env!("CARGO_TARGET_TMPDIR")).join("brcc-cache"),
+            )
+            .env_remove("BRT_RUNTIME")
+            .output()
+            .unwrap();
+        let (out, err) = (
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr),
+        );
+        let expected = std::fs::read_to_string(path.with_extension("out")).unwrap();
+        let status = if name == "exit_status" { 3 } else { 0 };
+        if o.status.code() != Some(status) {
+            return Some(format!("{name}: status {:?}: {err}", o.status.code()));
+        }
+        if out.split_whitespace().ne(expected.split_whitespace()) {
+            return Some(format!("{name}: printed\n{out}\nexpected\n{expected}"));
+        }
+        let Ok(html) = std::fs::read_to_string(dir.join("index.html")) else {
+            return Some(format!("{name}: no index.html: {err}"));
+        };
+        if name == "saxpy" && !html.contains("saxpy.br:19</p>") {
+            return Some("saxpy: the card does not name the call's line".into());
+        }
+        let cards = html.matches("<section class=\"card\"").count();
+        let reported = format!(": {cards} operations, ");
+        (!err.contains(&reported)).then(|| format!("{name}: {cards} cards, but brcc said {err}"))
+    };
+    let half = programs.len().div_ceil(2);
+    let problems: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = programs
+            .chunks(half)
+            .map(|chunk| s.spawn(move || chunk.iter().filter_map(check).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+/// Address translation drawn: on a device whose textures are 8 texels wide at most, a 1D
+/// stream of 40 elements wraps into an 8×5 texture, each texel numbered with its element.
+#[test]
+fn a_wrapped_stream_is_drawn_with_its_element_indices() {
+    let rt = support::gl_with(Some(8), None);
+    let p = rt.compile(SOURCE, "every.br").unwrap();
+    let a = rt.stream_of(1, &[40]).unwrap();
+    a.read(&ramp(40)).unwrap();
+    let b = rt.stream_of(1, &[40]).unwrap();
+    let (ran, recording) = rt.explain(128, |rt| rt.run(&p, "twice", args![&a, &b]));
+    ran.unwrap();
+    let after = recording.shots[0].after[0].as_ref().unwrap();
+    assert_eq!((after.width, after.height), (8, 5));
+    // Element 19 lives at texel (19 mod 8, 19 div 8) = (3, 2).
+    assert_eq!(after.values[2 * 8 + 3], 38.0);
+    let dir = site_dir("wrapped");
+    explain::write(&recording, &[], &dir, &Options::default()).unwrap();
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert!(html.contains("grid-template-columns: repeat(8, 1fr)\"><span>0</span><span>1</span>"));
+    assert!(html.contains("<span>39</span></div>"));
+}
