@@ -456,7 +456,10 @@ mod tests {
         assert_eq!(r.median, 2.0);
         assert_eq!(r.interval, (2.0, 2.0));
         assert_eq!(r.rounds, 3);
-        assert!(!r.has_interval() && !r.is_equal(), "3 rounds give no 95% interval");
+        assert!(
+            !r.has_interval() && !r.is_equal(),
+            "3 rounds give no 95% interval"
+        );
         assert!(Ratio::paired(&times, &[]).is_none());
     }
 }

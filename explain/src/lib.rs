@@ -10,7 +10,7 @@
 //! Recording: [`Recorder::start`] turns the backend's pass trace on and, on GL, installs a
 //! [`PassObserver`](brook_passes::PassObserver) that reads each pass's textures back before
 //! and after it runs; [`Recorder::finish`] collects both. Nothing is read back unless a run is
-//! being explained. [`write`] turns the recording into `index.html`, `images/*.png` and
+//! being explained. [`write`](fn@write) turns the recording into `index.html`, `images/*.png` and
 //! `values.js`: no server, no network, every path relative. The facade wraps this as
 //! `Runtime::explain`, and `brcc explain FILE.br -o DIR` runs a whole program so.
 
@@ -37,7 +37,7 @@ pub use site::{write, Summary};
 pub struct Options {
     /// The page's heading (the program's name).
     pub title: String,
-    /// The most bytes the site may take; over it, [`write`] writes nothing and says so.
+    /// The most bytes the site may take; over it, [`write`](fn@write) writes nothing and says so.
     pub max_bytes: u64,
 }
 

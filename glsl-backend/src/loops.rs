@@ -20,7 +20,7 @@ pub fn iteration_bound(module: &Module, f: FunctionId) -> Option<u64> {
     iteration_bound_given(module, f, &|_| None)
 }
 
-/// [`iteration_bound`] for a call whose scalar constant parameters have the values
+/// `iteration_bound` for a call whose scalar constant parameters have the values
 /// `constant(param)` gives: a loop bounded by one (`for (k = 0; k < m; k++)`, `m` a kernel
 /// constant) has a trip count known when the call is made.
 pub fn iteration_bound_given(

@@ -18,7 +18,7 @@ thread_local! {
 /// before first use; a call from a hand-written initialiser is reported instead of hanging.
 static LOADING: AtomicBool = AtomicBool::new(false);
 
-/// Marks the time a program is being loaded (see [`LOADING`]).
+/// Marks the time a program is being loaded (see `LOADING`).
 pub fn set_loading(on: bool) {
     LOADING.store(on, Ordering::SeqCst);
 }

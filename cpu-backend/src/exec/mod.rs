@@ -2,7 +2,7 @@
 //!
 //! A tree walk over the typed IR. The IR is already resolved and explicit (every conversion
 //! is a `Convert`, every name an index), so each node maps to a few lines here:
-//! [`stmt`] for statements and assignment places, [`expr`] for expressions, [`ops`] for
+//! `stmt` for statements and assignment places, `expr` for expressions, [`ops`] for
 //! operators, [`builtin`] for Cg's built-in functions.
 //!
 //! A [`Frame`] holds what one invocation sees: parameter values (the input element, the

@@ -1,21 +1,21 @@
 //! The JIT: kernels and reductions compiled to native code with Cranelift.
 //!
 //! The typed IR of a kernel becomes one Cranelift function over a *tile* of consecutive
-//! output elements ([`kernel`]): a loop that loads each element's inputs, runs the body and
+//! output elements (`kernel`): a loop that loads each element's inputs, runs the body and
 //! stores the outputs, with Brook's vector types on 128-bit SIMD lanes (`float4` is one
 //! `f32x4`), gathers, resizing, iterators and `indexof` as inline address arithmetic, and
 //! real branches for control flow (one element at a time, nothing diverges). Tiles run in
-//! parallel with rayon ([`drive`]). A reduction becomes a fold over consecutive elements and
-//! a one-element update ([`reduce`]); ScatterOp and GatherOp call the update.
+//! parallel with rayon (`drive`). A reduction becomes a fold over consecutive elements and
+//! a one-element update (`reduce`); ScatterOp and GatherOp call the update.
 //!
 //! The pieces:
-//! - [`lower`]: IR → Cranelift IR for one element (expressions, statements, built-ins,
+//! - `lower`: IR → Cranelift IR for one element (expressions, statements, built-ins,
 //!   places, helper inlining, memory layouts, address arithmetic), rule by rule the
 //!   interpreter's.
-//! - [`slots`]: what a compiled function reads from its call (addresses, extents, constants).
-//! - [`code`]: the target, the Cranelift JIT module and the executable memory.
-//! - [`runtime`]: the Rust functions compiled code calls (built-in formulas, vout buffers).
-//! - [`kernel`], [`reduce`]: the compiled functions' shapes; [`drive`]: running them.
+//! - `slots`: what a compiled function reads from its call (addresses, extents, constants).
+//! - `code`: the target, the Cranelift JIT module and the executable memory.
+//! - `runtime`: the Rust functions compiled code calls (built-in formulas, vout buffers).
+//! - `kernel`, `reduce`: the compiled functions' shapes; `drive`: running them.
 //! - [`clif`]: the Cranelift IR of a kernel as text, for people learning from it.
 //!
 //! The interpreter ([`crate::exec`]) stays the reference: every construct is lowered to the
