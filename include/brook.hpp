@@ -61,6 +61,9 @@ void brook_stream_scatter_reduce(const BrookStream* dst, const BrookStream* inde
                                  const BrookStream* data, const BrookProgram* program,
                                  const char* reduction);
 void brook_stream_gather_op(const BrookStream* dst, const BrookStream* index, const BrookStream* data, int op);
+void brook_stream_gather_reduce(const BrookStream* dst, const BrookStream* index,
+                                const BrookStream* data, const BrookProgram* program,
+                                const char* reduction);
 void brook_write_mask_set(const BrookStream* mask);
 void brook_write_mask_enable(int on);
 void brook_write_query_begin(void);
@@ -551,6 +554,15 @@ enum { STREAM_GATHER_FETCH = 0, STREAM_GATHER_INC = 1 };
 inline void streamGatherOp(const brook::stream& dst, const brook::stream& index,
                            const brook::stream& data, int op) {
     brook_stream_gather_op(dst.get(), index.get(), data.get(), op);
+}
+// streamGatherOp(dst, index, data, f) with `reduce void f(T a<>, reduce T r<>)`: as the
+// original runtime did, dst[i] = data[index[i]], then f combines that element with itself
+// (a = r = data[index[i]]), in index order.
+inline void streamGatherOp(const brook::stream& dst, const brook::stream& index,
+                           const brook::stream& data, brook::reduce_fn op) {
+    const brook::reducer* r = brook::reducer::find(op);
+    brook_stream_gather_reduce(dst.get(), index.get(), data.get(), r ? r->owner->get() : 0,
+                               r ? r->name : 0);
 }
 // Write masks: while enabled, kernels write only where the mask is non-zero.
 inline void streamSetWriteMask(const brook::stream& mask) { brook_write_mask_set(mask.get()); }

@@ -3,7 +3,7 @@
 use std::fmt::Display;
 
 use brook_core::call::check_gather_op;
-use brook_core::{BrookError, GatherOpCall};
+use brook_core::{BrookError, GatherOpCall, Operand};
 
 use crate::runtime::Runtime;
 use crate::scatter::ScatterOp;
@@ -22,6 +22,11 @@ pub enum GatherOp<'a> {
     /// an exchange, `With(ScatterOp::Reduce(program, "f"), v)` runs
     /// `reduce void f(T a<>, reduce T r<>)` with `a = v` and `r` the data element.
     With(ScatterOp<'a>, &'a [f32]),
+    /// Fetch-and-op of the element with itself: `data[t] = op(data[t], data[t])`, what the
+    /// original BrookGPU runs for `streamGatherOp(dst, index, data, f)` with a reduce
+    /// function `f` (its runtime passes the fetched element as both of `f`'s arguments):
+    /// `WithFetched(ScatterOp::Reduce(program, "f"))`.
+    WithFetched(ScatterOp<'a>),
 }
 
 impl Runtime {
@@ -47,8 +52,14 @@ impl Runtime {
         let ones = vec![1.0; data.format.floats_per_element()];
         let update = match op {
             GatherOp::Fetch => None,
-            GatherOp::Increment => Some((self.combiner(call, ScatterOp::Add)?, ones.as_slice())),
-            GatherOp::With(op, operand) => Some((self.combiner(call, op)?, operand)),
+            GatherOp::Increment => Some((
+                self.combiner(call, ScatterOp::Add)?,
+                Operand::Constant(&ones),
+            )),
+            GatherOp::With(op, operand) => {
+                Some((self.combiner(call, op)?, Operand::Constant(operand)))
+            }
+            GatherOp::WithFetched(op) => Some((self.combiner(call, op)?, Operand::Fetched)),
         };
         let combiner = update.as_ref().map(|(c, _)| *c);
         let located = |e| match combiner {

@@ -1,6 +1,7 @@
 //! `streamGatherOp` (fetch-and-op) on GL against the CPU backend and hand-worked values:
 //! fetch-and-increment with collisions (each element gets the count before it), a
-//! non-commutative user reduction, float4 elements, a 2D data stream under address
+//! non-commutative user reduction, the original's form (each fetched element combined with
+//! itself), float4 elements, a 2D data stream under address
 //! translation, clamped indices, plain fetch, errors.
 
 mod support;
@@ -93,6 +94,43 @@ fn a_user_reduction_updates_float4_elements_in_index_order() {
     // Element 0 fetched the initial value, element 2 the once-rotated one.
     assert_eq!(got[0][0..4], [5.0, 6.0, 7.0, 8.0]);
     assert_eq!(got[0][8..12], [6.0, 7.0, 8.0, 11.0]);
+}
+
+#[test]
+fn the_original_form_combines_each_fetched_element_with_itself() {
+    // `streamGatherOp(dst, index, data, f)` with a reduce function: the original runtime hands
+    // the fetched element to `f` as both arguments. Here `f` is not symmetric, so a swap of
+    // its arguments or a stale fetch changes the result. 2D data, textures 4 texels wide.
+    let mut gls = gl_profiles(Some(4), None);
+    gls.extend(gl_profiles(None, None));
+    let src = "reduce void step(float2 a<>, reduce float2 r<>) { r = float2(r.x * a.y + 1.0, r.y - a.x); }";
+    let init: Vec<f32> = (0..12).map(|i| i as f32 * 0.5).collect();
+    // (column, row) pairs into a 2×3 stream; (5, -1) clamps to (2, 0).
+    let index = [0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 5.0, -1.0, 1.0, 1.0, 0.0, 0.0];
+    let got = agree_with_cpu(&gls, 0, |rt| {
+        let program = rt.compile(src, "step.br").unwrap();
+        let data = stream(rt, 2, &[2, 3], &init);
+        let idx = stream(rt, 2, &[6], &index);
+        let dst = stream(rt, 2, &[6], &[0.0; 12]);
+        let op = GatherOp::WithFetched(ScatterOp::Reduce(&program, "step"));
+        rt.gather_op(&dst, &idx, &data, op).unwrap();
+        vec![dst.to_vec().unwrap(), data.to_vec().unwrap()]
+    });
+    let step = |[x, y]: [f32; 2]| [x * y + 1.0, y - x];
+    let mut state: Vec<[f32; 2]> = init.chunks(2).map(|c| [c[0], c[1]]).collect();
+    let mut fetched = vec![];
+    for p in index.chunks(2) {
+        let (col, row) = ((p[0] as usize).min(2), (p[1].max(0.0) as usize).min(1));
+        let t = row * 3 + col;
+        fetched.extend(state[t]);
+        state[t] = step(state[t]);
+    }
+    assert_eq!(got[0], fetched);
+    assert_eq!(got[1], state.iter().flatten().copied().collect::<Vec<_>>());
+    // Element (0, 0) of data was fetched three times: (0, 0.5), then (1, 0.5), then (1.5, -0.5).
+    assert_eq!(got[0][0..2], [0.0, 0.5]);
+    assert_eq!(got[0][4..6], [1.0, 0.5]);
+    assert_eq!(got[0][10..12], [1.5, -0.5]);
 }
 
 #[test]

@@ -204,7 +204,20 @@ pub struct GatherOpCall<'a> {
     pub dst: StreamArg<'a>,
     pub index: StreamArg<'a>,
     pub data: StreamArg<'a>,
-    pub update: Option<(Combiner<'a>, &'a [f32])>,
+    pub update: Option<(Combiner<'a>, Operand<'a>)>,
+}
+
+/// What a gather-op's update combines into the data element it has just fetched, as the
+/// combiner's first (`a`) argument; the element itself is the second (`r`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Operand<'a> {
+    /// One element of `data`'s type in C layout floats, the same for every element:
+    /// `data[t] = op(operand, data[t])` (fetch-and-add of a constant, an exchange).
+    Constant(&'a [f32]),
+    /// The fetched element itself: `data[t] = op(data[t], data[t])`. This is what the original
+    /// BrookGPU runtime does for `streamGatherOp(dst, index, data, f)` with a reduce function
+    /// `f`: it hands the fetched element to `f` as both arguments.
+    Fetched,
 }
 
 /// What every backend implements. Semantics are those of `docs/semantics.md`; the CPU

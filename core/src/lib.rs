@@ -31,7 +31,7 @@ pub mod trace;
 
 pub use backend::{
     Backend, BackendArg, BackendProgram, BackendStream, Combiner, GatherOpCall, KernelCall,
-    MaskUse, ReduceCall, ReduceOutput, ScatterCall, StreamArg,
+    MaskUse, Operand, ReduceCall, ReduceOutput, ScatterCall, StreamArg,
 };
 pub use domain::Domain;
 pub use error::{fmt_shape, BrookError, ShaderRejection, StreamError};

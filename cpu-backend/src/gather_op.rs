@@ -1,8 +1,12 @@
 //! `streamGatherOp(dst, index, data, op)` on the host: a fetch-and-op, sequential in index
 //! order (`docs/semantics.md`). For every `i`: `dst[i] = data[index[i]]`, then
 //! `data[index[i]] = op(operand, data[index[i]])`, so an element sees the updates of every
-//! earlier element hitting the same place (fetch-and-increment hands out 0, 1, 2, …).
+//! earlier element hitting the same place (fetch-and-increment hands out 0, 1, 2, …). The
+//! operand is a constant, or the fetched element itself ([`Operand::Fetched`]: the original
+//! runtime's form for a reduce function as the operator).
 //! Index components follow the gather rule, as for ScatterOp ([`scatter_target`]).
+
+use brook_core::Operand;
 
 use crate::error::CpuError;
 use crate::kernel::Execution;
@@ -10,27 +14,30 @@ use crate::scatter::{check_indexed, scatter_target, Combiner, ScatterCombine};
 use crate::stream::CpuStream;
 
 /// `streamGatherOp(dst, index, data, op)`: `update` is `None` for a plain fetch, else the
-/// combiner and its operand (one element of `data`'s type, C layout floats). With a reduce
+/// combiner and its operand (one element of `data`'s type, C layout floats, or the fetched
+/// element). With a reduce
 /// function as the combiner, says which engine ran it and what compiling it cost.
 pub fn run_gather_op(
     dst: &mut CpuStream,
     index: &CpuStream,
     data: &mut CpuStream,
-    update: Option<(ScatterCombine, &[f32])>,
+    update: Option<(ScatterCombine, Operand)>,
 ) -> Result<Option<Execution>, CpuError> {
     const OP: &str = "streamGatherOp";
     check_indexed(OP, data, index, dst)?;
     let fpe = data.floats_per_element();
     let mut combiner = match update {
         Some((combine, operand)) => {
-            if operand.len() != fpe {
-                return Err(CpuError::Indexed {
-                    op: OP,
-                    reason: format!(
-                        "the operand has {} floats but an element of the data stream has {fpe}",
-                        operand.len()
-                    ),
-                });
+            if let Operand::Constant(operand) = operand {
+                if operand.len() != fpe {
+                    return Err(CpuError::Indexed {
+                        op: OP,
+                        reason: format!(
+                            "the operand has {} floats but an element of the data stream has {fpe}",
+                            operand.len()
+                        ),
+                    });
+                }
             }
             Some((Combiner::new(combine, fpe)?, operand))
         }
@@ -39,9 +46,12 @@ pub fn run_gather_op(
     let shape = data.shape().to_vec();
     for i in 0..index.len() {
         let t = scatter_target(index, i, &shape);
-        dst.data_mut()[i * fpe..(i + 1) * fpe].copy_from_slice(data.element(t));
-        if let Some((c, operand)) = &mut combiner {
-            c.apply(data, t, operand)?;
+        let fetched = i * fpe..(i + 1) * fpe;
+        dst.data_mut()[fetched.clone()].copy_from_slice(data.element(t));
+        match &mut combiner {
+            Some((c, Operand::Constant(operand))) => c.apply(data, t, operand)?,
+            Some((c, Operand::Fetched)) => c.apply(data, t, &dst.data()[fetched])?,
+            None => {}
         }
     }
     Ok(combiner.and_then(|(c, _)| c.execution))
@@ -64,7 +74,7 @@ mod tests {
             &mut dst,
             &index,
             &mut data,
-            Some((ScatterCombine::Add, &[1.0])),
+            Some((ScatterCombine::Add, Operand::Constant(&[1.0]))),
         )
         .unwrap();
         // Index 9 clamps to 2, -3 to 0.
@@ -81,9 +91,26 @@ mod tests {
             &mut dst,
             &index,
             &mut data,
-            Some((ScatterCombine::Add, &[1.0])),
+            Some((ScatterCombine::Add, Operand::Constant(&[1.0]))),
         )
         .unwrap_err();
         assert!(err.to_string().contains("operand has 1 floats"), "{err}");
+    }
+
+    #[test]
+    fn the_fetched_operand_combines_each_element_with_itself_in_index_order() {
+        // Add with the fetched element doubles it at every hit: 1 → 2 → 4 at place 0.
+        let index = s(&[1], &[4], &[0.0, 1.0, 0.0, 0.0]);
+        let mut data = s(&[1], &[2], &[1.0, 5.0]);
+        let mut dst = s(&[1], &[4], &[0.0; 4]);
+        run_gather_op(
+            &mut dst,
+            &index,
+            &mut data,
+            Some((ScatterCombine::Add, Operand::Fetched)),
+        )
+        .unwrap();
+        assert_eq!(dst.data(), &[1.0, 5.0, 2.0, 4.0]);
+        assert_eq!(data.data(), &[8.0, 10.0]);
     }
 }

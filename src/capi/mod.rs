@@ -21,15 +21,16 @@ pub use reduce::{brook_reduce_stream, brook_reduce_value};
 pub use runtime::{brook_finish, brook_flush_stdout, install_runtime, set_loading, take_runtime};
 pub use stream::{
     brook_iter_new, brook_program_defines, brook_program_free, brook_program_new,
-    brook_stream_free, brook_stream_gather_op, brook_stream_new, brook_stream_print,
-    brook_stream_read, brook_stream_scatter, brook_stream_scatter_reduce, brook_stream_shape,
-    brook_stream_swap, brook_stream_write, brook_write_mask_enable, brook_write_mask_set,
-    brook_write_query_begin, brook_write_query_end, BrookProgram, BrookStream,
+    brook_stream_free, brook_stream_gather_op, brook_stream_gather_reduce, brook_stream_new,
+    brook_stream_print, brook_stream_read, brook_stream_scatter, brook_stream_scatter_reduce,
+    brook_stream_shape, brook_stream_swap, brook_stream_write, brook_write_mask_enable,
+    brook_write_mask_set, brook_write_query_begin, brook_write_query_end, BrookProgram,
+    BrookStream,
 };
 
 /// Makes sure every exported function is linked into a binary that never calls them itself.
 pub fn keep_linked() {
-    let exported: [*const (); 24] = [
+    let exported: [*const (); 25] = [
         brook_kernel_run_vout as *const (),
         brook_stream_shape as *const (),
         brook_stream_scatter_reduce as *const (),
@@ -44,6 +45,7 @@ pub fn keep_linked() {
         brook_stream_swap as *const (),
         brook_stream_scatter as *const (),
         brook_stream_gather_op as *const (),
+        brook_stream_gather_reduce as *const (),
         brook_write_mask_set as *const (),
         brook_write_mask_enable as *const (),
         brook_write_query_begin as *const (),

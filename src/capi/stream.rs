@@ -255,12 +255,45 @@ pub unsafe extern "C" fn brook_stream_scatter_reduce(
     program: *const BrookProgram,
     name: *const c_char,
 ) {
-    if program.is_null() || name.is_null() {
-        fail("streamScatterOp: the operator is not a reduce function of this program (a reduce function with one stream and one `reduce` parameter, or STREAM_SCATTER_*)");
-    }
+    let op = reduce_operator("streamScatterOp", program, name, "STREAM_SCATTER_*");
     let [dst, index, data] = [dst, index, data].map(|s| &stream_ref(s).0);
-    let (program, name) = (program_ref(program), c_str(name, "the reduction name"));
-    with_runtime(|rt| rt.scatter(dst, index, data, ScatterOp::Reduce(program, name)))
+    with_runtime(|rt| rt.scatter(dst, index, data, op))
+}
+
+/// `streamGatherOp(dst, index, data, f)` with the reduce function `f` of `program` as the
+/// operator: as the original runtime did, `f` combines each fetched element with itself
+/// (`data[t] = f(data[t], data[t])`, see [`GatherOp::WithFetched`]).
+///
+/// # Safety
+/// As [`brook_stream_scatter_reduce`].
+#[no_mangle]
+pub unsafe extern "C" fn brook_stream_gather_reduce(
+    dst: *const BrookStream,
+    index: *const BrookStream,
+    data: *const BrookStream,
+    program: *const BrookProgram,
+    name: *const c_char,
+) {
+    let op = reduce_operator("streamGatherOp", program, name, "STREAM_GATHER_*");
+    let [dst, index, data] = [dst, index, data].map(|s| &stream_ref(s).0);
+    with_runtime(|rt| rt.gather_op(dst, index, data, GatherOp::WithFetched(op)))
+}
+
+/// The reduce function `brook.hpp` found for an operator argument (null: the argument was a
+/// function that is not a registered reduction).
+///
+/// # Safety
+/// `program` is null or a live program and `name` null or a NUL-terminated string.
+unsafe fn reduce_operator<'a>(
+    call: &str,
+    program: *const BrookProgram,
+    name: *const c_char,
+    constants: &str,
+) -> ScatterOp<'a> {
+    if program.is_null() || name.is_null() {
+        fail(&format!("{call}: the operator is not a reduce function of this program (a reduce function with one stream and one `reduce` parameter, or {constants})"));
+    }
+    ScatterOp::Reduce(program_ref(program), c_str(name, "the reduction name"))
 }
 
 /// `streamGatherOp(dst, index, data, op)`: `dst[i]` gets `data[index[i]]`, then `op` updates

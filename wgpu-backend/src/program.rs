@@ -29,8 +29,8 @@ pub fn both(a: Built, b: Built) -> Built {
 pub enum PipelineKey {
     Kernel(crate::shaders::kernel::KernelVariant),
     Reduce(crate::shaders::reduce::ReduceVariant),
-    /// A round of a scatter (`false`) or gather-op (`true`) with a reduce function.
-    Round(FunctionId, bool),
+    /// A round of a scatter or gather-op with a reduce function.
+    Round(FunctionId, crate::shaders::scatter::RoundInput),
 }
 
 pub struct WgpuProgram {

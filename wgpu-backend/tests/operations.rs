@@ -7,6 +7,7 @@
 
 mod support;
 
+use brook_core::Operand;
 use brook_cpu::{run_gather_op, run_scatter, ReducePlan, ScatterCombine};
 use brook_wgpu::ops::scatter::ScatterOp;
 use brook_wgpu::{KernelArg, Step};
@@ -14,6 +15,7 @@ use support::*;
 
 const SRC: &str = "
 reduce void mul(float a<>, reduce float r<>) { r = r * a; }
+reduce void halve_sum(float a<>, reduce float r<>) { r = (r + a) * 0.25; }
 // Keeps the element of larger .x, the earlier one on ties (not commutative on ties).
 reduce void first_max(float2 a<>, reduce float2 r<>) { if (a.x > r.x) { r = a; } }
 kernel void copy(float a<>, out float r<>) { r = a; }
@@ -108,35 +110,54 @@ fn gather_op_fetches_and_updates_in_index_order() {
     let p = program(&b, SRC);
     let module = brook_frontend::compile(SRC, "t.br").unwrap();
     let mul = ReducePlan::new(&module, function(&p, "mul"));
+    let halve = ReducePlan::new(&module, function(&p, "halve_sum"));
     let (n, m) = (5000, 40);
     let idx = indices(n, m, 21);
     let init: Vec<f32> = (0..m).map(|i| i as f32 * 100.0).collect();
+    // A constant operand, or (None) the fetched element combined with itself: doubling by
+    // add (to infinity at the busiest places), halving by a user reduction.
     for (name, op, cop, operand) in [
         (
             "fetch-and-add",
             Some(ScatterOp::Add),
             Some(ScatterCombine::Add),
-            1.0f32,
+            Some(1.0f32),
         ),
         (
             "fetch-and-min",
             Some(ScatterOp::Min),
             Some(ScatterCombine::Min),
-            50.0,
+            Some(50.0),
         ),
         (
             "fetch-and-mul",
             Some(ScatterOp::Reduce(&p, function(&p, "mul"))),
             Some(ScatterCombine::Reduce(&module, &mul)),
-            -1.0,
+            Some(-1.0),
         ),
-        ("fetch", None, None, 0.0),
+        (
+            "fetch-and-double",
+            Some(ScatterOp::Add),
+            Some(ScatterCombine::Add),
+            None,
+        ),
+        (
+            "fetch-and-halve",
+            Some(ScatterOp::Reduce(&p, function(&p, "halve_sum"))),
+            Some(ScatterCombine::Reduce(&module, &halve)),
+            None,
+        ),
+        ("fetch", None, None, Some(0.0)),
     ] {
         let data = stream(&b, &[1], &[m], &init);
         let dst = b.create_stream(&[1], &[n]).unwrap();
         let index = stream(&b, &[1], &[n], &idx);
-        let operands = [operand];
-        b.gather_op(&dst, &index, &data, op.map(|o| (o, &operands[..])))
+        let operands = operand.map(|x| [x]);
+        let operand = match &operands {
+            Some(x) => Operand::Constant(x),
+            None => Operand::Fetched,
+        };
+        b.gather_op(&dst, &index, &data, op.map(|o| (o, operand)))
             .unwrap();
         let mut cdata = cpu_stream(&[1], &[m], &init);
         let mut cdst = brook_cpu::CpuStream::new(&[1], &[n]).unwrap();
@@ -144,7 +165,7 @@ fn gather_op_fetches_and_updates_in_index_order() {
             &mut cdst,
             &cpu_stream(&[1], &[n], &idx),
             &mut cdata,
-            cop.map(|c| (c, &operands[..])),
+            cop.map(|c| (c, operand)),
         )
         .unwrap();
         assert_close(

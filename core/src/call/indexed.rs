@@ -7,7 +7,7 @@ use brook_frontend::ir::FunctionKind;
 
 use super::check_format;
 use super::reduce::reduce_roles;
-use crate::backend::{Combiner, StreamArg};
+use crate::backend::{Combiner, Operand, StreamArg};
 use crate::error::{fmt_shape, BrookError};
 use crate::format::ElementFormat;
 
@@ -33,12 +33,13 @@ pub fn check_scatter(
     check_combiner(call, op, dst.format)
 }
 
-/// Checks a `streamGatherOp(dst, index, data, op)`; `operand` is the update's, if any.
+/// Checks a `streamGatherOp(dst, index, data, op)`; `update` is the combiner and its
+/// operand, if any.
 pub fn check_gather_op(
     dst: &StreamArg,
     index: &StreamArg,
     data: &StreamArg,
-    update: Option<(&Combiner, &[f32])>,
+    update: Option<(&Combiner, Operand)>,
 ) -> Result<(), BrookError> {
     let call: &dyn Display = &"streamGatherOp";
     not_iterators(
@@ -55,15 +56,17 @@ pub fn check_gather_op(
     check_indexed_args(call, data, index, dst)?;
     if let Some((op, operand)) = update {
         let floats = data.format.floats_per_element();
-        if operand.len() != floats {
-            return Err(BrookError::ArgumentType {
-                call: call.to_string(),
-                param: "operand".into(),
-                message: format!(
-                    "the operand has {} floats but an element of the data stream has {floats}",
-                    operand.len()
-                ),
-            });
+        if let Operand::Constant(operand) = operand {
+            if operand.len() != floats {
+                return Err(BrookError::ArgumentType {
+                    call: call.to_string(),
+                    param: "operand".into(),
+                    message: format!(
+                        "the operand has {} floats but an element of the data stream has {floats}",
+                        operand.len()
+                    ),
+                });
+            }
         }
         check_combiner(call, op, data.format)?;
     }

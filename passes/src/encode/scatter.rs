@@ -14,12 +14,14 @@
 //!
 //! GatherOp is a fetch-and-op: per round, a fetch draw (each point lands on its own element of
 //! `dst` and copies the data texel its index selects), then an update draw scattering the
-//! operand into `data` through the same combiners. An element therefore sees the updates of
-//! every earlier element hitting the same place, as the CPU's sequential loop does.
+//! operand into `data` through the same combiners: a stream of the constant operand, or `dst`
+//! itself, which the fetch has just filled with the elements to combine with themselves. An
+//! element therefore sees the updates of every earlier element hitting the same place, as the
+//! CPU's sequential loop does.
 
 use std::rc::Rc;
 
-use brook_core::{Blend, Combiner, Rounds, UniformData};
+use brook_core::{Blend, Combiner, Operand, Rounds, UniformData};
 use brook_glsl::UniformValue;
 use brook_texture_streams::{ElementFormat, Profile, Stream};
 use glow::HasContext;
@@ -207,7 +209,9 @@ impl Scatter {
 pub struct GatherOp {
     fetch: Rc<LinkedScatter>,
     fetch_compiled: Linked,
-    update: Option<(PointCombiner, Stream)>,
+    /// The combiner and, for a constant operand, a stream of it per element; without one the
+    /// update combines what the round just fetched into `dst` ([`Operand::Fetched`]).
+    update: Option<(PointCombiner, Option<Stream>)>,
     order: Stream,
     counts: Vec<usize>,
 }
@@ -218,15 +222,21 @@ impl GatherOp {
         dst: &Stream,
         index: &Stream,
         data: &Stream,
-        update: Option<(&Combiner, &[f32])>,
+        update: Option<(&Combiner, Operand)>,
     ) -> Result<GatherOp, PassError> {
         const CALL: &str = "streamGatherOp";
         let n = index.layout().len();
         let update = match update {
             Some((op, operand)) => {
-                let mut stream = Stream::new(enc.ctx, data.format().clone(), &[n])?;
-                stream.read(&operand.repeat(n))?;
-                Some((PointCombiner::new(enc, CALL, op, data, true)?, stream))
+                let constant = match operand {
+                    Operand::Constant(floats) => {
+                        let mut stream = Stream::new(enc.ctx, data.format().clone(), &[n])?;
+                        stream.read(&floats.repeat(n))?;
+                        Some(stream)
+                    }
+                    Operand::Fetched => None,
+                };
+                Some((PointCombiner::new(enc, CALL, op, data, true)?, constant))
             }
             None => None,
         };
@@ -278,10 +288,11 @@ impl GatherOp {
                 &label,
                 steps,
             )?;
-            if let Some((combiner, operand)) = &self.update {
+            if let Some((combiner, constant)) = &self.update {
+                // Element i's operand: the constant, or what this round fetched into dst[i].
                 let updated = Streams {
                     dst: data,
-                    data: operand,
+                    data: constant.as_ref().unwrap_or(dst),
                     ..fetched
                 };
                 let label = enc.label(|| format!("round {}: update", k + 1));

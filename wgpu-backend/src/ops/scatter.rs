@@ -2,7 +2,7 @@
 //! way it is: `shaders/scatter.rs`).
 
 use brook_core::index::gather_component_f;
-use brook_core::Rounds;
+use brook_core::{Operand, Rounds};
 use brook_frontend::ir::{FunctionId, FunctionKind, ParamClass, Scalar, Type};
 
 use super::kernel::extent_slot;
@@ -11,7 +11,7 @@ use crate::backend::WgpuBackend;
 use crate::error::Result;
 use crate::pipeline::{scratch, Pipeline};
 use crate::program::{PipelineKey, WgpuProgram};
-use crate::shaders::scatter::{self as sh, Combine, ROUND_OPERAND, SLOTS};
+use crate::shaders::scatter::{self as sh, Combine, RoundInput, ROUND_OPERAND, SLOTS};
 use crate::shaders::WORKGROUP;
 use crate::stream::WgpuStream;
 use crate::trace::CallTrace;
@@ -131,9 +131,14 @@ impl WgpuBackend {
     fn round_pipeline(
         &self,
         op: ScatterOp,
-        gather: bool,
+        input: RoundInput,
         fpe: usize,
     ) -> Result<(std::rc::Rc<Pipeline>, crate::program::Built)> {
+        let operand = if input == RoundInput::Constant {
+            fpe as u32
+        } else {
+            0
+        };
         match op {
             ScatterOp::Reduce(program, f) => {
                 let func = program.module().func(f);
@@ -161,12 +166,15 @@ impl WgpuBackend {
                 super::check_fpe(program.module(), &func.name, &func.params[0], fpe)?;
                 let label = format!(
                     "{} round with `{}`",
-                    if gather { "gather-op" } else { "scatter" },
+                    if input == RoundInput::Scattered {
+                        "scatter"
+                    } else {
+                        "gather-op"
+                    },
                     func.name
                 );
-                let operand = if gather { fpe as u32 } else { 0 };
-                program.lowered_pipeline(&self.gpu, PipelineKey::Round(f, gather), f, label, || {
-                    sh::round(program.module(), Combine::Reduce(f), gather, &ty, operand)
+                program.lowered_pipeline(&self.gpu, PipelineKey::Round(f, input), f, label, || {
+                    sh::round(program.module(), Combine::Reduce(f), input, &ty, operand)
                 })
             }
             _ => {
@@ -177,10 +185,10 @@ impl WgpuBackend {
                     ScatterOp::Max => Combine::Max,
                     ScatterOp::Reduce(..) => unreachable!("matched above"),
                 };
-                let name = format!("gather-op round {combine:?} of {fpe} floats");
+                let name = format!("round {combine:?} of {fpe} floats, {input:?}");
                 let ty = Type::Array(Box::new(Type::Scalar(Scalar::Float)), fpe as u32);
                 let p = self.cached_pipeline(&name, || {
-                    sh::round(self.empty_module(), combine, gather, &ty, fpe as u32)
+                    sh::round(self.empty_module(), combine, input, &ty, operand)
                         .map_err(|e| usage(e.message))
                 })?;
                 Ok((p, None))
@@ -292,7 +300,7 @@ impl WgpuBackend {
                     );
                 }
                 ScatterOp::Reduce(..) => {
-                    let (p, built) = self.round_pipeline(op, false, fpe)?;
+                    let (p, built) = self.round_pipeline(op, RoundInput::Scattered, fpe)?;
                     compiled = built;
                     self.encode_rounds(
                         &mut work,
@@ -347,20 +355,21 @@ impl WgpuBackend {
 
     /// Brook's `streamGatherOp(dst, index, data, op)`: for every element `i` of `index`, in
     /// index order, `dst[i] = data[index[i]]`, then with an update `data[index[i]] =
-    /// op(operand, data[index[i]])` (`operand`: one element of `data`'s type).
+    /// op(operand, data[index[i]])` (`operand`: one element of `data`'s type, or the fetched
+    /// element itself).
     pub fn gather_op(
         &self,
         dst: &WgpuStream,
         index: &WgpuStream,
         data: &WgpuStream,
-        update: Option<(ScatterOp, &[f32])>,
+        update: Option<(ScatterOp, Operand)>,
     ) -> Result<()> {
         const OP: &str = "streamGatherOp";
         self.own(&[dst, index, data])?;
         check_indexed(OP, data, index, dst)?;
         let gpu = &self.gpu;
         let fpe = data.floats_per_element();
-        if let Some((_, operand)) = update {
+        if let Some((_, Operand::Constant(operand))) = update {
             if operand.len() != fpe {
                 return Err(usage(format!(
                     "{OP}: the operand has {} floats but an element of the data stream has {fpe}",
@@ -395,11 +404,17 @@ impl WgpuBackend {
                     );
                 }
                 Some((op, operand)) => {
-                    let (p, built) = self.round_pipeline(op, true, fpe)?;
+                    let input = match operand {
+                        Operand::Constant(_) => RoundInput::Constant,
+                        Operand::Fetched => RoundInput::Fetched,
+                    };
+                    let (p, built) = self.round_pipeline(op, input, fpe)?;
                     compiled = built;
-                    info.resize((ROUND_OPERAND as usize) + fpe.div_ceil(4), [0; 4]);
-                    for (c, x) in operand.iter().enumerate() {
-                        info[ROUND_OPERAND as usize + c / 4][c % 4] = x.to_bits();
+                    if let Operand::Constant(operand) = operand {
+                        info.resize((ROUND_OPERAND as usize) + fpe.div_ceil(4), [0; 4]);
+                        for (c, x) in operand.iter().enumerate() {
+                            info[ROUND_OPERAND as usize + c / 4][c % 4] = x.to_bits();
+                        }
                     }
                     self.encode_rounds(
                         &mut work,

@@ -347,6 +347,18 @@ pub fn add(brook: &ir::Module) -> (naga::Module, Vec<Resource>) {
 /// combined stream, slot 2 `[_, first, 0, 0]`, then the operand's floats from slot 3.
 pub const ROUND_OPERAND: u32 = 3;
 
+/// What a round combines into its target: a scattered element, or for a gather-op, the
+/// call's constant operand or the element it has just fetched (combined with itself).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RoundInput {
+    /// A scatter: `data[element]`.
+    Scattered,
+    /// A gather-op with a constant operand, read from the call info.
+    Constant,
+    /// A gather-op whose operand is the fetched element (`brook_core::Operand::Fetched`).
+    Fetched,
+}
+
 /// The combination of a round: a built-in, or a Brook reduce function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Combine {
@@ -382,15 +394,17 @@ fn builtin_combine(b: &mut FnBuilder, op: Combine, x: H, old: H) -> H {
 
 /// One round of a combination in index order: invocation `k` takes the pair
 /// `pairs[first + k] = (element, target)`; for a scatter the element is `data[element]`; for
-/// a gather-op `out[element] = dst[target]` first and the element is the operand. Then
-/// `dst[target] = op(element, dst[target])`. `ty` is the element's Brook type.
+/// a gather-op `out[element] = dst[target]` first and the element is the operand (the
+/// constant, or `dst[target]` itself). Then `dst[target] = op(element, dst[target])`. `ty` is
+/// the element's Brook type; a constant operand has `operand_floats` floats.
 pub fn round(
     brook: &ir::Module,
     op: Combine,
-    gather: bool,
+    input: RoundInput,
     ty: &ir::Type,
     operand_floats: u32,
 ) -> Lowered<(naga::Module, Vec<Resource>)> {
+    let gather = input != RoundInput::Scattered;
     let fpe = crate::lower::values::flat_len(brook, ty);
     let floats = Elem::Floats(crate::lower::values::vector_width(fpe));
     let resources = if gather {
@@ -441,6 +455,11 @@ pub fn round(
     let x = if gather {
         let out = Elements { buffer: g[1], fpe };
         out.store(&mut b, brook, element, old, ty);
+        old
+    } else {
+        Elements { buffer: g[1], fpe }.load(&mut b, brook, element, ty)
+    };
+    let x = if input == RoundInput::Constant {
         let mut floats = Vec::with_capacity(operand_floats as usize);
         for c in 0..operand_floats {
             let s = info_slot(&mut b, info, ROUND_OPERAND + c / 4);
@@ -450,7 +469,7 @@ pub fn round(
         crate::lower::values::assemble(&mut b, brook, ty, &mut floats.into_iter())
             .expect("the operand has the element's floats")
     } else {
-        Elements { buffer: g[1], fpe }.load(&mut b, brook, element, ty)
+        x
     };
     let new = match reduce {
         Some((f, func)) => {
