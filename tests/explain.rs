@@ -106,9 +106,15 @@ fn a_site_has_a_card_per_operation_and_every_picture_decodes() {
         );
     }
     assert!(html.contains("kernel `twice`") && html.contains("reduction `sum`"));
-    // The Brook source of the kernel, and its line quoted in the GLSL, highlighted.
-    assert!(html.contains("b = 2.0 * a;"));
-    assert!(html.contains("<span class=\"q\">    // every.br:2: b = 2.0 * a;</span>"));
+    // The Brook source of the kernel, and its line quoted in the GLSL, highlighted; both
+    // syntax-coloured.
+    assert!(visible(&html).contains("b = 2.0 * a;"));
+    assert!(
+        html.lines().any(|l| l.starts_with("<span class=\"q\">")
+            && visible(l) == "    // every.br:2: b = 2.0 * a;"),
+        "the quoted line is not marked"
+    );
+    assert!(html.contains("<span style=\"color:"), "no syntax colouring");
     assert!(html.contains("tested against the write mask"));
     assert!(
         !html.contains("called at"),
@@ -428,4 +434,23 @@ fn a_wrapped_stream_is_drawn_with_its_element_indices() {
     let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
     assert!(html.contains("grid-template-columns: repeat(8, 1fr)\"><span>0</span><span>1</span>"));
     assert!(html.contains("<span>39</span></div>"));
+}
+
+/// The text a reader sees of some HTML: tags dropped, entities undone.
+fn visible(html: &str) -> String {
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
 }

@@ -3,10 +3,12 @@
 use brook_core::SourceText;
 
 use crate::cards::Card;
+use crate::highlight::highlight;
 
 pub struct SourceLine {
     pub number: usize,
-    pub text: String,
+    /// The line as coloured, escaped HTML.
+    pub html: String,
 }
 
 /// The Brook function `name` defined at `line`: from that line to its closing brace (at most
@@ -24,11 +26,9 @@ pub fn excerpt(card: &mut Card, name: &str, line: usize, sources: &[SourceText])
     card.source_at = format!("{}:{line}", source.name);
     let mut depth = 0i32;
     let mut opened = false;
-    for (k, text) in source.text.lines().skip(line - 1).take(40).enumerate() {
-        card.source.push(SourceLine {
-            number: line + k,
-            text: text.to_string(),
-        });
+    let mut texts = Vec::new();
+    for text in source.text.lines().skip(line - 1).take(40) {
+        texts.push(text);
         for c in text.chars() {
             match c {
                 '{' => (depth, opened) = (depth + 1, true),
@@ -40,6 +40,14 @@ pub fn excerpt(card: &mut Card, name: &str, line: usize, sources: &[SourceText])
             break;
         }
     }
+    card.source = highlight(texts)
+        .into_iter()
+        .enumerate()
+        .map(|(k, html)| SourceLine {
+            number: line + k,
+            html,
+        })
+        .collect();
 }
 
 /// `file:LINE` of every line outside the function's own excerpt where `name(` is called:

@@ -20,6 +20,7 @@ mod camera;
 mod cards;
 mod colormap;
 mod error;
+mod highlight;
 mod pass_card;
 mod picture;
 mod recording;

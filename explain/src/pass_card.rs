@@ -10,6 +10,7 @@ use brook_glsl::quoted_source_line;
 
 use crate::assets::{image, Assets, Image};
 use crate::camera::{Shot, Snap};
+use crate::highlight::highlight;
 
 pub struct PassCard {
     pub number: usize,
@@ -36,7 +37,8 @@ pub struct Stage {
 }
 
 pub struct GlslLine {
-    pub text: String,
+    /// The line as coloured, escaped HTML.
+    pub html: String,
     /// A quoted Brook line (`// file.br:LINE: text`), highlighted.
     pub quote: bool,
 }
@@ -190,8 +192,9 @@ fn stages(source: &ShaderSource) -> Vec<Stage> {
         name,
         lines: text
             .lines()
-            .map(|l| GlslLine {
-                text: l.to_string(),
+            .zip(highlight(text.lines()))
+            .map(|(l, html)| GlslLine {
+                html,
                 quote: quoted_source_line(l).is_some(),
             })
             .collect(),
