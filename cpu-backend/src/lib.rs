@@ -22,6 +22,7 @@
 //! - [`CpuError`]: everything that can go wrong, with messages meant for the Brook user.
 //! - [`CpuBackend`]: all of it behind brook-core's `Backend` trait, for the runtime.
 
+pub mod args;
 pub mod backend;
 pub mod error;
 pub mod exec;
@@ -37,7 +38,8 @@ pub mod watchdog;
 
 pub use backend::CpuBackend;
 pub use error::CpuError;
-pub use kernel::{run_kernel, Compiled, CpuArg, CpuIter, Engine, Execution, KernelPlan, KernelRun};
+pub use args::{CpuArg, CpuIter};
+pub use kernel::{run_kernel, Compiled, Engine, Execution, KernelPlan, KernelRun};
 
 pub use gather_op::run_gather_op;
 pub use reduce::{run_reduce, ReducePlan, ReduceTarget};

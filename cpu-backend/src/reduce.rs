@@ -24,9 +24,8 @@ use rayon::prelude::*;
 use crate::error::{fmt_shape, CpuError};
 use crate::exec::{Frame, Interp, Interrupt};
 use crate::jit::{self, code::Code};
-use crate::kernel::{
-    bind_input, cached, check_elements, kind_name, Binding, Cache, CpuArg, Execution, CHUNK,
-};
+use crate::args::{bind_input, check_elements, Binding, CpuArg};
+use crate::kernel::{cached, kind_name, Cache, Execution, CHUNK};
 use crate::shape::{ravel, unravel, Index};
 use crate::stream::CpuStream;
 use crate::value::{Comp, Value};

@@ -12,7 +12,8 @@ use brook_core::BrookError;
 
 use crate::error::CpuError;
 use crate::exec::Frame;
-use crate::kernel::{CpuArg, Execution};
+use crate::args::CpuArg;
+use crate::kernel::Execution;
 use crate::reduce::{Native, ReducePlan, Reducer};
 use crate::shape::{gather_component_f, ravel, Index};
 use crate::stream::CpuStream;

@@ -13,7 +13,7 @@ use super::code::Code;
 use super::kernel::{tile, ParamKey, Variant};
 use super::runtime::VoutTile;
 use super::slots::Slot;
-use crate::kernel::Binding;
+use crate::args::Binding;
 use crate::value::Value;
 use crate::watchdog::Watchdog;
 
