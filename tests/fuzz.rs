@@ -65,6 +65,23 @@ fn a_fixed_slice_of_random_programs_agrees_on_gl_and_the_cpu() {
     }
 }
 
+/// Seeds long runs found disagreeing, each fixed since: they stay in the suite so the fix
+/// cannot quietly go away.
+const FINDINGS: [u64; 1] = [
+    // Mesa 22.3's optimiser folded `max(saturate(x), max(v, c))` to 1 on llvmpipe.
+    34838,
+];
+
+#[test]
+fn what_long_runs_found_stays_fixed() {
+    let (cpu, gls) = (Runtime::cpu(), gl_configs());
+    for seed in FINDINGS {
+        if let Err(e) = check(seed, &cpu, &gls) {
+            panic!("seed {seed}: {e}");
+        }
+    }
+}
+
 #[test]
 #[ignore = "a long run: BROOK_FUZZ_SECONDS (default 60), BROOK_FUZZ_SEED (default 1000)"]
 fn fuzz_for_a_while() {

@@ -619,3 +619,41 @@ fn the_readme_states_the_contract_as_the_code_does() {
         }
     }
 }
+
+/// `saturate` and a clamp to `[0, 1]` keep their meaning inside `max` and `min`, NaN included,
+/// checked against values worked by hand on every backend. GL emits `saturate` as a select
+/// (`Helper::Saturate`) because Mesa 22.3 folded `max(saturate(x), max(v, c))` with `v` 1.75
+/// to 1 in a larger kernel; these short forms did not trigger that fold, so the fuzzer's case
+/// itself is the regression test (`tests/fuzz.rs`, `FINDINGS`).
+#[test]
+fn saturate_and_unit_clamps_inside_max_keep_a_larger_constant() {
+    let x = [-3.0, 0.0, 0.25, 0.5, 1.0, 7.5, f32::NAN, f32::INFINITY];
+    let y = [0.0; 8];
+    let sat = |v: f32| if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) };
+    let cases: [(&str, fn(f32) -> f32); 7] = [
+        ("max(saturate(x), 1.75)", |_| 1.75),
+        ("max(saturate(x), max(e + 1.75, 0.25))", |_| 1.75),
+        ("max(clamp(x, 0.0, 1.0), 1.75)", |_| 1.75),
+        ("min(saturate(x), -0.5)", |_| -0.5),
+        ("(max(saturate(float3(x)), max(float3(e + 1.75), float3(0.25)))).y", |_| 1.75),
+        ("(float3(2.0) * max(saturate(float3(x, y, x)), max(float3(1.75), float3(0.25)))).z", |_| 3.5),
+        ("saturate(x)", |_| f32::NAN),
+    ];
+    for rt in runtimes() {
+        for (expr, expected) in cases {
+            let got = map(&rt, expr, &x, &y);
+            for (i, (&g, &xi)) in got.iter().zip(&x).enumerate() {
+                let want = match expected(xi) {
+                    w if w.is_nan() => sat(xi),
+                    w => w,
+                };
+                assert_eq!(
+                    g.to_bits(),
+                    want.to_bits(),
+                    "{}: {expr} at x = {xi} (element {i}) gave {g}, not {want}",
+                    short(&rt)
+                );
+            }
+        }
+    }
+}

@@ -23,6 +23,10 @@ pub enum Helper {
     Formulas,
     /// Cg `isfinite`.
     IsFinite,
+    /// Cg `saturate` without GLSL's `clamp(x, 0.0, 1.0)`, which Mesa turns into its `fsat`
+    /// instruction: Mesa 22.3's optimiser then rewrites `max(fsat(a), b)` as `fsat(max(a, b))`
+    /// even for a constant `b` above 1, so `max(saturate(x), 1.75)` gave 1 on llvmpipe.
+    Saturate,
     /// Integer `/` and `%` as C defines them for negative operands (GLSL leaves `%` of a
     /// negative undefined; llvmpipe gives 7 % -2 = 7), and 0 for a zero divisor, as on the CPU
     /// (llvmpipe gives -1 for x % 0).
@@ -150,6 +154,17 @@ fn helper_source(helper: Helper) -> String {
             }
             s
         }
+        Helper::Saturate => overloads(
+            "// Cg saturate as a select, not clamp: Mesa's fsat is rewritten wrongly inside max().\n// A NaN gives 0, as max ignores it.\n",
+            |t, i| {
+                let pick = if i == 0 {
+                    "x >= 1.0 ? 1.0 : max(x, 0.0)".to_string()
+                } else {
+                    format!("mix(max(x, 0.0), {t}(1.0), greaterThanEqual(x, {t}(1.0)))")
+                };
+                format!("{t} brook_saturate({t} x) {{ return {pick}; }}\n")
+            },
+        ),
         Helper::IsFinite => overloads("// Cg isfinite.\n", |t, i| {
             let b = GEN_BOOL[i];
             if i == 0 {

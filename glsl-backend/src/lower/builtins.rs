@@ -63,7 +63,10 @@ pub fn lower_builtin(
             call(&format!("brook_{}", builtin.name()), &splat())
         }
         Rsqrt => format!("(1.0 / sqrt({}))", args[0]),
-        Saturate => format!("clamp({}, 0.0, 1.0)", args[0]),
+        Saturate => {
+            prelude.require(Helper::Saturate);
+            call("brook_saturate", args)
+        }
         Fmod => {
             prelude.require(Helper::Fmod);
             call("brook_fmod", &splat())
