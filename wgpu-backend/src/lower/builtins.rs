@@ -2,10 +2,12 @@
 //!
 //! Where naga has a function with the same meaning on every input it is used (`floor`,
 //! `sqrt`, `sin`, …); where the meaning differs at an edge, the CPU's formula is written out:
-//! `min`/`max` are `y < x ? y : x` (NaN rules of GLSL), `round` halves away from zero,
-//! `sign(NaN)` is 0, `rsqrt` is `1/sqrt`, `lerp` is `a + t*(b - a)`, `frac` is `x - floor(x)`,
-//! `isnan`/`isinf`/`isfinite` test the bits, `frexp` takes the exponent from the bits.
-//! Transcendentals come from the driver, so they agree with the CPU only to a tolerance.
+//! `min`/`max` are IEEE's minNum/maxNum (a NaN argument gives the other), `round` halves away
+//! from zero, `sign(NaN)` is 0, `rsqrt` is `1/sqrt`, `lerp` is `a + t*(b - a)`, `frac` is
+//! `x - floor(x)`, `ldexp` multiplies by exact powers of two, `isnan`/`isinf`/`isfinite` test
+//! the bits, `frexp` takes the exponent from the bits. Transcendentals come from the driver, so
+//! they agree with the CPU only to a tolerance (lavapipe's miss the README's contract; see
+//! `tests/numeric_contract.rs`).
 
 use brook_frontend::ir::{Builtin, Expr, ExprKind, Scalar as BScalar, Type as BType};
 use brook_frontend::Span;
