@@ -20,7 +20,11 @@ fn argument_type_error(rt: &Runtime, result: Result<(), BrookError>, what: &str)
 
 #[test]
 fn arguments_of_another_type_are_refused_on_every_backend() {
-    for rt in [support::gl_with(None, None), Runtime::cpu()] {
+    for rt in [
+        support::gl_with(None, None),
+        support::wgpu(),
+        Runtime::cpu(),
+    ] {
         let name = rt.backend_name();
         let p = rt.compile(SRC, "types.br").unwrap();
         let one = |n: u8| rt.stream_of(n, &[4]).unwrap();

@@ -586,7 +586,7 @@ fn a_program_in_several_files_runs_builds_and_rebuilds_when_its_own_header_chang
     let expected = std::fs::read_to_string(dir.join("main.out")).unwrap();
     let files = multifile(&dir);
     let files: Vec<&str> = files.iter().map(String::as_str).collect();
-    for backend in ["cpu", "gl"] {
+    for backend in ["cpu", "gl", "wgpu"] {
         let mut args = vec!["run"];
         args.extend(&files);
         args.extend(["--backend", backend]);

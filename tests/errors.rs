@@ -24,7 +24,11 @@ fn a_type_error_points_at_line_and_column_with_a_caret() {
 
 #[test]
 fn calls_that_do_not_fit_the_kernel_are_errors() {
-    for rt in [Runtime::gl().unwrap(), Runtime::cpu()] {
+    for rt in [
+        Runtime::gl().unwrap(),
+        Runtime::wgpu().unwrap(),
+        Runtime::cpu(),
+    ] {
         let program = rt.compile(SAXPY, "saxpy.br").unwrap();
         let s4 = rt.stream_of(4, &[4]).unwrap();
         let other = rt.stream_of(4, &[5]).unwrap();
@@ -84,7 +88,11 @@ fn a_stream_too_large_for_the_device_names_the_limit() {
 
 #[test]
 fn host_arrays_of_the_wrong_size_are_errors() {
-    for rt in [Runtime::gl().unwrap(), Runtime::cpu()] {
+    for rt in [
+        Runtime::gl().unwrap(),
+        Runtime::wgpu().unwrap(),
+        Runtime::cpu(),
+    ] {
         let s = rt.stream_of(4, &[3, 3]).unwrap();
         assert!(s.read(&[0.0; 35]).is_err(), "{}", rt.backend_name());
         let mut out = vec![0.0; 37];
@@ -98,6 +106,7 @@ fn unknown_backend_names_are_errors_not_fallbacks() {
     assert!(e.to_string().contains("unknown Brook backend `dx9`"), "{e}");
     assert_eq!(Runtime::named("cpu").unwrap().backend_name(), "cpu");
     assert_eq!(Runtime::named("gl").unwrap().backend_name(), "gl");
+    assert_eq!(Runtime::named("wgpu").unwrap().backend_name(), "wgpu");
 }
 
 #[test]
@@ -123,7 +132,11 @@ reduce void total(float a<>, reduce float r<>) { r += a; }
 
 #[test]
 fn run_time_errors_carry_the_brook_line_they_concern() {
-    for rt in [Runtime::gl().unwrap(), Runtime::cpu()] {
+    for rt in [
+        Runtime::gl().unwrap(),
+        Runtime::wgpu().unwrap(),
+        Runtime::cpu(),
+    ] {
         let p = rt.compile(PLACED, "placed.br").unwrap();
         let a = rt.stream_of(1, &[4]).unwrap();
         let b = rt.stream_of(1, &[4]).unwrap();

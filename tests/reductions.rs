@@ -1,5 +1,5 @@
 //! Reductions end to end on GL (desktop and ES profiles, with and without address
-//! translation) and on the CPU backend, each checked against an f64 (or exact integer)
+//! translation), on wgpu and on the CPU backend, each checked against an f64 (or exact integer)
 //! reference computed here: exact for integer-valued data, a stated tolerance otherwise.
 //! Non-commutative operators (2×2 matrix product, a group's multiplication table) check that
 //! every backend combines in index order.
@@ -7,9 +7,10 @@
 mod support;
 
 use brook::{args, Arg, ContextOptions, ElementFormat, MemberFormat, Profile, Runtime};
-use support::gl_with;
+use support::{gl_with, wgpu};
 
-/// Desktop GL, GL ES, GL with a 64-texel texture limit (address translation), and the CPU.
+/// Desktop GL, GL ES, GL with a 64-texel texture limit (address translation), wgpu, and the
+/// CPU.
 fn runtimes() -> Vec<Runtime> {
     vec![
         Runtime::gl().unwrap(),
@@ -19,6 +20,7 @@ fn runtimes() -> Vec<Runtime> {
         })
         .unwrap(),
         gl_with(Some(64), None),
+        wgpu(),
         Runtime::cpu(),
     ]
 }

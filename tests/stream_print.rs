@@ -14,6 +14,7 @@ fn runtimes() -> Vec<Runtime> {
             ..ContextOptions::default()
         })
         .expect("a headless GL ES context"),
+        support::wgpu(),
     ]
 }
 

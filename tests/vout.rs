@@ -1,6 +1,6 @@
-//! `vout`/`push` through the runtime on both backends: GL (candidate pass, work-efficient scan
-//! of the push counts, compaction) must give the CPU backend's counts and packed streams
-//! exactly, since pushed values are only copied.
+//! `vout`/`push` through the runtime on every backend: GL (candidate pass, work-efficient scan
+//! of the push counts, compaction) and wgpu must give the CPU backend's counts and packed
+//! streams exactly, since pushed values are only copied.
 
 mod support;
 
@@ -26,21 +26,23 @@ fn input(rt: &Runtime, components: u8, shape: &[usize], data: &[f32]) -> Stream 
 }
 
 /// Runs `kernel` with `inputs` (data streams) then `outs` (out and vout streams of these
-/// formats and shapes, filled with stale values) on the CPU and on every GL runtime, asserts
-/// that the counts and the output streams agree bit for bit, and returns the CPU's counts and
-/// output contents.
+/// formats and shapes, filled with stale values) on the CPU, on every GL profile and on wgpu,
+/// asserts that the counts and the output streams agree bit for bit, and returns the CPU's
+/// counts and output contents.
 fn vout_agrees(
     source: &str,
     kernel: &str,
     inputs: &[(u8, &[usize], Vec<f32>)],
     outs: &[(ElementFormat, &[usize])],
 ) -> (Vec<usize>, Vec<Vec<f32>>) {
-    vout_agrees_on(&gl_profiles(None, None), source, kernel, inputs, outs)
+    let mut runtimes = gl_profiles(None, None);
+    runtimes.push(support::wgpu());
+    vout_agrees_on(&runtimes, source, kernel, inputs, outs)
 }
 
-/// [`vout_agrees`] on these GL runtimes.
+/// [`vout_agrees`] on these runtimes.
 fn vout_agrees_on(
-    gls: &[Runtime],
+    runtimes: &[Runtime],
     source: &str,
     kernel: &str,
     inputs: &[(u8, &[usize], Vec<f32>)],
@@ -70,11 +72,11 @@ fn vout_agrees_on(
         (counts, data)
     };
     let on_cpu = run(&Runtime::cpu());
-    for gl in gls {
-        let on_gl = run(gl);
-        assert_eq!(on_gl.0, on_cpu.0, "{}: counts", gl.describe());
-        for (k, (g, c)) in on_gl.1.iter().zip(&on_cpu.1).enumerate() {
-            assert_eq!(g, c, "{}: vout {k}", gl.describe());
+    for rt in runtimes {
+        let got = run(rt);
+        assert_eq!(got.0, on_cpu.0, "{}: counts", rt.describe());
+        for (k, (g, c)) in got.1.iter().zip(&on_cpu.1).enumerate() {
+            assert_eq!(g, c, "{}: vout {k}", rt.describe());
         }
     }
     on_cpu
@@ -305,8 +307,12 @@ fn split_candidate_passes_give_the_same_result() {
 }
 
 #[test]
-fn a_stream_without_room_for_n_per_element_is_refused_on_both_backends() {
-    for rt in [Runtime::cpu(), support::gl_with(None, None)] {
+fn a_stream_without_room_for_n_per_element_is_refused_on_every_backend() {
+    for rt in [
+        Runtime::cpu(),
+        support::gl_with(None, None),
+        support::wgpu(),
+    ] {
         let p = rt.compile(REPEAT, "vout.br").unwrap();
         let i = input(&rt, 1, &[10], &[1.0; 10]);
         let o = rt.stream_of(1, &[39]).unwrap();
@@ -369,8 +375,12 @@ fn the_trace_and_the_glsl_show_the_scan_and_compaction_passes() {
 }
 
 #[test]
-fn vout_calls_under_a_write_mask_are_refused_on_both_backends() {
-    for rt in [Runtime::cpu(), support::gl_with(None, None)] {
+fn vout_calls_under_a_write_mask_are_refused_on_every_backend() {
+    for rt in [
+        Runtime::cpu(),
+        support::gl_with(None, None),
+        support::wgpu(),
+    ] {
         let p = rt.compile(REPEAT, "vout.br").unwrap();
         let i = input(&rt, 1, &[4], &[1.0; 4]);
         let o = rt.stream_of(1, &[16]).unwrap();

@@ -1,4 +1,5 @@
-//! Write masks (depth test on GL, 000 §7.4.2) and write queries (occlusion queries) against
+//! Write masks (depth test on GL, a mask buffer the shader reads on wgpu, 000 §7.4.2) and
+//! write queries (occlusion queries on GL, an atomic counter on wgpu) on every backend against
 //! the CPU backend and hand-worked values: mask patterns with two outputs and a discarding
 //! kernel, a split call (one draw buffer), query counts, and the errors.
 
@@ -101,6 +102,7 @@ fn runtimes() -> Vec<(&'static str, Runtime)> {
             })
             .unwrap(),
         ),
+        ("wgpu", Runtime::wgpu().unwrap()),
     ]
 }
 

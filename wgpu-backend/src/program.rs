@@ -6,9 +6,9 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use brook_frontend::ir::{FunctionId, Module};
+use brook_frontend::ir::{Function, FunctionId, FunctionKind, Module};
 
-use crate::error::Result;
+use crate::error::{Result, WgpuError};
 use crate::gpu::Gpu;
 use crate::pipeline::{build, shader_error, Pipeline, Source};
 
@@ -22,6 +22,27 @@ pub fn both(a: Built, b: Built) -> Built {
         (None, None) => None,
         (a, b) => Some(a.unwrap_or_default() + b.unwrap_or_default()),
     }
+}
+
+/// Refuses a shader of `func` binding more than the device's storage buffers per shader stage,
+/// naming the function, the count and the limit: wgpu's own refusal, at the bind group layout,
+/// names no Brook function or stream.
+fn check_storage_buffers(gpu: &Gpu, func: &Function, count: usize) -> Result<()> {
+    let max = gpu.limits.max_storage_buffers_per_shader_stage;
+    if count <= max as usize {
+        return Ok(());
+    }
+    let kind = match func.kind {
+        FunctionKind::Kernel => "kernel",
+        FunctionKind::Reduce => "reduce function",
+        FunctionKind::Helper => "function",
+    };
+    Err(WgpuError::DeviceLimit {
+        call: format!("{kind} `{}`", func.name),
+        message: format!(
+            "binds {count} storage buffers in one shader (one per input, gathered and output stream, two per vout, one each for a write mask and a write query), but this wgpu device allows {max} per shader stage; pass fewer streams, or pack them into float4s or structs"
+        ),
+    })
 }
 
 /// What a pipeline of a program is keyed by.
@@ -66,7 +87,9 @@ impl WgpuProgram {
         }
         let started = Instant::now();
         let (label, module, resources) = make()?;
-        let name = &self.module.func(function).name;
+        let func = self.module.func(function);
+        check_storage_buffers(gpu, func, resources.len())?;
+        let name = &func.name;
         let p = Rc::new(build(
             gpu,
             label,

@@ -630,7 +630,7 @@ fn bad_calls_are_errors() {
 }
 
 #[test]
-fn more_streams_than_the_device_binds_is_an_error_not_a_panic() {
+fn more_streams_than_the_device_binds_is_a_device_limit_error_not_a_panic() {
     // wgpu's GL backend binds 16 storage buffers per shader stage; 17 outputs need 17.
     let b = WgpuBackend::new_on(wgpu::Backends::GL).expect("wgpu's GL backend");
     let outs: Vec<String> = (0..17).map(|k| format!("out float o{k}<>")).collect();
@@ -648,6 +648,15 @@ fn more_streams_than_the_device_binds_is_an_error_not_a_panic() {
     let mut args = vec![KernelArg::Stream(&a)];
     args.extend(streams.iter().map(KernelArg::Stream));
     let e = b.run_kernel(&p, function(&p, "k"), &args).unwrap_err();
-    assert!(matches!(e, brook_wgpu::WgpuError::Validation { .. }), "{e}");
-    assert!(e.to_string().contains("kernel k"), "{e}");
+    assert!(
+        matches!(e, brook_wgpu::WgpuError::DeviceLimit { .. }),
+        "{e}"
+    );
+    let text = e.to_string();
+    assert!(
+        text.contains("kernel `k`")
+            && text.contains("binds 18 storage buffers")
+            && text.contains("allows 16 per shader stage"),
+        "{text}"
+    );
 }

@@ -2,10 +2,12 @@
 //!
 //! Where naga has a function with the same meaning on every input it is used (`floor`,
 //! `sqrt`, `sin`, …); where the meaning differs at an edge, the CPU's formula is written out:
-//! `min`/`max` are `y < x ? y : x` (NaN rules of GLSL), `round` halves away from zero,
-//! `sign(NaN)` is 0, `rsqrt` is `1/sqrt`, `lerp` is `a + t*(b - a)`, `frac` is `x - floor(x)`,
-//! `isnan`/`isinf`/`isfinite` test the bits, `frexp` takes the exponent from the bits.
-//! Transcendentals come from the driver, so they agree with the CPU only to a tolerance.
+//! `min`/`max` are IEEE's minNum/maxNum (a NaN argument gives the other), `round` halves away
+//! from zero, `sign(NaN)` is 0, `rsqrt` is `1/sqrt`, `lerp` is `a + t*(b - a)`, `frac` is
+//! `x - floor(x)`, `ldexp` multiplies by exact powers of two, `isnan`/`isinf`/`isfinite` test
+//! the bits, `frexp` takes the exponent from the bits. Transcendentals come from the driver, so
+//! they agree with the CPU only to a tolerance (lavapipe's miss the README's contract; see
+//! `tests/numeric_contract.rs`).
 
 use brook_frontend::ir::{Builtin, Expr, ExprKind, Scalar as BScalar, Type as BType};
 use brook_frontend::Span;
@@ -266,16 +268,37 @@ fn dot(b: &mut FnBuilder, x: H, y: H, n: u8) -> H {
     s.expect("at least one component")
 }
 
-/// GLSL's `min`: `y < x ? y : x` (component-wise).
-pub fn fmin(b: &mut FnBuilder, x: H, y: H) -> H {
-    let c = b.lt(y, x);
+/// `min` as IEEE 754's minNum, as on the CPU: `y < x || isnan(x) ? y : x` (component-wise),
+/// so a NaN argument gives the other one.
+fn fmin(b: &mut FnBuilder, x: H, y: H, n: u8) -> H {
+    let less = b.lt(y, x);
+    let nan = is_nan(b, x, n);
+    let c = b.bin(naga::BinaryOperator::InclusiveOr, less, nan);
     b.select(c, y, x)
 }
 
-/// GLSL's `max`: `x < y ? y : x`.
-pub fn fmax(b: &mut FnBuilder, x: H, y: H) -> H {
-    let c = b.lt(x, y);
+/// `max` as IEEE 754's maxNum: `x < y || isnan(x) ? y : x`.
+fn fmax(b: &mut FnBuilder, x: H, y: H, n: u8) -> H {
+    let less = b.lt(x, y);
+    let nan = is_nan(b, x, n);
+    let c = b.bin(naga::BinaryOperator::InclusiveOr, less, nan);
     b.select(c, y, x)
+}
+
+/// The bits of `|x|` and of +inf, to compare: `isnan`, `isinf` and `isfinite` test the bits,
+/// which no driver folds (Mesa may take `x != x` to be false).
+fn magnitude_bits(b: &mut FnBuilder, x: H, n: u8) -> (H, H) {
+    let bits = b.bitcast(x, ScalarKind::Uint);
+    let mask = b.u32(0x7fff_ffff);
+    let mask = b.splat(mask, n);
+    let magnitude = b.bin(naga::BinaryOperator::And, bits, mask);
+    let inf = b.u32(0x7f80_0000);
+    (magnitude, b.splat(inf, n))
+}
+
+fn is_nan(b: &mut FnBuilder, x: H, n: u8) -> H {
+    let (magnitude, inf) = magnitude_bits(b, x, n);
+    b.gt(magnitude, inf)
 }
 
 /// A float constant of the shape of `like` (scalar or vector of `n`).
@@ -296,12 +319,14 @@ fn float_builtin(b: &mut FnBuilder, f: Builtin, a: &[H], n: u8) -> Option<H> {
         Ceil => b.math(M::Ceil, &[a[0]]),
         Cos => b.math(M::Cos, &[a[0]]),
         Cosh => b.math(M::Cosh, &[a[0]]),
+        // 180/pi and pi/180 rounded once to float, as on the CPU (`180.0 / PI` in float is
+        // an ulp off).
         Degrees => {
-            let k = constant(b, 180.0f32 / std::f32::consts::PI, n);
+            let k = constant(b, (180.0 / std::f64::consts::PI) as f32, n);
             b.mul(a[0], k)
         }
         Radians => {
-            let k = constant(b, std::f32::consts::PI / 180.0, n);
+            let k = constant(b, (std::f64::consts::PI / 180.0) as f32, n);
             b.mul(a[0], k)
         }
         Exp => b.math(M::Exp, &[a[0]]),
@@ -337,8 +362,8 @@ fn float_builtin(b: &mut FnBuilder, f: Builtin, a: &[H], n: u8) -> Option<H> {
         Saturate => {
             let zero = constant(b, 0.0, n);
             let one = constant(b, 1.0, n);
-            let lo = fmax(b, a[0], zero);
-            fmin(b, lo, one)
+            let lo = fmax(b, a[0], zero, n);
+            fmin(b, lo, one, n)
         }
         Sign => sign(b, a[0], n),
         Sin => b.math(M::Sin, &[a[0]]),
@@ -347,8 +372,8 @@ fn float_builtin(b: &mut FnBuilder, f: Builtin, a: &[H], n: u8) -> Option<H> {
         Tan => b.math(M::Tan, &[a[0]]),
         Tanh => b.math(M::Tanh, &[a[0]]),
         Fmod => fmod(b, a[0], a[1]),
-        Max => fmax(b, a[0], a[1]),
-        Min => fmin(b, a[0], a[1]),
+        Max => fmax(b, a[0], a[1], n),
+        Min => fmin(b, a[0], a[1], n),
         Pow => b.math(M::Pow, &[a[0], a[1]]),
         Step => {
             let one = constant(b, 1.0, n);
@@ -356,13 +381,10 @@ fn float_builtin(b: &mut FnBuilder, f: Builtin, a: &[H], n: u8) -> Option<H> {
             let c = b.ge(a[1], a[0]);
             b.select(c, one, zero)
         }
-        Ldexp => {
-            let e = b.math(M::Exp2, &[a[1]]);
-            b.mul(a[0], e)
-        }
+        Ldexp => ldexp(b, a[0], a[1], n),
         Clamp => {
-            let lo = fmax(b, a[0], a[1]);
-            fmin(b, lo, a[2])
+            let lo = fmax(b, a[0], a[1], n);
+            fmin(b, lo, a[2], n)
         }
         Lerp => {
             let d = b.sub(a[1], a[0]);
@@ -375,8 +397,8 @@ fn float_builtin(b: &mut FnBuilder, f: Builtin, a: &[H], n: u8) -> Option<H> {
             let q = b.div(num, den);
             let zero = constant(b, 0.0, n);
             let one = constant(b, 1.0, n);
-            let lo = fmax(b, q, zero);
-            let t = fmin(b, lo, one);
+            let lo = fmax(b, q, zero, n);
+            let t = fmin(b, lo, one, n);
             let two = constant(b, 2.0, n);
             let three = constant(b, 3.0, n);
             let tt = b.mul(t, t);
@@ -385,12 +407,7 @@ fn float_builtin(b: &mut FnBuilder, f: Builtin, a: &[H], n: u8) -> Option<H> {
             b.mul(tt, k)
         }
         IsNan | IsInf | IsFinite => {
-            let bits = b.bitcast(a[0], ScalarKind::Uint);
-            let mask = b.u32(0x7fff_ffff);
-            let mask = b.splat(mask, n);
-            let magnitude = b.bin(naga::BinaryOperator::And, bits, mask);
-            let inf = b.u32(0x7f80_0000);
-            let inf = b.splat(inf, n);
+            let (magnitude, inf) = magnitude_bits(b, a[0], n);
             match f {
                 IsNan => b.gt(magnitude, inf),
                 IsInf => b.eq(magnitude, inf),
@@ -401,15 +418,57 @@ fn float_builtin(b: &mut FnBuilder, f: Builtin, a: &[H], n: u8) -> Option<H> {
     })
 }
 
-/// `sign`: 1, -1, or 0 (also for NaN), component-wise.
+/// `sign`: 1, -1, or +0 (also for NaN), component-wise. The -1 is chosen last: Mesa turns
+/// `x < 0 ? -1.0 : 0.0` into `-float(x < 0)`, which is -0 where it should be +0.
 fn sign(b: &mut FnBuilder, x: H, n: u8) -> H {
     let zero = constant(b, 0.0, n);
     let one = constant(b, 1.0, n);
     let minus = constant(b, -1.0, n);
     let neg = b.lt(x, zero);
     let pos = b.gt(x, zero);
-    let s = b.select(neg, minus, zero);
-    b.select(pos, one, s)
+    let s = b.select(pos, one, zero);
+    b.select(neg, minus, s)
+}
+
+/// `ldexp` as the CPU computes it: for an integral `e`, clamped to ±300, `x` times four powers
+/// of two made from their bits, each within the float range (exact, where `x * exp2(e)` gives
+/// NaN for `0 * exp2(300)` and loses `1e-30 * 2^200`); for any other `e`, `x * exp2(e)`.
+fn ldexp(b: &mut FnBuilder, x: H, e: H, n: u8) -> H {
+    let floor = b.math(M::Floor, &[e]);
+    let integral = b.eq(floor, e);
+    let (lo, hi) = (constant(b, -300.0, n), constant(b, 300.0, n));
+    let k = fmax(b, e, lo, n);
+    let k = fmin(b, k, hi, n);
+    let three = constant(b, 3.0, n);
+    let third = b.div(k, three);
+    let third = b.math(M::Floor, &[third]);
+    let rest = b.sub(k, third);
+    let scaled = scale(b, x, third, n);
+    let scaled = scale(b, scaled, rest, n);
+    let power = b.math(M::Exp2, &[e]);
+    let plain = b.mul(x, power);
+    b.select(integral, scaled, plain)
+}
+
+/// `x * 2^k` for an integral `k` in [-252, 254], as two exact factors `2^h * 2^(k-h)`.
+fn scale(b: &mut FnBuilder, x: H, k: H, n: u8) -> H {
+    let k = b.convert(k, ScalarKind::Sint);
+    let two = b.i32(2);
+    let two = b.splat(two, n);
+    let h = b.div(k, two);
+    let rest = b.sub(k, h);
+    let power = |b: &mut FnBuilder, k: H| {
+        let bias = b.i32(127);
+        let bias = b.splat(bias, n);
+        let biased = b.add_(k, bias);
+        let shift = b.u32(23);
+        let shift = b.splat(shift, n);
+        let bits = b.bin(naga::BinaryOperator::ShiftLeft, biased, shift);
+        b.bitcast(bits, ScalarKind::Float)
+    };
+    let (p, q) = (power(b, h), power(b, rest));
+    let y = b.mul(x, p);
+    b.mul(y, q)
 }
 
 /// `frexp` from the bits (the CPU's `frexp`): `x = m * 2^e`, `|m|` in `[0.5, 1)`; zero,

@@ -38,8 +38,17 @@ impl FnLower<'_, '_> {
             }
             ExprKind::Binary(op, a, c) => {
                 let x = self.expr(a)?;
-                let y = self.expr(c)?;
-                binary(&mut self.b, brook, *op, (x, &a.ty), (y, &c.ty), &e.ty)
+                let (op, y) = match (op, &c.kind) {
+                    // IEEE's x / ±0 (±inf, NaN for 0 / 0) as x * ±inf: Mesa folds a division
+                    // by a literal zero to 0, but keeps a product with an infinity made from
+                    // its bits.
+                    (BinaryOp::Div, ExprKind::Float(zero)) if *zero == 0.0 => {
+                        let bits = self.b.u32((zero.to_bits() & 0x8000_0000) | 0x7f80_0000);
+                        (BinaryOp::Mul, self.b.bitcast(bits, naga::ScalarKind::Float))
+                    }
+                    _ => (*op, self.expr(c)?),
+                };
+                binary(&mut self.b, brook, op, (x, &a.ty), (y, &c.ty), &e.ty)
             }
             ExprKind::Select {
                 cond,
