@@ -9,8 +9,6 @@
 
 mod common;
 
-use std::cell::RefCell;
-use std::rc::Rc;
 use std::time::Duration;
 
 use brook::ReducePlan;
@@ -42,21 +40,6 @@ fn rust_sum(data: &[f32]) -> [f32; 4] {
     acc
 }
 
-/// A variant that reduces `n` times, keeping the last result for the check.
-fn variant<'a>(name: &str, sum: impl Fn() -> Vec<f32> + 'a) -> Variant<'a> {
-    let last = Rc::new(RefCell::new(Vec::new()));
-    let kept = last.clone();
-    Variant::new(
-        name,
-        move |n| {
-            for _ in 0..n {
-                *last.borrow_mut() = sum();
-            }
-        },
-        move || kept.borrow().clone(),
-    )
-}
-
 fn main() {
     let mut c = Criterion::default().configure_from_args();
     let data = data();
@@ -85,17 +68,19 @@ fn main() {
     let expected: Vec<f64> = rust_sum(&data).iter().map(|&v| f64::from(v)).collect();
     Comparison::new(GROUP, "per reduction", 1, expected, Tolerance::Exact)
         .measurement_time(Duration::from_secs(3))
-        .variant(variant("hand-written glow", || hand.sum().to_vec()))
-        .variant(variant("brook gl", || {
+        .variant(Variant::returning("hand-written glow", || {
+            hand.sum().to_vec()
+        }))
+        .variant(Variant::returning("brook gl", || {
             brook_sum(&gl, &gl_input, &gl_program)
         }))
-        .variant(variant("brook wgpu", || {
+        .variant(Variant::returning("brook wgpu", || {
             brook_sum(&wgpu, &wgpu_input, &wgpu_program)
         }))
-        .variant(variant("brook cpu", || {
+        .variant(Variant::returning("brook cpu", || {
             brook_sum(&cpu, &cpu_input, &cpu_program)
         }))
-        .variant(variant("plain rust loop", || {
+        .variant(Variant::returning("plain rust loop", || {
             rust_sum(std::hint::black_box(&data)).to_vec()
         }))
         .run(&mut c);

@@ -37,9 +37,6 @@ fn bench(c: &mut Criterion, group_name: &str, shape: &[usize]) {
     };
     let ctx = gl.gl_context().expect("a GL runtime").clone();
     let hand = RefCell::new(HandSaxpy::new(ctx.gl(), w, h, &x, &y));
-    let on_gl = RefCell::new(PingPong::new(&gl, SAXPY, "saxpy", A, shape));
-    let on_cpu = RefCell::new(PingPong::new(&cpu, SAXPY, "saxpy", A, shape));
-    let on_wgpu = RefCell::new(PingPong::new(&wgpu, SAXPY, "saxpy", A, shape));
     let rust = RefCell::new(y.clone());
     // One call gives y + a·x: a·x is exact (a = ½), the sum one f32 rounding (or none, fused).
     let expected: Vec<f64> = x
@@ -65,27 +62,9 @@ fn bench(c: &mut Criterion, group_name: &str, shape: &[usize]) {
         },
         || hand.borrow().result(),
     ))
-    .variant(Variant::new(
-        "brook gl",
-        |n| {
-            on_gl.borrow_mut().time(n);
-        },
-        || on_gl.borrow().result(),
-    ))
-    .variant(Variant::new(
-        "brook wgpu",
-        |n| {
-            on_wgpu.borrow_mut().time(n);
-        },
-        || on_wgpu.borrow().result(),
-    ))
-    .variant(Variant::new(
-        "brook cpu",
-        |n| {
-            on_cpu.borrow_mut().time(n);
-        },
-        || on_cpu.borrow().result(),
-    ))
+    .variant(PingPong::new(&gl, SAXPY, "saxpy", A, shape).into_variant("brook gl"))
+    .variant(PingPong::new(&wgpu, SAXPY, "saxpy", A, shape).into_variant("brook wgpu"))
+    .variant(PingPong::new(&cpu, SAXPY, "saxpy", A, shape).into_variant("brook cpu"))
     .variant(Variant::new(
         "plain rust loop",
         |n| {

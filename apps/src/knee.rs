@@ -1,25 +1,40 @@
 //! The kernel-call knee (001 Fig. 4): the time of one call of the synthetic 43-MAD kernel
 //! against the number of elements, hand-written GL, Brook GL and Brook CPU side by side. Below
 //! the knee the fixed cost of issuing a call dominates; above it the elements do.
+//!
+//! At each size every flavour's first call is checked against the kernel computed in f64
+//! before anything is timed (a wrong flavour is reported, not timed); then the flavours are
+//! timed in rounds whose order rotates (bench-kit's rounds), and each Brook flavour's ratio
+//! to hand-written GL is the median of the per-round ratios with its 95% interval.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use brook::{args, Program, Runtime, Stream};
+use brook_bench_kit::rounds::rounds;
+use brook_bench_kit::stats::median;
+use brook_bench_kit::{check, Tolerance};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use crate::app::{Env, Flavor, Scale};
 use crate::error::AppError;
 use crate::glkit::{self, Draw, Shader, Texture};
+use crate::measure::Ratio;
 use crate::report::figure::{color, powers, save, Figure, Format, FONT};
-use crate::synthetic::{mad_kernel, FLOPS_PER_ELEMENT};
+use crate::report::ratio_text;
+use crate::synthetic::{mad_kernel, mad_reference, FLOPS_PER_ELEMENT, TOLERANCE};
 
-/// One stream length and the time per call of each flavour measured there.
+/// One stream length and what was measured there.
 #[derive(Clone, Debug)]
 pub struct Point {
     pub elements: usize,
+    /// The median time per call of each flavour that passed its check.
     pub per_call: Vec<(Flavor, Duration)>,
+    /// Each Brook flavour's time over hand-written GL's, from the rounds both ran in.
+    pub versus_hand_gl: Vec<(Flavor, Ratio)>,
+    /// The flavours whose checked call failed or gave a wrong result, with why: not timed.
+    pub failures: Vec<(Flavor, String)>,
 }
 
 /// The flavours swept, in the table's and the plot's order.
@@ -33,8 +48,17 @@ fn sides(scale: Scale) -> Vec<usize> {
         .collect()
 }
 
-/// Measures every size; each flavour repeats calls for `per_size` (at least 3 calls), each
-/// call reading the previous one's result so that no draw can be skipped. Before each size,
+/// The input at `side`: every float different within [0, 1), so that a misplaced or skipped
+/// element shows in the check.
+fn input(side: usize) -> Vec<f32> {
+    (0..side * side * 4)
+        .map(|i| (i % 251) as f32 / 251.0)
+        .collect()
+}
+
+/// Measures every size: checks each flavour's first call, then times batches of calls in
+/// rotated rounds (at least one call per batch, `per_size` per flavour in all), each call
+/// reading the previous one's result so that no draw can be skipped. Before each size,
 /// `progress` hears how many sizes are done and how many there are.
 pub fn sweep(
     env: &Env,
@@ -44,67 +68,162 @@ pub fn sweep(
 ) -> Result<Vec<Point>, AppError> {
     let (brook_source, hand_source) = mad_kernel();
     let hand = Shader::fragment(&env.context, &hand_source)?;
+    // 15 rounds give a 95% interval from the 4th to the 12th ratio, 9 from the 2nd to the 8th.
+    let round_count = scale.pick(15, 9, 6);
     let sides = sides(scale);
     let mut points = Vec::new();
     for (done, &side) in sides.iter().enumerate() {
         progress(done, sides.len());
-        let mut per_call = Vec::new();
-        let mut hand_calls = HandCalls::new(env, &hand, side)?;
-        per_call.push((Flavor::HandGl, repeat(per_size, || hand_calls.call(), env)?));
+        let input = input(side);
+        let expected = mad_reference(&input);
+        let hand_calls: Box<dyn Calls + '_> = Box::new(HandCalls::new(env, &hand, side, &input)?);
+        let mut flavors = vec![(Flavor::HandGl, hand_calls)];
         for flavor in [Flavor::BrookGl, Flavor::BrookCpu] {
-            let rt = env.runtime(flavor);
-            let mut calls = BrookCalls::new(rt, &brook_source, side)?;
-            per_call.push((flavor, repeat(per_size, || calls.call(), env)?));
+            let calls = BrookCalls::new(env.runtime(flavor), &brook_source, side, &input)?;
+            flavors.push((flavor, Box::new(calls) as Box<dyn Calls + '_>));
         }
+        let mut failures = Vec::new();
+        flavors.retain_mut(|(flavor, calls)| {
+            let checked = calls
+                .call()
+                .and_then(|()| calls.result())
+                .map_err(|e| format!("{flavor}: {e}"))
+                .and_then(|got| {
+                    check(
+                        flavor.label(),
+                        &got,
+                        &expected,
+                        Tolerance::Relative(TOLERANCE),
+                    )
+                });
+            checked.map_err(|e| failures.push((*flavor, e))).is_ok()
+        });
+        let (per_call, versus_hand_gl) = time(env, &mut flavors, per_size, round_count)?;
         points.push(Point {
             elements: side * side,
             per_call,
+            versus_hand_gl,
+            failures,
         });
     }
     Ok(points)
 }
 
-/// Time per call over `budget`, waiting for the GPU before and after.
-fn repeat(
-    budget: Duration,
-    mut call: impl FnMut() -> Result<(), AppError>,
+/// Times `flavors` in `round_count` rotated rounds of equal batches, sized from the slowest
+/// call so that each flavour gets about `budget`: the median time per call of each, and each
+/// one's ratio to hand-written GL (when that is among them).
+fn time(
     env: &Env,
-) -> Result<Duration, AppError> {
-    call()?; // compiles and warms up
+    flavors: &mut [(Flavor, Box<dyn Calls + '_>)],
+    budget: Duration,
+    round_count: usize,
+) -> Result<(Vec<(Flavor, Duration)>, Vec<(Flavor, Ratio)>), AppError> {
+    let mut slowest = Duration::ZERO;
+    for (_, calls) in flavors.iter_mut() {
+        slowest = slowest.max(batch(env, calls.as_mut(), 1)?);
+    }
+    let calls_per_batch =
+        (budget.as_secs_f64() / round_count as f64 / slowest.as_secs_f64().max(1e-9)) as u64;
+    let mut failed = None;
+    let seconds = rounds(
+        flavors.len(),
+        round_count,
+        calls_per_batch.max(1),
+        |v, n| {
+            batch(env, flavors[v].1.as_mut(), n).unwrap_or_else(|e| {
+                failed.get_or_insert(e);
+                Duration::ZERO
+            })
+        },
+    );
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let per_call = flavors
+        .iter()
+        .zip(&seconds)
+        .map(|((flavor, _), s)| (*flavor, Duration::from_secs_f64(median(s))))
+        .collect();
+    let hand = flavors.iter().position(|(f, _)| *f == Flavor::HandGl);
+    let versus_hand_gl = hand.map_or_else(Vec::new, |h| {
+        flavors
+            .iter()
+            .zip(&seconds)
+            .filter(|((flavor, _), _)| *flavor != Flavor::HandGl)
+            .filter_map(|((flavor, _), s)| {
+                let ratios: Vec<f64> = s.iter().zip(&seconds[h]).map(|(t, b)| t / b).collect();
+                Some((*flavor, Ratio::of(&ratios)?))
+            })
+            .collect()
+    });
+    Ok((per_call, versus_hand_gl))
+}
+
+/// The time of `n` calls, waiting for the GPU before and after.
+fn batch(env: &Env, calls: &mut dyn Calls, n: u64) -> Result<Duration, AppError> {
     glkit::finish(&env.context);
     let start = Instant::now();
-    let mut calls = 0u32;
-    while calls < 3 || start.elapsed() < budget {
-        call()?;
-        calls += 1;
+    for _ in 0..n {
+        calls.call()?;
     }
     glkit::finish(&env.context);
-    Ok(start.elapsed() / calls)
+    Ok(start.elapsed())
+}
+
+/// One flavour's kernel calls at one size.
+trait Calls {
+    /// One call, reading the previous call's result (the input, before the first).
+    fn call(&mut self) -> Result<(), AppError>;
+    /// The last call's result, read back.
+    fn result(&self) -> Result<Vec<f32>, AppError>;
+}
+
+/// Two buffers that calls read and write in turn, starting from the first.
+struct PingPong<T> {
+    buffers: [T; 2],
+    flip: bool,
+}
+
+impl<T> PingPong<T> {
+    fn new(buffers: [T; 2]) -> Self {
+        PingPong {
+            buffers,
+            flip: false,
+        }
+    }
+
+    /// The next call's source and destination.
+    fn next(&mut self) -> (&T, &T) {
+        let [a, b] = &self.buffers;
+        let pair = if self.flip { (b, a) } else { (a, b) };
+        self.flip = !self.flip;
+        pair
+    }
+
+    /// What the last call wrote (the first buffer before any call).
+    fn last(&self) -> &T {
+        &self.buffers[usize::from(self.flip)]
+    }
 }
 
 struct HandCalls<'a> {
     shader: &'a Shader,
-    textures: [Texture; 2],
-    flip: bool,
+    textures: PingPong<Texture>,
 }
 
 impl<'a> HandCalls<'a> {
-    fn new(env: &Env, shader: &'a Shader, side: usize) -> Result<Self, AppError> {
-        let data = vec![0.5f32; side * side * 4];
+    fn new(env: &Env, shader: &'a Shader, side: usize, input: &[f32]) -> Result<Self, AppError> {
+        let texture = || glkit::texture(&env.context, side, side, 4, Some(input));
         Ok(HandCalls {
             shader,
-            textures: [
-                glkit::texture(&env.context, side, side, 4, Some(&data))?,
-                glkit::texture(&env.context, side, side, 4, Some(&data))?,
-            ],
-            flip: false,
+            textures: PingPong::new([texture()?, texture()?]),
         })
     }
+}
 
+impl Calls for HandCalls<'_> {
     fn call(&mut self) -> Result<(), AppError> {
-        let [a, b] = &self.textures;
-        let (src, dst) = if self.flip { (b, a) } else { (a, b) };
-        self.flip = !self.flip;
+        let (src, dst) = self.textures.next();
         Draw {
             shader: self.shader,
             samplers: &[("a", src)],
@@ -114,36 +233,42 @@ impl<'a> HandCalls<'a> {
         }
         .cover()
     }
+
+    fn result(&self) -> Result<Vec<f32>, AppError> {
+        glkit::read(self.textures.last())
+    }
 }
 
 struct BrookCalls<'a> {
     rt: &'a Runtime,
     program: Program,
-    streams: [Stream; 2],
-    flip: bool,
+    streams: PingPong<Stream>,
 }
 
 impl<'a> BrookCalls<'a> {
-    fn new(rt: &'a Runtime, source: &str, side: usize) -> Result<Self, AppError> {
+    fn new(rt: &'a Runtime, source: &str, side: usize, input: &[f32]) -> Result<Self, AppError> {
         let streams = [
             rt.stream_of(4, &[side, side])?,
             rt.stream_of(4, &[side, side])?,
         ];
-        streams[0].read(&vec![0.5f32; side * side * 4])?;
+        streams[0].read(input)?;
         Ok(BrookCalls {
             rt,
             program: rt.compile(source, "mad.br")?,
-            streams,
-            flip: false,
+            streams: PingPong::new(streams),
         })
     }
+}
 
+impl Calls for BrookCalls<'_> {
     fn call(&mut self) -> Result<(), AppError> {
-        let [a, b] = &self.streams;
-        let (src, dst) = if self.flip { (b, a) } else { (a, b) };
-        self.flip = !self.flip;
+        let (src, dst) = self.streams.next();
         self.rt.run(&self.program, "mad", args![src, dst])?;
         Ok(())
+    }
+
+    fn result(&self) -> Result<Vec<f32>, AppError> {
+        Ok(self.streams.last().to_vec()?)
     }
 }
 
@@ -170,22 +295,29 @@ pub fn table(points: &[Point]) -> String {
     for f in FLAVORS {
         out.push_str(&format!("  {:>16}", f.label()));
     }
-    out.push_str(&format!("  {:>10}\n", "GL / hand"));
+    out.push_str("  GL / hand (95% interval)\n");
     for p in points {
         out.push_str(&format!("{:>10}", p.elements));
-        let mut times = Vec::new();
         for f in FLAVORS {
             let t = p.per_call.iter().find(|(g, _)| *g == f).map(|(_, t)| *t);
-            times.push(t);
             out.push_str(&format!(
                 "  {:>13.1} µs",
                 t.map_or(f64::NAN, |t| t.as_secs_f64() * 1e6)
             ));
         }
-        if let (Some(h), Some(g)) = (times[0], times[1]) {
-            out.push_str(&format!("  {:>9.2}×", g.as_secs_f64() / h.as_secs_f64()));
+        let gl = p.versus_hand_gl.iter().find(|(f, _)| *f == Flavor::BrookGl);
+        if let Some((_, ratio)) = gl {
+            out.push_str(&format!("  {}", ratio_text(ratio)));
         }
         out.push('\n');
+    }
+    for p in points {
+        for (_, why) in &p.failures {
+            out.push_str(&format!(
+                "FAILED at {} elements, not timed: {why}\n",
+                p.elements
+            ));
+        }
     }
     for f in FLAVORS {
         match knee(points, f) {
@@ -330,6 +462,7 @@ fn seconds(s: f64) -> String {
 mod tests {
     use super::*;
     use crate::report::figure::tests::{assert_png, assert_svg};
+    use crate::synthetic::MADS;
 
     fn points(micros: &[u64]) -> Vec<Point> {
         micros
@@ -338,8 +471,49 @@ mod tests {
             .map(|(i, us)| Point {
                 elements: 4usize.pow(i as u32),
                 per_call: vec![(Flavor::BrookGl, Duration::from_micros(*us))],
+                versus_hand_gl: Vec::new(),
+                failures: Vec::new(),
             })
             .collect()
+    }
+
+    #[test]
+    fn the_kernels_and_the_reference_take_the_same_steps() {
+        let (brook, hand) = mad_kernel();
+        for source in [brook, hand] {
+            assert_eq!(source.matches("x = x * 0.999 + 0.001;").count(), MADS);
+        }
+        // 43 steps toward 1: 1 − 0.999^43 of the way from 0.
+        let r = mad_reference(&[0.0, 1.0]);
+        assert!((r[0] - (1.0 - 0.999f64.powi(43))).abs() < 1e-6, "{r:?}");
+        assert!((r[1] - 1.0).abs() < 1e-6, "{r:?}");
+    }
+
+    #[test]
+    fn ping_pong_reads_what_the_last_call_wrote() {
+        let mut p = PingPong::new(["a", "b"]);
+        assert_eq!(*p.last(), "a", "the input before any call");
+        assert_eq!(p.next(), (&"a", &"b"));
+        assert_eq!(*p.last(), "b");
+        assert_eq!(p.next(), (&"b", &"a"));
+        assert_eq!(*p.last(), "a");
+    }
+
+    #[test]
+    fn the_table_gives_each_ratio_with_its_interval_and_every_failure() {
+        let mut p = points(&[30]);
+        p[0].per_call
+            .push((Flavor::HandGl, Duration::from_micros(20)));
+        let ratio = Ratio::of(&[1.4, 1.5, 1.5, 1.5, 1.6, 1.5]).unwrap();
+        p[0].versus_hand_gl.push((Flavor::BrookGl, ratio));
+        p[0].failures
+            .push((Flavor::BrookCpu, "Brook CPU gives a wrong result".into()));
+        let table = table(&p);
+        assert!(table.contains("1.50× [1.40, 1.60]"), "{table}");
+        assert!(
+            table.contains("FAILED at 1 elements, not timed: Brook CPU gives a wrong result"),
+            "{table}"
+        );
     }
 
     #[test]
@@ -363,6 +537,8 @@ mod tests {
                     .zip(1..)
                     .map(|(f, k)| (*f, Duration::from_micros(us * k)))
                     .collect(),
+                versus_hand_gl: Vec::new(),
+                failures: Vec::new(),
             })
             .collect();
         let dir = std::env::temp_dir().join(format!("brook-knee-{}", std::process::id()));

@@ -71,9 +71,14 @@ impl Ratio {
                 Some(t.as_secs_f64() / b.as_secs_f64().max(1e-12))
             })
             .collect();
+        Ratio::of(&ratios)
+    }
+
+    /// The median of per-round `ratios` and its interval (`None` when there are none).
+    pub(crate) fn of(ratios: &[f64]) -> Option<Ratio> {
         (!ratios.is_empty()).then(|| Ratio {
-            median: median(&ratios),
-            interval: median_interval(&ratios),
+            median: median(ratios),
+            interval: median_interval(ratios),
             rounds: ratios.len(),
         })
     }

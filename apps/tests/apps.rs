@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use brook_apps::{applications, measure, Budget, Env, Flavor, Scale};
+use brook_apps::{applications, knee, measure, Budget, Env, Flavor, Scale};
 
 /// Runs the named application's five variants and fails with every mismatch and error.
 fn check(name: &str) {
@@ -73,4 +73,31 @@ app_tests! {
     fft => "FFT",
     ray => "Ray",
     bitonic => "Bitonic",
+}
+
+/// The knee sweep checks every flavour's first call at each size (a wrong one is listed, not
+/// timed) and gives each Brook flavour's ratio to hand-written GL over its rotated rounds.
+#[test]
+fn the_knee_sweep_checks_and_times_every_flavour() {
+    let env = Env::headless().expect("a headless GL context");
+    let mut sizes = Vec::new();
+    let points = knee::sweep(
+        &env,
+        Scale::Tiny,
+        Duration::from_millis(1),
+        &mut |done, of| sizes.push((done, of)),
+    )
+    .unwrap();
+    assert_eq!(sizes, [(0, 3), (1, 3), (2, 3)]);
+    for p in &points {
+        assert!(p.failures.is_empty(), "{}: {:?}", p.elements, p.failures);
+        assert_eq!(p.per_call.len(), 3, "{}", p.elements);
+        let brook: Vec<Flavor> = p.versus_hand_gl.iter().map(|(f, _)| *f).collect();
+        assert_eq!(brook, [Flavor::BrookGl, Flavor::BrookCpu]);
+        assert!(p.versus_hand_gl.iter().all(|(_, r)| r.rounds == 6));
+    }
+    assert_eq!(
+        points.iter().map(|p| p.elements).collect::<Vec<_>>(),
+        [1, 4, 16]
+    );
 }

@@ -1,6 +1,8 @@
 //! A comparison of variants of one piece of work: checked, measured by criterion one by one,
 //! then timed side by side in rotated rounds.
 
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
@@ -29,6 +31,22 @@ impl<'a> Variant<'a> {
             run: Box::new(run),
             result: Box::new(result),
         }
+    }
+
+    /// A variant whose every call returns its result (a reduction read back, a loop's output
+    /// copied): it runs `call` `n` times and keeps the last result for the check.
+    pub fn returning(name: impl Into<String>, mut call: impl FnMut() -> Vec<f32> + 'a) -> Self {
+        let last = Rc::new(RefCell::new(Vec::new()));
+        let kept = last.clone();
+        Variant::new(
+            name,
+            move |n| {
+                for _ in 0..n {
+                    *last.borrow_mut() = call();
+                }
+            },
+            move || kept.borrow().clone(),
+        )
     }
 }
 

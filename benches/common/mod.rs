@@ -11,5 +11,3 @@ pub mod handwritten_scatter;
 pub mod handwritten_vout;
 pub mod mad;
 pub mod ping_pong;
-pub mod ratios;
-pub mod timing;

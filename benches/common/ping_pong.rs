@@ -2,9 +2,12 @@
 //! time calls: three streams, each call reading the previous call's result (llvmpipe skips
 //! draws whose output a later draw overwrites), and a `finish` at the end of each batch.
 
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use brook::{args, Program, Runtime, Stream};
+use brook_bench_kit::Variant;
 
 /// The inputs every SAXPY-shaped bench uses: `x` small, `y` integers, 4 floats per element.
 pub fn inputs(n: usize) -> (Vec<f32>, Vec<f32>) {
@@ -66,5 +69,19 @@ impl<'a> PingPong<'a> {
         self.streams[if self.flip { 2 } else { 1 }]
             .to_vec()
             .unwrap()
+    }
+
+    /// These calls as a comparison's variant named `name`: timed batches, checked on the
+    /// last call's result.
+    pub fn into_variant(self, name: &str) -> Variant<'a> {
+        let calls = Rc::new(RefCell::new(self));
+        let read = calls.clone();
+        Variant::new(
+            name,
+            move |n| {
+                calls.borrow_mut().time(n);
+            },
+            move || read.borrow().result(),
+        )
     }
 }

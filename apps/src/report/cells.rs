@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use crate::app::Flavor;
-use crate::measure::{AppResult, Row};
+use crate::measure::{AppResult, Ratio, Row};
 
 /// Column titles.
 pub const HEADER: [&str; 10] = [
@@ -31,24 +31,32 @@ fn duration(d: Duration) -> String {
     }
 }
 
-fn row_cells(result: &AppResult, row: &Row, first: bool) -> Vec<String> {
-    let (rate, unit) = result.work.rate(row.compute.as_secs_f64());
-    // The median of per-round ratios and its 95% interval; "≈" where the interval holds 1.
-    // Fewer than 6 rounds give no 95% interval: their count is said instead.
-    let ratio = match row.versus_hand_gl {
-        Some(r) if row.flavor != Flavor::HandGl && r.has_interval() => format!(
+/// A ratio as the tables print it: the median of per-round ratios and its 95% interval, "≈"
+/// where the interval holds 1; fewer than 6 rounds give no 95% interval, so their count is
+/// said instead.
+pub(crate) fn ratio_text(r: &Ratio) -> String {
+    if r.has_interval() {
+        format!(
             "{}{:.2}× [{:.2}, {:.2}]",
             if r.is_equal() { "≈" } else { "" },
             r.median,
             r.interval.0,
             r.interval.1
-        ),
-        Some(r) if row.flavor != Flavor::HandGl => format!(
+        )
+    } else {
+        format!(
             "{:.2}× ({} round{})",
             r.median,
             r.rounds,
             if r.rounds == 1 { "" } else { "s" }
-        ),
+        )
+    }
+}
+
+fn row_cells(result: &AppResult, row: &Row, first: bool) -> Vec<String> {
+    let (rate, unit) = result.work.rate(row.compute.as_secs_f64());
+    let ratio = match row.versus_hand_gl {
+        Some(r) if row.flavor != Flavor::HandGl => ratio_text(&r),
         _ => "—".into(),
     };
     vec![

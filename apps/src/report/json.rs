@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::app::{Baseline, Scale, Work};
+use crate::app::{Baseline, Flavor, Scale, Work};
 use crate::error::AppError;
 use crate::knee::Point;
 use crate::measure::{AppResult, Row};
@@ -97,8 +97,15 @@ pub struct Failure {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KneePoint {
     pub elements: usize,
-    /// Seconds per call, per variant (`hand_gl`, `brook_gl`, `brook_cpu`).
+    /// Seconds per call, per variant (`hand_gl`, `brook_gl`, `brook_cpu`): the median of
+    /// the rotated rounds.
     pub per_call_s: BTreeMap<String, f64>,
+    /// Each Brook variant's time over hand-written GL's: the median of the per-round ratios.
+    pub ratio_to_hand_gl: BTreeMap<String, f64>,
+    /// Its 95% interval (the range of the rounds below 6 rounds).
+    pub ratio_interval: BTreeMap<String, [f64; 2]>,
+    /// Variants whose checked call failed or gave a wrong result: not timed.
+    pub failures: Vec<Failure>,
 }
 
 impl Report {
@@ -139,14 +146,7 @@ fn application(result: &AppResult) -> Application {
         work_unit: work_unit.into(),
         tolerance: result.tolerance.0,
         variants: result.rows.iter().map(|row| variant(result, row)).collect(),
-        failures: result
-            .failures
-            .iter()
-            .map(|(flavor, why)| Failure {
-                variant: flavor.slug().into(),
-                error: why.clone(),
-            })
-            .collect(),
+        failures: failures(&result.failures),
         passed: result.all_passed(),
     }
 }
@@ -180,13 +180,34 @@ fn knee_point(point: &Point) -> KneePoint {
             .iter()
             .map(|(flavor, t)| (flavor.slug().to_string(), t.as_secs_f64()))
             .collect(),
+        ratio_to_hand_gl: point
+            .versus_hand_gl
+            .iter()
+            .map(|(flavor, r)| (flavor.slug().to_string(), r.median))
+            .collect(),
+        ratio_interval: point
+            .versus_hand_gl
+            .iter()
+            .map(|(flavor, r)| (flavor.slug().to_string(), [r.interval.0, r.interval.1]))
+            .collect(),
+        failures: failures(&point.failures),
     }
+}
+
+fn failures(failures: &[(Flavor, String)]) -> Vec<Failure> {
+    failures
+        .iter()
+        .map(|(flavor, why)| Failure {
+            variant: flavor.slug().into(),
+            error: why.clone(),
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::Flavor;
+    use crate::measure::Ratio;
     use crate::report::chart::tests::result;
     use std::time::Duration;
 
@@ -212,6 +233,11 @@ mod tests {
         let knee = [Point {
             elements: 16,
             per_call: vec![(Flavor::HandGl, Duration::from_micros(25))],
+            versus_hand_gl: vec![(
+                Flavor::BrookGl,
+                Ratio::of(&[1.2, 1.25, 1.3, 1.25, 1.25, 1.25]).unwrap(),
+            )],
+            failures: vec![(Flavor::BrookCpu, "wrong result".into())],
         }];
         let report = Report::new(machine(), Scale::Quick, &[saxpy], &knee);
         let path = std::env::temp_dir().join(format!("brook-report-{}.json", std::process::id()));
@@ -250,6 +276,9 @@ mod tests {
         assert_eq!(gl.error, None, "a NaN error is written as null");
         assert!(!gl.passed);
         assert_eq!(back.knee[0].per_call_s["hand_gl"], 25e-6);
+        assert_eq!(back.knee[0].ratio_to_hand_gl["brook_gl"], 1.25);
+        assert_eq!(back.knee[0].ratio_interval["brook_gl"], [1.2, 1.3]);
+        assert_eq!(back.knee[0].failures[0].variant, "brook_cpu");
         // The file names its fields as documented.
         for field in [
             "\"upload_s\"",

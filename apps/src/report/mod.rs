@@ -9,4 +9,5 @@ pub mod json;
 pub mod machine;
 pub mod progress;
 
+pub(crate) use cells::ratio_text;
 pub use cells::{markdown, text, HEADER};
