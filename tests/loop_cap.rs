@@ -1,14 +1,29 @@
-//! Loops on drivers that cap them. llvmpipe ends all of a shader's loops once they have made
-//! 65,535 iterations in all (nesting does not help: the count is shared), without an error.
-//! Kernels whose loops have constant trip counts within the cap run unchecked; any other
-//! records how its loops ended, and a loop the driver cut short fails the call with its Brook
-//! line. The CPU backend has no cap. The fuzzer's programs cover short loops of every kind.
+//! Loops on drivers that cap them. llvmpipe (GL) and lavapipe (wgpu over Vulkan) end all of a
+//! shader's loops once they have made 65,535 iterations in all (nesting does not help: the
+//! count is shared), without an error. Kernels whose loops have constant trip counts within
+//! the cap run unchecked; any other records how its loops ended, and a loop the driver cut
+//! short fails the call with its Brook line. The CPU backend has no cap. The fuzzer's programs
+//! cover short loops of every kind.
 
 mod support;
 
 use brook::core::ShaderSource;
-use brook::{args, Arg, BrookError, Program, Runtime};
+use brook::{args, Arg, BrookError, Program, Runtime, ScatterOp, WgpuBackend};
+use std::rc::Rc;
+
 use support::{gl_profiles, gl_with};
+
+/// The runtimes on drivers that cap loops here: GL of both profiles, wgpu on lavapipe, and
+/// wgpu's GL backend on llvmpipe (last: it releases the thread's EGL context after each use,
+/// so Brook's GL runtimes run before it).
+fn capped() -> Vec<Runtime> {
+    let mut all = gl_profiles(None, None);
+    all.push(support::wgpu());
+    let wgpu_gl = WgpuBackend::new_on(brook::wgpu_backend::wgpu::Backends::GL)
+        .expect("wgpu's GL backend (Mesa's EGL)");
+    all.push(Runtime::with_backend(Rc::new(wgpu_gl)));
+    all
+}
 
 /// The fragment shader of the first draw a call of kernel `k` runs on GL.
 fn first_fragment(gl: &Runtime, program: &Program, args: &[Arg]) -> String {
@@ -51,12 +66,13 @@ fn a_loop_the_driver_would_cut_short_fails_with_its_line_and_the_cap() {
         run(&Runtime::cpu(), COUNT_TO_N, &n, 1).unwrap(),
         [n.to_vec()]
     );
-    for gl in gl_profiles(None, None) {
-        let err = run(&gl, COUNT_TO_N, &n, 1).expect_err("llvmpipe cuts the loop at 65,535");
+    for rt in capped() {
+        let err = run(&rt, COUNT_TO_N, &n, 1).expect_err("the driver cuts the loop at 65,535");
         let text = err.to_string();
         assert!(
             text.contains("loops.br:4: for (i = 0.0; i < n; i += 1.0)") && text.contains("65535"),
-            "{text}"
+            "{}: {text}",
+            rt.describe()
         );
     }
 }
@@ -64,8 +80,8 @@ fn a_loop_the_driver_would_cut_short_fails_with_its_line_and_the_cap() {
 #[test]
 fn loops_within_the_cap_give_the_cpu_result() {
     let n = [60_000.0, 0.0, 1.0, 17.0];
-    for gl in gl_profiles(None, None) {
-        assert_eq!(run(&gl, COUNT_TO_N, &n, 1).unwrap(), [n.to_vec()]);
+    for rt in capped() {
+        assert_eq!(run(&rt, COUNT_TO_N, &n, 1).unwrap(), [n.to_vec()]);
     }
 }
 
@@ -88,6 +104,10 @@ fn constant_trip_counts_within_the_cap_run_unchecked_and_beyond_it_are_checked()
         let err = run(&gl, &beyond, &[1.0], 1).unwrap_err().to_string();
         assert!(err.contains("loops.br:3"), "{err}");
     }
+    let wgpu = support::wgpu();
+    assert_eq!(run(&wgpu, within, &[1.0], 1).unwrap(), [[40_001.0]]);
+    let err = run(&wgpu, &beyond, &[1.0], 1).unwrap_err().to_string();
+    assert!(err.contains("loops.br:3"), "{err}");
     assert_eq!(
         run(&Runtime::cpu(), &beyond, &[1.0], 1).unwrap(),
         [[90_001.0]]
@@ -120,33 +140,67 @@ fn checked_loops_keep_break_continue_and_do_while_meanings() {
     let n = [1.0, 2.0, 5.0, 9.0];
     let want = run(&Runtime::cpu(), src, &n, 2).unwrap();
     // Every output split into its own pass too: the first pass then writes the status alone.
-    let mut gls = gl_profiles(None, None);
-    gls.push(gl_with(None, Some(1)));
-    gls.push(gl_with(None, Some(2)));
-    for gl in &gls {
-        assert_eq!(run(gl, src, &n, 2).unwrap(), want, "{}", gl.describe());
+    let mut rts = vec![gl_with(None, Some(1)), gl_with(None, Some(2))];
+    rts.extend(capped());
+    for rt in &rts {
+        assert_eq!(run(rt, src, &n, 2).unwrap(), want, "{}", rt.describe());
+    }
+}
+
+/// A reduce function whose loop runs as often as its input says: no bound is known.
+const UNBOUNDED_REDUCE: &str = "reduce void r(float a<>, reduce float s<>) {
+    float k = 0.0;
+    while (k < a) k += 1.0;
+    s += k;
+}";
+
+/// Asserts that `call` gives `want` on the CPU and is refused, naming `r` and the cap, on GL
+/// and on wgpu (whose shaders for reduce functions cannot report a cut loop).
+fn refused_where_capped(
+    call: impl Fn(&Runtime, &Program) -> Result<Vec<f32>, BrookError>,
+    want: &[f32],
+) {
+    let on = |rt: &Runtime| call(rt, &rt.compile(UNBOUNDED_REDUCE, "loops.br")?);
+    assert_eq!(on(&Runtime::cpu()).unwrap(), want);
+    for rt in [Runtime::gl().unwrap(), support::wgpu()] {
+        let err = on(&rt).unwrap_err().to_string();
+        assert!(
+            err.contains("reduce function `r`") && err.contains("65535"),
+            "{}: {err}",
+            rt.describe()
+        );
     }
 }
 
 #[test]
 fn a_reduction_whose_loops_cannot_be_bounded_is_refused_where_loops_are_capped() {
-    let src = "reduce void r(float a<>, reduce float s<>) {
-        float k = 0.0;
-        while (k < a) k += 1.0;
-        s += k;
-    }";
     let data: Vec<f32> = (0..16).map(|i| i as f32).collect();
-    let reduce = |rt: &Runtime| {
-        let p = rt.compile(src, "loops.br")?;
-        let s = rt.stream_of(1, &[16])?;
-        s.read(&data)?;
-        rt.reduce_to_value(&p, "r", &s, &[])
-    };
-    assert_eq!(reduce(&Runtime::cpu()).unwrap(), [120.0]);
-    let err = reduce(&Runtime::gl().unwrap()).unwrap_err().to_string();
-    assert!(
-        err.contains("reduce function `r`") && err.contains("65535"),
-        "{err}"
+    refused_where_capped(
+        |rt, p| {
+            let s = rt.stream_of(1, &[16])?;
+            s.read(&data)?;
+            rt.reduce_to_value(p, "r", &s, &[])
+        },
+        &[120.0],
+    );
+}
+
+#[test]
+fn a_scatter_operator_whose_loops_cannot_be_bounded_is_refused_where_loops_are_capped() {
+    refused_where_capped(
+        |rt, p| {
+            let (data, index, dst) = (
+                rt.stream_of(1, &[4])?,
+                rt.stream_of(1, &[4])?,
+                rt.stream_of(1, &[2])?,
+            );
+            data.read(&[1.0, 2.0, 3.0, 4.0])?;
+            index.read(&[0.0, 1.0, 0.0, 1.0])?;
+            dst.read(&[0.0, 0.0])?;
+            rt.scatter(&dst, &index, &data, ScatterOp::Reduce(p, "r"))?;
+            dst.to_vec()
+        },
+        &[4.0, 6.0],
     );
 }
 
@@ -183,10 +237,10 @@ fn a_cut_is_found_wherever_the_shared_count_runs_out() {
     for src in cases {
         let on_cpu = run(&Runtime::cpu(), src, &n, 1).unwrap();
         assert!(on_cpu[0].iter().all(|v| *v >= 40_500.0), "{on_cpu:?}");
-        for gl in gl_profiles(None, None) {
-            match run(&gl, src, &n, 1) {
+        for rt in capped() {
+            match run(&rt, src, &n, 1) {
                 Err(e) => assert!(e.to_string().contains("did not finish"), "{e}"),
-                Ok(v) => panic!("{}: no error, results {v:?} for\n{src}", gl.describe()),
+                Ok(v) => panic!("{}: no error, results {v:?} for\n{src}", rt.describe()),
             }
         }
     }
@@ -236,4 +290,30 @@ fn a_loop_bounded_by_a_kernel_constant_is_checked_only_when_the_call_needs_it() 
             }
         }
     }
+}
+
+#[test]
+fn a_loop_bounded_by_a_kernel_constant_gives_the_exact_answer_or_its_line_on_wgpu() {
+    let src = "kernel void k(float a<>, float n, out float r<>) {
+        float x = 0.0;
+        for (float i = 0; i < n; i += 1) x += 1;
+        r = x + a;
+    }";
+    let rt = support::wgpu();
+    let p = rt.compile(src, "loops.br").unwrap();
+    let (a, r) = (
+        rt.stream_of(1, &[2]).unwrap(),
+        rt.stream_of(1, &[2]).unwrap(),
+    );
+    a.read(&[0.0, 0.5]).unwrap();
+    rt.run(&p, "k", args![&a, 60_000.0f32, &r]).unwrap();
+    assert_eq!(r.to_vec().unwrap(), [60_000.0, 60_000.5]);
+    let err = rt
+        .run(&p, "k", args![&a, 100_000.0f32, &r])
+        .expect_err("lavapipe cuts the loop at 65,535")
+        .to_string();
+    assert!(
+        err.contains("loops.br:3: for (float i = 0; i < n; i += 1)") && err.contains("65535"),
+        "{err}"
+    );
 }

@@ -10,6 +10,7 @@
 //! - [`call`]: the checks every call passes (kinds, element types, aliasing, shapes).
 //! - [`ReducePlan`], [`Rounds`], [`scan_levels`]: how reductions, colliding scatters and vout
 //!   packing are cut into passes, for backends that run passes.
+//! - [`loops`]: loops on drivers that cap their iterations (the cap, trip-count bounds).
 //! - [`WriteMaskState`]: which write-mask and write-query calls are allowed when.
 //! - [`TraceEntry`]: what a call became, pass by pass, as data.
 //! - [`BrookError`]: every failure, one variant per kind of mistake.
@@ -21,6 +22,7 @@ mod error;
 mod format;
 pub mod index;
 mod iter;
+pub mod loops;
 mod mask;
 mod program;
 mod reduce_plan;
@@ -28,6 +30,7 @@ mod rounds;
 mod scan;
 pub mod shape;
 pub mod trace;
+pub mod walk;
 
 pub use backend::{
     Backend, BackendArg, BackendProgram, BackendStream, Combiner, GatherOpCall, KernelCall,

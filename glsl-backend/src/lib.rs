@@ -35,7 +35,7 @@ mod walk;
 pub use cost::MAX_INLINED_STATEMENTS;
 pub use error::GenError;
 pub use kernel::{generate_kernel, KernelProgram};
-pub use loops::{iteration_bound_given, MAX_LOOP_NESTING};
+pub use loops::MAX_LOOP_NESTING;
 pub use mask::mask_pass;
 pub use members::stream_members;
 pub use names::glsl_name;

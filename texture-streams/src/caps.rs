@@ -40,16 +40,9 @@ pub struct Caps {
 
 impl Caps {
     /// The loop iterations one shader invocation may make, over all its loops, before the
-    /// driver silently ends them, where it caps them: Mesa's gallivm drivers (llvmpipe,
-    /// softpipe) stop at 65,535 (`LP_MAX_TGSI_LOOP_ITERATIONS`). GPU drivers have no such cap;
-    /// their watchdog ends a whole draw that runs too long instead (README, "Limits and
-    /// guarantees").
+    /// driver silently ends them, where it caps them ([`brook_core::loops::loop_iteration_cap`]).
     pub fn loop_iteration_cap(&self) -> Option<u32> {
-        let gallivm = ["llvmpipe", "softpipe"];
-        gallivm
-            .iter()
-            .any(|d| self.renderer.contains(d))
-            .then_some(65_535)
+        brook_core::loops::loop_iteration_cap(&self.renderer)
     }
 }
 

@@ -148,5 +148,6 @@ fn common_kernel_variant(module: &Module, kernel: FunctionId) -> KernelVariant {
         rank: 1,
         masked: false,
         counting: false,
+        check_loops: false,
     }
 }

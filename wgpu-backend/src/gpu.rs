@@ -100,6 +100,12 @@ impl Gpu {
             .min_by_key(rank)
     }
 
+    /// The loop iterations one invocation may make before the driver silently ends its loops,
+    /// where it caps them (lavapipe, and llvmpipe under wgpu's GL backend: 65,535).
+    pub fn loop_cap(&self) -> Option<u32> {
+        brook_core::loops::loop_iteration_cap(&format!("{} {}", self.info.name, self.info.driver))
+    }
+
     /// The backend on an application's own device and queue (a winit + wgpu app, egui,
     /// bevy): streams are buffers of that device, so the app binds them in its own passes.
     /// The app keeps its uncaptured-error handler; the backend's own work runs in error scopes.

@@ -347,3 +347,36 @@ fn the_wgsl_of_a_call_is_printed_for_people() {
         "{wgsl}"
     );
 }
+
+/// A kernel's loops are checked (`brook_left` counts in its shader) only on an adapter that
+/// caps loop iterations, and only for a call whose constants do not bound them within the cap.
+#[test]
+fn a_call_checks_its_loops_only_when_the_cap_could_cut_them() {
+    let b = backend();
+    let p = program(
+        &b,
+        "kernel void k(float a<>, int m, out float r<>) {
+            float x = 0.0;
+            for (int i = 0; i < m; i++) x += a;
+            r = x;
+        }",
+    );
+    let k = function(&p, "k");
+    let a = stream(&b, &[1], &[2], &[1.0, 2.0]);
+    let r = b.create_stream(&[1], &[2]).unwrap();
+    let capped = b.gpu().loop_cap().is_some();
+    for (m, checked) in [(1000.0, false), (70_000.0, capped)] {
+        let wgsl = b
+            .wgsl(
+                &p,
+                k,
+                &[
+                    KernelArg::Stream(&a),
+                    KernelArg::Constant(&[m]),
+                    KernelArg::Stream(&r),
+                ],
+            )
+            .unwrap();
+        assert_eq!(wgsl.contains("brook_left"), checked, "m = {m}:\n{wgsl}");
+    }
+}

@@ -24,6 +24,7 @@ fn a_validation_failure_points_at_the_brook_line() {
         rank: 1,
         masked: false,
         counting: false,
+        check_loops: false,
     };
     let (mut naga_module, plan) = kernel_module(&module, &variant).unwrap();
     // Break the lowered `r = t;` (line 3): store through something that is not a pointer.

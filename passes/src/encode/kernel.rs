@@ -7,11 +7,10 @@
 
 use std::rc::Rc;
 
+use brook_core::loops::{cut_loop_message, iteration_bound_given};
 use brook_core::{ScratchTrace, SourceText};
 use brook_frontend::ir::{Function, FunctionId, Module, ParamClass};
-use brook_glsl::{
-    candidate_of, iteration_bound_given, stream_members, MemberRef, OutputRegion, Target,
-};
+use brook_glsl::{candidate_of, stream_members, MemberRef, OutputRegion, Target};
 use brook_texture_streams::{ElementFormat, Stream, TexelRect};
 
 use crate::args::{variant_for, KernelArg, StreamArg};
@@ -115,12 +114,7 @@ impl<'a> KernelPasses<'a> {
         let cap = caps.loop_iteration_cap().unwrap_or(0);
         Err(PassError::DeviceLimit {
             call: format!("kernel `{function}`"),
-            message: format!(
-                "the loop at {}:{line}: {} did not finish: this driver ({}) ends a shader's loops after {cap} iterations in all, without an error, so the call's results would be wrong. Bound the loop by constants within {cap} iterations, split the work over several calls, or run on the CPU backend",
-                source.name,
-                source.line(line),
-                caps.renderer,
-            ),
+            message: cut_loop_message(source, line, &caps.renderer, cap),
         })
     }
 

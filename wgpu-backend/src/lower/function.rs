@@ -20,7 +20,9 @@ use brook_frontend::ir::{self, FunctionId, ParamClass};
 use naga::{Expression, Function, GlobalVariable, Handle, Type};
 
 use super::builder::{FnBuilder, Types};
-use super::module::{function_pointer, info_slot, Binding, ShaderModule, StreamAccess};
+use super::module::{
+    function_pointer, info_slot, visit_block, Binding, LoopCheck, ShaderModule, StreamAccess,
+};
 use super::types::value_type;
 use super::{naga_span, Lowered};
 
@@ -65,6 +67,7 @@ pub struct Env<'a> {
     pub callees: &'a HashMap<(FunctionId, Binding), Handle<Function>>,
     /// Per Brook function: whether calling it may set the discard flag.
     pub may_discard: &'a [bool],
+    pub loop_check: Option<LoopCheck>,
 }
 
 /// The state of one function being lowered.
@@ -82,6 +85,11 @@ pub struct FnLower<'a, 't> {
     /// Inside a loop's continuing block, where `return` is not allowed: a call that
     /// discards is checked by the loop's `break if` instead.
     pub in_continuing: bool,
+    /// With a loop check: one exit count per loop of the function, zeroed at its start and
+    /// never reset (`stmt.rs`), taken in the order the loops are lowered.
+    pub loop_counts: std::vec::IntoIter<Handle<Expression>>,
+    /// The exit counts of the loops being lowered, innermost last: a `break` adds to it.
+    pub open_loops: Vec<Handle<Expression>>,
 }
 
 /// Lowers Brook function `f` for `binding`; `callees` holds the instances it calls.
@@ -106,6 +114,7 @@ pub fn lower_function(
         streams,
         positions,
         may_discard,
+        loop_check,
         ..
     } = sm;
     let env = Env {
@@ -116,6 +125,7 @@ pub fn lower_function(
         positions,
         callees,
         may_discard,
+        loop_check: *loop_check,
     };
     let mut b = FnBuilder::new(types, &name);
     b.span = naga_span(func.span);
@@ -129,6 +139,15 @@ pub fn lower_function(
         let ty = value_type(b.types, brook, &l.ty);
         locals.push(b.local(&l.name, ty));
     }
+    let mut loop_counts = Vec::new();
+    if env.loop_check.is_some() {
+        let i32_ty = b.types.i32();
+        visit_block(&func.body, &mut |s| {
+            if matches!(s.kind, ir::StmtKind::Loop { .. }) {
+                loop_counts.push(b.local(&format!("brook_left{}", loop_counts.len()), i32_ty));
+            }
+        });
+    }
     let mut lower = FnLower {
         b,
         env,
@@ -139,6 +158,8 @@ pub fn lower_function(
         locals,
         ret,
         in_continuing: false,
+        loop_counts: loop_counts.into_iter(),
+        open_loops: Vec::new(),
     };
     lower.block(&func.body)?;
     // A function returning a value whose body can end without `return` (the checker allows

@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 
+use brook_core::walk::{expr, for_each_expr};
 use brook_frontend::ir::{self, ExprKind, FunctionId, ParamClass, StmtKind};
 use naga::{
     AddressSpace, Expression, Function, GlobalVariable, Handle, ResourceBinding, Span, Type,
@@ -34,6 +35,19 @@ pub struct StreamAccess {
     pub domain: Option<(u32, u32)>,
 }
 
+/// Where a kernel's checked loops report (`stmt.rs`), on drivers that cap loop iterations
+/// (`brook_core::loops`).
+#[derive(Debug, Clone, Copy)]
+pub struct LoopCheck {
+    /// `array<atomic<u32>>`: element 0 is 0, or 1 + the Brook byte offset of a loop the driver
+    /// cut short (the largest, when several were).
+    pub status: Handle<GlobalVariable>,
+    /// The per-call uniform and the slot whose `.w` the host sets to 0: a zero the driver's
+    /// compiler cannot see, so it cannot fold the check away.
+    pub info: Handle<GlobalVariable>,
+    pub zero_slot: u32,
+}
+
 /// A binding: for each parameter of a function, the kernel parameter it stands for.
 pub type Binding = Vec<Option<u32>>;
 
@@ -55,6 +69,8 @@ pub struct ShaderModule<'a> {
     instances: HashMap<(FunctionId, Binding), Handle<Function>>,
     /// Per Brook function: whether calling it may set the discard flag.
     pub may_discard: Vec<bool>,
+    /// Set when every loop of the module's functions records how it ended.
+    pub loop_check: Option<LoopCheck>,
 }
 
 impl<'a> ShaderModule<'a> {
@@ -85,6 +101,7 @@ impl<'a> ShaderModule<'a> {
             positions: Vec::new(),
             instances: HashMap::new(),
             may_discard: may_discard(brook),
+            loop_check: None,
         }
     }
 
@@ -235,7 +252,7 @@ fn may_discard(m: &ir::Module) -> Vec<bool> {
                 found = true;
             }
         });
-        visit_exprs(&f.body, &mut |e| {
+        for_each_expr(&f.body, &mut |e| {
             if let ExprKind::Call(g, _) = e.kind {
                 found |= out.get(g.0 as usize).copied().unwrap_or(false);
             }
@@ -252,7 +269,7 @@ fn collect_calls(
     binding: &[Option<u32>],
     out: &mut Vec<(FunctionId, Binding)>,
 ) {
-    visit_exprs(std::slice::from_ref(s), &mut |e| {
+    for_each_expr(std::slice::from_ref(s), &mut |e| {
         if let ExprKind::Call(g, args) = &e.kind {
             let b = call_binding(m, *g, args, binding);
             if !out.contains(&(*g, b.clone())) {
@@ -308,64 +325,11 @@ pub fn visit_block(block: &[ir::Stmt], f: &mut impl FnMut(&ir::Stmt)) {
     }
 }
 
-/// Calls `f` on every expression of every statement, nested ones included.
-pub fn visit_exprs(block: &[ir::Stmt], f: &mut impl FnMut(&ir::Expr)) {
-    visit_block(block, &mut |s| match &s.kind {
-        StmtKind::Decl { init: Some(e), .. } | StmtKind::Expr(e) | StmtKind::Return(Some(e)) => {
-            visit_expr(e, f)
-        }
-        StmtKind::Push { value, .. } => visit_expr(value, f),
-        StmtKind::Assign { target, value, .. } => {
-            for a in &target.path {
-                if let ir::Access::Index(i) = a {
-                    visit_expr(i, f);
-                }
-            }
-            visit_expr(value, f);
-        }
-        StmtKind::If { cond, .. } => visit_expr(cond, f),
-        StmtKind::Loop { cond: Some(c), .. } => visit_expr(c, f),
-        _ => {}
-    });
-}
-
-pub fn visit_expr(e: &ir::Expr, f: &mut impl FnMut(&ir::Expr)) {
-    f(e);
-    match &e.kind {
-        ExprKind::Unary(_, a)
-        | ExprKind::Convert(a)
-        | ExprKind::Swizzle(a, _)
-        | ExprKind::Member(a, _) => visit_expr(a, f),
-        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
-            visit_expr(a, f);
-            visit_expr(b, f);
-        }
-        ExprKind::Select {
-            cond,
-            accept,
-            reject,
-        } => {
-            visit_expr(cond, f);
-            visit_expr(accept, f);
-            visit_expr(reject, f);
-        }
-        ExprKind::Construct(parts)
-        | ExprKind::Builtin(_, parts)
-        | ExprKind::Call(_, parts)
-        | ExprKind::Gather { indices: parts, .. } => {
-            for p in parts {
-                visit_expr(p, f);
-            }
-        }
-        _ => {}
-    }
-}
-
 /// Whether evaluating `e` can change anything (a call, or `frexp`/`modf` storing their
 /// second argument): such operands are evaluated under control flow, never eagerly.
 pub fn has_effects(e: &ir::Expr) -> bool {
     let mut found = false;
-    visit_expr(e, &mut |x| {
+    expr(e, &mut |x| {
         found |= matches!(
             x.kind,
             ExprKind::Call(..) | ExprKind::Builtin(ir::Builtin::Frexp | ir::Builtin::Modf, _)

@@ -14,12 +14,31 @@
 //!
 //! naga forbids `return` in a continuing block, so a call in `step` that discards is caught
 //! by the `break if` and by a check after the loop instead of returning on the spot.
+//!
+//! On drivers that cap loop iterations (lavapipe: 65,535 in all per invocation, then every
+//! loop ends silently; `brook_core::loops`), a kernel whose loops are not known to stay within
+//! the cap checks every loop, as the GL backend does:
+//!
+//! ```text
+//! before = left;                                   // `left` zeroed at the function's start
+//! loop {
+//!     if zero != 0 { left += 2; break; }           // `zero`: the call info, never nonzero
+//!     if !cond { left += 1; break; }               // and every `break` of the body adds 1
+//!     …
+//! }
+//! if left != before + 1 { atomicMax(status[0], 1 + the loop's byte offset) }
+//! ```
+//!
+//! A loop the driver cut short left by neither exit. The exits give different counts, so the
+//! count after the loop is a value only the exits write (the driver writes it under the lanes'
+//! mask), which its compiler can neither fold nor compute ahead of them; it is never reset, so
+//! a cut in a later run of the loop finds the count of the run before.
 
 use brook_frontend::ir::{Block, Expr, ParamClass, Stmt, StmtKind, Type as BType};
 use naga::Statement;
 
 use super::function::{FnLower, VoutSlot};
-use super::module::{error, has_effects};
+use super::module::{error, has_effects, info_slot};
 use super::ops::coerce;
 use super::types::value_type;
 use super::{naga_span, Lowered};
@@ -75,8 +94,8 @@ impl FnLower<'_, '_> {
                 step,
                 body,
                 test_first,
-            } => self.lower_loop(init, cond.as_ref(), step, body, *test_first)?,
-            StmtKind::Break => self.b.stmt(Statement::Break),
+            } => self.lower_loop(init, cond.as_ref(), step, body, *test_first, s.span)?,
+            StmtKind::Break => self.break_loop(),
             StmtKind::Continue => self.b.stmt(Statement::Continue),
             StmtKind::Return(None) => self.return_zero(),
             StmtKind::Return(Some(e)) => {
@@ -102,6 +121,15 @@ impl FnLower<'_, '_> {
         Ok(coerce(&mut self.b, self.env.brook, x, &e.ty, &BType::BOOL))
     }
 
+    /// `break`, counted as the loop's own exit when its loop is checked.
+    fn break_loop(&mut self) {
+        if let Some(&count) = self.open_loops.last() {
+            let one = self.b.i32(1);
+            self.b.increment(count, one);
+        }
+        self.b.stmt(Statement::Break);
+    }
+
     fn lower_loop(
         &mut self,
         init: &Block,
@@ -109,6 +137,7 @@ impl FnLower<'_, '_> {
         step: &Block,
         body: &Block,
         test_first: bool,
+        span: brook_frontend::Span,
     ) -> Lowered<()> {
         self.block(init)?;
         let first = if test_first {
@@ -122,12 +151,34 @@ impl FnLower<'_, '_> {
             StmtKind::Assign { value, .. } | StmtKind::Expr(value) => has_effects(value),
             _ => true,
         });
+        let checked = self.env.loop_check.zip(self.loop_counts.next());
+        let before = checked.map(|(_, count)| self.b.load(count));
         let loop_body = self.lower_block_into(|l| {
+            if let Some((check, count)) = checked {
+                let slot = info_slot(&mut l.b, check.info, check.zero_slot);
+                let zero = l.b.index(slot, 3);
+                let u0 = l.b.u32(0);
+                let never = l.b.ne(zero, u0);
+                l.b.when(never, |b| {
+                    let two = b.i32(2);
+                    b.increment(count, two);
+                    b.stmt(Statement::Break);
+                });
+                l.open_loops.push(count);
+            }
             if let Some(c) = cond {
                 let test = l.lower_block_into(|l| {
                     let go = l.condition(c)?;
                     let stop = l.b.not(go);
-                    l.b.when(stop, |b| b.stmt(Statement::Break));
+                    let leave = l.lower_block_into(|l| {
+                        l.break_loop();
+                        Ok(())
+                    })?;
+                    l.b.stmt(Statement::If {
+                        condition: stop,
+                        accept: leave,
+                        reject: naga::Block::new(),
+                    });
                     Ok(())
                 })?;
                 match first {
@@ -148,7 +199,11 @@ impl FnLower<'_, '_> {
                 l.b.store(first, no);
             }
             l.block(body)
-        })?;
+        });
+        if checked.is_some() {
+            self.open_loops.pop();
+        }
+        let loop_body = loop_body?;
         let was = std::mem::replace(&mut self.in_continuing, true);
         let mut break_if = None;
         let continuing = self.lower_block_into(|l| {
@@ -162,8 +217,22 @@ impl FnLower<'_, '_> {
         self.in_continuing = was;
         let continuing = continuing?;
         self.b.loop_(loop_body, continuing, break_if);
+        // A discard in the step left the loop by the `break if`: unwind before the check.
         if step_effects {
             self.check_discard();
+        }
+        if let (Some((check, count)), Some(before)) = (checked, before) {
+            let after = self.b.load(count);
+            let one = self.b.i32(1);
+            let finished = self.b.add_(before, one);
+            let cut = self.b.ne(after, finished);
+            self.b.when(cut, |b| {
+                let status = b.global(check.status);
+                let first = b.index(status, 0);
+                let at = b.u32(span.start + 1);
+                let u32_ty = b.types.u32();
+                b.atomic(naga::AtomicFunction::Max, first, at, u32_ty);
+            });
         }
         Ok(())
     }

@@ -1,12 +1,14 @@
 //! A kernel call: checks, the shader variant, the call info, in-place copies, one dispatch,
 //! then the vouts' packing (`vout.rs`).
 
+use brook_core::loops::{cut_loop_message, iteration_bound_given};
+use brook_core::SourceText;
 use brook_frontend::ir::{FunctionKind, ParamClass, Scalar, Type};
 
 use super::vout::{pack_vouts, VoutScratch};
 use super::{call_shape_of, check_fpe, usage, KernelArg};
 use crate::backend::WgpuBackend;
-use crate::error::Result;
+use crate::error::{Result, WgpuError};
 use crate::lower::values::flat_len;
 use crate::pipeline::scratch;
 use crate::program::{PipelineKey, WgpuProgram};
@@ -200,6 +202,13 @@ impl WgpuBackend {
             rank: shape.len() as u8,
             masked: masking.mask.is_some(),
             counting: masking.counting,
+            check_loops: self.gpu.loop_cap().is_some_and(|cap| {
+                let constant = |p: u32| match args.get(p as usize) {
+                    Some(KernelArg::Constant([v])) => Some(f64::from(*v)),
+                    _ => None,
+                };
+                iteration_bound_given(module, kernel, &constant).is_none_or(|b| b > u64::from(cap))
+            }),
         };
         let gpu = &self.gpu;
         let (pipeline, compiled) = program.lowered_pipeline(
@@ -371,6 +380,12 @@ impl WgpuBackend {
             if let (Some(r), Some(c)) = (plan.counter, &masking.counter) {
                 bound[r] = Some(c.clone());
             }
+            // wgpu zeroes new buffers: no loop was cut until the shader says so.
+            let loop_status = plan.loop_status.map(|r| {
+                let status = scratch(gpu, "brook loop status", 4);
+                bound[r] = Some((status.clone(), 0));
+                status
+            });
             let bufs: Vec<(&wgpu::Buffer, u32)> = bound
                 .iter()
                 .map(|b| {
@@ -381,6 +396,9 @@ impl WgpuBackend {
             work.dispatch("kernel", &pipeline, info, &bufs, elements as u64, WORKGROUP);
             let pending = pack_vouts(self, &mut work, &vout_scratch, elements)?;
             let steps = work.submit()?;
+            if let Some(status) = loop_status {
+                self.check_loops(program, &func.name, &status)?;
+            }
             let counts = pending.counts(gpu)?;
             self.record(CallTrace {
                 op,
@@ -388,6 +406,32 @@ impl WgpuBackend {
                 steps,
             });
             Ok(counts)
+        })
+    }
+}
+
+impl WgpuBackend {
+    /// Fails the call if the driver cut a loop short: `status` holds 0, or 1 + the byte
+    /// offset of the loop (`lower::module::LoopCheck`).
+    fn check_loops(
+        &self,
+        program: &WgpuProgram,
+        kernel: &str,
+        status: &wgpu::Buffer,
+    ) -> Result<()> {
+        let bytes = self.gpu.read_back(status, 0..4)?;
+        let at = u32::from_le_bytes(bytes[..4].try_into().expect("4 bytes read"));
+        let Some(offset) = at.checked_sub(1) else {
+            return Ok(());
+        };
+        let source = program.source.as_ref().map_or_else(
+            || SourceText::new("<program>", ""),
+            |s| SourceText::new(s.name.as_str(), s.text.as_str()),
+        );
+        let cap = self.gpu.loop_cap().unwrap_or(0);
+        Err(WgpuError::DeviceLimit {
+            call: format!("kernel `{kernel}`"),
+            message: cut_loop_message(&source, source.line_of(offset), &self.gpu.info.name, cap),
         })
     }
 }

@@ -12,9 +12,11 @@ pub mod reduce;
 pub mod scatter;
 pub mod vout;
 
-use brook_frontend::ir::{Module, Param};
+use brook_core::loops::{unbounded_loops_message, within_cap};
+use brook_frontend::ir::{FunctionId, Module, Param};
 
 use crate::error::WgpuError;
+use crate::gpu::Gpu;
 use crate::lower::values::flat_len;
 use crate::stream::{Domain, WgpuStream};
 
@@ -60,4 +62,26 @@ pub fn check_fpe(module: &Module, function: &str, p: &Param, got: usize) -> Resu
         )));
     }
     Ok(())
+}
+
+/// For shaders that cannot report a cut loop (reduction and scatter rounds, which call `f` up
+/// to `calls` times per invocation, besides `own` iterations of their own loops): an error,
+/// on a driver that caps loop iterations, unless `f`'s loops are known to stay within the
+/// cap, so a result is never silently wrong (as on GL).
+pub fn refuse_unbounded_loops(
+    gpu: &Gpu,
+    module: &Module,
+    f: FunctionId,
+    calls: u32,
+    own: u32,
+) -> Result<(), WgpuError> {
+    match gpu.loop_cap() {
+        Some(cap) if !within_cap(module, f, calls, cap.saturating_sub(own)) => {
+            Err(WgpuError::DeviceLimit {
+                call: "shader generation".into(),
+                message: unbounded_loops_message(&module.func(f).name, cap),
+            })
+        }
+        _ => Ok(()),
+    }
 }

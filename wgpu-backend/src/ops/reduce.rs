@@ -156,6 +156,15 @@ impl WgpuBackend {
         // whole trailing dimensions) is read like the partials: no block geometry.
         let first_reduced = block.iter().position(|&b| b > 1).unwrap_or(rank);
         let contiguous = (first_reduced..rank).all(|d| block[d] == ins[d]);
+        // An invocation folds up to MAX_PER_THREAD elements in a loop of its own, then
+        // combines once per level of the tree.
+        super::refuse_unbounded_loops(
+            gpu,
+            module,
+            f,
+            MAX_PER_THREAD + GROUP.ilog2(),
+            MAX_PER_THREAD,
+        )?;
         let mut compiled = None;
         let mut pipelines = Vec::new();
         for blocks in [!contiguous, false] {

@@ -173,6 +173,8 @@ impl WgpuBackend {
                     },
                     func.name
                 );
+                // One combination per invocation and round.
+                super::refuse_unbounded_loops(&self.gpu, program.module(), f, 1, 0)?;
                 program.lowered_pipeline(&self.gpu, PipelineKey::Round(f, input), f, label, || {
                     sh::round(program.module(), Combine::Reduce(f), input, &ty, operand)
                 })

@@ -23,9 +23,10 @@ use naga::{AddressSpace, Expression, Handle};
 
 use super::{add_entry, declare_info, entry_ids, Elem, InfoPlan, Resource, WORKGROUP};
 use crate::lower::address::{linearize, position, resize, unlinearize};
-use crate::lower::module::{info_slot, visit_exprs, StreamAccess};
+use crate::lower::module::{info_slot, LoopCheck, StreamAccess};
 use crate::lower::values::{assemble, flat_len, vector_width, Elements};
 use crate::lower::{FnBuilder, Lowered, ShaderModule};
+use brook_core::walk::for_each_expr;
 
 /// How one argument of a kernel call is bound, as far as the shader is concerned.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -62,6 +63,10 @@ pub struct KernelVariant {
     pub rank: u8,
     pub masked: bool,
     pub counting: bool,
+    /// Every loop records how it ended, and one the driver cut short is reported
+    /// (`lower/stmt.rs`): the driver caps loop iterations and the kernel's loops are not
+    /// known to stay within the cap with this call's constants.
+    pub check_loops: bool,
 }
 
 /// Where the shader finds each argument.
@@ -101,10 +106,12 @@ pub struct KernelPlan {
     pub mask: Option<usize>,
     /// The write query's counter resource.
     pub counter: Option<usize>,
+    /// The loop status resource (`lower::module::LoopCheck`), for a variant that checks loops.
+    pub loop_status: Option<usize>,
 }
 
-/// Slot 0: element count, invocations per grid row, mask floats per element. Slot 1: the
-/// call's extents.
+/// Slot 0: element count, invocations per grid row, mask floats per element, 0 (the loop
+/// check's opaque zero). Slot 1: the call's extents.
 pub const HEAD: u32 = 0;
 pub const CALL_EXTENT: u32 = 1;
 
@@ -159,12 +166,16 @@ impl KernelPlan {
         let counter = v
             .counting
             .then(|| resource("write query".into(), true, Elem::AtomicU32));
+        let loop_status = v
+            .check_loops
+            .then(|| resource("loop status".into(), true, Elem::AtomicU32));
         KernelPlan {
             info,
             resources,
             args,
             mask,
             counter,
+            loop_status,
         }
     }
 }
@@ -176,6 +187,11 @@ pub fn kernel_module(brook: &ir::Module, v: &KernelVariant) -> Lowered<(naga::Mo
     let mut sm = ShaderModule::new(brook);
     let info = declare_info(&mut sm, plan.info.slots);
     let buffers = super::declare_storage(&mut sm, &plan.resources);
+    sm.loop_check = plan.loop_status.map(|r| LoopCheck {
+        status: buffers[r],
+        info,
+        zero_slot: HEAD,
+    });
     // Gathers and `indexof` reach the kernel's streams through module globals.
     let uses_indexof = module_uses_indexof(brook);
     let vec4 = sm.types.vector(naga::Scalar::F32, 4);
@@ -493,7 +509,7 @@ fn iterator_value(
 fn module_uses_indexof(m: &ir::Module) -> bool {
     let mut found = false;
     for f in &m.functions {
-        visit_exprs(&f.body, &mut |e| {
+        for_each_expr(&f.body, &mut |e| {
             found |= matches!(e.kind, ir::ExprKind::IndexOf(_));
         });
     }

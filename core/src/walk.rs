@@ -1,0 +1,80 @@
+//! Read-only walks over IR bodies, for what backends and analyses need to know up front.
+
+use brook_frontend::ir::{Access, Expr, ExprKind, Stmt, StmtKind};
+
+/// Calls `f` on every expression of `block`, outermost first.
+pub fn for_each_expr(block: &[Stmt], f: &mut impl FnMut(&Expr)) {
+    for stmt in block {
+        match &stmt.kind {
+            StmtKind::Decl { init, .. } => init.iter().for_each(|e| expr(e, f)),
+            StmtKind::Assign { target, value, .. } => {
+                for step in &target.path {
+                    if let Access::Index(i) = step {
+                        expr(i, f);
+                    }
+                }
+                expr(value, f);
+            }
+            StmtKind::Expr(e) | StmtKind::Return(Some(e)) | StmtKind::Push { value: e, .. } => {
+                expr(e, f)
+            }
+            StmtKind::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                expr(cond, f);
+                for_each_expr(then, f);
+                for_each_expr(otherwise, f);
+            }
+            StmtKind::Loop {
+                init,
+                cond,
+                step,
+                body,
+                ..
+            } => {
+                for_each_expr(init, f);
+                cond.iter().for_each(|e| expr(e, f));
+                for_each_expr(step, f);
+                for_each_expr(body, f);
+            }
+            StmtKind::Block(b) => for_each_expr(b, f),
+            StmtKind::Break | StmtKind::Continue | StmtKind::Return(None) | StmtKind::Discard => {}
+        }
+    }
+}
+
+/// Calls `f` on `e` and every expression inside it, outermost first.
+pub fn expr(e: &Expr, f: &mut impl FnMut(&Expr)) {
+    f(e);
+    match &e.kind {
+        ExprKind::Unary(_, x)
+        | ExprKind::Convert(x)
+        | ExprKind::Swizzle(x, _)
+        | ExprKind::Member(x, _) => expr(x, f),
+        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
+            expr(a, f);
+            expr(b, f);
+        }
+        ExprKind::Select {
+            cond,
+            accept,
+            reject,
+        } => {
+            expr(cond, f);
+            expr(accept, f);
+            expr(reject, f);
+        }
+        ExprKind::Construct(xs)
+        | ExprKind::Builtin(_, xs)
+        | ExprKind::Call(_, xs)
+        | ExprKind::Gather { indices: xs, .. } => xs.iter().for_each(|x| expr(x, f)),
+        ExprKind::Float(_)
+        | ExprKind::Int(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Local(_)
+        | ExprKind::Param(_)
+        | ExprKind::IndexOf(_) => {}
+    }
+}
