@@ -50,11 +50,16 @@ fn a_stream_on_the_apps_device_is_a_buffer_the_app_reads_itself() {
         .slice(..)
         .map_async(wgpu::MapMode::Read, |m| m.unwrap());
     device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
-    let got: Vec<f32> = bytemuck::cast_slice(&staging.slice(..).get_mapped_range().unwrap()).to_vec();
+    let got: Vec<f32> =
+        bytemuck::cast_slice(&staging.slice(..).get_mapped_range().unwrap()).to_vec();
     let want: Vec<f32> = xs.iter().map(|v| 3.0 * v + 0.5).collect();
     assert_eq!(got, want);
     // The same values through Brook's own streamWrite.
     assert_eq!(r.to_vec().unwrap(), want);
     // Streams of other backends have no wgpu buffer.
-    assert!(Runtime::cpu().stream_of(1, &[4]).unwrap().wgpu_buffer().is_none());
+    assert!(Runtime::cpu()
+        .stream_of(1, &[4])
+        .unwrap()
+        .wgpu_buffer()
+        .is_none());
 }

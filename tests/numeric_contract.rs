@@ -704,8 +704,14 @@ fn saturate_and_unit_clamps_inside_max_keep_a_larger_constant() {
         ("max(saturate(x), max(e + 1.75, 0.25))", |_| 1.75),
         ("max(clamp(x, 0.0, 1.0), 1.75)", |_| 1.75),
         ("min(saturate(x), -0.5)", |_| -0.5),
-        ("(max(saturate(float3(x)), max(float3(e + 1.75), float3(0.25)))).y", |_| 1.75),
-        ("(float3(2.0) * max(saturate(float3(x, y, x)), max(float3(1.75), float3(0.25)))).z", |_| 3.5),
+        (
+            "(max(saturate(float3(x)), max(float3(e + 1.75), float3(0.25)))).y",
+            |_| 1.75,
+        ),
+        (
+            "(float3(2.0) * max(saturate(float3(x, y, x)), max(float3(1.75), float3(0.25)))).z",
+            |_| 3.5,
+        ),
         ("saturate(x)", |_| f32::NAN),
     ];
     for rt in runtimes() {

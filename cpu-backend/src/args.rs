@@ -135,8 +135,6 @@ impl CpuArg<'_> {
     }
 }
 
-
-
 /// How the driver fills one parameter for each element.
 #[derive(Debug)]
 pub(crate) enum Binding<'a> {

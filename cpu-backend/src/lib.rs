@@ -36,9 +36,9 @@ pub mod stream;
 pub mod value;
 pub mod watchdog;
 
+pub use args::{CpuArg, CpuIter};
 pub use backend::CpuBackend;
 pub use error::CpuError;
-pub use args::{CpuArg, CpuIter};
 pub use kernel::{run_kernel, Compiled, Engine, Execution, KernelPlan, KernelRun};
 
 pub use gather_op::run_gather_op;

@@ -21,10 +21,10 @@ use std::sync::Arc;
 use brook_frontend::ir::{FunctionId, FunctionKind, Module, ParamClass, Scalar, Type};
 use rayon::prelude::*;
 
+use crate::args::{bind_input, check_elements, Binding, CpuArg};
 use crate::error::{fmt_shape, CpuError};
 use crate::exec::{Frame, Interp, Interrupt};
 use crate::jit::{self, code::Code};
-use crate::args::{bind_input, check_elements, Binding, CpuArg};
 use crate::kernel::{cached, kind_name, Cache, Execution, CHUNK};
 use crate::shape::{ravel, unravel, Index};
 use crate::stream::CpuStream;

@@ -10,9 +10,9 @@ use brook_frontend::ir::Module;
 
 use brook_core::BrookError;
 
+use crate::args::CpuArg;
 use crate::error::CpuError;
 use crate::exec::Frame;
-use crate::args::CpuArg;
 use crate::kernel::Execution;
 use crate::reduce::{Native, ReducePlan, Reducer};
 use crate::shape::{gather_component_f, ravel, Index};
