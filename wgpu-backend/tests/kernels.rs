@@ -12,7 +12,8 @@
 mod support;
 
 use brook_cpu::{run_kernel, CpuArg, CpuIter, CpuStream};
-use brook_wgpu::{Domain, IterSpec, KernelArg, WgpuBackend};
+use brook_core::{BrookError, StreamError};
+use brook_wgpu::{Domain, IterSpec, KernelArg, WgpuBackend, WgpuError};
 use support::*;
 
 /// Runs kernel `name` of `src` on both backends. `inputs`: (widths, shape, data) per input
@@ -626,7 +627,60 @@ fn bad_calls_are_errors() {
         "{e}"
     );
     let e = b.read(&a, None, &[1.0; 3]).unwrap_err();
-    assert!(e.to_string().contains("4 floats"), "{e}");
+    assert_eq!(
+        e,
+        WgpuError::Stream(StreamError::Size {
+            expected: 4,
+            got: 3
+        })
+    );
+}
+
+#[test]
+fn stream_errors_are_the_variants_brook_core_matches_on() {
+    let b = backend();
+    let a = b.create_stream(&[1], &[4]).unwrap();
+    let wide = b.create_stream(&[2], &[4]).unwrap();
+    let foreign = backend().create_stream(&[1], &[4]).unwrap();
+    let iter = b.create_iter(IterSpec::new(&[4], 1, [0.0; 4], [4.0; 4]).unwrap());
+    let kind = |e: WgpuError| BrookError::from(e);
+    assert!(matches!(
+        kind(b.read(&a, None, &[0.0; 5]).unwrap_err()),
+        BrookError::Stream(StreamError::Size { expected: 4, got: 5 })
+    ));
+    assert!(matches!(
+        kind(b.write(&a, None, &mut [0.0; 3]).unwrap_err()),
+        BrookError::Stream(StreamError::Size { expected: 4, got: 3 })
+    ));
+    assert!(matches!(
+        kind(b.create_stream(&[1], &[0, 4]).unwrap_err()),
+        BrookError::Stream(StreamError::Shape(_))
+    ));
+    assert!(matches!(
+        kind(b.create_stream(&[5], &[4]).unwrap_err()),
+        BrookError::Stream(StreamError::Format(_))
+    ));
+    let d = Domain::new(&[2], &[6]).unwrap();
+    assert!(matches!(
+        kind(b.read(&a, Some(&d), &[0.0; 4]).unwrap_err()),
+        BrookError::Stream(StreamError::Domain(_))
+    ));
+    assert!(matches!(
+        kind(b.read(&foreign, None, &[0.0; 4]).unwrap_err()),
+        BrookError::ForeignStream { call } if call == "streamRead"
+    ));
+    assert!(matches!(
+        kind(b.read(&iter, None, &[0.0; 4]).unwrap_err()),
+        BrookError::ArgumentType { call, .. } if call == "streamRead"
+    ));
+    assert!(matches!(
+        kind(b.swap(&a, &wide).unwrap_err()),
+        BrookError::ShapeMismatch { call, .. } if call == "streamSwap"
+    ));
+    assert!(matches!(
+        kind(b.swap(&a, &iter).unwrap_err()),
+        BrookError::ArgumentType { call, .. } if call == "streamSwap"
+    ));
 }
 
 #[test]
