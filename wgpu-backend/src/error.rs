@@ -43,7 +43,9 @@ pub enum WgpuError {
     #[error(transparent)]
     Stream(#[from] brook_core::StreamError),
     /// A stream of another wgpu backend (another device) passed to this one.
-    #[error("{call}: a stream made by another wgpu backend (another device) was passed to this one")]
+    #[error(
+        "{call}: a stream made by another wgpu backend (another device) was passed to this one"
+    )]
     ForeignStream { call: String },
     /// Streams that do not fit together (a `streamSwap` of two shapes or formats).
     #[error("{call}: {message}")]

@@ -8,7 +8,8 @@ mod support;
 use brook_wgpu::KernelArg;
 use support::{backend, function, program, read_all, stream};
 
-const STEP: &str = "kernel void step(float a, float x<>, float y<>, out float r<>) { r = a * x + y; }";
+const STEP: &str =
+    "kernel void step(float a, float x<>, float y<>, out float r<>) { r = a * x + y; }";
 
 #[test]
 fn ping_pong_with_swap_binds_the_swapped_buffers_every_call() {
@@ -17,12 +18,20 @@ fn ping_pong_with_swap_binds_the_swapped_buffers_every_call() {
     let k = function(&p, "step");
     let n = 37;
     let x: Vec<f32> = (0..n).map(|i| (i % 5) as f32).collect();
-    let y = stream(&b, &[1], &[n], &(0..n).map(|i| i as f32).collect::<Vec<_>>());
+    let y = stream(
+        &b,
+        &[1],
+        &[n],
+        &(0..n).map(|i| i as f32).collect::<Vec<_>>(),
+    );
     let r = stream(&b, &[1], &[n], &vec![-1.0; n]);
     let xs = stream(&b, &[1], &[n], &x);
     let mut want: Vec<f32> = (0..n).map(|i| i as f32).collect();
     // The constant changes on some calls and repeats on others: the call info must follow.
-    for (call, a) in [1.0f32, 1.0, 2.0, 2.0, -3.0, 1.0, 1.0].into_iter().enumerate() {
+    for (call, a) in [1.0f32, 1.0, 2.0, 2.0, -3.0, 1.0, 1.0]
+        .into_iter()
+        .enumerate()
+    {
         let args = [
             KernelArg::Constant(&[a]),
             KernelArg::Stream(&xs),
@@ -52,7 +61,12 @@ fn streams_dropped_and_made_again_are_bound_afresh_and_their_groups_forgotten() 
         // memory again, which must not find the old streams' bind group.
         let base = round as f32 * 100.0;
         let x = stream(&b, &[1], &[n], &vec![1.0; n]);
-        let y = stream(&b, &[1], &[n], &(0..n).map(|i| base + i as f32).collect::<Vec<_>>());
+        let y = stream(
+            &b,
+            &[1],
+            &[n],
+            &(0..n).map(|i| base + i as f32).collect::<Vec<_>>(),
+        );
         let r = b.create_stream(&[1], &[n]).unwrap();
         let args = [
             KernelArg::Constant(&[2.0]),
@@ -65,7 +79,11 @@ fn streams_dropped_and_made_again_are_bound_afresh_and_their_groups_forgotten() 
         assert_eq!(read_all(&b, &r), want, "round {round}");
         assert_eq!(b.kept_bind_groups(), 1, "round {round}: this round's group");
         drop((x, y, r));
-        assert_eq!(b.kept_bind_groups(), 0, "round {round}: dropping a stream frees its groups");
+        assert_eq!(
+            b.kept_bind_groups(),
+            0,
+            "round {round}: dropping a stream frees its groups"
+        );
     }
 }
 
@@ -76,7 +94,12 @@ fn a_call_with_an_in_place_copy_or_a_new_output_still_gets_the_right_buffers() {
     let k = function(&p, "step");
     let n = 9;
     let x = stream(&b, &[1], &[n], &vec![3.0; n]);
-    let y = stream(&b, &[1], &[n], &(0..n).map(|i| i as f32).collect::<Vec<_>>());
+    let y = stream(
+        &b,
+        &[1],
+        &[n],
+        &(0..n).map(|i| i as f32).collect::<Vec<_>>(),
+    );
     let r = b.create_stream(&[1], &[n]).unwrap();
     let call = |out: &brook_wgpu::WgpuStream, input: &brook_wgpu::WgpuStream| {
         let args = [
@@ -100,7 +123,13 @@ fn a_call_with_an_in_place_copy_or_a_new_output_still_gets_the_right_buffers() {
     // A fresh output, then the first output again.
     let s = b.create_stream(&[1], &[n]).unwrap();
     call(&s, &r);
-    assert_eq!(read_all(&b, &s), (0..n).map(|i| i as f32 + 9.0).collect::<Vec<_>>());
+    assert_eq!(
+        read_all(&b, &s),
+        (0..n).map(|i| i as f32 + 9.0).collect::<Vec<_>>()
+    );
     call(&r, &s);
-    assert_eq!(read_all(&b, &r), (0..n).map(|i| i as f32 + 12.0).collect::<Vec<_>>());
+    assert_eq!(
+        read_all(&b, &r),
+        (0..n).map(|i| i as f32 + 12.0).collect::<Vec<_>>()
+    );
 }

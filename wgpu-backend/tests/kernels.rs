@@ -11,8 +11,8 @@
 
 mod support;
 
-use brook_cpu::{run_kernel, CpuArg, CpuIter, CpuStream};
 use brook_core::{BrookError, StreamError};
+use brook_cpu::{run_kernel, CpuArg, CpuIter, CpuStream};
 use brook_wgpu::{Domain, IterSpec, KernelArg, WgpuBackend, WgpuError};
 use support::*;
 
@@ -646,11 +646,17 @@ fn stream_errors_are_the_variants_brook_core_matches_on() {
     let kind = |e: WgpuError| BrookError::from(e);
     assert!(matches!(
         kind(b.read(&a, None, &[0.0; 5]).unwrap_err()),
-        BrookError::Stream(StreamError::Size { expected: 4, got: 5 })
+        BrookError::Stream(StreamError::Size {
+            expected: 4,
+            got: 5
+        })
     ));
     assert!(matches!(
         kind(b.write(&a, None, &mut [0.0; 3]).unwrap_err()),
-        BrookError::Stream(StreamError::Size { expected: 4, got: 3 })
+        BrookError::Stream(StreamError::Size {
+            expected: 4,
+            got: 3
+        })
     ));
     assert!(matches!(
         kind(b.create_stream(&[1], &[0, 4]).unwrap_err()),
