@@ -117,8 +117,12 @@ impl<'a> Comparison<'a> {
             .sample_size(10)
             .warm_up_time(Duration::from_millis(300))
             .measurement_time(self.measurement);
+        // Criterion calls a benchmark's routine only when the command line's filter selects it
+        // (`cargo bench --bench compare -- knee`); a group it selected none of is not timed.
+        let mut measured = false;
         for v in &mut self.variants {
             group.bench_function(v.name.as_str(), |b| {
+                measured = true;
                 b.iter_custom(|n| {
                     let start = Instant::now();
                     (v.run)(n);
@@ -127,8 +131,9 @@ impl<'a> Comparison<'a> {
             });
         }
         group.finish();
-        if criterion_test_mode() {
+        if criterion_test_mode() || !measured {
             // `cargo bench -- --test`: every variant was checked and run once; no figures.
+            // Filtered out: checked only, so the rotated rounds time just the chosen groups.
             return Table {
                 group: self.group,
                 per: self.per,

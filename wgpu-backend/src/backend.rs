@@ -9,6 +9,8 @@ use std::rc::Rc;
 
 use brook_frontend::ir::{self, FunctionId};
 
+use brook_core::StreamError;
+
 use crate::error::{Result, WgpuError};
 use crate::gpu::Gpu;
 use crate::ops::mask::MaskState;
@@ -116,17 +118,19 @@ impl WgpuBackend {
     /// Brook's `streamRead`: a host array in C layout into the stream, or into a domain of it
     /// (the domain's elements row-major).
     pub fn read(&self, s: &WgpuStream, domain: Option<&Domain>, data: &[f32]) -> Result<()> {
-        self.own(&[s])?;
-        let buf = s
-            .buffer()
-            .ok_or_else(|| WgpuError::Usage("an iterator stream cannot be read into".into()))?;
+        self.own("streamRead", &[s])?;
+        let buf = s.buffer().ok_or_else(|| WgpuError::ArgumentType {
+            call: "streamRead".into(),
+            message: "an iterator stream is computed, it cannot be read into".into(),
+        })?;
         let fpe = s.floats_per_element();
         let expected = domain.map_or(s.len(), Domain::len) * fpe;
         if data.len() != expected {
-            return Err(WgpuError::Usage(format!(
-                "streamRead needs a host array of {expected} floats, got {}",
-                data.len()
-            )));
+            return Err(StreamError::Size {
+                expected,
+                got: data.len(),
+            }
+            .into());
         }
         self.gpu.scoped("streamRead", || {
             match domain {
@@ -155,14 +159,15 @@ impl WgpuBackend {
 
     /// Brook's `streamWrite`: the stream, or a domain of it, to a host array in C layout.
     pub fn write(&self, s: &WgpuStream, domain: Option<&Domain>, out: &mut [f32]) -> Result<()> {
-        self.own(&[s])?;
+        self.own("streamWrite", &[s])?;
         let fpe = s.floats_per_element();
         let expected = domain.map_or(s.len(), Domain::len) * fpe;
         if out.len() != expected {
-            return Err(WgpuError::Usage(format!(
-                "streamWrite needs a host array of {expected} floats, got {}",
-                out.len()
-            )));
+            return Err(StreamError::Size {
+                expected,
+                got: out.len(),
+            }
+            .into());
         }
         if let Some(d) = domain {
             crate::stream::check_domain(d, s.shape())?;
@@ -170,7 +175,7 @@ impl WgpuBackend {
         let all: Vec<f32> = match &s.storage {
             Storage::Iter(r) => r.values(),
             Storage::Buffer(b) => {
-                let buf = b.borrow().clone();
+                let buf = b.borrow().buffer().clone();
                 let bytes = self.gpu.scoped("streamWrite", || {
                     self.gpu.read_back(&buf, 0..(s.len() * fpe * 4) as u64)
                 })?;
@@ -211,15 +216,18 @@ impl WgpuBackend {
 
     /// Brook's `streamSwap`: exchanges the storage of two streams of one shape and format.
     pub fn swap(&self, a: &WgpuStream, b: &WgpuStream) -> Result<()> {
-        self.own(&[a, b])?;
+        self.own("streamSwap", &[a, b])?;
         if a.shape() != b.shape() || a.widths() != b.widths() {
-            return Err(WgpuError::Usage(format!(
-                "streamSwap needs two streams of one shape and format, got {:?} {:?} and {:?} {:?}",
-                a.shape(),
-                a.widths(),
-                b.shape(),
-                b.widths()
-            )));
+            return Err(WgpuError::ShapeMismatch {
+                call: "streamSwap".into(),
+                message: format!(
+                    "streamSwap needs two streams of one shape and format, got {:?} {:?} and {:?} {:?}",
+                    a.shape(),
+                    a.widths(),
+                    b.shape(),
+                    b.widths()
+                ),
+            });
         }
         a.swap_with(b)?;
         self.record_steps("streamSwap", Vec::new());
@@ -245,6 +253,12 @@ impl WgpuBackend {
             .unwrap_or_default()
     }
 
+    /// How many bind groups kernel calls keep for reuse (one per pipeline and set of buffers
+    /// bound; a dropped stream's go with it), to check that they do not pile up.
+    pub fn kept_bind_groups(&self) -> usize {
+        self.gpu.binds.len()
+    }
+
     /// Waits until all work issued so far has finished.
     pub fn finish(&self) -> Result<()> {
         self.gpu.wait()
@@ -252,11 +266,12 @@ impl WgpuBackend {
 
     /// Checks that every stream was made by this backend (a buffer of another device would
     /// be undefined behaviour in the driver, not an error).
-    pub(crate) fn own(&self, streams: &[&WgpuStream]) -> Result<()> {
+    /// `call` is formatted only for the error.
+    pub(crate) fn own(&self, call: impl std::fmt::Display, streams: &[&WgpuStream]) -> Result<()> {
         if streams.iter().any(|s| s.owner != self.serial) {
-            return Err(WgpuError::Usage(
-                "this stream belongs to another wgpu backend (another device)".into(),
-            ));
+            return Err(WgpuError::ForeignStream {
+                call: call.to_string(),
+            });
         }
         Ok(())
     }

@@ -38,7 +38,23 @@ pub enum WgpuError {
     /// The device cannot do it at this size (a stream larger than its storage buffers).
     #[error("{call}: {message}")]
     DeviceLimit { call: String, message: String },
-    /// A call the Brook program should not make (wrong argument, size, shape, …).
+    /// A stream request that makes no sense on any device (a bad shape, element format or
+    /// domain, a host array of the wrong size): brook-core's error, as every backend reports it.
+    #[error(transparent)]
+    Stream(#[from] brook_core::StreamError),
+    /// A stream of another wgpu backend (another device) passed to this one.
+    #[error(
+        "{call}: a stream made by another wgpu backend (another device) was passed to this one"
+    )]
+    ForeignStream { call: String },
+    /// Streams that do not fit together (a `streamSwap` of two shapes or formats).
+    #[error("{call}: {message}")]
+    ShapeMismatch { call: String, message: String },
+    /// A stream of the wrong kind: an iterator where stored elements are needed.
+    #[error("{call}: {message}")]
+    ArgumentType { call: String, message: String },
+    /// A call the Brook program should not make (wrong argument, size, shape, …) with no
+    /// variant of its own above.
     #[error("{0}")]
     Usage(String),
 }

@@ -9,6 +9,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+use crate::binds::BindGroups;
 use crate::error::{Result, WgpuError};
 
 /// A device and its queue, with what is known about the adapter.
@@ -21,6 +22,8 @@ pub struct Gpu {
     /// Whether this backend created the device (it then owns the uncaptured-error handler).
     own: bool,
     uncaptured: Arc<AtomicBool>,
+    /// The bind groups kernel calls keep, shared with the buffers and pipelines they bind.
+    pub(crate) binds: Arc<BindGroups>,
 }
 
 impl Gpu {
@@ -138,6 +141,7 @@ impl Gpu {
             lost,
             own,
             uncaptured,
+            binds: Arc::default(),
         }
     }
 
@@ -163,7 +167,12 @@ impl Gpu {
 
     /// Runs `work` (which creates resources and submits commands) inside error scopes and
     /// turns what they catch into an error about `op`.
-    pub fn scoped<T>(&self, op: &str, work: impl FnOnce() -> Result<T>) -> Result<T> {
+    /// `op` is formatted only when there is an error to report.
+    pub fn scoped<T>(
+        &self,
+        op: impl std::fmt::Display,
+        work: impl FnOnce() -> Result<T>,
+    ) -> Result<T> {
         self.check_lost()?;
         let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
         let memory = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
@@ -175,13 +184,13 @@ impl Gpu {
         self.check_lost()?;
         if let Some(e) = m {
             return Err(WgpuError::OutOfMemory {
-                op: op.into(),
+                op: op.to_string(),
                 message: e.to_string(),
             });
         }
         if let Some(e) = v.or(i) {
             return Err(WgpuError::Validation {
-                op: op.into(),
+                op: op.to_string(),
                 message: error_text(&e),
             });
         }

@@ -43,6 +43,7 @@
 //! packages to install.
 
 pub mod backend;
+mod binds;
 pub mod describe;
 pub mod error;
 pub mod gpu;

@@ -3,15 +3,17 @@
 //! explicit bind group layout (binding 0 the call-info uniform, then storage buffers).
 
 use std::borrow::Cow;
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 use std::sync::Arc;
 
 use brook_core::ShaderSource;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use crate::binds::{BindGroups, BufferKey};
 use crate::error::{Result, WgpuError};
 use crate::gpu::Gpu;
 use crate::shaders::Resource;
+use crate::work::Bound;
 
 /// Where a Brook program came from, to map shader errors to lines: brook-core's source text.
 pub use brook_core::SourceText as Source;
@@ -30,6 +32,10 @@ pub struct Pipeline {
     pub label: String,
     /// Its WGSL for the trace, printed on its first dispatch and shared by every later one.
     source: OnceCell<Arc<ShaderSource>>,
+    /// The kernel path's call-info buffer and the slots it holds ([`Pipeline::kept_bind`]).
+    info: RefCell<Option<(wgpu::Buffer, Vec<[u32; 4]>)>>,
+    /// Where its bind groups are kept.
+    binds: Arc<BindGroups>,
 }
 
 impl Pipeline {
@@ -46,27 +52,77 @@ impl Pipeline {
     }
 
     /// A bind group of `info` (the uniform) and `buffers` (in resource order).
-    pub fn bind(
-        &self,
-        gpu: &Gpu,
-        info: &wgpu::Buffer,
-        buffers: &[&wgpu::Buffer],
-    ) -> wgpu::BindGroup {
-        let mut entries = vec![wgpu::BindGroupEntry {
-            binding: 0,
-            resource: info.as_entire_binding(),
-        }];
-        for (k, b) in buffers.iter().enumerate() {
-            entries.push(wgpu::BindGroupEntry {
-                binding: k as u32 + 1,
+    pub fn bind(&self, gpu: &Gpu, info: &wgpu::Buffer, buffers: &[Bound]) -> wgpu::BindGroup {
+        let entries: Vec<wgpu::BindGroupEntry> = std::iter::once(info)
+            .chain(buffers.iter().map(|(b, _)| *b))
+            .enumerate()
+            .map(|(k, b)| wgpu::BindGroupEntry {
+                binding: k as u32,
                 resource: b.as_entire_binding(),
-            });
-        }
+            })
+            .collect();
         gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some(&self.label),
             layout: &self.layout,
             entries: &entries,
         })
+    }
+
+    /// A bind group of the pipeline's own call-info buffer, holding `info` now, and
+    /// `buffers`: kept and reused when `keys` names every buffer, made afresh otherwise
+    /// (a call that binds a scratch buffer of its own).
+    ///
+    /// For a pipeline dispatched at most once per submission (a kernel's): the info buffer
+    /// is written with `queue.write_buffer`, which takes effect at the next submit before
+    /// any of its dispatches, so two dispatches of one submission would both see the last
+    /// write. It is written only when `info` differs from what it holds, which for a cached
+    /// call in a loop is never.
+    pub fn kept_bind(
+        &self,
+        gpu: &Gpu,
+        info: &[[u32; 4]],
+        buffers: &[Bound],
+        keys: Option<&[BufferKey]>,
+    ) -> wgpu::BindGroup {
+        let info_buf = {
+            let mut kept = self.info.borrow_mut();
+            match &mut *kept {
+                Some((buf, held)) if held.len() == info.len() => {
+                    if held.as_slice() != info {
+                        gpu.queue.write_buffer(buf, 0, bytemuck::cast_slice(info));
+                        held.copy_from_slice(info);
+                    }
+                    buf.clone()
+                }
+                _ => {
+                    // The first call (a pipeline's info has one size; should it ever not, the
+                    // groups binding the old buffer go with it).
+                    self.binds.forget_pipeline(self.id);
+                    let buf = info_buffer(gpu, info);
+                    *kept = Some((buf.clone(), info.to_vec()));
+                    buf
+                }
+            }
+        };
+        match keys {
+            Some(keys) => self
+                .binds
+                .get_or_make(self.id, keys, || self.bind(gpu, &info_buf, buffers)),
+            None => self.bind(gpu, &info_buf, buffers),
+        }
+    }
+
+    /// Forgets the bind groups kept for this pipeline (after a failed call, so that one
+    /// wgpu refused is not reused).
+    pub fn forget_bind_groups(&self) {
+        self.binds.forget_pipeline(self.id);
+    }
+}
+
+impl Drop for Pipeline {
+    /// Its kept bind groups hold its layout and buffers: they go with it.
+    fn drop(&mut self) {
+        self.binds.forget_pipeline(self.id);
     }
 }
 
@@ -90,7 +146,7 @@ pub fn build(
             message,
         )
     })?;
-    gpu.scoped(&format!("creating the pipeline of {label}"), || {
+    gpu.scoped(format_args!("creating the pipeline of {label}"), || {
         let shader = gpu
             .device
             .create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -153,6 +209,8 @@ pub fn build(
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             label: label.clone(),
             source: OnceCell::new(),
+            info: RefCell::new(None),
+            binds: gpu.binds.clone(),
         })
     })
 }

@@ -78,11 +78,11 @@ impl WgpuProgram {
     pub(crate) fn pipeline(
         &self,
         gpu: &Gpu,
-        key: PipelineKey,
+        key: &PipelineKey,
         function: FunctionId,
         make: impl FnOnce() -> Result<(String, naga::Module, Vec<crate::shaders::Resource>)>,
     ) -> Result<(Rc<Pipeline>, Built)> {
-        if let Some(p) = self.pipelines.borrow().get(&key) {
+        if let Some(p) = self.pipelines.borrow().get(key) {
             return Ok((p.clone(), None));
         }
         let started = Instant::now();
@@ -98,18 +98,19 @@ impl WgpuProgram {
             name,
             self.source.as_ref(),
         )?);
-        self.pipelines.borrow_mut().insert(key, p.clone());
+        self.pipelines.borrow_mut().insert(key.clone(), p.clone());
         Ok((p, Some(started.elapsed())))
     }
 
     /// Like [`WgpuProgram::pipeline`] for a module lowered from the program's Brook code:
-    /// a construct the lowering refuses is reported at its Brook line.
+    /// a construct the lowering refuses is reported at its Brook line. `label` is formatted
+    /// only when the pipeline is built.
     pub(crate) fn lowered_pipeline(
         &self,
         gpu: &Gpu,
-        key: PipelineKey,
+        key: &PipelineKey,
         function: FunctionId,
-        label: String,
+        label: impl std::fmt::Display,
         make: impl FnOnce() -> crate::lower::Lowered<(naga::Module, Vec<crate::shaders::Resource>)>,
     ) -> Result<(Rc<Pipeline>, Built)> {
         self.pipeline(gpu, key, function, || {
@@ -121,7 +122,7 @@ impl WgpuProgram {
                     e.message,
                 )
             })?;
-            Ok((label, m, r))
+            Ok((label.to_string(), m, r))
         })
     }
 

@@ -29,6 +29,16 @@ impl From<WgpuError> for BrookError {
     fn from(e: WgpuError) -> BrookError {
         match e {
             WgpuError::Usage(message) => BrookError::Usage(message),
+            WgpuError::Stream(e) => BrookError::Stream(e),
+            WgpuError::ForeignStream { call } => BrookError::ForeignStream { call },
+            WgpuError::ShapeMismatch { call, message } => {
+                BrookError::ShapeMismatch { call, message }
+            }
+            WgpuError::ArgumentType { call, message } => BrookError::ArgumentType {
+                call,
+                param: String::new(),
+                message,
+            },
             WgpuError::DeviceLimit { call, message } => BrookError::DeviceLimit { call, message },
             other => BrookError::backend("wgpu", other),
         }

@@ -15,6 +15,9 @@
 
 use std::cell::{Cell, Ref, RefCell};
 
+use crate::binds::{BufferKey, KeyedBuffer};
+use brook_core::StreamError;
+
 use crate::error::{Result, WgpuError};
 use crate::gpu::Gpu;
 
@@ -25,7 +28,7 @@ pub use brook_core::{Domain, IterSpec};
 
 /// Checks that `d` lies in a stream of `shape`.
 pub fn check_domain(d: &Domain, shape: &[usize]) -> Result<()> {
-    d.fits(shape).map_err(|e| WgpuError::Usage(e.to_string()))
+    Ok(d.fits(shape)?)
 }
 
 /// Linear positions (in the whole stream of `shape`) of a domain's rows: each run of
@@ -42,8 +45,8 @@ pub fn domain_runs(d: &Domain, shape: &[usize]) -> Vec<(usize, usize)> {
 /// What a stream is made of.
 #[derive(Debug)]
 pub enum Storage {
-    /// Its elements, in a storage buffer (exchanged by `streamSwap`).
-    Buffer(RefCell<wgpu::Buffer>),
+    /// Its elements, in a storage buffer (exchanged by `streamSwap`, with its key).
+    Buffer(RefCell<KeyedBuffer>),
     /// An iterator: computed, never stored.
     Iter(IterSpec),
 }
@@ -70,9 +73,10 @@ impl WgpuStream {
     ) -> Result<WgpuStream> {
         check_shape(shape)?;
         if widths.is_empty() || widths.iter().any(|&w| !(1..=4).contains(&w)) {
-            return Err(WgpuError::Usage(format!(
+            return Err(StreamError::Format(format!(
                 "an element has 1 or more members of 1 to 4 floats, not {widths:?}"
-            )));
+            ))
+            .into());
         }
         let fpe: usize = widths.iter().map(|&w| w as usize).sum();
         let bytes = byte_size(shape, fpe, &gpu.limits)?;
@@ -89,7 +93,7 @@ impl WgpuStream {
             shape: shape.to_vec(),
             widths: widths.to_vec(),
             id: Cell::new(id),
-            storage: Storage::Buffer(RefCell::new(buffer)),
+            storage: Storage::Buffer(RefCell::new(KeyedBuffer::new(buffer, &gpu.binds))),
         })
     }
 
@@ -136,7 +140,19 @@ impl WgpuStream {
     /// iterator.
     pub fn buffer(&self) -> Option<Ref<'_, wgpu::Buffer>> {
         match &self.storage {
-            Storage::Buffer(b) => Some(b.borrow()),
+            Storage::Buffer(b) => Some(Ref::map(b.borrow(), KeyedBuffer::buffer)),
+            Storage::Iter(_) => None,
+        }
+    }
+
+    /// The storage buffer with its key, for binding it in a kernel call (`None` for an
+    /// iterator).
+    pub(crate) fn keyed_buffer(&self) -> Option<(wgpu::Buffer, BufferKey)> {
+        match &self.storage {
+            Storage::Buffer(b) => {
+                let b = b.borrow();
+                Some((b.buffer().clone(), b.key()))
+            }
             Storage::Iter(_) => None,
         }
     }
@@ -159,9 +175,10 @@ impl WgpuStream {
                 other.id.set(id);
                 Ok(())
             }
-            _ => Err(WgpuError::Usage(
-                "streamSwap: an iterator stream has no storage to swap".into(),
-            )),
+            _ => Err(WgpuError::ArgumentType {
+                call: "streamSwap".into(),
+                message: "an iterator stream is computed, it has no storage to swap".into(),
+            }),
         }
     }
 }
@@ -177,9 +194,10 @@ pub fn stream_usages() -> wgpu::BufferUsages {
 /// Checks a stream shape: 1 to 4 dimensions, none of extent zero.
 pub fn check_shape(shape: &[usize]) -> Result<()> {
     if shape.is_empty() || shape.len() > MAX_RANK || shape.contains(&0) {
-        return Err(WgpuError::Usage(format!(
+        return Err(StreamError::Shape(format!(
             "a stream has 1 to 4 dimensions, none of extent zero, not {shape:?}"
-        )));
+        ))
+        .into());
     }
     Ok(())
 }
@@ -190,7 +208,7 @@ pub fn byte_size(shape: &[usize], fpe: usize, limits: &wgpu::Limits) -> Result<u
     let bytes = shape
         .iter()
         .try_fold(fpe as u64 * 4, |acc, &e| acc.checked_mul(e as u64))
-        .ok_or_else(|| WgpuError::Usage(format!("a stream of shape {shape:?} overflows")))?;
+        .ok_or_else(|| StreamError::Shape(format!("a stream of shape {shape:?} overflows")))?;
     let limit = limits
         .max_storage_buffer_binding_size
         .min(limits.max_buffer_size);
@@ -203,9 +221,12 @@ pub fn byte_size(shape: &[usize], fpe: usize, limits: &wgpu::Limits) -> Result<u
         });
     }
     if shape.iter().product::<usize>() > u32::MAX as usize {
-        return Err(WgpuError::Usage(format!(
-            "a stream of shape {shape:?} has more than 2^32 elements"
-        )));
+        return Err(WgpuError::DeviceLimit {
+            call: "creating a stream".into(),
+            message: format!(
+                "a stream of shape {shape:?} has more than 2^32 elements, more than WGSL's 32-bit indices reach"
+            ),
+        });
     }
     Ok(bytes.max(4))
 }

@@ -2,6 +2,7 @@
 //! command encoder (each dispatch in a compute pass of its own, so WebGPU orders them), and
 //! the same steps into the trace.
 
+use crate::binds::BufferKey;
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::pipeline::{info_buffer, Pipeline};
@@ -14,13 +15,17 @@ pub type Bound<'b> = (&'b wgpu::Buffer, u32);
 pub struct Work<'g> {
     gpu: &'g Gpu,
     encoder: wgpu::CommandEncoder,
+    /// Whether the steps are recorded (the trace is on); a call with the trace off builds
+    /// none of their labels and lists.
+    tracing: bool,
     pub steps: Vec<Step>,
 }
 
 impl<'g> Work<'g> {
-    pub fn new(gpu: &'g Gpu) -> Work<'g> {
+    pub fn new(gpu: &'g Gpu, tracing: bool) -> Work<'g> {
         Work {
             gpu,
+            tracing,
             encoder: gpu
                 .device
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -36,7 +41,7 @@ impl<'g> Work<'g> {
 
     /// Dispatches `p` over `threads` invocations (`per_group` per workgroup) with call info
     /// `info` (slot 0 `.y` is set to the invocations per grid row) and `buffers` in the
-    /// pipeline's resource order.
+    /// pipeline's resource order, through a call-info buffer and bind group of its own.
     pub fn dispatch(
         &mut self,
         label: &str,
@@ -46,11 +51,38 @@ impl<'g> Work<'g> {
         threads: u64,
         per_group: u32,
     ) {
-        let (groups, row) = dispatch_size(threads, per_group);
-        info[0][1] = row;
-        let info_buf = info_buffer(self.gpu, &info);
-        let bufs: Vec<&wgpu::Buffer> = buffers.iter().map(|(b, _)| *b).collect();
-        let group = p.bind(self.gpu, &info_buf, &bufs);
+        let groups = grid(&mut info, threads, per_group);
+        let group = p.bind(self.gpu, &info_buffer(self.gpu, &info), buffers);
+        self.encode(label, p, &group, buffers, groups, threads);
+    }
+
+    /// Like [`Work::dispatch`] for a pipeline dispatched once per submission (a kernel's):
+    /// through its own call-info buffer and, when `keys` names every buffer, a kept bind
+    /// group ([`Pipeline::kept_bind`]), so a repeated call creates neither.
+    pub fn dispatch_kept(
+        &mut self,
+        p: &Pipeline,
+        mut info: Vec<[u32; 4]>,
+        buffers: &[Bound],
+        keys: Option<&[BufferKey]>,
+        threads: u64,
+        per_group: u32,
+    ) {
+        let groups = grid(&mut info, threads, per_group);
+        let group = p.kept_bind(self.gpu, &info, buffers, keys);
+        self.encode("kernel", p, &group, buffers, groups, threads);
+    }
+
+    /// One compute pass of `p` with `group` over `groups`; its trace step when tracing.
+    fn encode(
+        &mut self,
+        label: &str,
+        p: &Pipeline,
+        group: &wgpu::BindGroup,
+        buffers: &[Bound],
+        groups: [u32; 3],
+        threads: u64,
+    ) {
         {
             let mut pass = self
                 .encoder
@@ -59,8 +91,11 @@ impl<'g> Work<'g> {
                     timestamp_writes: None,
                 });
             pass.set_pipeline(&p.pipeline);
-            pass.set_bind_group(0, &group, &[]);
+            pass.set_bind_group(0, group, &[]);
             pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
+        }
+        if !self.tracing {
+            return;
         }
         self.steps.push(Step::Dispatch(Dispatch {
             label: label.to_string(),
@@ -91,24 +126,36 @@ impl<'g> Work<'g> {
         }
         self.encoder
             .copy_buffer_to_buffer(src, src_offset, dst, dst_offset, bytes);
-        self.steps.push(Step::Copy {
-            what: what.to_string(),
-            bytes,
-        });
+        if self.tracing {
+            self.steps.push(Step::Copy {
+                what: what.to_string(),
+                bytes,
+            });
+        }
     }
 
     pub fn clear(&mut self, what: &str, buffer: &wgpu::Buffer, bytes: u64) {
         self.encoder
             .clear_buffer(buffer, 0, Some(bytes.next_multiple_of(4)));
-        self.steps.push(Step::Clear {
-            what: what.to_string(),
-            bytes,
-        });
+        if self.tracing {
+            self.steps.push(Step::Clear {
+                what: what.to_string(),
+                bytes,
+            });
+        }
     }
 
-    /// Submits the commands; returns the trace steps.
+    /// Submits the commands; returns the trace steps (none when not tracing).
     pub fn submit(self) -> Result<Vec<Step>> {
         self.gpu.queue.submit([self.encoder.finish()]);
         Ok(self.steps)
     }
+}
+
+/// The workgroup grid of `threads` invocations, `per_group` per workgroup; sets slot 0 `.y`
+/// of `info` to the invocations per grid row, which the shaders need to number invocations.
+fn grid(info: &mut [[u32; 4]], threads: u64, per_group: u32) -> [u32; 3] {
+    let (groups, row) = dispatch_size(threads, per_group);
+    info[0][1] = row;
+    groups
 }

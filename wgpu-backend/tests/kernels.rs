@@ -11,8 +11,9 @@
 
 mod support;
 
+use brook_core::{BrookError, StreamError};
 use brook_cpu::{run_kernel, CpuArg, CpuIter, CpuStream};
-use brook_wgpu::{Domain, IterSpec, KernelArg, WgpuBackend};
+use brook_wgpu::{Domain, IterSpec, KernelArg, WgpuBackend, WgpuError};
 use support::*;
 
 /// Runs kernel `name` of `src` on both backends. `inputs`: (widths, shape, data) per input
@@ -626,7 +627,65 @@ fn bad_calls_are_errors() {
         "{e}"
     );
     let e = b.read(&a, None, &[1.0; 3]).unwrap_err();
-    assert!(e.to_string().contains("4 floats"), "{e}");
+    assert_eq!(
+        e,
+        WgpuError::Stream(StreamError::Size {
+            expected: 4,
+            got: 3
+        })
+    );
+}
+
+#[test]
+fn stream_errors_are_the_variants_brook_core_matches_on() {
+    let b = backend();
+    let a = b.create_stream(&[1], &[4]).unwrap();
+    let wide = b.create_stream(&[2], &[4]).unwrap();
+    let foreign = backend().create_stream(&[1], &[4]).unwrap();
+    let iter = b.create_iter(IterSpec::new(&[4], 1, [0.0; 4], [4.0; 4]).unwrap());
+    assert!(matches!(
+        BrookError::from(b.read(&a, None, &[0.0; 5]).unwrap_err()),
+        BrookError::Stream(StreamError::Size {
+            expected: 4,
+            got: 5
+        })
+    ));
+    assert!(matches!(
+        BrookError::from(b.write(&a, None, &mut [0.0; 3]).unwrap_err()),
+        BrookError::Stream(StreamError::Size {
+            expected: 4,
+            got: 3
+        })
+    ));
+    assert!(matches!(
+        BrookError::from(b.create_stream(&[1], &[0, 4]).unwrap_err()),
+        BrookError::Stream(StreamError::Shape(_))
+    ));
+    assert!(matches!(
+        BrookError::from(b.create_stream(&[5], &[4]).unwrap_err()),
+        BrookError::Stream(StreamError::Format(_))
+    ));
+    let d = Domain::new(&[2], &[6]).unwrap();
+    assert!(matches!(
+        BrookError::from(b.read(&a, Some(&d), &[0.0; 4]).unwrap_err()),
+        BrookError::Stream(StreamError::Domain(_))
+    ));
+    assert!(matches!(
+        BrookError::from(b.read(&foreign, None, &[0.0; 4]).unwrap_err()),
+        BrookError::ForeignStream { call } if call == "streamRead"
+    ));
+    assert!(matches!(
+        BrookError::from(b.read(&iter, None, &[0.0; 4]).unwrap_err()),
+        BrookError::ArgumentType { call, .. } if call == "streamRead"
+    ));
+    assert!(matches!(
+        BrookError::from(b.swap(&a, &wide).unwrap_err()),
+        BrookError::ShapeMismatch { call, .. } if call == "streamSwap"
+    ));
+    assert!(matches!(
+        BrookError::from(b.swap(&a, &iter).unwrap_err()),
+        BrookError::ArgumentType { call, .. } if call == "streamSwap"
+    ));
 }
 
 #[test]

@@ -82,10 +82,12 @@ impl CpuProgram {
 
     fn reduction(&self, f: FunctionId) -> Result<&ReducePlan, BrookError> {
         self.reductions.get(&f).ok_or_else(|| {
-            BrookError::Usage(format!(
-                "`{}` is not a reduce function",
-                self.compiled.module.func(f).name
-            ))
+            let name = &self.compiled.module.func(f).name;
+            BrookError::Unknown {
+                name: name.clone(),
+                what: "reduce function",
+                message: format!("`{name}` is not a reduce function"),
+            }
         })
     }
 }

@@ -7,7 +7,10 @@ use brook_frontend::ir::{FunctionKind, ParamClass, Scalar, Type};
 
 use super::vout::{pack_vouts, VoutScratch};
 use super::{call_shape_of, check_fpe, usage, KernelArg};
+use brook_core::call::CallName;
+
 use crate::backend::WgpuBackend;
+use crate::binds::BufferKey;
 use crate::error::{Result, WgpuError};
 use crate::lower::values::flat_len;
 use crate::pipeline::scratch;
@@ -16,7 +19,7 @@ use crate::shaders::kernel::{kernel_module, ArgPlan, ArgShape, KernelVariant, CA
 use crate::shaders::WORKGROUP;
 use crate::stream::WgpuStream;
 use crate::trace::CallTrace;
-use crate::work::Work;
+use crate::work::{Bound, Work};
 
 /// A checked kernel call with its pipeline.
 struct Prepared {
@@ -67,7 +70,7 @@ impl WgpuBackend {
             .filter(|a| !matches!(a, KernelArg::Constant(_)))
             .map(|a| a.stream())
             .collect();
-        self.own(&streams)?;
+        self.own(CallName("kernel", &func.name), &streams)?;
         // Check every argument against its parameter.
         for (p, a) in func.params.iter().zip(args) {
             let what = |w: &str| {
@@ -213,9 +216,9 @@ impl WgpuBackend {
         let gpu = &self.gpu;
         let (pipeline, compiled) = program.lowered_pipeline(
             gpu,
-            PipelineKey::Kernel(variant.clone()),
+            &PipelineKey::Kernel(variant.clone()),
             kernel,
-            format!("kernel {}", func.name),
+            format_args!("kernel {}", func.name),
             || kernel_module(module, &variant).map(|(m, plan)| (m, plan.resources)),
         )?;
         Ok(Some(Prepared {
@@ -263,14 +266,16 @@ impl WgpuBackend {
         let gpu = &self.gpu;
         let plan = crate::shaders::kernel::KernelPlan::new(module, &variant);
 
-        let op = format!("kernel `{}`", func.name);
-        gpu.scoped(&op.clone(), || {
+        let name = CallName("kernel", &func.name);
+        let result = gpu.scoped(&name, || {
             let mut info = vec![[0u32; 4]; plan.info.slots as usize];
             info[HEAD as usize] = [elements as u32, 0, masking.mask_fpe, 0];
             info[CALL_EXTENT as usize] = extent_slot(&shape);
-            let mut work = Work::new(gpu);
-            // Buffers bound, by resource number: (buffer, trace id).
-            let mut bound: Vec<Option<(wgpu::Buffer, u32)>> = vec![None; plan.resources.len()];
+            let mut work = Work::new(gpu, self.tracing());
+            // Buffers bound, by resource number: (buffer, trace id, key); a scratch buffer of
+            // this call has no key, and its bind group is not kept.
+            let mut bound: Vec<Option<(wgpu::Buffer, u32, Option<BufferKey>)>> =
+                vec![None; plan.resources.len()];
             let mut vout_scratch = Vec::new();
             let outputs: Vec<&WgpuStream> = func
                 .params
@@ -304,7 +309,7 @@ impl WgpuBackend {
                         info[*extent as usize] = extent_slot(&call_shape_of(a));
                         domain_slots(&mut info, *domain);
                         let s = a.stream();
-                        let buf = s.buffer().expect("checked: not an iterator").clone();
+                        let (buf, key) = s.keyed_buffer().expect("checked: not an iterator");
                         // In place: an input that is also an output of this call is read
                         // from a copy, unless each element reads exactly the one it writes
                         // (then the shader binds that one buffer read-write).
@@ -321,9 +326,9 @@ impl WgpuBackend {
                                 0,
                                 buf.size(),
                             );
-                            bound[*buffer] = Some((copy, s.id()));
+                            bound[*buffer] = Some((copy, s.id(), None));
                         } else {
-                            bound[*buffer] = Some((buf, s.id()));
+                            bound[*buffer] = Some((buf, s.id(), Some(key)));
                         }
                     }
                     ArgPlan::Iter {
@@ -348,7 +353,8 @@ impl WgpuBackend {
                     ArgPlan::Out { buffer, domain } => {
                         domain_slots(&mut info, *domain);
                         let s = a.stream();
-                        bound[*buffer] = Some((s.buffer().expect("checked").clone(), s.id()));
+                        let (buf, key) = s.keyed_buffer().expect("checked: not an iterator");
+                        bound[*buffer] = Some((buf, s.id(), Some(key)));
                     }
                     ArgPlan::Vout { candidates, counts } => {
                         let ParamClass::Vout { max } = p.class else {
@@ -361,8 +367,8 @@ impl WgpuBackend {
                             elements as u64 * u64::from(max) * fpe * 4,
                         );
                         let cnt = scratch(gpu, "brook vout counts", elements as u64 * 4);
-                        bound[*candidates] = Some((cand.clone(), 0));
-                        bound[*counts] = Some((cnt.clone(), 0));
+                        bound[*candidates] = Some((cand.clone(), 0, None));
+                        bound[*counts] = Some((cnt.clone(), 0, None));
                         vout_scratch.push(VoutScratch {
                             param: p.name.clone(),
                             stream: a.stream(),
@@ -374,39 +380,52 @@ impl WgpuBackend {
                     }
                 }
             }
-            if let (Some(r), Some(m)) = (plan.mask, &masking.mask) {
-                bound[r] = Some(m.clone());
+            for (r, b) in [(plan.mask, &masking.mask), (plan.counter, &masking.counter)] {
+                if let (Some(r), Some((buf, key))) = (r, b) {
+                    bound[r] = Some((buf.clone(), 0, Some(*key)));
+                }
             }
-            if let (Some(r), Some(c)) = (plan.counter, &masking.counter) {
-                bound[r] = Some(c.clone());
-            }
-            // wgpu zeroes new buffers: no loop was cut until the shader says so.
+            // wgpu zeroes new buffers: no loop was cut until the shader says so. A fresh
+            // buffer per call has no key, so such a call builds its bind group anew.
             let loop_status = plan.loop_status.map(|r| {
                 let status = scratch(gpu, "brook loop status", 4);
-                bound[r] = Some((status.clone(), 0));
+                bound[r] = Some((status.clone(), 0, None));
                 status
             });
-            let bufs: Vec<(&wgpu::Buffer, u32)> = bound
+            let bound: Vec<&(wgpu::Buffer, u32, Option<BufferKey>)> = bound
                 .iter()
-                .map(|b| {
-                    let (buf, id) = b.as_ref().expect("every resource is bound");
-                    (buf, *id)
-                })
+                .map(|b| b.as_ref().expect("every resource is bound"))
                 .collect();
-            work.dispatch("kernel", &pipeline, info, &bufs, elements as u64, WORKGROUP);
+            let bufs: Vec<Bound> = bound.iter().map(|(buf, id, _)| (buf, *id)).collect();
+            let keys: Option<Vec<BufferKey>> = bound.iter().map(|(_, _, key)| *key).collect();
+            work.dispatch_kept(
+                &pipeline,
+                info,
+                &bufs,
+                keys.as_deref(),
+                elements as u64,
+                WORKGROUP,
+            );
             let pending = pack_vouts(self, &mut work, &vout_scratch, elements)?;
             let steps = work.submit()?;
             if let Some(status) = loop_status {
                 self.check_loops(program, &func.name, &status)?;
             }
             let counts = pending.counts(gpu)?;
-            self.record(CallTrace {
-                op,
-                compiled,
-                steps,
-            });
+            if self.tracing() {
+                self.record(CallTrace {
+                    op: name.to_string(),
+                    compiled,
+                    steps,
+                });
+            }
             Ok(counts)
-        })
+        });
+        if result.is_err() {
+            // A bind group wgpu refused must not be found by the next call.
+            pipeline.forget_bind_groups();
+        }
+        result
     }
 }
 

@@ -10,6 +10,7 @@ use brook_frontend::ir::{Function, ParamClass};
 
 use super::{usage, KernelArg};
 use crate::backend::WgpuBackend;
+use crate::binds::{BufferKey, KeyedBuffer};
 use crate::error::Result;
 use crate::pipeline::scratch;
 use crate::stream::WgpuStream;
@@ -18,24 +19,24 @@ use crate::trace::{CallTrace, Step};
 #[derive(Default)]
 pub struct MaskState {
     /// The mask's copy, its shape and floats per element.
-    mask: Option<(wgpu::Buffer, Vec<usize>, u32)>,
+    mask: Option<(KeyedBuffer, Vec<usize>, u32)>,
     pub(crate) enabled: bool,
     /// The open query's counter.
-    query: Option<wgpu::Buffer>,
+    query: Option<KeyedBuffer>,
 }
 
-/// How the mask and query apply to one kernel call.
+/// How the mask and query apply to one kernel call: the buffers to bind, with their keys.
 pub struct CallMasking {
-    pub mask: Option<(wgpu::Buffer, u32)>,
+    pub mask: Option<(wgpu::Buffer, BufferKey)>,
     pub mask_fpe: u32,
     pub counting: bool,
-    pub counter: Option<(wgpu::Buffer, u32)>,
+    pub counter: Option<(wgpu::Buffer, BufferKey)>,
 }
 
 impl WgpuBackend {
     /// `streamSetWriteMask(mask)`.
     pub fn set_write_mask(&self, mask: &WgpuStream) -> Result<()> {
-        self.own(&[mask])?;
+        self.own("streamSetWriteMask", &[mask])?;
         let src = mask
             .buffer()
             .ok_or_else(|| usage("an iterator cannot be a write mask".into()))?
@@ -46,7 +47,7 @@ impl WgpuBackend {
             let mut enc = gpu.device.create_command_encoder(&Default::default());
             enc.copy_buffer_to_buffer(&src, 0, &copy, 0, src.size());
             gpu.queue.submit([enc.finish()]);
-            Ok(copy)
+            Ok(KeyedBuffer::new(copy, &gpu.binds))
         })?;
         self.record(CallTrace {
             op: "streamSetWriteMask".into(),
@@ -88,7 +89,7 @@ impl WgpuBackend {
         let counter = gpu.scoped("streamBeginWriteQuery", || {
             let c = scratch(gpu, "brook write query", 4);
             gpu.queue.write_buffer(&c, 0, &[0; 4]);
-            Ok(c)
+            Ok(KeyedBuffer::new(c, &gpu.binds))
         })?;
         m.query = Some(counter);
         Ok(())
@@ -99,7 +100,7 @@ impl WgpuBackend {
         let counter = self.mask.borrow_mut().query.take().ok_or_else(|| {
             usage("streamEndWriteQuery: no write query is open (streamBeginWriteQuery)".into())
         })?;
-        let bytes = self.gpu.read_back(&counter, 0..4)?;
+        let bytes = self.gpu.read_back(counter.buffer(), 0..4)?;
         Ok(u64::from(u32::from_le_bytes([
             bytes[0], bytes[1], bytes[2], bytes[3],
         ])))
@@ -134,15 +135,15 @@ impl WgpuBackend {
                         "kernel `{kernel}`: the write mask has shape {mshape:?} but the outputs have shape {whole:?}"
                     )));
                 }
-                Some((buf.clone(), *fpe))
+                Some((buf, *fpe))
             }
             _ => None,
         };
         Ok(CallMasking {
             mask_fpe: mask.as_ref().map_or(0, |(_, f)| *f),
-            mask: mask.map(|(b, _)| (b, 0)),
+            mask: mask.map(|(b, _)| (b.buffer().clone(), b.key())),
             counting: m.query.is_some() && whole.is_some(),
-            counter: m.query.clone().map(|c| (c, 0)),
+            counter: m.query.as_ref().map(|c| (c.buffer().clone(), c.key())),
         })
     }
 }

@@ -34,14 +34,14 @@ impl WgpuBackend {
         extra: &[KernelArg],
         target: ReduceTarget,
     ) -> Result<()> {
-        self.own(&[input])?;
+        self.own("reduction", &[input])?;
         for x in extra {
             if let KernelArg::Stream(s) | KernelArg::Domain(s, _) = x {
-                self.own(&[s])?;
+                self.own("reduction", &[s])?;
             }
         }
         if let ReduceTarget::Stream(s) = &target {
-            self.own(&[s])?;
+            self.own("reduction", &[s])?;
         }
         let module = program.module();
         let func = module
@@ -179,7 +179,7 @@ impl WgpuBackend {
                 if blocks { " (blocks)" } else { "" }
             );
             let (p, built) =
-                program.lowered_pipeline(gpu, PipelineKey::Reduce(v.clone()), f, label, || {
+                program.lowered_pipeline(gpu, &PipelineKey::Reduce(v.clone()), f, label, || {
                     reduce_module(module, &v)
                 })?;
             compiled = crate::program::both(compiled, built);
@@ -212,8 +212,8 @@ impl WgpuBackend {
                 _ => unreachable!("plans follow the checked arguments"),
             }
         }
-        let value = gpu.scoped(&label.clone(), || {
-            let mut work = Work::new(gpu);
+        let value = gpu.scoped(&label, || {
+            let mut work = Work::new(gpu, self.tracing());
             let in_buf = input.buffer().expect("checked").clone();
             let mut source = (in_buf, input.id());
             let mut seg_len = block_len;

@@ -175,7 +175,7 @@ impl WgpuBackend {
                 );
                 // One combination per invocation and round.
                 super::refuse_unbounded_loops(&self.gpu, program.module(), f, 1, 0)?;
-                program.lowered_pipeline(&self.gpu, PipelineKey::Round(f, input), f, label, || {
+                program.lowered_pipeline(&self.gpu, &PipelineKey::Round(f, input), f, label, || {
                     sh::round(program.module(), Combine::Reduce(f), input, &ty, operand)
                 })
             }
@@ -208,7 +208,7 @@ impl WgpuBackend {
         op: ScatterOp,
     ) -> Result<()> {
         const OP: &str = "streamScatterOp";
-        self.own(&[dst, index, data])?;
+        self.own(OP, &[dst, index, data])?;
         check_indexed(OP, dst, index, data)?;
         let gpu = &self.gpu;
         let n = data.len() as u64;
@@ -225,8 +225,8 @@ impl WgpuBackend {
             dst.buffer().expect("checked").clone(),
         );
         let (ii, di, ti) = (index.id(), data.id(), dst.id());
-        let steps = gpu.scoped(&label.clone(), || {
-            let mut work = Work::new(gpu);
+        let steps = gpu.scoped(&label, || {
+            let mut work = Work::new(gpu, self.tracing());
             match op {
                 ScatterOp::Replace => {
                     let winners = scratch(gpu, "brook scatter winners", dst.len() as u64 * 4);
@@ -367,7 +367,7 @@ impl WgpuBackend {
         update: Option<(ScatterOp, Operand)>,
     ) -> Result<()> {
         const OP: &str = "streamGatherOp";
-        self.own(&[dst, index, data])?;
+        self.own(OP, &[dst, index, data])?;
         check_indexed(OP, data, index, dst)?;
         let gpu = &self.gpu;
         let fpe = data.floats_per_element();
@@ -388,8 +388,8 @@ impl WgpuBackend {
         );
         let (ii, di, ti) = (index.id(), data.id(), dst.id());
         let mut compiled = None;
-        let steps = gpu.scoped(&label.clone(), || {
-            let mut work = Work::new(gpu);
+        let steps = gpu.scoped(&label, || {
+            let mut work = Work::new(gpu, self.tracing());
             let mut info = vec![[0u32; 4]; SLOTS as usize];
             info[0] = [n as u32, 0, data.shape().len() as u32, fpe as u32];
             info[1] = extent_slot(data.shape());
