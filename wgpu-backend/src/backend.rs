@@ -121,6 +121,7 @@ impl WgpuBackend {
         self.own("streamRead", &[s])?;
         let buf = s.buffer().ok_or_else(|| WgpuError::ArgumentType {
             call: "streamRead".into(),
+            param: String::new(),
             message: "an iterator stream is computed, it cannot be read into".into(),
         })?;
         let fpe = s.floats_per_element();

@@ -9,6 +9,12 @@ pub const ADAPTER_PACKAGES: &str = "install Mesa's Vulkan driver (Debian/Ubuntu:
 mesa-vulkan-drivers libvulkan1`, which gives lavapipe) or Mesa's EGL/GL drivers (`libegl1 \
 libegl-mesa0 libgl1-mesa-dri`) for wgpu's GL backend";
 
+/// The backend's errors. Each kind of call mistake has a variant of its own mirroring
+/// brook-core's [`brook_core::BrookError`] (mapped through field for field in `seam.rs`),
+/// rather than one variant boxing a `BrookError`: that keeps `WgpuError` `Clone` and
+/// `PartialEq` (its users and tests compare errors), keeps the crate's own API matchable
+/// without brook-core's runtime-only variants, and leaves no `BrookError` inside a
+/// `BrookError::Backend` when a call goes through the runtime.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum WgpuError {
     /// No adapter could be created: no GPU driver, Vulkan or GL library was found.
@@ -50,13 +56,43 @@ pub enum WgpuError {
     /// Streams that do not fit together (a `streamSwap` of two shapes or formats).
     #[error("{call}: {message}")]
     ShapeMismatch { call: String, message: String },
-    /// A stream of the wrong kind: an iterator where stored elements are needed.
+    /// An argument of the wrong kind or element size (an iterator where stored elements are
+    /// needed, a stream for a constant, `float2` elements for a `float` parameter); `param`
+    /// names the parameter, empty when the call has none to name.
     #[error("{call}: {message}")]
-    ArgumentType { call: String, message: String },
-    /// A call the Brook program should not make (wrong argument, size, shape, …) with no
-    /// variant of its own above.
-    #[error("{0}")]
-    Usage(String),
+    ArgumentType {
+        call: String,
+        param: String,
+        message: String,
+    },
+    /// Nothing of that name or number: no kernel or reduce function (`what` says which was
+    /// looked for), as brook-core's program lookup reports it.
+    #[error("{message}")]
+    Unknown {
+        name: String,
+        what: &'static str,
+        message: String,
+    },
+    /// A call with more or fewer arguments than its function has parameters (brook-core's
+    /// text).
+    #[error("{}", brook_core::BrookError::ArgumentCount { call: call.clone(), expected: *expected, got: *got })]
+    ArgumentCount {
+        call: String,
+        expected: usize,
+        got: usize,
+    },
+    /// One stream in two roles of a call that Brook does not allow (the streams of a scatter
+    /// or gather-op, a reduction's input and output).
+    #[error("{call}: {message}")]
+    Aliasing { call: String, message: String },
+    /// A call that does not fit the backend's state: enabling a write mask never set, a
+    /// second write query, ending one never begun.
+    #[error("{call}: {message}")]
+    State { call: String, message: String },
+    /// Something Brook or this backend does not do (a reduce function of the wrong form, a
+    /// write mask on a kernel with vouts).
+    #[error("{call}: {message}")]
+    Unsupported { call: String, message: String },
 }
 
 pub type Result<T> = std::result::Result<T, WgpuError>;

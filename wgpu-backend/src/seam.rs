@@ -28,17 +28,41 @@ use crate::trace::{CallTrace, Step};
 impl From<WgpuError> for BrookError {
     fn from(e: WgpuError) -> BrookError {
         match e {
-            WgpuError::Usage(message) => BrookError::Usage(message),
             WgpuError::Stream(e) => BrookError::Stream(e),
             WgpuError::ForeignStream { call } => BrookError::ForeignStream { call },
             WgpuError::ShapeMismatch { call, message } => {
                 BrookError::ShapeMismatch { call, message }
             }
-            WgpuError::ArgumentType { call, message } => BrookError::ArgumentType {
+            WgpuError::ArgumentType {
                 call,
-                param: String::new(),
+                param,
+                message,
+            } => BrookError::ArgumentType {
+                call,
+                param,
                 message,
             },
+            WgpuError::Unknown {
+                name,
+                what,
+                message,
+            } => BrookError::Unknown {
+                name,
+                what,
+                message,
+            },
+            WgpuError::ArgumentCount {
+                call,
+                expected,
+                got,
+            } => BrookError::ArgumentCount {
+                call,
+                expected,
+                got,
+            },
+            WgpuError::Aliasing { call, message } => BrookError::Aliasing { call, message },
+            WgpuError::State { call, message } => BrookError::State { call, message },
+            WgpuError::Unsupported { call, message } => BrookError::Unsupported { call, message },
             WgpuError::DeviceLimit { call, message } => BrookError::DeviceLimit { call, message },
             other => BrookError::backend("wgpu", other),
         }

@@ -177,6 +177,7 @@ impl WgpuStream {
             }
             _ => Err(WgpuError::ArgumentType {
                 call: "streamSwap".into(),
+                param: String::new(),
                 message: "an iterator stream is computed, it has no storage to swap".into(),
             }),
         }

@@ -719,3 +719,215 @@ fn more_streams_than_the_device_binds_is_a_device_limit_error_not_a_panic() {
         "{text}"
     );
 }
+
+#[test]
+fn call_errors_are_the_variants_brook_core_matches_on() {
+    use brook_wgpu::ops::reduce::ReduceTarget;
+    use brook_wgpu::ops::scatter::ScatterOp;
+    let b = backend();
+    let p = program(
+        &b,
+        "kernel void k(float a<>, out float r<>, out float q<>) { r = a; q = a; }\n\
+         kernel void v(float a<>, vout[1] float o<>) { o = a; push(o); }\n\
+         reduce void sum(float a<>, reduce float r<>) { r += a; }",
+    );
+    let (k, v, sum) = (function(&p, "k"), function(&p, "v"), function(&p, "sum"));
+    let a = b.create_stream(&[1], &[4]).unwrap();
+    let r = b.create_stream(&[1], &[4]).unwrap();
+    let q = b.create_stream(&[1], &[5]).unwrap();
+    let w = b.create_stream(&[2], &[4]).unwrap();
+    let iter = b.create_iter(IterSpec::new(&[4], 1, [0.0; 4], [4.0; 4]).unwrap());
+    let run = |f, args: &[KernelArg]| BrookError::from(b.run_kernel(&p, f, args).unwrap_err());
+
+    // Not a kernel, and no function of that number: Unknown, as the program lookup says.
+    let e = run(sum, &[KernelArg::Stream(&a), KernelArg::Stream(&r)]);
+    assert!(
+        matches!(&e, BrookError::Unknown { name, what: "kernel", .. } if name == "sum"),
+        "{e}"
+    );
+    let e = BrookError::from(
+        b.run_kernel(&p, brook_frontend::ir::FunctionId(99), &[])
+            .unwrap_err(),
+    );
+    assert!(
+        matches!(&e, BrookError::Unknown { name, .. } if name == "#99"),
+        "{e}"
+    );
+    // Wrong argument count: core's ArgumentCount and its text.
+    let e = run(k, &[KernelArg::Stream(&a)]);
+    assert!(
+        matches!(&e, BrookError::ArgumentCount { call, expected: 3, got: 1 } if call == "kernel `k`"),
+        "{e}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "kernel `k` takes 3 arguments but 1 was given"
+    );
+    // Element size and kind: ArgumentType naming the parameter.
+    let e = run(
+        k,
+        &[
+            KernelArg::Stream(&w),
+            KernelArg::Stream(&r),
+            KernelArg::Stream(&q),
+        ],
+    );
+    assert!(
+        matches!(&e, BrookError::ArgumentType { call, param, .. } if call == "kernel `k`" && param == "a"),
+        "{e}"
+    );
+    let e = run(
+        k,
+        &[
+            KernelArg::Constant(&[1.0]),
+            KernelArg::Stream(&r),
+            KernelArg::Stream(&q),
+        ],
+    );
+    assert!(
+        matches!(&e, BrookError::ArgumentType { param, .. } if param == "a"),
+        "{e}"
+    );
+    let e = run(
+        k,
+        &[
+            KernelArg::Stream(&a),
+            KernelArg::Stream(&iter),
+            KernelArg::Stream(&q),
+        ],
+    );
+    assert!(
+        matches!(&e, BrookError::ArgumentType { param, .. } if param == "r"),
+        "{e}"
+    );
+    // Outputs of two shapes; a vout without room: ShapeMismatch.
+    let e = run(
+        k,
+        &[
+            KernelArg::Stream(&a),
+            KernelArg::Stream(&r),
+            KernelArg::Stream(&q),
+        ],
+    );
+    assert!(
+        matches!(&e, BrookError::ShapeMismatch { call, .. } if call == "kernel `k`"),
+        "{e}"
+    );
+    let small = b.create_stream(&[1], &[2]).unwrap();
+    let e = run(v, &[KernelArg::Stream(&a), KernelArg::Stream(&small)]);
+    assert!(matches!(&e, BrookError::ShapeMismatch { .. }), "{e}");
+    assert!(e.to_string().contains("vout `o` needs room for 4"), "{e}");
+
+    // Write mask and query state: State; a mask on a vout kernel: Unsupported; a mask of
+    // another shape: ShapeMismatch; an iterator as mask: ArgumentType.
+    let state = |e: WgpuError, name: &str| {
+        let e = BrookError::from(e);
+        assert!(
+            matches!(&e, BrookError::State { call, .. } if call == name),
+            "{e}"
+        );
+    };
+    state(
+        b.enable_write_mask(true).unwrap_err(),
+        "streamEnableWriteMask",
+    );
+    state(b.end_write_query().unwrap_err(), "streamEndWriteQuery");
+    b.begin_write_query().unwrap();
+    state(b.begin_write_query().unwrap_err(), "streamBeginWriteQuery");
+    let e = run(v, &[KernelArg::Stream(&a), KernelArg::Stream(&r)]);
+    assert!(
+        matches!(&e, BrookError::Unsupported { call, .. } if call == "kernel `v`"),
+        "{e}"
+    );
+    b.end_write_query().unwrap();
+    let e = BrookError::from(b.set_write_mask(&iter).unwrap_err());
+    assert!(
+        matches!(&e, BrookError::ArgumentType { call, param, .. } if call == "streamSetWriteMask" && param == "mask"),
+        "{e}"
+    );
+    b.set_write_mask(&q).unwrap();
+    b.enable_write_mask(true).unwrap();
+    let e = run(
+        k,
+        &[
+            KernelArg::Stream(&a),
+            KernelArg::Stream(&r),
+            KernelArg::Stream(&r),
+        ],
+    );
+    assert!(matches!(&e, BrookError::ShapeMismatch { .. }), "{e}");
+    assert!(e.to_string().contains("write mask has shape <5>"), "{e}");
+    b.enable_write_mask(false).unwrap();
+
+    // Reductions: not a reduce function (Unknown), into its own input (Aliasing), a target
+    // that does not divide the input (ShapeMismatch), extra arguments (ArgumentCount).
+    let e = BrookError::from(
+        b.reduce(&p, k, &a, &[], ReduceTarget::Stream(&r))
+            .unwrap_err(),
+    );
+    assert!(
+        matches!(&e, BrookError::Unknown { name, what: "reduce function", .. } if name == "k"),
+        "{e}"
+    );
+    let e = BrookError::from(
+        b.reduce(&p, sum, &a, &[], ReduceTarget::Stream(&a))
+            .unwrap_err(),
+    );
+    assert!(
+        matches!(&e, BrookError::Aliasing { call, .. } if call == "reduction `sum`"),
+        "{e}"
+    );
+    let three = b.create_stream(&[1], &[3]).unwrap();
+    let e = BrookError::from(
+        b.reduce(&p, sum, &a, &[], ReduceTarget::Stream(&three))
+            .unwrap_err(),
+    );
+    assert!(matches!(&e, BrookError::ShapeMismatch { .. }), "{e}");
+    let e = BrookError::from(
+        b.reduce(
+            &p,
+            sum,
+            &a,
+            &[KernelArg::Constant(&[1.0])],
+            ReduceTarget::Value(&mut [0.0]),
+        )
+        .unwrap_err(),
+    );
+    assert!(
+        matches!(
+            &e,
+            BrookError::ArgumentCount {
+                expected: 0,
+                got: 1,
+                ..
+            }
+        ),
+        "{e}"
+    );
+
+    // Scatters: one stream in two roles (Aliasing), an index of the wrong width
+    // (ArgumentType), index and data of different lengths (ShapeMismatch), a combiner that is
+    // no reduce function (Unknown).
+    let index = stream(&b, &[1], &[4], &[0.0, 1.0, 2.0, 3.0]);
+    let e = BrookError::from(b.scatter(&a, &index, &a, ScatterOp::Add).unwrap_err());
+    assert!(
+        matches!(&e, BrookError::Aliasing { call, .. } if call == "streamScatterOp"),
+        "{e}"
+    );
+    let e = BrookError::from(b.scatter(&a, &w, &r, ScatterOp::Add).unwrap_err());
+    assert!(
+        matches!(&e, BrookError::ArgumentType { param, .. } if param == "index"),
+        "{e}"
+    );
+    let e = BrookError::from(b.scatter(&a, &index, &q, ScatterOp::Add).unwrap_err());
+    assert!(matches!(&e, BrookError::ShapeMismatch { .. }), "{e}");
+    let e = BrookError::from(
+        b.scatter(&a, &index, &r, ScatterOp::Reduce(&p, k))
+            .unwrap_err(),
+    );
+    assert!(
+        matches!(&e, BrookError::Unknown { name, .. } if name == "k"),
+        "{e}"
+    );
+    assert!(e.to_string().contains("streamScatterOp"), "{e}");
+}

@@ -6,7 +6,7 @@ use brook_core::SourceText;
 use brook_frontend::ir::{FunctionKind, ParamClass, Scalar, Type};
 
 use super::vout::{pack_vouts, VoutScratch};
-use super::{call_shape_of, check_fpe, usage, KernelArg};
+use super::{call_shape_of, check_fpe, KernelArg};
 use brook_core::call::CallName;
 
 use crate::backend::WgpuBackend;
@@ -53,39 +53,49 @@ impl WgpuBackend {
         let func = module
             .functions
             .get(kernel.0 as usize)
-            .ok_or_else(|| usage(format!("no function #{}", kernel.0)))?;
+            .ok_or_else(|| WgpuError::Unknown {
+                name: format!("#{}", kernel.0),
+                what: "kernel",
+                message: format!(
+                    "the program has no kernel #{} (a function id from another program?)",
+                    kernel.0
+                ),
+            })?;
+        let call = CallName("kernel", &func.name);
         if func.kind != FunctionKind::Kernel {
-            return Err(usage(format!("`{}` is not a kernel", func.name)));
+            return Err(WgpuError::Unknown {
+                name: func.name.clone(),
+                what: "kernel",
+                message: format!("`{}` is not a kernel of this program", func.name),
+            });
         }
         if args.len() != func.params.len() {
-            return Err(usage(format!(
-                "kernel `{}` takes {} arguments, {} were given",
-                func.name,
-                func.params.len(),
-                args.len()
-            )));
+            return Err(WgpuError::ArgumentCount {
+                call: call.to_string(),
+                expected: func.params.len(),
+                got: args.len(),
+            });
         }
         let streams: Vec<&WgpuStream> = args
             .iter()
             .filter(|a| !matches!(a, KernelArg::Constant(_)))
             .map(|a| a.stream())
             .collect();
-        self.own(CallName("kernel", &func.name), &streams)?;
+        self.own(&call, &streams)?;
         // Check every argument against its parameter.
         for (p, a) in func.params.iter().zip(args) {
-            let what = |w: &str| {
-                usage(format!(
-                    "kernel `{}`: parameter `{}` needs {w}",
-                    func.name, p.name
-                ))
+            let wrong = |message: String| WgpuError::ArgumentType {
+                call: call.to_string(),
+                param: p.name.clone(),
+                message,
             };
+            let what = |w: &str| wrong(format!("parameter `{}` needs {w}", p.name));
             match (p.class, a) {
                 (ParamClass::Constant, KernelArg::Constant(v)) => {
                     let n = flat_len(module, &p.ty) as usize;
                     if v.len() != n {
-                        return Err(usage(format!(
-                            "kernel `{}`: constant `{}` needs {n} floats, got {}",
-                            func.name,
+                        return Err(wrong(format!(
+                            "constant `{}` needs {n} floats, got {}",
                             p.name,
                             v.len()
                         )));
@@ -97,9 +107,9 @@ impl WgpuBackend {
                     let s = a.stream();
                     let c = s.widths()[0];
                     if p.ty != Type::vector(Scalar::Float, c) {
-                        return Err(usage(format!(
-                            "iterator `{}` of `{}`: the parameter's type does not match an iterator of {c} float component(s)",
-                            p.name, func.name
+                        return Err(wrong(format!(
+                            "iterator `{}`: the parameter's type does not match an iterator of {c} float component(s)",
+                            p.name
                         )));
                     }
                 }
@@ -112,12 +122,12 @@ impl WgpuBackend {
                     a,
                 ) => {
                     if a.stream().iter_spec().is_some() {
-                        return Err(usage(format!(
-                            "kernel `{}`: an iterator cannot be bound to `{}`",
-                            func.name, p.name
+                        return Err(wrong(format!(
+                            "an iterator cannot be bound to `{}`; pass a stream (copy the iterator into one with a kernel first)",
+                            p.name
                         )));
                     }
-                    check_fpe(module, &func.name, p, a.stream().floats_per_element())?;
+                    check_fpe(module, &call, p, a.stream().floats_per_element())?;
                     if let KernelArg::Domain(s, d) = a {
                         crate::stream::check_domain(d, s.shape())?;
                     }
@@ -134,10 +144,17 @@ impl WgpuBackend {
             .map(|(_, a)| call_shape_of(a))
             .collect();
         if out_shapes.windows(2).any(|w| w[0] != w[1]) {
-            return Err(usage(format!(
-                "kernel `{}`: all outputs of a call must have the same shape, got {out_shapes:?}",
-                func.name
-            )));
+            return Err(WgpuError::ShapeMismatch {
+                call: call.to_string(),
+                message: format!(
+                    "all output streams of one call must have the same shape, got {}",
+                    out_shapes
+                        .iter()
+                        .map(|s| brook_core::fmt_shape(s))
+                        .collect::<Vec<_>>()
+                        .join(" and ")
+                ),
+            });
         }
         let has_vouts = func
             .params
@@ -152,11 +169,9 @@ impl WgpuBackend {
                 .zip(args)
                 .find(|(p, _)| matches!(p.class, ParamClass::Stream | ParamClass::Iter))
                 .map(|(_, a)| call_shape_of(a))
-                .ok_or_else(|| {
-                    usage(format!(
-                        "kernel `{}` writes only vouts and reads no stream: its call has no shape",
-                        func.name
-                    ))
+                .ok_or_else(|| WgpuError::ShapeMismatch {
+                    call: call.to_string(),
+                    message: "it writes only vout streams, so it needs an input stream or iterator to give the call its shape".into(),
                 })?,
         };
         let elements: usize = shape.iter().product();
@@ -164,12 +179,14 @@ impl WgpuBackend {
             if let ParamClass::Vout { max } = p.class {
                 let needed = max as usize * elements;
                 if a.stream().len() < needed {
-                    return Err(usage(format!(
-                        "kernel `{}`: vout `{}` needs room for {needed} elements ({max} per element of {elements}), its stream has {}",
-                        func.name,
-                        p.name,
-                        a.stream().len()
-                    )));
+                    return Err(WgpuError::ShapeMismatch {
+                        call: call.to_string(),
+                        message: format!(
+                            "vout `{}` needs room for {needed} elements (its N = {max} times the {elements} elements of the call) but its stream has {}",
+                            p.name,
+                            a.stream().len()
+                        ),
+                    });
                 }
             }
         }

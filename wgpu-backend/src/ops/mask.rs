@@ -8,10 +8,10 @@
 
 use brook_frontend::ir::{Function, ParamClass};
 
-use super::{usage, KernelArg};
+use super::KernelArg;
 use crate::backend::WgpuBackend;
 use crate::binds::{BufferKey, KeyedBuffer};
-use crate::error::Result;
+use crate::error::{Result, WgpuError};
 use crate::pipeline::scratch;
 use crate::stream::WgpuStream;
 use crate::trace::{CallTrace, Step};
@@ -39,7 +39,13 @@ impl WgpuBackend {
         self.own("streamSetWriteMask", &[mask])?;
         let src = mask
             .buffer()
-            .ok_or_else(|| usage("an iterator cannot be a write mask".into()))?
+            .ok_or_else(|| WgpuError::ArgumentType {
+                call: "streamSetWriteMask".into(),
+                param: "mask".into(),
+                message:
+                    "an iterator cannot be a write mask; copy it into a stream with a kernel first"
+                        .into(),
+            })?
             .clone();
         let gpu = &self.gpu;
         let copy = gpu.scoped("streamSetWriteMask", || {
@@ -69,9 +75,10 @@ impl WgpuBackend {
     pub fn enable_write_mask(&self, on: bool) -> Result<()> {
         let mut m = self.mask.borrow_mut();
         if on && m.mask.is_none() {
-            return Err(usage(
-                "streamEnableWriteMask: no write mask was set (streamSetWriteMask) before enabling it".into(),
-            ));
+            return Err(WgpuError::State {
+                call: "streamEnableWriteMask".into(),
+                message: "no write mask was set (streamSetWriteMask) before enabling it".into(),
+            });
         }
         m.enabled = on;
         Ok(())
@@ -81,9 +88,10 @@ impl WgpuBackend {
     pub fn begin_write_query(&self) -> Result<()> {
         let mut m = self.mask.borrow_mut();
         if m.query.is_some() {
-            return Err(usage(
-                "streamBeginWriteQuery: a write query is already open; end it first".into(),
-            ));
+            return Err(WgpuError::State {
+                call: "streamBeginWriteQuery".into(),
+                message: "a write query is already open; end it first".into(),
+            });
         }
         let gpu = &self.gpu;
         let counter = gpu.scoped("streamBeginWriteQuery", || {
@@ -97,9 +105,15 @@ impl WgpuBackend {
 
     /// `streamEndWriteQuery`: the elements written since the query began.
     pub fn end_write_query(&self) -> Result<u64> {
-        let counter = self.mask.borrow_mut().query.take().ok_or_else(|| {
-            usage("streamEndWriteQuery: no write query is open (streamBeginWriteQuery)".into())
-        })?;
+        let counter = self
+            .mask
+            .borrow_mut()
+            .query
+            .take()
+            .ok_or_else(|| WgpuError::State {
+                call: "streamEndWriteQuery".into(),
+                message: "no write query is open (streamBeginWriteQuery)".into(),
+            })?;
         let bytes = self.gpu.read_back(counter.buffer(), 0..4)?;
         Ok(u64::from(u32::from_le_bytes([
             bytes[0], bytes[1], bytes[2], bytes[3],
@@ -118,9 +132,10 @@ impl WgpuBackend {
         let m = self.mask.borrow();
         let active = m.enabled || m.query.is_some();
         if active && has_vouts {
-            return Err(usage(format!(
-                "kernel `{kernel}`: write masks and write queries do not apply to kernels with vout parameters; disable the mask (end the query) first"
-            )));
+            return Err(WgpuError::Unsupported {
+                call: format!("kernel `{kernel}`"),
+                message: "write masks and write queries do not apply to kernels with vout parameters; disable the mask (end the query) first".into(),
+            });
         }
         let whole = func
             .params
@@ -131,9 +146,14 @@ impl WgpuBackend {
         let mask = match (&m.mask, m.enabled, &whole) {
             (Some((buf, mshape, fpe)), true, Some(whole)) => {
                 if mshape != whole {
-                    return Err(usage(format!(
-                        "kernel `{kernel}`: the write mask has shape {mshape:?} but the outputs have shape {whole:?}"
-                    )));
+                    return Err(WgpuError::ShapeMismatch {
+                        call: format!("kernel `{kernel}`"),
+                        message: format!(
+                            "the write mask has shape {} but the outputs have shape {}; set a mask of the outputs' shape",
+                            brook_core::fmt_shape(mshape),
+                            brook_core::fmt_shape(whole)
+                        ),
+                    });
                 }
                 Some((buf, *fpe))
             }

@@ -48,18 +48,24 @@ pub fn call_shape_of(a: &KernelArg) -> Vec<usize> {
     }
 }
 
-pub fn usage(message: String) -> WgpuError {
-    WgpuError::Usage(message)
-}
-
-/// Checks that a stream's elements (of `got` floats) have the floats of the parameter's type.
-pub fn check_fpe(module: &Module, function: &str, p: &Param, got: usize) -> Result<(), WgpuError> {
+/// Checks that a stream's elements (of `got` floats) have the floats of the parameter's type;
+/// `call` names the call (`kernel \`saxpy\``) for the error.
+pub fn check_fpe(
+    module: &Module,
+    call: &dyn std::fmt::Display,
+    p: &Param,
+    got: usize,
+) -> Result<(), WgpuError> {
     let expected = flat_len(module, &p.ty) as usize;
     if got != expected {
-        return Err(usage(format!(
-            "`{function}`: parameter `{}` has elements of {expected} floats, the stream's have {got}",
-            p.name
-        )));
+        return Err(WgpuError::ArgumentType {
+            call: call.to_string(),
+            param: p.name.clone(),
+            message: format!(
+                "parameter `{}` has elements of {expected} floats, the stream's have {got}; pass a stream of the parameter's element type",
+                p.name
+            ),
+        });
     }
     Ok(())
 }

@@ -3,9 +3,9 @@
 use brook_frontend::ir::{FunctionId, FunctionKind, ParamClass};
 
 use super::kernel::extent_slot;
-use super::{check_fpe, usage, KernelArg};
+use super::{check_fpe, KernelArg};
 use crate::backend::WgpuBackend;
-use crate::error::Result;
+use crate::error::{Result, WgpuError};
 use crate::lower::values::flat_len;
 use crate::pipeline::scratch;
 use crate::program::{PipelineKey, WgpuProgram};
@@ -14,6 +14,7 @@ use crate::shaders::reduce::{plan, reduce_module, ReduceVariant, GROUP, MAX_PER_
 use crate::stream::WgpuStream;
 use crate::trace::CallTrace;
 use crate::work::Work;
+use brook_core::call::CallName;
 
 /// Where a reduction's result goes.
 pub enum ReduceTarget<'a> {
@@ -47,10 +48,29 @@ impl WgpuBackend {
         let func = module
             .functions
             .get(f.0 as usize)
-            .ok_or_else(|| usage(format!("no function #{}", f.0)))?;
-        let err = |m: String| usage(format!("reduction `{}`: {m}", func.name));
+            .ok_or_else(|| WgpuError::Unknown {
+                name: format!("#{}", f.0),
+                what: "reduce function",
+                message: format!(
+                    "the program has no reduce function #{} (a function id from another program?)",
+                    f.0
+                ),
+            })?;
+        let call = CallName("reduction", &func.name);
+        let wrong = |param: &str, message: String| WgpuError::ArgumentType {
+            call: call.to_string(),
+            param: param.to_string(),
+            message,
+        };
         if func.kind != FunctionKind::Reduce {
-            return Err(usage(format!("`{}` is not a reduce function", func.name)));
+            return Err(WgpuError::Unknown {
+                name: func.name.clone(),
+                what: "reduce function",
+                message: format!(
+                    "`{0}` is not a reduce function; declare it `reduce void {0}(T a<>, reduce T r<>)`",
+                    func.name
+                ),
+            });
         }
         let one = |c: ParamClass| {
             let mut it = func.params.iter().enumerate().filter(|(_, p)| p.class == c);
@@ -59,33 +79,31 @@ impl WgpuBackend {
                 _ => None,
             }
         };
+        let roles = || {
+            WgpuError::Unsupported {
+            call: call.to_string(),
+            message: "a reduce function needs exactly one input stream and one `reduce` parameter of the same type".into(),
+        }
+        };
         let (Some(a), Some(r)) = (one(ParamClass::Stream), one(ParamClass::Reduce)) else {
-            return Err(err(
-                "a reduction needs exactly one input stream and one `reduce` parameter".into(),
-            ));
+            return Err(roles());
         };
         if func.params[a].ty != func.params[r].ty {
-            return Err(err(
-                "the input and the accumulator must have the same type".into()
-            ));
+            return Err(roles());
         }
         if input.buffer().is_none() {
-            return Err(err(
+            return Err(wrong(
+                &func.params[a].name,
                 "an iterator cannot be reduced; copy it into a stream with a kernel first".into(),
             ));
         }
-        check_fpe(
-            module,
-            &func.name,
-            &func.params[a],
-            input.floats_per_element(),
-        )?;
+        check_fpe(module, &call, &func.params[a], input.floats_per_element())?;
         if extra.len() + 2 != func.params.len() {
-            return Err(err(format!(
-                "takes {} extra arguments, {} were given",
-                func.params.len() - 2,
-                extra.len()
-            )));
+            return Err(WgpuError::ArgumentCount {
+                call: format!("{call} (besides its input and accumulator)"),
+                expected: func.params.len() - 2,
+                got: extra.len(),
+            });
         }
         let extra_params: Vec<_> = func
             .params
@@ -97,10 +115,10 @@ impl WgpuBackend {
             extras.push(match (p.class, x) {
                 (ParamClass::Constant, KernelArg::Constant(v)) if v.len() == flat_len(module, &p.ty) as usize => ArgShape::Constant,
                 (ParamClass::Gather { .. }, KernelArg::Stream(s)) if s.buffer().is_some() => {
-                    check_fpe(module, &func.name, p, s.floats_per_element())?;
+                    check_fpe(module, &call, p, s.floats_per_element())?;
                     ArgShape::Gather { domain: false, rank: s.shape().len() as u8 }
                 }
-                _ => return Err(err(format!("argument `{}` must be a constant of its type or a gathered stream (not a domain)", p.name))),
+                _ => return Err(wrong(&p.name, format!("argument `{}` must be a constant of its type or a gathered stream (not a domain)", p.name))),
             });
         }
         let fpe = input.floats_per_element();
@@ -108,20 +126,30 @@ impl WgpuBackend {
         let (out_shape, out_stream) = match &target {
             ReduceTarget::Value(v) => {
                 if v.len() != fpe {
-                    return Err(err(format!(
-                        "the result needs {fpe} float(s) but the target holds {}",
-                        v.len()
-                    )));
+                    return Err(WgpuError::ShapeMismatch {
+                        call: call.to_string(),
+                        message: format!(
+                            "the result needs {fpe} float(s) but the target holds {}",
+                            v.len()
+                        ),
+                    });
                 }
                 (vec![1; input.shape().len()], None)
             }
             ReduceTarget::Stream(s) => {
-                if s.buffer().is_none() || std::ptr::eq(*s, input) {
-                    return Err(err(
-                        "the output must be a stream other than the input".into()
+                if s.buffer().is_none() {
+                    return Err(wrong(
+                        "",
+                        "an iterator cannot be written by a reduction".into(),
                     ));
                 }
-                check_fpe(module, &func.name, &func.params[r], s.floats_per_element())?;
+                if std::ptr::eq(*s, input) {
+                    return Err(WgpuError::Aliasing {
+                        call: call.to_string(),
+                        message: "a reduction cannot write its own input stream; reduce into another stream".into(),
+                    });
+                }
+                check_fpe(module, &call, &func.params[r], s.floats_per_element())?;
                 (s.shape().to_vec(), Some(*s))
             }
         };
@@ -133,10 +161,14 @@ impl WgpuBackend {
         };
         let (ins, outs) = (pad(input.shape()), pad(&out_shape));
         if ins.iter().zip(&outs).any(|(i, o)| i % o != 0) {
-            return Err(err(format!(
-                "the output shape {out_shape:?} must divide the input shape {:?} in every dimension",
-                input.shape()
-            )));
+            return Err(WgpuError::ShapeMismatch {
+                call: call.to_string(),
+                message: format!(
+                    "the output shape {} must divide the input shape {} in every dimension",
+                    brook_core::fmt_shape(&out_shape),
+                    brook_core::fmt_shape(input.shape())
+                ),
+            });
         }
         let block: Vec<usize> = ins.iter().zip(&outs).map(|(i, o)| i / o).collect();
         let segments: usize = outs.iter().product();

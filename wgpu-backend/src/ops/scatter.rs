@@ -6,9 +6,8 @@ use brook_core::{Operand, Rounds};
 use brook_frontend::ir::{FunctionId, FunctionKind, ParamClass, Scalar, Type};
 
 use super::kernel::extent_slot;
-use super::usage;
 use crate::backend::WgpuBackend;
-use crate::error::Result;
+use crate::error::{Result, WgpuError};
 use crate::pipeline::{scratch, Pipeline};
 use crate::program::{PipelineKey, WgpuProgram};
 use crate::shaders::scatter::{self as sh, Combine, RoundInput, ROUND_OPERAND, SLOTS};
@@ -53,40 +52,63 @@ fn check_indexed(
     index: &WgpuStream,
     elements: &WgpuStream,
 ) -> Result<()> {
-    for s in [addressed, index, elements] {
+    let wrong = |param: &str, message: String| WgpuError::ArgumentType {
+        call: op.to_string(),
+        param: param.to_string(),
+        message,
+    };
+    for (s, role) in [
+        (addressed, "addressed"),
+        (index, "index"),
+        (elements, "elements"),
+    ] {
         if s.buffer().is_none() {
-            return Err(usage(format!(
-                "{op}: an iterator cannot take part; copy it into a stream first"
-            )));
+            return Err(wrong(
+                role,
+                format!("an iterator cannot be the {role} stream; copy it into a stream with a kernel first"),
+            ));
         }
-    }
-    if index.widths() != [addressed.shape().len() as u8] {
-        return Err(usage(format!(
-            "{op}: the index stream must have one float per dimension of the indexed stream {:?} (float{}), but its elements have widths {:?}",
-            addressed.shape(),
-            addressed.shape().len(),
-            index.widths()
-        )));
-    }
-    if index.len() != elements.len() {
-        return Err(usage(format!(
-            "{op}: the index stream {:?} and the element stream {:?} must have one element each",
-            index.shape(),
-            elements.shape()
-        )));
-    }
-    if addressed.widths() != elements.widths() {
-        return Err(usage(format!(
-            "{op}: the elements ({:?}) and the indexed stream ({:?}) must have the same member widths",
-            elements.widths(),
-            addressed.widths()
-        )));
     }
     if std::ptr::eq(addressed, elements)
         || std::ptr::eq(addressed, index)
         || std::ptr::eq(index, elements)
     {
-        return Err(usage(format!("{op}: the three streams must be distinct")));
+        return Err(WgpuError::Aliasing {
+            call: op.to_string(),
+            message: "the destination, index and data streams must be three different streams"
+                .into(),
+        });
+    }
+    let rank = addressed.shape().len();
+    if index.widths() != [rank as u8] {
+        return Err(wrong(
+            "index",
+            format!(
+                "the index stream must have one float per dimension of the indexed stream {} (float{rank}), but its elements have widths {:?}",
+                brook_core::fmt_shape(addressed.shape()),
+                index.widths()
+            ),
+        ));
+    }
+    if index.len() != elements.len() {
+        return Err(WgpuError::ShapeMismatch {
+            call: op.to_string(),
+            message: format!(
+                "the index stream {} and the element stream {} must have one element each",
+                brook_core::fmt_shape(index.shape()),
+                brook_core::fmt_shape(elements.shape())
+            ),
+        });
+    }
+    if addressed.widths() != elements.widths() {
+        return Err(wrong(
+            "data",
+            format!(
+                "the elements ({:?}) and the indexed stream ({:?}) must have the same member widths",
+                elements.widths(),
+                addressed.widths()
+            ),
+        ));
     }
     Ok(())
 }
@@ -142,6 +164,11 @@ impl WgpuBackend {
         match op {
             ScatterOp::Reduce(program, f) => {
                 let func = program.module().func(f);
+                let op_name = if input == RoundInput::Scattered {
+                    "streamScatterOp"
+                } else {
+                    "streamGatherOp"
+                };
                 let stream_params = func
                     .params
                     .iter()
@@ -157,13 +184,27 @@ impl WgpuBackend {
                     || stream_params != 1
                     || reduce_params != 1
                 {
-                    return Err(usage(format!(
-                        "`{}` must be a reduce function of one input stream and one `reduce` parameter to combine scattered elements",
-                        func.name
-                    )));
+                    return Err(if func.kind != FunctionKind::Reduce {
+                        WgpuError::Unknown {
+                            name: func.name.clone(),
+                            what: "reduce function",
+                            message: format!(
+                                "{op_name}: `{0}` is not a reduce function; declare it `reduce void {0}(T a<>, reduce T r<>)`",
+                                func.name
+                            ),
+                        }
+                    } else {
+                        WgpuError::Unsupported {
+                            call: op_name.into(),
+                            message: format!(
+                                "the combiner `{0}` must be `reduce void {0}(T a<>, reduce T r<>)` with no other parameters",
+                                func.name
+                            ),
+                        }
+                    });
                 }
                 let ty = func.params[0].ty.clone();
-                super::check_fpe(program.module(), &func.name, &func.params[0], fpe)?;
+                super::check_fpe(program.module(), &op_name, &func.params[0], fpe)?;
                 let label = format!(
                     "{} round with `{}`",
                     if input == RoundInput::Scattered {
@@ -190,8 +231,13 @@ impl WgpuBackend {
                 let name = format!("round {combine:?} of {fpe} floats, {input:?}");
                 let ty = Type::Array(Box::new(Type::Scalar(Scalar::Float)), fpe as u32);
                 let p = self.cached_pipeline(&name, || {
-                    sh::round(self.empty_module(), combine, input, &ty, operand)
-                        .map_err(|e| usage(e.message))
+                    sh::round(self.empty_module(), combine, input, &ty, operand).map_err(|e| {
+                        WgpuError::Shader {
+                            function: name.clone(),
+                            place: "<built-in round shader>".into(),
+                            message: e.message,
+                        }
+                    })
                 })?;
                 Ok((p, None))
             }
@@ -373,10 +419,14 @@ impl WgpuBackend {
         let fpe = data.floats_per_element();
         if let Some((_, Operand::Constant(operand))) = update {
             if operand.len() != fpe {
-                return Err(usage(format!(
-                    "{OP}: the operand has {} floats but an element of the data stream has {fpe}",
-                    operand.len()
-                )));
+                return Err(WgpuError::ArgumentType {
+                    call: OP.into(),
+                    param: "operand".into(),
+                    message: format!(
+                        "the operand has {} floats but an element of the data stream has {fpe}",
+                        operand.len()
+                    ),
+                });
             }
         }
         let n = index.len() as u64;
