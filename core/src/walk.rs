@@ -78,3 +78,18 @@ pub fn expr(e: &Expr, f: &mut impl FnMut(&Expr)) {
         | ExprKind::IndexOf(_) => {}
     }
 }
+
+/// Whether `p` holds for any expression of `block`; `p` is not asked again once it has held.
+pub fn any_expr(block: &[Stmt], p: &mut impl FnMut(&Expr) -> bool) -> bool {
+    let mut hit = false;
+    for_each_expr(block, &mut |e| hit = hit || p(e));
+    hit
+}
+
+/// Whether `p` holds for `e` or any expression inside it; `p` is not asked again once it
+/// has held.
+pub fn any_in(e: &Expr, p: &mut impl FnMut(&Expr) -> bool) -> bool {
+    let mut hit = false;
+    expr(e, &mut |x| hit = hit || p(x));
+    hit
+}

@@ -34,9 +34,5 @@ fn visit(module: &Module, f: FunctionId, order: &mut Vec<FunctionId>, depth: usi
 
 /// Whether `block` uses `indexof`.
 pub fn uses_indexof(block: &Block) -> bool {
-    let mut found = false;
-    for_each_expr(block, &mut |e| {
-        found |= matches!(e.kind, ExprKind::IndexOf(_))
-    });
-    found
+    brook_core::walk::any_expr(block, &mut |e| matches!(e.kind, ExprKind::IndexOf(_)))
 }
