@@ -123,10 +123,8 @@ fn optional_backends() -> Vec<String> {
 fn main() {
     args::self_check();
     case::self_check();
-    let args = args::parse(std::env::args().skip(1)).unwrap_or_else(|e| {
-        eprintln!("conformance: {e}");
-        std::process::exit(2)
-    });
+    // clap prints `--help` (exit 0) or the error naming the bad argument (exit 2).
+    let args = args::parse(std::env::args().skip(1)).unwrap_or_else(|e| e.exit());
     if args.ignored_only {
         println!("conformance: no case is ignored; nothing to run");
         return;

@@ -1,87 +1,79 @@
-//! The runner's command line. Cargo hands libtest's flags to every test binary
+//! The runner's command line, parsed by clap. Cargo hands libtest's flags to every test binary
 //! (`cargo test -- --test-threads 1`, `cargo test -- --skip window`), so this runner, which has
-//! no libtest harness, reads them as libtest does: a flag's value is never taken for a case
+//! no libtest harness, accepts them as libtest does: a flag's value is never taken for a case
 //! filter, `--skip` and `--exact` select cases, `--list` lists them, flags that only shape
-//! libtest's output are accepted and ignored, and anything else is an error naming it.
+//! libtest's output are accepted (hidden from `--help`) and ignored, and anything else is
+//! clap's error naming it.
+
+use clap::Parser;
 
 /// What the command line selects.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Default, PartialEq, Parser)]
+#[command(
+    name = "conformance",
+    about = "Runs tests/conformance/*.br on every backend and compares each with its expected values",
+    disable_version_flag = true
+)]
 pub struct Args {
-    /// Case-name filters: a case runs if its name contains one (or equals one, with `exact`).
+    /// Case-name filters: a case runs if its name contains one (or equals one, with --exact).
     pub filters: Vec<String>,
-    /// Cases whose name contains one of these (equals one, with `exact`) are left out.
+    /// Cases whose name contains this (equals it, with --exact) are left out; may repeat.
+    #[arg(long)]
     pub skip: Vec<String>,
+    /// Filters and --skip match whole case names.
+    #[arg(long)]
     pub exact: bool,
-    /// Print the selected cases' names and run nothing (`--list`).
+    /// Print the selected cases' names and run nothing.
+    #[arg(long)]
     pub list: bool,
-    /// Run only ignored tests (`--ignored`): this suite has none.
+    /// Run only ignored cases: this suite has none, so nothing runs.
+    #[arg(long = "ignored")]
     pub ignored_only: bool,
+    /// libtest's flags that only shape its output or scheduling: accepted, changing nothing.
+    #[command(flatten)]
+    libtest: Ignored,
 }
 
-/// libtest flags that take a value (as the next argument or after `=`).
-const WITH_VALUE: &[&str] = &[
-    "--skip",
-    "--test-threads",
-    "--color",
-    "--format",
-    "--logfile",
-    "--shuffle-seed",
-    "-Z",
-];
+/// libtest flags cargo may pass through that mean nothing to this runner.
+#[derive(Debug, Default, PartialEq, clap::Args)]
+struct Ignored {
+    #[arg(long, hide = true)]
+    test_threads: Option<String>,
+    #[arg(long, hide = true)]
+    color: Option<String>,
+    #[arg(long, hide = true)]
+    format: Option<String>,
+    #[arg(long, hide = true)]
+    logfile: Option<String>,
+    #[arg(long, hide = true)]
+    shuffle_seed: Option<String>,
+    #[arg(short = 'Z', hide = true)]
+    unstable: Vec<String>,
+    #[arg(long, hide = true, visible_alias = "no-capture")]
+    nocapture: bool,
+    #[arg(long, hide = true)]
+    show_output: bool,
+    #[arg(short, long, hide = true)]
+    quiet: bool,
+    #[arg(long, hide = true)]
+    include_ignored: bool,
+    #[arg(long, hide = true)]
+    report_time: bool,
+    #[arg(long, hide = true)]
+    ensure_time: bool,
+    #[arg(long, hide = true)]
+    shuffle: bool,
+    #[arg(long, hide = true)]
+    test: bool,
+    #[arg(long, hide = true)]
+    bench: bool,
+    #[arg(long, hide = true)]
+    force_run_in_process: bool,
+}
 
-/// libtest flags without a value that change nothing here.
-const IGNORED: &[&str] = &[
-    "--nocapture",
-    "--no-capture",
-    "--show-output",
-    "-q",
-    "--quiet",
-    "--include-ignored",
-    "--report-time",
-    "--ensure-time",
-    "--shuffle",
-    "--test",
-    "--bench",
-    "--force-run-in-process",
-];
-
-/// Parses the arguments after the program name.
-pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
-    let mut out = Args::default();
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        if !arg.starts_with('-') {
-            out.filters.push(arg);
-            continue;
-        }
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) => (f.to_string(), Some(v.to_string())),
-            None => (arg.clone(), None),
-        };
-        if WITH_VALUE.contains(&flag.as_str()) {
-            let value = match inline {
-                Some(v) => v,
-                None => args
-                    .next()
-                    .ok_or_else(|| format!("`{flag}` needs a value"))?,
-            };
-            if flag == "--skip" {
-                out.skip.push(value);
-            }
-            continue;
-        }
-        if inline.is_some() {
-            return Err(format!("`{flag}` takes no value"));
-        }
-        match flag.as_str() {
-            "--exact" => out.exact = true,
-            "--list" => out.list = true,
-            "--ignored" => out.ignored_only = true,
-            f if IGNORED.contains(&f) => {}
-            f => return Err(format!("unknown option `{f}`")),
-        }
-    }
-    Ok(out)
+/// Parses the arguments after the program name; the error is clap's message.
+pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, clap::Error> {
+    Args::try_parse_from(std::iter::once("conformance".to_string()).chain(args))
 }
 
 impl Args {
@@ -98,7 +90,7 @@ impl Args {
     }
 }
 
-/// The parser's rules, checked on every run (this runner has no `#[test]` functions).
+/// The command line's rules, checked on every run (this runner has no `#[test]` functions).
 pub fn self_check() {
     let p = |s: &str| parse(s.split_whitespace().map(String::from));
     let threads = p("--test-threads 1").unwrap();
@@ -111,11 +103,12 @@ pub fn self_check() {
         !exact.selects("gather_clamp"),
         "--exact filters by whole names"
     );
-    assert!(p("--color always --nocapture -q").unwrap().selects("any"));
-    assert_eq!(
-        p("--frobnicate").unwrap_err(),
-        "unknown option `--frobnicate`"
-    );
-    assert_eq!(p("--skip").unwrap_err(), "`--skip` needs a value");
+    assert!(p("--color always --nocapture -q -Z unstable-options")
+        .unwrap()
+        .selects("any"));
+    let unknown = p("--frobnicate").unwrap_err().to_string();
+    assert!(unknown.contains("--frobnicate"), "{unknown}");
+    let bare = p("--skip").unwrap_err().to_string();
+    assert!(bare.contains("--skip"), "{bare}");
     assert!(p("--list").unwrap().list);
 }
