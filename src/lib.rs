@@ -1,31 +1,4 @@
-//! Brook for GPUs, in Rust: streams are float textures, a kernel is a fragment shader drawn
-//! over the output, exactly as the Brook papers map the stream model onto the graphics
-//! pipeline — and the same program runs on a CPU reference backend for comparison.
-//!
-//! ```no_run
-//! use brook::prelude::*;
-//!
-//! let rt = Runtime::gl()?; // headless EGL; `Runtime::cpu()` for the reference backend
-//! let program = rt.compile(
-//!     "kernel void saxpy(float a, float4 x<>, float4 y<>, out float4 result<>) {
-//!          result = a * x + y;
-//!      }",
-//!     "saxpy.br",
-//! )?;
-//! let (x, y, r) = (rt.stream_of(4, &[512, 512])?, rt.stream_of(4, &[512, 512])?, rt.stream_of(4, &[512, 512])?);
-//! x.read(&vec![1.0; 512 * 512 * 4])?; // streamRead
-//! y.read(&vec![2.0; 512 * 512 * 4])?;
-//! rt.run(&program, "saxpy", args![3.0f32, &x, &y, &r])?;
-//! assert_eq!(r.to_vec()?[0], 5.0); // streamWrite
-//! # Ok::<(), brook::BrookError>(())
-//! ```
-//!
-//! The runtime checks every call (brook-core) and hands it to a backend through the
-//! [`Backend`] trait: GL ([`GlBackend`], from brook-passes), the CPU ([`CpuBackend`], from
-//! brook-cpu), wgpu compute ([`WgpuBackend`], from brook-wgpu: [`Runtime::wgpu`]), or one's
-//! own ([`Runtime::with_backend`]). `docs/architecture.md` walks through
-//! how a call flows.
-
+#![doc = include_str!("../docs/walkthrough.md")]
 #![warn(missing_docs)]
 
 mod arg;
