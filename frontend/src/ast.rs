@@ -116,7 +116,7 @@ pub struct FunctionDecl {
 pub enum ParamQual {
     /// No qualifier: an input.
     None,
-    /// `const`: an input the body may not assign.
+    /// `const`: accepted as in C; bound like a parameter without a qualifier.
     Const,
     /// `out`: an output stream the kernel writes, one element per run.
     Out,

@@ -290,7 +290,9 @@ pub enum StmtKind {
         target: Place,
         /// The operator of a compound assignment.
         op: Option<BinaryOp>,
-        /// The value, already of the target's type (or a scalar for a vector `op=`).
+        /// For `=`, the value converted to the target's type; for `op=`, the right operand of
+        /// `target op value` (the [`Binary`](ExprKind::Binary) rules apply, so a scalar may
+        /// update a vector).
         value: Expr,
     },
     /// An expression run for its effect (a helper call, `frexp`/`modf`), its value dropped.
