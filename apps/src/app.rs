@@ -14,8 +14,11 @@ use crate::error::AppError;
 /// exercises every code path (the tests).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scale {
+    /// The sizes of the papers' figures.
     Full,
+    /// Smaller sizes, for a report in minutes.
     Quick,
+    /// The smallest sizes that still take every code path (the tests).
     Tiny,
 }
 
@@ -69,6 +72,7 @@ pub enum Flavor {
 }
 
 impl Flavor {
+    /// Every flavour, in the report's column order.
     pub const ALL: [Flavor; 5] = [
         Flavor::HandGl,
         Flavor::BrookGl,
@@ -81,6 +85,7 @@ impl Flavor {
     /// ([`Env::runtime`]).
     pub const BROOK: [Flavor; 3] = [Flavor::BrookGl, Flavor::BrookWgpu, Flavor::BrookCpu];
 
+    /// The flavour's name in the report.
     pub fn label(self) -> &'static str {
         match self {
             Flavor::HandGl => "hand-written GL",
@@ -181,9 +186,13 @@ impl Tolerance {
 /// hand-written and the Brook versions (so they compete on equal terms), a wgpu runtime and a
 /// CPU runtime.
 pub struct Env {
+    /// The GL context: the Brook GL runtime's own, which the hand-written versions share.
     pub context: Rc<GlContext>,
+    /// The Brook runtime on the GL backend.
     pub gl: Runtime,
+    /// The Brook runtime on the wgpu backend.
     pub wgpu: Runtime,
+    /// The Brook runtime on the CPU backend.
     pub cpu: Runtime,
 }
 
@@ -218,10 +227,13 @@ impl Env {
 pub struct Instance<'a> {
     /// What was computed, e.g. `1024×1024 float4`.
     pub size: String,
+    /// What one `compute` achieves, to turn a time into a rate.
     pub work: Work,
     /// The answer, from an f64 or independent CPU computation.
     pub reference: Vec<f64>,
+    /// How close every variant's result must be to `reference`.
     pub tolerance: Tolerance,
+    /// The implementations to check and time, each with its flavour.
     pub variants: Vec<(Flavor, Box<dyn Variant + 'a>)>,
 }
 

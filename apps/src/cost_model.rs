@@ -13,6 +13,7 @@ const SAXPY_FLOPS_PER_RECORD: f64 = 8.0;
 /// The model's terms, in seconds per record.
 #[derive(Clone, Copy, Debug)]
 pub struct CostModel {
+    /// How many records (float4 elements) SAXPY's measured run processed.
     pub records: f64,
     /// streamRead of the inputs plus streamWrite of the result, per record (Brook GL).
     pub t_r: f64,
@@ -54,6 +55,7 @@ impl CostModel {
         self.t_r < self.k_cpu - self.k_gpu
     }
 
+    /// The model's terms, speed-up and verdict as a paragraph for the report.
     pub fn describe(&self) -> String {
         let ns = |s: f64| s * 1e9;
         let s = self.speedup();

@@ -56,10 +56,15 @@ pub fn read(t: &Texture) -> Result<Vec<f32>, AppError> {
 /// A uniform value to set before a draw.
 #[derive(Clone, Copy, Debug)]
 pub enum Uniform {
+    /// A GLSL `float`.
     Float(f32),
+    /// A GLSL `vec2`.
     Vec2([f32; 2]),
+    /// A GLSL `vec4`.
     Vec4([f32; 4]),
+    /// A GLSL `int`.
     Int(i32),
+    /// A GLSL `ivec2`.
     IVec2([i32; 2]),
 }
 
@@ -101,9 +106,13 @@ impl Shader {
 
 /// One draw: what to read, what to write and where.
 pub struct Draw<'a> {
+    /// The program drawn.
     pub shader: &'a Shader,
+    /// Textures to read, each bound to the sampler uniform of that name.
     pub samplers: &'a [(&'static str, &'a Texture)],
+    /// Uniform values to set, by name.
     pub uniforms: &'a [(&'static str, Uniform)],
+    /// Textures written, as the framebuffer's colour attachments in order.
     pub targets: &'a [&'a Texture],
     /// `(x, y, width, height)` in texels; the whole first target when `None`.
     pub viewport: Option<[i32; 4]>,

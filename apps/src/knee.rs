@@ -28,6 +28,7 @@ use crate::synthetic::{mad_kernel, mad_reference, FLOPS_PER_ELEMENT, TOLERANCE};
 /// One stream length and what was measured there.
 #[derive(Clone, Debug)]
 pub struct Point {
+    /// The stream length (elements).
     pub elements: usize,
     /// The median time per call of each flavour that passed its check.
     pub per_call: Vec<(Flavor, Duration)>,

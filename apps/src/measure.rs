@@ -17,7 +17,9 @@ use crate::error::AppError;
 /// each.
 #[derive(Clone, Copy, Debug)]
 pub struct Budget {
+    /// Total time for all variants' timed computes, shared equally among them.
     pub time: Duration,
+    /// The most timed rounds (each variant computes at most once a round).
     pub max_runs: usize,
 }
 
@@ -32,6 +34,7 @@ impl Budget {
 /// One variant's figures.
 #[derive(Clone, Debug)]
 pub struct Row {
+    /// Which version these are the figures of.
     pub flavor: Flavor,
     /// streamRead of the inputs.
     pub upload: Duration,
@@ -43,9 +46,11 @@ pub struct Row {
     pub compile: Option<Duration>,
     /// streamWrite of the result.
     pub download: Duration,
+    /// How many timed computes the median is over.
     pub runs: usize,
     /// Scaled error against the reference (see [`Tolerance`]).
     pub error: f64,
+    /// Whether `error` is within the instance's tolerance.
     pub passed: bool,
     /// Compute time over the hand-written GL version's, from the rounds both ran in.
     pub versus_hand_gl: Option<Ratio>,
@@ -54,6 +59,7 @@ pub struct Row {
 /// A ratio of compute times: the median of per-round ratios and its 95% interval.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Ratio {
+    /// The median of the per-round ratios.
     pub median: f64,
     /// A 95% interval for the median from 6 rounds on; with fewer, the range of the rounds.
     pub interval: (f64, f64),
@@ -98,18 +104,24 @@ impl Ratio {
 /// One application's figures at one size.
 #[derive(Clone, Debug)]
 pub struct AppResult {
+    /// The application's short name.
     pub name: String,
     /// What the hand-written GL version is, so what the ratios to it measure.
     pub baseline: Baseline,
+    /// What was computed, e.g. `1024×1024 float4`.
     pub size: String,
+    /// What one compute achieves, to turn its time into a rate.
     pub work: Work,
+    /// The tolerance the results were checked against.
     pub tolerance: Tolerance,
+    /// The variants that ran, in the instance's order.
     pub rows: Vec<Row>,
     /// Variants that failed to run at all, with why.
     pub failures: Vec<(Flavor, String)>,
 }
 
 impl AppResult {
+    /// The figures of `flavor`, if it ran.
     pub fn row(&self, flavor: Flavor) -> Option<&Row> {
         self.rows.iter().find(|r| r.flavor == flavor)
     }
@@ -132,7 +144,12 @@ pub enum Stage {
     /// Uploading `flavor`'s inputs and running it once, untimed (compiling its programs).
     WarmingUp(Flavor),
     /// Timed round `round` (from 1) of at most `of`, every variant in turn.
-    Timing { round: usize, of: usize },
+    Timing {
+        /// This round's number, from 1.
+        round: usize,
+        /// How many rounds there are at most.
+        of: usize,
+    },
     /// Downloading `flavor`'s result and checking it against the reference.
     Checking(Flavor),
 }

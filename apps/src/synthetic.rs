@@ -2,6 +2,7 @@
 //! float4 read, in Brook and as the same arithmetic in a hand-written fragment shader. The
 //! kernel-call knee is measured with it, in the report and in the root crate's benches.
 
+/// Multiply-adds per element: the papers' count.
 pub const MADS: usize = 43;
 /// Flops per float4 element: a multiply and an add per component per step.
 pub const FLOPS_PER_ELEMENT: usize = MADS * 2 * 4;

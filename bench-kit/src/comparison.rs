@@ -13,6 +13,7 @@ use crate::table::{Row, Table};
 
 /// One way of doing the work.
 pub struct Variant<'a> {
+    /// Its name in the table and in criterion's report.
     pub name: String,
     /// Runs `n` calls and waits until the device has finished them: what is timed.
     pub run: Box<dyn FnMut(u64) + 'a>,
@@ -21,6 +22,7 @@ pub struct Variant<'a> {
 }
 
 impl<'a> Variant<'a> {
+    /// A variant from its timed `run(n)` and its untimed `result` read-back.
     pub fn new(
         name: impl Into<String>,
         run: impl FnMut(u64) + 'a,
@@ -89,6 +91,7 @@ impl<'a> Comparison<'a> {
         }
     }
 
+    /// Adds a variant (the first one added is the baseline).
     pub fn variant(mut self, v: Variant<'a>) -> Self {
         self.variants.push(v);
         self

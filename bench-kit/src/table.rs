@@ -7,11 +7,13 @@ use crate::stats::{median, median_interval};
 /// One variant's figures.
 #[derive(Clone, Debug)]
 pub struct Row {
+    /// The variant's name.
     pub name: String,
     /// Median seconds per call over the rounds.
     pub median: f64,
-    /// Median of the per-round ratios to the baseline, and its 95% interval.
+    /// Median of the per-round ratios to the baseline (below 1: faster).
     pub ratio: f64,
+    /// The 95% confidence interval of that median ratio, low and high.
     pub interval: (f64, f64),
 }
 
@@ -48,14 +50,20 @@ impl Row {
 /// A comparison's result: the rows in the order the variants were given, the baseline first.
 #[derive(Clone, Debug)]
 pub struct Table {
+    /// What was compared (the heading, and criterion's group name).
     pub group: String,
+    /// What one call is ("per call", "per sort").
     pub per: &'static str,
+    /// How many rounds were timed; each runs every variant once, in a rotated order.
     pub rounds: usize,
+    /// Calls per variant in each round.
     pub batch: u64,
+    /// One row per variant, the baseline first.
     pub rows: Vec<Row>,
 }
 
 impl Table {
+    /// The row of the variant called `name`.
     pub fn row(&self, name: &str) -> Option<&Row> {
         self.rows.iter().find(|r| r.name == name)
     }

@@ -11,17 +11,24 @@ use crate::scan::{tokenize, Token};
 use crate::split::split;
 use crate::streams::{self, StreamDecl, BUILTIN_ELEMENT_TYPES};
 
+/// A `.br` file split into its kernel part (checked by the front end) and its host part
+/// (C++ with Brook's stream declarations), ready for the generators.
 pub struct Program {
+    /// The name errors are reported under.
     pub file_name: String,
+    /// The whole file as read.
     pub source: String,
-    pub tokens: Vec<Token>,
-    pub items: Vec<Item>,
+    /// Every token of the file (host and kernel parts alike).
+    pub(crate) tokens: Vec<Token>,
+    /// The file-scope items, in source order.
+    pub(crate) items: Vec<Item>,
     /// Per item: whether the kernel compiler sees it.
-    pub in_kernels: Vec<bool>,
+    pub(crate) in_kernels: Vec<bool>,
     /// Per item: its stream declarations (host items only).
-    pub stream_decls: Vec<Vec<StreamDecl>>,
+    pub(crate) stream_decls: Vec<Vec<StreamDecl>>,
     /// The kernel part, blanked elsewhere so lines and columns are the original ones.
     pub kernel_source: String,
+    /// The kernel part's checked IR, what every back end compiles.
     pub module: Module,
 }
 

@@ -41,7 +41,12 @@ pub enum Accuracy {
     Ulps(f32),
     /// Within `base + |y log2 x| / per_unit` ulps (`pow`: the error of `log2 x`, about 2^-29
     /// relative, grows with the exponent it is multiplied into).
-    PowUlps { base: f32, per_unit: f32 },
+    PowUlps {
+        /// The error bound when the exponent is small, in ulps.
+        base: f32,
+        /// The amount of `|y log2 x|` that adds one ulp to the bound.
+        per_unit: f32,
+    },
     /// Not a float function: booleans, tests, matrix products (see `Formula` of `dot`), byte
     /// packing (`pack_4ubyte`'s bytes are exact on every backend: the conformance suite
     /// checks them).

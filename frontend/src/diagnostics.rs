@@ -21,14 +21,18 @@ use crate::span::Span;
 /// One error: a message about `span`, optional secondary labels, and an optional hint.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
+    /// The error, one line (`unknown identifier `reslt``).
     pub message: String,
+    /// Where the error is: underlined in the rendered output.
     pub span: Span,
     /// Extra spans with text. A label whose span equals `span` is the primary label's text.
     pub labels: Vec<(Span, String)>,
+    /// A suggestion printed after the source excerpt (`did you mean …?`).
     pub hint: Option<String>,
 }
 
 impl Diagnostic {
+    /// An error at `span`, without labels or hint.
     pub fn error(message: impl Into<String>, span: Span) -> Diagnostic {
         Diagnostic {
             message: message.into(),
@@ -38,16 +42,20 @@ impl Diagnostic {
         }
     }
 
+    /// Adds a label: `text` printed under `span` (the primary label when `span` is the
+    /// error's own).
     pub fn with_label(mut self, span: Span, text: impl Into<String>) -> Diagnostic {
         self.labels.push((span, text.into()));
         self
     }
 
+    /// Sets the hint.
     pub fn with_hint(mut self, hint: impl Into<String>) -> Diagnostic {
         self.hint = Some(hint.into());
         self
     }
 
+    /// Sets the hint if there is one (for suggestions that may find nothing).
     pub fn with_hint_opt(mut self, hint: Option<String>) -> Diagnostic {
         if hint.is_some() {
             self.hint = hint;
@@ -64,12 +72,16 @@ impl Diagnostic {
 /// All the errors of one compilation, with the source they refer to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostics {
+    /// The name printed in positions (`saxpy.br:2:5`).
     pub file_name: String,
+    /// The whole source text, to print the lines the errors point at.
     pub source: String,
+    /// The errors, in source order.
     pub items: Vec<Diagnostic>,
 }
 
 impl Diagnostics {
+    /// Bundles errors with the source they refer to.
     pub fn new(file_name: &str, source: &str, items: Vec<Diagnostic>) -> Diagnostics {
         Diagnostics {
             file_name: file_name.to_string(),
@@ -78,10 +90,12 @@ impl Diagnostics {
         }
     }
 
+    /// Whether there are no errors.
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
 
+    /// How many errors there are.
     pub fn len(&self) -> usize {
         self.items.len()
     }

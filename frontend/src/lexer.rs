@@ -26,10 +26,13 @@ pub const MAX_NESTING: u32 = 256;
 const MAX_MACRO_TOKENS: usize = 1 << 16;
 const MAX_TOKENS: usize = 1 << 22;
 
+/// Why a piece of source is not a token (logos's error type for [`Tok`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub enum LexError {
+    /// A character that starts no token (`@`, `$`, a stray `'`).
     #[default]
     Invalid,
+    /// A `/*` without its `*/`.
     UnterminatedComment,
     /// A float literal that does not parse.
     BadFloat,
@@ -83,6 +86,8 @@ macro_rules! tokens {
         #[logos(skip(r"//[^\n]*", allow_greedy = true))]
         #[logos(skip r"\\\r?\n")]
         pub enum Tok<'a> {
+            /// `/*`: its callback skips the comment up to `*/` (or reports it unterminated), so
+            /// the parser never sees this token.
             #[token("/*", block_comment)]
             BlockComment,
             /// A `#` line, for the pre-pass.
@@ -92,20 +97,23 @@ macro_rules! tokens {
             #[token("->")]
             Arrow,
 
+            /// A name that is not a keyword (nor, after the pre-pass, a type name).
             #[regex(r"[A-Za-z_][A-Za-z0-9_]*", |lex| lex.slice())]
             Ident(&'a str),
             /// A built-in type name or a `typedef`/`struct` name declared earlier (made from an
             /// `Ident` by the pre-pass).
             TypeName(&'a str),
+            /// A float literal (`1.`, `.5`, `2e3`, with an optional `f` or `h` suffix).
             #[regex(r"[0-9]+\.[0-9]*([eE][+-]?[0-9]+)?[fFhH]?", |lex| parse_float(lex.slice()))]
             #[regex(r"\.[0-9]+([eE][+-]?[0-9]+)?[fFhH]?", |lex| parse_float(lex.slice()))]
             #[regex(r"[0-9]+[eE][+-]?[0-9]+[fFhH]?", |lex| parse_float(lex.slice()))]
             Float(f64),
+            /// A decimal or hexadecimal integer literal (`u` and `l` suffixes are ignored).
             #[regex(r"[0-9]+[uUlL]*", |lex| parse_int(lex.slice()))]
             #[regex(r"0[xX][0-9a-fA-F]+[uUlL]*", |lex| parse_int(lex.slice()))]
             Int(i64),
 
-            $(#[token($text)] $fixed,)*
+            $(#[doc = concat!("`", $text, "`")] #[token($text)] $fixed,)*
         }
 
         impl fmt::Display for Tok<'_> {

@@ -22,9 +22,9 @@ lalrpop_util::lalrpop_mod!(
 /// Syntax errors reported from one file before giving up.
 const MAX_SYNTAX_ERRORS: usize = 50;
 
-pub type PErr<'a> = ParseError<usize, Tok<'a>, Diagnostic>;
+type PErr<'a> = ParseError<usize, Tok<'a>, Diagnostic>;
 
-pub fn sp(l: usize, r: usize) -> Span {
+fn sp(l: usize, r: usize) -> Span {
     Span::new(l, r)
 }
 
@@ -48,7 +48,7 @@ fn too_deep<'a>(l: usize, r: usize) -> PErr<'a> {
 }
 
 /// Builds an expression node whose deepest child is `child_depth` deep.
-pub fn node<'a>(kind: ExprKind, l: usize, r: usize, child_depth: u32) -> Result<Expr, PErr<'a>> {
+fn node<'a>(kind: ExprKind, l: usize, r: usize, child_depth: u32) -> Result<Expr, PErr<'a>> {
     let depth = child_depth + 1;
     if depth > MAX_TREE_DEPTH {
         return Err(too_deep(l, r));
@@ -60,22 +60,22 @@ pub fn node<'a>(kind: ExprKind, l: usize, r: usize, child_depth: u32) -> Result<
     })
 }
 
-pub fn binary<'a>(op: BinOp, a: Expr, b: Expr, l: usize, r: usize) -> Result<Expr, PErr<'a>> {
+fn binary<'a>(op: BinOp, a: Expr, b: Expr, l: usize, r: usize) -> Result<Expr, PErr<'a>> {
     let d = a.depth.max(b.depth);
     node(ExprKind::Binary(op, Box::new(a), Box::new(b)), l, r, d)
 }
 
-pub fn unary<'a>(op: UnOp, e: Expr, l: usize, r: usize) -> Result<Expr, PErr<'a>> {
+fn unary<'a>(op: UnOp, e: Expr, l: usize, r: usize) -> Result<Expr, PErr<'a>> {
     let d = e.depth;
     node(ExprKind::Unary(op, Box::new(e)), l, r, d)
 }
 
-pub fn list_depth(items: &[Expr]) -> u32 {
+fn list_depth(items: &[Expr]) -> u32 {
     items.iter().map(|e| e.depth).max().unwrap_or(0)
 }
 
 /// Builds a statement node whose deepest child (statement or expression) is `child_depth` deep.
-pub fn stmt<'a>(kind: StmtKind, l: usize, r: usize, child_depth: u32) -> Result<Stmt, PErr<'a>> {
+fn stmt<'a>(kind: StmtKind, l: usize, r: usize, child_depth: u32) -> Result<Stmt, PErr<'a>> {
     let depth = child_depth + 1;
     if depth > MAX_TREE_DEPTH {
         return Err(too_deep(l, r));
@@ -87,7 +87,7 @@ pub fn stmt<'a>(kind: StmtKind, l: usize, r: usize, child_depth: u32) -> Result<
     })
 }
 
-pub fn decl_depth(d: &Decl) -> u32 {
+fn decl_depth(d: &Decl) -> u32 {
     d.declarators
         .iter()
         .map(|x| {
@@ -98,7 +98,7 @@ pub fn decl_depth(d: &Decl) -> u32 {
         .unwrap_or(0)
 }
 
-pub fn stmts_depth(items: &[Stmt]) -> u32 {
+fn stmts_depth(items: &[Stmt]) -> u32 {
     items.iter().map(|s| s.depth).max().unwrap_or(0)
 }
 
@@ -209,7 +209,7 @@ pub fn parse(source: &str, toks: Vec<Spanned<'_>>) -> Result<Program, Vec<Diagno
     }
 }
 
-pub fn for_stmt<'a>(
+fn for_stmt<'a>(
     init: ForInit,
     cond: Option<Expr>,
     step: Option<Vec<Expr>>,

@@ -4,11 +4,14 @@
 /// A half-open byte range `start..end` in the source text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Span {
+    /// Byte offset of the first character.
     pub start: u32,
+    /// Byte offset just past the last character.
     pub end: u32,
 }
 
 impl Span {
+    /// The span `start..end` (byte offsets, as the lexer gives them).
     pub fn new(start: usize, end: usize) -> Span {
         Span {
             start: start as u32,

@@ -80,7 +80,9 @@ pub struct GlContext {
 /// GL objects made through this crate and alive.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LiveObjects {
+    /// Linked [`Program`](crate::program::Program)s not yet deleted.
     pub programs: usize,
+    /// Textures not yet deleted.
     pub textures: usize,
 }
 

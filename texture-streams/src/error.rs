@@ -53,8 +53,11 @@ pub enum GlError {
     /// driver's message and `text` the source it rejected.
     #[error("the GL driver rejected the {stage} shader:\n{log}")]
     Shader {
+        /// `"vertex"`, `"fragment"` or `"linked"`.
         stage: &'static str,
+        /// The driver's info log.
         log: String,
+        /// The GLSL source of the rejected stage (the fragment shader's, for a link failure).
         text: String,
     },
 }

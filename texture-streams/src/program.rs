@@ -8,6 +8,8 @@ use glow::HasContext;
 use crate::context::GlContext;
 use crate::error::GlError;
 
+/// A GL program object: a vertex and a fragment shader linked together, deleted when
+/// dropped.
 pub struct Program {
     ctx: Rc<GlContext>,
     raw: glow::Program,
@@ -71,10 +73,12 @@ impl Program {
         }
     }
 
+    /// The GL name, to bind it and set its uniforms.
     pub fn raw(&self) -> glow::Program {
         self.raw
     }
 
+    /// The context the program belongs to (and is only valid in).
     pub fn context(&self) -> &Rc<GlContext> {
         &self.ctx
     }

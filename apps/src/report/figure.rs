@@ -21,7 +21,9 @@ pub const FONT: &str = "sans-serif";
 /// A chart's file format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
+    /// A bitmap, for viewing anywhere.
     Png,
+    /// Vector graphics, for the README and print.
     Svg,
 }
 

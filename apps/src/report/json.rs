@@ -22,6 +22,7 @@ pub struct Report {
     pub machine: Machine,
     /// `full` (the papers' sizes) or `quick`.
     pub scale: String,
+    /// Every application measured, in the report's order.
     pub applications: Vec<Application>,
     /// The kernel-call knee sweep; empty when it was not measured.
     pub knee: Vec<KneePoint>,
@@ -30,6 +31,7 @@ pub struct Report {
 /// One application at one size.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Application {
+    /// The application's short name, as in the papers' figures.
     pub name: String,
     /// What the hand-written GL version is, so what the ratios to it measure: `same passes`
     /// (Brook's own passes written by hand) or `expert` (the best hand version).
@@ -44,6 +46,7 @@ pub struct Application {
     pub work_unit: String,
     /// The largest scaled error a variant may have (0: exact).
     pub tolerance: f64,
+    /// The figures of each variant that ran.
     pub variants: Vec<Variant>,
     /// Variants that did not run at all, with why.
     pub failures: Vec<Failure>,
@@ -71,6 +74,7 @@ pub struct Variant {
     pub runs: usize,
     /// The compute rate, in `rate_unit` (MFLOPS, Mtests/s or Melem/s).
     pub rate: f64,
+    /// `MFLOPS`, `Mtests/s` or `Melem/s`.
     pub rate_unit: String,
     /// Compute time over the hand-written GL version's: the median of the per-round ratios;
     /// absent without a hand-written GL version.
@@ -83,19 +87,23 @@ pub struct Variant {
     pub error: Option<f64>,
     /// The application's tolerance, repeated for convenience.
     pub tolerance: f64,
+    /// Whether `error` is within the tolerance.
     pub passed: bool,
 }
 
 /// A variant that failed to run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Failure {
+    /// The variant's slug (`brook_gl`, …).
     pub variant: String,
+    /// The error it stopped with.
     pub error: String,
 }
 
 /// One length of the kernel-call knee sweep.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KneePoint {
+    /// The stream length (elements).
     pub elements: usize,
     /// Seconds per call, per variant (`hand_gl`, `brook_gl`, `brook_cpu`): the median of
     /// the rotated rounds.

@@ -1,44 +1,44 @@
 //! Name resolution and type checking: [`ast::Program`] → [`ir::Module`].
 //!
-//! - [`scope`]: the per-function context (parameters, locals, block scopes) and name lookup;
+//! - `scope`: the per-function context (parameters, locals, block scopes) and name lookup;
 //! - [`types`]: built-in types, type names, implicit and explicit conversions;
-//! - [`expr`]: expressions, with [`operators`], [`construct`] (casts and constructors),
-//!   [`call`] and [`access`] (members, swizzles, indexing, gathers); [`place`]: assignment
-//!   targets; [`assign`]: assignments, `++`/`--` and `push`, also inside expressions;
-//! - [`stmt`]: statements, with [`decl`] (declarations) and [`loops`];
-//! - [`builtins`]: the signatures of the Cg-style built-in functions; [`matrix_fns`]: Cg's
+//! - `expr`: expressions, with `operators`, `construct` (casts and constructors),
+//!   `call` and `access` (members, swizzles, indexing, gathers); `place`: assignment
+//!   targets; `assign`: assignments, `++`/`--` and `push`, also inside expressions;
+//! - `stmt`: statements, with `decl` (declarations) and `loops`;
+//! - `builtins`: the signatures of the Cg-style built-in functions; `matrix_fns`: Cg's
 //!   `transpose` and `determinant`, written out as element arithmetic;
-//! - [`items`]: structs, typedefs, global constants and function signatures.
+//! - `items`: structs, typedefs, global constants and function signatures.
 //!
 //! Some C and Cg constructs are lowered here to plainer IR, so back ends never see them:
-//! [`inline`] puts the body of a kernel called from a kernel into its caller (with [`jumps`]
-//! for its `return`s), [`shadow`] turns assigned value parameters and read outputs into
-//! locals, and effects inside expressions become statements ahead of them. [`visit`] is the
+//! `inline` puts the body of a kernel called from a kernel into its caller (with `jumps`
+//! for its `return`s), `shadow` turns assigned value parameters and read outputs into
+//! locals, and effects inside expressions become statements ahead of them. `visit` is the
 //! IR walk these rewrites share.
 //!
 //! Errors are collected, not fatal: a bad expression abandons its statement, a bad function
 //! still lets the following ones be checked, so one run reports several errors.
 
-pub mod access;
-pub mod assign;
-pub mod builtins;
-pub mod call;
-pub mod construct;
-pub mod decl;
-pub mod expr;
-pub mod inline;
-pub mod items;
-pub mod jumps;
-pub mod loops;
-pub mod matrix_fns;
-pub mod names;
-pub mod operators;
-pub mod place;
-pub mod scope;
-pub mod shadow;
-pub mod stmt;
+mod access;
+mod assign;
+mod builtins;
+mod call;
+mod construct;
+mod decl;
+mod expr;
+mod inline;
+mod items;
+mod jumps;
+mod loops;
+mod matrix_fns;
+pub(crate) mod names;
+mod operators;
+mod place;
+mod scope;
+mod shadow;
+mod stmt;
 pub mod types;
-pub mod visit;
+mod visit;
 
 use std::collections::HashMap;
 
@@ -48,13 +48,13 @@ use crate::ir::{self, FunctionId, StructId, Type};
 
 /// Marker: the error was already reported as a diagnostic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Reported;
+pub(crate) struct Reported;
 
-pub type R<T> = Result<T, Reported>;
+pub(crate) type R<T> = Result<T, Reported>;
 
 /// File-scope state: what has been declared so far, in source order.
 #[derive(Default)]
-pub struct Globals {
+pub(crate) struct Globals {
     pub module: ir::Module,
     /// Typedef names and struct tags → the type they denote.
     pub types: HashMap<String, Type>,

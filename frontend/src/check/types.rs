@@ -67,6 +67,7 @@ pub fn matrix_name_hint(name: &str) -> Option<&'static str> {
     }
 }
 
+/// The Brook name of a scalar type (`float`, `int`, `bool`).
 pub fn scalar_name(s: Scalar) -> &'static str {
     match s {
         Scalar::Float => "float",
