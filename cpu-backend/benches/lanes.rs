@@ -11,9 +11,9 @@
 //! - **lanes**: today's layout, one element per iteration;
 //! - **soa**: four elements per iteration.
 //!
-//! The kernels: (i) the 64-tap gather of `benches/cpu.rs` with Brook's gather rule (index
+//! The kernels: (i) the 64-tap gather of the root's `benches/cpu.rs` with Brook's gather rule (index
 //! `floor(v + 0.25)` clamped to `[0, n - 1]`; in SoA the index is computed on four lanes, then
-//! four scalar loads fill the vector, as x86 before AVX2 has no gather); (ii) SAXPY on
+//! four scalar loads fill the vector, as Cranelift has no gather instruction); (ii) SAXPY on
 //! `float`; (iii) SAXPY on `float4`, in SoA transposed on load and store (the streams keep
 //! their element-after-element layout; SoA *storage* would make it the `float` case over four
 //! times the floats); (iv) `if (x > 0.5) y = x * x; else y = -x;` on `float`, a real branch in
@@ -21,7 +21,9 @@
 //!
 //! Both layouts do the same IEEE operations in the same order per element, so each variant's
 //! output is checked bit for bit against a Rust reference before anything is timed. The
-//! table's ratio is SoA's time over lanes' (bench-kit: rotated rounds, 95% intervals).
+//! table's ratio is SoA's time over lanes' (bench-kit: rotated rounds, 95% intervals). Run it
+//! with `cargo bench -p brook-cpu --bench lanes`; the README's CPU backend section has the
+//! figures and what they decide.
 
 use std::cell::RefCell;
 
