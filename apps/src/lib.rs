@@ -4,6 +4,8 @@
 //! `benches/apps.rs` tracks the same variants with criterion; `tests/apps.rs` checks them all
 //! at a tiny size.
 
+#![warn(missing_docs)]
+
 pub mod app;
 pub mod applications;
 mod brook_run;

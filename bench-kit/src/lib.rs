@@ -13,6 +13,8 @@
 //! Only what ran in this process appears in a table. Criterion still measures each variant on
 //! its own for its reports ([`Comparison::run`]).
 
+#![warn(missing_docs)]
+
 //!
 //! Without its default feature `criterion`, the crate is the statistics alone ([`stats`]), for
 //! brook-report's rotated rounds.

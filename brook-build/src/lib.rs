@@ -18,6 +18,8 @@
 //! A `.br` file is split into the part the kernel compiler sees (kernels, reductions, the
 //! functions, types and constants they use) and host C; see [`Program::parse`].
 
+#![warn(missing_docs)]
+
 mod cpp;
 mod host_check;
 mod items;

@@ -15,6 +15,8 @@
 //! - [`TraceEntry`]: what a call became, pass by pass, as data.
 //! - [`BrookError`]: every failure, one variant per kind of mistake.
 
+#![warn(missing_docs)]
+
 pub mod backend;
 pub mod call;
 mod domain;

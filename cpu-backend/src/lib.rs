@@ -22,6 +22,8 @@
 //! - [`CpuError`]: everything that can go wrong, with messages meant for the Brook user.
 //! - [`CpuBackend`]: all of it behind brook-core's `Backend` trait, for the runtime.
 
+#![warn(missing_docs)]
+
 pub mod args;
 pub mod backend;
 pub mod error;

@@ -14,6 +14,8 @@
 //! `values.js`: no server, no network, every path relative. The facade wraps this as
 //! `Runtime::explain`, and `brcc explain FILE.br -o DIR` runs a whole program so.
 
+#![warn(missing_docs)]
+
 mod assets;
 mod brook_source;
 mod camera;

@@ -36,6 +36,8 @@
 //! assert_eq!(module.functions[0].name, "saxpy");
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod accuracy;
 pub mod ast;
 pub mod check;

@@ -8,6 +8,8 @@
 //! each statement, and call small named helpers (`brook_texel`, `brook_gather_round`, …) for
 //! the addressing the paper describes, rather than inlining arithmetic.
 
+#![warn(missing_docs)]
+
 mod builder;
 mod cost;
 mod error;

@@ -14,6 +14,8 @@
 //! A repeated call makes no GL calls beyond binding and drawing: programs, framebuffers and
 //! intermediate streams are all found in caches.
 
+#![warn(missing_docs)]
+
 mod args;
 mod backend;
 mod encode;

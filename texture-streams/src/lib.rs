@@ -23,6 +23,8 @@
 //!   GL errors are checked after every allocation, upload and readback and
 //!   become [`GlError`]s.
 
+#![warn(missing_docs)]
+
 mod caps;
 mod check;
 mod context;

@@ -23,6 +23,8 @@
 //! For a window, implement [`Simulation`] and call [`run_window`] (or [`main`], which also
 //! gives every program `--headless --frames N --png out.png`).
 
+#![warn(missing_docs)]
+
 mod camera;
 mod cli;
 mod error;

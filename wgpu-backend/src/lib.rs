@@ -42,6 +42,8 @@
 //! lavapipe (Vulkan on the CPU), else wgpu's GL backend; with none, the error names the
 //! packages to install.
 
+#![warn(missing_docs)]
+
 pub mod backend;
 mod binds;
 pub mod describe;
