@@ -23,9 +23,13 @@ use crate::value::Value;
 /// rows. More dimensions are an error, as in Brook.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CpuIter {
+    /// The iterator stream's shape (rank 1 or 2).
     pub shape: Vec<usize>,
+    /// Floats per element, 1 to 4.
     pub components: u8,
+    /// The first element's value (unused components zero).
     pub start: [f32; 4],
+    /// The value one step past the last element (exclusive).
     pub end: [f32; 4],
 }
 
