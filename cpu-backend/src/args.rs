@@ -1,7 +1,7 @@
 //! A kernel call's arguments and how each binds to its parameter.
 //!
-//! [`CpuArg`] is what a caller passes, positionally; [`Binding`] is what the engines read per
-//! element once [`bind_input`] has checked the argument's class and element size against the
+//! [`CpuArg`] is what a caller passes, positionally; `Binding` is what the engines read per
+//! element once `bind_input` has checked the argument's class and element size against the
 //! parameter. Both the interpreter and native code ([`crate::jit`]) take bindings, so this
 //! module depends on neither.
 

@@ -1,8 +1,8 @@
 //! The host side of each Brook operation on wgpu: checks, buffers, call info, dispatches.
 //!
 //! - [`kernel`]: kernel calls (in-place copies, domains, masks, queries).
-//! - [`vout`]: packing `vout` values after a kernel (scan and compaction).
-//! - [`mask`]: the write mask and the write query.
+//! - `vout`: packing `vout` values after a kernel (scan and compaction).
+//! - `mask`: the write mask and the write query.
 //! - [`reduce`]: reductions to a value or a stream.
 //! - [`scatter`]: `streamScatterOp` and `streamGatherOp`.
 
