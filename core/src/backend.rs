@@ -207,7 +207,8 @@ impl Combiner<'_> {
 pub struct ScatterCall<'a> {
     /// The stream written into.
     pub dst: StreamArg<'a>,
-    /// For each element of `data`, the element of `dst` it goes to (a `float` per dimension, rounded and clamped like a gather).
+    /// For each element of `data`, the element of `dst` it goes to (a `float` per dimension,
+    /// rounded and clamped like a gather).
     pub index: StreamArg<'a>,
     /// The values scattered.
     pub data: StreamArg<'a>,
@@ -221,11 +222,13 @@ pub struct ScatterCall<'a> {
 pub struct GatherOpCall<'a> {
     /// Receives, for each element of `index`, the `data` element it names.
     pub dst: StreamArg<'a>,
-    /// For each element of `dst`, the element of `data` to fetch (rounded and clamped like a gather).
+    /// For each element of `dst`, the element of `data` to fetch (rounded and clamped like a
+    /// gather).
     pub index: StreamArg<'a>,
     /// The stream fetched from (and updated, with `update`).
     pub data: StreamArg<'a>,
-    /// `None`: a plain gather. Otherwise the combiner and what it combines into each fetched element, written back to `data`.
+    /// `None`: a plain gather. Otherwise the combiner and what it combines into each fetched
+    /// element, written back to `data`.
     pub update: Option<(Combiner<'a>, Operand<'a>)>,
 }
 

@@ -172,7 +172,7 @@ pub enum Draw {
 /// Fixed-function blending of a pass: how a fragment combines with the target's value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Blend {
-    /// Each fragment added to the target's value (scatter `add`, reduce-by-sum).
+    /// Each fragment added to the target's value (a scatter with `add`).
     Add,
     /// The smaller of fragment and target, per component.
     Min,

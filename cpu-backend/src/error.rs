@@ -41,7 +41,8 @@ fn fmt_shapes(shapes: &[Vec<usize>]) -> String {
     parts.join(", ")
 }
 
-/// Why a CPU backend call failed; the runtime turns each into the matching [`brook_core::BrookError`].
+/// Why a CPU backend call failed; the backend turns each into the matching
+/// [`brook_core::BrookError`].
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum CpuError {
     /// A stream shape Brook cannot hold.

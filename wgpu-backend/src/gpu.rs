@@ -20,7 +20,8 @@ pub struct Gpu {
     pub queue: wgpu::Queue,
     /// The adapter's name, driver and backend (Vulkan, GL), for reports.
     pub info: wgpu::AdapterInfo,
-    /// The device's limits (buffer sizes, bindings, workgroups), checked before a call asks for more.
+    /// The device's limits (buffer sizes, bindings, workgroups), checked before a call asks for
+    /// more.
     pub limits: wgpu::Limits,
     lost: Arc<Mutex<Option<String>>>,
     /// Whether this backend created the device (it then owns the uncaptured-error handler).

@@ -44,7 +44,8 @@ pub enum Elem {
     Floats(u8),
     /// `u32`: counts, indices, flags.
     U32,
-    /// `atomic<u32>`: counters and claims several invocations update at once (scatter rounds, write queries).
+    /// `atomic<u32>`: counters and claims several invocations update at once (scatter rounds, write
+    /// queries).
     AtomicU32,
 }
 
