@@ -36,6 +36,7 @@ pub type BackendProgram = Box<dyn Any>;
 pub struct StreamArg<'a> {
     /// The backend's storage (from its `create_stream` or `create_iter`).
     pub storage: &'a dyn Any,
+    /// Its element type: float..float4 or a struct of them, with the layout of each member.
     pub format: &'a ElementFormat,
     /// The whole stream's extents, outermost first.
     pub shape: &'a [usize],
@@ -78,6 +79,7 @@ pub enum BackendArg<'a> {
 }
 
 impl<'a> BackendArg<'a> {
+    /// The stream, or `None` for a constant.
     pub fn stream(&self) -> Option<&StreamArg<'a>> {
         match self {
             BackendArg::Stream(s) => Some(s),
@@ -100,17 +102,21 @@ pub struct MaskUse {
 pub struct KernelCall<'a> {
     /// The backend's prepared program.
     pub program: &'a dyn Any,
+    /// The program as checked, with its IR module.
     pub compiled: &'a Compiled,
+    /// Which function of `compiled` to run.
     pub kernel: FunctionId,
     /// One per kernel parameter, in order.
     pub args: &'a [BackendArg<'a>],
     /// The call's shape: its `out` streams' (their domain's), or for a kernel writing only
     /// vouts its first input's.
     pub shape: Vec<usize>,
+    /// How the write mask and the write query apply to this call.
     pub mask: MaskUse,
 }
 
 impl KernelCall<'_> {
+    /// The kernel's IR.
     pub fn function(&self) -> &Function {
         self.compiled.module.func(self.kernel)
     }
@@ -118,9 +124,13 @@ impl KernelCall<'_> {
 
 /// A checked reduction.
 pub struct ReduceCall<'a> {
+    /// The backend's prepared program.
     pub program: &'a dyn Any,
+    /// The program as checked, with its IR module.
     pub compiled: &'a Compiled,
+    /// Which reduce function of `compiled` to run.
     pub function: FunctionId,
+    /// The stream reduced (whole, or a domain of it).
     pub input: StreamArg<'a>,
     /// The function's constant and gather parameters, in order.
     pub extra: &'a [BackendArg<'a>],
@@ -130,6 +140,7 @@ pub struct ReduceCall<'a> {
 }
 
 impl ReduceCall<'_> {
+    /// The reduce function's IR.
     pub fn function(&self) -> &Function {
         self.compiled.module.func(self.function)
     }
@@ -157,8 +168,11 @@ pub enum Combiner<'a> {
     /// A `reduce void f(T a<>, reduce T r<>)` of a program prepared by this backend: `a` is
     /// the value, `r` the element.
     Reduce {
+        /// The backend's prepared program (from its `prepare`).
         program: &'a dyn Any,
+        /// The program as checked, with its IR module.
         compiled: &'a Compiled,
+        /// Which reduce function of `compiled` combines.
         function: FunctionId,
     },
 }
@@ -191,9 +205,14 @@ impl Combiner<'_> {
 /// A checked `streamScatterOp(dst, index, data, op)`: for every element `i` of `data`, in
 /// index order, `dst[index[i]] = op(data[i], dst[index[i]])`.
 pub struct ScatterCall<'a> {
+    /// The stream written into.
     pub dst: StreamArg<'a>,
+    /// For each element of `data`, the element of `dst` it goes to (a `float` per dimension,
+    /// rounded and clamped like a gather).
     pub index: StreamArg<'a>,
+    /// The values scattered.
     pub data: StreamArg<'a>,
+    /// How a value is combined with the element it lands on (when two land on one, in index order).
     pub op: Combiner<'a>,
 }
 
@@ -201,9 +220,15 @@ pub struct ScatterCall<'a> {
 /// index order, `dst[i] = data[index[i]]`, then with an update `data[index[i]] = op(operand,
 /// data[index[i]])`.
 pub struct GatherOpCall<'a> {
+    /// Receives, for each element of `index`, the `data` element it names.
     pub dst: StreamArg<'a>,
+    /// For each element of `dst`, the element of `data` to fetch (rounded and clamped like a
+    /// gather).
     pub index: StreamArg<'a>,
+    /// The stream fetched from (and updated, with `update`).
     pub data: StreamArg<'a>,
+    /// `None`: a plain gather. Otherwise the combiner and what it combines into each fetched
+    /// element, written back to `data`.
     pub update: Option<(Combiner<'a>, Operand<'a>)>,
 }
 
@@ -256,7 +281,9 @@ pub trait Backend {
     }
     /// Reduces `call.input` in index order (`docs/semantics.md`) into `output`.
     fn reduce(&self, call: &ReduceCall, output: ReduceOutput) -> Result<(), BrookError>;
+    /// Brook's `streamScatterOp` (see [`ScatterCall`]).
     fn scatter(&self, call: &ScatterCall) -> Result<(), BrookError>;
+    /// Brook's `streamGatherOp` (see [`GatherOpCall`]).
     fn gather_op(&self, call: &GatherOpCall) -> Result<(), BrookError>;
     /// Brook's `streamSetWriteMask`: takes the mask's current contents (its first float
     /// non-zero: on) for the kernel calls whose [`MaskUse::masked`] is set.

@@ -42,36 +42,58 @@ pub enum BrookError {
     /// or stream element type (`what` says which was looked for).
     #[error("{message}")]
     Unknown {
+        /// The name looked for.
         name: String,
+        /// What kind of thing was looked for (`kernel`, `reduce function`, `backend`).
         what: &'static str,
+        /// The whole message, with the names that do exist where that helps.
         message: String,
     },
     /// A call with more or fewer arguments than its function has parameters.
     #[error("{call} takes {expected} {} but {got} {} given", plural(*expected, "argument", "arguments"), plural(*got, "was", "were"))]
     ArgumentCount {
+        /// The call that failed, as messages name it (`kernel \`saxpy\``, `streamScatterOp`).
         call: String,
+        /// Parameters the function declares.
         expected: usize,
+        /// Arguments the call passed.
         got: usize,
     },
     /// An argument of the wrong kind (a constant for a stream, an iterator for an output) or
     /// of the wrong element type (a `float4` stream for a `float` parameter).
     #[error("{call}: {message}")]
     ArgumentType {
+        /// The call that failed, as messages name it (`kernel \`saxpy\``, `streamScatterOp`).
         call: String,
+        /// The parameter the argument was passed for.
         param: String,
+        /// What is wrong, and what to change.
         message: String,
     },
     /// A stream made by another runtime (another backend or context).
     #[error("{call}: a stream made by another runtime was passed to this one")]
-    ForeignStream { call: String },
+    ForeignStream {
+        /// The call that failed, as messages name it (`kernel \`saxpy\``, `streamScatterOp`).
+        call: String,
+    },
     /// Streams whose shapes do not fit together (outputs of different shapes, a reduction
     /// target that does not divide its input, a mask of another shape, a vout without room).
     #[error("{call}: {message}")]
-    ShapeMismatch { call: String, message: String },
+    ShapeMismatch {
+        /// The call that failed, as messages name it (`kernel \`saxpy\``, `streamScatterOp`).
+        call: String,
+        /// What is wrong, and what to change.
+        message: String,
+    },
     /// One stream in two roles of a call that Brook does not allow (two outputs, gathered
     /// and written, a scatter into its own index).
     #[error("{call}: {message}")]
-    Aliasing { call: String, message: String },
+    Aliasing {
+        /// The call that failed, as messages name it (`kernel \`saxpy\``, `streamScatterOp`).
+        call: String,
+        /// What is wrong, and what to change.
+        message: String,
+    },
     /// A stream request that makes no sense on any device (bad shape, domain, format, host
     /// array size).
     #[error(transparent)]
@@ -79,15 +101,30 @@ pub enum BrookError {
     /// The device cannot do it at this size: a stream larger than its textures or buffers,
     /// more samplers than a pass may bind, more pushes than a float counts exactly.
     #[error("{call}: {message}")]
-    DeviceLimit { call: String, message: String },
+    DeviceLimit {
+        /// The call that failed, as messages name it (`kernel \`saxpy\``, `streamScatterOp`).
+        call: String,
+        /// What is wrong, and what to change.
+        message: String,
+    },
     /// A call that does not fit the runtime's state (enabling a write mask never set, ending
     /// a write query never begun) or a stream in use elsewhere (its textures borrowed).
     #[error("{call}: {message}")]
-    State { call: String, message: String },
+    State {
+        /// The call that failed, as messages name it (`kernel \`saxpy\``, `streamScatterOp`).
+        call: String,
+        /// What is wrong, and what to change.
+        message: String,
+    },
     /// Something this backend or device does not do (write queries on GL ES 3.0, blending
     /// float targets without the extension, a language feature not lowered yet).
     #[error("{call}: {message}")]
-    Unsupported { call: String, message: String },
+    Unsupported {
+        /// The call that failed, as messages name it (`kernel \`saxpy\``, `streamScatterOp`).
+        call: String,
+        /// What is wrong, and what to change.
+        message: String,
+    },
     /// The driver rejected a generated shader (boxed: it carries the shader's text).
     #[error("{0}")]
     ShaderRejected(Box<ShaderRejection>),
@@ -95,23 +132,36 @@ pub enum BrookError {
     /// backend); `source` is the backend's own error, to downcast for details.
     #[error("{backend}: {source}")]
     Backend {
+        /// The backend that failed (`GL`, `CPU`, `wgpu`).
         backend: &'static str,
+        /// The backend's own error.
         source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// A file could not be read.
     #[error("could not read `{path}`: {reason}")]
-    Io { path: String, reason: String },
+    Io {
+        /// The file asked for.
+        path: String,
+        /// The operating system's reason (not found, permission denied, …).
+        reason: String,
+    },
     /// A bug in this library (a panic caught at the C ABI, which must not unwind into C++).
     #[error("internal error in brook (please report it): {message}")]
-    Internal { message: String },
+    Internal {
+        /// What went wrong: the panic's message.
+        message: String,
+    },
     /// An error of a call of a Brook function, placed in the Brook source: at the statement it
     /// is about, else at the function's definition (`Compiled::locate`).
     #[error("{file}:{line}: {error}\n    {line} | {text}")]
     At {
+        /// The Brook source file (or the name the source was given).
         file: String,
+        /// The line in `file`, counting from 1.
         line: usize,
         /// The source line, trimmed.
         text: String,
+        /// The error placed there.
         error: Box<BrookError>,
     },
     /// A misuse with no variant of its own, for host code built on the runtime (generated
@@ -128,11 +178,17 @@ pub enum BrookError {
     brook_context(brook_lines)
 )]
 pub struct ShaderRejection {
+    /// The backend whose driver rejected it (`GL`).
     pub backend: &'static str,
+    /// The kernel or reduce function the shader was generated for.
     pub function: String,
+    /// The shader stage (`vertex`, `fragment`, or `linked` for a link failure).
     pub stage: &'static str,
+    /// The driver's compile or link log, as it gave it.
     pub log: String,
+    /// The Brook source lines the log's messages point at, quoted.
     pub brook_lines: Vec<String>,
+    /// The generated shader's full text.
     pub text: String,
 }
 

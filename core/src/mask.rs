@@ -53,6 +53,7 @@ impl WriteMaskState {
         Ok(())
     }
 
+    /// Records the query open, once the backend has begun it.
     pub fn query_begun(&mut self) {
         self.query_open = true;
     }

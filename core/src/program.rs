@@ -10,13 +10,17 @@ use crate::error::BrookError;
 /// cost 40,000 scans of the source.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceText {
+    /// The file name (or the name the source was given), as errors and generated comments
+    /// quote it.
     pub name: String,
+    /// The whole Brook source.
     pub text: String,
     /// Byte offset of the start of each line.
     line_starts: Vec<usize>,
 }
 
 impl SourceText {
+    /// The source `text` under `name`, its line starts indexed.
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> SourceText {
         let text = text.into();
         let line_starts = std::iter::once(0)
@@ -63,7 +67,9 @@ impl SourceText {
 /// A program checked by the front end, shared by the runtime and the backend that prepared it.
 #[derive(Debug)]
 pub struct Compiled {
+    /// The front end's checked IR: every kernel and reduce function, typed.
     pub module: Module,
+    /// The Brook source the IR came from, for quoting and for placing errors.
     pub source: SourceText,
 }
 

@@ -26,8 +26,9 @@ pub struct ReducePass {
     pub blocks: usize,
     /// Input elements per block along `dim` in this pass.
     pub block: usize,
-    /// This pass's input and output shapes (the same rank as the plan's).
+    /// This pass's input shape (the same rank as the plan's).
     pub from: Vec<usize>,
+    /// This pass's output shape: `from` with `dim` folded `k` to 1.
     pub to: Vec<usize>,
 }
 
@@ -48,10 +49,12 @@ impl ReducePass {
         !self.block.is_multiple_of(self.k)
     }
 
+    /// Elements this pass reads: all of its input.
     pub fn elements_read(&self) -> usize {
         self.from.iter().product()
     }
 
+    /// Elements this pass writes: all of its output.
     pub fn elements_written(&self) -> usize {
         self.to.iter().product()
     }
@@ -60,9 +63,11 @@ impl ReducePass {
 /// Every pass of one reduction, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReducePlan {
-    /// The input and target shapes, the shorter left-padded with 1s to the same rank.
+    /// The input shape, left-padded with 1s to the rank of the longer of the two shapes.
     pub input: Vec<usize>,
+    /// The target shape, padded the same way (all 1s for a single value).
     pub target: Vec<usize>,
+    /// The passes, last dimension first; at least one (a copy when nothing folds).
     pub passes: Vec<ReducePass>,
 }
 
@@ -130,6 +135,7 @@ impl ReducePlan {
         self.passes.iter().map(ReducePass::elements_read).sum()
     }
 
+    /// Elements written by all passes together: the intermediates and the result.
     pub fn elements_written(&self) -> usize {
         self.passes.iter().map(ReducePass::elements_written).sum()
     }

@@ -27,7 +27,12 @@ pub enum TraceEntry {
     /// `streamSetWriteMask`: the mask drawn where later masked calls test it.
     WriteMask(CallTrace),
     /// `streamSwap`: two streams exchanged their storage (resource ids, member order).
-    Swap { first: Vec<u32>, second: Vec<u32> },
+    Swap {
+        /// The first stream's resources before the swap, one per member.
+        first: Vec<u32>,
+        /// The second stream's, which the first now holds.
+        second: Vec<u32>,
+    },
 }
 
 impl TraceEntry {
@@ -59,12 +64,14 @@ pub struct CallTrace {
     pub compiled: Option<Duration>,
     /// Outputs that were also inputs: drawn into scratch storage, then swapped in.
     pub scratch: Vec<ScratchTrace>,
+    /// Every pass the call issued, in order.
     pub passes: Vec<PassTrace>,
 }
 
 /// How one vout's pushes were packed into its stream after the kernel's passes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VoutTrace {
+    /// The kernel whose call pushed the values.
     pub kernel: String,
     /// The vout parameter.
     pub vout: String,
@@ -79,10 +86,12 @@ pub struct VoutTrace {
 /// An output that was also an input of its call.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScratchTrace {
+    /// The parameter that was both read and written.
     pub param: String,
     /// The stream's resources before the call (freed after it) and the scratch ones that hold
     /// the result and now belong to the stream.
     pub old: Vec<u32>,
+    /// The scratch resources holding the result, now the stream's.
     pub new: Vec<u32>,
 }
 
@@ -101,6 +110,7 @@ pub struct PassTrace {
     pub uniforms: Vec<(String, UniformData)>,
     /// x, y, width, height of the region drawn, in texels.
     pub viewport: [i32; 4],
+    /// What the pass issues: a covering triangle, points, a dispatch, a copy or a clear.
     pub draw: Draw,
     /// Fixed-function blending into the targets.
     pub blend: Option<Blend>,
@@ -126,7 +136,12 @@ pub struct ProgramTrace {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ShaderSource {
     /// A vertex and a fragment shader (GLSL).
-    Raster { vertex: String, fragment: String },
+    Raster {
+        /// The vertex shader's text.
+        vertex: String,
+        /// The fragment shader's text, where the kernel's body is.
+        fragment: String,
+    },
     /// A compute shader.
     Compute(String),
 }
@@ -137,9 +152,17 @@ pub enum Draw {
     /// One triangle covering the viewport: a fragment per output texel.
     CoveringTriangle,
     /// Points `first..first + count`, each placed by its vertex shader (scatter).
-    Points { first: usize, count: usize },
+    Points {
+        /// The first point drawn (an element index of the scattered stream).
+        first: usize,
+        /// How many points.
+        count: usize,
+    },
     /// A compute dispatch of this many workgroups.
-    Dispatch { workgroups: [u32; 3] },
+    Dispatch {
+        /// Workgroups along x, y and z.
+        workgroups: [u32; 3],
+    },
     /// A copy of the input into the target (no program).
     Copy,
     /// The target set to zero (no program).
@@ -149,8 +172,11 @@ pub enum Draw {
 /// Fixed-function blending of a pass: how a fragment combines with the target's value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Blend {
+    /// Each fragment added to the target's value (a scatter with `add`).
     Add,
+    /// The smaller of fragment and target, per component.
     Min,
+    /// The larger of fragment and target, per component.
     Max,
 }
 
@@ -158,9 +184,15 @@ pub enum Blend {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Depth {
     /// Fragments where the mask (depth texture `texture`) is off fail the depth test.
-    Tested { texture: u32 },
+    Tested {
+        /// The mask's depth texture.
+        texture: u32,
+    },
     /// The pass writes the mask's depth texture `texture`.
-    Written { texture: u32 },
+    Written {
+        /// The mask's depth texture.
+        texture: u32,
+    },
 }
 
 /// The value one uniform is set to.
@@ -172,7 +204,14 @@ pub enum UniformData {
     Floats(Vec<f32>),
     /// A GLSL `matRxC` (R columns of C), column-major: the generator's form of Cg's `floatRxC`,
     /// whose row-major data it is.
-    Matrix { rows: u8, cols: u8, data: Vec<f32> },
+    Matrix {
+        /// R: the rows of Cg's `floatRxC`, the columns of the GLSL matrix.
+        rows: u8,
+        /// C: the columns of Cg's `floatRxC`, the rows of the GLSL matrix.
+        cols: u8,
+        /// R × C floats, column-major.
+        data: Vec<f32>,
+    },
 }
 
 impl fmt::Display for UniformData {

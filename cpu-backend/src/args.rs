@@ -1,7 +1,7 @@
 //! A kernel call's arguments and how each binds to its parameter.
 //!
-//! [`CpuArg`] is what a caller passes, positionally; [`Binding`] is what the engines read per
-//! element once [`bind_input`] has checked the argument's class and element size against the
+//! [`CpuArg`] is what a caller passes, positionally; `Binding` is what the engines read per
+//! element once `bind_input` has checked the argument's class and element size against the
 //! parameter. Both the interpreter and native code ([`crate::jit`]) take bindings, so this
 //! module depends on neither.
 
@@ -23,9 +23,13 @@ use crate::value::Value;
 /// rows. More dimensions are an error, as in Brook.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CpuIter {
+    /// The iterator stream's shape (rank 1 or 2).
     pub shape: Vec<usize>,
+    /// Floats per element, 1 to 4.
     pub components: u8,
+    /// The first element's value (unused components zero).
     pub start: [f32; 4],
+    /// The value one step past the last element (exclusive).
     pub end: [f32; 4],
 }
 

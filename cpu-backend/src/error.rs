@@ -5,7 +5,7 @@
 use thiserror::Error;
 
 /// Formats a shape the way Brook declares it: `<2, 15>`.
-pub fn fmt_shape(shape: &[usize]) -> String {
+pub(crate) fn fmt_shape(shape: &[usize]) -> String {
     let parts: Vec<String> = shape.iter().map(|e| e.to_string()).collect();
     format!("<{}>", parts.join(", "))
 }
@@ -41,57 +41,91 @@ fn fmt_shapes(shapes: &[Vec<usize>]) -> String {
     parts.join(", ")
 }
 
+/// Why a CPU backend call failed; the backend turns each into the matching
+/// [`brook_core::BrookError`].
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum CpuError {
     /// A stream shape Brook cannot hold.
     #[error("invalid stream shape {}: {reason}", fmt_shape(.shape))]
-    InvalidShape { shape: Vec<usize>, reason: String },
+    InvalidShape {
+        /// The shape asked for, outermost first.
+        shape: Vec<usize>,
+        /// What is wrong with it (rank, a zero extent, overflow).
+        reason: String,
+    },
 
     /// A stream larger than the memory this process can allocate.
     #[error("a stream {} of {} cannot be allocated: it needs {} of host memory, more than this process can get", fmt_shape(.shape), fmt_widths(.widths), fmt_bytes(*.bytes))]
     OutOfMemory {
+        /// The shape asked for, outermost first.
         shape: Vec<usize>,
+        /// Floats per member of its element type.
         widths: Vec<u8>,
+        /// The bytes it would need.
         bytes: u128,
     },
 
     /// A stream element layout (member widths) Brook cannot hold.
     #[error("invalid stream element layout {widths:?}: {reason}")]
-    InvalidWidths { widths: Vec<u8>, reason: String },
+    InvalidWidths {
+        /// Floats per member, as asked for.
+        widths: Vec<u8>,
+        /// What is wrong with them (no members, a member of width 0).
+        reason: String,
+    },
 
     /// `streamRead`/`streamWrite` with a host buffer of the wrong size.
     #[error("{op}: the stream holds {expected} floats but the host buffer has {got}")]
     HostSize {
+        /// `streamRead` or `streamWrite`.
         op: &'static str,
+        /// Floats the stream (or its domain) holds.
         expected: usize,
+        /// Floats in the host buffer.
         got: usize,
     },
 
+    /// A function id that is not in the module (the id's number): IR from another program.
     #[error("function #{0} does not exist in this module")]
     UnknownFunction(u32),
 
+    /// A function called as what it is not: a kernel as a reduction, or the reverse.
     #[error("`{name}` is a {kind}, not a {wanted}")]
     WrongFunctionKind {
+        /// The function's name.
         name: String,
+        /// What it is (`kernel`, `reduce function`).
         kind: &'static str,
+        /// What the call needs.
         wanted: &'static str,
     },
 
+    /// A call with more or fewer arguments than the function has parameters.
     #[error("`{function}` takes {expected} argument(s) but was called with {got}")]
     ArgCount {
+        /// The function called.
         function: String,
+        /// Its parameters.
         expected: usize,
+        /// The arguments passed.
         got: usize,
     },
 
+    /// An argument of the wrong kind for its parameter: a constant for a stream, a stream
+    /// for an output, an iterator for a gather.
     #[error(
         "argument {index} of `{function}` (`{param}`) must be {expected}, but {got} was passed"
     )]
     ArgClass {
+        /// The function called.
         function: String,
+        /// The argument's position, from 0.
         index: usize,
+        /// The parameter's name.
         param: String,
+        /// The kind the parameter needs (`an input stream`, `a constant`, …).
         expected: &'static str,
+        /// The kind passed.
         got: &'static str,
     },
 
@@ -100,25 +134,37 @@ pub enum CpuError {
         "argument `{param}` of `{function}` has {got} float(s) per element but its type needs {expected}"
     )]
     ElementSize {
+        /// The function called.
         function: String,
+        /// The parameter's name.
         param: String,
+        /// Floats per element of the parameter's type.
         expected: usize,
+        /// Floats per element of the argument.
         got: usize,
     },
 
+    /// A kernel call whose output streams (or their domains) differ in shape.
     #[error("all outputs of `{function}` must have the same shape, but they are {}", fmt_shapes(.shapes))]
     OutputShapes {
+        /// The kernel called.
         function: String,
+        /// Each output's shape, in parameter order.
         shapes: Vec<Vec<usize>>,
     },
 
     /// A `vout [N]` output without room for N values per element of the call.
     #[error("vout `{param}` of `{function}` needs room for {needed} elements (its N times the {elements} elements of the call) but its stream has {got}")]
     VoutCapacity {
+        /// The kernel called.
         function: String,
+        /// The vout parameter.
         param: String,
+        /// Elements the stream needs: N × `elements`.
         needed: usize,
+        /// Elements of the call.
         elements: usize,
+        /// Elements the stream has.
         got: usize,
     },
 
@@ -131,29 +177,49 @@ pub enum CpuError {
         "the write mask of a call of `{function}` has {got} elements but the call has {expected}"
     )]
     MaskSize {
+        /// The kernel called.
         function: String,
+        /// Elements of the call.
         expected: usize,
+        /// Elements of the mask.
         got: usize,
     },
 
+    /// An iterator argument the kernel cannot use (a rank or width its parameter cannot take).
     #[error("iterator `{param}` of `{function}`: {reason}")]
     Iterator {
+        /// The kernel called.
         function: String,
+        /// The parameter the iterator was passed for.
         param: String,
+        /// What does not fit.
         reason: String,
     },
 
+    /// A reduction whose streams do not fit together (a target that does not divide the input).
     #[error("reduction `{function}`: {reason}")]
-    Reduce { function: String, reason: String },
+    Reduce {
+        /// The reduce function.
+        function: String,
+        /// What does not fit.
+        reason: String,
+    },
 
     /// A ScatterOp or GatherOp call whose streams do not fit together.
     #[error("{op}: {reason}")]
-    Indexed { op: &'static str, reason: String },
+    Indexed {
+        /// `streamScatterOp` or `streamGatherOp`.
+        op: &'static str,
+        /// What does not fit.
+        reason: String,
+    },
 
     /// A call stopped by its time limit ([`crate::Watchdog`]): a loop was still running.
     #[error("`{function}` was still running when its time limit of {limit:?} ran out, so the call was stopped (its outputs may be partly written); raise the limit (Runtime::set_time_limit) or look for a loop that does not end")]
     TimeLimit {
+        /// The kernel stopped (empty until [`CpuError::in_function`] names it).
         function: String,
+        /// The limit it ran past.
         limit: std::time::Duration,
     },
 
@@ -163,7 +229,12 @@ pub enum CpuError {
 
     /// IR that breaks the conventions of `brook_frontend::ir` (a front-end bug, not a user one).
     #[error("malformed IR in `{function}`: {reason}")]
-    Malformed { function: String, reason: String },
+    Malformed {
+        /// The function whose IR it is (empty until [`CpuError::in_function`] names it).
+        function: String,
+        /// What convention it breaks.
+        reason: String,
+    },
 }
 
 impl CpuError {

@@ -75,6 +75,7 @@ pub struct Compiled {
 /// Which engine ran a call, and what compiling for it cost.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Execution {
+    /// The engine that ran the body.
     pub engine: Engine,
     /// Why the interpreter ran the call when native code was asked for.
     pub fallback: Option<String>,
@@ -113,6 +114,7 @@ pub struct KernelRun {
     pub vout_counts: Vec<usize>,
     /// Elements that wrote their outputs: neither discarded nor masked off.
     pub written: usize,
+    /// Which engine ran it, and what compiling for it cost.
     pub execution: Execution,
 }
 

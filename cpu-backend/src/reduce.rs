@@ -207,6 +207,7 @@ impl ReducePlan {
         }
     }
 
+    /// The reduce function this plan runs.
     pub fn function(&self) -> FunctionId {
         self.func
     }

@@ -68,6 +68,7 @@ impl CpuStream {
         &self.shape
     }
 
+    /// Dimensions, 1 to 4.
     pub fn rank(&self) -> usize {
         self.shape.len()
     }
@@ -92,10 +93,12 @@ impl CpuStream {
         self.widths.iter().map(|&w| w as usize).sum()
     }
 
+    /// Every float, element after element, members in order (C's array-of-structs layout).
     pub fn data(&self) -> &[f32] {
         &self.data
     }
 
+    /// The floats, to write (same layout as [`CpuStream::data`]).
     pub fn data_mut(&mut self) -> &mut [f32] {
         &mut self.data
     }

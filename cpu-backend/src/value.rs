@@ -13,12 +13,16 @@ use brook_frontend::ir::{Module, Scalar, Type};
 /// A matrix `rows × cols` (Cg's `floatRxC`): `m[r][c]`, rows are vectors.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Mat {
+    /// Rows (R), 1 to 4.
     pub rows: u8,
+    /// Columns (C), 1 to 4.
     pub cols: u8,
+    /// `m[r][c]` for `r < rows`, `c < cols`; the rest is unused.
     pub m: [[f32; 4]; 4],
 }
 
 impl Mat {
+    /// The `rows × cols` matrix of zeros.
     pub fn zero(rows: u8, cols: u8) -> Mat {
         Mat {
             rows,
@@ -33,24 +37,33 @@ impl Mat {
 pub enum Value {
     /// The result of a `void` call.
     Void,
+    /// `float`..`float4`: the components and the width (1 to 4); unused components are zero.
     Float([f32; 4], u8),
+    /// `int`..`int4`: the components and the width.
     Int([i32; 4], u8),
+    /// `bool`..`bool4`: the components and the width.
     Bool([bool; 4], u8),
+    /// A `floatRxC` matrix.
     Matrix(Mat),
     /// Members in declaration order.
     Struct(Box<[Value]>),
+    /// A fixed-size array's elements, in order.
     Array(Box<[Value]>),
 }
 
 /// One component of a scalar, vector or matrix, whatever its kind.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Comp {
+    /// A `float` component.
     F(f32),
+    /// An `int` component.
     I(i32),
+    /// A `bool` component.
     B(bool),
 }
 
 impl Comp {
+    /// As a float: an int rounded to the nearest float, `true` as 1.
     pub fn to_f32(self) -> f32 {
         match self {
             Comp::F(x) => x,
@@ -68,6 +81,7 @@ impl Comp {
         }
     }
 
+    /// C's truth: non-zero is true.
     pub fn to_bool(self) -> bool {
         match self {
             Comp::F(x) => x != 0.0,
@@ -84,14 +98,17 @@ fn sized<T: Copy + Default>(comps: &[T]) -> [T; 4] {
 }
 
 impl Value {
+    /// A `float` scalar.
     pub fn float(x: f32) -> Value {
         Value::Float([x, 0.0, 0.0, 0.0], 1)
     }
 
+    /// An `int` scalar.
     pub fn int(i: i32) -> Value {
         Value::Int([i, 0, 0, 0], 1)
     }
 
+    /// A `bool` scalar.
     pub fn bool(b: bool) -> Value {
         Value::Bool([b, false, false, false], 1)
     }
@@ -101,10 +118,12 @@ impl Value {
         Value::Float(sized(comps), comps.len() as u8)
     }
 
+    /// An int scalar (1 component) or vector (2–4).
     pub fn ints(comps: &[i32]) -> Value {
         Value::Int(sized(comps), comps.len() as u8)
     }
 
+    /// A bool scalar (1 component) or vector (2–4).
     pub fn bools(comps: &[bool]) -> Value {
         Value::Bool(sized(comps), comps.len() as u8)
     }
@@ -131,6 +150,7 @@ impl Value {
         }
     }
 
+    /// The zero scalar (`n` = 1) or vector (`n` = 2..4) of kind `s`.
     pub fn zero_vector(s: Scalar, n: u8) -> Value {
         match s {
             Scalar::Float => Value::Float([0.0; 4], n),

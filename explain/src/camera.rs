@@ -26,8 +26,9 @@ pub struct Shot {
     pub pass: PassTrace,
     /// Texture unit `k` (or the copy's source) before the pass; inputs do not change.
     pub inputs: Vec<Snap>,
-    /// Draw buffer `k` before and after the pass.
+    /// Draw buffer `k` before the pass.
     pub before: Vec<Snap>,
+    /// Draw buffer `k` after the pass: what it drew.
     pub after: Vec<Snap>,
     /// The pass's own time: the GPU was idle before it and finished after it.
     pub elapsed: Duration,
@@ -40,6 +41,7 @@ pub struct Film {
 }
 
 impl Film {
+    /// A film with no shots yet.
     pub fn new() -> Film {
         Film::default()
     }

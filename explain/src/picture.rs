@@ -18,9 +18,11 @@ const NOT_FINITE: [u8; 3] = [255, 0, 255];
 /// One texture's contents, as shown.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Picture {
-    /// The texture's extents in texels.
+    /// The texture's width in texels.
     pub width: u32,
+    /// The texture's height in texels.
     pub height: u32,
+    /// Floats per texel read (1 to 4): one goes through the colour map, more become RGB.
     pub components: u8,
     /// Every `step`-th texel in each direction is shown (1: all of them).
     pub step: u32,

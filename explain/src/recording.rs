@@ -10,6 +10,7 @@ use crate::camera::{Film, Shot};
 pub struct Recording {
     /// The backend and machine it ran on.
     pub backend: String,
+    /// What each call became, pass by pass: one card per entry.
     pub trace: Vec<TraceEntry>,
     /// One shot per pass of the trace, in order, on GL; none on other backends (their cards
     /// show the passes without pictures).

@@ -27,9 +27,11 @@ struct Page<'a> {
 /// What was written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Summary {
-    /// Cards (trace entries), passes, distinct pictures.
+    /// Cards written: one per trace entry.
     pub cards: usize,
+    /// Passes shown on the cards.
     pub passes: usize,
+    /// Distinct pictures written (identical pictures share one file).
     pub images: usize,
     /// Bytes written in all.
     pub bytes: u64,

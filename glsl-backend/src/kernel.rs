@@ -31,7 +31,9 @@ use crate::walk::uses_indexof;
 /// Every pass of one kernel variant.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KernelProgram {
+    /// The kernel's name.
     pub kernel: String,
+    /// One pass per group of output members that fit the draw buffers, in draw order.
     pub passes: Vec<PassProgram>,
 }
 

@@ -5,6 +5,7 @@
 /// One draw: a complete fragment shader and how to bind it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PassProgram {
+    /// The fragment shader's GLSL (the vertex shader is the shared covering triangle's).
     pub fragment: String,
     /// Colour output `k` (`layout(location = k)`) stores this output member.
     pub outputs: Vec<MemberRef>,
@@ -21,19 +22,27 @@ pub struct PassProgram {
 /// A member of a parameter's element: 0 for non-struct elements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct MemberRef {
+    /// The parameter, by position.
     pub param: u32,
+    /// The member of its element type, in declaration order.
     pub member: u32,
 }
 
+/// A sampler the shader declares and the input member its texture unit must hold.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SamplerSlot {
+    /// The sampler's name in the GLSL.
     pub uniform: String,
+    /// The member whose texture is bound there.
     pub source: MemberRef,
 }
 
+/// A non-sampler uniform the shader declares and what to set it to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UniformSlot {
+    /// The uniform's name in the GLSL.
     pub uniform: String,
+    /// What the executor sets it to for a call.
     pub value: UniformValue,
 }
 
@@ -45,7 +54,9 @@ pub enum UniformValue {
     /// Member `member` of a struct constant parameter `param` (GL has no location for a
     /// whole struct uniform, so each member is a uniform of its own).
     ConstantMember {
+        /// The constant parameter, by position.
         param: u32,
+        /// The member, in declaration order.
         member: u32,
     },
     /// `ivec4` extents of a parameter's stream as the kernel sees it (a domain's shape when
@@ -57,15 +68,18 @@ pub enum UniformValue {
     StreamExtent(u32),
     /// `ivec4` lower corner of a domain parameter, in the whole stream.
     Lo(u32),
-    /// `ivec4` extents and `int` width of the output streams (all outputs share one shape;
-    /// the extent is the domain's shape when the outputs are domains).
+    /// `ivec4` extents of the output streams (all outputs share one shape; the domain's shape
+    /// when the outputs are domains).
     OutputExtent,
+    /// `int` texture width of the output streams' layout.
     OutputWidth,
-    /// `ivec4` extents of the whole output streams and lower corner of their domain.
+    /// `ivec4` extents of the whole output streams behind an output domain.
     OutputStreamExtent,
+    /// `ivec4` lower corner of the output domain, in the whole streams.
     OutputLo,
-    /// `vec4` start and step of an iterator parameter.
+    /// `vec4` start of an iterator parameter.
     IterStart(u32),
+    /// `vec4` step of an iterator parameter: its value's change from one element to the next.
     IterStep(u32),
     /// `int`, reduction passes only: input elements per output block along the reduced
     /// dimension (the block one element of the reduction's target reduces).

@@ -39,7 +39,10 @@ pub struct ScatterRoles {
     pub data: u32,
     /// The destination's old values (a copy of it), read by a user combiner.
     pub old: Option<u32>,
+    /// The index stream: where each element goes.
     pub index: u32,
+    /// The order stream: the element point `k` scatters (a host-planned round of a
+    /// colliding scatter, in any order).
     pub order: u32,
 }
 
@@ -47,8 +50,11 @@ pub struct ScatterRoles {
 /// members than one pass writes).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScatterProgram {
+    /// The vertex shader placing each point at its destination texel.
     pub vertex: String,
+    /// Which parameter numbers the shaders use for which stream.
     pub roles: ScatterRoles,
+    /// The fragment passes, each writing a group of the element's members.
     pub passes: Vec<PassProgram>,
 }
 

@@ -17,15 +17,28 @@ pub enum Access {
     /// (Brook's repeat/stride rule) and placed at the input's texel.
     Resized(Resize, Placement),
     /// A gather from a direct layout (rank ≤ 2, stored as-is): the index is the texel.
-    GatherDirect { rank: u8 },
+    GatherDirect {
+        /// The gathered stream's rank (the index has as many components).
+        rank: u8,
+    },
     /// A gather from a wrapped layout: the index is linearised and translated.
-    GatherTranslated { rank: u8, wrap: Wrap },
+    GatherTranslated {
+        /// The gathered stream's rank (the index has as many components).
+        rank: u8,
+        /// How a linear position finds its texel.
+        wrap: Wrap,
+    },
     /// An input passed as a domain `a.domain(lo, hi)`: the sub-stream is an input of the
     /// domain's shape whose element 0 is `lo`, so the (resized) index is offset by `lo` and
     /// placed through the whole stream's layout.
     Domain(Resize, Placement),
     /// A gather from a domain: Brook's index rule clamps to the domain, then offset by `lo`.
-    GatherDomain { rank: u8, placement: Placement },
+    GatherDomain {
+        /// The gathered stream's rank (the index has as many components).
+        rank: u8,
+        /// Where the whole stream's elements lie in its texture.
+        placement: Placement,
+    },
     /// A 1D iterator: component k is `start.k + i * step.k` at the (resized) element i.
     Iter1(Resize),
     /// A 2D `float2` iterator: `.x` follows the column, `.y` the row.
@@ -118,7 +131,9 @@ impl Resize {
 /// and how the draw covers the outputs.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Variant {
+    /// How each parameter is reached, in parameter order.
     pub params: Vec<Access>,
+    /// Which part of the outputs the draw writes.
     pub output: OutputRegion,
 }
 
@@ -129,7 +144,10 @@ pub enum OutputRegion {
     /// Every element of a wrapped layout of `rank` dimensions: the draw covers the whole
     /// texture, and the shader turns the fragment's linear position back into the element
     /// through the output's shape (a 1D stream's element is its linear position).
-    Whole { rank: u8 },
+    Whole {
+        /// The output streams' rank.
+        rank: u8,
+    },
     /// Every element of a direct layout (rank ≤ 2, stored as-is): the draw covers the whole
     /// texture and the fragment's texel is the element — no integer division per fragment,
     /// which costs llvmpipe (and any GPU without vector integer division) dearly.
@@ -140,12 +158,16 @@ pub enum OutputRegion {
     /// A domain of a translated layout, scattered over the texture's rows: the draw covers the
     /// whole texture and the shader discards the fragments outside the domain (the paper's
     /// predication), leaving those elements unchanged.
-    Masked { rank: u8 },
+    Masked {
+        /// The output streams' rank.
+        rank: u8,
+    },
 }
 
 /// Target facts that change the generated text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Target {
+    /// The GLSL dialect the driver takes.
     pub profile: Profile,
     /// Colour outputs one pass may write (`GL_MAX_DRAW_BUFFERS`, possibly lowered); a kernel with
     /// more output members is split into several passes.

@@ -4,39 +4,64 @@ use brook_core::{BrookError, Compiled, ShaderRejection};
 use brook_glsl::GenError;
 use brook_texture_streams::{GlError, StoreError};
 
+/// Why a GL call failed, before it becomes a [`BrookError`] (see `From<PassError>`).
 #[derive(Debug, thiserror::Error)]
 pub enum PassError {
     /// A check of the runtime's (brook-core), passed through.
     #[error(transparent)]
     Brook(#[from] BrookError),
+    /// A stream request that makes no sense on any device (shape, format, domain).
     #[error(transparent)]
     Request(#[from] brook_core::StreamError),
+    /// The GLSL generator could not express the kernel (see [`GenError`]).
     #[error(transparent)]
     Generate(#[from] GenError),
+    /// A GL call failed (a GL error, an incomplete framebuffer).
     #[error(transparent)]
     Gl(#[from] GlError),
+    /// Stream storage could not be made (a bad request, too large for the textures, GL).
     #[error(transparent)]
     Store(#[from] StoreError),
     /// The driver rejected a generated shader; `brook_lines` are the Brook source lines its
     /// messages point at (through the source quotes in the generated text).
     #[error("the GL driver rejected the {stage} shader of `{function}`:\n{log}")]
     Compile {
+        /// The kernel or reduce function the shader was generated for.
         function: String,
+        /// `vertex`, `fragment`, or `linked` for a link failure.
         stage: &'static str,
+        /// The driver's log.
         log: String,
+        /// The Brook source lines the log points at, quoted.
         brook_lines: Vec<String>,
+        /// The generated shader's full text.
         glsl: String,
     },
     /// Something this GL cannot do at all.
     #[error("{call}: {message}")]
-    Unsupported { call: String, message: String },
+    Unsupported {
+        /// The call that asked for it.
+        call: String,
+        /// What is missing, and what to do instead.
+        message: String,
+    },
     /// Something this GL cannot do at this size.
     #[error("{call}: {message}")]
-    DeviceLimit { call: String, message: String },
+    DeviceLimit {
+        /// The call that asked for it.
+        call: String,
+        /// Which limit, and the size asked for.
+        message: String,
+    },
     /// An inconsistency between a call and the programs generated for it (a bug of this
     /// crate or of the generator, not of the Brook program).
     #[error("{call}: {message}")]
-    Call { call: String, message: String },
+    Call {
+        /// The call that found it.
+        call: String,
+        /// What did not match.
+        message: String,
+    },
 }
 
 /// A [`PassError::Call`].

@@ -44,6 +44,7 @@ pub struct Executor {
 }
 
 impl Executor {
+    /// An executor issuing steps on `ctx`, not tracing.
     pub fn new(ctx: &Rc<GlContext>) -> Executor {
         Executor {
             ctx: ctx.clone(),
@@ -53,6 +54,7 @@ impl Executor {
         }
     }
 
+    /// The GL context the steps are issued on.
     pub fn context(&self) -> &Rc<GlContext> {
         &self.ctx
     }
@@ -255,6 +257,7 @@ impl Executor {
         *self.trace.borrow_mut() = on.then(Vec::new);
     }
 
+    /// Whether the trace is being recorded.
     pub fn tracing(&self) -> bool {
         self.trace.borrow().is_some()
     }

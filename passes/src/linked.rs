@@ -15,12 +15,15 @@ use crate::program::link;
 
 /// Every pass of a kernel variant or reduction step, linked.
 pub struct LinkedKernel {
+    /// The passes, in the order they are drawn.
     pub passes: Vec<LinkedPass>,
 }
 
 /// One pass's program, with everything a draw needs looked up once.
 pub struct LinkedPass {
+    /// The linked GL program.
     pub program: Program,
+    /// What the generator said the program binds: samplers, uniforms, draw buffers.
     pub plan: PassProgram,
     /// Location of `plan.uniforms[i]`; `None` where the driver optimised the uniform away.
     pub locations: Vec<Option<glow::UniformLocation>>,

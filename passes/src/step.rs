@@ -21,18 +21,27 @@ pub enum Step<'a> {
     Draw(Pass<'a>),
     /// Every texel of `from` copied into `to` (same size and format), on the GPU.
     Copy {
+        /// What the copy is for, for the trace.
         label: String,
+        /// The texture read.
         from: &'a Texture,
+        /// The texture written.
         to: &'a Texture,
     },
     /// Every texel of `target` set to zero.
-    Clear { label: String, target: &'a Texture },
+    Clear {
+        /// What the clear is for, for the trace.
+        label: String,
+        /// The texture cleared.
+        target: &'a Texture,
+    },
 }
 
 /// One draw, fully described.
 pub struct Pass<'a> {
     /// What the pass does, for the trace (empty when nobody traces: building it costs).
     pub label: String,
+    /// The linked program drawn with, and what it binds where.
     pub program: &'a LinkedPass,
     /// Draw buffer `k` (empty when the pass draws only depth, see [`DepthUse::Write`]).
     pub targets: Vec<&'a Texture>,
@@ -45,8 +54,11 @@ pub struct Pass<'a> {
     pub uniforms: Vec<(usize, UniformData)>,
     /// x, y, width, height in texels.
     pub viewport: [i32; 4],
+    /// What is rasterised: a covering triangle, or points for a scatter.
     pub primitive: Primitive,
+    /// Fixed-function blending into the targets (`None`: fragments replace texels).
     pub blend: Option<Blend>,
+    /// Whether and how the write mask's depth texture takes part.
     pub depth: DepthUse<'a>,
     /// Whether the samples drawn count into the open write query.
     pub counted: bool,
@@ -60,12 +72,18 @@ pub enum Primitive {
     /// One triangle covering the viewport (the paper's quad): one fragment per texel.
     CoveringTriangle,
     /// Points `first..first + count`, placed by the vertex shader.
-    Points { first: usize, count: usize },
+    Points {
+        /// The first point (`gl_VertexID` of the first vertex).
+        first: usize,
+        /// How many points.
+        count: usize,
+    },
 }
 
 /// How a draw uses a write mask's depth texture.
 #[derive(Clone, Copy)]
 pub enum DepthUse<'a> {
+    /// No depth texture: every fragment is drawn.
     None,
     /// Attached and tested: texels whose mask is off fail the depth test and keep their
     /// values (000 §7.4.2).

@@ -3,11 +3,13 @@
 use brook::texture_streams::{GlError, StoreError};
 use brook::BrookError;
 
+/// Why a stream could not be viewed, drawn or saved.
 #[derive(Debug, thiserror::Error)]
 pub enum VizError {
     /// A Brook operation (a kernel call, a stream read) failed.
     #[error(transparent)]
     Brook(#[from] BrookError),
+    /// A GL call of the renderer failed.
     #[error(transparent)]
     Gl(#[from] GlError),
     /// A stream of another backend could not be staged into the renderer's textures.
@@ -15,12 +17,23 @@ pub enum VizError {
     Staging(#[from] StoreError),
     /// A view shader did not compile or link; the driver's log is included.
     #[error("viz shader `{what}` failed: {log}")]
-    Shader { what: String, log: String },
+    Shader {
+        /// Which view program (`image view`, `plot/points view`).
+        what: String,
+        /// The driver's compile or link log.
+        log: String,
+    },
     /// The window, its GL context or its event loop could not be set up.
     #[error("window: {0}")]
     Window(String),
+    /// A PNG could not be written.
     #[error("PNG `{path}`: {reason}")]
-    Image { path: String, reason: String },
+    Image {
+        /// The file.
+        path: String,
+        /// Why: the encoder's or the operating system's message.
+        reason: String,
+    },
     /// A view that does not fit the stream, a bad size, a bad command line.
     #[error("{0}")]
     Usage(String),

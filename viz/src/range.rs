@@ -15,7 +15,9 @@ use crate::view::{Range, View, ViewKind};
 /// `value` as the two axes of points.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Resolved {
+    /// Low and high of the values drawn (the y axis of points and plots).
     pub value: (f32, f32),
+    /// Low and high of the x axis of points.
     pub x: (f32, f32),
 }
 

@@ -17,18 +17,34 @@ pub enum Range {
 pub enum ViewKind {
     /// One float per element (the view's component) through a colour map. NaN and infinities
     /// show in magenta.
-    Scalar { map: ColorMap, range: Range },
+    Scalar {
+        /// The colours values go through, low to high.
+        map: ColorMap,
+        /// The values mapped to the ends of the colour map.
+        range: Range,
+    },
     /// A `float2` field: hue is the direction (+x red, +y yellow-green, −x cyan, −y violet),
     /// brightness the magnitude up to the range's `hi`.
-    Vector { range: Range },
+    Vector {
+        /// The magnitudes from dark to full brightness.
+        range: Range,
+    },
     /// `float3`/`float4` as an RGB image, components clamped to `[0, 1]`.
     Rgb,
     /// `float4` as RGB composited by its alpha over a grey checkerboard.
     Rgba,
     /// The elements in order as a line plot of the view's component (`range` is the y axis).
-    Plot { range: Range },
+    Plot {
+        /// The y axis.
+        range: Range,
+    },
     /// Each element a point at (component 0, component 1) inside `x` × `y`: particles, cloth.
-    Points { x: Range, y: Range },
+    Points {
+        /// The horizontal axis (component 0).
+        x: Range,
+        /// The vertical axis (component 1).
+        y: Range,
+    },
 }
 
 /// A view of one member of a stream (member 0 of a plain `floatN` stream).
@@ -38,6 +54,7 @@ pub enum ViewKind {
 /// 3D or 4D stream shows its slices stacked; a 1D stream is one row.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct View {
+    /// How the elements become pixels.
     pub kind: ViewKind,
     /// Which struct member (texture) to show.
     pub member: usize,

@@ -89,14 +89,17 @@ impl WgpuBackend {
         &self.gpu
     }
 
+    /// The wgpu device, for an application's own buffers and pipelines beside Brook's.
     pub fn device(&self) -> &wgpu::Device {
         &self.gpu.device
     }
 
+    /// The queue Brook submits to; an application's work on it is ordered with Brook's.
     pub fn queue(&self) -> &wgpu::Queue {
         &self.gpu.queue
     }
 
+    /// The adapter's name, driver and backend (lavapipe shows as a CPU device).
     pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
         &self.gpu.info
     }

@@ -27,23 +27,40 @@ pub enum WgpuError {
     /// at the Brook line it came from.
     #[error("{place}: the compute shader generated for `{function}` is invalid: {message}")]
     Shader {
+        /// The Brook function the shader was generated for.
         function: String,
         /// `file:line`, or the file alone when the error has no line.
         place: String,
+        /// naga's validation message.
         message: String,
     },
     /// wgpu refused an operation (a limit exceeded, an invalid binding, …).
     #[error("wgpu refused {op}: {message}")]
-    Validation { op: String, message: String },
+    Validation {
+        /// The operation that failed (`creating a buffer`, `kernel \`k\``).
+        op: String,
+        /// wgpu's own message.
+        message: String,
+    },
     /// The device ran out of memory.
     #[error("out of GPU memory during {op}: {message}")]
-    OutOfMemory { op: String, message: String },
+    OutOfMemory {
+        /// The operation that failed (`creating a buffer`, `kernel \`k\``).
+        op: String,
+        /// wgpu's own message.
+        message: String,
+    },
     /// The device was lost (driver reset, GPU removed); create a new backend.
     #[error("the GPU device was lost: {0}")]
     DeviceLost(String),
     /// The device cannot do it at this size (a stream larger than its storage buffers).
     #[error("{call}: {message}")]
-    DeviceLimit { call: String, message: String },
+    DeviceLimit {
+        /// The call that failed, as messages name it (`kernel \`saxpy\``, `streamSwap`).
+        call: String,
+        /// What is wrong, and what to change.
+        message: String,
+    },
     /// A stream request that makes no sense on any device (a bad shape, element format or
     /// domain, a host array of the wrong size): brook-core's error, as every backend reports it.
     #[error(transparent)]
@@ -52,47 +69,80 @@ pub enum WgpuError {
     #[error(
         "{call}: a stream made by another wgpu backend (another device) was passed to this one"
     )]
-    ForeignStream { call: String },
+    ForeignStream {
+        /// The call that failed, as messages name it (`kernel \`saxpy\``, `streamSwap`).
+        call: String,
+    },
     /// Streams that do not fit together (a `streamSwap` of two shapes or formats).
     #[error("{call}: {message}")]
-    ShapeMismatch { call: String, message: String },
+    ShapeMismatch {
+        /// The call that failed, as messages name it (`kernel \`saxpy\``, `streamSwap`).
+        call: String,
+        /// What is wrong, and what to change.
+        message: String,
+    },
     /// An argument of the wrong kind or element size (an iterator where stored elements are
     /// needed, a stream for a constant, `float2` elements for a `float` parameter); `param`
     /// names the parameter, empty when the call has none to name.
     #[error("{call}: {message}")]
     ArgumentType {
+        /// The call that failed, as messages name it (`kernel \`saxpy\``, `streamSwap`).
         call: String,
+        /// The parameter the argument was passed for (empty when there is none to name).
         param: String,
+        /// What is wrong, and what to change.
         message: String,
     },
     /// Nothing of that name or number: no kernel or reduce function (`what` says which was
     /// looked for), as brook-core's program lookup reports it.
     #[error("{message}")]
     Unknown {
+        /// The name looked for.
         name: String,
+        /// What kind of thing was looked for (`kernel`, `reduce function`).
         what: &'static str,
+        /// The whole message.
         message: String,
     },
     /// A call with more or fewer arguments than its function has parameters (brook-core's
     /// text).
     #[error("{}", brook_core::BrookError::ArgumentCount { call: call.clone(), expected: *expected, got: *got })]
     ArgumentCount {
+        /// The call that failed, as messages name it (`kernel \`saxpy\``, `streamSwap`).
         call: String,
+        /// Parameters the function declares.
         expected: usize,
+        /// Arguments the call passed.
         got: usize,
     },
     /// One stream in two roles of a call that Brook does not allow (the streams of a scatter
     /// or gather-op, a reduction's input and output).
     #[error("{call}: {message}")]
-    Aliasing { call: String, message: String },
+    Aliasing {
+        /// The call that failed, as messages name it (`kernel \`saxpy\``, `streamSwap`).
+        call: String,
+        /// What is wrong, and what to change.
+        message: String,
+    },
     /// A call that does not fit the backend's state: enabling a write mask never set, a
     /// second write query, ending one never begun.
     #[error("{call}: {message}")]
-    State { call: String, message: String },
+    State {
+        /// The call that failed, as messages name it (`kernel \`saxpy\``, `streamSwap`).
+        call: String,
+        /// What is wrong, and what to change.
+        message: String,
+    },
     /// Something Brook or this backend does not do (a reduce function of the wrong form, a
     /// write mask on a kernel with vouts).
     #[error("{call}: {message}")]
-    Unsupported { call: String, message: String },
+    Unsupported {
+        /// The call that failed, as messages name it (`kernel \`saxpy\``, `streamSwap`).
+        call: String,
+        /// What is wrong, and what to change.
+        message: String,
+    },
 }
 
+/// What every fallible operation of this crate returns.
 pub type Result<T> = std::result::Result<T, WgpuError>;

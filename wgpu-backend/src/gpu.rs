@@ -14,9 +14,14 @@ use crate::error::{Result, WgpuError};
 
 /// A device and its queue, with what is known about the adapter.
 pub struct Gpu {
+    /// The wgpu device every buffer, pipeline and bind group is made on.
     pub device: wgpu::Device,
+    /// The queue all work is submitted to.
     pub queue: wgpu::Queue,
+    /// The adapter's name, driver and backend (Vulkan, GL), for reports.
     pub info: wgpu::AdapterInfo,
+    /// The device's limits (buffer sizes, bindings, workgroups), checked before a call asks for
+    /// more.
     pub limits: wgpu::Limits,
     lost: Arc<Mutex<Option<String>>>,
     /// Whether this backend created the device (it then owns the uncaptured-error handler).

@@ -5,7 +5,7 @@
 //!
 //! # How a program becomes compute work
 //!
-//! - [`lower`]: Brook's typed IR → naga IR, built directly (arenas, handles, `Emit` ranges)
+//! - `lower`: Brook's typed IR → naga IR, built directly (arenas, handles, `Emit` ranges)
 //!   and validated by naga's `Validator`, then handed to wgpu as `ShaderSource::Naga`. No WGSL
 //!   text is ever built; naga's WGSL writer prints the module for people
 //!   ([`WgpuBackend::wgsl`]). Every naga expression and statement carries the Brook byte range
@@ -49,7 +49,7 @@ mod binds;
 pub mod describe;
 pub mod error;
 pub mod gpu;
-pub mod lower;
+pub(crate) mod lower;
 pub mod ops;
 pub mod pipeline;
 pub mod program;

@@ -20,11 +20,15 @@ pub use brook_core::SourceText as Source;
 
 /// A compute pipeline with what it was made from.
 pub struct Pipeline {
+    /// The wgpu pipeline, ready to dispatch.
     pub pipeline: wgpu::ComputePipeline,
+    /// Its bind group layout: the info uniform at binding 0, then `resources`.
     pub layout: wgpu::BindGroupLayout,
+    /// The storage buffers it binds from binding 1, in order.
     pub resources: Vec<Resource>,
     /// The validated module, for printing its WGSL.
     pub module: naga::Module,
+    /// What naga's validator found out about `module` (needed to print it as WGSL).
     pub module_info: naga::valid::ModuleInfo,
     /// A number for the trace.
     pub id: u32,

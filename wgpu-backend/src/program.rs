@@ -47,13 +47,17 @@ fn check_storage_buffers(gpu: &Gpu, func: &Function, count: usize) -> Result<()>
 
 /// What a pipeline of a program is keyed by.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum PipelineKey {
+pub(crate) enum PipelineKey {
+    /// A kernel's variant.
     Kernel(crate::shaders::kernel::KernelVariant),
+    /// A reduction's variant.
     Reduce(crate::shaders::reduce::ReduceVariant),
     /// A round of a scatter or gather-op with a reduce function.
     Round(FunctionId, crate::shaders::scatter::RoundInput),
 }
 
+/// A Brook program prepared for this backend: its IR, its source for error lines, and the
+/// pipelines built for it so far (one per kernel variant, reduction or scatter round).
 pub struct WgpuProgram {
     pub(crate) module: Rc<Module>,
     pub(crate) source: Option<Source>,
@@ -61,6 +65,8 @@ pub struct WgpuProgram {
 }
 
 impl WgpuProgram {
+    /// A program of `module` (its `source`, when known, names the Brook line of a shader
+    /// error), with no pipelines built yet: they are built at first use.
     pub fn new(module: Rc<Module>, source: Option<Source>) -> WgpuProgram {
         WgpuProgram {
             module,
@@ -69,6 +75,7 @@ impl WgpuProgram {
         }
     }
 
+    /// The program's typed IR.
     pub fn module(&self) -> &Module {
         &self.module
     }

@@ -117,10 +117,12 @@ impl WgpuStream {
         &self.widths
     }
 
+    /// Number of elements.
     pub fn len(&self) -> usize {
         self.shape.iter().product()
     }
 
+    /// Always false: a stream has at least one element.
     pub fn is_empty(&self) -> bool {
         false
     }
@@ -130,6 +132,7 @@ impl WgpuStream {
         self.widths.iter().map(|&w| w as usize).sum()
     }
 
+    /// The buffer's id in traces (0 for an iterator); `streamSwap` exchanges it with the buffer.
     pub fn id(&self) -> u32 {
         self.id.get()
     }

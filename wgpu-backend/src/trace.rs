@@ -13,21 +13,27 @@ pub struct CallTrace {
     /// How long this call spent building its pipelines (the first of its kind); `None`
     /// when it reused them.
     pub compiled: Option<std::time::Duration>,
+    /// Every command the call recorded, in order.
     pub steps: Vec<Step>,
 }
 
 /// One command recorded for a call.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
+    /// A compute dispatch.
     Dispatch(Dispatch),
     /// A buffer copy (`what` says which and why).
     Copy {
+        /// The buffer copied, and why.
         what: String,
+        /// Bytes copied.
         bytes: u64,
     },
     /// A buffer cleared to zero.
     Clear {
+        /// The buffer cleared, and why.
         what: String,
+        /// Bytes cleared.
         bytes: u64,
     },
 }
@@ -43,6 +49,7 @@ pub struct Dispatch {
     pub source: std::sync::Arc<brook_core::ShaderSource>,
     /// Binding k+1: (what it holds, buffer id).
     pub bindings: Vec<(String, u32)>,
+    /// Workgroups along x, y and z.
     pub workgroups: [u32; 3],
     /// Invocations that do work (the rest of the last workgroup return at once).
     pub invocations: u64,
@@ -89,6 +96,7 @@ impl fmt::Display for CallTrace {
 }
 
 impl CallTrace {
+    /// The call's dispatches, skipping copies and clears.
     pub fn dispatches(&self) -> impl Iterator<Item = &Dispatch> {
         self.steps.iter().filter_map(|s| match s {
             Step::Dispatch(d) => Some(d),

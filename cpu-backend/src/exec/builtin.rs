@@ -96,6 +96,7 @@ pub fn fmax(x: f32, y: f32) -> f32 {
     x.max(y)
 }
 
+/// Cg's `sign`: 1, -1, or 0 for zero (either sign) and NaN.
 pub fn sign(x: f32) -> f32 {
     if x > 0.0 {
         1.0
@@ -106,6 +107,7 @@ pub fn sign(x: f32) -> f32 {
     }
 }
 
+/// Cg's `smoothstep`: 0 below `e0`, 1 above `e1`, the cubic `3t² − 2t³` between.
 pub fn smoothstep(e0: f32, e1: f32, x: f32) -> f32 {
     let t = fmin(fmax((x - e0) / (e1 - e0), 0.0), 1.0);
     t * t * (3.0 - 2.0 * t)
@@ -153,6 +155,7 @@ pub fn modf(v: f32) -> (f32, f32) {
 /// 180/pi and pi/180 rounded once to float (`180.0 / PI` in float is an ulp off); the GLSL
 /// lowering multiplies by the same constants, so `degrees` and `radians` agree bit for bit.
 pub const DEGREES_PER_RADIAN: f32 = (180.0 / std::f64::consts::PI) as f32;
+/// pi/180 rounded once to float (see [`DEGREES_PER_RADIAN`]).
 pub const RADIANS_PER_DEGREE: f32 = (std::f64::consts::PI / 180.0) as f32;
 
 /// The formula of a one-argument component-wise float built-in.

@@ -30,6 +30,7 @@ use crate::watchdog::Watchdog;
 /// What one invocation of a function sees.
 #[derive(Debug, Clone)]
 pub struct Frame<'a> {
+    /// The function being run.
     pub func: &'a Function,
     /// One per parameter: the element of a stream or iterator, the value of a constant, the
     /// current value of an `out` or `reduce` parameter; `Void` for gathers.
@@ -46,6 +47,7 @@ pub struct Frame<'a> {
 }
 
 impl<'a> Frame<'a> {
+    /// A frame for `func` with every parameter and local at its zero value, ready to fill.
     pub fn new(module: &Module, func: &'a Function) -> Frame<'a> {
         let n = func.params.len();
         Frame {
@@ -75,6 +77,7 @@ impl<'a> Frame<'a> {
 pub enum Interrupt {
     /// `discard`: the element writes none of its outputs.
     Discard,
+    /// An error: the call fails (named after the function it happened in).
     Error(CpuError),
 }
 
@@ -87,21 +90,27 @@ impl From<CpuError> for Interrupt {
 /// How a statement finished.
 #[derive(Debug)]
 pub enum Flow {
+    /// Fell off the end: go on with the next statement.
     Normal,
+    /// `break`: leave the innermost loop.
     Break,
+    /// `continue`: go to the innermost loop's next iteration.
     Continue,
+    /// `return`, with its value (`None` in a `void` function).
     Return(Option<Value>),
 }
 
 /// The interpreter for one module.
 #[derive(Debug, Clone, Copy)]
 pub struct Interp<'a> {
+    /// The program the functions come from (helper calls, struct layouts).
     pub module: &'a Module,
     /// Checked at every loop back edge.
     pub watchdog: Watchdog,
 }
 
 impl<'a> Interp<'a> {
+    /// An interpreter for `module` without a time limit.
     pub fn new(module: &'a Module) -> Interp<'a> {
         Interp {
             module,

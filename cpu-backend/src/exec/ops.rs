@@ -50,6 +50,7 @@ pub fn fmod(x: f32, y: f32) -> f32 {
     x - y * (x / y).trunc()
 }
 
+/// A unary operator (`-`, `!`, `~`) on a scalar, vector or matrix, component-wise.
 pub fn unary(op: UnaryOp, v: &Value) -> Result<Value, CpuError> {
     Ok(match (op, v) {
         (UnaryOp::Neg, Value::Float(c, n)) => Value::Float(c.map(|x| -x), *n),
@@ -66,6 +67,8 @@ pub fn unary(op: UnaryOp, v: &Value) -> Result<Value, CpuError> {
     })
 }
 
+/// A binary operator, component-wise (a scalar operand splatted to the vector's width);
+/// integer `/` and `%` by zero give 0 (see the module docs).
 pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, CpuError> {
     use BinaryOp::*;
     if matches!(op, And | Or) {

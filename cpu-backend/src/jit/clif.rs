@@ -12,12 +12,20 @@ use super::runtime::Call;
 /// Why there is no Cranelift IR to show.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ClifError {
+    /// A function id that is not in the module (the id's number).
     #[error("function #{0} does not exist in this module")]
     UnknownFunction(u32),
+    /// A helper function (named): it has no code of its own.
     #[error("`{0}` is a helper function: it is inlined into the kernels that call it")]
     Helper(String),
+    /// A kernel or reduction the JIT does not take.
     #[error("`{name}` does not compile to native code ({reason}); the interpreter runs it")]
-    NotCompiled { name: String, reason: String },
+    NotCompiled {
+        /// The function.
+        name: String,
+        /// What the JIT does not take in it.
+        reason: String,
+    },
 }
 
 /// The variant shown: every stream of the output's shape, outputs of two dimensions, gathers

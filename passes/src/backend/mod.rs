@@ -50,6 +50,8 @@ pub struct GlBackend {
 }
 
 impl GlBackend {
+    /// A backend drawing with `ctx`, generating GLSL for its version, draw buffers and
+    /// loop cap.
     pub fn new(ctx: Rc<GlContext>) -> GlBackend {
         let target = Target {
             profile: crate::linked::profile(&ctx),

@@ -27,6 +27,7 @@ pub trait Simulation {
 /// How the live window starts and when it stops by itself.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LiveOptions {
+    /// The window's title.
     pub title: String,
     /// The window's inner size in pixels.
     pub size: (u32, u32),

@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use brook_frontend::ir::{self, FunctionId, ParamClass};
 use naga::{Expression, Function, GlobalVariable, Handle, Type};
 
-use super::builder::{FnBuilder, Types};
+use super::builder::FnBuilder;
 use super::module::{
     function_pointer, info_slot, visit_block, Binding, LoopCheck, ShaderModule, StreamAccess,
 };
@@ -61,8 +61,6 @@ pub struct VoutSlot {
 pub struct Env<'a> {
     pub brook: &'a ir::Module,
     pub discard: Handle<GlobalVariable>,
-    pub info: Option<Handle<GlobalVariable>>,
-    pub streams: &'a [Option<StreamAccess>],
     pub positions: &'a [Option<Handle<GlobalVariable>>],
     pub callees: &'a HashMap<(FunctionId, Binding), Handle<Function>>,
     /// Per Brook function: whether calling it may set the discard flag.
@@ -120,8 +118,6 @@ pub fn lower_function(
     let env = Env {
         brook,
         discard: *discard,
-        info: *info,
-        streams,
         positions,
         callees,
         may_discard,
@@ -271,9 +267,5 @@ impl FnLower<'_, '_> {
             let v = ret.map(|ty| b.zero(ty));
             b.ret(v);
         });
-    }
-
-    pub fn types(&mut self) -> &mut Types {
-        self.b.types
     }
 }

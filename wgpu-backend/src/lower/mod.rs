@@ -32,8 +32,8 @@ pub mod stmt;
 pub mod types;
 pub mod values;
 
-pub use builder::{FnBuilder, Types};
-pub use module::{ShaderModule, StreamAccess};
+pub use builder::FnBuilder;
+pub use module::ShaderModule;
 
 use brook_frontend::Span as BrookSpan;
 

@@ -1,16 +1,16 @@
 //! The host side of each Brook operation on wgpu: checks, buffers, call info, dispatches.
 //!
 //! - [`kernel`]: kernel calls (in-place copies, domains, masks, queries).
-//! - [`vout`]: packing `vout` values after a kernel (scan and compaction).
-//! - [`mask`]: the write mask and the write query.
+//! - `vout`: packing `vout` values after a kernel (scan and compaction).
+//! - `mask`: the write mask and the write query.
 //! - [`reduce`]: reductions to a value or a stream.
 //! - [`scatter`]: `streamScatterOp` and `streamGatherOp`.
 
 pub mod kernel;
-pub mod mask;
+pub(crate) mod mask;
 pub mod reduce;
 pub mod scatter;
-pub mod vout;
+pub(crate) mod vout;
 
 use brook_core::loops::{unbounded_loops_message, within_cap};
 use brook_frontend::ir::{FunctionId, Module, Param};
@@ -24,8 +24,11 @@ use crate::stream::{Domain, WgpuStream};
 /// of one, or a constant's floats in C layout (a `float4` is 4 floats, an `int` its value).
 #[derive(Clone, Copy)]
 pub enum KernelArg<'a> {
+    /// A whole stream.
     Stream(&'a WgpuStream),
+    /// The region of a stream a call sees (`a.domain(lo, hi)`).
     Domain(&'a WgpuStream, &'a Domain),
+    /// A constant's floats in C layout.
     Constant(&'a [f32]),
 }
 

@@ -31,37 +31,54 @@ use brook_core::walk::for_each_expr;
 /// How one argument of a kernel call is bound, as far as the shader is concerned.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ArgShape {
-    /// An input stream. `direct`: it has the call's shape and is not a domain, so its element
-    /// is the call's element. `aliased`: it is also an output of the call, each element
-    /// reading the one it writes, so it is bound to the output's buffer (read-write).
+    /// An input stream.
     Stream {
+        /// It has the call's shape and is not a domain, so its element is the call's element
+        /// (read at the invocation's id, no index arithmetic).
         direct: bool,
+        /// It is passed as a domain: its element is offset by the domain's first element.
         domain: bool,
+        /// The stream's rank.
         rank: u8,
+        /// It is also an output of the call, each element reading the one it writes, so it
+        /// is bound to the output's buffer (read-write).
         aliased: bool,
     },
+    /// A gather parameter (`float a[]`): any element, by index.
     Gather {
+        /// It is passed as a domain: indices clamp to the domain and are offset by its start.
         domain: bool,
+        /// The gathered stream's rank.
         rank: u8,
     },
+    /// An iterator stream: its values are computed from the element's index.
     Iter {
+        /// The iterator's rank (1, or 2 for a `float2` iterator).
         rank: u8,
     },
+    /// A constant parameter: the same value for every element.
     Constant,
+    /// An `out` stream.
     Out {
+        /// It is passed as a domain: only that region is written.
         domain: bool,
     },
+    /// A `vout` stream: pushes gathered as candidates, packed after the kernel.
     Vout,
 }
 
 /// What a kernel's shader depends on (see the module documentation).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct KernelVariant {
+    /// The kernel.
     pub kernel: FunctionId,
+    /// How each argument is bound, in parameter order.
     pub args: Vec<ArgShape>,
     /// The rank of the call's shape.
     pub rank: u8,
+    /// The write mask applies: elements whose mask is off write nothing.
     pub masked: bool,
+    /// A write query is open: the shader counts the elements it writes.
     pub counting: bool,
     /// Every loop records how it ended, and one the driver cut short is reported
     /// (`lower/stmt.rs`): the driver caps loop iterations and the kernel's loops are not
@@ -72,35 +89,63 @@ pub struct KernelVariant {
 /// Where the shader finds each argument.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ArgPlan {
-    /// Resource `buffer`; extents in slot `extent`; a domain's first element and whole
-    /// extents in `domain`.
+    /// An input stream: resource `buffer`; extents in slot `extent`; a domain's first element
+    /// and whole extents in `domain`.
     Stream {
+        /// Its storage buffer, an index into [`KernelPlan::resources`].
         buffer: usize,
+        /// The info slot of its extents.
         extent: u32,
+        /// The info slots of a domain's first element and of the whole stream's extents.
         domain: Option<(u32, u32)>,
     },
+    /// A gather stream, bound as an input stream is.
     Gather {
+        /// Its storage buffer, an index into [`KernelPlan::resources`].
         buffer: usize,
+        /// The info slot of its extents (the domain's, for a domain).
         extent: u32,
+        /// The info slots of a domain's first element and of the whole stream's extents.
         domain: Option<(u32, u32)>,
     },
-    /// Start and step (`f32` bits) and the iterator's extents.
-    Iter { start: u32, step: u32, extent: u32 },
+    /// An iterator: the info slots of its start and step (`f32` bits) and its extents.
+    Iter {
+        /// The slot of its start value.
+        start: u32,
+        /// The slot of its step per element.
+        step: u32,
+        /// The slot of its extents.
+        extent: u32,
+    },
     /// The constant's floats from slot `slot` on, four per slot.
-    Constant { slot: u32 },
+    Constant {
+        /// The first slot.
+        slot: u32,
+    },
+    /// An output stream.
     Out {
+        /// Its storage buffer, an index into [`KernelPlan::resources`].
         buffer: usize,
+        /// The info slots of a domain's first element and of the whole stream's extents.
         domain: Option<(u32, u32)>,
     },
     /// The candidates (N per element) and the per-element push counts.
-    Vout { candidates: usize, counts: usize },
+    Vout {
+        /// The candidates' buffer, an index into [`KernelPlan::resources`].
+        candidates: usize,
+        /// The counts' buffer, an index into [`KernelPlan::resources`].
+        counts: usize,
+    },
 }
 
 /// The interface between a kernel's shader and the host: slots and resources.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KernelPlan {
+    /// The slots of the info uniform the shader reads.
     pub info: InfoPlan,
+    /// The storage buffers it binds, from binding 1.
     pub resources: Vec<Resource>,
+    /// Where it finds each argument, in parameter order.
     pub args: Vec<ArgPlan>,
     /// The write mask's resource (its floats per element in `info[0].z`).
     pub mask: Option<usize>,
@@ -111,11 +156,13 @@ pub struct KernelPlan {
 }
 
 /// Slot 0: element count, invocations per grid row, mask floats per element, 0 (the loop
-/// check's opaque zero). Slot 1: the call's extents.
+/// check's opaque zero).
 pub const HEAD: u32 = 0;
+/// Slot 1: the call's extents.
 pub const CALL_EXTENT: u32 = 1;
 
 impl KernelPlan {
+    /// Allocates the slots and resources of variant `v` of its kernel in `brook`.
     pub fn new(brook: &ir::Module, v: &KernelVariant) -> KernelPlan {
         let func = brook.func(v.kernel);
         let mut info = InfoPlan::default();

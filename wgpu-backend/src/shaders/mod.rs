@@ -9,9 +9,9 @@
 //! - bindings 1..: storage buffers, in the order of the shader's [`Resource`] list.
 
 pub mod kernel;
-pub mod reduce;
-pub mod scan;
-pub mod scatter;
+pub(crate) mod reduce;
+pub(crate) mod scan;
+pub(crate) mod scatter;
 
 use naga::{
     AddressSpace, Binding, BuiltIn, EntryPoint, Expression, FunctionArgument, Handle, ShaderStage,
@@ -30,7 +30,9 @@ pub const MAX_GROUPS: u32 = 65535;
 pub struct Resource {
     /// What it holds, for the trace (`x`, `out result`, `partials`, …).
     pub name: String,
+    /// Whether the shader writes it (`read_write` storage) or only reads it.
     pub writable: bool,
+    /// The array's element type.
     pub elem: Elem,
 }
 
@@ -40,11 +42,15 @@ pub enum Elem {
     /// `f32`, `vec2<f32>` or `vec4<f32>` (a stream's floats, one vector per element when the
     /// element is 2 or 4 floats: see `lower::values::Elements`).
     Floats(u8),
+    /// `u32`: counts, indices, flags.
     U32,
+    /// `atomic<u32>`: counters and claims several invocations update at once (scatter rounds, write
+    /// queries).
     AtomicU32,
 }
 
 impl Resource {
+    /// A resource named `name` for the trace.
     pub fn new(name: impl Into<String>, writable: bool, elem: Elem) -> Resource {
         Resource {
             name: name.into(),
@@ -67,6 +73,7 @@ pub fn dispatch_size(threads: u64, per_group: u32) -> ([u32; 3], u32) {
 /// Slots of the per-call uniform, allocated in order.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct InfoPlan {
+    /// Slots allocated so far: the uniform's length in `vec4<u32>`s.
     pub slots: u32,
 }
 
