@@ -2,13 +2,8 @@
 //! (the kernel, the parameter, the shapes) rather than an internal detail, because the person
 //! reading it wrote a `.br` file and a host program, not this interpreter.
 
+use brook_core::fmt_shape;
 use thiserror::Error;
-
-/// Formats a shape the way Brook declares it: `<2, 15>`.
-pub(crate) fn fmt_shape(shape: &[usize]) -> String {
-    let parts: Vec<String> = shape.iter().map(|e| e.to_string()).collect();
-    format!("<{}>", parts.join(", "))
-}
 
 /// An element type from its member widths: `float4`, or `struct {float, float3}`.
 fn fmt_widths(widths: &[u8]) -> String {

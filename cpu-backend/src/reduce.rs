@@ -22,13 +22,14 @@ use brook_frontend::ir::{FunctionId, FunctionKind, Module, ParamClass, Scalar, T
 use rayon::prelude::*;
 
 use crate::args::{bind_input, check_elements, Binding, CpuArg};
-use crate::error::{fmt_shape, CpuError};
+use crate::error::CpuError;
 use crate::exec::{Frame, Interp, Interrupt};
 use crate::jit::{self, code::Code};
 use crate::kernel::{cached, kind_name, Cache, Execution, CHUNK};
 use crate::shape::{ravel, unravel, Index};
 use crate::stream::CpuStream;
 use crate::value::{Comp, Value};
+use brook_core::fmt_shape;
 
 /// Where a reduction's result goes.
 #[derive(Debug)]

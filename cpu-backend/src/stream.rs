@@ -8,7 +8,8 @@
 //! any index is one contiguous slice the interpreter decodes directly. (The GL backend splits
 //! members into one texture each; that is its business, not the host's.)
 
-use crate::error::{fmt_shape, CpuError};
+use crate::error::CpuError;
+use brook_core::fmt_shape;
 
 /// The most dimensions a Brook stream may have.
 pub const MAX_RANK: usize = 4;
