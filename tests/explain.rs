@@ -121,6 +121,9 @@ fn a_site_has_a_card_per_operation_and_every_picture_decodes() {
         "the Rust host code is not among the sources"
     );
     assert!(html.contains("points 0..64"));
+    // The masked call shows the depth buffer's mask beside the kept elements.
+    assert!(html.contains("<h4>depth buffer: the write mask</h4>"));
+    assert!(html.contains("<figure class=\"kept\""));
 
     let sources = image_sources(&html);
     assert!(sources.len() > 2 * passes, "{} images", sources.len());
@@ -236,18 +239,104 @@ fn over_the_size_limit_nothing_is_written_and_the_error_says_so() {
     assert!(!dir.exists());
 }
 
+/// The CPU has no textures to photograph: its cards show the streams each operation wrote,
+/// read back after it.
 #[test]
-fn a_trace_without_pictures_gets_cards_without_images() {
+fn cpu_cards_show_the_streams_each_operation_wrote() {
     let rt = Runtime::cpu();
     let (recording, sources) = every_kind(&rt, 128);
     assert!(recording.shots.is_empty());
+    // twice, sum, scatter, write mask, masked twice, swap, vout.
+    assert_eq!(recording.operations.len(), 7);
+    let outcome = |op: usize, k: usize| {
+        recording.operations[op].outcomes[k]
+            .sampled
+            .as_ref()
+            .unwrap()
+            .values
+            .clone()
+    };
+    let twice: Vec<f32> = ramp(64).iter().map(|v| 2.0 * v).collect();
+    assert_eq!(outcome(0, 0), twice);
+    assert_eq!(outcome(1, 0), [4032.0]);
+    // The scatter added b's elements into dst[i % 4].
+    let scattered: Vec<f32> = (0..4)
+        .map(|j| twice.iter().skip(j).step_by(4).sum())
+        .collect();
+    assert_eq!(outcome(2, 0), scattered);
+    // The masked call doubled b's odd elements only.
+    let masked: Vec<f32> = twice
+        .iter()
+        .enumerate()
+        .map(|(i, v)| if i % 2 == 1 { 2.0 * v } else { *v })
+        .collect();
+    assert_eq!(outcome(4, 0), masked);
     let dir = site_dir("cpu");
     let summary = explain::write(&recording, &sources, &dir, &Options::default()).unwrap();
     let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
     assert_eq!(summary.cards, recording.trace.len());
-    assert!(summary.cards >= 4);
-    assert!(image_sources(&html).is_empty());
-    assert!(html.contains("without textures"));
+    assert!(
+        summary.cards >= 7,
+        "a card for the write mask and the swap too"
+    );
+    assert!(html.contains("data-kind=\"write mask\"") && html.contains("data-kind=\"swap\""));
+    assert_eq!(html.matches("<div class=\"binding results\"").count(), 8);
+    assert!(!image_sources(&html).is_empty());
+    assert!(html.contains("no textures to photograph"));
+    let values = std::fs::read_to_string(dir.join("values.js")).unwrap();
+    assert!(values.contains("=[0,2,4,6,8,10") && values.contains("=[4032]"));
+}
+
+/// `every_kind` on GL, the CPU and wgpu, compared: the same operations, their results
+/// side by side, and no element beyond the tolerance — until one is changed.
+#[test]
+fn backends_side_by_side_agree_and_a_changed_element_is_marked() {
+    let runtimes = [
+        support::gl_with(None, None),
+        Runtime::cpu(),
+        support::wgpu(),
+    ];
+    let mut recordings: Vec<Recording> = Vec::new();
+    let mut sources = Vec::new();
+    for rt in &runtimes {
+        let (recording, s) = every_kind(rt, 128);
+        recordings.push(recording);
+        sources = s;
+    }
+    let names: Vec<&str> = recordings.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["gl", "cpu", "wgpu"]);
+    let dir = site_dir("side-by-side");
+    let summary =
+        explain::write_side_by_side(&recordings, &sources, &dir, &Options::default()).unwrap();
+    assert_eq!(summary.differing, 0);
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    // Seven operations writing eight streams, each shown on all three backends, two of them with a
+    // difference picture beside.
+    assert_eq!(html.matches("<div class=\"binding results\"").count(), 8);
+    assert_eq!(
+        html.matches("<div class=\"backend\" data-backend=\"wgpu\"")
+            .count(),
+        8
+    );
+    assert_eq!(
+        html.matches("<div class=\"diff\" data-differ=\"0\"")
+            .count(),
+        16
+    );
+    assert!(html.contains("relative 1e-5 of the larger magnitude"));
+
+    // One element of the CPU's first result off by 1e-4 relative: marked, counted.
+    let op = &mut recordings[1].operations[0];
+    let sampled = op.outcomes[0].sampled.as_mut().unwrap();
+    sampled.values[10] *= 1.0 + 1e-4;
+    let summary =
+        explain::write_side_by_side(&recordings, &sources, &dir, &Options::default()).unwrap();
+    assert_eq!(summary.differing, 1);
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert!(html.contains("1 of 64 elements differ from gl beyond the tolerance"));
+    assert!(html.contains("data-differ=\"1\" data-compared=\"64\""));
+    let first = html.split("id=\"card-1\"").nth(1).unwrap();
+    assert!(first.starts_with(" data-kind=\"kernel\" data-differing=\"1\""));
 }
 
 #[test]
@@ -325,6 +414,10 @@ fn a_real_browser_loads_every_picture_with_no_errors() {
     let summary = explain::write(&recording, &sources, &dir, &Options::default()).unwrap();
     let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
     let images = html.matches("<img ").count();
+    // The scatter's 64 points drawn on its destination: element i lands on dst[i % 4], the
+    // first point at the centre of texel 0 of 4, the second of texel 1.
+    assert!(html.contains("where the 64 points landed"));
+    assert!(html.contains("<i style=\"left: 12.50%; top: 50.00%\"></i><i style=\"left: 37.50%;"));
     let page = dir.canonicalize().unwrap().join("index.html");
     let (status, stderr) = load_in_browser(&browser, &page);
     // The first picture with values is `a` (0, 1, 2, …) on the first pass's texture unit.
@@ -396,9 +489,20 @@ fn brcc_explains_every_test_program() {
         if name == "saxpy" && !html.contains("saxpy.br:19</p>") {
             return Some("saxpy: the card does not name the call's line".into());
         }
+        // Every operation in the timeline; a card for each but the middle of long repeats.
         let cards = html.matches("<section class=\"card\"").count();
-        let reported = format!(": {cards} operations, ");
-        (!err.contains(&reported)).then(|| format!("{name}: {cards} cards, but brcc said {err}"))
+        let operations = html.matches("<li").count() - html.matches("<li><details").count();
+        let reported = format!(": {operations} operations ({cards} cards), ");
+        if (cards == 0 && operations > 0) || !err.contains(&reported) {
+            return Some(format!(
+                "{name}: {operations} operations, {cards} cards, but brcc said {err}"
+            ));
+        }
+        // Every picture the page shows is there and decodes.
+        image_sources(&html)
+            .iter()
+            .find(|src| image::open(dir.join(src)).is_err())
+            .map(|src| format!("{name}: {src} does not load"))
     };
     let half = programs.len().div_ceil(2);
     let problems: Vec<String> = std::thread::scope(|s| {

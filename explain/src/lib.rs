@@ -19,19 +19,25 @@ mod brook_source;
 mod camera;
 mod cards;
 mod colormap;
+pub mod compare;
 mod error;
 mod highlight;
+mod outcome;
 mod pass_card;
 mod picture;
 mod recording;
+mod results;
+mod scatter_points;
 mod site;
+mod timeline;
 
 pub use camera::{Film, Shot, Snap};
 pub use colormap::{ColorMap, MAX_STOPS};
 pub use error::ExplainError;
+pub use outcome::{Operation, Outcome, Sampled, StreamContents};
 pub use picture::{Picture, MAX_VALUE_PIXELS};
 pub use recording::{Recorder, Recording};
-pub use site::{write, Summary};
+pub use site::{write, write_side_by_side, Summary};
 
 /// How a site is made.
 #[derive(Debug, Clone, PartialEq)]
