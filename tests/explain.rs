@@ -368,10 +368,97 @@ fn browser() -> Option<PathBuf> {
     .find(|p| p.is_file())
 }
 
+/// A browser profile directory of its own for `page` (tests load pages in parallel), outside
+/// the site (the docs' sites are committed).
+fn profile_for(page: &Path) -> PathBuf {
+    let site = page
+        .parent()
+        .unwrap()
+        .file_name()
+        .unwrap()
+        .to_string_lossy();
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("browser-profiles")
+        .join(site.as_ref())
+}
+
+/// Takes a 1100×1300 screenshot of `page` into `png`.
+fn screenshot(browser: &Path, page: &Path, png: &Path) {
+    let output = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--hide-scrollbars",
+            "--window-size=1100,1300",
+            "--virtual-time-budget=5000",
+        ])
+        .arg(format!("--user-data-dir={}", profile_for(page).display()))
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("the browser runs");
+    assert!(
+        output.status.success(),
+        "the screenshot failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// The example sites of `docs/explain/` and their screenshots, made by a real browser: with
+/// `BROOK_EXPLAIN_SCREENSHOTS=docs/explain` (what `docs/explain/make.sh` sets) the sites and
+/// PNGs are written there, otherwise into a temporary directory; either way each page loads
+/// with every image and no error, and its screenshot is not blank.
+#[test]
+fn the_docs_sites_load_and_their_screenshots_are_not_blank() {
+    let Some(browser) = browser() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "no Chromium on PATH under CI (.ci/run installs the Debian package `chromium`)"
+        );
+        eprintln!("skipped: no Chromium on PATH (apt-get install chromium)");
+        return;
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = match std::env::var_os("BROOK_EXPLAIN_SCREENSHOTS") {
+        Some(dir) => root.join(dir),
+        None => site_dir("docs"),
+    };
+    let sites: [(&str, &str, &[&str]); 6] = [
+        ("saxpy", "saxpy", &[]),
+        ("reduction", "reduce_sum", &[]),
+        ("scatter", "scatter", &[]),
+        ("mask", "gather_op_and_masks", &[]),
+        ("vout", "vout_from_host", &[]),
+        ("backends", "saxpy", &["--backend", "gl,cpu,wgpu"]),
+    ];
+    for (name, program, extra) in sites {
+        let dir = out.join(name);
+        let _ = std::fs::remove_dir_all(&dir);
+        let program = root.join("tests/programs").join(format!("{program}.br"));
+        let (status, _, err) = brcc_explain(&program, &dir, extra);
+        assert_eq!(status, Some(0), "{name}: {err}");
+        let page = dir.canonicalize().unwrap().join("index.html");
+        let (status, stderr) = load_in_browser(&browser, &page);
+        assert!(status.starts_with("ok: "), "{name}: {status}\n{stderr}");
+        let png = out.join(format!("{name}.png"));
+        screenshot(&browser, &page, &png);
+        let shot = image::open(&png).unwrap().to_rgb8();
+        assert_eq!(shot.dimensions(), (1100, 1300), "{name}");
+        let colours: std::collections::HashSet<[u8; 3]> = shot.pixels().map(|p| p.0).collect();
+        assert!(
+            colours.len() > 100,
+            "{name}: a blank screenshot ({} colours)",
+            colours.len()
+        );
+    }
+}
+
 /// Loads `page` in headless Chromium and returns the page's own status line (what its script
 /// found: images loaded, cards shown, errors) and the browser's stderr.
 fn load_in_browser(browser: &Path, page: &Path) -> (String, String) {
-    let profile = page.parent().unwrap().join("browser-profile");
+    let profile = profile_for(page);
     let output = Command::new(browser)
         .args([
             "--headless",
@@ -516,6 +603,116 @@ fn brcc_explains_every_test_program() {
             .collect()
     });
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+/// `brcc explain PROGRAM -o DIR [extra…]`: its status, stdout and stderr.
+fn brcc_explain(program: &Path, dir: &Path, extra: &[&str]) -> (Option<i32>, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_brcc"))
+        .arg("explain")
+        .arg(program)
+        .arg("-o")
+        .arg(dir)
+        .args(extra)
+        .env(
+            "XDG_CACHE_HOME",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("brcc-cache"),
+        )
+        .env_remove("BRT_RUNTIME")
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// `brcc explain --backend gl,cpu,wgpu`: the program runs on each (its output printed once
+/// per run), and the page compares every operation's results, finding no difference.
+#[test]
+fn brcc_compares_backends_side_by_side() {
+    let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs/saxpy.br");
+    let dir = site_dir("brcc-backends");
+    let (status, out, err) = brcc_explain(&program, &dir, &["--backend", "gl,cpu,wgpu"]);
+    assert_eq!(status, Some(0), "{err}");
+    assert_eq!(out.matches("0.50 2.50 4.50 6.50").count(), 3, "{out}");
+    assert!(
+        err.contains(", 0 elements differ between backends"),
+        "{err}"
+    );
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    for backend in ["gl", "cpu", "wgpu"] {
+        assert!(html.contains(&format!(
+            "<div class=\"backend\" data-backend=\"{backend}\""
+        )));
+    }
+    assert!(html.contains("0 of 4 elements differ from gl beyond the tolerance"));
+    let (status, _, err) = brcc_explain(&program, &dir, &["--backend", "gl,vulkan"]);
+    assert_eq!(status, Some(1));
+    assert!(err.contains("vulkan"), "{err}");
+}
+
+/// A program of 5,000 calls (a kernel and a swap, 2,500 times): one group in the timeline,
+/// cards for its first and last repetitions only, a site of bounded size that a browser
+/// opens with no errors.
+#[test]
+fn five_thousand_calls_make_a_small_page_with_a_collapsible_timeline() {
+    let rt = Runtime::cpu();
+    let p = rt.compile(SOURCE, "every.br").unwrap();
+    let a = rt.stream_of(1, &[16]).unwrap();
+    a.read(&ramp(16)).unwrap();
+    let b = rt.stream_of(1, &[16]).unwrap();
+    let (ran, recording) = rt.explain(128, |rt| -> Result<(), brook::BrookError> {
+        for _ in 0..2500 {
+            rt.run(&p, "twice", args![&a, &b])?;
+            rt.swap(&a, &b)?;
+        }
+        Ok(())
+    });
+    ran.unwrap();
+    assert_eq!(recording.trace.len(), 5000);
+    let dir = site_dir("five-thousand");
+    let summary =
+        explain::write(&recording, &[p.source().clone()], &dir, &Options::default()).unwrap();
+    // Cards for three repetitions at each end: 12, and 2 more where the first call is a
+    // variant of its own (the CPU may run it on the interpreter while native code compiles).
+    assert_eq!(summary.operations, 5000);
+    assert!(
+        (12..=14).contains(&summary.cards),
+        "{} cards",
+        summary.cards
+    );
+    assert!(summary.bytes < 600_000, "{} bytes", summary.bytes);
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert_eq!(html.matches("<details class=\"group\"").count(), 1);
+    // The whole run but its first call or two is one group of a kernel call and a swap.
+    let line = html
+        .split("<details class=\"group\"><summary>")
+        .nth(1)
+        .and_then(|rest| rest.split("</summary>").next())
+        .unwrap();
+    assert!(
+        line.contains("streamSwap") && line.contains("twice"),
+        "{line}"
+    );
+    assert!(
+        line.contains(&format!("{} without a card)", 5000 - summary.cards))
+            && (line.contains(" × 2499 (4998 operations")
+                || line.contains(" × 2500 (5000 operations")),
+        "{line}"
+    );
+    // The last operation has its card.
+    assert!(html.contains("id=\"card-5000\""));
+    let Some(browser) = browser() else {
+        eprintln!("browser part skipped: no Chromium on PATH");
+        return;
+    };
+    let page = dir.canonicalize().unwrap().join("index.html");
+    let (status, stderr) = load_in_browser(&browser, &page);
+    assert!(
+        status.starts_with(&format!("ok: {} cards, ", summary.cards)),
+        "{status}\n{stderr}"
+    );
 }
 
 /// Address translation drawn: on a device whose textures are 8 texels wide at most, a 1D

@@ -263,9 +263,13 @@ fn heading(index: usize, entry: &TraceEntry, sources: &[SourceText]) -> Card {
         TraceEntry::Swap { first, second } => {
             card.kind = "swap";
             card.title = "streamSwap".into();
-            card.summary = format!(
-                "no pass: the two streams exchanged their textures {first:?} and {second:?}"
-            );
+            card.summary = if first.is_empty() {
+                "no pass: the two streams exchanged their storage".into()
+            } else {
+                format!(
+                    "no pass: the two streams exchanged their textures {first:?} and {second:?}"
+                )
+            };
         }
         other => {
             card.kind = "other";
