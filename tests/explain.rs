@@ -436,7 +436,7 @@ fn the_docs_sites_load_and_their_screenshots_are_not_blank() {
     for (name, program, extra) in sites {
         let dir = out.join(name);
         let _ = std::fs::remove_dir_all(&dir);
-        let program = root.join("tests/programs").join(format!("{program}.br"));
+        let program = Path::new("tests/programs").join(format!("{program}.br"));
         let (status, _, err) = brcc_explain(&program, &dir, extra);
         assert_eq!(status, Some(0), "{name}: {err}");
         let page = dir.canonicalize().unwrap().join("index.html");
@@ -605,9 +605,11 @@ fn brcc_explains_every_test_program() {
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 
-/// `brcc explain PROGRAM -o DIR [extra…]`: its status, stdout and stderr.
+/// `brcc explain PROGRAM -o DIR [extra…]` in the repository root (a relative `PROGRAM` is
+/// the page's title as written): its status, stdout and stderr.
 fn brcc_explain(program: &Path, dir: &Path, extra: &[&str]) -> (Option<i32>, String, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_brcc"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
         .arg("explain")
         .arg(program)
         .arg("-o")
