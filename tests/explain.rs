@@ -654,6 +654,56 @@ fn brcc_compares_backends_side_by_side() {
     assert!(err.contains("vulkan"), "{err}");
 }
 
+/// `brcc explain` on the multi-file program (C++ host code and two Brook files), on GL and the
+/// CPU: it prints what `brcc run` prints once per backend, every operation has its card and
+/// every picture loads; and on the typed-kernels example's Brook file, which has no `main`
+/// (its host is Rust), a clear error.
+#[test]
+fn brcc_explains_the_multifile_program_and_refuses_one_without_main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files = Path::new("tests/programs/multifile");
+    let dir = site_dir("brcc-multifile");
+    let o = Command::new(env!("CARGO_BIN_EXE_brcc"))
+        .current_dir(root)
+        .arg("explain")
+        .args(["main.cpp", "kernels.br", "more.br"].map(|f| files.join(f)))
+        .arg("-o")
+        .arg(&dir)
+        .args(["--backend", "gl,cpu"])
+        .env(
+            "XDG_CACHE_HOME",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("brcc-cache"),
+        )
+        .output()
+        .unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(o.status.success(), "{err}");
+    let expected = std::fs::read_to_string(root.join(files).join("main.out")).unwrap();
+    let twice = format!("{expected}{expected}");
+    assert!(out.split_whitespace().eq(twice.split_whitespace()), "{out}");
+    assert!(
+        err.contains(": 4 operations (4 cards), ") && err.contains(", 0 elements differ"),
+        "{err}"
+    );
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert_eq!(html.matches("<section class=\"card\"").count(), 4);
+    assert!(html.contains("kernels.br:") && html.contains("more.br:"));
+    for src in image_sources(&html) {
+        image::open(dir.join(&src)).unwrap_or_else(|e| panic!("{src}: {e}"));
+    }
+
+    let kernels = Path::new("examples/typed-kernels/src/kernels.br");
+    let (status, _, err) = brcc_explain(kernels, &site_dir("brcc-typed-kernels"), &[]);
+    assert_eq!(status, Some(1));
+    assert!(
+        err.contains("no `main` function in examples/typed-kernels/src/kernels.br"),
+        "{err}"
+    );
+}
+
 /// A program of 5,000 calls (a kernel and a swap, 2,500 times): one group in the timeline,
 /// cards for its first and last repetitions only, a site of bounded size that a browser
 /// opens with no errors.
