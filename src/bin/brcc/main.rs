@@ -4,7 +4,7 @@
 //! ```text
 //! brcc run FILES… [--backend gl|cpu|wgpu] [--timeout S] [-- ARGS…]   compile and run
 //! brcc build FILES… -o PROGRAM       an executable that runs the program
-//! brcc explain FILES… -o DIR         run it, every pass drawn as a static web site
+//! brcc explain FILES… -o DIR [--backend gl,cpu,wgpu]   run it, every pass drawn as a static web site
 //! brcc cpp FILE.br [-o OUT.cpp]      the generated C++ (brook.hpp and OUT.hpp beside it)
 //! brcc glsl FILE.br                  every kernel's GLSL passes
 //! brcc wgsl FILE.br                  every kernel's WGSL and dispatches
