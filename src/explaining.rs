@@ -22,12 +22,17 @@ impl Runtime {
         *self.recorder.borrow_mut() = Some(recorder);
     }
 
-    /// Ends the recording [`Runtime::start_explaining`] began (an empty one if none was).
+    /// Ends the recording [`Runtime::start_explaining`] began (an empty one, the trace left
+    /// as it was, if none was).
     pub fn finish_explaining(&self) -> brook_explain::Recording {
-        let recorder = self.recorder.borrow_mut().take();
-        let recorder =
-            recorder.unwrap_or_else(|| brook_explain::Recorder::start(self.backend.as_ref(), 1));
-        recorder.finish(self.backend.as_ref())
+        match self.recorder.borrow_mut().take() {
+            Some(recorder) => recorder.finish(self.backend.as_ref()),
+            None => brook_explain::Recording {
+                name: self.backend.name().into(),
+                backend: self.backend.describe(),
+                ..Default::default()
+            },
+        }
     }
 
     /// Reports an operation that ran, when a run is explained: `outputs` makes the
