@@ -9,7 +9,10 @@ use brook_core::{
 };
 use brook_frontend::ir::{FunctionKind, ParamClass};
 
+use brook_explain::StreamContents;
+
 use crate::arg::Arg;
+use crate::explaining::contents;
 use crate::program::Program;
 use crate::runtime::Runtime;
 use crate::stream::Stream;
@@ -37,7 +40,10 @@ impl Runtime {
         kernel: &str,
         args: &[Arg],
     ) -> Result<Vec<usize>, BrookError> {
-        self.kernel_call(program, kernel, args, |call| self.backend.run_kernel(call))
+        let pushed =
+            self.kernel_call(program, kernel, args, |call| self.backend.run_kernel(call))?;
+        self.explained(|| None, || self.kernel_outputs(program, kernel, args));
+        Ok(pushed)
     }
 
     /// The passes a call with these arguments runs, encoded without running them: programs
@@ -107,6 +113,17 @@ impl Runtime {
             ReduceShape::Value(floats),
             ReduceOutput::Value(&mut value),
         )?;
+        self.explained(
+            || None,
+            || {
+                vec![StreamContents {
+                    name: "result".into(),
+                    shape: vec![1],
+                    components: value.len(),
+                    values: Ok(value.clone()),
+                }]
+            },
+        );
         Ok(value)
     }
 
@@ -132,7 +149,9 @@ impl Runtime {
             extra,
             ReduceShape::Stream(&out),
             ReduceOutput::Stream(out),
-        )
+        )?;
+        self.explained(|| None, || vec![contents("result", output)]);
+        Ok(())
     }
 
     fn reduce(

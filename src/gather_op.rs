@@ -5,6 +5,7 @@ use std::fmt::Display;
 use brook_core::call::check_gather_op;
 use brook_core::{BrookError, GatherOpCall, Operand};
 
+use crate::explaining::contents;
 use crate::runtime::Runtime;
 use crate::scatter::ScatterOp;
 use crate::stream::Stream;
@@ -47,6 +48,7 @@ impl Runtime {
         op: GatherOp,
     ) -> Result<(), BrookError> {
         let call: &dyn Display = &"streamGatherOp";
+        let (destination, source) = (dst, data);
         let [dst, index, data] = [dst, index, data].map(|s| self.own(s, call).map(|s| s.arg(None)));
         let (dst, index, data) = (dst?, index?, data?);
         let ones = vec![1.0; data.format.floats_per_element()];
@@ -68,6 +70,7 @@ impl Runtime {
         };
         check_gather_op(&dst, &index, &data, update.as_ref().map(|(c, o)| (c, *o)))
             .map_err(located)?;
+        let updates = update.is_some();
         self.backend
             .gather_op(&GatherOpCall {
                 dst,
@@ -75,6 +78,17 @@ impl Runtime {
                 data,
                 update,
             })
-            .map_err(located)
+            .map_err(located)?;
+        self.explained(
+            || None,
+            || {
+                let mut wrote = vec![contents("dst", destination)];
+                if updates {
+                    wrote.push(contents("data", source));
+                }
+                wrote
+            },
+        );
+        Ok(())
     }
 }

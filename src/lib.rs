@@ -5,6 +5,7 @@ mod arg;
 mod calls;
 #[cfg(feature = "brcc")]
 pub mod capi;
+mod explaining;
 mod gather_op;
 mod masks;
 mod print;

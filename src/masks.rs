@@ -3,8 +3,9 @@
 
 use std::fmt::Display;
 
-use brook_core::BrookError;
+use brook_core::{BrookError, TraceEntry};
 
+use crate::explaining::{contents, untraced_write_mask};
 use crate::runtime::Runtime;
 use crate::stream::Stream;
 
@@ -27,6 +28,10 @@ impl Runtime {
         }
         self.backend.set_write_mask(&mask.arg(None))?;
         self.masks.borrow_mut().set(mask.shape());
+        self.explained(
+            || Some(untraced_write_mask()),
+            || vec![contents("mask", mask)],
+        );
         Ok(())
     }
 
@@ -84,10 +89,21 @@ impl Runtime {
                 ),
             });
         }
+        let (first, second) = (a, b);
         let (a, b) = (a.arg(None), b.arg(None));
         if a.same_storage(&b) {
             return Ok(());
         }
-        self.backend.swap(&a, &b)
+        self.backend.swap(&a, &b)?;
+        self.explained(
+            || {
+                Some(TraceEntry::Swap {
+                    first: Vec::new(),
+                    second: Vec::new(),
+                })
+            },
+            || vec![contents("first", first), contents("second", second)],
+        );
+        Ok(())
     }
 }

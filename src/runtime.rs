@@ -22,6 +22,8 @@ pub struct Runtime {
     pub(crate) programs: ProgramCache,
     /// Which write-mask and write-query calls are allowed now, for every backend alike.
     pub(crate) masks: RefCell<WriteMaskState>,
+    /// The explorer's recorder, while a run is explained ([`crate::explaining`]).
+    pub(crate) recorder: RefCell<Option<brook_explain::Recorder>>,
 }
 
 /// Which backend [`Runtime::from_env`] picks from `BRT_RUNTIME`.
@@ -35,6 +37,7 @@ impl Runtime {
             backend,
             programs: ProgramCache::default(),
             masks: RefCell::new(WriteMaskState::default()),
+            recorder: RefCell::new(None),
         }
     }
 
@@ -219,10 +222,13 @@ impl Runtime {
         self.backend.take_trace()
     }
 
-    /// Runs `run` with every call recorded for the pipeline explorer: the pass trace and, on
-    /// GL, a picture of every texture each pass binds, before and after it (`max_side`:
-    /// the longest side of a picture, larger textures shown every n-th texel). Write the
-    /// site with [`explain::write`](crate::explain::write); tracing is off afterwards.
+    /// Runs `run` with every call recorded for the pipeline explorer: the pass trace, on
+    /// GL a picture of every texture each pass binds, before and after it, and on every
+    /// backend the streams each operation wrote, read back after it (`max_side`: the longest
+    /// side of a picture, larger ones shown every n-th element). Write the site with
+    /// [`explain::write`](crate::explain::write), or compare backends with
+    /// [`explain::write_side_by_side`](crate::explain::write_side_by_side) and one recording
+    /// per backend; tracing is off afterwards.
     ///
     /// ```no_run
     /// # use brook::{args, Runtime};
@@ -242,9 +248,9 @@ impl Runtime {
         max_side: u32,
         run: impl FnOnce(&Runtime) -> R,
     ) -> (R, brook_explain::Recording) {
-        let recorder = brook_explain::Recorder::start(self.backend.as_ref(), max_side);
+        self.start_explaining(max_side);
         let result = run(self);
-        (result, recorder.finish(self.backend.as_ref()))
+        (result, self.finish_explaining())
     }
 
     /// `s`, checked to be a stream of this runtime.

@@ -6,6 +6,7 @@ use brook_core::call::check_scatter;
 use brook_core::{BrookError, Combiner, ScatterCall};
 use brook_frontend::ir::FunctionKind;
 
+use crate::explaining::contents;
 use crate::program::Program;
 use crate::runtime::Runtime;
 use crate::stream::Stream;
@@ -41,6 +42,7 @@ impl Runtime {
         op: ScatterOp,
     ) -> Result<(), BrookError> {
         let call: &dyn Display = &"streamScatterOp";
+        let destination = dst;
         let [dst, index, data] = [dst, index, data].map(|s| self.own(s, call).map(|s| s.arg(None)));
         let (dst, index, data) = (dst?, index?, data?);
         let op = self.combiner(call, op)?;
@@ -53,7 +55,9 @@ impl Runtime {
                     op,
                 })
             })
-            .map_err(|e| op.locate(e))
+            .map_err(|e| op.locate(e))?;
+        self.explained(|| None, || vec![contents("dst", destination)]);
+        Ok(())
     }
 
     /// The backend form of a combiner, its reduce function looked up.

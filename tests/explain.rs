@@ -121,6 +121,9 @@ fn a_site_has_a_card_per_operation_and_every_picture_decodes() {
         "the Rust host code is not among the sources"
     );
     assert!(html.contains("points 0..64"));
+    // The masked call shows the depth buffer's mask beside the kept elements.
+    assert!(html.contains("<h4>depth buffer: the write mask</h4>"));
+    assert!(html.contains("<figure class=\"kept\""));
 
     let sources = image_sources(&html);
     assert!(sources.len() > 2 * passes, "{} images", sources.len());
@@ -236,18 +239,104 @@ fn over_the_size_limit_nothing_is_written_and_the_error_says_so() {
     assert!(!dir.exists());
 }
 
+/// The CPU has no textures to photograph: its cards show the streams each operation wrote,
+/// read back after it.
 #[test]
-fn a_trace_without_pictures_gets_cards_without_images() {
+fn cpu_cards_show_the_streams_each_operation_wrote() {
     let rt = Runtime::cpu();
     let (recording, sources) = every_kind(&rt, 128);
     assert!(recording.shots.is_empty());
+    // twice, sum, scatter, write mask, masked twice, swap, vout.
+    assert_eq!(recording.operations.len(), 7);
+    let outcome = |op: usize, k: usize| {
+        recording.operations[op].outcomes[k]
+            .sampled
+            .as_ref()
+            .unwrap()
+            .values
+            .clone()
+    };
+    let twice: Vec<f32> = ramp(64).iter().map(|v| 2.0 * v).collect();
+    assert_eq!(outcome(0, 0), twice);
+    assert_eq!(outcome(1, 0), [4032.0]);
+    // The scatter added b's elements into dst[i % 4].
+    let scattered: Vec<f32> = (0..4)
+        .map(|j| twice.iter().skip(j).step_by(4).sum())
+        .collect();
+    assert_eq!(outcome(2, 0), scattered);
+    // The masked call doubled b's odd elements only.
+    let masked: Vec<f32> = twice
+        .iter()
+        .enumerate()
+        .map(|(i, v)| if i % 2 == 1 { 2.0 * v } else { *v })
+        .collect();
+    assert_eq!(outcome(4, 0), masked);
     let dir = site_dir("cpu");
     let summary = explain::write(&recording, &sources, &dir, &Options::default()).unwrap();
     let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
     assert_eq!(summary.cards, recording.trace.len());
-    assert!(summary.cards >= 4);
-    assert!(image_sources(&html).is_empty());
-    assert!(html.contains("without textures"));
+    assert!(
+        summary.cards >= 7,
+        "a card for the write mask and the swap too"
+    );
+    assert!(html.contains("data-kind=\"write mask\"") && html.contains("data-kind=\"swap\""));
+    assert_eq!(html.matches("<div class=\"binding results\"").count(), 8);
+    assert!(!image_sources(&html).is_empty());
+    assert!(html.contains("no textures to photograph"));
+    let values = std::fs::read_to_string(dir.join("values.js")).unwrap();
+    assert!(values.contains("=[0,2,4,6,8,10") && values.contains("=[4032]"));
+}
+
+/// `every_kind` on GL, the CPU and wgpu, compared: the same operations, their results
+/// side by side, and no element beyond the tolerance — until one is changed.
+#[test]
+fn backends_side_by_side_agree_and_a_changed_element_is_marked() {
+    let runtimes = [
+        support::gl_with(None, None),
+        Runtime::cpu(),
+        support::wgpu(),
+    ];
+    let mut recordings: Vec<Recording> = Vec::new();
+    let mut sources = Vec::new();
+    for rt in &runtimes {
+        let (recording, s) = every_kind(rt, 128);
+        recordings.push(recording);
+        sources = s;
+    }
+    let names: Vec<&str> = recordings.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["gl", "cpu", "wgpu"]);
+    let dir = site_dir("side-by-side");
+    let summary =
+        explain::write_side_by_side(&recordings, &sources, &dir, &Options::default()).unwrap();
+    assert_eq!(summary.differing, 0);
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    // Seven operations writing eight streams, each shown on all three backends, two of them with a
+    // difference picture beside.
+    assert_eq!(html.matches("<div class=\"binding results\"").count(), 8);
+    assert_eq!(
+        html.matches("<div class=\"backend\" data-backend=\"wgpu\"")
+            .count(),
+        8
+    );
+    assert_eq!(
+        html.matches("<div class=\"diff\" data-differ=\"0\"")
+            .count(),
+        16
+    );
+    assert!(html.contains("relative 1e-5 of the larger magnitude"));
+
+    // One element of the CPU's first result off by 1e-4 relative: marked, counted.
+    let op = &mut recordings[1].operations[0];
+    let sampled = op.outcomes[0].sampled.as_mut().unwrap();
+    sampled.values[10] *= 1.0 + 1e-4;
+    let summary =
+        explain::write_side_by_side(&recordings, &sources, &dir, &Options::default()).unwrap();
+    assert_eq!(summary.differing, 1);
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert!(html.contains("1 of 64 elements differ from gl beyond the tolerance"));
+    assert!(html.contains("data-differ=\"1\" data-compared=\"64\""));
+    let first = html.split("id=\"card-1\"").nth(1).unwrap();
+    assert!(first.starts_with(" data-kind=\"kernel\" data-differing=\"1\""));
 }
 
 #[test]
@@ -279,10 +368,97 @@ fn browser() -> Option<PathBuf> {
     .find(|p| p.is_file())
 }
 
+/// A browser profile directory of its own for `page` (tests load pages in parallel), outside
+/// the site (the docs' sites are committed).
+fn profile_for(page: &Path) -> PathBuf {
+    let site = page
+        .parent()
+        .unwrap()
+        .file_name()
+        .unwrap()
+        .to_string_lossy();
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("browser-profiles")
+        .join(site.as_ref())
+}
+
+/// Takes a 1100×1300 screenshot of `page` into `png`.
+fn screenshot(browser: &Path, page: &Path, png: &Path) {
+    let output = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--hide-scrollbars",
+            "--window-size=1100,1300",
+            "--virtual-time-budget=5000",
+        ])
+        .arg(format!("--user-data-dir={}", profile_for(page).display()))
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("the browser runs");
+    assert!(
+        output.status.success(),
+        "the screenshot failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// The example sites of `docs/explain/` and their screenshots, made by a real browser: with
+/// `BROOK_EXPLAIN_SCREENSHOTS=docs/explain` (what `docs/explain/make.sh` sets) the sites and
+/// PNGs are written there, otherwise into a temporary directory; either way each page loads
+/// with every image and no error, and its screenshot is not blank.
+#[test]
+fn the_docs_sites_load_and_their_screenshots_are_not_blank() {
+    let Some(browser) = browser() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "no Chromium on PATH under CI (.ci/run installs the Debian package `chromium`)"
+        );
+        eprintln!("skipped: no Chromium on PATH (apt-get install chromium)");
+        return;
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = match std::env::var_os("BROOK_EXPLAIN_SCREENSHOTS") {
+        Some(dir) => root.join(dir),
+        None => site_dir("docs"),
+    };
+    let sites: [(&str, &str, &[&str]); 6] = [
+        ("saxpy", "saxpy", &[]),
+        ("reduction", "reduce_sum", &[]),
+        ("scatter", "scatter", &[]),
+        ("mask", "gather_op_and_masks", &[]),
+        ("vout", "vout_from_host", &[]),
+        ("backends", "saxpy", &["--backend", "gl,cpu,wgpu"]),
+    ];
+    for (name, program, extra) in sites {
+        let dir = out.join(name);
+        let _ = std::fs::remove_dir_all(&dir);
+        let program = Path::new("tests/programs").join(format!("{program}.br"));
+        let (status, _, err) = brcc_explain(&program, &dir, extra);
+        assert_eq!(status, Some(0), "{name}: {err}");
+        let page = dir.canonicalize().unwrap().join("index.html");
+        let (status, stderr) = load_in_browser(&browser, &page);
+        assert!(status.starts_with("ok: "), "{name}: {status}\n{stderr}");
+        let png = out.join(format!("{name}.png"));
+        screenshot(&browser, &page, &png);
+        let shot = image::open(&png).unwrap().to_rgb8();
+        assert_eq!(shot.dimensions(), (1100, 1300), "{name}");
+        let colours: std::collections::HashSet<[u8; 3]> = shot.pixels().map(|p| p.0).collect();
+        assert!(
+            colours.len() > 100,
+            "{name}: a blank screenshot ({} colours)",
+            colours.len()
+        );
+    }
+}
+
 /// Loads `page` in headless Chromium and returns the page's own status line (what its script
 /// found: images loaded, cards shown, errors) and the browser's stderr.
 fn load_in_browser(browser: &Path, page: &Path) -> (String, String) {
-    let profile = page.parent().unwrap().join("browser-profile");
+    let profile = profile_for(page);
     let output = Command::new(browser)
         .args([
             "--headless",
@@ -325,6 +501,10 @@ fn a_real_browser_loads_every_picture_with_no_errors() {
     let summary = explain::write(&recording, &sources, &dir, &Options::default()).unwrap();
     let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
     let images = html.matches("<img ").count();
+    // The scatter's 64 points drawn on its destination: element i lands on dst[i % 4], the
+    // first point at the centre of texel 0 of 4, the second of texel 1.
+    assert!(html.contains("where the 64 points landed"));
+    assert!(html.contains("<i style=\"left: 12.50%; top: 50.00%\"></i><i style=\"left: 37.50%;"));
     let page = dir.canonicalize().unwrap().join("index.html");
     let (status, stderr) = load_in_browser(&browser, &page);
     // The first picture with values is `a` (0, 1, 2, …) on the first pass's texture unit.
@@ -396,9 +576,20 @@ fn brcc_explains_every_test_program() {
         if name == "saxpy" && !html.contains("saxpy.br:19</p>") {
             return Some("saxpy: the card does not name the call's line".into());
         }
+        // Every operation in the timeline; a card for each but the middle of long repeats.
         let cards = html.matches("<section class=\"card\"").count();
-        let reported = format!(": {cards} operations, ");
-        (!err.contains(&reported)).then(|| format!("{name}: {cards} cards, but brcc said {err}"))
+        let operations = html.matches("<li").count() - html.matches("<li><details").count();
+        let reported = format!(": {operations} operations ({cards} cards), ");
+        if (cards == 0 && operations > 0) || !err.contains(&reported) {
+            return Some(format!(
+                "{name}: {operations} operations, {cards} cards, but brcc said {err}"
+            ));
+        }
+        // Every picture the page shows is there and decodes.
+        image_sources(&html)
+            .iter()
+            .find(|src| image::open(dir.join(src)).is_err())
+            .map(|src| format!("{name}: {src} does not load"))
     };
     let half = programs.len().div_ceil(2);
     let problems: Vec<String> = std::thread::scope(|s| {
@@ -412,6 +603,168 @@ fn brcc_explains_every_test_program() {
             .collect()
     });
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+/// `brcc explain PROGRAM -o DIR [extra…]` in the repository root (a relative `PROGRAM` is
+/// the page's title as written): its status, stdout and stderr.
+fn brcc_explain(program: &Path, dir: &Path, extra: &[&str]) -> (Option<i32>, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_brcc"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("explain")
+        .arg(program)
+        .arg("-o")
+        .arg(dir)
+        .args(extra)
+        .env(
+            "XDG_CACHE_HOME",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("brcc-cache"),
+        )
+        .env_remove("BRT_RUNTIME")
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// `brcc explain --backend gl,cpu,wgpu`: the program runs on each (its output printed once
+/// per run), and the page compares every operation's results, finding no difference.
+#[test]
+fn brcc_compares_backends_side_by_side() {
+    let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs/saxpy.br");
+    let dir = site_dir("brcc-backends");
+    let (status, out, err) = brcc_explain(&program, &dir, &["--backend", "gl,cpu,wgpu"]);
+    assert_eq!(status, Some(0), "{err}");
+    assert_eq!(out.matches("0.50 2.50 4.50 6.50").count(), 3, "{out}");
+    assert!(
+        err.contains(", 0 elements differ between backends"),
+        "{err}"
+    );
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    for backend in ["gl", "cpu", "wgpu"] {
+        assert!(html.contains(&format!(
+            "<div class=\"backend\" data-backend=\"{backend}\""
+        )));
+    }
+    assert!(html.contains("0 of 4 elements differ from gl beyond the tolerance"));
+    let (status, _, err) = brcc_explain(&program, &dir, &["--backend", "gl,vulkan"]);
+    assert_eq!(status, Some(1));
+    assert!(err.contains("vulkan"), "{err}");
+}
+
+/// `brcc explain` on the multi-file program (C++ host code and two Brook files), on GL and the
+/// CPU: it prints what `brcc run` prints once per backend, every operation has its card and
+/// every picture loads; and on the typed-kernels example's Brook file, which has no `main`
+/// (its host is Rust), a clear error.
+#[test]
+fn brcc_explains_the_multifile_program_and_refuses_one_without_main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files = Path::new("tests/programs/multifile");
+    let dir = site_dir("brcc-multifile");
+    let o = Command::new(env!("CARGO_BIN_EXE_brcc"))
+        .current_dir(root)
+        .arg("explain")
+        .args(["main.cpp", "kernels.br", "more.br"].map(|f| files.join(f)))
+        .arg("-o")
+        .arg(&dir)
+        .args(["--backend", "gl,cpu"])
+        .env(
+            "XDG_CACHE_HOME",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("brcc-cache"),
+        )
+        .output()
+        .unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(o.status.success(), "{err}");
+    let expected = std::fs::read_to_string(root.join(files).join("main.out")).unwrap();
+    let twice = format!("{expected}{expected}");
+    assert!(out.split_whitespace().eq(twice.split_whitespace()), "{out}");
+    assert!(
+        err.contains(": 4 operations (4 cards), ") && err.contains(", 0 elements differ"),
+        "{err}"
+    );
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert_eq!(html.matches("<section class=\"card\"").count(), 4);
+    assert!(html.contains("kernels.br:") && html.contains("more.br:"));
+    for src in image_sources(&html) {
+        image::open(dir.join(&src)).unwrap_or_else(|e| panic!("{src}: {e}"));
+    }
+
+    let kernels = Path::new("examples/typed-kernels/src/kernels.br");
+    let (status, _, err) = brcc_explain(kernels, &site_dir("brcc-typed-kernels"), &[]);
+    assert_eq!(status, Some(1));
+    assert!(
+        err.contains("no `main` function in examples/typed-kernels/src/kernels.br"),
+        "{err}"
+    );
+}
+
+/// A program of 5,000 calls (a kernel and a swap, 2,500 times): one group in the timeline,
+/// cards for its first and last repetitions only, a site of bounded size that a browser
+/// opens with no errors.
+#[test]
+fn five_thousand_calls_make_a_small_page_with_a_collapsible_timeline() {
+    let rt = Runtime::cpu();
+    let p = rt.compile(SOURCE, "every.br").unwrap();
+    let a = rt.stream_of(1, &[16]).unwrap();
+    a.read(&ramp(16)).unwrap();
+    let b = rt.stream_of(1, &[16]).unwrap();
+    let (ran, recording) = rt.explain(128, |rt| -> Result<(), brook::BrookError> {
+        for _ in 0..2500 {
+            rt.run(&p, "twice", args![&a, &b])?;
+            rt.swap(&a, &b)?;
+        }
+        Ok(())
+    });
+    ran.unwrap();
+    assert_eq!(recording.trace.len(), 5000);
+    let dir = site_dir("five-thousand");
+    let summary =
+        explain::write(&recording, &[p.source().clone()], &dir, &Options::default()).unwrap();
+    // Cards for three repetitions at each end: 12, and 2 more where the first call is a
+    // variant of its own (the CPU may run it on the interpreter while native code compiles).
+    assert_eq!(summary.operations, 5000);
+    assert!(
+        (12..=14).contains(&summary.cards),
+        "{} cards",
+        summary.cards
+    );
+    assert!(summary.bytes < 600_000, "{} bytes", summary.bytes);
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert_eq!(html.matches("<details class=\"group\"").count(), 1);
+    // The whole run but its first call or two is one group of a kernel call and a swap.
+    let line = html
+        .split("<details class=\"group\"><summary>")
+        .nth(1)
+        .and_then(|rest| rest.split("</summary>").next())
+        .unwrap();
+    assert!(
+        line.contains("streamSwap") && line.contains("twice"),
+        "{line}"
+    );
+    assert!(
+        line.contains(&format!("{} without a card)", 5000 - summary.cards))
+            && (line.contains(" × 2499 (4998 operations")
+                || line.contains(" × 2500 (5000 operations")),
+        "{line}"
+    );
+    // The last operation has its card.
+    assert!(html.contains("id=\"card-5000\""));
+    let Some(browser) = browser() else {
+        eprintln!("browser part skipped: no Chromium on PATH");
+        return;
+    };
+    let page = dir.canonicalize().unwrap().join("index.html");
+    let (status, stderr) = load_in_browser(&browser, &page);
+    assert!(
+        status.starts_with(&format!("ok: {} cards, ", summary.cards)),
+        "{status}\n{stderr}"
+    );
 }
 
 /// Address translation drawn: on a device whose textures are 8 texels wide at most, a 1D

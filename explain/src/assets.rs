@@ -33,6 +33,9 @@ pub struct Image {
     /// For a small texture, the linear element index `L` of each texel, row by row: the
     /// address translation `L → (L mod W, L div W)` drawn over the picture (empty: none).
     pub elements: Vec<u32>,
+    /// Points drawn over the picture, as (left, top) percentages of its size: where a
+    /// scatter's points landed ([`crate::scatter_points`]).
+    pub points: Vec<(f32, f32)>,
 }
 
 /// The longest side of a picture on the page, in CSS pixels.
@@ -101,6 +104,7 @@ pub fn image(picture: &Picture, assets: &mut Assets) -> Image {
         } else {
             Vec::new()
         },
+        points: Vec::new(),
     }
 }
 

@@ -8,9 +8,12 @@ use brook_core::{CallTrace, PassTrace, SourceText, TraceEntry};
 
 use crate::assets::{Assets, Image};
 use crate::brook_source::{call_sites, excerpt, SourceLine};
-use crate::camera::Shot;
 use crate::error::ExplainError;
+use crate::outcome::Sampled;
 use crate::pass_card::{pass_card, PassCard};
+use crate::picture::{Picture, MASK_OFF, MASK_ON};
+use crate::recording::Recording;
+use crate::results::{result_rows, ResultRow};
 
 pub struct Card {
     pub index: usize,
@@ -27,6 +30,22 @@ pub struct Card {
     /// A reduction's or a vout's levels: the first target of each pass after it ran.
     pub ladder: Vec<Rung>,
     pub time: String,
+    /// The streams the operation wrote, per backend (on an operation's first card).
+    pub results: Vec<ResultRow>,
+    /// Elements that differ between backends beyond the tolerance.
+    pub differing: usize,
+}
+
+/// One trace entry as the timeline lists it, with or without a card.
+#[derive(Clone)]
+pub struct Outline {
+    pub index: usize,
+    pub title: String,
+    pub passes: usize,
+    pub time: String,
+    pub differing: usize,
+    /// Whether the page has its card.
+    pub drawn: bool,
 }
 
 pub struct Rung {
@@ -34,13 +53,20 @@ pub struct Rung {
     pub image: Image,
 }
 
-/// The cards of `trace`, pairing each pass with its shot (when there are shots).
+/// The cards of a run: one per trace entry of `recordings[0]` (the primary backend), each
+/// pass paired with its shot (when there are shots), and each operation's first card with
+/// the streams it wrote on every backend side by side. Entries in the middle of a long group
+/// ([`crate::timeline`]) get no card: the timeline lists them.
 pub fn cards(
-    trace: &[TraceEntry],
-    shots: &[Shot],
+    recordings: &[Recording],
     sources: &[SourceText],
+    drawn: &[bool],
     assets: &mut Assets,
-) -> Result<Vec<Card>, ExplainError> {
+) -> Result<(Vec<Card>, Vec<Outline>), ExplainError> {
+    let Some(primary) = recordings.first() else {
+        return Ok((Vec::new(), Vec::new()));
+    };
+    let (trace, shots) = (&primary.trace, &primary.shots);
     let passes: usize = trace.iter().map(|e| e.passes().len()).sum();
     if !shots.is_empty() && shots.len() != passes {
         return Err(ExplainError::Mismatch(format!(
@@ -48,11 +74,39 @@ pub fn cards(
             shots.len()
         )));
     }
+    let recorded: usize = primary.operations.iter().map(|o| o.entries).sum();
+    if recorded > trace.len() {
+        return Err(ExplainError::Mismatch(format!(
+            "{recorded} trace entries reported by operations, {} traced",
+            trace.len()
+        )));
+    }
+    // Entry → the operation it starts, if it is an operation's first entry.
+    let mut starts = vec![None; trace.len()];
+    let mut at = 0;
+    for (k, op) in primary.operations.iter().enumerate() {
+        if op.entries > 0 {
+            starts[at] = Some(k);
+        }
+        at += op.entries;
+    }
+    let names: Vec<&str> = recordings.iter().map(|r| r.name.as_str()).collect();
     let mut shots = shots.iter();
     let mut shown = HashSet::new();
     let mut cards = Vec::new();
+    let mut outline = Vec::new();
+    // The write mask last set, for the depth-tested passes after it.
+    let mut mask = None;
     for (index, entry) in trace.iter().enumerate() {
         let mut card = heading(index + 1, entry, sources);
+        if let (TraceEntry::WriteMask(_), Some(op)) = (entry, starts[index]) {
+            mask = primary.operations[op]
+                .outcomes
+                .first()
+                .and_then(|o| o.sampled.as_ref().ok())
+                .and_then(mask_picture);
+        }
+        let draw = drawn.get(index).copied().unwrap_or(true);
         let mut total = Duration::ZERO;
         for (k, pass) in entry.passes().iter().enumerate() {
             let shot = shots.next();
@@ -67,8 +121,16 @@ pub fn cards(
                 }
                 total += shot.elapsed;
             }
-            card.passes
-                .push(pass_card(k + 1, pass, shot, &mut shown, assets));
+            if draw {
+                card.passes.push(pass_card(
+                    k + 1,
+                    pass,
+                    shot,
+                    mask.as_ref(),
+                    &mut shown,
+                    assets,
+                ));
+            }
         }
         if matches!(entry, TraceEntry::Reduce(_) | TraceEntry::Vout(_)) {
             card.ladder = card
@@ -86,9 +148,43 @@ pub fn cards(
         if total > Duration::ZERO {
             card.time = format!("{total:.2?} on the GPU");
         }
-        cards.push(card);
+        let mut differing = 0;
+        if let Some(op) = starts[index] {
+            let per_backend: Vec<_> = recordings
+                .iter()
+                .map(|r| r.operations.get(op).map(|o| o.outcomes.as_slice()))
+                .collect();
+            // An operation without a card is still compared (the timeline marks it), its
+            // pictures kept out of the site.
+            let mut scratch = Assets::default();
+            let into = if draw { &mut *assets } else { &mut scratch };
+            let (rows, differ) = result_rows(&names, &per_backend, into);
+            differing = differ;
+            if draw {
+                card.results = rows;
+            }
+        }
+        card.differing = differing;
+        outline.push(Outline {
+            index: card.index,
+            title: card.title.clone(),
+            passes: entry.passes().len(),
+            time: card.time.clone(),
+            differing,
+            drawn: draw,
+        });
+        if draw {
+            cards.push(card);
+        }
     }
-    Ok(cards)
+    Ok((cards, outline))
+}
+
+/// A write mask as its depth buffer holds it: on where the element's first float is non-zero.
+fn mask_picture(mask: &Sampled) -> Option<Picture> {
+    let per = usize::from(mask.components).max(1);
+    let on: Vec<bool> = mask.values.chunks(per).map(|e| e[0] != 0.0).collect();
+    Picture::of_flags(mask.width, mask.height, mask.step, &on, (MASK_ON, MASK_OFF)).ok()
 }
 
 /// Whether a photographed step is the traced pass (the same label, region and bindings).
@@ -112,6 +208,8 @@ fn heading(index: usize, entry: &TraceEntry, sources: &[SourceText]) -> Card {
         passes: Vec::new(),
         ladder: Vec::new(),
         time: String::new(),
+        results: Vec::new(),
+        differing: 0,
     };
     let call = |card: &mut Card, kind: &'static str, named: bool, c: &CallTrace| {
         card.kind = kind;
@@ -165,9 +263,13 @@ fn heading(index: usize, entry: &TraceEntry, sources: &[SourceText]) -> Card {
         TraceEntry::Swap { first, second } => {
             card.kind = "swap";
             card.title = "streamSwap".into();
-            card.summary = format!(
-                "no pass: the two streams exchanged their textures {first:?} and {second:?}"
-            );
+            card.summary = if first.is_empty() {
+                "no pass: the two streams exchanged their storage".into()
+            } else {
+                format!(
+                    "no pass: the two streams exchanged their textures {first:?} and {second:?}"
+                )
+            };
         }
         other => {
             card.kind = "other";

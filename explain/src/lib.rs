@@ -5,14 +5,24 @@
 //! viewport, blending, depth test, uniforms and time, and every texture bound — per texture
 //! unit and per draw buffer — as a picture of its contents before and after the pass
 //! (colour-mapped like viz, large ones downsampled with their extents stated, the value
-//! under the pointer). A reduction and a vout also show their ladder of shrinking levels.
+//! under the pointer). A reduction and a vout also show their ladder of shrinking levels, a
+//! scatter its points on the destination (`scatter_points`), a depth-tested pass
+//! the write mask beside the kept elements.
+//!
+//! Every card also shows the streams its operation wrote, read back by the runtime after it
+//! ([`Recorder::operation`]): the only pictures the CPU and wgpu have, and what
+//! [`write_side_by_side`] compares across backends ([`compare`] states the tolerance and why).
+//! Long runs are grouped in the timeline and the middle of long groups gets no card
+//! (`timeline`), so 5,000 calls make a page a browser opens at once.
 //!
 //! Recording: [`Recorder::start`] turns the backend's pass trace on and, on GL, installs a
 //! [`PassObserver`](brook_passes::PassObserver) that reads each pass's textures back before
-//! and after it runs; [`Recorder::finish`] collects both. Nothing is read back unless a run is
+//! and after it runs; the runtime reports each operation ([`Recorder::operation`]);
+//! [`Recorder::finish`] collects all of it. Nothing is read back unless a run is
 //! being explained. [`write`](fn@write) turns the recording into `index.html`, `images/*.png` and
 //! `values.js`: no server, no network, every path relative. The facade wraps this as
-//! `Runtime::explain`, and `brcc explain FILE.br -o DIR` runs a whole program so.
+//! `Runtime::explain`, and `brcc explain FILE.br -o DIR [--backend gl,cpu,wgpu]` runs a whole
+//! program so, once per backend.
 
 #![warn(missing_docs)]
 
@@ -21,19 +31,25 @@ mod brook_source;
 mod camera;
 mod cards;
 mod colormap;
+pub mod compare;
 mod error;
 mod highlight;
+mod outcome;
 mod pass_card;
 mod picture;
 mod recording;
+mod results;
+mod scatter_points;
 mod site;
+mod timeline;
 
 pub use camera::{Film, Shot, Snap};
 pub use colormap::{ColorMap, MAX_STOPS};
 pub use error::ExplainError;
+pub use outcome::{Operation, Outcome, Sampled, StreamContents};
 pub use picture::{Picture, MAX_VALUE_PIXELS};
 pub use recording::{Recorder, Recording};
-pub use site::{write, Summary};
+pub use site::{write, write_side_by_side, Summary};
 
 /// How a site is made.
 #[derive(Debug, Clone, PartialEq)]

@@ -11,6 +11,8 @@ use brook_glsl::quoted_source_line;
 use crate::assets::{image, Assets, Image};
 use crate::camera::{Shot, Snap};
 use crate::highlight::highlight;
+use crate::picture::Picture;
+use crate::scatter_points::scatter_points;
 
 pub struct PassCard {
     pub number: usize,
@@ -21,6 +23,8 @@ pub struct PassCard {
     pub shader: Option<Shader>,
     pub inputs: Vec<Binding>,
     pub targets: Vec<Binding>,
+    /// A depth-tested pass's write mask: the depth texture's on and off elements.
+    pub mask: Option<Image>,
 }
 
 pub struct Shader {
@@ -56,10 +60,13 @@ pub struct Binding {
     pub problem: Option<String>,
 }
 
+/// The card of `pass`, with `mask` (the write mask last set) beside its targets when it
+/// tests the depth buffer.
 pub fn pass_card(
     number: usize,
     pass: &PassTrace,
     shot: Option<&Shot>,
+    mask: Option<&Picture>,
     shown: &mut HashSet<u64>,
     assets: &mut Assets,
 ) -> PassCard {
@@ -136,7 +143,7 @@ pub fn pass_card(
             }
         })
         .collect();
-    let targets = pass
+    let mut targets: Vec<Binding> = pass
         .targets
         .iter()
         .enumerate()
@@ -153,7 +160,31 @@ pub fn pass_card(
             }
         })
         .collect();
+    if let (
+        Some(shot),
+        Some(Binding {
+            after: Some(img), ..
+        }),
+    ) = (shot, targets.first_mut())
+    {
+        let (w, h) = (img.texels.0 as f32, img.texels.1 as f32);
+        img.points = scatter_points(pass, shot)
+            .into_iter()
+            .map(|(x, y)| ((x as f32 + 0.5) / w * 100.0, (y as f32 + 0.5) / h * 100.0))
+            .collect();
+    }
     PassCard {
+        mask: mask
+            .filter(|_| matches!(pass.depth, Some(Depth::Tested { .. })))
+            .map(|m| {
+                let mut img = image(m, assets);
+                img.caption = format!(
+                    "the write mask in the depth buffer: {}×{} elements, white ones are written, \
+                     the others fail the depth test",
+                    m.width, m.height
+                );
+                img
+            }),
         number,
         label: pass.label.clone(),
         facts,

@@ -14,6 +14,13 @@ use crate::colormap::ColorMap;
 
 /// The colour of a value that is NaN or infinite.
 const NOT_FINITE: [u8; 3] = [255, 0, 255];
+/// A difference picture's colours: an element beyond the tolerance, one within it.
+pub const DIFFERS: [u8; 3] = [220, 30, 30];
+pub const AGREES: [u8; 3] = [225, 225, 225];
+/// A write mask's colours: an element written, one masked off (drawn over a result with
+/// `multiply`, white leaves the result as it is and the dark grey dims it).
+pub const MASK_ON: [u8; 3] = [255, 255, 255];
+pub const MASK_OFF: [u8; 3] = [70, 70, 70];
 
 /// One texture's contents, as shown.
 #[derive(Debug, Clone, PartialEq)]
@@ -101,12 +108,7 @@ impl Picture {
                 rgb.extend((0..3).map(|c| shown.get(c).map_or(0, |v| byte(scale(*v)))));
             }
         }
-        let image = image::RgbImage::from_raw(shown.0, shown.1, rgb)
-            .ok_or("the picture's pixels do not fill it")?;
-        let mut png = Vec::new();
-        image
-            .write_to(&mut Cursor::new(&mut png), image::ImageFormat::Png)
-            .map_err(|e| format!("PNG encoding failed: {e}"))?;
+        let png = png(shown, rgb)?;
         let values = if pixels <= MAX_VALUE_PIXELS {
             rows.to_vec()
         } else {
@@ -123,6 +125,59 @@ impl Picture {
             values,
         })
     }
+}
+
+impl Picture {
+    /// A picture of flags (one per element shown, row by row): `colours.0` where one is
+    /// set, `colours.1` elsewhere; its values are 1 and 0 (for the value under the pointer).
+    /// Differences are [`DIFFERS`] on [`AGREES`], a write mask [`MASK_ON`] on [`MASK_OFF`].
+    pub fn of_flags(
+        width: u32,
+        height: u32,
+        step: u32,
+        flags: &[bool],
+        colours: ([u8; 3], [u8; 3]),
+    ) -> Result<Picture, String> {
+        let shown = (width.div_ceil(step), height.div_ceil(step));
+        if flags.len() != shown.0 as usize * shown.1 as usize {
+            return Err(format!(
+                "{} flags for {}×{} pixels",
+                flags.len(),
+                shown.0,
+                shown.1
+            ));
+        }
+        let rgb = flags
+            .iter()
+            .flat_map(|f| if *f { colours.0 } else { colours.1 })
+            .collect();
+        let values: Vec<f32> = flags.iter().map(|f| f32::from(u8::from(*f))).collect();
+        Ok(Picture {
+            width,
+            height,
+            components: 1,
+            step,
+            range: Some((0.0, if flags.contains(&true) { 1.0 } else { 0.0 })),
+            not_finite: 0,
+            png: png(shown, rgb)?,
+            values: if flags.len() <= MAX_VALUE_PIXELS {
+                values
+            } else {
+                Vec::new()
+            },
+        })
+    }
+}
+
+/// `rgb` (three bytes a pixel, top row first) as a PNG of `size` pixels.
+fn png(size: (u32, u32), rgb: Vec<u8>) -> Result<Vec<u8>, String> {
+    let image = image::RgbImage::from_raw(size.0, size.1, rgb)
+        .ok_or("the picture's pixels do not fill it")?;
+    let mut png = Vec::new();
+    image
+        .write_to(&mut Cursor::new(&mut png), image::ImageFormat::Png)
+        .map_err(|e| format!("PNG encoding failed: {e}"))?;
+    Ok(png)
 }
 
 #[cfg(test)]

@@ -1,25 +1,37 @@
-//! Recording a run for the explorer: the pass trace, and on GL a shot of every pass.
+//! Recording a run for the explorer: the pass trace, on GL a shot of every pass, and on every
+//! backend the streams each operation wrote.
 
 use brook_core::{Backend, TraceEntry};
 use brook_passes::GlBackend;
 
 use crate::camera::{Film, Shot};
+use crate::outcome::{Operation, Outcome, Sampled, StreamContents};
 
 /// What a run did, ready to be written as a site ([`crate::write`]).
 #[derive(Debug, Clone, Default)]
 pub struct Recording {
+    /// The backend's short name (`gl`, `cpu`, `wgpu`).
+    pub name: String,
     /// The backend and machine it ran on.
     pub backend: String,
     /// What each call became, pass by pass: one card per entry.
     pub trace: Vec<TraceEntry>,
     /// One shot per pass of the trace, in order, on GL; none on other backends (their cards
-    /// show the passes without pictures).
+    /// show each operation's results instead).
     pub shots: Vec<Shot>,
+    /// The operations the runtime reported ([`Recorder::operation`]), in order: which trace
+    /// entries each became and the streams it wrote. Empty when the recorder was driven
+    /// without a runtime (then the cards show the trace alone).
+    pub operations: Vec<Operation>,
 }
 
 /// A recording under way: the trace is on and, on GL, the camera is installed.
 pub struct Recorder {
     film: Option<Film>,
+    max_side: u32,
+    /// The entries of the operations reported so far (taken from the backend after each).
+    trace: Vec<TraceEntry>,
+    operations: Vec<Operation>,
 }
 
 impl Recorder {
@@ -32,20 +44,55 @@ impl Recorder {
             gl.set_observer(Some(film.camera(max_side)));
             film
         });
-        Recorder { film }
+        Recorder {
+            film,
+            max_side,
+            trace: Vec::new(),
+            operations: Vec::new(),
+        }
+    }
+
+    /// An operation has run: its trace entries are the backend's since the last one, and
+    /// `outputs` the streams it wrote, read back. A backend that traces nothing for the
+    /// operation (the CPU has no passes to record for a write mask or a swap) gets
+    /// `untraced` as its entry, so every backend's page has a card for it.
+    pub fn operation(
+        &mut self,
+        backend: &dyn Backend,
+        untraced: Option<TraceEntry>,
+        outputs: Vec<StreamContents>,
+    ) {
+        let mut entries = backend.take_trace();
+        if entries.is_empty() {
+            entries.extend(untraced);
+        }
+        let outcomes = outputs
+            .into_iter()
+            .map(|c| Outcome {
+                sampled: Sampled::of(&c, self.max_side),
+                name: c.name,
+            })
+            .collect();
+        self.operations.push(Operation {
+            entries: entries.len(),
+            outcomes,
+        });
+        self.trace.extend(entries);
     }
 
     /// Stops tracing and photographing; what was recorded since [`Recorder::start`].
-    pub fn finish(self, backend: &dyn Backend) -> Recording {
-        let trace = backend.take_trace();
+    pub fn finish(mut self, backend: &dyn Backend) -> Recording {
+        self.trace.extend(backend.take_trace());
         backend.set_trace(false);
         if let Some(gl) = gl(backend) {
             gl.set_observer(None);
         }
         Recording {
+            name: backend.name().into(),
             backend: backend.describe(),
-            trace,
+            trace: self.trace,
             shots: self.film.map(|f| f.take()).unwrap_or_default(),
+            operations: self.operations,
         }
     }
 }

@@ -7,32 +7,48 @@ use askama::Template;
 
 use crate::assets::Assets;
 use crate::cards::{cards, Card};
+use crate::compare::{ABSOLUTE_TOLERANCE, RELATIVE_TOLERANCE};
 use crate::error::ExplainError;
 use crate::recording::Recording;
+use crate::timeline::{drawn, timeline, Group};
 use crate::Options;
 use brook_core::SourceText;
 
-/// The page: its heading and the cards, printed by `templates/index.html`.
+/// The page: its heading, the timeline and the cards, printed by `templates/index.html`.
 #[derive(Template)]
 #[template(path = "index.html")]
 struct Page<'a> {
     title: &'a str,
-    backend: &'a str,
+    /// Each backend's description, the primary's first.
+    backends: Vec<&'a str>,
+    /// The backends' short names, as the results panels head their columns.
+    names: Vec<&'a str>,
     cards: &'a [Card],
+    groups: &'a [Group],
+    /// Trace entries (operations' steps), all of them, with a card or not.
+    entries: usize,
     passes: usize,
     /// Whether the passes have pictures (GL) or not (other backends).
     pictures: bool,
+    /// The tolerance the comparison uses, as the page states it.
+    tolerance: String,
+    /// Elements that differ between backends, over the whole run.
+    differing: usize,
 }
 
 /// What was written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Summary {
-    /// Cards written: one per trace entry.
+    /// Trace entries: one card each, unless a long group of repeated calls left it out.
+    pub operations: usize,
+    /// Cards drawn.
     pub cards: usize,
     /// Passes shown on the cards.
     pub passes: usize,
     /// Distinct pictures written (identical pictures share one file).
     pub images: usize,
+    /// Elements that differ between the backends beyond the tolerance (0 with one backend).
+    pub differing: usize,
     /// Bytes written in all.
     pub bytes: u64,
 }
@@ -46,15 +62,41 @@ pub fn write(
     dir: &Path,
     options: &Options,
 ) -> Result<Summary, ExplainError> {
+    write_side_by_side(std::slice::from_ref(recording), sources, dir, options)
+}
+
+/// Writes the site of one program run on several backends (the same operations in the same
+/// order): the cards are the first backend's, and each operation's card shows the streams it
+/// wrote on every backend side by side, with the elements that differ from the first backend
+/// beyond the tolerance ([`crate::compare`]) drawn and counted.
+pub fn write_side_by_side(
+    recordings: &[Recording],
+    sources: &[SourceText],
+    dir: &Path,
+    options: &Options,
+) -> Result<Summary, ExplainError> {
+    let Some(primary) = recordings.first() else {
+        return Err(ExplainError::Mismatch("no recording to write".into()));
+    };
     let mut assets = Assets::default();
-    let cards = cards(&recording.trace, &recording.shots, sources, &mut assets)?;
-    let passes = cards.iter().map(|c| c.passes.len()).sum();
+    let drawn = drawn(&primary.trace);
+    let (cards, outline) = cards(recordings, sources, &drawn, &mut assets)?;
+    let groups = timeline(&primary.trace, &outline);
+    let passes = outline.iter().map(|o| o.passes).sum();
+    let differing = outline.iter().map(|o| o.differing).sum();
     let html = Page {
         title: &options.title,
-        backend: &recording.backend,
+        backends: recordings.iter().map(|r| r.backend.as_str()).collect(),
+        names: recordings.iter().map(|r| r.name.as_str()).collect(),
         cards: &cards,
+        groups: &groups,
+        entries: outline.len(),
         passes,
-        pictures: !recording.shots.is_empty(),
+        pictures: !primary.shots.is_empty(),
+        tolerance: format!(
+            "relative {RELATIVE_TOLERANCE:e} of the larger magnitude, at least {ABSOLUTE_TOLERANCE:e}"
+        ),
+        differing,
     }
     .render()?;
     let values: String = assets
@@ -89,7 +131,9 @@ pub fn write(
     put(&dir.join("values.js"), values.as_bytes())?;
     put(&dir.join("index.html"), html.as_bytes())?;
     Ok(Summary {
+        operations: outline.len(),
         cards: cards.len(),
+        differing,
         passes,
         images: assets.images.len(),
         bytes: needed,

@@ -47,8 +47,12 @@ pub enum Command {
         /// The directory to write (created if need be).
         #[arg(short, long, value_name = "DIR")]
         output: PathBuf,
-        /// The backend (default: $BRT_RUNTIME, else gl); only gl has pictures of textures.
-        #[arg(long, value_name = "NAME")]
+        /// The backend (default: $BRT_RUNTIME, else gl), or several separated by commas
+        /// (`gl,cpu,wgpu`): the program runs once on each, and every card shows each one's
+        /// results side by side with the elements that differ from the first one's marked.
+        /// Only gl has pictures of textures pass by pass; every backend has each operation's
+        /// results.
+        #[arg(long, value_name = "NAMES")]
         backend: Option<String>,
         /// The longest side of a picture, in pixels; larger textures are shown every n-th texel.
         #[arg(long, value_name = "PIXELS", default_value_t = 128, value_parser = clap::value_parser!(u32).range(1..=4096))]

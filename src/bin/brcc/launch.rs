@@ -10,13 +10,16 @@ use brook::Runtime;
 type UserMain = unsafe extern "C" fn(c_int, *mut *mut c_char) -> c_int;
 
 /// Runs the program in `library` with `argv` = [`file`, `args`…] on `runtime`; `loaded`
-/// runs once the library is in memory (a temporary build directory can go then).
+/// runs once the library is in memory (a temporary build directory can go then), `ended`
+/// once the program has ended, with the runtime before it is dropped (`brcc explain` takes
+/// its recording then).
 pub fn run(
     library: &Path,
     file: &str,
     args: &[String],
     runtime: Runtime,
     loaded: impl FnOnce(),
+    ended: impl FnOnce(&Runtime),
 ) -> Result<i32, String> {
     capi::keep_linked();
     capi::install_runtime(runtime);
@@ -50,7 +53,9 @@ pub fn run(
     capi::brook_flush_stdout();
     // Unloading runs the program's static destructors (its kernels) while the runtime lives.
     drop(lib);
-    drop(capi::take_runtime());
+    if let Some(runtime) = capi::take_runtime() {
+        ended(&runtime);
+    }
     Ok(code)
 }
 

@@ -4,7 +4,7 @@
 //! ```text
 //! brcc run FILES… [--backend gl|cpu|wgpu] [--timeout S] [-- ARGS…]   compile and run
 //! brcc build FILES… -o PROGRAM       an executable that runs the program
-//! brcc explain FILES… -o DIR         run it, every pass drawn as a static web site
+//! brcc explain FILES… -o DIR [--backend gl,cpu,wgpu]   run it, every pass drawn as a static web site
 //! brcc cpp FILE.br [-o OUT.cpp]      the generated C++ (brook.hpp and OUT.hpp beside it)
 //! brcc glsl FILE.br                  every kernel's GLSL passes
 //! brcc wgsl FILE.br                  every kernel's WGSL and dispatches
@@ -122,8 +122,8 @@ fn execute(command: Command) -> Result<ExitCode, String> {
                 launch::watchdog(&t.programs[0].file_name, seconds);
             }
             let name = &t.programs[0].file_name;
-            let code =
-                launch::run(&library, name, &args, runtime, || drop(cache)).map_err(error)?;
+            let code = launch::run(&library, name, &args, runtime, || drop(cache), |_| ())
+                .map_err(error)?;
             Ok(ExitCode::from(code as u8))
         }
         Command::Explain {
@@ -134,13 +134,58 @@ fn execute(command: Command) -> Result<ExitCode, String> {
             max_mb,
             args,
         } => {
-            let (t, runtime, cache, library) = prepare(&files, backend)?;
-            let backend = runtime.backend().clone();
+            // `gl,cpu`: the program runs once per backend, the first one's cards show all.
+            let names: Vec<Option<String>> = match backend {
+                Some(list) => list
+                    .split(',')
+                    .map(|n| Some(n.trim().to_string()))
+                    .collect(),
+                None => vec![None],
+            };
+            let mut runtimes = names
+                .iter()
+                .skip(1)
+                .map(|n| runtime(n.clone()))
+                .collect::<Result<Vec<_>, _>>()?;
+            let (t, first, cache, library) = prepare(&files, names[0].clone())?;
+            runtimes.insert(0, first);
             let name = &t.programs[0].file_name;
-            let recorder = brook::explain::Recorder::start(backend.as_ref(), max_side);
-            let code =
-                launch::run(&library, name, &args, runtime, || drop(cache)).map_err(error)?;
-            let recording = recorder.finish(backend.as_ref());
+            // Each run loads its own copy of the library: a copy is a new object to the
+            // loader, so the program's statics start afresh even where `dlclose` cannot
+            // unload the previous one.
+            let bytes = std::fs::read(&library)
+                .map_err(|e| error(format!("could not read `{}`: {e}", library.display())))?;
+            drop(cache);
+            let copies = cache::Cache::temporary().map_err(error)?;
+            let mut recordings = Vec::new();
+            let mut code = 0;
+            let several = runtimes.len() > 1;
+            for (k, runtime) in runtimes.into_iter().enumerate() {
+                let path = copies.root().join(format!("program-{k}.so"));
+                cache::write_private(&path, &bytes)
+                    .map_err(|e| error(format!("could not write `{}`: {e}", path.display())))?;
+                if several {
+                    eprintln!("brcc: running `{name}` on {}", runtime.backend_name());
+                }
+                runtime.start_explaining(max_side);
+                let status = launch::run(
+                    &path,
+                    name,
+                    &args,
+                    runtime,
+                    || (),
+                    |rt| recordings.push(rt.finish_explaining()),
+                )
+                .map_err(error)?;
+                if k == 0 {
+                    code = status;
+                } else if status != code {
+                    eprintln!(
+                        "brcc: warning: `{name}` ended with status {status} on {}, {code} on {}",
+                        recordings[k].name, recordings[0].name
+                    );
+                }
+            }
             let sources: Vec<brook::core::SourceText> = t
                 .programs
                 .iter()
@@ -151,14 +196,21 @@ fn execute(command: Command) -> Result<ExitCode, String> {
                 max_bytes: max_mb.saturating_mul(1 << 20),
             };
             let summary =
-                brook::explain::write(&recording, &sources, &output, &options).map_err(error)?;
+                brook::explain::write_side_by_side(&recordings, &sources, &output, &options)
+                    .map_err(error)?;
             eprintln!(
-                "brcc: wrote {}: {} operations, {} passes, {} pictures, {} KiB",
+                "brcc: wrote {}: {} operations ({} cards), {} passes, {} pictures, {} KiB{}",
                 output.join("index.html").display(),
+                summary.operations,
                 summary.cards,
                 summary.passes,
                 summary.images,
-                summary.bytes.div_ceil(1024)
+                summary.bytes.div_ceil(1024),
+                if several {
+                    format!(", {} elements differ between backends", summary.differing)
+                } else {
+                    String::new()
+                }
             );
             Ok(ExitCode::from(code as u8))
         }
@@ -189,7 +241,7 @@ fn run_carried(library: &[u8]) -> Result<ExitCode, String> {
     let mut argv = std::env::args();
     let name = argv.next().unwrap_or_else(|| "program".into());
     let args: Vec<String> = argv.collect();
-    let code = launch::run(&path, &name, &args, runtime, || drop(dir)).map_err(error)?;
+    let code = launch::run(&path, &name, &args, runtime, || drop(dir), |_| ()).map_err(error)?;
     Ok(ExitCode::from(code as u8))
 }
 
