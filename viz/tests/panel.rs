@@ -1,19 +1,23 @@
 //! The live window's panel driven through its input path (Xvfb in CI): a script clicks Pause,
-//! Step, another stream and a constant's slider, and points at an element, and the test
-//! checks what followed against values computed here: pausing stops the steps, Step runs
-//! exactly one, the chosen stream is shown, the slider's value reaches the kernel, and the
-//! readout is the element under the pointer with its value. Skipped, with the reason
-//! printed, when no display is available (failing instead where `CI` is set).
+//! Step, another stream, a constant's slider, a colour map and a fixed range, and points at
+//! an element, and the test checks what followed against values computed here: pausing
+//! stops the steps, Step runs exactly one, the chosen stream is shown, the slider's value
+//! reaches the kernel, the readout is the element under the pointer with its value, and the
+//! window shows the chosen stream with the chosen map and range, as rendered headless.
+//! Skipped, with the reason printed, when no display is available (failing instead where
+//! `CI` is set).
 //!
 //! One test in this file: winit allows a single event loop per process.
 
-mod display;
+mod common;
+
+use common::{display_available, max_difference};
 
 use brook::{args, BrookError, Program, Runtime, Stream};
 use brook_viz::egui::{pos2, Event, Pos2, Rect};
 use brook_viz::{
-    click, run_window_scripted, ColorMap, Constant, Control, LiveOptions, PanelFrame, Shown,
-    Simulation, View,
+    click, render, run_window_scripted, ColorMap, Constant, Control, LiveOptions, PanelFrame,
+    Range, Shown, Simulation, View, ViewKind,
 };
 
 /// Each step adds one to every element of `ramp`, then `scaled = ramp * gain`.
@@ -30,6 +34,8 @@ const GAIN_MAX: f32 = 4.0;
 const EXIT_AFTER: u64 = 30;
 /// A script that has not finished by then has stalled.
 const MAX_FRAMES: u32 = 3000;
+/// The view's size (the window is the panel's width wider).
+const SIZE: (u32, u32) = (240, 420);
 
 struct Ramp {
     program: Program,
@@ -110,6 +116,8 @@ struct Seen {
     gain: Option<f32>,
     /// The element aimed at, and the readout with the steps and gain it was read at.
     readout: Option<(usize, PanelFrame)>,
+    /// The shown view after choosing grey and a fixed range, with the steps then.
+    view: Option<(u64, View)>,
     finished: bool,
 }
 
@@ -203,6 +211,12 @@ impl Driver {
             }
             9 => {
                 self.seen.readout = Some((AIM.0 * COLUMNS + AIM.1, f.clone()));
+                self.queue_click(centre(Control::Map(ColorMap::Grey)));
+            }
+            10 => self.queue_click(centre(Control::RangeFixed)),
+            11 => {
+                self.seen.view = Some((f.steps, f.view.expect("a stream is shown")));
+                // Run again, until `EXIT_AFTER`.
                 self.queue_click(centre(Control::Pause));
             }
             _ => self.seen.finished = true,
@@ -221,7 +235,7 @@ impl Driver {
 
 #[test]
 fn the_panel_chooses_steps_and_steers_the_kernels() {
-    if !display::available() {
+    if !display_available() {
         return;
     }
     let mut driver = Driver {
@@ -233,7 +247,7 @@ fn the_panel_chooses_steps_and_steers_the_kernels() {
     };
     let finished = run_window_scripted(
         LiveOptions {
-            size: (240, 420),
+            size: SIZE,
             exit_after: Some(EXIT_AFTER),
             ..LiveOptions::new("brook-viz panel test")
         },
@@ -276,5 +290,42 @@ fn the_panel_chooses_steps_and_steers_the_kernels() {
         (readout.values[0] - expected).abs() <= expected.abs() * 1e-6,
         "readout {} but element {aimed} of `scaled` is {expected}",
         readout.values[0]
+    );
+
+    // Grey over a fixed range that starts from the auto range last drawn: `scaled`'s
+    // extremes, elements 0 and ROWS·COLUMNS − 1.
+    let (steps, view) = seen.view.unwrap();
+    let ViewKind::Scalar {
+        map: ColorMap::Grey,
+        range: Range::Fixed(lo, hi),
+    } = view.kind
+    else {
+        panic!("the panel's choices did not reach the view: {view:?}")
+    };
+    let last = (ROWS * COLUMNS - 1) as f32;
+    let close = |x: f32, y: f32| (x - y).abs() <= y.abs() * 1e-6;
+    assert!(
+        close(lo, steps as f32 * gain) && close(hi, (last + steps as f32) * gain),
+        "fixed range {lo}..{hi} after {steps} steps with gain {gain}"
+    );
+    // The window's last frame is that view of `scaled` after EXIT_AFTER steps, rendered
+    // headless from values computed here.
+    let window = finished.last_frame.expect("the last frame is kept");
+    let headless = std::thread::spawn(move || {
+        let rt = Runtime::gl().unwrap();
+        let scaled = rt.stream_of(1, &[ROWS, COLUMNS]).unwrap();
+        let values: Vec<f32> = (0..ROWS * COLUMNS)
+            .map(|i| (i as f32 + EXIT_AFTER as f32) * gain)
+            .collect();
+        scaled.read(&values).unwrap();
+        render(&rt, &scaled, &view, SIZE.0, SIZE.1).unwrap()
+    })
+    .join()
+    .unwrap();
+    assert_eq!(window.dimensions(), SIZE);
+    assert!(
+        max_difference(&window, &headless) <= 1,
+        "the window's view and the headless render differ by {}",
+        max_difference(&window, &headless)
     );
 }

@@ -6,11 +6,12 @@
 //!
 //! One test in this file: winit allows a single event loop per process.
 
-mod display;
+mod common;
+
+use common::{display_available, max_difference};
 
 use brook::{args, BrookError, Program, Runtime, Stream};
 use brook_viz::{run_headless, run_window, ColorMap, LiveOptions, Simulation, View};
-use image::RgbaImage;
 
 /// A gradient that scrolls one column left per step (a gather of the right neighbour,
 /// wrapping), so each frame differs and the step count is visible in the picture.
@@ -68,17 +69,9 @@ impl Simulation for Scroll {
     }
 }
 
-fn max_difference(a: &RgbaImage, b: &RgbaImage) -> u8 {
-    a.pixels()
-        .zip(b.pixels())
-        .flat_map(|(p, q)| p.0.into_iter().zip(q.0).map(|(x, y)| x.abs_diff(y)))
-        .max()
-        .unwrap_or(0)
-}
-
 #[test]
 fn the_window_shows_what_the_headless_render_shows() {
-    if !display::available() {
+    if !display_available() {
         return;
     }
     let finished = run_window(

@@ -410,14 +410,16 @@ fn panel_frame<S: Simulation>(
     let size = running.window.size();
     let [x, y, width, height] = area.map(|v| v as f32 / ppp);
     let top = size.1 as f32 / ppp - y - height;
+    let shown = running
+        .sim
+        .streams()
+        .get(panel.selected())
+        .map(|s| (s.name.to_string(), s.view));
     PanelFrame {
         steps: stats.steps,
         paused: controls.paused,
-        shown: running
-            .sim
-            .streams()
-            .get(panel.selected())
-            .map_or_else(String::new, |s| s.name.to_string()),
+        shown: shown.as_ref().map_or_else(String::new, |s| s.0.clone()),
+        view: shown.map(|s| panel.view(s.1)),
         constants: running
             .sim
             .constants()

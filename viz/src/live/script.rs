@@ -4,7 +4,7 @@
 //! input, the panel's widgets), so tests and recorded demonstrations drive the real thing.
 
 use crate::live::pick::Readout;
-use crate::ColorMap;
+use crate::{ColorMap, View};
 
 /// A control of the panel, to find its rectangle in [`PanelFrame::rect`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +33,8 @@ pub struct PanelFrame {
     pub paused: bool,
     /// The name of the stream shown.
     pub shown: String,
+    /// The view it is drawn with: the simulation's, with the panel's colour map and range.
+    pub view: Option<View>,
     /// Each constant's name and current value, in declaration order.
     pub constants: Vec<(String, f32)>,
     /// The element under the pointer, read after this frame's step; `None` off the view.
