@@ -169,8 +169,11 @@ impl<S: Simulation, F: FnOnce(&Runtime) -> Result<S, BrookError>> App<'_, '_, S,
         let Some(make) = self.make.take() else {
             return Ok(());
         };
-        let (window, gl, profile) =
-            GlWindow::open(event_loop, &self.options.title, self.window_size())?;
+        let (window, gl, profile) = GlWindow::open(
+            event_loop,
+            &self.options.title,
+            self.window_size(event_loop),
+        )?;
         let ctx: Rc<GlContext> = GlContext::from_glow(
             gl,
             ContextOptions {
@@ -194,11 +197,16 @@ impl<S: Simulation, F: FnOnce(&Runtime) -> Result<S, BrookError>> App<'_, '_, S,
         Ok(())
     }
 
-    /// The window's size: the view's (`options.size`) and the panel's width beside it.
-    fn window_size(&self) -> (u32, u32) {
+    /// The window's size in pixels: the view's (`options.size`) and the panel's width
+    /// beside it, at the scale of the primary monitor (where the window opens), so the view
+    /// keeps `options.size`.
+    fn window_size(&self, event_loop: &ActiveEventLoop) -> (u32, u32) {
         let (w, h) = self.options.size;
+        let scale = event_loop
+            .primary_monitor()
+            .map_or(1.0, |m| m.scale_factor() as f32);
         let panel = if self.options.panel {
-            PANEL_WIDTH as u32
+            panel_pixels(scale)
         } else {
             0
         };
@@ -226,7 +234,7 @@ impl<S: Simulation, F: FnOnce(&Runtime) -> Result<S, BrookError>> App<'_, '_, S,
         let size = running.window.size();
         let ppp = running.gui.pixels_per_point();
         let panel_px = if controls.show_panel {
-            ((PANEL_WIDTH * ppp).round() as u32).min(size.0 - 1)
+            panel_pixels(ppp).min(size.0 - 1)
         } else {
             0
         };
@@ -395,6 +403,11 @@ impl<S: Simulation, F: FnOnce(&Runtime) -> Result<S, BrookError>> ApplicationHan
             running.window.window.request_redraw();
         }
     }
+}
+
+/// The panel's width in pixels at `pixels_per_point`.
+fn panel_pixels(pixels_per_point: f32) -> u32 {
+    (PANEL_WIDTH * pixels_per_point).round() as u32
 }
 
 /// What a script is shown before a frame: the last frame's panel, in egui points.
