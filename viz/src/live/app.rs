@@ -246,6 +246,7 @@ impl<S: Simulation, F: FnOnce(&Runtime) -> Result<S, BrookError>> App<'_, '_, S,
             let status = Status {
                 line: stats.line(controls.paused),
                 paused: controls.paused,
+                show_help: controls.show_help,
                 readout: readout.as_ref(),
             };
             let actions = running.panel_pass(panel, &status);
@@ -253,6 +254,7 @@ impl<S: Simulation, F: FnOnce(&Runtime) -> Result<S, BrookError>> App<'_, '_, S,
                 let key = match action {
                     Action::Pause => Key::Pause,
                     Action::Step => Key::Step,
+                    Action::Help => Key::Help,
                 };
                 controls.key(key, size);
             }

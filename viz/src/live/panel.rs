@@ -20,6 +20,8 @@ pub(crate) const PANEL_WIDTH: f32 = 230.0;
 pub(crate) enum Action {
     Pause,
     Step,
+    /// Show or hide the key help.
+    Help,
 }
 
 /// What the panel reports but does not own.
@@ -27,6 +29,8 @@ pub(crate) struct Status<'a> {
     /// Steps, frame and kernel times.
     pub line: String,
     pub paused: bool,
+    /// Whether the key help is shown (`h`).
+    pub show_help: bool,
     pub readout: Option<&'a Readout>,
 }
 
@@ -55,7 +59,7 @@ impl Panel {
         self.controls.clear();
         self.selected = self.selected.min(streams.len().saturating_sub(1));
         ui.label(&status.line);
-        let actions = self.run_controls(ui, status.paused);
+        let mut actions = self.run_controls(ui, status.paused);
         ui.separator();
         ui.strong("Stream");
         for (i, (name, _)) in streams.iter().enumerate() {
@@ -82,11 +86,20 @@ impl Panel {
             None => "(move the cursor over the view)".to_string(),
         });
         ui.separator();
-        ui.collapsing("Keys", |ui| {
-            for line in HELP {
-                ui.monospace(*line);
-            }
-        });
+        // The key help is one state with `h`: the header shows it as `h` left it, and a
+        // click on the header asks the window to toggle it.
+        let keys = egui::CollapsingHeader::new("Keys")
+            .open(Some(status.show_help))
+            .show(ui, |ui| {
+                for line in HELP {
+                    ui.monospace(*line);
+                }
+            });
+        self.controls
+            .push((Control::Keys, keys.header_response.rect));
+        if keys.header_response.clicked() {
+            actions.push(Action::Help);
+        }
         actions
     }
 
@@ -242,6 +255,7 @@ mod tests {
         let status = Status {
             line: "step 0".into(),
             paused: false,
+            show_help: false,
             readout: None,
         };
         let mut actions = Vec::new();

@@ -20,6 +20,8 @@ pub enum Control {
     Pause,
     /// One step (pauses).
     Step,
+    /// The header of the key help (`h`).
+    Keys,
     /// The slider of constant `i` of [`Simulation::constants`](crate::Simulation::constants)
     /// (the rail only: its left end is the minimum, its right end the maximum).
     Constant(usize),
