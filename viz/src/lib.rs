@@ -21,7 +21,11 @@
 //! ```
 //!
 //! For a window, implement [`Simulation`] and call [`run_window`] (or [`main`], which also
-//! gives every program `--headless --frames N --png out.png`).
+//! gives every program `--headless --frames N --png out.png`). The window has a side panel
+//! in which the viewer chooses among the simulation's [`streams`](Simulation::streams), their
+//! colour map and range, pauses and steps, reads the element under the cursor, and moves
+//! sliders for the simulation's [`Constant`]s; [`run_window_scripted`] drives that panel
+//! from code.
 
 mod camera;
 mod cli;
