@@ -1,12 +1,13 @@
 //! Gray–Scott reaction–diffusion on a 256×256 torus: two chemicals `u` and `v` in one
 //! `float2` stream; each step a kernel gathers the four neighbours for the Laplacian.
-//! Twenty steps per frame; the view shows `v`.
+//! Twenty steps per frame; the view shows `v` (the panel also offers `u`), and the panel's
+//! sliders steer the feed and kill rates while it runs.
 //!
 //! `cargo run --release --example gray_scott` (a window), or
 //! `cargo run --release --example gray_scott -- --headless --frames 150 --png gs.png`
 
 use brook::{args, BrookError, Program, Runtime, Stream};
-use brook_viz::{ColorMap, Simulation, View};
+use brook_viz::{ColorMap, Constant, Shown, Simulation, View};
 
 const GRAY_SCOTT: &str = "
 kernel void react(float2 s[][], float2 size, float feed, float kill, out float2 next<>) {
@@ -31,6 +32,8 @@ struct GrayScott {
     program: Program,
     state: Stream,
     next: Stream,
+    /// Feed and kill rates, as sliders in the window's panel.
+    rates: [Constant; 2],
 }
 
 impl GrayScott {
@@ -54,6 +57,10 @@ impl GrayScott {
             program,
             state,
             next,
+            rates: [
+                Constant::new("feed", 0.01..=0.1, FEED),
+                Constant::new("kill", 0.04..=0.075, KILL),
+            ],
         })
     }
 }
@@ -61,11 +68,12 @@ impl GrayScott {
 impl Simulation for GrayScott {
     fn step(&mut self, rt: &Runtime) -> Result<(), BrookError> {
         let size = [SIDE as f32, SIDE as f32];
+        let [feed, kill] = self.rates.each_ref().map(Constant::value);
         for _ in 0..STEPS_PER_FRAME {
             rt.run(
                 &self.program,
                 "react",
-                args![&self.state, size, FEED, KILL, &self.next],
+                args![&self.state, size, feed, kill, &self.next],
             )?;
             std::mem::swap(&mut self.state, &mut self.next);
         }
@@ -79,6 +87,26 @@ impl Simulation for GrayScott {
                 .of_component(1)
                 .with_range(0.0, 0.35),
         )
+    }
+
+    fn streams(&self) -> Vec<Shown<'_>> {
+        let (state, v) = self.view();
+        vec![
+            Shown {
+                name: "v",
+                stream: state,
+                view: v,
+            },
+            Shown {
+                name: "u",
+                stream: state,
+                view: View::scalar(ColorMap::Grey).with_range(0.0, 1.0),
+            },
+        ]
+    }
+
+    fn constants(&mut self) -> &mut [Constant] {
+        &mut self.rates
     }
 }
 

@@ -4,6 +4,8 @@
 //! plots), then scaled by `zoom` about the viewport centre and shifted by `pan` pixels.
 //! Rectangles are `[x, y, width, height]` in framebuffer pixels, y up, as GL counts them.
 
+use crate::view::View;
+
 /// The viewer's zoom and pan.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Camera {
@@ -61,6 +63,18 @@ impl Camera {
     pub fn pan_by(&mut self, dx: f32, dy: f32) {
         self.pan[0] += dx;
         self.pan[1] += dy;
+    }
+
+    /// Where `view` of a stream of `shape` is drawn when it is given `area` (`[x, y, width,
+    /// height]` of the framebuffer, GL pixels, y up): the rectangle for a viewport of the
+    /// area's size, moved to the area. The renderer draws there and the live window's
+    /// readout finds the element under the cursor there, so both agree.
+    pub(crate) fn content_rect(&self, view: &View, shape: &[usize], area: [u32; 4]) -> [f32; 4] {
+        let [x, y, width, height] = area;
+        let mut rect = self.rect((width, height), view.aspect(shape));
+        rect[0] += x as f32;
+        rect[1] += y as f32;
+        rect
     }
 }
 

@@ -16,8 +16,11 @@ use crate::live::{run_headless, run_window, LiveOptions, Simulation};
 /// [`Parser`]); [`main`] does that for it.
 #[derive(Debug, Clone, PartialEq, Parser)]
 #[command(
-    after_help = "In the window: space pause, n or → one step, wheel zoom at the cursor, \
-                        drag pan, r reset, s save a PNG, h help."
+    after_help = "In the window: the side panel chooses the stream, colour map and range, \
+                  pauses and steps, shows the element under the cursor and sets the \
+                  simulation's constants. Keys: space pause, n or → one step, wheel zoom at \
+                  the cursor, drag pan, r reset, s save a PNG of the view, p hide the panel, \
+                  h help."
 )]
 pub struct CliOptions {
     /// Run without a display: --frames steps, then write the view to --png.

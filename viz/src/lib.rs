@@ -21,7 +21,11 @@
 //! ```
 //!
 //! For a window, implement [`Simulation`] and call [`run_window`] (or [`main`], which also
-//! gives every program `--headless --frames N --png out.png`).
+//! gives every program `--headless --frames N --png out.png`). The window has a side panel
+//! in which the viewer chooses among the simulation's [`streams`](Simulation::streams), their
+//! colour map and range, pauses and steps, reads the element under the cursor, and moves
+//! sliders for the simulation's [`Constant`]s; [`run_window_scripted`] drives that panel
+//! from code.
 
 #![warn(missing_docs)]
 
@@ -46,9 +50,14 @@ pub use camera::Camera;
 pub use cli::{main, run_cli, CliOptions};
 pub use error::VizError;
 pub use image_io::save_png;
-pub use live::{run_headless, run_window, Finished, LiveOptions, Simulation};
+pub use live::{
+    click, run_headless, run_window, run_window_scripted, Constant, Control, Finished, LiveOptions,
+    PanelFrame, Readout, Script, Shown, Simulation,
+};
 pub use renderer::{Renderer, AXIS, BACKGROUND, PANEL, PLOT_LINE, POINT};
 pub use snapshot::{render, renderer_for, snapshot};
 pub use view::{Range, View, ViewKind};
 
+/// The panel's GUI library, for scripts' events ([`run_window_scripted`]).
+pub use egui;
 pub use image::RgbaImage;

@@ -90,6 +90,27 @@ impl Renderer {
         camera: &Camera,
         viewport: (u32, u32),
     ) -> Result<(), VizError> {
+        self.draw_in(
+            stream,
+            view,
+            camera,
+            viewport,
+            [0, 0, viewport.0, viewport.1],
+        )
+        .map(|_| ())
+    }
+
+    /// [`draw`](Self::draw) with the content fitted into `area` (`[x, y, width, height]`,
+    /// GL pixels) of the viewport instead of all of it (the live window keeps its panel
+    /// beside the view); returns the ranges the view was drawn with.
+    pub(crate) fn draw_in(
+        &self,
+        stream: &Stream,
+        view: &View,
+        camera: &Camera,
+        viewport: (u32, u32),
+        area: [u32; 4],
+    ) -> Result<Resolved, VizError> {
         self.ctx.make_current()?;
         // SAFETY: a query on the current context.
         let bound = unsafe {
@@ -100,7 +121,8 @@ impl Renderer {
         let resolved = resolve(stream, view)?;
         // SAFETY: rebinding the framebuffer that was bound (or the default one).
         unsafe { self.ctx.gl().bind_framebuffer(glow::FRAMEBUFFER, bound) };
-        self.draw_resolved(stream, view, &resolved, camera, viewport)
+        self.draw_resolved(stream, view, &resolved, camera, viewport, area)?;
+        Ok(resolved)
     }
 
     /// Renders `view` of `stream` into a new `width × height` image (no window needed).
@@ -114,7 +136,14 @@ impl Renderer {
         let resolved = resolve(stream, view)?;
         let target = Texture::new(&self.ctx, size.0, size.1, 4)?;
         self.ctx.framebuffer_for(&[&target])?;
-        self.draw_resolved(stream, view, &resolved, camera, size)?;
+        self.draw_resolved(
+            stream,
+            view,
+            &resolved,
+            camera,
+            size,
+            [0, 0, size.0, size.1],
+        )?;
         let floats = target.read(TexelRect {
             x: 0,
             y: 0,
@@ -131,6 +160,7 @@ impl Renderer {
         resolved: &Resolved,
         camera: &Camera,
         viewport: (u32, u32),
+        area: [u32; 4],
     ) -> Result<(), VizError> {
         // A GL stream of this context is drawn from its own textures. Any other stream (the
         // CPU's, wgpu's, an iterator, a GL stream of another context) is staged: read back
@@ -153,18 +183,10 @@ impl Renderer {
             count: layout.len(),
             columns: layout.shape()[layout.rank() - 1],
         };
-        let aspect = view
-            .is_image()
-            .then(|| source.columns as f32 / source.rows() as f32);
+        let rect = camera.content_rect(view, layout.shape(), area);
         self.ctx.make_current()?;
         fill(self.ctx.gl(), None, BACKGROUND);
-        self.draw_source(
-            &source,
-            view,
-            resolved,
-            camera.rect(viewport, aspect),
-            viewport,
-        )
+        self.draw_source(&source, view, resolved, rect, viewport)
     }
 
     /// `stream`'s contents in textures of this renderer's context, laid out as a GL stream.

@@ -156,6 +156,15 @@ impl View {
     pub(crate) fn is_image(&self) -> bool {
         !matches!(self.kind, ViewKind::Plot { .. } | ViewKind::Points { .. })
     }
+
+    /// The width / height an image view of a stream of `shape` keeps (its last extent
+    /// columns, the other elements as rows); `None` for views that fill their rectangle.
+    pub(crate) fn aspect(&self, shape: &[usize]) -> Option<f32> {
+        let count: usize = shape.iter().product();
+        let columns = shape.last().copied().unwrap_or(1).max(1);
+        let rows = (count / columns).max(1);
+        self.is_image().then(|| columns as f32 / rows as f32)
+    }
 }
 
 impl View {

@@ -1,5 +1,6 @@
 //! The winit application behind [`run_window`]: window and runtime made on the first
-//! `resumed`, one step and one redraw per frame, input to [`Controls`].
+//! `resumed`; per frame the panel's egui pass, one step, the view, the panel drawn over the
+//! window, present; input to egui first, then to [`Controls`].
 
 use std::path::PathBuf;
 use std::rc::Rc;
@@ -15,18 +16,25 @@ use winit::keyboard::{Key as WinitKey, NamedKey};
 use winit::window::WindowId;
 
 use super::controls::{Controls, Key, HELP};
+use super::gui::Gui;
+use super::panel::{Action, Panel, Status, PANEL_WIDTH};
+use super::pick::{element_at, element_values, Readout};
+use super::script::{PanelFrame, Script};
 use super::stats::Stats;
 use super::window::GlWindow;
-use super::{Finished, LiveOptions, Simulation};
+use super::{check_constants, Finished, LiveOptions, Simulation};
 use crate::error::VizError;
 use crate::image_io::{rgba_from_bytes, save_png};
 use crate::overlay::Overlay;
 use crate::renderer::Renderer;
+use crate::view::View;
 
 /// Opens a window, creates the Brook runtime on its GL context, makes the simulation with
 /// `make`, and runs it: one `step` and one redraw per frame, until the window is closed (or
-/// `options.exit_after` steps). Keys: space pause, n/→ one step, wheel/drag zoom and pan,
-/// r reset, s save a PNG, h help, esc/q quit.
+/// `options.exit_after` steps). The side panel chooses the stream, colour map and range,
+/// pauses and steps, reads the element under the cursor and sets the simulation's constants.
+/// Keys: space pause, n/→ one step, wheel/drag zoom and pan, r reset, s save a PNG (of the
+/// view, without the panel), p panel, h help, esc/q quit.
 ///
 /// Needs a display (X11, or XWayland on Wayland). A process can run one window loop: winit
 /// allows one event loop per process.
@@ -34,12 +42,37 @@ pub fn run_window<S: Simulation>(
     options: LiveOptions,
     make: impl FnOnce(&Runtime) -> Result<S, BrookError>,
 ) -> Result<Finished, VizError> {
+    run(options, make, None)
+}
+
+/// [`run_window`] with `script` adding input to the panel's: before each frame it is shown
+/// the last one ([`PanelFrame`]) and returns egui events, which the panel handles as it
+/// handles the window's (for tests and scripted demonstrations; see [`click`](super::click)).
+pub fn run_window_scripted<S: Simulation>(
+    options: LiveOptions,
+    make: impl FnOnce(&Runtime) -> Result<S, BrookError>,
+    script: &mut Script<'_>,
+) -> Result<Finished, VizError> {
+    run(options, make, Some(script))
+}
+
+fn run<S: Simulation>(
+    options: LiveOptions,
+    make: impl FnOnce(&Runtime) -> Result<S, BrookError>,
+    script: Option<&mut Script<'_>>,
+) -> Result<Finished, VizError> {
     let event_loop = new_event_loop()?;
+    let mut controls = Controls::default();
+    controls.show_panel = options.panel;
     let mut app = App {
+        controls,
         options,
         make: Some(make),
         running: None,
-        controls: Controls::default(),
+        panel: Panel::default(),
+        readout: None,
+        area: [0, 0, 1, 1],
+        script,
         stats: Stats::new(),
         error: None,
         last_frame: None,
@@ -77,28 +110,70 @@ fn new_event_loop() -> Result<EventLoop<()>, VizError> {
 struct Running<S> {
     sim: S,
     overlay: Overlay,
+    gui: Gui,
     renderer: Renderer,
     rt: Runtime,
     window: GlWindow,
 }
 
-struct App<S, F> {
+struct App<'s, 'f, S, F> {
     options: LiveOptions,
     make: Option<F>,
     running: Option<Running<S>>,
     controls: Controls,
+    panel: Panel,
+    /// The element under the pointer after the last frame's step.
+    readout: Option<Readout>,
+    /// Where the view is drawn: `[x, y, width, height]`, GL pixels.
+    area: [u32; 4],
+    script: Option<&'s mut Script<'f>>,
     stats: Stats,
     error: Option<VizError>,
     last_frame: Option<image::RgbaImage>,
 }
 
-impl<S: Simulation, F: FnOnce(&Runtime) -> Result<S, BrookError>> App<S, F> {
+impl<S: Simulation> Running<S> {
+    /// The panel's egui pass over this frame's input: the viewer's changes to the shown
+    /// stream, its view and the simulation's constants, and the actions for the window.
+    fn panel_pass(&mut self, panel: &mut Panel, status: &Status) -> Vec<Action> {
+        let streams: Vec<(String, View)> = self
+            .sim
+            .streams()
+            .iter()
+            .map(|s| (s.name.to_string(), s.view))
+            .collect();
+        let mut actions = Vec::new();
+        let sim = &mut self.sim;
+        // egui may lay out twice in a frame (the second time without input): keep the
+        // actions of every pass.
+        self.gui.run(&self.window.window, |ui| {
+            actions.extend(
+                egui::Panel::left("brook-viz-panel")
+                    .resizable(false)
+                    .exact_size(PANEL_WIDTH)
+                    .show(ui, |ui| {
+                        // Short windows scroll the panel rather than cut it off.
+                        egui::ScrollArea::vertical()
+                            .show(ui, |ui| panel.show(ui, &streams, sim.constants(), status))
+                            .inner
+                    })
+                    .inner,
+            );
+        });
+        actions
+    }
+}
+
+impl<S: Simulation, F: FnOnce(&Runtime) -> Result<S, BrookError>> App<'_, '_, S, F> {
     fn start(&mut self, event_loop: &ActiveEventLoop) -> Result<(), VizError> {
         let Some(make) = self.make.take() else {
             return Ok(());
         };
-        let (window, gl, profile) =
-            GlWindow::open(event_loop, &self.options.title, self.options.size)?;
+        let (window, gl, profile) = GlWindow::open(
+            event_loop,
+            &self.options.title,
+            self.window_size(event_loop),
+        )?;
         let ctx: Rc<GlContext> = GlContext::from_glow(
             gl,
             ContextOptions {
@@ -108,10 +183,13 @@ impl<S: Simulation, F: FnOnce(&Runtime) -> Result<S, BrookError>> App<S, F> {
         )?;
         let rt = Runtime::on_context(ctx.clone());
         let renderer = Renderer::new(&ctx)?;
-        let sim = make(&rt)?;
+        let gui = Gui::new(&window)?;
+        let mut sim = make(&rt)?;
+        check_constants(&mut sim)?;
         self.running = Some(Running {
             sim,
             overlay: Overlay::new(&ctx),
+            gui,
             renderer,
             rt,
             window,
@@ -119,47 +197,128 @@ impl<S: Simulation, F: FnOnce(&Runtime) -> Result<S, BrookError>> App<S, F> {
         Ok(())
     }
 
-    /// One frame: a step unless paused, the view, the overlay, present.
+    /// The window's size in pixels: the view's (`options.size`) and the panel's width
+    /// beside it, at the scale of the primary monitor (where the window opens), so the view
+    /// keeps `options.size`.
+    fn window_size(&self, event_loop: &ActiveEventLoop) -> (u32, u32) {
+        let (w, h) = self.options.size;
+        let scale = event_loop
+            .primary_monitor()
+            .map_or(1.0, |m| m.scale_factor() as f32);
+        let panel = if self.options.panel {
+            panel_pixels(scale)
+        } else {
+            0
+        };
+        (w + panel, h)
+    }
+
+    /// One frame: the panel's pass (its clicks decide this frame's step), a step unless
+    /// paused, the view beside the panel, the readout, the overlay or the panel, present.
     fn frame(&mut self, event_loop: &ActiveEventLoop) -> Result<(), VizError> {
-        let Some(running) = &mut self.running else {
+        let App {
+            options,
+            running: Some(running),
+            controls,
+            panel,
+            readout,
+            area,
+            script,
+            stats,
+            last_frame,
+            ..
+        } = self
+        else {
             return Ok(());
         };
-        if self.controls.take_step() {
+        let size = running.window.size();
+        let ppp = running.gui.pixels_per_point();
+        let panel_px = if controls.show_panel {
+            panel_pixels(ppp).min(size.0 - 1)
+        } else {
+            0
+        };
+        if controls.show_panel {
+            if let Some(script) = script {
+                let frame = panel_frame(running, controls, panel, readout, *area, ppp, stats);
+                running.gui.inject(script(&frame));
+            }
+            let status = Status {
+                line: stats.line(controls.paused),
+                paused: controls.paused,
+                show_help: controls.show_help,
+                readout: readout.as_ref(),
+            };
+            let actions = running.panel_pass(panel, &status);
+            for action in actions {
+                let key = match action {
+                    Action::Pause => Key::Pause,
+                    Action::Step => Key::Step,
+                    Action::Help => Key::Help,
+                };
+                controls.key(key, size);
+            }
+        }
+        *area = [panel_px, 0, size.0 - panel_px, size.1];
+        if controls.take_step() {
             let started = Instant::now();
             running.sim.step(&running.rt)?;
             running.rt.finish();
-            self.stats.step_done(started.elapsed());
+            stats.step_done(started.elapsed());
         }
-        let size = running.window.size();
         let gl = running.renderer.context().gl();
         // SAFETY: the window's context is current; kernels leave their FBOs bound.
         unsafe { gl.bind_framebuffer(glow::FRAMEBUFFER, None) };
-        let (stream, view) = running.sim.view();
-        running
+        let streams = running.sim.streams();
+        let (stream, simulation_view) = match streams.get(panel.selected()) {
+            Some(shown) => (shown.stream, shown.view),
+            None => running.sim.view(),
+        };
+        let view = panel.view(simulation_view);
+        let resolved = running
             .renderer
-            .draw(stream, &view, &self.controls.camera, size)?;
-        let done = self.options.exit_after == Some(self.stats.steps);
-        if done || self.controls.take_screenshot() {
-            let image = read_window(running.renderer.context(), size)?;
+            .draw_in(stream, &view, &controls.camera, size, *area)?;
+        panel.drawn_with(resolved.value);
+        let done = options.exit_after == Some(stats.steps);
+        if done || controls.take_screenshot() {
+            let image = read_window(running.renderer.context(), *area)?;
             if done {
-                self.last_frame = Some(image);
+                *last_frame = Some(image);
                 event_loop.exit();
                 return Ok(());
             }
-            let path = PathBuf::from(format!("brook-viz-step{}.png", self.stats.steps));
+            let path = PathBuf::from(format!("brook-viz-step{}.png", stats.steps));
             save_png(&image, &path)?;
             eprintln!("saved {}", path.display());
         }
-        if self.options.overlay {
-            let mut lines = vec![self.stats.line(self.controls.paused)];
-            if self.controls.show_help {
+        if controls.show_panel {
+            let rect = controls.camera.content_rect(&view, &stream.shape(), *area);
+            let at = running
+                .gui
+                .pointer()
+                .map(|p| [p.x * ppp, size.1 as f32 - p.y * ppp]);
+            *readout = match at.and_then(|at| element_at(&view, &stream.shape(), rect, at)) {
+                Some(index) => Some(Readout {
+                    index,
+                    values: element_values(stream, view.member, index)?,
+                }),
+                None => None,
+            };
+        }
+        // SAFETY: as above; reading the element left its texture's FBO bound.
+        unsafe { gl.bind_framebuffer(glow::FRAMEBUFFER, None) };
+        if controls.show_panel {
+            running.gui.paint(&running.window.window, size);
+        } else if options.overlay {
+            let mut lines = vec![stats.line(controls.paused)];
+            if controls.show_help {
                 lines.extend(HELP.iter().map(|l| l.to_string()));
             }
             running.overlay.set_text(lines, size.0)?;
             running.overlay.draw(&running.renderer, size)?;
         }
         running.window.present()?;
-        self.stats.frame_done(Instant::now());
+        stats.frame_done(Instant::now());
         Ok(())
     }
 
@@ -167,31 +326,15 @@ impl<S: Simulation, F: FnOnce(&Runtime) -> Result<S, BrookError>> App<S, F> {
         self.error = Some(error);
         event_loop.exit();
     }
-}
 
-impl<S: Simulation, F: FnOnce(&Runtime) -> Result<S, BrookError>> ApplicationHandler for App<S, F> {
-    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
-        if let Err(e) = self.start(event_loop) {
-            self.fail(event_loop, e);
-        }
-    }
-
-    fn window_event(&mut self, event_loop: &ActiveEventLoop, _: WindowId, event: WindowEvent) {
-        let Some(running) = &self.running else {
-            return;
-        };
-        let size = running.window.size();
+    /// Mouse and keys for the view: zoom and pan work in the view's area.
+    fn view_event(&mut self, event_loop: &ActiveEventLoop, event: WindowEvent) {
+        let [x0, _, width, height] = self.area;
+        let area = (width, height);
         match event {
-            WindowEvent::CloseRequested => event_loop.exit(),
-            WindowEvent::Resized(new) => running.window.resize(new.width, new.height),
-            WindowEvent::RedrawRequested => {
-                if let Err(e) = self.frame(event_loop) {
-                    self.fail(event_loop, e);
-                }
-            }
             WindowEvent::KeyboardInput { event, .. } if event.state == ElementState::Pressed => {
                 if let Some(key) = decode(&event.logical_key) {
-                    if self.controls.key(key, size) {
+                    if self.controls.key(key, area) {
                         event_loop.exit();
                     }
                 }
@@ -201,11 +344,11 @@ impl<S: Simulation, F: FnOnce(&Runtime) -> Result<S, BrookError>> ApplicationHan
                     MouseScrollDelta::LineDelta(_, y) => y,
                     MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
                 };
-                self.controls.wheel(notches, size);
+                self.controls.wheel(notches, area);
             }
             WindowEvent::CursorMoved { position, .. } => {
                 self.controls
-                    .cursor_moved(position.x as f32, position.y as f32, size)
+                    .cursor_moved(position.x as f32 - x0 as f32, position.y as f32, area)
             }
             WindowEvent::MouseInput {
                 state,
@@ -215,11 +358,92 @@ impl<S: Simulation, F: FnOnce(&Runtime) -> Result<S, BrookError>> ApplicationHan
             _ => {}
         }
     }
+}
+
+impl<S: Simulation, F: FnOnce(&Runtime) -> Result<S, BrookError>> ApplicationHandler
+    for App<'_, '_, S, F>
+{
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if let Err(e) = self.start(event_loop) {
+            self.fail(event_loop, e);
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _: WindowId, event: WindowEvent) {
+        let Some(running) = &mut self.running else {
+            return;
+        };
+        match event {
+            WindowEvent::CloseRequested => return event_loop.exit(),
+            WindowEvent::Resized(new) => running.window.resize(new.width, new.height),
+            WindowEvent::RedrawRequested => {
+                if let Err(e) = self.frame(event_loop) {
+                    self.fail(event_loop, e);
+                }
+                return;
+            }
+            _ => {}
+        }
+        // Keys are shortcuts unless a number is being typed into the panel (egui would
+        // otherwise also press a focused button with space); the pointer is the panel's
+        // over the panel and the view's elsewhere.
+        let taken = self.controls.show_panel
+            && match &event {
+                WindowEvent::KeyboardInput { .. } => {
+                    running.gui.wants_keyboard()
+                        && running.gui.on_event(&running.window.window, &event)
+                }
+                _ => running.gui.on_event(&running.window.window, &event),
+            };
+        if !taken {
+            self.view_event(event_loop, event);
+        }
+    }
 
     fn about_to_wait(&mut self, _: &ActiveEventLoop) {
         if let Some(running) = &self.running {
             running.window.window.request_redraw();
         }
+    }
+}
+
+/// The panel's width in pixels at `pixels_per_point`.
+fn panel_pixels(pixels_per_point: f32) -> u32 {
+    (PANEL_WIDTH * pixels_per_point).round() as u32
+}
+
+/// What a script is shown before a frame: the last frame's panel, in egui points.
+fn panel_frame<S: Simulation>(
+    running: &mut Running<S>,
+    controls: &Controls,
+    panel: &Panel,
+    readout: &Option<Readout>,
+    area: [u32; 4],
+    ppp: f32,
+    stats: &Stats,
+) -> PanelFrame {
+    let size = running.window.size();
+    let [x, y, width, height] = area.map(|v| v as f32 / ppp);
+    let top = size.1 as f32 / ppp - y - height;
+    let shown = running
+        .sim
+        .streams()
+        .get(panel.selected())
+        .map(|s| (s.name.to_string(), s.view));
+    PanelFrame {
+        steps: stats.steps,
+        paused: controls.paused,
+        shown: shown.as_ref().map_or_else(String::new, |s| s.0.clone()),
+        view: shown.map(|s| panel.view(s.1)),
+        constants: running
+            .sim
+            .constants()
+            .iter()
+            .map(|c| (c.name().to_string(), c.value()))
+            .collect(),
+        readout: readout.clone(),
+        view_area: egui::Rect::from_min_size(egui::pos2(x, top), egui::vec2(width, height)),
+        controls: panel.controls().to_vec(),
     }
 }
 
@@ -234,6 +458,7 @@ fn decode(key: &WinitKey) -> Option<Key> {
             "h" | "H" | "?" => Key::Help,
             "r" | "R" => Key::Reset,
             "s" | "S" => Key::Screenshot,
+            "p" | "P" => Key::Panel,
             "+" | "=" => Key::ZoomIn,
             "-" | "_" => Key::ZoomOut,
             "q" | "Q" => Key::Quit,
@@ -243,24 +468,26 @@ fn decode(key: &WinitKey) -> Option<Key> {
     })
 }
 
-/// The window's back buffer (what was just drawn) as an image.
-fn read_window(ctx: &GlContext, size: (u32, u32)) -> Result<image::RgbaImage, VizError> {
+/// `area` (`[x, y, width, height]`, GL pixels) of the window's back buffer (what was just
+/// drawn) as an image.
+fn read_window(ctx: &GlContext, area: [u32; 4]) -> Result<image::RgbaImage, VizError> {
     let gl = ctx.gl();
-    let mut bytes = vec![0u8; size.0 as usize * size.1 as usize * 4];
+    let [x, y, width, height] = area;
+    let mut bytes = vec![0u8; width as usize * height as usize * 4];
     // SAFETY: the default framebuffer is bound and `bytes` holds width × height RGBA8 pixels
     // at pack alignment 1.
     unsafe {
         gl.pixel_store_i32(glow::PACK_ALIGNMENT, 1);
         gl.read_pixels(
-            0,
-            0,
-            size.0 as i32,
-            size.1 as i32,
+            x as i32,
+            y as i32,
+            width as i32,
+            height as i32,
             glow::RGBA,
             glow::UNSIGNED_BYTE,
             glow::PixelPackData::Slice(Some(&mut bytes)),
         );
     }
     ctx.check_error("reading the window's pixels")?;
-    Ok(rgba_from_bytes(&bytes, size))
+    Ok(rgba_from_bytes(&bytes, (width, height)))
 }

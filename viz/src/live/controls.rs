@@ -16,6 +16,8 @@ pub(crate) enum Key {
     Reset,
     /// s: save the next frame as a PNG.
     Screenshot,
+    /// p: show or hide the side panel.
+    Panel,
     /// + / −: zoom about the window centre.
     ZoomIn,
     ZoomOut,
@@ -31,6 +33,7 @@ pub(crate) const HELP: &[&str] = &[
     "drag     pan",
     "r        reset zoom and pan",
     "s        save a PNG of the view",
+    "p        show / hide the panel",
     "h        hide this help",
     "esc, q   quit",
 ];
@@ -42,6 +45,7 @@ const ZOOM_STEP: f32 = 1.15;
 pub(crate) struct Controls {
     pub paused: bool,
     pub show_help: bool,
+    pub show_panel: bool,
     pub camera: Camera,
     /// Steps requested while paused.
     pending_steps: u32,
@@ -64,6 +68,7 @@ impl Controls {
             Key::Help => self.show_help = !self.show_help,
             Key::Reset => self.camera = Camera::default(),
             Key::Screenshot => self.screenshot = true,
+            Key::Panel => self.show_panel = !self.show_panel,
             Key::ZoomIn => self.camera.zoom_at(ZOOM_STEP, centre, viewport),
             Key::ZoomOut => self.camera.zoom_at(1.0 / ZOOM_STEP, centre, viewport),
             Key::Quit => return true,
@@ -148,5 +153,7 @@ mod tests {
         assert!(!c.take_screenshot());
         c.key(Key::Screenshot, VIEWPORT);
         assert!(c.take_screenshot() && !c.take_screenshot());
+        c.key(Key::Panel, VIEWPORT);
+        assert!(c.show_panel);
     }
 }

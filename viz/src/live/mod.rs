@@ -2,7 +2,12 @@
 //! context the runtime computes in, redrawn by viz from the stream textures directly.
 
 mod app;
+mod constant;
 mod controls;
+mod gui;
+mod panel;
+mod pick;
+mod script;
 mod stats;
 mod window;
 
@@ -14,14 +19,44 @@ use crate::error::VizError;
 use crate::snapshot::renderer_for;
 use crate::view::View;
 
-pub use app::run_window;
+pub use app::{run_window, run_window_scripted};
+pub use constant::Constant;
+pub use pick::Readout;
+pub use script::{click, Control, PanelFrame, Script};
 
 /// What an application shows live: its step runs kernels, its view says what to draw.
+///
+/// The window's panel lists [`streams`](Simulation::streams) to choose from and shows
+/// [`constants`](Simulation::constants) as sliders; both have defaults (the view's stream
+/// alone, no constants), so a simulation that only steps and shows needs neither.
 pub trait Simulation {
     /// Advances the simulation by one frame (any number of kernel calls).
     fn step(&mut self, rt: &Runtime) -> Result<(), BrookError>;
-    /// The stream to draw now, and how.
+    /// The stream to draw now, and how (headless runs and the window's first frame).
     fn view(&self) -> (&Stream, View);
+    /// The streams the viewer may choose between, each named and with the view to draw it
+    /// with; the first should be [`view`](Simulation::view)'s, which the window starts with.
+    /// Asked again every frame, so streams swapped by a step are followed.
+    fn streams(&self) -> Vec<Shown<'_>> {
+        let (stream, view) = self.view();
+        vec![Shown {
+            name: "view",
+            stream,
+            view,
+        }]
+    }
+    /// The kernel constants the viewer may change while it runs. The simulation owns them
+    /// and reads each one's [`value`](Constant::value) in `step`.
+    fn constants(&mut self) -> &mut [Constant] {
+        &mut []
+    }
+}
+
+/// A stream the panel offers: its name, the stream, and how to draw it.
+pub struct Shown<'a> {
+    pub name: &'a str,
+    pub stream: &'a Stream,
+    pub view: View,
 }
 
 /// How the live window starts and when it stops by itself.
@@ -34,8 +69,11 @@ pub struct LiveOptions {
     /// Close after this many steps, keeping the last frame in [`Finished::last_frame`]
     /// (for tests and recordings); `None` runs until the window is closed.
     pub exit_after: Option<u64>,
-    /// Draw the text overlay (times, help).
+    /// Draw the text overlay (times, help) when the panel is hidden.
     pub overlay: bool,
+    /// Start with the side panel shown (`p` shows and hides it). It takes the window's left
+    /// part; the view is fitted into the rest.
+    pub panel: bool,
 }
 
 impl LiveOptions {
@@ -46,6 +84,7 @@ impl LiveOptions {
             size: (512, 512),
             exit_after: None,
             overlay: true,
+            panel: true,
         }
     }
 }
@@ -55,8 +94,9 @@ impl LiveOptions {
 pub struct Finished {
     /// Steps run.
     pub steps: u64,
-    /// With `exit_after`: the window's last frame (read from its framebuffer before the
-    /// overlay is drawn on it).
+    /// With `exit_after`: the window's last frame, the view only (read from its framebuffer
+    /// before the overlay and the panel are drawn on it, and without the panel's part of the
+    /// window: it equals [`run_headless`] at the view's size).
     pub last_frame: Option<RgbaImage>,
 }
 
@@ -69,9 +109,15 @@ pub fn run_headless<S: Simulation>(
 ) -> Result<RgbaImage, VizError> {
     let rt = Runtime::gl()?;
     let mut sim = make(&rt)?;
+    check_constants(&mut sim)?;
     for _ in 0..steps {
         sim.step(&rt)?;
     }
     let (stream, view) = sim.view();
     renderer_for(&rt)?.render(stream, &view, &Camera::default(), size)
+}
+
+/// The simulation's constant declarations are usable (checked once, as a run starts).
+fn check_constants(sim: &mut impl Simulation) -> Result<(), VizError> {
+    sim.constants().iter().try_for_each(Constant::check)
 }

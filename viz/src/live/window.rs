@@ -9,7 +9,7 @@ use glutin::config::{ConfigTemplateBuilder, GlConfig};
 use glutin::context::{
     ContextApi, ContextAttributesBuilder, GlProfile, PossiblyCurrentContext, Version,
 };
-use glutin::display::{GetGlDisplay, GlDisplay};
+use glutin::display::{Display, GetGlDisplay, GlDisplay};
 use glutin::prelude::{GlSurface, NotCurrentGlContext};
 use glutin::surface::{Surface, SwapInterval, WindowSurface};
 use glutin_winit::{DisplayBuilder, GlWindow as _};
@@ -25,6 +25,7 @@ use crate::error::VizError;
 pub(crate) struct GlWindow {
     surface: Surface<WindowSurface>,
     context: PossiblyCurrentContext,
+    display: Display,
     pub window: Window,
 }
 
@@ -110,11 +111,18 @@ impl GlWindow {
             GlWindow {
                 surface,
                 context,
+                display,
                 window,
             },
             gl,
             dialect,
         ))
+    }
+
+    /// A GL function of the window's context, for a second loader (the panel's painter
+    /// speaks another glow version than the runtime).
+    pub fn proc_address(&self, name: &CStr) -> *const std::ffi::c_void {
+        self.display.get_proc_address(name)
     }
 
     /// The drawable size in pixels.
