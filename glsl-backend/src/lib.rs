@@ -9,7 +9,6 @@
 //! the addressing the paper describes, rather than inlining arithmetic.
 
 mod builder;
-mod cost;
 mod error;
 mod kernel;
 mod loops;
@@ -32,10 +31,9 @@ mod vertex;
 mod vout;
 mod walk;
 
-pub use cost::MAX_INLINED_STATEMENTS;
+pub use brook_core::budget::{MAX_INLINED_STATEMENTS, MAX_LOOP_NESTING};
 pub use error::GenError;
 pub use kernel::{generate_kernel, KernelProgram};
-pub use loops::MAX_LOOP_NESTING;
 pub use mask::mask_pass;
 pub use members::stream_members;
 pub use names::glsl_name;

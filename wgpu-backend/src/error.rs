@@ -93,6 +93,16 @@ pub enum WgpuError {
     /// write mask on a kernel with vouts).
     #[error("{call}: {message}")]
     Unsupported { call: String, message: String },
+    /// An error about one statement of the Brook source (a function past brook-core's compile
+    /// budget), placed at its line as brook-core's `BrookError::At` places it.
+    #[error("{file}:{line}: {error}\n    {line} | {text}")]
+    At {
+        file: String,
+        line: usize,
+        /// The source line, trimmed.
+        text: String,
+        error: Box<WgpuError>,
+    },
 }
 
 pub type Result<T> = std::result::Result<T, WgpuError>;
