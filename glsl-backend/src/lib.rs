@@ -35,6 +35,7 @@ pub use brook_core::budget::{MAX_INLINED_STATEMENTS, MAX_LOOP_NESTING};
 pub use error::GenError;
 pub use kernel::{generate_kernel, KernelProgram};
 pub use mask::mask_pass;
+pub use math::scalar_library;
 pub use members::stream_members;
 pub use names::glsl_name;
 pub use pass::{MemberRef, PassProgram, SamplerSlot, UniformSlot, UniformValue};
