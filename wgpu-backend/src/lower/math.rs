@@ -76,6 +76,12 @@ mod tests {
             naga::valid::ValidationFlags::all(),
             naga::valid::Capabilities::empty(),
         );
-        v.validate(m).unwrap_or_else(|e| panic!("{e:?}"));
+        let info = v.validate(m).unwrap_or_else(|e| panic!("{e:?}"));
+        // Traces show a shader as WGSL: the library must be writable as WGSL too.
+        let wgsl = crate::lower::module::wgsl(m, &info);
+        assert!(
+            wgsl.contains("fn brook_sin(") && wgsl.contains("fn brook_pow("),
+            "{wgsl}"
+        );
     }
 }
