@@ -6,14 +6,18 @@
 //! Two things make Mesa's compiler (llvmpipe for GL, lavapipe for Vulkan: the same NIR and
 //! LLVM pipeline) slow:
 //!
-//! - **Loop nesting.** Its time is exponential in the depth, whatever the loops do (llvmpipe,
+//! - **Loop nesting.** llvmpipe's time is exponential in the depth, whatever the loops do (llvmpipe,
 //!   measured at link: 12 levels 0.08 s, 14 0.36 s, 16 0.7-1.5 s, 18 2.9-6 s, so 30 would
 //!   take hours and gigabytes). Loops in a called function nest inside the caller's.
 //! - **Inlined size.** Shader compilers inline every function, so a helper called twice by a
 //!   helper called twice … grows the shader exponentially: ten statements under thirteen such
 //!   levels are 100,000 statements, on which Mesa ran for minutes and past a gigabyte. Its
 //!   time grows faster than linearly (llvmpipe on a loaded machine: a chain of 10,000
-//!   dependent statements 5 s, 20,000 16 s). Loops count once: drivers unroll only small ones.
+//!   dependent statements 5 s, 20,000 16 s; lavapipe through wgpu: 10,240 inlined statements
+//!   1.6 s, 20,480 3.3 s, 40,960 9.2 s). Loops count once: drivers unroll only small ones.
+//!
+//! lavapipe's time did not grow with nesting (0.2 s at 18 levels, measured through wgpu); the
+//! nesting limit holds on wgpu too so that both GPU backends accept the same kernels.
 
 use std::collections::HashMap;
 
