@@ -1,11 +1,12 @@
-//! The compile-time budget on GL: a kernel whose inlined size would keep the driver's
-//! compiler busy for minutes is refused at the statement that takes it past, before the
-//! driver sees it; the CPU backend runs it.
+//! The compile-time budget on GL and wgpu (`brook_core::budget`; both compile through Mesa
+//! here): a kernel whose inlined size would keep the driver's compiler busy for minutes is
+//! refused at the statement that takes it past, before the driver sees it; the CPU backend
+//! runs it.
 
 mod support;
 
 use brook::{args, Runtime};
-use support::gl_profiles;
+use support::{gl_profiles, wgpu};
 
 /// `f0` has `body` statements; `f{l}` calls `f{l-1}` twice, so the kernel is about
 /// 2^levels · body statements once every call is inlined.
@@ -41,9 +42,9 @@ fn kernels_past_the_budget_are_refused_at_their_line_before_the_driver_compiles(
     let line = huge.lines().count() - 1;
     let on_cpu = run(&Runtime::cpu(), &small).unwrap();
     assert!(run(&Runtime::cpu(), &huge).unwrap()[0].is_finite());
-    for gl in gl_profiles(None, None) {
-        assert_eq!(run(&gl, &small).unwrap(), on_cpu, "{}", gl.describe());
-        let err = run(&gl, &huge).unwrap_err().to_string();
+    for rt in gl_profiles(None, None).into_iter().chain([wgpu()]) {
+        assert_eq!(run(&rt, &small).unwrap(), on_cpu, "{}", rt.describe());
+        let err = run(&rt, &huge).unwrap_err().to_string();
         assert!(
             err.starts_with(&format!("tree.br:{line}: "))
                 && err.contains("more than 25000 statements once every function call is inlined")

@@ -247,7 +247,7 @@ fn a_cut_is_found_wherever_the_shared_count_runs_out() {
 }
 
 #[test]
-fn thirty_nested_loops_are_refused_on_gl_before_the_driver_compiles_them() {
+fn thirty_nested_loops_are_refused_on_gl_and_wgpu_before_the_driver_compiles_them() {
     let open: String = (0..30)
         .map(|d| format!("for (int i{d} = 0; i{d} < 1; i{d}++) {{\n"))
         .collect();
@@ -256,10 +256,17 @@ fn thirty_nested_loops_are_refused_on_gl_before_the_driver_compiles_them() {
         "}".repeat(30)
     );
     assert_eq!(run(&Runtime::cpu(), &src, &[2.0], 1).unwrap(), [[2.0]]);
-    let err = run(&Runtime::gl().unwrap(), &src, &[2.0], 1)
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("nests loops more than 12 deep"), "{err}");
+    for rt in [Runtime::gl().unwrap(), support::wgpu()] {
+        let err = run(&rt, &src, &[2.0], 1).unwrap_err().to_string();
+        // The thirteenth loop, on line 3 + 12, is the one past the limit.
+        assert!(
+            err.contains("nests loops more than 12 deep")
+                && err.contains(":15: ")
+                && err.contains("for (int i12 = 0;"),
+            "{}: {err}",
+            rt.describe()
+        );
+    }
 }
 
 #[test]

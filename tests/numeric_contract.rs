@@ -1,9 +1,9 @@
 //! The numeric contract of Brook's built-ins (`brook::frontend::accuracy`, printed in the README's
 //! "Limits and guarantees"), measured on GL (both profiles), wgpu and the CPU backend: an ulp
 //! table per function against an f64 reference, the same bits on every backend for the exact and
-//! formula built-ins, C's special values, division by a literal zero, denormals. wgpu takes the
-//! transcendentals from the driver, and lavapipe's miss the contract: those listed in
-//! `WGPU_BEYOND_ULPS` and `WGPU_BEYOND_SPECIALS` are measured and printed on wgpu, not asserted.
+//! formula built-ins, C's special values, division by a literal zero, denormals. GL and wgpu
+//! compute the transcendentals with the same math library (`glsl-backend/src/math/*.glsl`;
+//! wgpu parses it into naga), not the driver's functions, which miss the contract.
 
 mod support;
 
@@ -194,28 +194,6 @@ fn table() -> Vec<Measured> {
     rows
 }
 
-/// The built-ins whose ulp bound wgpu on lavapipe (Mesa 22.3; naga's math functions, so the
-/// driver's) does not meet: measured and printed, not asserted. Every other row is asserted on
-/// wgpu as on GL and the CPU; the contract itself is unchanged.
-const WGPU_BEYOND_ULPS: [Builtin; 15] = {
-    use Builtin::*;
-    [
-        Exp, Exp2, Log, Log2, Log10, Sin, Cos, Tan, Asin, Acos, Sinh, Cosh, Tanh, Atan2, Pow,
-    ]
-};
-
-/// The built-ins whose C special values wgpu on lavapipe does not give (`atan(-0)` and
-/// `sinh(-0)` are +0, `atan2(0, 0)` is 3pi/4, `pow(0, -1)` is 0): printed, not asserted.
-const WGPU_BEYOND_SPECIALS: [Builtin; 4] = {
-    use Builtin::*;
-    [Atan, Sinh, Atan2, Pow]
-};
-
-/// Whether `rt`'s results for `b` are held to the contract: on wgpu, not for those of `beyond`.
-fn asserted(rt: &Runtime, b: Builtin, beyond: &[Builtin]) -> bool {
-    rt.backend_name() != "wgpu" || !beyond.contains(&b)
-}
-
 /// The bound `accuracy` states for `b` at these arguments, in ulps.
 fn bound(b: Builtin, x: f32, y: f32) -> f64 {
     match accuracy(b) {
@@ -232,7 +210,6 @@ fn bound(b: Builtin, x: f32, y: f32) -> f64 {
 fn every_function_meets_its_ulp_bound_on_every_backend() {
     let rts = runtimes();
     let mut failures = Vec::new();
-    let mut not_asserted = Vec::new();
     println!(
         "{:<22} {:>22}  {}",
         "function",
@@ -260,7 +237,6 @@ fn every_function_meets_its_ulp_bound_on_every_backend() {
         );
         for rt in &rts {
             let got = map(rt, row.expr, &x, &y);
-            let held = asserted(rt, row.builtin, &WGPU_BEYOND_ULPS);
             let mut worst = (0.0f64, 0.0f32, 0.0f32);
             for (i, g) in got.iter().enumerate() {
                 let (xa, ya) = (x[i] as f64, y[i] as f64);
@@ -271,7 +247,7 @@ fn every_function_meets_its_ulp_bound_on_every_backend() {
                 {
                     worst = (e, x[i], y[i]);
                 }
-                if held && e > bound(row.builtin, x[i], y[i]) && failures.len() < 40 {
+                if e > bound(row.builtin, x[i], y[i]) && failures.len() < 40 {
                     failures.push(format!(
                         "{}: {} at ({}, {}) = {g}, true {} ({e:.2} ulp > {:.2})",
                         short(rt),
@@ -283,29 +259,10 @@ fn every_function_meets_its_ulp_bound_on_every_backend() {
                     ));
                 }
             }
-            line.push_str(&format!(
-                "{:>11.2}{}",
-                worst.0,
-                if held { ' ' } else { '*' }
-            ));
-            if !held {
-                not_asserted.push(format!(
-                    "{}: {} worst {:.2} ulp at ({}, {}), bound {:.2}",
-                    short(rt),
-                    row.expr,
-                    worst.0,
-                    worst.1,
-                    worst.2,
-                    bound(row.builtin, worst.1, worst.2)
-                ));
-            }
+            line.push_str(&format!("{:>12.2}", worst.0));
         }
         println!("{line}");
     }
-    println!(
-        "* not asserted (WGPU_BEYOND_ULPS):\n{}",
-        not_asserted.join("\n")
-    );
     assert!(
         failures.is_empty(),
         "arguments beyond the contract (the first 40):\n{}",
@@ -521,7 +478,6 @@ fn measured_built_ins_give_c_special_values_on_every_backend() {
     let (x, y) = (&x[..specials], &y[..specials]);
     let rts = runtimes();
     let mut mismatches = Vec::new();
-    let mut not_asserted = Vec::new();
     for expr in [
         "exp(x)",
         "exp2(x)",
@@ -544,27 +500,14 @@ fn measured_built_ins_give_c_special_values_on_every_backend() {
         // Where the true value is not special the ulp table speaks; here the results must
         // match exactly where the CPU gives a zero, an infinity or NaN.
         let binary = expr.contains('y');
-        let name = expr.split('(').next().unwrap_or(expr);
-        let (b, _) = Builtin::ALL
-            .iter()
-            .find(|(_, n)| *n == name)
-            .expect("a built-in");
-        for (rt, m) in differences(&rts, expr, x, y, |i, g, w| {
+        for (_, m) in differences(&rts, expr, x, y, |i, g, w| {
             let special =
                 w == 0.0 || !w.is_finite() || !x[i].is_finite() || binary && !y[i].is_finite();
             !special || g.to_bits() == w.to_bits() || g.is_nan() && w.is_nan()
         }) {
-            if asserted(rt, *b, &WGPU_BEYOND_SPECIALS) {
-                mismatches.push(m);
-            } else {
-                not_asserted.push(m);
-            }
+            mismatches.push(m);
         }
     }
-    println!(
-        "not asserted (WGPU_BEYOND_SPECIALS):\n{}",
-        not_asserted.join("\n")
-    );
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
 }
 

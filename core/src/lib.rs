@@ -11,6 +11,7 @@
 //! - [`ReducePlan`], [`Rounds`], [`scan_levels`]: how reductions, colliding scatters and vout
 //!   packing are cut into passes, for backends that run passes.
 //! - [`loops`]: loops on drivers that cap their iterations (the cap, trip-count bounds).
+//! - [`budget`]: the compile-time budget of shaders (loop nesting, inlined size).
 //! - [`WriteMaskState`]: which write-mask and write-query calls are allowed when.
 //! - [`TraceEntry`]: what a call became, pass by pass, as data.
 //! - [`BrookError`]: every failure, one variant per kind of mistake.
@@ -18,6 +19,7 @@
 #![warn(missing_docs)]
 
 pub mod backend;
+pub mod budget;
 pub mod call;
 mod domain;
 mod error;

@@ -34,3 +34,13 @@ pub enum GenError {
         given: usize,
     },
 }
+
+/// brook-core's compile budget refusal, at the statement it is about.
+impl From<brook_core::budget::OverBudget> for GenError {
+    fn from(e: brook_core::budget::OverBudget) -> GenError {
+        GenError::At {
+            message: e.message,
+            span: e.span,
+        }
+    }
+}

@@ -9,12 +9,12 @@
 //! every pass runs the whole body and stores a different subset; the driver's dead-code
 //! elimination drops the work that feeds no stored output.
 
+use brook_core::budget::refuse_over_budget;
 use brook_frontend::ir::{Function, FunctionId, FunctionKind, Module, ParamClass, Type};
 
 use crate::builder::{ShaderBuilder, Stage};
-use crate::cost::refuse_costly;
 use crate::error::GenError;
-use crate::loops::{needs_loop_check, refuse_deep_loops};
+use crate::loops::needs_loop_check;
 use crate::lower::index_global;
 use crate::members::member_slots;
 use crate::names::glsl_name;
@@ -62,8 +62,7 @@ pub fn generate_kernel(
             given: variant.params.len(),
         });
     }
-    refuse_deep_loops(module, kernel)?;
-    refuse_costly(module, kernel)?;
+    refuse_over_budget(module, kernel)?;
     let check_loops = needs_loop_check(module, kernel, target);
     let mut shader = KernelShader::new(module, func, variant)?;
     let functions = lowered_functions(

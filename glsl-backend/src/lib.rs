@@ -11,7 +11,6 @@
 #![warn(missing_docs)]
 
 mod builder;
-mod cost;
 mod error;
 mod kernel;
 mod loops;
@@ -34,11 +33,11 @@ mod vertex;
 mod vout;
 mod walk;
 
-pub use cost::MAX_INLINED_STATEMENTS;
+pub use brook_core::budget::{MAX_INLINED_STATEMENTS, MAX_LOOP_NESTING};
 pub use error::GenError;
 pub use kernel::{generate_kernel, KernelProgram};
-pub use loops::MAX_LOOP_NESTING;
 pub use mask::mask_pass;
+pub use math::scalar_library;
 pub use members::stream_members;
 pub use names::glsl_name;
 pub use pass::{MemberRef, PassProgram, SamplerSlot, UniformSlot, UniformValue};

@@ -10,6 +10,10 @@
 //! for large trigonometric arguments), then a short polynomial whose truncation error is far
 //! below float's precision. The scalar versions are written out in GLSL; the vector overloads
 //! apply them per component.
+//!
+//! The wgpu backend runs the same functions: it parses [`scalar_library`] with naga's GLSL
+//! front end and calls them from its kernels' naga modules, so the algorithms and coefficients
+//! live here only.
 
 /// One file of the math library, emitted only when a shader calls into it. The order is the
 /// order of emission: each file calls only the ones before it.
@@ -47,8 +51,18 @@ impl MathFile {
 
     /// The GLSL text: the scalar functions, then vector overloads of the public ones.
     pub fn source(self) -> String {
+        let (text, public) = self.parts();
+        let mut s = text.to_string();
+        for (name, arity) in public {
+            s.push_str(&componentwise(name, *arity));
+        }
+        s
+    }
+
+    /// The scalar functions' text, and the public ones with their arities.
+    fn parts(self) -> (&'static str, &'static [(&'static str, usize)]) {
         use MathFile::*;
-        let (text, public): (&str, &[(&str, usize)]) = match self {
+        match self {
             Scale => (include_str!("math/scale.glsl"), &[]),
             Exp => (
                 include_str!("math/exp.glsl"),
@@ -75,13 +89,20 @@ impl MathFile {
                 &[("brook_sinh", 1), ("brook_cosh", 1), ("brook_tanh", 1)],
             ),
             Pow => (include_str!("math/pow.glsl"), &[("brook_pow", 2)]),
-        };
-        let mut s = text.to_string();
-        for (name, arity) in public {
-            s.push_str(&componentwise(name, *arity));
         }
-        s
     }
+
+    /// Every file, in the order of emission.
+    pub const ALL: [MathFile; 8] = {
+        use MathFile::*;
+        [Scale, Exp, Log, Trig, Atan, Asin, Hyperbolic, Pow]
+    };
+}
+
+/// The scalar functions of every file, in order, as one GLSL text (no vector overloads): what a
+/// backend that compiles GLSL itself parses (the wgpu backend, through naga's GLSL front end).
+pub fn scalar_library() -> String {
+    MathFile::ALL.iter().map(|f| f.parts().0).collect()
 }
 
 /// `vecN NAME(vecN a, …)` for N = 2..4, applying the scalar `NAME` to each component.
@@ -118,8 +139,7 @@ mod tests {
 
     #[test]
     fn every_file_needs_only_files_emitted_before_it() {
-        use MathFile::*;
-        for f in [Scale, Exp, Log, Trig, Atan, Asin, Hyperbolic, Pow] {
+        for f in MathFile::ALL {
             assert!(f.needs().iter().all(|n| *n < f), "{f:?}");
         }
     }

@@ -12,13 +12,13 @@
 //! fewer elements, and the next pass carries it on. Sizes are uniforms; the shader is
 //! specialised only on what changes its text ([`ReduceStep`]).
 
+use brook_core::budget::refuse_over_budget;
 use brook_frontend::ir::{Function, FunctionId, FunctionKind, Module, ParamClass};
 
 use crate::builder::{ShaderBuilder, Stage};
-use crate::cost::refuse_costly;
 use crate::error::GenError;
 use crate::kernel::KernelProgram;
-use crate::loops::{refuse_deep_loops, refuse_uncheckable_loops};
+use crate::loops::refuse_uncheckable_loops;
 use crate::members::member_slots;
 use crate::names::glsl_name;
 use crate::pass::UniformValue;
@@ -79,8 +79,7 @@ pub fn generate_reduce_pass(
     }
     let (input, accumulator) = reduction_params(func)?;
     let mut parts = ShaderBuilder::new(Stage::Fragment, Some(module));
-    refuse_deep_loops(module, reduce_fn)?;
-    refuse_costly(module, reduce_fn)?;
+    refuse_over_budget(module, reduce_fn)?;
     refuse_uncheckable_loops(module, reduce_fn, u32::from(step.k), target)?;
     let functions = lowered_functions(module, reduce_fn, &mut parts.prelude, source, false)?;
     for (i, p) in func.params.iter().enumerate() {

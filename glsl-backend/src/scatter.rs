@@ -17,12 +17,12 @@
 //! Parameters are numbered as in [`MemberRef`]: the reduce function's own parameters, then
 //! the index and order streams ([`ScatterRoles`]).
 
+use brook_core::budget::refuse_over_budget;
 use brook_frontend::ir::{FunctionId, FunctionKind, Module, ParamClass};
 
 use crate::builder::{ShaderBuilder, Stage};
-use crate::cost::refuse_costly;
 use crate::error::GenError;
-use crate::loops::{refuse_deep_loops, refuse_uncheckable_loops};
+use crate::loops::refuse_uncheckable_loops;
 use crate::members::member_slots;
 use crate::names::glsl_name;
 use crate::pass::{MemberRef, PassProgram, UniformValue};
@@ -327,8 +327,7 @@ pub fn generate_scatter_reduce(
     let (vertex_text, vertex) = vertex(target.profile, roles, true, Placement::AtIndex, &[]);
     let mut parts =
         ShaderBuilder::new(Stage::Fragment, Some(module)).after(&vertex.samplers, &vertex.uniforms);
-    refuse_deep_loops(module, reduce_fn)?;
-    refuse_costly(module, reduce_fn)?;
+    refuse_over_budget(module, reduce_fn)?;
     refuse_uncheckable_loops(module, reduce_fn, 1, target)?;
     let functions = lowered_functions(module, reduce_fn, &mut parts.prelude, source, false)?;
     parts.declare("flat in highp int brook_element;");

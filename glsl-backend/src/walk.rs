@@ -2,7 +2,7 @@
 
 use brook_frontend::ir::{Block, ExprKind, FunctionId, Module};
 
-pub use brook_core::walk::{expr, for_each_expr};
+pub use brook_core::walk::for_each_expr;
 
 /// Every function `root` calls, directly or not, callees before callers, without `root`.
 pub fn callees(module: &Module, root: FunctionId) -> Vec<FunctionId> {

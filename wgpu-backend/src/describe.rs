@@ -85,7 +85,7 @@ pub fn describe(module: &Module, file: &str) -> String {
             Err(e) => {
                 let _ = writeln!(out, "// no WGSL: {}", e.message);
             }
-            Ok((m, resources)) => match validate(&m) {
+            Ok((mut m, resources)) => match validate(&mut m) {
                 Err((message, _)) => {
                     let _ = writeln!(out, "// no WGSL: naga rejects the module: {message}");
                 }

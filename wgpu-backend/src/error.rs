@@ -142,6 +142,19 @@ pub enum WgpuError {
         /// What is wrong, and what to change.
         message: String,
     },
+    /// An error about one statement of the Brook source (a function past brook-core's compile
+    /// budget), placed at its line as brook-core's `BrookError::At` places it.
+    #[error("{file}:{line}: {error}\n    {line} | {text}")]
+    At {
+        /// The Brook file.
+        file: String,
+        /// The 1-based line of the statement.
+        line: usize,
+        /// The source line, trimmed.
+        text: String,
+        /// What is wrong there.
+        error: Box<WgpuError>,
+    },
 }
 
 /// What every fallible operation of this crate returns.

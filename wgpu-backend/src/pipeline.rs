@@ -137,12 +137,12 @@ static NEXT_ID: AtomicU32 = AtomicU32::new(1);
 pub fn build(
     gpu: &Gpu,
     label: String,
-    module: naga::Module,
+    mut module: naga::Module,
     resources: Vec<Resource>,
     function: &str,
     source: Option<&Source>,
 ) -> Result<Pipeline> {
-    let module_info = crate::lower::module::validate(&module).map_err(|(message, span)| {
+    let module_info = crate::lower::module::validate(&mut module).map_err(|(message, span)| {
         shader_error(
             function,
             source,

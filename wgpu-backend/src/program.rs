@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+use brook_core::budget::{refuse_over_budget, OverBudget};
 use brook_frontend::ir::{Function, FunctionId, FunctionKind, Module};
 
 use crate::error::{Result, WgpuError};
@@ -110,8 +111,9 @@ impl WgpuProgram {
     }
 
     /// Like [`WgpuProgram::pipeline`] for a module lowered from the program's Brook code:
-    /// a construct the lowering refuses is reported at its Brook line. `label` is formatted
-    /// only when the pipeline is built.
+    /// a function past the compile budget (`brook_core::budget`: lavapipe compiles through
+    /// Mesa as llvmpipe does) and a construct the lowering refuses are reported at their
+    /// Brook line. `label` is formatted only when the pipeline is built.
     pub(crate) fn lowered_pipeline(
         &self,
         gpu: &Gpu,
@@ -121,6 +123,7 @@ impl WgpuProgram {
         make: impl FnOnce() -> crate::lower::Lowered<(naga::Module, Vec<crate::shaders::Resource>)>,
     ) -> Result<(Rc<Pipeline>, Built)> {
         self.pipeline(gpu, key, function, || {
+            refuse_over_budget(&self.module, function).map_err(|e| self.over_budget(e))?;
             let (m, r) = make().map_err(|e| {
                 shader_error(
                     &self.module.func(function).name,
@@ -131,6 +134,24 @@ impl WgpuProgram {
             })?;
             Ok((label.to_string(), m, r))
         })
+    }
+
+    /// A compile budget refusal, placed at its Brook line.
+    fn over_budget(&self, e: OverBudget) -> WgpuError {
+        let error = Box::new(WgpuError::Unsupported {
+            call: "compute shader generation".into(),
+            message: e.message,
+        });
+        let Some(source) = &self.source else {
+            return *error;
+        };
+        let line = source.line_of(e.span.start);
+        WgpuError::At {
+            file: source.name.clone(),
+            line,
+            text: source.line(line).to_string(),
+            error,
+        }
     }
 
     /// How many pipelines the program has built.

@@ -64,6 +64,17 @@ impl From<WgpuError> for BrookError {
             WgpuError::State { call, message } => BrookError::State { call, message },
             WgpuError::Unsupported { call, message } => BrookError::Unsupported { call, message },
             WgpuError::DeviceLimit { call, message } => BrookError::DeviceLimit { call, message },
+            WgpuError::At {
+                file,
+                line,
+                text,
+                error,
+            } => BrookError::At {
+                file,
+                line,
+                text,
+                error: Box::new(BrookError::from(*error)),
+            },
             other => BrookError::backend("wgpu", other),
         }
     }

@@ -7,7 +7,7 @@ float brook_atan_tail(float t) {
 // Cg atan: atan(|x|) = atan(c) + atan(t) with c in {0, 1/2, 1, 3/2, inf} nearest |x| and
 // t = (|x| - c) / (1 + c |x|) within 7/16 (fdlibm's reduction); atan(c) in two parts.
 float brook_atan(float x) {
-    if (isnan(x)) return x;
+    if (brook_isnan(x)) return x;
     float a = abs(x);
     float hi = 0.0, lo = 0.0, t = a;
     if (a >= 0.4375) {
@@ -22,16 +22,16 @@ float brook_atan(float x) {
 // Cg atan2(y, x): the angle of (x, y) in [-pi, pi], with C's values at zeros and infinities
 // (the sign of a zero counts: atan2(+0, -0) = pi).
 float brook_atan2(float y, float x) {
-    if (isnan(x) || isnan(y)) return brook_nan();
+    if (brook_isnan(x) || brook_isnan(y)) return brook_nan();
     bool y_neg = (floatBitsToUint(y) >> 31) != 0u;
     bool x_neg = (floatBitsToUint(x) >> 31) != 0u;
     float a;
     if (y == 0.0) {
         a = x_neg ? 3.14159274 : 0.0;
-    } else if (x == 0.0 || (isinf(y) && !isinf(x))) {
+    } else if (x == 0.0 || (brook_isinf(y) && !brook_isinf(x))) {
         a = 1.57079637;
-    } else if (isinf(x)) {
-        a = isinf(y) ? (x_neg ? 2.35619450 : 0.785398185) : (x_neg ? 3.14159274 : 0.0);
+    } else if (brook_isinf(x)) {
+        a = brook_isinf(y) ? (x_neg ? 2.35619450 : 0.785398185) : (x_neg ? 3.14159274 : 0.0);
     } else {
         a = brook_atan(abs(y / x));
         if (x_neg) a = 3.14159274 - (a - -8.74227766e-08);

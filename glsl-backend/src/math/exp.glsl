@@ -6,7 +6,7 @@ float brook_exp2_poly(float r) {
 }
 // Cg exp2: 2^x = 2^n * 2^f with n = round(x) and f = x - n (exact).
 float brook_exp2(float x) {
-    if (isnan(x)) return x;
+    if (brook_isnan(x)) return x;
     if (x >= 128.0) return brook_inf();
     if (x < -150.0) return 0.0;
     float n = floor(x + 0.5);
@@ -16,7 +16,7 @@ float brook_exp2(float x) {
 // parts (Cody-Waite) so that k * LN2_HI is exact and r keeps its low bits; e^r by its
 // Taylor series to degree 8 (|r| <= 0.35: truncation below 2^-30).
 float brook_exp(float x) {
-    if (isnan(x)) return x;
+    if (brook_isnan(x)) return x;
     if (x > 88.7228317) return brook_inf();
     if (x < -103.972084) return 0.0;
     float k = floor(x * 1.44269502 + 0.5);
@@ -27,9 +27,10 @@ float brook_exp(float x) {
 }
 // Cg ldexp: x 2^n. An integral n (any size: the result saturates to 0 or inf) in three exact
 // steps, so ldexp(1e-38, 200) is 1.6e22 rather than 1e-38 times an overflowed 2^200;
-// any other n through exp2.
+// any other n (NaN too: `!(a == b)`, since naga's SPIR-V makes `a != b` false for NaN)
+// through exp2.
 float brook_ldexp(float x, float n) {
-    if (floor(n) != n) return x * brook_exp2(n);
+    if (!(floor(n) == n)) return x * brook_exp2(n);
     float k = clamp(n, -300.0, 300.0);
     float third = floor(k / 3.0);
     return brook_scale(brook_scale(x, third), k - third);

@@ -24,7 +24,7 @@ float brook_sinh(float x) {
 // Cg cosh: (e^|x| + e^-|x|)/2, and e^|x| / 2 beyond 9.
 float brook_cosh(float x) {
     float a = abs(x);
-    if (isnan(x)) return x;
+    if (brook_isnan(x)) return x;
     if (a < 9.0) {
         float e = brook_exp(a);
         return 0.5 * (e + 1.0 / e);
@@ -34,7 +34,7 @@ float brook_cosh(float x) {
 // Cg tanh: t + t^3 P(t^2) within 0.55 (Chebyshev fit of degree 5, error below 2^-33 relative),
 // 1 - 2 / (e^(2|x|) + 1) up to 9, and 1 beyond (where 1 - tanh is below half an ulp).
 float brook_tanh(float x) {
-    if (isnan(x)) return x;
+    if (brook_isnan(x)) return x;
     float a = abs(x);
     float v;
     if (a < 0.55) {

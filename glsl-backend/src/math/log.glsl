@@ -23,8 +23,8 @@ float brook_log1p_tail(float f) {
 // value 0.0 when x is in the domain's interior (then the caller computes).
 bool brook_log_special(float x, out float v) {
     v = 0.0;
-    if (x > 0.0 && !isinf(x)) return false;
-    v = isnan(x) || x < 0.0 ? brook_nan() : (x == 0.0 ? -brook_inf() : x);
+    if (x > 0.0 && !brook_isinf(x)) return false;
+    v = brook_isnan(x) || x < 0.0 ? brook_nan() : (x == 0.0 ? -brook_inf() : x);
     return true;
 }
 // Cg log: e ln 2 + log(1 + f), ln 2 in two parts (fdlibm's arrangement).

@@ -42,7 +42,7 @@ float brook_pow_core(float ax, float y) {
 // pow(x, 0) = pow(1, y) = 1 even for NaN; zeros and infinities as C99 Annex F.
 float brook_pow(float x, float y) {
     if (y == 0.0 || x == 1.0) return 1.0;
-    if (isnan(x) || isnan(y)) return brook_nan();
+    if (brook_isnan(x) || brook_isnan(y)) return brook_nan();
     float ax = abs(x);
     // |y| >= 2^32 takes y log2|x| past any float's exponent unless |x| = 1 (an even integer
     // when finite, so the sign is +).
@@ -54,7 +54,7 @@ float brook_pow(float x, float y) {
     bool y_odd = y_int && abs(y) < 16777216.0 && fract(0.5 * y) != 0.0;
     bool x_neg = (floatBitsToUint(x) >> 31) != 0u;
     float v;
-    if (ax == 0.0 || isinf(ax)) {
+    if (ax == 0.0 || brook_isinf(ax)) {
         v = (ax == 0.0) == (y < 0.0) ? brook_inf() : 0.0;
     } else if (x_neg && !y_int) {
         return brook_nan();

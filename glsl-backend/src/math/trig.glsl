@@ -64,7 +64,7 @@ int brook_reduce_large(float x, out float r) {
 int brook_reduce_pio2(float x, out float r) {
     float ax = abs(x);
     if (ax <= 0.785398185) { r = x; return 0; }
-    if (isinf(x) || isnan(x)) { r = brook_nan(); return 0; }
+    if (brook_isinf(x) || brook_isnan(x)) { r = brook_nan(); return 0; }
     if (ax < 4096.0) {
         float k = floor(x * 0.636619747 + 0.5);
         r = (((x - k * 1.57080078) - k * -4.45358455e-06) - k * -8.70613803e-10) - k * 6.22337197e-14;

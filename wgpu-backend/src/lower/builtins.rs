@@ -1,13 +1,12 @@
 //! Cg's built-in functions with the CPU backend's formulas (`cpu-backend/src/exec/builtin.rs`).
 //!
 //! Where naga has a function with the same meaning on every input it is used (`floor`,
-//! `sqrt`, `sin`, …); where the meaning differs at an edge, the CPU's formula is written out:
+//! `sqrt`, `abs`, …); where the meaning differs at an edge, the CPU's formula is written out:
 //! `min`/`max` are IEEE's minNum/maxNum (a NaN argument gives the other), `round` halves away
 //! from zero, `sign(NaN)` is 0, `rsqrt` is `1/sqrt`, `lerp` is `a + t*(b - a)`, `frac` is
-//! `x - floor(x)`, `ldexp` multiplies by exact powers of two, `isnan`/`isinf`/`isfinite` test
-//! the bits, `frexp` takes the exponent from the bits. Transcendentals come from the driver, so
-//! they agree with the CPU only to a tolerance (lavapipe's miss the README's contract; see
-//! `tests/numeric_contract.rs`).
+//! `x - floor(x)`, `isnan`/`isinf`/`isfinite` test the bits, `frexp` takes the exponent from
+//! the bits. The transcendentals and `ldexp` call GL's math library (`math.rs`), so they meet
+//! the accuracy contract (`brook_frontend::accuracy`) as on GL.
 
 use brook_frontend::ir::{Builtin, Expr, ExprKind, Scalar as BScalar, Type as BType};
 use brook_frontend::Span;
@@ -15,6 +14,7 @@ use naga::{Expression, Handle, MathFunction as M, ScalarKind};
 
 use super::builder::FnBuilder;
 use super::function::FnLower;
+use super::math;
 use super::module::error;
 use super::ops::{coerce, fmod};
 use super::values::convert_kind;
@@ -301,6 +301,27 @@ fn is_nan(b: &mut FnBuilder, x: H, n: u8) -> H {
     b.gt(magnitude, inf)
 }
 
+/// Math library function `name` (`math.rs`) of `args`, scalars or vectors of `n` floats: on
+/// vectors, component by component.
+fn library(b: &mut FnBuilder, name: &str, args: &[H], n: u8) -> H {
+    let f = math::function(name);
+    let call = |b: &mut FnBuilder, args: Vec<H>| {
+        b.call(f, args, true)
+            .expect("a call asked for its result has one")
+    };
+    if n == 1 {
+        return call(b, args.to_vec());
+    }
+    let components = (0..u32::from(n))
+        .map(|k| {
+            let at: Vec<H> = args.iter().map(|&v| b.index(v, k)).collect();
+            call(b, at)
+        })
+        .collect();
+    let t = b.types.vector(naga::Scalar::F32, n);
+    b.compose(t, components)
+}
+
 /// A float constant of the shape of `like` (scalar or vector of `n`).
 fn constant(b: &mut FnBuilder, v: f32, n: u8) -> H {
     let c = b.f32(v);
@@ -312,13 +333,13 @@ fn float_builtin(b: &mut FnBuilder, f: Builtin, a: &[H], n: u8) -> Option<H> {
     use Builtin::*;
     Some(match f {
         Abs => b.math(M::Abs, &[a[0]]),
-        Acos => b.math(M::Acos, &[a[0]]),
-        Asin => b.math(M::Asin, &[a[0]]),
-        Atan if a.len() == 1 => b.math(M::Atan, &[a[0]]),
-        Atan | Atan2 => b.math(M::Atan2, &[a[0], a[1]]),
+        Acos => library(b, "brook_acos", a, n),
+        Asin => library(b, "brook_asin", a, n),
+        Atan if a.len() == 1 => library(b, "brook_atan", a, n),
+        Atan | Atan2 => library(b, "brook_atan2", a, n),
         Ceil => b.math(M::Ceil, &[a[0]]),
-        Cos => b.math(M::Cos, &[a[0]]),
-        Cosh => b.math(M::Cosh, &[a[0]]),
+        Cos => library(b, "brook_cos", a, n),
+        Cosh => library(b, "brook_cosh", a, n),
         // 180/pi and pi/180 rounded once to float, as on the CPU (`180.0 / PI` in float is
         // an ulp off).
         Degrees => {
@@ -329,20 +350,16 @@ fn float_builtin(b: &mut FnBuilder, f: Builtin, a: &[H], n: u8) -> Option<H> {
             let k = constant(b, (std::f64::consts::PI / 180.0) as f32, n);
             b.mul(a[0], k)
         }
-        Exp => b.math(M::Exp, &[a[0]]),
-        Exp2 => b.math(M::Exp2, &[a[0]]),
+        Exp => library(b, "brook_exp", a, n),
+        Exp2 => library(b, "brook_exp2", a, n),
         Floor => b.math(M::Floor, &[a[0]]),
         Frac => {
             let fl = b.math(M::Floor, &[a[0]]);
             b.sub(a[0], fl)
         }
-        Log => b.math(M::Log, &[a[0]]),
-        Log2 => b.math(M::Log2, &[a[0]]),
-        Log10 => {
-            let l = b.math(M::Log2, &[a[0]]);
-            let k = constant(b, std::f32::consts::LOG10_2, n);
-            b.mul(l, k)
-        }
+        Log => library(b, "brook_log", a, n),
+        Log2 => library(b, "brook_log2", a, n),
+        Log10 => library(b, "brook_log10", a, n),
         Round => {
             // Halves away from zero: trunc(x), plus sign(x) when |x - trunc(x)| >= 0.5.
             let t = b.math(M::Trunc, &[a[0]]);
@@ -366,22 +383,22 @@ fn float_builtin(b: &mut FnBuilder, f: Builtin, a: &[H], n: u8) -> Option<H> {
             fmin(b, lo, one, n)
         }
         Sign => sign(b, a[0], n),
-        Sin => b.math(M::Sin, &[a[0]]),
-        Sinh => b.math(M::Sinh, &[a[0]]),
+        Sin => library(b, "brook_sin", a, n),
+        Sinh => library(b, "brook_sinh", a, n),
         Sqrt => b.math(M::Sqrt, &[a[0]]),
-        Tan => b.math(M::Tan, &[a[0]]),
-        Tanh => b.math(M::Tanh, &[a[0]]),
+        Tan => library(b, "brook_tan", a, n),
+        Tanh => library(b, "brook_tanh", a, n),
         Fmod => fmod(b, a[0], a[1]),
         Max => fmax(b, a[0], a[1], n),
         Min => fmin(b, a[0], a[1], n),
-        Pow => b.math(M::Pow, &[a[0], a[1]]),
+        Pow => library(b, "brook_pow", a, n),
         Step => {
             let one = constant(b, 1.0, n);
             let zero = constant(b, 0.0, n);
             let c = b.ge(a[1], a[0]);
             b.select(c, one, zero)
         }
-        Ldexp => ldexp(b, a[0], a[1], n),
+        Ldexp => library(b, "brook_ldexp", a, n),
         Clamp => {
             let lo = fmax(b, a[0], a[1], n);
             fmin(b, lo, a[2], n)
@@ -428,47 +445,6 @@ fn sign(b: &mut FnBuilder, x: H, n: u8) -> H {
     let pos = b.gt(x, zero);
     let s = b.select(pos, one, zero);
     b.select(neg, minus, s)
-}
-
-/// `ldexp` as the CPU computes it: for an integral `e`, clamped to ±300, `x` times four powers
-/// of two made from their bits, each within the float range (exact, where `x * exp2(e)` gives
-/// NaN for `0 * exp2(300)` and loses `1e-30 * 2^200`); for any other `e`, `x * exp2(e)`.
-fn ldexp(b: &mut FnBuilder, x: H, e: H, n: u8) -> H {
-    let floor = b.math(M::Floor, &[e]);
-    let integral = b.eq(floor, e);
-    let (lo, hi) = (constant(b, -300.0, n), constant(b, 300.0, n));
-    let k = fmax(b, e, lo, n);
-    let k = fmin(b, k, hi, n);
-    let three = constant(b, 3.0, n);
-    let third = b.div(k, three);
-    let third = b.math(M::Floor, &[third]);
-    let rest = b.sub(k, third);
-    let scaled = scale(b, x, third, n);
-    let scaled = scale(b, scaled, rest, n);
-    let power = b.math(M::Exp2, &[e]);
-    let plain = b.mul(x, power);
-    b.select(integral, scaled, plain)
-}
-
-/// `x * 2^k` for an integral `k` in [-252, 254], as two exact factors `2^h * 2^(k-h)`.
-fn scale(b: &mut FnBuilder, x: H, k: H, n: u8) -> H {
-    let k = b.convert(k, ScalarKind::Sint);
-    let two = b.i32(2);
-    let two = b.splat(two, n);
-    let h = b.div(k, two);
-    let rest = b.sub(k, h);
-    let power = |b: &mut FnBuilder, k: H| {
-        let bias = b.i32(127);
-        let bias = b.splat(bias, n);
-        let biased = b.add_(k, bias);
-        let shift = b.u32(23);
-        let shift = b.splat(shift, n);
-        let bits = b.bin(naga::BinaryOperator::ShiftLeft, biased, shift);
-        b.bitcast(bits, ScalarKind::Float)
-    };
-    let (p, q) = (power(b, h), power(b, rest));
-    let y = b.mul(x, p);
-    b.mul(y, q)
 }
 
 /// `frexp` from the bits (the CPU's `frexp`): `x = m * 2^e`, `|m|` in `[0.5, 1)`; zero,

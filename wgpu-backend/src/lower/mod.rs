@@ -9,6 +9,7 @@
 //! - [`values`]: values taken apart into scalars and rebuilt (conversions, constructors, the
 //!   stream element codec).
 //! - [`function`]: a Brook function as a naga function (parameters, locals, discard).
+//! - [`math`]: GL's math library parsed into naga, which Cg's transcendentals call.
 //! - [`expr`], [`ops`], [`builtins`]: expressions, operators and Cg's built-ins, with the
 //!   CPU backend's semantics (it is the reference).
 //! - [`stmt`], [`place`]: statements and assignments.
@@ -25,6 +26,7 @@ pub mod builder;
 pub mod builtins;
 pub mod expr;
 pub mod function;
+pub mod math;
 pub mod module;
 pub mod ops;
 pub mod place;

@@ -74,9 +74,13 @@ pub struct ShaderModule<'a> {
 }
 
 impl<'a> ShaderModule<'a> {
+    /// A module holding the math library's functions (`math.rs`), so built-ins call them by
+    /// their handles in the library.
     pub fn new(brook: &'a ir::Module) -> ShaderModule<'a> {
+        let library = super::math::library();
         let mut types = Types::default();
-        let mut globals = naga::Arena::new();
+        types.arena = library.types.clone();
+        let mut globals = library.global_variables.clone();
         let bool_ty = types.bool();
         let discard = globals.append(
             GlobalVariable {
@@ -92,7 +96,7 @@ impl<'a> ShaderModule<'a> {
         ShaderModule {
             brook,
             types,
-            functions: naga::Arena::new(),
+            functions: library.functions.clone(),
             globals,
             entry_points: Vec::new(),
             discard,
@@ -194,7 +198,7 @@ impl<'a> ShaderModule<'a> {
             functions: self.functions,
             global_variables: self.globals,
             entry_points: self.entry_points,
-            ..naga::Module::default()
+            ..super::math::library().clone()
         };
         // The compare-exchange result type, if a shader used it, is naga's predeclared one.
         let cx = naga::PredeclaredType::AtomicCompareExchangeWeakResult(naga::Scalar::U32);
@@ -209,9 +213,19 @@ impl<'a> ShaderModule<'a> {
     }
 }
 
-/// Validates a finished module. On failure, the error's message and the Brook span it
-/// points at (if any).
-pub fn validate(module: &naga::Module) -> Result<naga::valid::ModuleInfo, (String, Option<Span>)> {
+/// Validates a finished module and drops what its entry point does not use (the math
+/// library's other functions), so the driver compiles only that. On failure, the error's
+/// message and the Brook span it points at (if any).
+pub fn validate(
+    module: &mut naga::Module,
+) -> Result<naga::valid::ModuleInfo, (String, Option<Span>)> {
+    // naga compacts only a valid module; the compacted one is validated again for its info.
+    checked(module)?;
+    naga::compact::compact(module, naga::compact::KeepUnused::No);
+    checked(module)
+}
+
+fn checked(module: &naga::Module) -> Result<naga::valid::ModuleInfo, (String, Option<Span>)> {
     let mut v = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
         naga::valid::Capabilities::empty(),
