@@ -11,6 +11,7 @@
 mod builder;
 mod cost;
 mod error;
+mod fused;
 mod kernel;
 mod loops;
 mod lower;
@@ -34,6 +35,7 @@ mod walk;
 
 pub use cost::MAX_INLINED_STATEMENTS;
 pub use error::GenError;
+pub use fused::{fusion_refused, generate_fused_reduce_pass};
 pub use kernel::{generate_kernel, KernelProgram};
 pub use loops::MAX_LOOP_NESTING;
 pub use mask::mask_pass;
