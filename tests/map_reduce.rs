@@ -7,23 +7,8 @@
 
 mod support;
 
-use brook::{args, Arg, ContextOptions, Profile, Runtime, TraceEntry};
-use support::{gl_with, wgpu};
-
-/// Desktop GL, GL ES, GL with a 64-texel texture limit (address translation), wgpu, the CPU.
-fn runtimes() -> Vec<Runtime> {
-    vec![
-        Runtime::gl().unwrap(),
-        Runtime::gl_with(ContextOptions {
-            profile: Profile::Es30,
-            ..ContextOptions::default()
-        })
-        .unwrap(),
-        gl_with(Some(64), None),
-        wgpu(),
-        Runtime::cpu(),
-    ]
-}
+use brook::{args, Arg, Runtime, TraceEntry};
+use support::runtimes;
 
 /// Small integers with repeats and signs.
 fn ints(n: usize, salt: usize) -> Vec<f32> {
