@@ -163,12 +163,29 @@ impl Runtime {
         shape: ReduceShape,
         output: ReduceOutput,
     ) -> Result<(), BrookError> {
+        let input = self
+            .own(input, &CallName("reduction", reduction))?
+            .arg(None);
+        self.reduce_call(program, reduction, input, extra, shape, |call| {
+            self.backend.reduce(call, output)
+        })
+    }
+
+    /// Checks a reduction of `input` and hands it to `f`.
+    fn reduce_call(
+        &self,
+        program: &Program,
+        reduction: &str,
+        input: StreamArg,
+        extra: &[Arg],
+        shape: ReduceShape,
+        f: impl FnOnce(&ReduceCall) -> Result<(), BrookError>,
+    ) -> Result<(), BrookError> {
         let name = CallName("reduction", reduction);
         let program = self.own_program(program, &name)?;
         let compiled = &program.compiled;
         let (id, func) = compiled.function(reduction, FunctionKind::Reduce)?;
         let located = |e| compiled.locate(id, e);
-        let input = self.own(input, &name)?.arg(None);
         let extra = self.backend_args(&name, extra).map_err(located)?;
         let plan = check_reduce(compiled, func, &input, &extra, shape).map_err(located)?;
         let call = ReduceCall {
@@ -179,7 +196,128 @@ impl Runtime {
             extra: &extra,
             plan,
         };
-        self.backend.reduce(&call, output).map_err(located)
+        f(&call).map_err(located)
+    }
+
+    /// Brook's kernel-then-reduce idiom in one call: runs kernel `kernel` of `program` with
+    /// `args`, then folds its output with the reduce function `reduction` (as
+    /// [`Runtime::reduce_to_value`], `extra` binding its constants and gathers), and returns
+    /// the result's floats — the same result as the two calls. The kernel has one `out`
+    /// parameter, passed a whole stream: it gives the kernel's shape and element type, and
+    /// afterwards its contents are unspecified, because GL computes the kernel inside the
+    /// reduction's first pass and never writes it, as a hand-written reduction would (the
+    /// pass trace shows that pass). Where fusing could change a result (a kernel that can
+    /// `discard`, a write mask, a reduce function with arguments of its own, struct elements,
+    /// …) GL runs the two calls; the CPU and wgpu always do.
+    ///
+    /// ```no_run
+    /// # use brook::{args, Runtime};
+    /// let rt = Runtime::gl()?;
+    /// let p = rt.compile(
+    ///     "kernel void absolute(float x<>, out float a<>) { a = abs(x); }
+    ///      reduce void sum(float a<>, reduce float r<>) { r += a; }",
+    ///     "sasum.br",
+    /// )?;
+    /// let (x, scratch) = (rt.stream_of(1, &[1000])?, rt.stream_of(1, &[1000])?);
+    /// x.read(&vec![-0.5; 1000])?;
+    /// let total = rt.map_reduce_to_value(&p, "absolute", args![&x, &scratch], "sum", args![])?;
+    /// assert_eq!(total, [500.0]);
+    /// # Ok::<(), brook::BrookError>(())
+    /// ```
+    pub fn map_reduce_to_value(
+        &self,
+        program: &Program,
+        kernel: &str,
+        args: &[Arg],
+        reduction: &str,
+        extra: &[Arg],
+    ) -> Result<Vec<f32>, BrookError> {
+        let floats = self
+            .mapped_output(program, kernel, args)?
+            .floats_per_element();
+        let mut value = vec![0.0; floats];
+        self.map_reduce(
+            (program, kernel, args),
+            (reduction, extra),
+            ReduceShape::Value(floats),
+            ReduceOutput::Value(&mut value),
+        )?;
+        Ok(value)
+    }
+
+    /// [`Runtime::map_reduce_to_value`] into a smaller stream, as
+    /// [`Runtime::reduce_to_stream`]: each element of `output` folds its block of the
+    /// kernel's output.
+    pub fn map_reduce_to_stream(
+        &self,
+        program: &Program,
+        kernel: &str,
+        args: &[Arg],
+        reduction: &str,
+        output: &Stream,
+        extra: &[Arg],
+    ) -> Result<(), BrookError> {
+        self.mapped_output(program, kernel, args)?;
+        let out = self
+            .own(output, &CallName("reduction", reduction))?
+            .arg(None);
+        self.map_reduce(
+            (program, kernel, args),
+            (reduction, extra),
+            ReduceShape::Stream(&out),
+            ReduceOutput::Stream(out),
+        )
+    }
+
+    /// The stream a kernel reduced at once writes: its one `out` argument, a whole stream.
+    fn mapped_output<'a>(
+        &self,
+        program: &Program,
+        kernel: &str,
+        args: &[Arg<'a>],
+    ) -> Result<&'a Stream, BrookError> {
+        let name = CallName("kernel", kernel);
+        let (id, func) = program.compiled.function(kernel, FunctionKind::Kernel)?;
+        let located = |e| program.compiled.locate(id, e);
+        let outputs: Vec<usize> = (func.params.iter().enumerate())
+            .filter(|(_, p)| p.class.is_output())
+            .map(|(i, _)| i)
+            .collect();
+        let [out] = outputs[..] else {
+            return Err(located(BrookError::Unsupported {
+                call: name.to_string(),
+                message: format!(
+                    "a kernel whose output is reduced at once must have exactly one `out` parameter (and no vout); `{kernel}` has {}",
+                    outputs.len()
+                ),
+            }));
+        };
+        match (args.get(out), func.params[out].class) {
+            (Some(Arg::Stream(s)), ParamClass::Out) => Ok(s),
+            _ => Err(located(BrookError::ArgumentType {
+                call: name.to_string(),
+                param: func.params[out].name.clone(),
+                message: "the output of a kernel reduced at once must be a whole stream (not a domain), and not a vout".into(),
+            })),
+        }
+    }
+
+    /// Checks the kernel call `kernel` and the reduction of its output, and runs the pair.
+    fn map_reduce(
+        &self,
+        (program, kernel, args): (&Program, &str, &[Arg]),
+        (reduction, extra): (&str, &[Arg]),
+        shape: ReduceShape,
+        output: ReduceOutput,
+    ) -> Result<(), BrookError> {
+        let mapped = self.mapped_output(program, kernel, args)?;
+        let input = self.own(mapped, &CallName("kernel", kernel))?.arg(None);
+        self.kernel_call(program, kernel, args, |kernel_call| {
+            self.reduce_call(program, reduction, input, extra, shape, |reduce_call| {
+                self.backend.map_reduce(kernel_call, reduce_call, output)
+            })
+        })
+        .map(drop)
     }
 
     /// The backend's form of a call's arguments, each stream checked to be this runtime's.

@@ -6,24 +6,8 @@
 
 mod support;
 
-use brook::{args, Arg, ContextOptions, ElementFormat, MemberFormat, Profile, Runtime};
-use support::{gl_with, wgpu};
-
-/// Desktop GL, GL ES, GL with a 64-texel texture limit (address translation), wgpu, and the
-/// CPU.
-fn runtimes() -> Vec<Runtime> {
-    vec![
-        Runtime::gl().unwrap(),
-        Runtime::gl_with(ContextOptions {
-            profile: Profile::Es30,
-            ..ContextOptions::default()
-        })
-        .unwrap(),
-        gl_with(Some(64), None),
-        wgpu(),
-        Runtime::cpu(),
-    ]
-}
+use brook::{args, Arg, ElementFormat, MemberFormat, Runtime};
+use support::{gl_with, runtimes};
 
 fn name(rt: &Runtime, k: usize) -> String {
     format!("{} #{k}", rt.backend_name())

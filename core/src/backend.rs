@@ -281,6 +281,20 @@ pub trait Backend {
     }
     /// Reduces `call.input` in index order (`docs/semantics.md`) into `output`.
     fn reduce(&self, call: &ReduceCall, output: ReduceOutput) -> Result<(), BrookError>;
+    /// A kernel call whose one output, `reduce.input`, is reduced at once
+    /// (`Runtime::map_reduce_to_value`): the result must equal running the kernel, then the
+    /// reduction. A backend may compute the kernel inside the reduction instead (GL fuses it
+    /// into the first pass, as a hand-written reduction would), so the output stream's
+    /// contents afterwards are unspecified.
+    fn map_reduce(
+        &self,
+        kernel: &KernelCall,
+        reduce: &ReduceCall,
+        output: ReduceOutput,
+    ) -> Result<(), BrookError> {
+        self.run_kernel(kernel)?;
+        self.reduce(reduce, output)
+    }
     /// Brook's `streamScatterOp` (see [`ScatterCall`]).
     fn scatter(&self, call: &ScatterCall) -> Result<(), BrookError>;
     /// Brook's `streamGatherOp` (see [`GatherOpCall`]).

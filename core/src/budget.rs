@@ -37,7 +37,9 @@ pub const MAX_INLINED_STATEMENTS: u64 = 25_000;
 /// that goes past the budget.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OverBudget {
+    /// What is past the budget, by how much, and what to change.
     pub message: String,
+    /// The statement (a loop, or the one past the count) it is reported at.
     pub span: Span,
 }
 

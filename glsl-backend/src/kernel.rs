@@ -64,7 +64,7 @@ pub fn generate_kernel(
     }
     refuse_over_budget(module, kernel)?;
     let check_loops = needs_loop_check(module, kernel, target);
-    let mut shader = KernelShader::new(module, func, variant)?;
+    let mut shader = KernelShader::new(module, func, variant, None)?;
     let functions = lowered_functions(
         module,
         kernel,
@@ -127,23 +127,38 @@ fn with_loop_status(
 }
 
 /// The parts of a kernel's shader shared by all its passes.
-struct KernelShader<'a> {
+pub(crate) struct KernelShader<'a> {
     module: &'a Module,
-    parts: ShaderBuilder<'a>,
-    /// Statements of `main` that compute this fragment's inputs.
-    fetches: String,
+    pub parts: ShaderBuilder<'a>,
+    /// Statements that compute the inputs of the element `brook_output_index`: the start of
+    /// `main`, or the body of a fused reduction's `brook_map` (`fused.rs`).
+    pub fetches: String,
+    /// The GLSL `ivec4` holding the outputs' shape, which resized inputs scale from.
+    out_extent: String,
 }
 
 impl<'a> KernelShader<'a> {
-    fn new(module: &'a Module, func: &'a Function, variant: &'a Variant) -> Result<Self, GenError> {
+    /// The fetches of a kernel pass (`map_extent` `None`), or with `map_extent` the uniform
+    /// holding the shape of the kernel's outputs, those of a function of the element
+    /// `brook_output_index` that a reduction pass calls per element it folds (`fused.rs`):
+    /// there no input is at the fragment, so [`Access::AtFragment`] and vouts are refused.
+    pub(crate) fn new(
+        module: &'a Module,
+        func: &'a Function,
+        variant: &'a Variant,
+        map_extent: Option<String>,
+    ) -> Result<Self, GenError> {
+        let mapped = map_extent.is_some();
         let mut s = KernelShader {
             module,
             parts: ShaderBuilder::new(Stage::Fragment, Some(module)),
             fetches: String::new(),
+            out_extent: map_extent.unwrap_or_else(|| "brook_output_extent".into()),
         };
         // The element of the outputs this fragment computes: for `indexof`, for resized
         // inputs and iterators, and to skip the texels outside a masked domain.
-        let needs_output_index = uses_indexof(&func.body)
+        let needs_output_index = mapped
+            || uses_indexof(&func.body)
             || matches!(variant.output, OutputRegion::Masked { .. })
             || variant.params.iter().any(|a| {
                 matches!(
@@ -151,7 +166,7 @@ impl<'a> KernelShader<'a> {
                     Access::Resized(..) | Access::Domain(..) | Access::Iter1(_) | Access::Iter2(_)
                 )
             });
-        if needs_output_index {
+        if needs_output_index && !mapped {
             s.output_index(variant.output);
         }
         for (i, p) in func.params.iter().enumerate() {
@@ -160,12 +175,18 @@ impl<'a> KernelShader<'a> {
             let ty = glsl_type(module, &p.ty);
             match (p.class, variant.params[i as usize]) {
                 (ParamClass::Constant, _) => s.parts.constant(module, i, &name, &p.ty)?,
+                (ParamClass::Stream, Access::AtFragment) | (ParamClass::Vout { .. }, _) if mapped => {
+                    return Err(GenError::Unsupported(format!(
+                        "kernel `{}`: parameter `{}` needs a fragment of its own; it cannot be fused into a reduction",
+                        func.name, p.name
+                    )))
+                }
                 (ParamClass::Stream, access @ (Access::AtFragment | Access::Resized(..) | Access::Domain(..))) => {
                     let idx = index_global(&name);
                     let texel = match access {
                         Access::Resized(resize, placement) | Access::Domain(resize, placement) => {
                             s.parts.extent_uniform(i, &name);
-                            let index = resized_index(resize, "brook_output_index", "brook_output_extent", &format!("{name}_extent"), &mut s.parts.prelude);
+                            let index = resized_index(resize, "brook_output_index", &s.out_extent, &format!("{name}_extent"), &mut s.parts.prelude);
                             s.fetches.push_str(&format!("    {idx} = {index};\n"));
                             let domain = matches!(access, Access::Domain(..));
                             s.parts.texel_of(i, &name, &idx, domain, placement)
@@ -315,7 +336,7 @@ impl<'a> KernelShader<'a> {
         let index = resized_index(
             resize,
             "brook_output_index",
-            "brook_output_extent",
+            &self.out_extent,
             &format!("{name}_extent"),
             &mut self.parts.prelude,
         );

@@ -23,7 +23,7 @@ use crate::members::member_slots;
 use crate::names::glsl_name;
 use crate::pass::UniformValue;
 use crate::prelude::Helper;
-use crate::shader::{call_text, lowered_functions, output_chunks};
+use crate::shader::{call_text, lowered_functions_of, output_chunks};
 use crate::source::SourceText;
 use crate::types::glsl_type;
 use crate::variant::{Access, Placement, Target, Variant};
@@ -60,6 +60,32 @@ pub fn generate_reduce_pass(
     target: &Target,
     source: Option<&SourceText>,
 ) -> Result<KernelProgram, GenError> {
+    let parts = ShaderBuilder::new(Stage::Fragment, Some(module));
+    reduce_program(
+        parts, module, reduce_fn, step, variant, target, source, None,
+    )
+}
+
+/// A kernel computed inside a reduction pass instead of read from a stream (`fused.rs`).
+pub(crate) struct Mapped<'a> {
+    pub kernel: FunctionId,
+    /// GLSL defining `brook_map(ivec4)`: the kernel's output at an element of the input.
+    pub function: &'a str,
+}
+
+/// The passes of one reduction step on `parts`, which may already declare a fused kernel's
+/// inputs; with `mapped`, every element folded is `brook_map(index)` rather than a fetch.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn reduce_program(
+    mut parts: ShaderBuilder,
+    module: &Module,
+    reduce_fn: FunctionId,
+    step: &ReduceStep,
+    variant: &Variant,
+    target: &Target,
+    source: Option<&SourceText>,
+    mapped: Option<Mapped>,
+) -> Result<KernelProgram, GenError> {
     let func = module.func(reduce_fn);
     if func.kind != FunctionKind::Reduce {
         return Err(GenError::NotAReduction(func.name.clone()));
@@ -78,10 +104,13 @@ pub fn generate_reduce_pass(
         )));
     }
     let (input, accumulator) = reduction_params(func)?;
-    let mut parts = ShaderBuilder::new(Stage::Fragment, Some(module));
     refuse_over_budget(module, reduce_fn)?;
     refuse_uncheckable_loops(module, reduce_fn, u32::from(step.k), target)?;
-    let functions = lowered_functions(module, reduce_fn, &mut parts.prelude, source, false)?;
+    let roots: Vec<FunctionId> = mapped.iter().map(|m| m.kernel).chain([reduce_fn]).collect();
+    let mut functions = lowered_functions_of(module, &roots, &mut parts.prelude, source, false)?;
+    if let Some(m) = &mapped {
+        functions.push_str(m.function);
+    }
     for (i, p) in func.params.iter().enumerate() {
         let name = glsl_name(&p.name);
         match (p.class, variant.params[i]) {
@@ -99,18 +128,28 @@ pub fn generate_reduce_pass(
             }
         }
     }
-    let body = fold_body(&mut parts, module, func, step, input, accumulator)?;
+    let reads = mapped.is_some().then_some("brook_map(brook_index)");
+    let body = fold_body(&mut parts, module, func, step, input, accumulator, reads)?;
     let outputs = member_slots(module, func, ParamClass::Reduce)?;
     let chunks = output_chunks(&outputs, target);
     let from = source
         .map(|s| format!(" ({})", s.name_in_comment()))
+        .unwrap_or_default();
+    let fused = mapped
+        .as_ref()
+        .map(|m| {
+            format!(
+                " with kernel `{}` fused into its reads",
+                module.func(m.kernel).name
+            )
+        })
         .unwrap_or_default();
     let passes = chunks
         .iter()
         .enumerate()
         .map(|(i, written)| {
             let title = format!(
-                "Brook reduction `{}`{from}: each element folds {} input element(s) along .{}, output {} of {}.",
+                "Brook reduction `{}`{fused}{from}: each element folds {} input element(s) along .{}, output {} of {}.",
                 func.name,
                 step.k,
                 COMPONENTS[step.component as usize],
@@ -132,6 +171,8 @@ fn reduction_params(func: &Function) -> Result<(usize, usize), GenError> {
 }
 
 /// The statements of `main`: find this fragment's run of input elements, fold it.
+/// `reads`: the GLSL value of element `brook_index` of the input when it is computed rather
+/// than fetched (a fused kernel).
 fn fold_body(
     parts: &mut ShaderBuilder,
     module: &Module,
@@ -139,6 +180,7 @@ fn fold_body(
     step: &ReduceStep,
     input: usize,
     accumulator: usize,
+    reads: Option<&str>,
 ) -> Result<String, GenError> {
     let c = COMPONENTS[step.component as usize];
     let k = step.k;
@@ -146,7 +188,7 @@ fn fold_body(
     let r = glsl_name(&func.params[accumulator].name);
     let ty = glsl_type(module, &func.params[input].ty);
     let mut body = String::new();
-    let input_translated = matches!(step.input, Placement::Translated(_));
+    let input_translated = reads.is_none() && matches!(step.input, Placement::Translated(_));
     if input_translated || step.output_translated {
         parts.prelude.require(Helper::Addressing);
     }
@@ -210,15 +252,18 @@ fn fold_body(
         }
     }
     body.push_str(&format!("    brook_index.{c} = brook_first;\n"));
-    let first = parts.fetch_element(module, input as u32, &func.params[input].ty, &a, &texel)?;
+    let element = |parts: &mut ShaderBuilder| match reads {
+        Some(value) => Ok(value.to_string()),
+        None => parts.fetch_element(module, input as u32, &func.params[input].ty, &a, &texel),
+    };
+    let first = element(parts)?;
     body.push_str(&format!("    {ty} {r} = {first};\n"));
     if k > 1 {
         body.push_str(&format!("    {ty} {a};\n"));
     }
     let call = call_text(func);
     for t in 1..k {
-        let value =
-            parts.fetch_element(module, input as u32, &func.params[input].ty, &a, &texel)?;
+        let value = element(parts)?;
         let combine = format!("brook_index.{c} = brook_first + {t};\n{a} = {value};\n{call}");
         if step.partial {
             body.push_str(&format!("    if ({t} < brook_count) {{\n"));

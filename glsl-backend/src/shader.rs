@@ -27,8 +27,28 @@ pub fn lowered_functions(
     source: Option<&SourceText>,
     check_loops: bool,
 ) -> Result<String, GenError> {
+    lowered_functions_of(module, &[root], prelude, source, check_loops)
+}
+
+/// [`lowered_functions`] of several roots in one shader (a kernel fused into a reduction):
+/// a function both call is lowered once, still before every caller.
+pub fn lowered_functions_of(
+    module: &Module,
+    roots: &[FunctionId],
+    prelude: &mut Prelude,
+    source: Option<&SourceText>,
+    check_loops: bool,
+) -> Result<String, GenError> {
+    let mut order: Vec<FunctionId> = Vec::new();
+    for &root in roots {
+        for f in callees(module, root).into_iter().chain([root]) {
+            if !order.contains(&f) {
+                order.push(f);
+            }
+        }
+    }
     let mut functions = String::new();
-    for f in callees(module, root).into_iter().chain([root]) {
+    for f in order {
         let lowering = FunctionLowering::new(module, module.func(f), prelude, source)
             .checking_loops(check_loops);
         functions.push_str(&lowering.lower()?);

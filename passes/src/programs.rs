@@ -15,9 +15,10 @@ use std::time::{Duration, Instant};
 use brook_core::Compiled;
 use brook_frontend::ir::FunctionId;
 use brook_glsl::{
-    compact_pass, generate_gather_fetch, generate_kernel, generate_reduce_pass,
-    generate_scatter_reduce, generate_scatter_write, mask_pass, scan_down_pass, scan_up_pass,
-    vertex_shader, ReduceStep, ScatterProgram, ScatterRoles, Target, Variant,
+    compact_pass, generate_fused_reduce_pass, generate_gather_fetch, generate_kernel,
+    generate_reduce_pass, generate_scatter_reduce, generate_scatter_write, mask_pass,
+    scan_down_pass, scan_up_pass, vertex_shader, ReduceStep, ScatterProgram, ScatterRoles, Target,
+    Variant,
 };
 use brook_texture_streams::GlContext;
 
@@ -107,6 +108,9 @@ pub struct GlProgram {
     /// A kernel variant, and whether it checks its loops (`encode::kernel::call_target`).
     kernels: Memo<(FunctionId, Variant, bool), LinkedKernel>,
     reductions: Memo<(FunctionId, ReduceStep, Variant), LinkedKernel>,
+    /// A reduction's first step with a kernel variant fused in: (kernel, variant, reduce
+    /// function, step).
+    fused: Memo<(FunctionId, Variant, FunctionId, ReduceStep), LinkedKernel>,
     combiners: Memo<FunctionId, LinkedScatter>,
 }
 
@@ -116,6 +120,7 @@ impl GlProgram {
             compiled,
             kernels: Memo::default(),
             reductions: Memo::default(),
+            fused: Memo::default(),
             combiners: Memo::default(),
         }
     }
@@ -157,6 +162,33 @@ impl GlProgram {
         })
     }
 
+    /// The first step of reduction `function` computing kernel `kernel` (as `variant`) in
+    /// its reads, and its link time if linked now.
+    pub fn fused(
+        &self,
+        ctx: &Rc<GlContext>,
+        target: &Target,
+        kernel: FunctionId,
+        variant: &Variant,
+        function: FunctionId,
+        step: ReduceStep,
+    ) -> Result<(Rc<LinkedKernel>, Linked), PassError> {
+        self.fused
+            .get((kernel, variant.clone(), function, step), || {
+                let c = &self.compiled;
+                let generated = generate_fused_reduce_pass(
+                    &c.module,
+                    kernel,
+                    variant,
+                    function,
+                    &step,
+                    target,
+                    Some(&c.source),
+                )?;
+                LinkedKernel::link(ctx, generated)
+            })
+    }
+
     /// A scatter combining through the reduce function `function`.
     pub fn combiner(
         &self,
@@ -173,7 +205,7 @@ impl GlProgram {
 
     /// Programs linked for this Brook program so far.
     pub fn linked(&self) -> usize {
-        self.kernels.len() + self.reductions.len() + self.combiners.len()
+        self.kernels.len() + self.reductions.len() + self.fused.len() + self.combiners.len()
     }
 }
 

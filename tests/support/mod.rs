@@ -21,6 +21,22 @@ pub fn wgpu() -> Runtime {
         .expect("a wgpu adapter (lavapipe: apt-get install mesa-vulkan-drivers libvulkan1)")
 }
 
+/// Desktop GL, GL ES, GL with a 64-texel texture limit (address translation), wgpu, and the
+/// CPU: every backend and GL layout a result must not depend on.
+pub fn runtimes() -> Vec<Runtime> {
+    vec![
+        Runtime::gl().unwrap(),
+        Runtime::gl_with(ContextOptions {
+            profile: brook::Profile::Es30,
+            ..ContextOptions::default()
+        })
+        .unwrap(),
+        gl_with(Some(64), None),
+        wgpu(),
+        Runtime::cpu(),
+    ]
+}
+
 /// Asserts that `got` (from `backend`) equals the CPU's `cpu` within `ulps`, output by output.
 fn assert_agree(backend: &str, got: &[Vec<f32>], cpu: &[Vec<f32>], ulps: u32) {
     assert_eq!(got.len(), cpu.len());

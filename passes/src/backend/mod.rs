@@ -3,6 +3,7 @@
 //! the encoders; it holds what lives across calls: the context, the programs no Brook program
 //! owns, spare intermediates, the write mask and the open write query.
 
+mod fused;
 mod kernel;
 mod ops;
 mod storage;
@@ -190,8 +191,17 @@ impl Backend for GlBackend {
     }
 
     fn reduce(&self, call: &ReduceCall, output: ReduceOutput) -> Result<(), BrookError> {
-        self.reduction(call, output)
+        self.reduction(call, output, None)
             .map_err(|e| e.placed(call.compiled))
+    }
+
+    fn map_reduce(
+        &self,
+        kernel: &KernelCall,
+        reduce: &ReduceCall,
+        output: ReduceOutput,
+    ) -> Result<(), BrookError> {
+        self.map_reduction(kernel, reduce, output)
     }
 
     fn scatter(&self, call: &ScatterCall) -> Result<(), BrookError> {

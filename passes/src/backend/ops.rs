@@ -12,17 +12,19 @@ use brook_texture_streams::Stream as GlStream;
 use super::storage::{extra_classes, hold, kernel_args, textures};
 use super::{gl_program, GlBackend};
 use crate::encode::mask::WriteMask;
-use crate::encode::reduce::{Ends, Reduction};
+use crate::encode::reduce::{Ends, Map, Reduction};
 use crate::encode::scatter::{GatherOp, Scatter};
 use crate::error::PassError;
 use crate::executor::traced;
 
 impl GlBackend {
-    /// Runs a reduction.
+    /// Runs a reduction; with `map`, a kernel whose output is the input is computed inside
+    /// the first pass instead of read (`fused.rs`).
     pub(super) fn reduction(
         &self,
         call: &ReduceCall,
         output: ReduceOutput,
+        map: Option<Map>,
     ) -> Result<(), PassError> {
         let program = gl_program(call.program)?;
         let func = call.function();
@@ -39,6 +41,7 @@ impl GlBackend {
             input: &input,
             extra: &extra,
             into: into.as_deref(),
+            map,
         };
         let (spare, plan) = (&self.reduce_spares, &call.plan);
         let reduction = Reduction::new(&enc, spare, program, call.function, plan, ends)?;
@@ -51,13 +54,17 @@ impl GlBackend {
                 function: func.name.clone(),
                 source_line: Some(call.compiled.line_of(func)),
                 variant: format!(
-                    "{} -> {}",
+                    "{} -> {}{}",
                     brook_core::fmt_shape(&call.plan.input),
                     if into.is_some() {
                         brook_core::fmt_shape(&call.plan.target)
                     } else {
                         "a value".into()
-                    }
+                    },
+                    map.map_or(String::new(), |m| format!(
+                        ", kernel `{}` fused into pass 1 (its output is never written)",
+                        call.compiled.module.func(m.kernel).name
+                    ))
                 ),
                 compiled: reduction.compiled,
                 scratch: Vec::new(),

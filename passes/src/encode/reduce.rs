@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use brook_core::{ReducePass, ReducePlan, UniformData};
 use brook_frontend::ir::{Function, FunctionId, ParamClass};
-use brook_glsl::{Access, OutputRegion, Placement, ReduceStep, UniformValue, Variant};
+use brook_glsl::{Access, OutputRegion, Placement, ReduceStep, Resize, UniformValue, Variant};
 use brook_texture_streams::Stream;
 
 use crate::args::{placement, KernelArg, StreamArg};
@@ -30,6 +30,31 @@ pub struct Ends<'a> {
     pub extra: &'a [KernelArg<'a>],
     /// The target stream; `None` for a value (the last intermediate holds it).
     pub into: Option<&'a Stream>,
+    /// A kernel whose output is `input`, computed inside the first pass instead of read
+    /// (`brook_glsl::generate_fused_reduce_pass`); `input` is then never read or written.
+    pub map: Option<Map<'a>>,
+}
+
+/// A kernel fused into a reduction's first pass: its call's arguments and their variant
+/// (inputs resized or placed from the output's shape, see [`mapped_variant`]).
+#[derive(Clone, Copy)]
+pub struct Map<'a> {
+    pub kernel: FunctionId,
+    pub args: &'a [KernelArg<'a>],
+    pub variant: &'a Variant,
+}
+
+/// The variant of a kernel call computed inside a reduction: an input at the output's place
+/// is read through its own layout from the element index, as a resized input of equal shape,
+/// since there is no fragment of the kernel's output.
+pub fn mapped_variant(mut variant: Variant, args: &[KernelArg]) -> Variant {
+    for (access, arg) in variant.params.iter_mut().zip(args) {
+        if let (Access::AtFragment, Some(s)) = (*access, arg.stream()) {
+            let shape = s.shape();
+            *access = Access::Resized(Resize::between(&shape, &shape), s.placement());
+        }
+    }
+    variant
 }
 
 /// A reduction's passes with their programs and intermediate streams.
@@ -52,7 +77,12 @@ impl Reduction {
         plan: &ReducePlan,
         ends: Ends,
     ) -> Result<Reduction, PassError> {
-        let Ends { input, extra, into } = ends;
+        let Ends {
+            input,
+            extra,
+            into,
+            map,
+        } = ends;
         let func = program.compiled.module.func(function);
         let variant = reduce_variant(func, extra).map_err(|m| call_error(&func.name, m))?;
         let rank = plan.input.len();
@@ -78,7 +108,12 @@ impl Reduction {
                 input: placed,
                 output_translated: output != Placement::Direct,
             };
-            let (linked, now) = program.reduction(enc.ctx, enc.target, function, step, &variant)?;
+            let (linked, now) = match map.filter(|_| i == 0) {
+                Some(m) => {
+                    program.fused(enc.ctx, enc.target, m.kernel, m.variant, function, step)?
+                }
+                None => program.reduction(enc.ctx, enc.target, function, step, &variant)?,
+            };
             compiled = both(compiled, now);
             programs.push(linked);
             placed = output;
@@ -101,7 +136,12 @@ impl Reduction {
         ends: Ends<'s>,
         steps: &mut Vec<Step<'s>>,
     ) -> Result<(), PassError> {
-        let Ends { input, extra, into } = ends;
+        let Ends {
+            input,
+            extra,
+            into,
+            map,
+        } = ends;
         let (a, r) = brook_core::call::reduce_roles(func)
             .map_err(|e| call_error(&func.name, e.to_string()))?;
         let mut src = input;
@@ -114,21 +154,38 @@ impl Reduction {
                     .expect("one intermediate per pass not into the target"),
             };
             let mut others = extra.iter();
-            let args: Vec<KernelArg> = (0..func.params.len())
-                .map(|p| match p {
-                    p if p == a => KernelArg::Stream(src.into()),
-                    p if p == r => KernelArg::Out(dst.into()),
-                    _ => *others
-                        .next()
-                        .expect("the runtime counted the extra arguments"),
-                })
+            let own = (0..func.params.len()).map(|p| match p {
+                p if p == a => KernelArg::Stream(src.into()),
+                p if p == r => KernelArg::Out(dst.into()),
+                _ => *others
+                    .next()
+                    .expect("the runtime counted the extra arguments"),
+            });
+            // A fused pass numbers the reduce function's parameters after the kernel's.
+            let fused = map.filter(|_| i == 0);
+            let kernel = fused.map(|m| (module.func(m.kernel), m.args));
+            let args: Vec<KernelArg> = kernel
+                .map_or(&[][..], |(_, args)| args)
+                .iter()
+                .copied()
+                .chain(own)
                 .collect();
             let label = if enc.tracing {
-                pass_label(pass, i, plan.passes.len())
+                let fused_in = kernel.map_or(String::new(), |(k, _)| {
+                    format!(", kernel `{}` computed in its reads", k.name)
+                });
+                format!("{}{fused_in}", pass_label(pass, i, plan.passes.len()))
             } else {
                 String::new()
             };
-            encode_pass(enc, module, func, linked, pass, &args, dst, label, steps)?;
+            let draw = Draw {
+                linked,
+                pass,
+                args: &args,
+                kernel,
+                dst,
+            };
+            encode_pass(enc, module, func, draw, label, steps)?;
             src = dst;
         }
         Ok(())
@@ -148,19 +205,32 @@ fn pass_label(pass: &ReducePass, i: usize, n: usize) -> String {
     )
 }
 
+/// One planned pass to draw: its program, arguments (a fused kernel's first) and target.
+struct Draw<'s, 'a> {
+    linked: &'s LinkedKernel,
+    pass: &'a ReducePass,
+    args: &'a [KernelArg<'s>],
+    /// The fused kernel and its arguments, whose uniforms the pass also sets.
+    kernel: Option<(&'a Function, &'a [KernelArg<'a>])>,
+    dst: &'s Stream,
+}
+
 /// The draws of one planned pass into `dst` (one per group of output members).
-#[allow(clippy::too_many_arguments)]
 fn encode_pass<'s>(
     enc: &Encoder,
     module: &brook_frontend::ir::Module,
     func: &Function,
-    linked: &'s LinkedKernel,
-    pass: &ReducePass,
-    args: &[KernelArg<'s>],
-    dst: &'s Stream,
+    draw: Draw<'s, '_>,
     label: String,
     steps: &mut Vec<Step<'s>>,
 ) -> Result<(), PassError> {
+    let Draw {
+        linked,
+        pass,
+        args,
+        kernel,
+        dst,
+    } = draw;
     let fail = |message: String| call_error(&func.name, message);
     let output = StreamArg::whole(dst);
     let stream_of = |param: u32| match args[param as usize] {
@@ -174,7 +244,11 @@ fn encode_pass<'s>(
         let uniforms = uniforms_of(draw, |value| match value {
             UniformValue::ReduceBlock => Ok(UniformData::Ints(vec![pass.block as i32])),
             UniformValue::ReduceGroups => Ok(UniformData::Ints(vec![pass.groups() as i32])),
-            other => uniform_data(other, module, func, args, &output),
+            // A fused kernel's uniforms are its parameters'; the output's are the pass's.
+            other => match kernel {
+                Some((kfunc, kargs)) => uniform_data(other, module, kfunc, kargs, &output),
+                None => uniform_data(other, module, func, args, &output),
+            },
         })
         .map_err(fail)?;
         let names = vec!["partial results".to_string(); targets.len()];

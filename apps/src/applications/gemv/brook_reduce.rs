@@ -1,6 +1,7 @@
 //! The Brook version of 001 §3.3: `mul` forms `T = A·x` element by element (`x<1,n>` is
 //! resized over the rows of `T<n,n>`), `sum` reduces each row of `T` into `Ax<n,1>`, and
-//! `axpby` applies α and β. The plain product's row sums are its result.
+//! `axpby` applies α and β. The plain product's row sums are its result. `mul` and `sum` run
+//! as one `map_reduce_to_stream` call, which GL fuses (the products are never written).
 
 use brook::{args, Program, Runtime, Stream};
 
@@ -27,7 +28,7 @@ pub struct BrookGemv<'a> {
     rt: &'a Runtime,
     program: Program,
     inputs: Inputs,
-    /// The products `A[i][j]·x[j]`.
+    /// The products `A[i][j]·x[j]`: scratch, never written on GL (the kernel is fused).
     products: Stream,
     /// The row sums `Ax`.
     sums: Stream,
@@ -67,8 +68,10 @@ impl Variant for BrookGemv<'_> {
     fn compute(&mut self) -> Result<(), AppError> {
         let (rt, program) = (self.rt, &self.program);
         let (a, x) = (self.inputs.get(0), self.inputs.get(1));
-        rt.run(program, "mul", args![a, x, &self.products])?;
-        rt.reduce_to_stream(program, "sum", &self.products, &self.sums, args![])?;
+        // `mul(a, x, products); reduce sum(products, sums)` as one call: GL forms each
+        // product inside the row sum's first pass and never writes `products`.
+        let products = args![a, x, &self.products];
+        rt.map_reduce_to_stream(program, "mul", products, "sum", &self.sums, args![])?;
         if let Some((alpha, beta, result)) = &self.axpby {
             let y = self.inputs.get(2);
             rt.run(

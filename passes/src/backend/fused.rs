@@ -1,0 +1,85 @@
+//! A kernel call whose output only feeds a reduction (`Backend::map_reduce`): computed inside
+//! the reduction's first pass when that gives the unfused pair's result, run as a kernel
+//! call then a reduction otherwise.
+
+use brook_core::call::CallName;
+use brook_core::{Backend, BrookError, KernelCall, MaskUse, ReduceCall, ReduceOutput};
+use brook_glsl::{fusion_refused, Variant};
+
+use super::kernel::kernel_classes;
+use super::storage::{hold, kernel_args};
+use super::GlBackend;
+use crate::args::{variant_for, KernelArg};
+use crate::encode::reduce::{mapped_variant, Map};
+use crate::error::call_error;
+
+impl GlBackend {
+    pub(super) fn map_reduction(
+        &self,
+        kernel: &KernelCall,
+        reduce: &ReduceCall,
+        output: ReduceOutput,
+    ) -> Result<(), BrookError> {
+        let func = kernel.function();
+        let name = CallName("kernel", &func.name);
+        let held = hold(kernel.args, &name)?;
+        let args = kernel_args(&held, kernel_classes(func));
+        let Some(variant) = self.fused_variant(kernel, reduce, &args, &output)? else {
+            drop(args);
+            drop(held);
+            self.run_kernel(kernel)?;
+            return self.reduce(reduce, output);
+        };
+        let map = Map {
+            kernel: kernel.kernel,
+            args: &args,
+            variant: &variant,
+        };
+        self.reduction(reduce, output, Some(map))
+            .map_err(|e| e.placed(reduce.compiled))
+    }
+
+    /// The variant the kernel is computed as inside the reduction, or `None` when fusing
+    /// could change a result: a write mask or query applies to the kernel's writes, the
+    /// reduction writes a stream the kernel reads (the fused pass would sample its own
+    /// target), or the generator refuses the kernel ([`fusion_refused`]).
+    fn fused_variant(
+        &self,
+        kernel: &KernelCall,
+        reduce: &ReduceCall,
+        args: &[KernelArg],
+        output: &ReduceOutput,
+    ) -> Result<Option<Variant>, BrookError> {
+        let func = kernel.function();
+        let feeds_back = match output {
+            ReduceOutput::Stream(target) => kernel
+                .args
+                .iter()
+                .filter_map(|a| a.stream())
+                .any(|s| s.same_storage(target)),
+            ReduceOutput::Value(_) => false,
+        };
+        if kernel.mask != MaskUse::default() || feeds_back {
+            return Ok(None);
+        }
+        let Some(out) = args.iter().find_map(|a| match a {
+            KernelArg::Out(s) => Some(*s),
+            _ => None,
+        }) else {
+            return Ok(None);
+        };
+        let variant = variant_for(func, args, &out).map_err(|m| call_error(&func.name, m))?;
+        let variant = mapped_variant(variant, args);
+        let k = reduce.plan.passes.first().map_or(1, |p| p.k) as u8;
+        let module = &kernel.compiled.module;
+        let refused = fusion_refused(
+            module,
+            kernel.kernel,
+            &variant,
+            reduce.function,
+            k,
+            &self.target,
+        );
+        Ok(refused.is_none().then_some(variant))
+    }
+}
