@@ -157,6 +157,9 @@ impl Runtime {
             source: SourceText::new(name, source),
         });
         let prepared = self.backend.prepare(&compiled)?;
+        if let Some(recorder) = self.recorder.borrow_mut().as_mut() {
+            recorder.compiled(&compiled.source);
+        }
         Ok(Program {
             compiled,
             prepared,

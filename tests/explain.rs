@@ -807,3 +807,54 @@ fn visible(html: &str) -> String {
         .replace("&#39;", "'")
         .replace("&amp;", "&")
 }
+
+/// Every viz example, run with `--explain DIR --frames 2`: a site with a card per operation,
+/// each quoting the kernel's Brook source (compiled inside the run, so taken from the
+/// recording), and every picture decoding. The examples are built by `cargo test`.
+#[test]
+fn every_example_explains_its_first_steps() {
+    let examples = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .and_then(Path::parent)
+        .unwrap()
+        .join("examples");
+    let mut problems = Vec::new();
+    for (name, source) in [
+        ("life", "life.br"),
+        ("gray_scott", "gray_scott.br"),
+        ("cloth", "cloth.br"),
+        ("mandelbrot", "mandelbrot.br"),
+        ("segmentation", "segment.br"),
+    ] {
+        let dir = site_dir(&format!("example-{name}"));
+        let o = Command::new(examples.join(name))
+            .args(["--explain", dir.to_str().unwrap(), "--frames", "2"])
+            .output()
+            .unwrap_or_else(|e| panic!("{name}: {e} (cargo test builds the examples)"));
+        let out = String::from_utf8_lossy(&o.stdout);
+        if !o.status.success() {
+            problems.push(format!(
+                "{name}: {:?}: {}",
+                o.status,
+                String::from_utf8_lossy(&o.stderr)
+            ));
+            continue;
+        }
+        let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+        let cards = html.matches("<section class=\"card\"").count();
+        let quoted = html.matches(&format!("Brook source ({source}:")).count();
+        if cards == 0 || quoted != cards || !out.contains(&format!("{cards} cards")) {
+            problems.push(format!(
+                "{name}: {cards} cards, {quoted} quoting {source}; said {out}"
+            ));
+        }
+        if let Some(src) = image_sources(&html)
+            .iter()
+            .find(|src| image::open(dir.join(src)).is_err())
+        {
+            problems.push(format!("{name}: {src} does not load"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -1,7 +1,7 @@
 //! Recording a run for the explorer: the pass trace, on GL a shot of every pass, and on every
 //! backend the streams each operation wrote.
 
-use brook_core::{Backend, TraceEntry};
+use brook_core::{Backend, SourceText, TraceEntry};
 use brook_passes::GlBackend;
 
 use crate::camera::{Film, Shot};
@@ -23,6 +23,10 @@ pub struct Recording {
     /// entries each became and the streams it wrote. Empty when the recorder was driven
     /// without a runtime (then the cards show the trace alone).
     pub operations: Vec<Operation>,
+    /// The Brook sources the runtime compiled while recording ([`Recorder::compiled`]), so a
+    /// program that compiles its kernels inside the run (a viz simulation) still gets its
+    /// Brook lines quoted on the cards.
+    pub sources: Vec<SourceText>,
 }
 
 /// A recording under way: the trace is on and, on GL, the camera is installed.
@@ -32,6 +36,7 @@ pub struct Recorder {
     /// The entries of the operations reported so far (taken from the backend after each).
     trace: Vec<TraceEntry>,
     operations: Vec<Operation>,
+    sources: Vec<SourceText>,
 }
 
 impl Recorder {
@@ -49,6 +54,7 @@ impl Recorder {
             max_side,
             trace: Vec::new(),
             operations: Vec::new(),
+            sources: Vec::new(),
         }
     }
 
@@ -80,6 +86,13 @@ impl Recorder {
         self.trace.extend(entries);
     }
 
+    /// A program was compiled while recording: its source is kept for the cards.
+    pub fn compiled(&mut self, source: &SourceText) {
+        if !self.sources.contains(source) {
+            self.sources.push(source.clone());
+        }
+    }
+
     /// Stops tracing and photographing; what was recorded since [`Recorder::start`].
     pub fn finish(mut self, backend: &dyn Backend) -> Recording {
         self.trace.extend(backend.take_trace());
@@ -93,6 +106,7 @@ impl Recorder {
             trace: self.trace,
             shots: self.film.map(|f| f.take()).unwrap_or_default(),
             operations: self.operations,
+            sources: self.sources,
         }
     }
 }

@@ -68,7 +68,8 @@ pub fn write(
 /// Writes the site of one program run on several backends (the same operations in the same
 /// order): the cards are the first backend's, and each operation's card shows the streams it
 /// wrote on every backend side by side, with the elements that differ from the first backend
-/// beyond the tolerance ([`crate::compare`]) drawn and counted.
+/// beyond the tolerance ([`crate::compare`]) drawn and counted. Brook lines are quoted from
+/// `sources` and from the sources the first recording saw compiled.
 pub fn write_side_by_side(
     recordings: &[Recording],
     sources: &[SourceText],
@@ -78,9 +79,16 @@ pub fn write_side_by_side(
     let Some(primary) = recordings.first() else {
         return Err(ExplainError::Mismatch("no recording to write".into()));
     };
+    // The sources given, then those the runtime saw compiled while recording.
+    let mut known = sources.to_vec();
+    for s in &primary.sources {
+        if !known.contains(s) {
+            known.push(s.clone());
+        }
+    }
     let mut assets = Assets::default();
     let drawn = drawn(&primary.trace);
-    let (cards, outline) = cards(recordings, sources, &drawn, &mut assets)?;
+    let (cards, outline) = cards(recordings, &known, &drawn, &mut assets)?;
     let groups = timeline(&primary.trace, &outline);
     let passes = outline.iter().map(|o| o.passes).sum();
     let differing = outline.iter().map(|o| o.differing).sum();

@@ -9,7 +9,7 @@ use clap::{CommandFactory, FromArgMatches, Parser};
 
 use crate::error::VizError;
 use crate::image_io::save_png;
-use crate::live::{run_headless, run_window, LiveOptions, Simulation};
+use crate::live::{explain_headless, run_headless, run_window, LiveOptions, Simulation};
 
 /// What the command line asked for (clap, derive: `--help`, and errors that name the bad
 /// argument). A program reads it with `CliOptions::parse()` or `try_parse_from` (clap's
@@ -32,6 +32,10 @@ pub struct CliOptions {
     /// Where to save the last frame.
     #[arg(long, value_name = "PATH")]
     pub png: Option<PathBuf>,
+    /// Run --frames steps (3 when absent) headless with every call recorded, and write the
+    /// pipeline explorer's site (one card per pass, textures before and after) into DIR.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["headless", "png"])]
+    pub explain: Option<PathBuf>,
     /// Window or image size, each side 1 to 16384.
     #[arg(long, value_name = "WIDTHxHEIGHT", default_value = "512x512", value_parser = parse_size)]
     pub size: (u32, u32),
@@ -39,6 +43,13 @@ pub struct CliOptions {
 
 /// Steps run headless when `--frames` is not given.
 const DEFAULT_HEADLESS_FRAMES: u64 = 100;
+
+/// Steps explained when `--frames` is not given: the first steps show every kind of pass a
+/// simulation runs, and a page per step of a long run helps no one.
+const DEFAULT_EXPLAINED_FRAMES: u64 = 3;
+
+/// The longest side of the explorer's pictures (larger streams are shown every n-th texel).
+const EXPLAIN_MAX_SIDE: u32 = 128;
 
 /// `--size`: `WIDTHxHEIGHT`, each side 1 to 16384.
 fn parse_size(text: &str) -> Result<(u32, u32), String> {
@@ -57,6 +68,23 @@ pub fn run_cli<S: Simulation>(
     options: &CliOptions,
     make: impl FnOnce(&Runtime) -> Result<S, BrookError>,
 ) -> Result<(), VizError> {
+    if let Some(dir) = &options.explain {
+        let frames = options.frames.unwrap_or(DEFAULT_EXPLAINED_FRAMES);
+        let recording = explain_headless(make, frames, EXPLAIN_MAX_SIDE)?;
+        let site = brook::explain::Options {
+            title: format!("{title}: {frames} steps"),
+            ..Default::default()
+        };
+        let summary = brook::explain::write(&recording, &[], dir, &site)?;
+        println!(
+            "{title}: {frames} steps explained: {} cards, {} passes, {} pictures; open {}",
+            summary.cards,
+            summary.passes,
+            summary.images,
+            dir.join("index.html").display()
+        );
+        return Ok(());
+    }
     if options.headless {
         let frames = options.frames.unwrap_or(DEFAULT_HEADLESS_FRAMES);
         let started = Instant::now();
@@ -122,6 +150,7 @@ mod tests {
                 headless: true,
                 frames: Some(40),
                 png: Some(PathBuf::from("o.png")),
+                explain: None,
                 size: (256, 128),
             }
         );
@@ -131,10 +160,15 @@ mod tests {
                 headless: false,
                 frames: None,
                 png: None,
+                explain: None,
                 size: (512, 512),
             }
         );
         assert_eq!(parse("--frames 5 --png w.png").unwrap().frames, Some(5));
+        assert_eq!(
+            parse("--explain site").unwrap().explain,
+            Some(PathBuf::from("site"))
+        );
     }
 
     #[test]
@@ -145,6 +179,10 @@ mod tests {
             ("--size 0x4", &["'0x4'", "--size", "each 1 to 16384"]),
             ("--headless", &["--png <PATH>"]),
             ("--fast", &["'--fast'"]),
+            (
+                "--explain site --headless --png o.png",
+                &["--explain <DIR>", "--headless"],
+            ),
         ] {
             let err = parse(args).unwrap_err();
             for name in names {

@@ -34,6 +34,9 @@ pub enum VizError {
         /// Why: the encoder's or the operating system's message.
         reason: String,
     },
+    /// The pipeline explorer's site could not be written (`--explain`).
+    #[error("explain: {0}")]
+    Explain(#[from] brook::explain::ExplainError),
     /// A view that does not fit the stream, a bad size, a bad command line.
     #[error("{0}")]
     Usage(String),

@@ -33,6 +33,7 @@ impl Constant {
         }
     }
 
+    /// The label of its slider.
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -42,10 +43,12 @@ impl Constant {
         self.value
     }
 
+    /// The values the slider can take.
     pub fn range(&self) -> RangeInclusive<f32> {
         self.min..=self.max
     }
 
+    /// The value it starts with, and returns to on reset.
     pub fn default_value(&self) -> f32 {
         self.default
     }

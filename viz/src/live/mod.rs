@@ -54,8 +54,11 @@ pub trait Simulation {
 
 /// A stream the panel offers: its name, the stream, and how to draw it.
 pub struct Shown<'a> {
+    /// The name in the panel's stream list.
     pub name: &'a str,
+    /// The stream drawn when it is chosen.
     pub stream: &'a Stream,
+    /// How it is drawn (the panel's colour map and range replace the view's own).
     pub view: View,
 }
 
@@ -115,6 +118,27 @@ pub fn run_headless<S: Simulation>(
     }
     let (stream, view) = sim.view();
     renderer_for(&rt)?.render(stream, &view, &Camera::default(), size)
+}
+
+/// Runs `steps` steps of a simulation headless on GL with every call recorded for the
+/// pipeline explorer (pictures at most `max_side` pixels a side): what `--explain DIR` of
+/// the viz programs writes as a site. The kernels the simulation compiles are quoted from
+/// the recording's sources.
+pub fn explain_headless<S: Simulation>(
+    make: impl FnOnce(&Runtime) -> Result<S, BrookError>,
+    steps: u64,
+    max_side: u32,
+) -> Result<brook::explain::Recording, VizError> {
+    let rt = Runtime::gl()?;
+    let (ran, recording) = rt.explain(max_side, |rt| -> Result<(), VizError> {
+        let mut sim = make(rt)?;
+        check_constants(&mut sim)?;
+        for _ in 0..steps {
+            sim.step(rt)?;
+        }
+        Ok(())
+    });
+    ran.map(|()| recording)
 }
 
 /// The simulation's constant declarations are usable (checked once, as a run starts).

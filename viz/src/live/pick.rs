@@ -10,7 +10,9 @@ use crate::view::{View, ViewKind};
 /// the viewed member.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Readout {
+    /// The element's linear (row-major) index in the stream.
     pub index: usize,
+    /// The viewed member's components at that element.
     pub values: Vec<f32>,
 }
 

@@ -13,8 +13,9 @@ pub enum Control {
     Stream(usize),
     /// A colour map choice (scalar views).
     Map(ColorMap),
-    /// The range choices: from the values, or fixed.
+    /// The range taken from the values drawn.
     RangeAuto,
+    /// A fixed range, starting from the one last drawn.
     RangeFixed,
     /// Pause / run.
     Pause,
@@ -32,6 +33,7 @@ pub enum Control {
 pub struct PanelFrame {
     /// Steps run so far.
     pub steps: u64,
+    /// Whether steps are paused.
     pub paused: bool,
     /// The name of the stream shown.
     pub shown: String,
