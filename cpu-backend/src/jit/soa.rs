@@ -28,32 +28,31 @@
 
 use std::collections::HashSet;
 
+use brook_frontend::check::visit::{walk_expr, walk_place, walk_stmt, VisitMut};
 use brook_frontend::ir::{
-    Access, BinaryOp, Builtin, Expr, ExprKind, Function, FunctionId, Module, Stmt, StmtKind, Type,
+    BinaryOp, Builtin, Expr, ExprKind, FunctionId, Module, Place, Stmt, StmtKind, Type,
 };
 
 use super::kernel::{ParamKey, Variant};
 use super::lower::{componentwise, has_effects};
 
 /// Why kernel `id` of `module`, called as `variant`, keeps one element per iteration; `Ok`
-/// when it runs four.
+/// when it runs four. (It walks a copy of each body: the walk is the checker's mutable one.)
 pub(crate) fn eligible(module: &Module, id: FunctionId, variant: &Variant) -> Result<(), String> {
-    let func = module
-        .functions
-        .get(id.0 as usize)
-        .ok_or("no such function")?;
-    for (p, key) in func.params.iter().zip(&variant.params) {
+    for (p, key) in module.func(id).params.iter().zip(&variant.params) {
         match key {
             ParamKey::Direct | ParamKey::Gather(_) | ParamKey::Constant | ParamKey::Out => {}
             _ => return Err(format!("parameter `{}` is not read at the element", p.name)),
         }
     }
-    Check {
+    let mut check = Check {
         module,
         seen: HashSet::new(),
         kernel: Some(variant.params.as_slice()),
-    }
-    .function(id)
+        why: None,
+    };
+    check.function(id);
+    check.why.map_or(Ok(()), Err)
 }
 
 /// The walk of [`eligible`] over a kernel and the helpers it calls.
@@ -62,140 +61,105 @@ struct Check<'m> {
     seen: HashSet<u32>,
     /// How the kernel's parameters are bound, while walking the kernel (not a helper).
     kernel: Option<&'m [ParamKey]>,
+    /// The first reason found.
+    why: Option<String>,
 }
 
 impl Check<'_> {
-    fn function(&mut self, id: FunctionId) -> Result<(), String> {
-        if !self.seen.insert(id.0) {
-            return Ok(());
-        }
-        let f = self
-            .module
-            .functions
-            .get(id.0 as usize)
-            .ok_or("no such function")?;
-        let types = f.params.iter().map(|p| (&p.name, &p.ty));
-        for (name, ty) in types.chain(f.locals.iter().map(|l| (&l.name, &l.ty))) {
-            scalar(ty).map_err(|()| format!("`{name}` in `{}` is not a scalar", f.name))?;
-        }
-        if f.ret != Type::Void {
-            scalar(&f.ret).map_err(|()| format!("`{}` does not return a scalar", f.name))?;
-        }
-        self.block(&f.body)
+    fn fail(&mut self, why: impl Into<String>) {
+        self.why.get_or_insert_with(|| why.into());
     }
 
-    fn block(&mut self, b: &[Stmt]) -> Result<(), String> {
-        b.iter().try_for_each(|s| self.stmt(s))
-    }
-
-    fn stmt(&mut self, s: &Stmt) -> Result<(), String> {
-        match &s.kind {
-            StmtKind::Decl { init, .. } => init.iter().try_for_each(|e| self.expr(e)),
-            StmtKind::Assign { target, value, .. } => {
-                if !target.path.is_empty() {
-                    return Err("an assignment to part of a value".into());
-                }
-                scalar(&target.ty).map_err(|()| "an assignment of a non-scalar".to_string())?;
-                self.expr(value)
-            }
-            StmtKind::Expr(e) | StmtKind::Return(Some(e)) => self.expr(e),
-            StmtKind::If {
-                cond,
-                then,
-                otherwise,
-            } => {
-                self.expr(cond)?;
-                self.block(then)?;
-                self.block(otherwise)
-            }
-            StmtKind::Loop {
-                init,
-                cond,
-                step,
-                body,
-                ..
-            } => {
-                self.block(init)?;
-                cond.iter().try_for_each(|e| self.expr(e))?;
-                self.block(step)?;
-                self.block(body)
-            }
-            StmtKind::Block(b) => self.block(b),
-            StmtKind::Break | StmtKind::Continue | StmtKind::Return(None) => Ok(()),
-            StmtKind::Discard => Err("`discard`".into()),
-            StmtKind::Push { .. } => Err("`push`".into()),
+    fn function(&mut self, id: FunctionId) {
+        if self.why.is_some() || !self.seen.insert(id.0) {
+            return;
         }
-    }
-
-    fn expr(&mut self, e: &Expr) -> Result<(), String> {
-        if e.ty != Type::Void {
-            scalar(&e.ty).map_err(|()| "a value that is not a scalar".to_string())?;
-        }
-        let parts: Vec<&Expr> = match &e.kind {
-            ExprKind::Float(_)
-            | ExprKind::Int(_)
-            | ExprKind::Bool(_)
-            | ExprKind::Local(_)
-            | ExprKind::Param(_) => Vec::new(),
-            ExprKind::Unary(_, a) | ExprKind::Convert(a) => vec![a],
-            ExprKind::Binary(op, a, c) => {
-                // Both sides run on every lane: the right one must have nothing to skip.
-                if matches!(op, BinaryOp::And | BinaryOp::Or) && has_effects(c) {
-                    return Err("a short-circuit operator with a helper call".into());
-                }
-                vec![a, c]
-            }
-            ExprKind::Select {
-                cond,
-                accept,
-                reject,
-            } => {
-                if has_effects(accept) || has_effects(reject) {
-                    return Err("`?:` with a helper call".into());
-                }
-                vec![cond, accept, reject]
-            }
-            ExprKind::Construct(xs) if xs.len() == 1 => vec![&xs[0]],
-            ExprKind::Gather { indices, .. } => indices.iter().collect(),
-            ExprKind::Builtin(bi, xs)
-                if componentwise(*bi) && !matches!(bi, Builtin::Frexp | Builtin::Modf) =>
-            {
-                xs.iter().collect()
-            }
-            ExprKind::Call(f, xs) => {
-                let kernel = self.kernel.take();
-                let called = self.function(*f);
-                self.kernel = kernel;
-                called?;
-                xs.iter().collect()
-            }
-            ExprKind::Swizzle(a, sel) if sel.len() == 1 => match (&a.kind, self.kernel) {
-                (ExprKind::IndexOf(p), Some(keys))
-                    if matches!(
-                        keys.get(*p as usize),
-                        Some(ParamKey::Direct | ParamKey::Out)
-                    ) =>
-                {
-                    Vec::new()
-                }
-                _ => return Err("a swizzle".into()),
-            },
-            ExprKind::Construct(_) => return Err("a constructor".into()),
-            ExprKind::Swizzle(..) => return Err("a swizzle".into()),
-            ExprKind::Member(..) => return Err("a struct member".into()),
-            ExprKind::Index(..) => return Err("an index".into()),
-            ExprKind::IndexOf(_) => return Err("`indexof`".into()),
-            ExprKind::Builtin(bi, _) => return Err(format!("`{}()`", bi.name())),
+        let Some(f) = self.module.functions.get(id.0 as usize) else {
+            return self.fail("no such function");
         };
-        parts.into_iter().try_for_each(|x| self.expr(x))
+        let params = f.params.iter().map(|p| (&p.name, &p.ty));
+        let locals = f.locals.iter().map(|l| (&l.name, &l.ty));
+        if let Some((name, _)) = params.chain(locals).find(|(_, ty)| !scalar(ty)) {
+            return self.fail(format!("`{name}` in `{}` is not a scalar", f.name));
+        }
+        if f.ret != Type::Void && !scalar(&f.ret) {
+            return self.fail(format!("`{}` does not return a scalar", f.name));
+        }
+        let mut body = f.body.clone();
+        self.block(&mut body);
     }
 }
 
-fn scalar(ty: &Type) -> Result<(), ()> {
-    match ty {
-        Type::Scalar(_) => Ok(()),
-        _ => Err(()),
+impl VisitMut for Check<'_> {
+    fn stmt(&mut self, s: &mut Stmt) {
+        match &s.kind {
+            StmtKind::Discard => self.fail("`discard`"),
+            StmtKind::Push { .. } => self.fail("`push`"),
+            StmtKind::Assign { target, .. } if !target.path.is_empty() => {
+                self.fail("an assignment to part of a value")
+            }
+            _ => {}
+        }
+        walk_stmt(self, s);
     }
+
+    fn place(&mut self, p: &mut Place) {
+        if !scalar(&p.ty) {
+            self.fail("an assignment of a non-scalar");
+        }
+        walk_place(self, p);
+    }
+
+    fn expr(&mut self, e: &mut Expr) {
+        if e.ty != Type::Void && !scalar(&e.ty) {
+            return self.fail("a value that is not a scalar");
+        }
+        match &e.kind {
+            // Both sides run on every lane: the skipped one must have nothing to skip.
+            ExprKind::Binary(BinaryOp::And | BinaryOp::Or, _, c) if has_effects(c) => {
+                self.fail("a short-circuit operator with a helper call")
+            }
+            ExprKind::Select { accept, reject, .. }
+                if has_effects(accept) || has_effects(reject) =>
+            {
+                self.fail("`?:` with a helper call")
+            }
+            ExprKind::Construct(xs) if xs.len() != 1 => self.fail("a constructor"),
+            ExprKind::Builtin(bi, _)
+                if !componentwise(*bi) || matches!(bi, Builtin::Frexp | Builtin::Modf) =>
+            {
+                self.fail(format!("`{}()`", bi.name()))
+            }
+            ExprKind::Call(f, _) => {
+                let kernel = self.kernel.take();
+                self.function(*f);
+                self.kernel = kernel;
+            }
+            // One component of a stream's position, lane by lane (not walked into: the
+            // position itself is a `float4`).
+            ExprKind::Swizzle(a, sel) => match (&a.kind, self.kernel) {
+                (ExprKind::IndexOf(p), Some(keys))
+                    if sel.len() == 1
+                        && matches!(
+                            keys.get(*p as usize),
+                            Some(ParamKey::Direct | ParamKey::Out)
+                        ) =>
+                {
+                    return
+                }
+                _ => self.fail("a swizzle"),
+            },
+            ExprKind::Member(..) => self.fail("a struct member"),
+            ExprKind::Index(..) => self.fail("an index"),
+            ExprKind::IndexOf(_) => self.fail("`indexof`"),
+            _ => {}
+        }
+        walk_expr(self, e);
+    }
+}
+
+fn scalar(ty: &Type) -> bool {
+    matches!(ty, Type::Scalar(_))
 }
 
 /// `module` with every scalar type made a four-wide vector of its kind: what the lowering of
@@ -203,16 +167,12 @@ fn scalar(ty: &Type) -> Result<(), ()> {
 pub(crate) fn widened(module: &Module) -> Module {
     let mut m = module.clone();
     for f in &mut m.functions {
-        widen_function(f);
+        f.params.iter_mut().for_each(|p| wide(&mut p.ty));
+        f.locals.iter_mut().for_each(|l| wide(&mut l.ty));
+        wide(&mut f.ret);
+        Widen.block(&mut f.body);
     }
     m
-}
-
-fn widen_function(f: &mut Function) {
-    f.params.iter_mut().for_each(|p| wide(&mut p.ty));
-    f.locals.iter_mut().for_each(|l| wide(&mut l.ty));
-    wide(&mut f.ret);
-    widen_block(&mut f.body);
 }
 
 fn wide(ty: &mut Type) {
@@ -221,78 +181,17 @@ fn wide(ty: &mut Type) {
     }
 }
 
-fn widen_block(b: &mut [Stmt]) {
-    for s in b {
-        match &mut s.kind {
-            StmtKind::Decl { init, .. } => init.iter_mut().for_each(widen_expr),
-            StmtKind::Assign { target, value, .. } => {
-                wide(&mut target.ty);
-                for step in &mut target.path {
-                    if let Access::Index(i) = step {
-                        widen_expr(i);
-                    }
-                }
-                widen_expr(value);
-            }
-            StmtKind::Expr(e) | StmtKind::Return(Some(e)) | StmtKind::Push { value: e, .. } => {
-                widen_expr(e)
-            }
-            StmtKind::If {
-                cond,
-                then,
-                otherwise,
-            } => {
-                widen_expr(cond);
-                widen_block(then);
-                widen_block(otherwise);
-            }
-            StmtKind::Loop {
-                init,
-                cond,
-                step,
-                body,
-                ..
-            } => {
-                widen_block(init);
-                cond.iter_mut().for_each(widen_expr);
-                widen_block(step);
-                widen_block(body);
-            }
-            StmtKind::Block(b) => widen_block(b),
-            StmtKind::Break | StmtKind::Continue | StmtKind::Return(None) | StmtKind::Discard => {}
-        }
-    }
-}
+/// The walk of [`widened`]: every expression's and assigned place's type.
+struct Widen;
 
-fn widen_expr(e: &mut Expr) {
-    wide(&mut e.ty);
-    match &mut e.kind {
-        ExprKind::Unary(_, x)
-        | ExprKind::Convert(x)
-        | ExprKind::Swizzle(x, _)
-        | ExprKind::Member(x, _) => widen_expr(x),
-        ExprKind::Binary(_, a, c) | ExprKind::Index(a, c) => {
-            widen_expr(a);
-            widen_expr(c);
-        }
-        ExprKind::Select {
-            cond,
-            accept,
-            reject,
-        } => {
-            widen_expr(cond);
-            widen_expr(accept);
-            widen_expr(reject);
-        }
-        ExprKind::Construct(xs)
-        | ExprKind::Builtin(_, xs)
-        | ExprKind::Call(_, xs)
-        | ExprKind::Gather { indices: xs, .. } => xs.iter_mut().for_each(widen_expr),
-        ExprKind::Float(_)
-        | ExprKind::Int(_)
-        | ExprKind::Bool(_)
-        | ExprKind::Local(_)
-        | ExprKind::Param(_)
-        | ExprKind::IndexOf(_) => {}
+impl VisitMut for Widen {
+    fn expr(&mut self, e: &mut Expr) {
+        wide(&mut e.ty);
+        walk_expr(self, e);
+    }
+
+    fn place(&mut self, p: &mut Place) {
+        wide(&mut p.ty);
+        walk_place(self, p);
     }
 }
