@@ -5,7 +5,7 @@ use brook_frontend::ir::{BinaryOp, Builtin, Expr, ExprKind, Scalar, Type};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 
-use super::address::{gather_component, ravel, GatherRef};
+use super::address::{gather_component, gather_lanes, ravel, GatherRef};
 use super::effects::has_effects;
 use super::memory::{decode, Layout};
 use super::num::{from_lanes, swizzle, Comp, Num, Val};
@@ -398,38 +398,52 @@ impl<'m> Lower<'m, '_, '_, '_> {
         }
         let ty = s.func.params[p as usize].ty.clone();
         if self.soa.is_none() {
-            return self.gather_at(&g, &xs, None, &ty);
+            return self.gather_at(&g, &xs, &ty);
         }
         let Type::Vector(k, 4) = ty else {
             return no("a gather of four elements of a non-scalar");
         };
+        // Brook's rule on the four lanes at once, then one load per lane.
+        let Some(off) = g.rank.checked_sub(xs.len()) else {
+            return no("more gather subscripts than the stream has dimensions");
+        };
+        let per_dim: Vec<Option<Value>> = (0..g.rank)
+            .map(|d| (d >= off).then(|| gather_lanes(self.b, xs[d - off], g.last[d], g.last_f[d])))
+            .collect();
         let mut lanes = Vec::with_capacity(4);
-        for j in 0..4 {
-            let v = self.gather_at(&g, &xs, Some(j), &Type::Scalar(k))?;
+        for j in 0..4u8 {
+            let idx: Vec<Value> = per_dim
+                .iter()
+                .map(|v| match v {
+                    Some(v) => {
+                        let i = self.b.ins().extractlane(*v, j);
+                        self.b.ins().uextend(types::I64, i)
+                    }
+                    None => self.b.ins().iconst(types::I64, 0),
+                })
+                .collect();
+            let v = self.gather_load(&g, &idx, &Type::Scalar(k))?;
             lanes.push(v.num().ok_or_else(|| super::Unjittable("gather".into()))?.v);
         }
         Ok(Val::Num(from_lanes(self.b, k, &lanes)))
     }
 
     /// The element of `g` at indices `xs` (one vector, or one scalar per subscript), read
-    /// as `ty`; `lane`: the indices of that lane only, each a scalar (code for four elements).
-    fn gather_at(&mut self, g: &GatherRef, xs: &[Num], lane: Option<usize>, ty: &Type) -> Res<Val> {
+    /// as `ty`.
+    fn gather_at(&mut self, g: &GatherRef, xs: &[Num], ty: &Type) -> Res<Val> {
         let rank = g.rank;
         // Per dimension, the index component (none: index 0).
         let mut comps: Vec<Option<Comp>> = vec![None; rank];
-        match (xs, lane) {
-            ([x], None) => {
-                for k in 0..(x.n as usize).min(rank) {
-                    comps[rank - 1 - k] = Some((x.s, x.lane(self.b, k)));
-                }
+        if let [x] = xs {
+            for k in 0..(x.n as usize).min(rank) {
+                comps[rank - 1 - k] = Some((x.s, x.lane(self.b, k)));
             }
-            _ => {
-                let Some(off) = rank.checked_sub(xs.len()) else {
-                    return no("more gather subscripts than the stream has dimensions");
-                };
-                for (j, x) in xs.iter().enumerate() {
-                    comps[off + j] = Some((x.s, x.lane(self.b, lane.unwrap_or(0))));
-                }
+        } else {
+            let Some(off) = rank.checked_sub(xs.len()) else {
+                return no("more gather subscripts than the stream has dimensions");
+            };
+            for (j, x) in xs.iter().enumerate() {
+                comps[off + j] = Some((x.s, x.lane(self.b, 0)));
             }
         }
         let idx: Vec<Value> = comps
@@ -440,7 +454,12 @@ impl<'m> Lower<'m, '_, '_, '_> {
                 None => self.b.ins().iconst(types::I64, 0),
             })
             .collect();
-        let lin = ravel(self.b, &idx, &g.strides);
+        self.gather_load(g, &idx, ty)
+    }
+
+    /// The element of `g` at clamped indices `idx` (`i64`, outermost first), read as `ty`.
+    fn gather_load(&mut self, g: &GatherRef, idx: &[Value], ty: &Type) -> Res<Val> {
+        let lin = ravel(self.b, idx, &g.strides);
         let bytes = self.b.ins().imul_imm_s(lin, 4 * g.fpe as i64);
         let addr = self.b.ins().iadd(g.data, bytes);
         decode(self, ty, addr, &mut 0, Layout::Stream, true)
