@@ -5,7 +5,8 @@
 //!
 //! - SAXPY on 1024×1024 `float4`, and the 43-multiply-add kernel on the same streams;
 //! - the sum of 2^20 `float4` (a reduction to one value);
-//! - a 64-tap gather loop over 2^18 `float`s;
+//! - a 64-tap gather loop over 2^18 `float`s (native code four elements per iteration, and
+//!   one, `Runtime::cpu_one_element`);
 //! - the per-call overhead of a cached kernel over one element, through the runtime and
 //!   through `brook_cpu`'s `KernelPlan` directly;
 //! - compiling a kernel of 100 statements.
@@ -205,10 +206,17 @@ fn taps(c: &mut Criterion, cpu: &Runtime) {
     let data: Vec<f32> = (0..TAP_ELEMENTS).map(|i| (i % 13) as f32).collect();
     // Sums of 64 integers below 13: exact.
     let expected: Vec<f64> = (0..TAP_ELEMENTS).map(|i| taps_at(&data, i)).collect();
-    let program = cpu.compile(&taps_source(), "taps.br").unwrap();
-    let src = cpu.stream_of(1, &[TAP_ELEMENTS]).unwrap();
-    let out = cpu.stream_of(1, &[TAP_ELEMENTS]).unwrap();
-    src.read(&data).unwrap();
+    // The kernel is on scalars: `cpu` runs it four elements per iteration, `one` one.
+    let one = Runtime::cpu_one_element();
+    let prepare = |rt: &Runtime| {
+        let program = rt.compile(&taps_source(), "taps.br").unwrap();
+        let src = rt.stream_of(1, &[TAP_ELEMENTS]).unwrap();
+        let out = rt.stream_of(1, &[TAP_ELEMENTS]).unwrap();
+        src.read(&data).unwrap();
+        (program, src, out)
+    };
+    let (program, src, out) = prepare(cpu);
+    let (one_program, one_src, one_out) = prepare(&one);
     let hand_out = RefCell::new(vec![0.0; TAP_ELEMENTS]);
     Comparison::new(
         "cpu 64-tap gather 262144 float",
@@ -237,6 +245,17 @@ fn taps(c: &mut Criterion, cpu: &Runtime) {
             cpu.finish();
         },
         || out.to_vec().unwrap(),
+    ))
+    .variant(Variant::new(
+        "brook cpu one element per iteration",
+        |n| {
+            for _ in 0..n {
+                one.run(&one_program, "taps", args![&one_src, &one_out])
+                    .unwrap();
+            }
+            one.finish();
+        },
+        || one_out.to_vec().unwrap(),
     ))
     .run(c);
 }

@@ -79,6 +79,13 @@ impl Runtime {
         Runtime::with_backend(Rc::new(CpuBackend::default()))
     }
 
+    /// The CPU backend with native code that runs every kernel one element per iteration
+    /// (never four per iteration across SIMD lanes, which it does for kernels on scalars):
+    /// to compare the two layouts, which give the same bits.
+    pub fn cpu_one_element() -> Runtime {
+        Runtime::with_backend(Rc::new(CpuBackend::one_element()))
+    }
+
     /// The CPU backend running every kernel on its IR interpreter: the readable reference
     /// the native code is tested against, and a baseline for comparing the two.
     pub fn cpu_interpreter() -> Runtime {

@@ -330,7 +330,15 @@ fn clif_prints_each_kernels_cranelift_ir() {
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
     assert!(
-        text.contains("; kernel `saxpy` (rank 2 output; constant, stream, stream, out)"),
+        text.contains(
+            "; kernel `saxpy` (rank 2 output; constant, stream, stream, out; \
+             one element per iteration)"
+        ),
+        "{text}"
+    );
+    // Why not four per iteration: a float4 is not a scalar.
+    assert!(
+        text.contains("; one element per iteration: `x` in `saxpy` is not a scalar"),
         "{text}"
     );
     // The tile function: its signature, the streams read as f32x4, `a * x + y` on them.

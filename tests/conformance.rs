@@ -53,13 +53,28 @@ type Maker = fn() -> Result<Runtime, BrookError>;
 /// Every case on the CPU's native code and on its interpreter, compared bit for bit (NaNs
 /// alike): the interpreter is the reference the JIT is held to. The trace must show that
 /// native code ran every kernel and reduction (no quiet fallback to the interpreter).
-fn same_bits(cases: &[case::Case], failures: &mut Vec<String>) -> String {
-    let (native, interpreter) = (Runtime::cpu(), Runtime::cpu_interpreter());
+/// `native` is `cpu` (four elements per iteration where a kernel allows it) or
+/// `cpu-one-element`; the report counts the kernel variants compiled four per iteration.
+fn same_bits(
+    name: &str,
+    native: Runtime,
+    cases: &[case::Case],
+    failures: &mut Vec<String>,
+) -> String {
+    let interpreter = Runtime::cpu_interpreter();
     native.set_trace(true);
-    let mut same = 0;
+    let (mut same, mut quads) = (0, 0);
     for c in cases {
         let (a, b) = (run::execute(&native, c), run::execute(&interpreter, c));
-        let interpreted = native.take_trace().into_iter().find_map(|e| match e {
+        let trace = native.take_trace();
+        quads += trace
+            .iter()
+            .filter(|e| {
+                matches!(e, TraceEntry::Kernel(call)
+                    if call.variant.contains("four elements per iteration"))
+            })
+            .count();
+        let interpreted = trace.into_iter().find_map(|e| match e {
             TraceEntry::Kernel(call) | TraceEntry::Reduce(call)
                 if call.variant.contains(", interpreter") =>
             {
@@ -69,7 +84,7 @@ fn same_bits(cases: &[case::Case], failures: &mut Vec<String>) -> String {
         });
         if let Some(variant) = interpreted {
             failures.push(format!(
-                "FAIL {}: the JIT did not take it ({variant})",
+                "FAIL {} on {name}: the JIT did not take it ({variant})",
                 c.name
             ));
         }
@@ -97,7 +112,7 @@ fn same_bits(cases: &[case::Case], failures: &mut Vec<String>) -> String {
         };
         if differs {
             failures.push(format!(
-                "FAIL {}: the CPU's native code and its interpreter differ",
+                "FAIL {}: {name}'s native code and the interpreter differ",
                 c.name
             ));
         } else {
@@ -105,7 +120,8 @@ fn same_bits(cases: &[case::Case], failures: &mut Vec<String>) -> String {
         }
     }
     format!(
-        "conformance cpu vs cpu-interpreter: {same} of {} cases bit-identical",
+        "conformance {name} vs cpu-interpreter: {same} of {} cases bit-identical \
+         ({quads} kernel variants compiled four elements per iteration)",
         cases.len()
     )
 }
@@ -209,7 +225,13 @@ fn main() {
             rt.describe()
         ));
     }
-    report.push(same_bits(&cases, &mut failures));
+    report.push(same_bits("cpu", Runtime::cpu(), &cases, &mut failures));
+    report.push(same_bits(
+        "cpu-one-element",
+        Runtime::cpu_one_element(),
+        &cases,
+        &mut failures,
+    ));
     for n in &notes {
         println!("{n}");
     }

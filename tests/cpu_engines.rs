@@ -59,7 +59,7 @@ fn the_trace_names_the_engine_and_the_compile_time() {
     );
     assert_eq!(
         first.variant,
-        "<3, 5>, native code for rank 2 output; constant, stream, out"
+        "<3, 5>, native code for rank 2 output; constant, stream, out; one element per iteration"
     );
     let took = first.compiled.expect("the first call compiles");
     assert!(
@@ -164,4 +164,76 @@ fn scatter_and_gather_op_are_traced_with_their_combiners_compile_time() {
         (fetch.function.as_str(), fetch.variant.as_str()),
         ("streamGatherOp fetch", "3 elements")
     );
+}
+
+/// A kernel on scalars only: a gather, a branch the lanes of a quad may disagree on, a loop
+/// whose trip count differs per element, and an int.
+const SCALAR: &str = "kernel void mix(float a<>, float m<>, float k, float g[], out float b<>) {
+    int n = (int)m;
+    float s = 0.0;
+    for (int i = 0; i < n; i++) { s += g[a + i]; }
+    if (a > 5.0) { b = a * k + s; } else { b = s - a; }
+}";
+
+/// `mix` over `len` elements on `rt`, with its trace.
+fn mix(rt: &Runtime, len: usize) -> (Vec<f32>, Vec<TraceEntry>) {
+    let program = rt.compile(SCALAR, "mix.br").unwrap();
+    let (a, n, b) = (
+        rt.stream_of(1, &[len]).unwrap(),
+        rt.stream_of(1, &[len]).unwrap(),
+        rt.stream_of(1, &[len]).unwrap(),
+    );
+    let g = rt.stream_of(1, &[16]).unwrap();
+    let a_data: Vec<f32> = (0..len).map(|i| (i * 7 % 11) as f32).collect();
+    // Runs of four equal trip counts (quads that agree) and runs that differ.
+    let n_data: Vec<f32> = (0..len)
+        .map(|i| {
+            if i % 32 < 16 {
+                (i / 4 % 3) as f32
+            } else {
+                (i % 3) as f32
+            }
+        })
+        .collect();
+    a.read(&a_data).unwrap();
+    n.read(&n_data).unwrap();
+    g.read(&(0..16).map(|i| i as f32 * 0.5).collect::<Vec<_>>())
+        .unwrap();
+    rt.set_trace(true);
+    rt.run(&program, "mix", args![&a, &n, 1.5f32, &g, &b])
+        .unwrap();
+    (b.to_vec().unwrap(), rt.take_trace())
+}
+
+#[test]
+fn scalar_kernels_run_four_elements_per_iteration_with_the_same_bits() {
+    // Lengths with and without a tail after the last quad, and one over several tiles.
+    for len in [1, 3, 4, 7, 64, 1027, 20_003] {
+        let (quads, trace) = mix(&Runtime::cpu(), len);
+        let (one, one_trace) = mix(&Runtime::cpu_one_element(), len);
+        let (interpreted, _) = mix(&Runtime::cpu_interpreter(), len);
+        let variant = |t: &[TraceEntry]| match t {
+            [TraceEntry::Kernel(k)] => k.variant.clone(),
+            _ => panic!("one kernel entry expected: {t:?}"),
+        };
+        assert_eq!(
+            variant(&trace),
+            format!(
+                "<{len}>, native code for rank 1 output; stream, stream, constant, gather rank 1, \
+                 out; four elements per iteration"
+            )
+        );
+        assert!(
+            variant(&one_trace).ends_with("; one element per iteration"),
+            "{}",
+            variant(&one_trace)
+        );
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&quads), bits(&interpreted), "{len} elements");
+        assert_eq!(bits(&one), bits(&interpreted), "{len} elements");
+        // Element 5: a = 2, n = 1 (its quad's count): s = g[2] = 1, b = s - a.
+        if len > 5 {
+            assert_eq!(quads[5], 1.0 - 2.0);
+        }
+    }
 }

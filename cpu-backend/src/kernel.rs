@@ -125,6 +125,9 @@ pub struct KernelRun {
 pub struct KernelPlan {
     kernel: FunctionId,
     jit: bool,
+    /// Whether native code may run four elements per iteration where the kernel allows it
+    /// ([`crate::jit`]'s `soa`).
+    quads: bool,
     variants: Cache<Variant, Code>,
 }
 
@@ -135,7 +138,17 @@ impl KernelPlan {
         KernelPlan {
             kernel,
             jit: true,
+            quads: true,
             variants: Arc::default(),
+        }
+    }
+
+    /// A plan whose native code always runs one element per iteration (to compare the two
+    /// layouts: both must give the interpreter's bits).
+    pub fn one_element(module: &Module, kernel: FunctionId) -> KernelPlan {
+        KernelPlan {
+            quads: false,
+            ..KernelPlan::new(module, kernel)
         }
     }
 
@@ -185,15 +198,21 @@ impl KernelPlan {
         run(module, self, args, mask, watchdog)
     }
 
-    /// The compiled code of `variant`, compiling it on first use.
+    /// The compiled code of `variant`, compiling it on first use (with the four-element
+    /// function where the kernel allows it and the plan does not turn it off).
     fn variant(
         &self,
         module: &Module,
         variant: Variant,
     ) -> (Result<Arc<Code>, Unjittable>, Option<Compiled>) {
-        let describe = variant.describe();
+        let describe = |v: &Variant, code: &Code| {
+            let quads = jit::kernel::quads(code).is_some();
+            Variant { quads, ..v.clone() }.describe()
+        };
         cached(&self.variants, variant, describe, |v| {
-            jit::kernel::compile(module, self.kernel, v, false)
+            let quads = self.quads && jit::soa::eligible(module, self.kernel, v).is_ok();
+            let v = Variant { quads, ..v.clone() };
+            jit::kernel::compile(module, self.kernel, &v, false)
         })
     }
 }
@@ -202,11 +221,11 @@ impl KernelPlan {
 pub(crate) type Cache<K, C> = Arc<Mutex<HashMap<K, Result<Arc<C>, Unjittable>>>>;
 
 /// The code for `key` from `cache`, compiled by `compile` on first use (then also saying what
-/// compiling cost).
+/// compiling cost, and what was compiled: `describe`).
 pub(crate) fn cached<K: std::hash::Hash + Eq, C>(
     cache: &Cache<K, C>,
     key: K,
-    describe: String,
+    describe: impl FnOnce(&K, &C) -> String,
     compile: impl FnOnce(&K) -> Result<C, Unjittable>,
 ) -> (Result<Arc<C>, Unjittable>, Option<Compiled>) {
     let mut map = cache.lock().unwrap_or_else(|e| e.into_inner());
@@ -215,9 +234,10 @@ pub(crate) fn cached<K: std::hash::Hash + Eq, C>(
     }
     let started = Instant::now();
     let c = compile(&key).map(Arc::new);
-    let compiled = c.is_ok().then(|| Compiled {
-        variant: describe,
-        time: started.elapsed(),
+    let time = started.elapsed();
+    let compiled = c.as_ref().ok().map(|code| Compiled {
+        variant: describe(&key, &**code),
+        time,
     });
     map.insert(key, c.clone());
     (c, compiled)

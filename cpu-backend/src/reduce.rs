@@ -246,9 +246,12 @@ impl ReducePlan {
             })
             .collect();
         let describe = format!("reduction `{}`", red.func.name);
-        let (code, compiled) = cached(&self.compiled, ranks, describe, |ranks| {
-            jit::reduce::compile(red.interp.module, self.func, red.a, red.r, ranks, false)
-        });
+        let (code, compiled) = cached(
+            &self.compiled,
+            ranks,
+            |_, _| describe,
+            |ranks| jit::reduce::compile(red.interp.module, self.func, red.a, red.r, ranks, false),
+        );
         execution.compiled = compiled;
         match code {
             Ok(code) => {

@@ -10,7 +10,10 @@
 //! special values (zeros of both signs, infinities, NaN, denormals), sometimes under a random
 //! write mask. Every output float must
 //! be the same bits on both engines (any NaN matching any NaN), and the JIT must take the
-//! program (no fallback). Proptest varies the seed and the program's size; a failure prints
+//! program (no fallback). A second property does the same for kernels whose every value is a
+//! scalar (with a scalar helper and a two-subscript gather), which native code runs four
+//! elements per iteration across SIMD lanes: that layout, the one-element one and the
+//! interpreter must give the same bits. Proptest varies the seed and the program's size; a failure prints
 //! the seed, the size and the program, so a case is reproduced by calling `check(seed, size)`.
 
 use brook_cpu::{CpuArg, CpuStream, Engine, KernelPlan, ReducePlan, ReduceTarget};
@@ -73,7 +76,24 @@ struct Gen {
     loops: usize,
     /// Writing the kernel: its gather `g`, output `o` and the helper `twist` may be used.
     in_kernel: bool,
+    /// Scalars only (`float`, `int`, `bool`; no swizzles, vectors, `indexof`, `discard`,
+    /// `modf`/`frexp`): the kernels native code runs four elements per iteration.
+    scalar: bool,
+    /// Writing a side of `?:` or the right side of `&&`/`||` of a scalar program: no helper
+    /// calls (that kernel would keep one element per iteration).
+    no_calls: bool,
     fresh: usize,
+}
+
+impl Gen {
+    /// `f`'s expression, without helper calls in a scalar program.
+    fn without_calls<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let before = self.no_calls;
+        self.no_calls = self.scalar;
+        let e = f(self);
+        self.no_calls = before;
+        e
+    }
 }
 
 impl Gen {
@@ -169,7 +189,7 @@ impl Gen {
                 let (x, y, z) = (self.expr(f, d), self.expr(f, d), self.expr(f, d));
                 format!("{b}({x}, {y}, {z})")
             }
-            6 => {
+            6 if !self.scalar => {
                 // A swizzle of a wider (or as wide) vector.
                 let m = n.max(2) + self.rng.below((5 - n.max(2)) as usize) as u8;
                 let sel: String = (0..n).map(|_| XYZW[self.rng.below(m as usize)]).collect();
@@ -185,13 +205,12 @@ impl Gen {
                 };
                 format!("float{n}({first}, {rest})")
             }
-            8 => format!(
-                "({} ? {} : {})",
-                self.expr(Ty::B, d),
-                self.expr(f, d),
-                self.expr(f, d)
-            ),
-            9 if n == 1 => {
+            8 => {
+                let c = self.expr(Ty::B, d);
+                let (y, n) = self.without_calls(|g| (g.expr(f, d), g.expr(f, d)));
+                format!("({c} ? {y} : {n})")
+            }
+            9 if n == 1 && !self.scalar => {
                 let k = 2 + self.rng.below(3) as u8;
                 let b = *self.rng.pick(&["dot", "distance"]);
                 if b == "dot" || self.rng.chance(50) {
@@ -205,18 +224,22 @@ impl Gen {
                 }
             }
             9 if n == 3 => format!("cross({}, {})", self.expr(f, d), self.expr(f, d)),
-            9 => format!("normalize({})", self.expr(f, d)),
+            9 if !self.scalar => format!("normalize({})", self.expr(f, d)),
+            10 if self.in_kernel && self.scalar => {
+                let (r, c) = (self.expr(Ty::F(1), d), self.expr(Ty::I, d));
+                format!("g[{r}][{c}]")
+            }
             10 if self.in_kernel => {
                 let index = self.expr(Ty::F(2), d);
                 let sel: String = (0..n).map(|_| XYZW[self.rng.below(4)]).collect();
                 format!("g[{index}].{sel}")
             }
-            11 if self.in_kernel => {
+            11 if self.in_kernel && !self.scalar => {
                 let sel: String = (0..n).map(|_| XYZW[self.rng.below(4)]).collect();
                 format!("indexof(o).{sel}")
             }
             12 if n == 1 => format!("((float){})", self.expr(Ty::I, d)),
-            12 if n == 4 && self.in_kernel => {
+            12 | 13 if self.in_kernel && !self.no_calls && (n == 4 || self.scalar) => {
                 format!("twist({}, {})", self.expr(f, d), self.expr(Ty::F(1), d))
             }
             _ => self.leaf(f),
@@ -252,9 +275,12 @@ impl Gen {
             }
             2 => {
                 let op = *self.rng.pick(&["&&", "||"]);
-                format!("({} {op} {})", self.expr(Ty::B, d), self.expr(Ty::B, d))
+                let a = self.expr(Ty::B, d);
+                let b = self.without_calls(|g| g.expr(Ty::B, d));
+                format!("({a} {op} {b})")
             }
             3 => format!("(!({}))", self.expr(Ty::B, d)),
+            _ if self.scalar => self.leaf(Ty::B),
             _ => {
                 let k = 2 + self.rng.below(3) as u8;
                 let b = *self.rng.pick(&["any", "all"]);
@@ -268,6 +294,9 @@ impl Gen {
     }
 
     fn random_type(&mut self) -> Ty {
+        if self.scalar {
+            return *self.rng.pick(&[Ty::F(1), Ty::F(1), Ty::I, Ty::B]);
+        }
         *self.rng.pick(&[
             Ty::F(1),
             Ty::F(2),
@@ -357,11 +386,11 @@ impl Gen {
                 let what = self.rng.pick(&["break", "continue"]);
                 out.push_str(&format!("{pad}if ({c}) {what};\n"));
             }
-            8 if self.rng.chance(30) => {
+            8 if !self.scalar && self.rng.chance(30) => {
                 let c = self.expr(Ty::B, 2);
                 out.push_str(&format!("{pad}if ({c}) discard;\n"));
             }
-            9 => {
+            9 if !self.scalar => {
                 // Built-ins that write their second argument.
                 let e = self.expr(Ty::F(1), depth);
                 let (v, w) = (self.name("s"), self.name("v"));
@@ -374,7 +403,10 @@ impl Gen {
                 scope.push((w, Ty::F(1), true));
             }
             _ => {
-                let (o, t) = *self.rng.pick(&[("o", Ty::F(4)), ("p", Ty::F(1))]);
+                let (o, t) = match self.scalar {
+                    true => ("p", Ty::F(1)),
+                    false => *self.rng.pick(&[("o", Ty::F(4)), ("p", Ty::F(1))]),
+                };
                 let e = self.expr(t, depth);
                 out.push_str(&format!("{pad}{o} = {e};\n"));
             }
@@ -391,6 +423,8 @@ fn program(seed: u64, size: usize) -> String {
         scopes: Vec::new(),
         loops: 0,
         in_kernel: false,
+        scalar: false,
+        no_calls: false,
         fresh: 0,
     };
     g.scopes.push(vec![
@@ -551,6 +585,114 @@ fn check(seed: u64, size: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// The scalar program of `seed`, with about `size` statements: the helper `twist` and the
+/// kernel `k`, every value a scalar.
+fn scalar_program(seed: u64, size: usize) -> String {
+    let mut g = Gen {
+        rng: Rng(seed | 1),
+        budget: size,
+        scopes: vec![vec![
+            ("x".into(), Ty::F(1), false),
+            ("y".into(), Ty::F(1), false),
+        ]],
+        loops: 0,
+        in_kernel: false,
+        scalar: true,
+        no_calls: false,
+        fresh: 0,
+    };
+    let twist = g.expr(Ty::F(1), 3);
+    g.scopes = vec![vec![
+        ("b".into(), Ty::F(1), false),
+        ("n".into(), Ty::I, false),
+        ("c".into(), Ty::F(1), false),
+        ("k".into(), Ty::I, false),
+    ]];
+    let mut body = String::from("    int n = (int)m;\n");
+    g.in_kernel = true;
+    while g.budget > 0 {
+        g.budget -= 1;
+        g.stmt(4, &mut body);
+    }
+    format!(
+        "float twist(float x, float y) {{\n    return {twist};\n}}\n\n\
+         kernel void k(float b<>, float m<>, float c, int k, float g[][], out float p<>) {{\n{body}}}\n"
+    )
+}
+
+/// Runs the kernel of `seed`'s scalar program with native code four elements per iteration,
+/// with native code one element per iteration and on the interpreter, on streams of the
+/// output's shape (so the first runs four per iteration, which it must say).
+fn check_scalar(seed: u64, size: usize) -> Result<(), String> {
+    let src = scalar_program(seed, size);
+    let module: Module = brook_frontend::compile(&src, "scalar.br").map_err(|d| {
+        format!(
+            "the generator wrote an invalid program:\n{}\n{src}",
+            d.render()
+        )
+    })?;
+    let mut rng = Rng(seed.rotate_left(23) | 1);
+    let out_shape = shape(&mut rng);
+    let stream = |rng: &mut Rng, s: &[usize]| {
+        let n = s.iter().product::<usize>();
+        CpuStream::from_data(&[1], s, &data(rng, n)).unwrap()
+    };
+    let b = stream(&mut rng, &out_shape);
+    let ints: Vec<f32> = data(&mut rng, b.len()).iter().map(|x| x.trunc()).collect();
+    let n = CpuStream::from_data(&[1], &out_shape, &ints).unwrap();
+    let g_shape = [1 + rng.below(6), 1 + rng.below(6)];
+    let g = stream(&mut rng, &g_shape);
+    let (c, k) = (data(&mut rng, 1), rng.below(7) as f32 - 3.0);
+    let initial = stream(&mut rng, &out_shape);
+    let (kid, _) = module.function("k").unwrap();
+    let mut results = Vec::new();
+    let plans = [
+        KernelPlan::new(&module, kid),
+        KernelPlan::one_element(&module, kid),
+        KernelPlan::interpreted(kid),
+    ];
+    for plan in plans {
+        let mut p = initial.clone();
+        let mut args = [
+            CpuArg::Stream(&b),
+            CpuArg::Stream(&n),
+            CpuArg::Constant(c.clone()),
+            CpuArg::Constant(vec![k]),
+            CpuArg::Gather(&g),
+            CpuArg::Out(&mut p),
+        ];
+        let run = plan
+            .run_masked(&module, &mut args, None)
+            .map_err(|e| format!("{e}\n{src}"))?;
+        results.push((p, run));
+    }
+    let layout = |r: &brook_cpu::KernelRun| {
+        r.execution
+            .compiled
+            .as_ref()
+            .map(|c| c.variant.clone())
+            .unwrap_or_default()
+    };
+    if !layout(&results[0].1).ends_with("; four elements per iteration")
+        || !layout(&results[1].1).ends_with("; one element per iteration")
+    {
+        // `brcc clif`'s header says why a kernel keeps one element per iteration.
+        let why =
+            brook_cpu::jit::clif_text(&module, kid).map(|t| t.lines().nth(2).map(String::from));
+        return Err(format!(
+            "layouts: {:?}, {:?} ({why:?})\n{src}",
+            results[0].1.execution, results[1].1.execution
+        ));
+    }
+    // Four per iteration against one first (what this layout adds), then against the
+    // interpreter.
+    let (quads, one) = (results[0].0.data(), results[1].0.data());
+    same_bits(quads, one).map_err(|e| format!("quads vs one element: {e}\n{src}"))?;
+    same_bits(one, results[2].0.data())
+        .map_err(|e| format!("one element vs the interpreter: {e}\n{src}"))?;
+    Ok(())
+}
+
 proptest! {
     // 64 cases take about a second in a debug build; `PROPTEST_CASES=5000` searches harder.
     #![proptest_config(ProptestConfig {
@@ -562,6 +704,16 @@ proptest! {
     #[test]
     fn native_code_matches_the_interpreter(seed in any::<u64>(), size in 1usize..40) {
         if let Err(e) = check(seed, size) {
+            panic!("seed {seed}, size {size}: {e}");
+        }
+    }
+
+    #[test]
+    fn four_elements_per_iteration_match_one_and_the_interpreter(
+        seed in any::<u64>(),
+        size in 1usize..40,
+    ) {
+        if let Err(e) = check_scalar(seed, size) {
             panic!("seed {seed}, size {size}: {e}");
         }
     }

@@ -34,6 +34,8 @@ pub struct CpuBackend {
     masking: CpuMasking,
     /// Run everything on the interpreter instead of native code.
     interpreted: bool,
+    /// Native code one element per iteration only (no four-element layout).
+    one_element: bool,
     /// The calls recorded since tracing began (`None`: not tracing).
     trace: RefCell<Option<Vec<TraceEntry>>>,
     /// How long one kernel call may run (`Runtime::set_time_limit`).
@@ -50,6 +52,16 @@ impl CpuBackend {
         }
     }
 
+    /// The backend whose native code runs every kernel one element per iteration, never
+    /// four (`crate::jit`'s `soa` layout): to compare the two layouts, which must agree bit
+    /// for bit.
+    pub fn one_element() -> CpuBackend {
+        CpuBackend {
+            one_element: true,
+            ..CpuBackend::default()
+        }
+    }
+
     fn record(&self, entry: impl FnOnce() -> TraceEntry) {
         if let Some(trace) = self.trace.borrow_mut().as_mut() {
             trace.push(entry());
@@ -62,6 +74,7 @@ impl CpuBackend {
 struct CpuProgram {
     compiled: Rc<Compiled>,
     interpreted: bool,
+    one_element: bool,
     plans: RefCell<HashMap<FunctionId, Rc<KernelPlan>>>,
     reductions: HashMap<FunctionId, ReducePlan>,
 }
@@ -72,9 +85,10 @@ impl CpuProgram {
             .borrow_mut()
             .entry(kernel)
             .or_insert_with(|| {
-                Rc::new(match self.interpreted {
-                    true => KernelPlan::interpreted(kernel),
-                    false => KernelPlan::new(&self.compiled.module, kernel),
+                Rc::new(match (self.interpreted, self.one_element) {
+                    (true, _) => KernelPlan::interpreted(kernel),
+                    (false, true) => KernelPlan::one_element(&self.compiled.module, kernel),
+                    (false, false) => KernelPlan::new(&self.compiled.module, kernel),
                 })
             })
             .clone()
@@ -152,9 +166,10 @@ impl Backend for CpuBackend {
     }
 
     fn describe(&self) -> String {
-        let engine = match self.interpreted {
-            true => "interpreter",
-            false => "native code (Cranelift)",
+        let engine = match (self.interpreted, self.one_element) {
+            (true, _) => "interpreter",
+            (false, true) => "native code (Cranelift), one element per iteration",
+            (false, false) => "native code (Cranelift)",
         };
         format!("CPU: {} threads, {engine}", rayon::current_num_threads())
     }
@@ -208,6 +223,7 @@ impl Backend for CpuBackend {
         Ok(Box::new(CpuProgram {
             compiled: program.clone(),
             interpreted: self.interpreted,
+            one_element: self.one_element,
             plans: RefCell::new(HashMap::new()),
             reductions,
         }))

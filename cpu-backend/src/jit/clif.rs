@@ -47,6 +47,7 @@ fn shown_variant(module: &Module, id: FunctionId) -> Variant {
             })
             .collect(),
         watched: false,
+        quads: false,
     }
 }
 
@@ -66,7 +67,9 @@ pub fn clif_text(module: &Module, id: FunctionId) -> Result<String, ClifError> {
     let text = match func.kind {
         FunctionKind::Helper => return Err(ClifError::Helper(func.name.clone())),
         FunctionKind::Kernel => {
-            let variant = shown_variant(module, id);
+            let mut variant = shown_variant(module, id);
+            let layout = super::soa::eligible(module, id, &variant);
+            variant.quads = layout.is_ok();
             let _ = writeln!(
                 out,
                 "; kernel `{}` ({})\n; fn tile(ctx, start, count, mask, vouts) -> elements written: \
@@ -75,6 +78,16 @@ pub fn clif_text(module: &Module, id: FunctionId) -> Result<String, ClifError> {
                 func.name,
                 variant.describe()
             );
+            let _ = match layout {
+                Ok(()) => writeln!(
+                    out,
+                    "; fn quads(ctx, start, count, mask, vouts) -> elements run (the second \
+                     function): four elements per iteration, lane j of every vector is element \
+                     start+4q+j; returns early at a quad whose lanes disagree on a condition, \
+                     which tile then runs"
+                ),
+                Err(why) => writeln!(out, "; one element per iteration: {why}"),
+            };
             compile_kernel(module, id, &variant, true)
                 .map_err(not_compiled)?
                 .clif

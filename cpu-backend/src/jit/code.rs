@@ -71,6 +71,11 @@ impl Code {
     pub fn entry(&self, i: usize) -> *const u8 {
         self.entries[i]
     }
+
+    /// How many functions were built.
+    pub fn entries(&self) -> usize {
+        self.entries.len()
+    }
 }
 
 impl Drop for Code {

@@ -10,7 +10,7 @@
 use rayon::prelude::*;
 
 use super::code::Code;
-use super::kernel::{tile, ParamKey, Variant};
+use super::kernel::{quads, tile, ParamKey, Variant};
 use super::runtime::VoutTile;
 use super::slots::Slot;
 use crate::args::Binding;
@@ -48,6 +48,7 @@ pub(crate) fn variant(bindings: &[Binding], out_shape: &[usize], watched: bool) 
         out_rank: out_shape.len() as u8,
         params,
         watched,
+        quads: false,
     }
 }
 
@@ -116,7 +117,8 @@ pub(crate) fn slot_value(
 /// Elements per tile for a call of `total` elements.
 fn tile_size(total: usize) -> usize {
     let per_core = total / (rayon::current_num_threads().max(1) * 8);
-    per_core.clamp(64, MAX_TILE)
+    // A multiple of 4, so only a call's last tile has elements after its last quad.
+    per_core.clamp(64, MAX_TILE).next_multiple_of(4)
 }
 
 /// Runs every element of a call: returns the elements that wrote their outputs (not
@@ -136,19 +138,42 @@ pub(crate) unsafe fn run(
     vout_fpe: &[usize],
 ) -> Result<(usize, Vec<VoutTile>), TimeUp> {
     let tile_fn = tile(k);
+    // Four elements per iteration where the code has it and no write mask picks elements.
+    let quads_fn = quads(k).filter(|_| mask.is_none());
     let tile = tile_size(total);
     let one = |t: usize| -> Result<(usize, VoutTile), TimeUp> {
         let start = t * tile;
         let count = tile.min(total - start);
         let mut vouts = VoutTile::new(vout_fpe.to_vec());
         let mask = mask.map_or(std::ptr::null(), |m| m.as_ptr());
-        // SAFETY: the caller's contract; this tile writes only elements start..start+count.
-        let written =
-            unsafe { tile_fn(ctx.as_ptr(), start as i64, count as i64, mask, &mut vouts) };
-        match written {
+        // SAFETY (both calls): the caller's contract; this tile writes only elements
+        // start..start+count.
+        let elements = |vouts: &mut VoutTile, from: usize, n: usize| match unsafe {
+            tile_fn(ctx.as_ptr(), from as i64, n as i64, mask, vouts)
+        } {
             -1 => Err(TimeUp),
-            w => Ok((w as usize, vouts)),
+            w => Ok(w as usize),
+        };
+        let Some(quads_fn) = quads_fn else {
+            let written = elements(&mut vouts, start, count)?;
+            return Ok((written, vouts));
+        };
+        // Quads until one bails out (its lanes disagreed on a condition), which then runs one
+        // element at a time; the elements after the last quad run one at a time.
+        let (mut at, end) = (start, start + count / 4 * 4);
+        let mut written = 0;
+        while at < end {
+            let n = (end - at) as i64;
+            let done = unsafe { quads_fn(ctx.as_ptr(), at as i64, n, mask, &mut vouts) };
+            let done = usize::try_from(done).map_err(|_| TimeUp)?;
+            (at, written) = (at + done, written + done);
+            if at < end {
+                written += elements(&mut vouts, at, 4)?;
+                at += 4;
+            }
         }
+        written += elements(&mut vouts, end, start + count - end)?;
+        Ok((written, vouts))
     };
     let n_tiles = total.div_ceil(tile);
     let tiles: Vec<(usize, VoutTile)> = if n_tiles <= 1 {

@@ -23,17 +23,17 @@
 use brook_frontend::ir::{Function, FunctionId, Module, ParamClass, Scalar};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, AbiParam, Block, InstBuilder, MemFlagsData, Value};
-use cranelift_frontend::Variable;
+use cranelift_frontend::{FunctionBuilder, Variable};
 
 use super::code::{Builder, Code};
 use super::lower::num::{from_lanes, Num, Val};
 use super::lower::{
     self, decode, encode, gather_ref, position, ravel, resize, uses_indexof, Bind, Layout, Lower,
-    Res, Scope, VoutParam, Watch,
+    Quad, Res, Scope, VoutParam, Watch,
 };
 use super::runtime::{Call, VoutTile};
 use super::slots::Slot;
-use super::Unjittable;
+use super::{soa, Unjittable};
 use crate::value::Value as V;
 
 /// How one parameter is bound in a call, as far as the code depends on it.
@@ -61,6 +61,9 @@ pub(crate) struct Variant {
     /// Whether the call has a time limit: its loops check the watchdog (code for calls
     /// without one has no check at all).
     pub watched: bool,
+    /// Whether the code also has a function running four elements per iteration
+    /// ([`super::soa`]).
+    pub quads: bool,
 }
 
 impl Variant {
@@ -80,8 +83,13 @@ impl Variant {
             })
             .collect();
         let watched = if self.watched { "; time limit" } else { "" };
+        let layout = if self.quads {
+            "four elements per iteration"
+        } else {
+            "one element per iteration"
+        };
         format!(
-            "rank {} output; {}{watched}",
+            "rank {} output; {}{watched}; {layout}",
             self.out_rank,
             parts.join(", ")
         )
@@ -96,6 +104,17 @@ pub(crate) type TileFn =
 pub(crate) fn tile(code: &Code) -> TileFn {
     // SAFETY: entry 0 of a kernel's code is the tile function, built with this signature.
     unsafe { std::mem::transmute::<*const u8, TileFn>(code.entry(0)) }
+}
+
+/// The function running four elements per iteration, when the variant has one
+/// ([`Variant::quads`]). Same arguments as the tile function (no mask: calls with one run
+/// the tile function), `count` a multiple of 4; it returns how many elements it ran before
+/// a quad whose lanes disagreed on a condition (`count` when none did), or -1 when the time
+/// limit ran out.
+pub(crate) fn quads(code: &Code) -> Option<TileFn> {
+    // SAFETY: entry 1 of a kernel's code, when there is one, is this function, built with
+    // the tile function's signature.
+    (code.entries() > 1).then(|| unsafe { std::mem::transmute::<*const u8, TileFn>(code.entry(1)) })
 }
 
 /// Compiles kernel `id` for calls of shape `variant`; `clif` keeps the IR text.
@@ -117,19 +136,24 @@ pub(crate) fn compile(
     }
     sig.returns.push(AbiParam::new(types::I64));
     let mut slots = Vec::new();
-    builder.function(sig, |b, imports| {
+    builder.function(sig.clone(), |b, imports| {
         let ((), read) = lower::function(b, imports, module, ptr, &[], |l, p| {
-            let tile = Tile {
-                start: p[1],
-                count: p[2],
-                mask: p[3],
-                vouts: p[4],
-            };
-            emit(l, func, variant, tile)
+            emit(l, func, variant, Tile::new(p))
         })?;
         slots = read;
         Ok(())
     })?;
+    if variant.quads {
+        let wide = soa::widened(module);
+        let wide_func = super::function(&wide, id)?;
+        builder.function(sig, |b, imports| {
+            let ((), read) = lower::function(b, imports, &wide, ptr, &slots, |l, p| {
+                emit_quads(l, wide_func, func, variant, Tile::new(p))
+            })?;
+            slots = read;
+            Ok(())
+        })?;
+    }
     builder.finish(slots)
 }
 
@@ -139,6 +163,18 @@ struct Tile {
     count: Value,
     mask: Value,
     vouts: Value,
+}
+
+impl Tile {
+    /// From the function's parameters (`ctx` first).
+    fn new(p: &[Value]) -> Tile {
+        Tile {
+            start: p[1],
+            count: p[2],
+            mask: p[3],
+            vouts: p[4],
+        }
+    }
 }
 
 /// How each parameter gets its value at an element.
@@ -159,9 +195,16 @@ struct Params {
     vouts: Vec<Option<VoutParam>>,
 }
 
-/// Binds every parameter for `variant` (in the setup block: gathers' bounds and constants'
-/// values are the same for every element).
-fn bind_params(l: &mut Lower, func: &Function, variant: &Variant) -> Res<Params> {
+/// Binds every parameter of `func` for `variant` (in the setup block: gathers' bounds and
+/// constants' values are the same for every element). `element` is the kernel as one
+/// element sees it (`func` itself, or the scalar kernel `func` widens to four lanes): its
+/// types say how many floats an element has and what a constant holds.
+fn bind_params(
+    l: &mut Lower,
+    func: &Function,
+    element: &Function,
+    variant: &Variant,
+) -> Res<Params> {
     let module = l.module;
     let mut ps = Params {
         binds: Vec::with_capacity(func.params.len()),
@@ -169,12 +212,18 @@ fn bind_params(l: &mut Lower, func: &Function, variant: &Variant) -> Res<Params>
         vouts: Vec::with_capacity(func.params.len()),
     };
     let mut n_vouts = 0;
-    for (k, (p, key)) in func.params.iter().zip(&variant.params).enumerate() {
+    for (k, ((p, e), key)) in func
+        .params
+        .iter()
+        .zip(&element.params)
+        .zip(&variant.params)
+        .enumerate()
+    {
         let k = k as u32;
         let mut vout = None;
         let fill = match (key, p.class) {
             (ParamKey::Gather(r), ParamClass::Gather { .. }) => {
-                let fpe = V::flat_len(&p.ty, module);
+                let fpe = V::flat_len(&e.ty, module);
                 let g = gather_ref(l, k, *r as usize, fpe);
                 ps.binds.push(Bind::Gather(std::rc::Rc::new(g)));
                 ps.fills.push(Fill::None);
@@ -184,7 +233,10 @@ fn bind_params(l: &mut Lower, func: &Function, variant: &Variant) -> Res<Params>
             (ParamKey::Direct, _) => Fill::Stream(None),
             (ParamKey::Resized(same), _) => Fill::Stream(Some(same.clone())),
             (ParamKey::Iter(same), _) => Fill::Iter(same.clone()),
-            (ParamKey::Constant, _) => Fill::Uniform(constant(l, k, &p.ty)?),
+            (ParamKey::Constant, _) => {
+                let v = constant(l, k, &e.ty)?;
+                Fill::Uniform(l.coerce(v, &p.ty)?)
+            }
             (ParamKey::Out, ParamClass::Out) => Fill::Zero,
             (ParamKey::Vout, ParamClass::Vout { max }) => {
                 let count = l.b.declare_var(types::I32);
@@ -235,7 +287,7 @@ fn emit<'m>(
     let out_ext: Vec<Value> = (0..rank as u8)
         .map(|d| l.slots.get(l.b.func, Slot::OutExtent(d), types::I64))
         .collect();
-    let params = bind_params(l, func, variant)?;
+    let params = bind_params(l, func, func, variant)?;
     if params.vouts.iter().any(Option::is_some) {
         l.vout_state = Some(t.vouts);
     }
@@ -251,17 +303,7 @@ fn emit<'m>(
             rest = l.b.ins().udiv(rest, out_ext[d]);
         }
     }
-    if variant.watched {
-        let countdown = l.b.declare_var(types::I64);
-        let every =
-            l.b.ins()
-                .iconst(types::I64, crate::watchdog::NATIVE_CHECK_EVERY);
-        l.b.def_var(countdown, every);
-        l.watch = Some(Watch {
-            countdown,
-            expired: l.b.create_block(),
-        });
-    }
+    watch(l, variant);
     let end = l.b.ins().iadd(t.start, t.count);
     let masked = l.b.ins().icmp_imm_s(IntCC::NotEqual, t.mask, 0);
 
@@ -289,7 +331,7 @@ fn emit<'m>(
                 idx: &out_idx,
                 out_ext: &out_ext,
             };
-            element(l, func, &params, &here, next)?;
+            element(l, func, func, &params, &here, next)?;
             let w = l.b.use_var(written);
             let w = l.b.ins().iadd_imm_s(w, 1);
             l.b.def_var(written, w);
@@ -314,20 +356,93 @@ fn emit<'m>(
     )?;
     let w = l.b.use_var(written);
     l.b.ins().return_(&[w]);
+    expired(l);
+    Ok(())
+}
+
+/// Under a time limit, the countdown of loop back edges to the next check.
+fn watch(l: &mut Lower, variant: &Variant) {
+    if variant.watched {
+        let countdown = l.b.declare_var(types::I64);
+        let every =
+            l.b.ins()
+                .iconst(types::I64, crate::watchdog::NATIVE_CHECK_EVERY);
+        l.b.def_var(countdown, every);
+        l.watch = Some(Watch {
+            countdown,
+            expired: l.b.create_block(),
+        });
+    }
+}
+
+/// Under a time limit, where the code goes when it is up: it returns -1.
+fn expired(l: &mut Lower) {
     if let Some(watch) = l.watch {
         l.b.switch_to_block(watch.expired);
         l.b.seal_block(watch.expired);
         let stopped = l.b.ins().iconst(types::I64, -1);
         l.b.ins().return_(&[stopped]);
     }
+}
+
+/// The function of [`quads`]: quad `q` runs elements `start + 4q ..= start + 4q + 3` as the
+/// lanes of `wide`, the scalar kernel `func` with every scalar widened to four lanes (see
+/// [`super::soa`]). Every stream is read at the element's own position, so a quad's inputs
+/// and outputs are four consecutive floats: one vector load or store each.
+fn emit_quads<'m>(
+    l: &mut Lower<'m, '_, '_, '_>,
+    wide: &'m Function,
+    func: &Function,
+    variant: &Variant,
+    t: Tile,
+) -> Res<()> {
+    let params = bind_params(l, wide, func, variant)?;
+    watch(l, variant);
+    let bail = l.b.create_block();
+    let out_ext: Vec<Value> = (0..variant.out_rank)
+        .map(|d| l.slots.get(l.b.func, Slot::OutExtent(d), types::I64))
+        .collect();
+    let indexof = uses_indexof(l.module, &func.body);
+    let at = l.b.declare_var(types::I64);
+    l.b.def_var(at, t.start);
+    let zero = l.b.ins().iconst(types::I64, 0);
+    let n = l.b.ins().sshr_imm_s(t.count, 2);
+    l.count_loop(
+        zero,
+        n,
+        |l, q, next| {
+            let first = l.b.ins().ishl_imm_s(q, 2);
+            let first = l.b.ins().iadd(t.start, first);
+            l.b.def_var(at, first);
+            let position = indexof.then(|| quad_position(l.b, first, &out_ext));
+            l.soa = Some(Quad { bail, position });
+            let here = Here {
+                at: first,
+                idx: &[],
+                out_ext: &[],
+            };
+            element(l, wide, func, &params, &here, next)
+        },
+        |_| Ok(()),
+    )?;
+    let done = l.b.ins().ishl_imm_s(n, 2);
+    l.b.ins().return_(&[done]);
+    // A quad's lanes disagreed: report the elements run before it.
+    l.b.switch_to_block(bail);
+    let first = l.b.use_var(at);
+    let done = l.b.ins().isub(first, t.start);
+    l.b.ins().return_(&[done]);
+    expired(l);
     Ok(())
 }
 
 /// One element: inputs loaded, outputs zeroed, the body run, the outputs stored. Ends where
-/// the element wrote its outputs; a discard goes straight to `next`.
+/// the element wrote its outputs; a discard goes straight to `next`. `element`'s types give
+/// each stream's floats per element (see [`bind_params`]).
 fn element<'m>(
     l: &mut Lower<'m, '_, '_, '_>,
     func: &'m Function,
+    element: &Function,
     params: &Params,
     here: &Here,
     next: Block,
@@ -350,7 +465,7 @@ fn element<'m>(
         };
         let (val, pos) = match fill {
             Fill::Stream(resized) => {
-                let fpe = V::flat_len(&p.ty, module) as i64;
+                let fpe = V::flat_len(&element.params[k as usize].ty, module) as i64;
                 let data = l.slots.get(l.b.func, Slot::Data(k), ptr);
                 let (elem, pos) = match resized {
                     None => (here.at, out_pos),
@@ -420,13 +535,35 @@ fn element<'m>(
             continue;
         };
         let v = l.read(store);
-        let fpe = V::flat_len(&p.ty, module) as i64;
+        let fpe = V::flat_len(&element.params[k].ty, module) as i64;
         let data = l.slots.get(l.b.func, Slot::Data(k as u32), ptr);
         let off = l.b.ins().imul_imm_s(here.at, 4 * fpe);
         let addr = l.b.ins().iadd(data, off);
         encode(l.b, &v, addr, &mut 0, Layout::Stream)?;
     }
     Ok(())
+}
+
+/// `indexof` of the output for the four elements from `first` on (of an output of extents
+/// `ext`), component by component: each element's index divided out of its linear position
+/// and converted as [`position`] does.
+fn quad_position(b: &mut FunctionBuilder, first: Value, ext: &[Value]) -> [Num; 4] {
+    let per_lane: Vec<[Value; 4]> = (0..4)
+        .map(|j| {
+            let mut rest = b.ins().iadd_imm_s(first, j);
+            let mut idx = vec![rest; ext.len()];
+            for d in (0..ext.len()).rev() {
+                idx[d] = b.ins().urem(rest, ext[d]);
+                rest = b.ins().udiv(rest, ext[d]);
+            }
+            let p = position(b, &idx);
+            [0, 1, 2, 3].map(|c| p.lane(b, c))
+        })
+        .collect();
+    [0, 1, 2, 3].map(|c| {
+        let lanes: Vec<Value> = per_lane.iter().map(|l| l[c]).collect();
+        from_lanes(b, Scalar::Float, &lanes)
+    })
 }
 
 /// The index into input `p` (a resized stream or an iterator) read by the output index, and

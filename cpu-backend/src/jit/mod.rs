@@ -4,25 +4,26 @@
 //! output elements (`kernel`): a loop that loads each element's inputs, runs the body and
 //! stores the outputs, with Brook's vector types on 128-bit SIMD lanes (`float4` is one
 //! `f32x4`), gathers, resizing, iterators and `indexof` as inline address arithmetic, and
-//! real branches for control flow (one element at a time, nothing diverges). Tiles run in
+//! real branches for control flow (one element at a time, nothing diverges); for kernels on
+//! scalars, also one over four elements per iteration (`soa`). Tiles run in
 //! parallel with rayon (`drive`). A reduction becomes a fold over consecutive elements and
 //! a one-element update (`reduce`); ScatterOp and GatherOp call the update.
 //!
-//! Why one element per iteration, and what that costs (measured by `cargo bench -p
-//! brook-cpu --bench lanes`, the same kernels built both ways with this crate's Cranelift,
-//! on 2 cores of an AMD EPYC at load ~12): running four elements per iteration instead, one `f32x4` holding the same
-//! scalar of four elements (structure of arrays, what llvmpipe does with eight), takes
-//! 0.51–0.57× the time on the 64-tap scalar gather (the index rule on four lanes, the four
-//! loads still scalar), 0.31–0.35× on `float` SAXPY, and 0.04–0.10× on a `float` branch that
-//! diverges at random (both sides and a select instead of mispredictions); on `float4` SAXPY,
-//! transposing four elements in and out, it is equal (1.10×, interval holding 1). So SoA
-//! would pay for kernels on scalars only, which is where the applications that lose to
-//! llvmpipe on gathers are (Life, Convolve). It would take a tile loop stepping by four with
-//! a tail, four-lane scalars in `lower::num`, masks for control flow that diverges (`if` as a
-//! select per assigned variable, loops while any lane is live, `discard`, write masks and
-//! `vout` per lane) and per-lane gather loads; reductions would stay one element per step,
-//! their float fold order unchanged. It is not built; the README's CPU backend section has
-//! the table and the per-application causes.
+//! Kernels whose every value is a scalar also get a second function that runs four
+//! consecutive elements per iteration, one `f32x4` holding the same scalar of four elements
+//! (structure of arrays, what llvmpipe does with eight); `soa` says which kernels and how.
+//! Why (measured by `cargo bench -p brook-cpu --bench lanes`, the same kernels built both
+//! ways with this crate's Cranelift, on 2 cores of an AMD EPYC at load ~12): four per
+//! iteration took 0.51–0.57× the time on the 64-tap scalar gather (the index rule on four
+//! lanes, the four loads still scalar), 0.31–0.35× on `float` SAXPY, and 0.04–0.10× on a
+//! `float` branch that diverges at random with both sides and a select; on `float4` SAXPY,
+//! transposing four elements in and out, it was equal (1.10×, interval holding 1), so vector
+//! kernels keep one element per iteration. What is built is the simplest correct form: a
+//! branch or loop whose condition differs between the four lanes is not masked but *bails
+//! out* (the quad runs through the one-element function), so a divergent branch runs at the
+//! one-element speed rather than the bench's select; the rest of a tile after its last quad
+//! runs one element at a time; reductions stay one element per step (their float fold order
+//! unchanged). The README's CPU backend section has the table and what it measured.
 //!
 //! The pieces:
 //! - `lower`: IR → Cranelift IR for one element (expressions, statements, built-ins,
@@ -32,6 +33,7 @@
 //! - `code`: the target, the Cranelift JIT module and the executable memory.
 //! - `runtime`: the Rust functions compiled code calls (built-in formulas, vout buffers).
 //! - `kernel`, `reduce`: the compiled functions' shapes; `drive`: running them.
+//! - `soa`: which kernels run four elements per iteration, and the IR they are lowered from.
 //! - [`clif`]: the Cranelift IR of a kernel as text, for people learning from it.
 //!
 //! The interpreter ([`crate::exec`]) stays the reference: every construct is lowered to the
@@ -48,6 +50,7 @@ pub(crate) mod lower;
 pub(crate) mod reduce;
 pub(crate) mod runtime;
 pub(crate) mod slots;
+pub(crate) mod soa;
 
 pub use clif::{clif_text, ClifError};
 

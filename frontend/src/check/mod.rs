@@ -38,7 +38,7 @@ mod scope;
 mod shadow;
 mod stmt;
 pub mod types;
-mod visit;
+pub mod visit;
 
 use std::collections::HashMap;
 

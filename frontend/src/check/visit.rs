@@ -1,24 +1,30 @@
 //! A mutable walk over checked IR, for the rewrites the checker makes after a body is typed
-//! (parameters becoming locals, kernel bodies inlined into their callers).
+//! (parameters becoming locals, kernel bodies inlined into their callers), and for back ends
+//! that rewrite or inspect a copy (the CPU JIT's four-lane kernels).
 //!
 //! Each method has a default that visits the children; an implementation overrides the
 //! nodes it rewrites and calls the matching `walk_*` function to keep descending.
 
 use crate::ir::{Access, Block, Expr, ExprKind, Place, Stmt, StmtKind};
 
+/// A visitor of IR nodes; each method's default visits the node's children.
 pub trait VisitMut {
+    /// Visits an expression.
     fn expr(&mut self, e: &mut Expr) {
         walk_expr(self, e);
     }
 
+    /// Visits an assigned place (its index expressions).
     fn place(&mut self, p: &mut Place) {
         walk_place(self, p);
     }
 
+    /// Visits a statement.
     fn stmt(&mut self, s: &mut Stmt) {
         walk_stmt(self, s);
     }
 
+    /// Visits each statement of a block.
     fn block(&mut self, b: &mut Block) {
         for s in b {
             self.stmt(s);
@@ -26,6 +32,7 @@ pub trait VisitMut {
     }
 }
 
+/// Visits the children of `e`.
 pub fn walk_expr<V: VisitMut + ?Sized>(v: &mut V, e: &mut Expr) {
     match &mut e.kind {
         ExprKind::Float(_)
@@ -62,6 +69,7 @@ pub fn walk_expr<V: VisitMut + ?Sized>(v: &mut V, e: &mut Expr) {
     }
 }
 
+/// Visits the index expressions of `p`'s path.
 pub fn walk_place<V: VisitMut + ?Sized>(v: &mut V, p: &mut Place) {
     for step in &mut p.path {
         if let Access::Index(i) = step {
@@ -70,6 +78,7 @@ pub fn walk_place<V: VisitMut + ?Sized>(v: &mut V, p: &mut Place) {
     }
 }
 
+/// Visits the expressions, places and blocks of `s`.
 pub fn walk_stmt<V: VisitMut + ?Sized>(v: &mut V, s: &mut Stmt) {
     match &mut s.kind {
         StmtKind::Decl { init, .. } => {

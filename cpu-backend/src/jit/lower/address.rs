@@ -8,7 +8,7 @@ use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 use cranelift_frontend::FunctionBuilder;
 
-use super::num::{fconst, from_lanes, Comp, Num};
+use super::num::{fconst, from_lanes, vconst, Comp, Num};
 use super::Lower;
 use crate::jit::slots::Slot;
 
@@ -78,6 +78,39 @@ pub(crate) fn gather_component(
         Scalar::Bool => {
             let i = b.ins().uextend(types::I64, c.1);
             b.ins().smin(i, last)
+        }
+    }
+}
+
+/// [`gather_component`] on the four lanes of `x` at once (code for four elements), each
+/// lane's clamped index in an `i32x4`: the same rule with the same comparisons, in 32 bits
+/// (a stream's extents are below 2^31; a float index at or past 2^31 is past `last`).
+pub(crate) fn gather_lanes(b: &mut FunctionBuilder, x: Num, last: Value, last_f: Value) -> Value {
+    let last32 = b.ins().ireduce(types::I32, last);
+    let last_v = b.ins().splat(types::I32X4, last32);
+    let zero = vconst(b, types::I32X4, [0; 4]);
+    match x.s {
+        Scalar::Float => {
+            let quarter = fconst(b, 0.25);
+            let quarter = b.ins().splat(types::F32X4, quarter);
+            let biased = b.ins().fadd(x.v, quarter);
+            let t = b.ins().floor(biased);
+            let i = b.ins().fcvt_to_sint_sat(types::I32X4, t);
+            let fzero = vconst(b, types::F32X4, [0; 4]);
+            let positive = b.ins().fcmp(FloatCC::GreaterThan, t, fzero);
+            let i = b.ins().bitselect(positive, i, zero);
+            let last_f = b.ins().splat(types::F32X4, last_f);
+            let beyond = b.ins().fcmp(FloatCC::GreaterThanOrEqual, t, last_f);
+            b.ins().bitselect(beyond, last_v, i)
+        }
+        Scalar::Int => {
+            let i = b.ins().smax(x.v, zero);
+            b.ins().smin(i, last_v)
+        }
+        Scalar::Bool => {
+            // A mask lane is -1 for true: 1.
+            let i = b.ins().ineg(x.v);
+            b.ins().smin(i, last_v)
         }
     }
 }

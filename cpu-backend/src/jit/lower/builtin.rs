@@ -149,6 +149,12 @@ fn min_max(b: &mut FunctionBuilder, x: Value, y: Value, smaller: bool) -> Value 
     pick(b, gt, y_less, r)
 }
 
+/// Whether `bi` acts on each component of a vector as on a scalar (the interpreter's
+/// `map1`/`map2`/`map3`/`test1` built-ins).
+pub(crate) fn componentwise(bi: Builtin) -> bool {
+    float1(bi).is_some() || float2(bi).is_some() || float3(bi).is_some() || float_test(bi).is_some()
+}
+
 /// A float constant in the shape of `like` (scalar or vector).
 fn fsplat(b: &mut FunctionBuilder, like: Value, x: f32) -> Value {
     let c = fconst(b, x);
@@ -303,11 +309,7 @@ impl Lower<'_, '_, '_, '_> {
                 }
             }
         }
-        let componentwise = float1(bi).is_some()
-            || float2(bi).is_some()
-            || float3(bi).is_some()
-            || float_test(bi).is_some();
-        if componentwise {
+        if componentwise(bi) {
             let Some(nums) = nums else {
                 return no(format!("{}() of {args:?}", bi.name()));
             };

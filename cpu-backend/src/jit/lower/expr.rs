@@ -5,10 +5,10 @@ use brook_frontend::ir::{BinaryOp, Builtin, Expr, ExprKind, Scalar, Type};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 
-use super::address::{gather_component, ravel};
+use super::address::{gather_component, gather_lanes, ravel, GatherRef};
 use super::effects::has_effects;
 use super::memory::{decode, Layout};
-use super::num::{swizzle, Comp, Num, Val};
+use super::num::{from_lanes, swizzle, Comp, Num, Val};
 use super::ops::{index_value, truth};
 use super::{no, Bind, Lower, Res, Scope};
 
@@ -75,7 +75,17 @@ pub(crate) fn literal_index(e: &Expr) -> Option<i64> {
 pub(crate) use crate::exec::clamp_index as clamp_static;
 
 impl<'m> Lower<'m, '_, '_, '_> {
+    /// The value of `e`. In code for four elements, a value its rules leave scalar (a
+    /// literal) is splat to the four lanes its type says.
     pub fn eval(&mut self, s: &mut Scope<'m>, e: &'m Expr) -> Res<Val> {
+        let v = self.eval_kind(s, e)?;
+        Ok(match (self.soa, v, &e.ty) {
+            (Some(_), Val::Num(x), Type::Vector(_, n)) if x.n == 1 => Val::Num(x.widen(self.b, *n)),
+            (_, v, _) => v,
+        })
+    }
+
+    fn eval_kind(&mut self, s: &mut Scope<'m>, e: &'m Expr) -> Res<Val> {
         let b = &mut *self.b;
         Ok(match &e.kind {
             ExprKind::Float(x) => Val::Num(Num::scalar(Scalar::Float, b.ins().f32const(*x))),
@@ -125,6 +135,12 @@ impl<'m> Lower<'m, '_, '_, '_> {
             }
             ExprKind::Construct(parts) => self.construct(s, &e.ty, parts)?,
             ExprKind::Swizzle(a, sel) => {
+                // In code for four elements, `indexof(p).x` of a stream read at the element's
+                // own position: that component of the four elements' positions.
+                let quad = self.soa.and_then(|q| q.position);
+                if let (Some(pos), ExprKind::IndexOf(_), [c]) = (quad, &a.kind, sel.as_slice()) {
+                    return Ok(Val::Num(pos[(*c as usize).min(3)]));
+                }
                 let v = self.eval(s, a)?;
                 let x = v.num().ok_or_else(|| super::Unjittable("swizzle".into()))?;
                 Val::Num(
@@ -366,32 +382,67 @@ impl<'m> Lower<'m, '_, '_, '_> {
         }
     }
 
-    /// `a[i]`, `a[r][c]`, `a[v]` on gather parameter `p` (the interpreter's `gather`).
+    /// `a[i]`, `a[r][c]`, `a[v]` on gather parameter `p` (the interpreter's `gather`); in
+    /// code for four elements, each lane's element by that lane's indices.
     fn gather(&mut self, s: &mut Scope<'m>, p: u32, indices: &'m [Expr]) -> Res<Val> {
         let Some(Bind::Gather(g)) = s.params.get(p as usize).cloned() else {
             return no("gather from a parameter that is not a gather");
         };
+        let mut xs = Vec::with_capacity(indices.len());
+        for e in indices {
+            let v = self.eval(s, e)?;
+            xs.push(
+                v.num()
+                    .ok_or_else(|| super::Unjittable("gather index".into()))?,
+            );
+        }
+        let ty = s.func.params[p as usize].ty.clone();
+        if self.soa.is_none() {
+            return self.gather_at(&g, &xs, &ty);
+        }
+        let Type::Vector(k, 4) = ty else {
+            return no("a gather of four elements of a non-scalar");
+        };
+        // Brook's rule on the four lanes at once, then one load per lane.
+        let Some(off) = g.rank.checked_sub(xs.len()) else {
+            return no("more gather subscripts than the stream has dimensions");
+        };
+        let per_dim: Vec<Option<Value>> = (0..g.rank)
+            .map(|d| (d >= off).then(|| gather_lanes(self.b, xs[d - off], g.last[d], g.last_f[d])))
+            .collect();
+        let mut lanes = Vec::with_capacity(4);
+        for j in 0..4u8 {
+            let idx: Vec<Value> = per_dim
+                .iter()
+                .map(|v| match v {
+                    Some(v) => {
+                        let i = self.b.ins().extractlane(*v, j);
+                        self.b.ins().uextend(types::I64, i)
+                    }
+                    None => self.b.ins().iconst(types::I64, 0),
+                })
+                .collect();
+            let v = self.gather_load(&g, &idx, &Type::Scalar(k))?;
+            lanes.push(v.num().ok_or_else(|| super::Unjittable("gather".into()))?.v);
+        }
+        Ok(Val::Num(from_lanes(self.b, k, &lanes)))
+    }
+
+    /// The element of `g` at indices `xs` (one vector, or one scalar per subscript), read
+    /// as `ty`.
+    fn gather_at(&mut self, g: &GatherRef, xs: &[Num], ty: &Type) -> Res<Val> {
         let rank = g.rank;
         // Per dimension, the index component (none: index 0).
         let mut comps: Vec<Option<Comp>> = vec![None; rank];
-        if let [one] = indices {
-            let v = self.eval(s, one)?;
-            let x = v
-                .num()
-                .ok_or_else(|| super::Unjittable("gather index".into()))?;
+        if let [x] = xs {
             for k in 0..(x.n as usize).min(rank) {
                 comps[rank - 1 - k] = Some((x.s, x.lane(self.b, k)));
             }
         } else {
-            if indices.len() > rank {
+            let Some(off) = rank.checked_sub(xs.len()) else {
                 return no("more gather subscripts than the stream has dimensions");
-            }
-            let off = rank - indices.len();
-            for (j, e) in indices.iter().enumerate() {
-                let v = self.eval(s, e)?;
-                let x = v
-                    .num()
-                    .ok_or_else(|| super::Unjittable("gather index".into()))?;
+            };
+            for (j, x) in xs.iter().enumerate() {
                 comps[off + j] = Some((x.s, x.lane(self.b, 0)));
             }
         }
@@ -403,10 +454,14 @@ impl<'m> Lower<'m, '_, '_, '_> {
                 None => self.b.ins().iconst(types::I64, 0),
             })
             .collect();
-        let lin = ravel(self.b, &idx, &g.strides);
+        self.gather_load(g, &idx, ty)
+    }
+
+    /// The element of `g` at clamped indices `idx` (`i64`, outermost first), read as `ty`.
+    fn gather_load(&mut self, g: &GatherRef, idx: &[Value], ty: &Type) -> Res<Val> {
+        let lin = ravel(self.b, idx, &g.strides);
         let bytes = self.b.ins().imul_imm_s(lin, 4 * g.fpe as i64);
         let addr = self.b.ins().iadd(g.data, bytes);
-        let ty = s.func.params[p as usize].ty.clone();
-        decode(self, &ty, addr, &mut 0, Layout::Stream, true)
+        decode(self, ty, addr, &mut 0, Layout::Stream, true)
     }
 }

@@ -6,7 +6,9 @@
 //! here once. Variables (locals, parameters, a helper's return value) are Cranelift
 //! `Variable`s, so SSA construction takes care of control flow; helpers are inlined (Brook
 //! has no recursion). Control flow is real branches: the code runs one element at a time,
-//! so no branch ever diverges and nothing needs masking.
+//! so no branch ever diverges and nothing needs masking. Code for four elements per
+//! iteration ([`super::soa`]) lowers the kernel with its scalars widened to four lanes; a
+//! condition there must agree on all four lanes, or the quad leaves for [`Quad::bail`].
 //!
 //! What the body reads and where it goes when it ends is set up by its driver
 //! ([`super::kernel`], [`super::reduce`]): it binds each parameter ([`Bind`]), gives the
@@ -28,7 +30,8 @@ mod stmt;
 mod value;
 
 pub(crate) use address::{gather_ref, position, ravel, resize, GatherRef};
-pub(crate) use effects::uses_indexof;
+pub(crate) use builtin::componentwise;
+pub(crate) use effects::{has_effects, uses_indexof};
 pub(crate) use memory::{decode, encode, Layout};
 pub(crate) use value::{kinds, members};
 
@@ -108,6 +111,19 @@ pub(crate) struct Lower<'m, 'a, 'f, 'i> {
     pub vout_state: Option<cranelift_codegen::ir::Value>,
     /// The time limit's check at loop back edges, in code for calls with one.
     pub watch: Option<Watch>,
+    /// In code running four elements per iteration ([`super::soa`]): the quad's state;
+    /// `None` in code for one element.
+    pub soa: Option<Quad>,
+}
+
+/// The quad of four elements code for four elements per iteration is running.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Quad {
+    /// Where the quad goes when its lanes disagree on a condition.
+    pub bail: Block,
+    /// `indexof` of the output, component by component (`.x` first), each an `f32x4` of the
+    /// four elements' values; `None` when the kernel does not use it.
+    pub position: Option<[Num; 4]>,
 }
 
 /// How code compiled for a call with a time limit checks it: every loop back edge counts
@@ -152,6 +168,7 @@ pub(crate) fn function<'m, 'f, 'i, R>(
         discard,
         vout_state: None,
         watch: None,
+        soa: None,
     };
     for &s in earlier {
         l.slots.reserve(s);

@@ -1,11 +1,12 @@
 //! Statements: structured control flow becomes blocks and branches (the interpreter's
 //! `exec`).
 
-use brook_frontend::ir::{Stmt, StmtKind};
+use brook_frontend::ir::{Scalar, Stmt, StmtKind};
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{types, InstBuilder, StackSlotData, StackSlotKind};
+use cranelift_codegen::ir::{types, InstBuilder, StackSlotData, StackSlotKind, Value};
 
 use super::memory::{encode, Layout};
+use super::num::{convert, Val};
 use super::ops::truth;
 use super::{no, Lower, Res, Scope};
 use crate::jit::runtime::Call;
@@ -45,7 +46,7 @@ impl<'m> Lower<'m, '_, '_, '_> {
                 otherwise,
             } => {
                 let c = self.eval(s, cond)?;
-                let t = truth(self.b, &c)?;
+                let t = self.condition(&c)?;
                 self.if_else(s, t, |l, s| l.block(s, then), |l, s| l.block(s, otherwise))?;
             }
             StmtKind::Loop {
@@ -67,7 +68,7 @@ impl<'m> Lower<'m, '_, '_, '_> {
                 match cond {
                     Some(c) => {
                         let v = self.eval(s, c)?;
-                        let t = truth(self.b, &v)?;
+                        let t = self.condition(&v)?;
                         self.loop_test(t, run, exit);
                     }
                     None => {
@@ -121,6 +122,26 @@ impl<'m> Lower<'m, '_, '_, '_> {
             StmtKind::Push { param, value } => self.push(s, *param, value)?,
         }
         Ok(())
+    }
+
+    /// Whether a branch or loop condition holds. In code for four elements, it must hold for
+    /// all four lanes or for none: a quad whose lanes disagree leaves for [`Lower::soa`].
+    fn condition(&mut self, c: &Val) -> Res<Value> {
+        let (Some(quad), Some(x)) = (self.soa, c.num()) else {
+            return truth(self.b, c);
+        };
+        if x.n == 1 {
+            return truth(self.b, c);
+        }
+        let mask = convert(self.b, x, Scalar::Bool).v;
+        let all = self.b.ins().vall_true(mask);
+        let any = self.b.ins().vany_true(mask);
+        let split = self.b.ins().bxor(all, any);
+        let agree = self.b.create_block();
+        self.b.ins().brif(split, quad.bail, &[], agree, &[]);
+        self.b.seal_block(agree);
+        self.b.switch_to_block(agree);
+        Ok(all)
     }
 
     /// `push(value)` onto vout `param`: kept while the element has pushed fewer than the

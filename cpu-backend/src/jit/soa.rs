@@ -1,0 +1,197 @@
+//! Four elements per iteration (structure of arrays) for kernels on scalars only.
+//!
+//! A kernel whose every value is a `float`, `int` or `bool` scalar runs four consecutive
+//! output elements per loop iteration, one 128-bit vector per scalar value holding it for
+//! the four elements (lane `j` is element `start + j`). The lowering needs no second set of
+//! rules for that: a kernel whose scalars all become four-wide vectors ([`widened`]) computes,
+//! lane by lane, what the scalar kernel computes per element, because Brook's operators,
+//! conversions and component-wise built-ins act on each component of a vector as on a scalar
+//! (the same IEEE operations and the same Rust formulas, so the same bits). Only what is not
+//! component-wise is lowered differently for it (see [`super::lower::Lower::soa`]): a gather
+//! loads each lane's element by its own index, literals splat, and a branch or loop condition
+//! must hold for all four lanes or for none.
+//!
+//! When the four lanes disagree on a condition, the quad *bails out*: its code has stored
+//! nothing yet (outputs live in registers until the end of the element body), so the tile
+//! function returns, and the driver runs those four elements through the one-element
+//! function, then the next quads through this one again ([`super::drive`]). A tile's last
+//! `count % 4` elements run one at a time too. So every element's result comes from code that
+//! takes the same path through the kernel as the interpreter, lane for lane.
+//!
+//! [`eligible`] decides which kernels: the ones where it measured faster (`cargo bench -p
+//! brook-cpu --bench lanes`) and that stay simple: every value scalar (no vector, matrix,
+//! struct or array anywhere in the kernel or the helpers it calls), every stream read at the
+//! element's own position (a stream of the output's shape, so four consecutive elements are
+//! four consecutive floats in every input and output) or gathered, `indexof` only as one
+//! component of a stream's or output's position (`indexof(o).x`, per lane), no `discard`,
+//! `vout` or write mask. Everything else keeps the one-element layout.
+
+use std::collections::HashSet;
+
+use brook_frontend::check::visit::{walk_expr, walk_place, walk_stmt, VisitMut};
+use brook_frontend::ir::{
+    BinaryOp, Builtin, Expr, ExprKind, FunctionId, Module, Place, Stmt, StmtKind, Type,
+};
+
+use super::kernel::{ParamKey, Variant};
+use super::lower::{componentwise, has_effects};
+
+/// Why kernel `id` of `module`, called as `variant`, keeps one element per iteration; `Ok`
+/// when it runs four. (It walks a copy of each body: the walk is the checker's mutable one.)
+pub(crate) fn eligible(module: &Module, id: FunctionId, variant: &Variant) -> Result<(), String> {
+    for (p, key) in module.func(id).params.iter().zip(&variant.params) {
+        match key {
+            ParamKey::Direct | ParamKey::Gather(_) | ParamKey::Constant | ParamKey::Out => {}
+            _ => return Err(format!("parameter `{}` is not read at the element", p.name)),
+        }
+    }
+    let mut check = Check {
+        module,
+        seen: HashSet::new(),
+        kernel: Some(variant.params.as_slice()),
+        why: None,
+    };
+    check.function(id);
+    check.why.map_or(Ok(()), Err)
+}
+
+/// The walk of [`eligible`] over a kernel and the helpers it calls.
+struct Check<'m> {
+    module: &'m Module,
+    seen: HashSet<u32>,
+    /// How the kernel's parameters are bound, while walking the kernel (not a helper).
+    kernel: Option<&'m [ParamKey]>,
+    /// The first reason found.
+    why: Option<String>,
+}
+
+impl Check<'_> {
+    fn fail(&mut self, why: impl Into<String>) {
+        self.why.get_or_insert_with(|| why.into());
+    }
+
+    fn function(&mut self, id: FunctionId) {
+        if self.why.is_some() || !self.seen.insert(id.0) {
+            return;
+        }
+        let Some(f) = self.module.functions.get(id.0 as usize) else {
+            return self.fail("no such function");
+        };
+        let params = f.params.iter().map(|p| (&p.name, &p.ty));
+        let locals = f.locals.iter().map(|l| (&l.name, &l.ty));
+        if let Some((name, _)) = params.chain(locals).find(|(_, ty)| !scalar(ty)) {
+            return self.fail(format!("`{name}` in `{}` is not a scalar", f.name));
+        }
+        if f.ret != Type::Void && !scalar(&f.ret) {
+            return self.fail(format!("`{}` does not return a scalar", f.name));
+        }
+        let mut body = f.body.clone();
+        self.block(&mut body);
+    }
+}
+
+impl VisitMut for Check<'_> {
+    fn stmt(&mut self, s: &mut Stmt) {
+        match &s.kind {
+            StmtKind::Discard => self.fail("`discard`"),
+            StmtKind::Push { .. } => self.fail("`push`"),
+            StmtKind::Assign { target, .. } if !target.path.is_empty() => {
+                self.fail("an assignment to part of a value")
+            }
+            _ => {}
+        }
+        walk_stmt(self, s);
+    }
+
+    fn place(&mut self, p: &mut Place) {
+        if !scalar(&p.ty) {
+            self.fail("an assignment of a non-scalar");
+        }
+        walk_place(self, p);
+    }
+
+    fn expr(&mut self, e: &mut Expr) {
+        if e.ty != Type::Void && !scalar(&e.ty) {
+            return self.fail("a value that is not a scalar");
+        }
+        match &e.kind {
+            // Both sides run on every lane: the skipped one must have nothing to skip.
+            ExprKind::Binary(BinaryOp::And | BinaryOp::Or, _, c) if has_effects(c) => {
+                self.fail("a short-circuit operator with a helper call")
+            }
+            ExprKind::Select { accept, reject, .. }
+                if has_effects(accept) || has_effects(reject) =>
+            {
+                self.fail("`?:` with a helper call")
+            }
+            ExprKind::Construct(xs) if xs.len() != 1 => self.fail("a constructor"),
+            ExprKind::Builtin(bi, _)
+                if !componentwise(*bi) || matches!(bi, Builtin::Frexp | Builtin::Modf) =>
+            {
+                self.fail(format!("`{}()`", bi.name()))
+            }
+            ExprKind::Call(f, _) => {
+                let kernel = self.kernel.take();
+                self.function(*f);
+                self.kernel = kernel;
+            }
+            // One component of a stream's position, lane by lane (not walked into: the
+            // position itself is a `float4`).
+            ExprKind::Swizzle(a, sel) => match (&a.kind, self.kernel) {
+                (ExprKind::IndexOf(p), Some(keys))
+                    if sel.len() == 1
+                        && matches!(
+                            keys.get(*p as usize),
+                            Some(ParamKey::Direct | ParamKey::Out)
+                        ) =>
+                {
+                    return
+                }
+                _ => self.fail("a swizzle"),
+            },
+            ExprKind::Member(..) => self.fail("a struct member"),
+            ExprKind::Index(..) => self.fail("an index"),
+            ExprKind::IndexOf(_) => self.fail("`indexof`"),
+            _ => {}
+        }
+        walk_expr(self, e);
+    }
+}
+
+fn scalar(ty: &Type) -> bool {
+    matches!(ty, Type::Scalar(_))
+}
+
+/// `module` with every scalar type made a four-wide vector of its kind: what the lowering of
+/// an eligible kernel reads (parameters', locals', results' and expressions' types).
+pub(crate) fn widened(module: &Module) -> Module {
+    let mut m = module.clone();
+    for f in &mut m.functions {
+        f.params.iter_mut().for_each(|p| wide(&mut p.ty));
+        f.locals.iter_mut().for_each(|l| wide(&mut l.ty));
+        wide(&mut f.ret);
+        Widen.block(&mut f.body);
+    }
+    m
+}
+
+fn wide(ty: &mut Type) {
+    if let Type::Scalar(s) = *ty {
+        *ty = Type::Vector(s, 4);
+    }
+}
+
+/// The walk of [`widened`]: every expression's and assigned place's type.
+struct Widen;
+
+impl VisitMut for Widen {
+    fn expr(&mut self, e: &mut Expr) {
+        wide(&mut e.ty);
+        walk_expr(self, e);
+    }
+
+    fn place(&mut self, p: &mut Place) {
+        wide(&mut p.ty);
+        walk_place(self, p);
+    }
+}
