@@ -85,15 +85,32 @@ fn int_map2(args: &[Value], f: impl Fn(i32, i32) -> i32) -> Result<Value, CpuErr
     Ok(Value::Int(o, n))
 }
 
-/// `min` as IEEE 754's minNum and Direct3D 10+: a NaN argument gives the other one
-/// (`brook_frontend::accuracy`; GLSL leaves NaN undefined, llvmpipe does this too).
+/// `min` as IEEE 754-2019's minimumNumber (Direct3D 10+ for NaN): a NaN argument gives the
+/// other one (`brook_frontend::accuracy`; GLSL leaves NaN undefined, llvmpipe does this too),
+/// and -0 is below +0. Written out rather than `f32::min`, which may return either zero: its
+/// answer for `min(+0, -0)` differed between the compiled instruction and LLVM's constant
+/// folding, so the JIT (which reads the choice off this function once) and the interpreter
+/// could disagree in the sign of a zero.
 pub fn fmin(x: f32, y: f32) -> f32 {
-    x.min(y)
+    match (x.is_nan(), y.is_nan()) {
+        (true, _) => y,
+        (_, true) => x,
+        _ if x == y => f32::from_bits(x.to_bits() | y.to_bits()),
+        _ if x < y => x,
+        _ => y,
+    }
 }
 
-/// `max` as IEEE 754's maxNum: a NaN argument gives the other one.
+/// `max` as IEEE 754-2019's maximumNumber: a NaN argument gives the other one, and +0 is
+/// above -0 (see [`fmin`] for why it is written out).
 pub fn fmax(x: f32, y: f32) -> f32 {
-    x.max(y)
+    match (x.is_nan(), y.is_nan()) {
+        (true, _) => y,
+        (_, true) => x,
+        _ if x == y => f32::from_bits(x.to_bits() & y.to_bits()),
+        _ if x > y => x,
+        _ => y,
+    }
 }
 
 /// Cg's `sign`: 1, -1, or 0 for zero (either sign) and NaN.
