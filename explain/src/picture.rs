@@ -130,7 +130,7 @@ impl Picture {
 impl Picture {
     /// A picture of flags (one per element shown, row by row): `colours.0` where one is
     /// set, `colours.1` elsewhere; its values are 1 and 0 (for the value under the pointer).
-    /// Differences are [`DIFFERS`] on [`AGREES`], a write mask [`MASK_ON`] on [`MASK_OFF`].
+    /// Differences are drawn red on light grey, a write mask white (written) on dark grey.
     pub fn of_flags(
         width: u32,
         height: u32,
