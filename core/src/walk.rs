@@ -93,3 +93,20 @@ pub fn any_in(e: &Expr, p: &mut impl FnMut(&Expr) -> bool) -> bool {
     expr(e, &mut |x| hit = hit || p(x));
     hit
 }
+
+/// Whether `p` holds for any statement of `block`, nested ones included (the bodies of
+/// `if`s, loops, including their init and step, and blocks).
+pub fn any_stmt(block: &[Stmt], p: &mut impl FnMut(&Stmt) -> bool) -> bool {
+    block.iter().any(|s| {
+        p(s) || match &s.kind {
+            StmtKind::If {
+                then, otherwise, ..
+            } => any_stmt(then, p) || any_stmt(otherwise, p),
+            StmtKind::Loop {
+                init, step, body, ..
+            } => any_stmt(init, p) || any_stmt(step, p) || any_stmt(body, p),
+            StmtKind::Block(b) => any_stmt(b, p),
+            _ => false,
+        }
+    })
+}

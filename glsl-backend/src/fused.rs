@@ -9,7 +9,7 @@
 //! unfused kernel-then-reduce pair is fused ([`fusion_refused`]); the caller runs the pair
 //! otherwise.
 
-use brook_frontend::ir::{Block, FunctionId, Module, ParamClass, StmtKind, Type};
+use brook_frontend::ir::{FunctionId, Module, ParamClass, StmtKind, Type};
 
 use crate::error::GenError;
 use crate::kernel::{KernelProgram, KernelShader};
@@ -22,6 +22,7 @@ use crate::types::glsl_type;
 use crate::variant::{Access, OutputRegion, Target, Variant};
 use crate::walk::callees;
 use brook_core::budget::refuse_over_budget;
+use brook_core::walk::any_stmt;
 
 /// Why kernel `kernel` (called as `variant`) cannot run inside a pass of reduction
 /// `reduce_fn` that folds `k` elements per fragment, or `None` when it can. The reasons are
@@ -48,62 +49,50 @@ pub fn fusion_refused(
         .params
         .iter()
         .any(|p| p.class == ParamClass::Out && matches!(p.ty, Type::Struct(_)));
-    let reasons = [
-        (outs != 1, "the kernel has more than one output".to_string()),
+    // Checked in order, each only if the ones before passed: the last two walk the kernel
+    // and its callees, and this runs on every `map_reduce` call.
+    let reasons: [(&str, &dyn Fn() -> bool); 8] = [
+        ("the kernel has more than one output", &|| outs != 1),
         (
-            rfunc.params.len() != 2,
-            "the reduce function takes constant or gather arguments".into(),
+            "the reduce function takes constant or gather arguments",
+            &|| rfunc.params.len() != 2,
         ),
-        (out_struct, "the elements are structs".into()),
-        (
+        ("the elements are structs", &|| out_struct),
+        ("the kernel writes a domain of its output", &|| {
             !matches!(
                 variant.output,
                 OutputRegion::Direct | OutputRegion::Whole { .. }
-            ),
-            "the kernel writes a domain of its output".into(),
-        ),
-        (
-            variant.params.contains(&Access::AtFragment),
-            "an input is read at the fragment".into(),
-        ),
-        (
+            )
+        }),
+        ("an input is read at the fragment", &|| {
+            variant.params.contains(&Access::AtFragment)
+        }),
+        ("the kernel takes a struct constant", &|| {
             kfunc
                 .params
                 .iter()
-                .any(|p| p.class == ParamClass::Constant && matches!(p.ty, Type::Struct(_))),
-            "the kernel takes a struct constant".into(),
-        ),
-        (
+                .any(|p| p.class == ParamClass::Constant && matches!(p.ty, Type::Struct(_)))
+        }),
+        ("the kernel can `discard`", &|| {
             callees(module, kernel)
                 .into_iter()
                 .chain([kernel])
-                .any(|f| discards(&module.func(f).body)),
-            "the kernel can `discard`".into(),
-        ),
+                .any(|f| {
+                    any_stmt(&module.func(f).body, &mut |s| {
+                        matches!(s.kind, StmtKind::Discard)
+                    })
+                })
+        }),
         (
-            needs_loop_check(module, kernel, target)
-                || refuse_uncheckable_loops(module, kernel, u32::from(k), target).is_err(),
-            "the kernel's loops could pass the driver's iteration cap".into(),
+            "the kernel's loops could pass the driver's iteration cap",
+            &|| {
+                needs_loop_check(module, kernel, target)
+                    || refuse_uncheckable_loops(module, kernel, u32::from(k), target).is_err()
+            },
         ),
     ];
-    reasons
-        .into_iter()
-        .find_map(|(refused, why)| refused.then_some(why))
-}
-
-/// Whether `block` has a `discard`, at any depth.
-fn discards(block: &Block) -> bool {
-    block.iter().any(|s| match &s.kind {
-        StmtKind::Discard => true,
-        StmtKind::If {
-            then, otherwise, ..
-        } => discards(then) || discards(otherwise),
-        StmtKind::Loop {
-            init, step, body, ..
-        } => discards(init) || discards(step) || discards(body),
-        StmtKind::Block(b) => discards(b),
-        _ => false,
-    })
+    let why = reasons.into_iter().find(|(_, refused)| refused());
+    why.map(|(why, _)| why.to_string())
 }
 
 /// The first pass of reduction `reduce_fn` (`step`) with kernel `kernel` (`kernel_variant`,
