@@ -2,7 +2,9 @@
 //! address-translated layouts) and the CPU: `floor(v + 0.25)` clamped to `[0, extent-1]`, and
 //! for the values a float→int conversion cannot take, +inf and huge positive values read the
 //! last element, -inf and huge negative values element 0, NaN element 0 (README, "Limits and
-//! guarantees"). Checked in gathers (scalar and vector subscripts), ScatterOp and GatherOp.
+//! guarantees"). Checked in gathers (scalar and vector subscripts, float, int and mixed, and
+//! float indices the GLSL backend proves integral and so does not round), ScatterOp and
+//! GatherOp.
 
 mod support;
 
@@ -11,7 +13,7 @@ use support::{agree_with_cpu, gl_profiles};
 
 /// Index values and the element of a 10-element stream each must select.
 fn cases() -> (Vec<f32>, Vec<f32>) {
-    let pairs: [(f32, f32); 16] = [
+    let pairs: [(f32, f32); 24] = [
         (1e30, 9.0),
         (3e9, 9.0),
         (2147483648.0, 9.0),
@@ -28,6 +30,15 @@ fn cases() -> (Vec<f32>, Vec<f32>) {
         (2.76, 3.0),
         (9.9, 9.0),
         (16777217.0, 9.0),
+        // The rounding's boundaries, exact integers and the stream's ends.
+        (0.75, 1.0),
+        (0.7499999, 0.0),
+        (8.75, 9.0),
+        (3.0, 3.0),
+        (9.0, 9.0),
+        (10.0, 9.0),
+        (-0.0, 0.0),
+        (-0.25, 0.0),
     ];
     pairs.iter().copied().unzip()
 }
@@ -38,11 +49,11 @@ fn stream(rt: &Runtime, components: u8, shape: &[usize], data: &[f32]) -> Stream
     s
 }
 
-/// Every GL runtime to check: both profiles, as-is and with textures 4 texels wide (address
+/// Every GL runtime to check: both profiles, as-is and with textures 8 texels wide (address
 /// translation: the gathered stream's element becomes a computed texel).
 fn all_gls() -> Vec<Runtime> {
     let mut gls = gl_profiles(None, None);
-    gls.extend(gl_profiles(Some(4), None));
+    gls.extend(gl_profiles(Some(8), None));
     gls
 }
 
@@ -102,6 +113,38 @@ fn element(v: f32, extent: usize) -> f32 {
         0.0
     } else {
         r.min(extent as f32 - 1.0)
+    }
+}
+
+#[test]
+fn integral_int_and_mixed_indices_clamp_alike() {
+    // floor(i) and indexof arithmetic are integral floats (GL skips the rounding), n an int
+    // (negative and past the end), and t2[n][i] mixes an int row with a float column.
+    let (idx, _) = cases();
+    let table: Vec<f32> = (0..60).map(|i| ((i / 10) * 100 + i % 10) as f32).collect();
+    let src = "kernel void pick(float i<>, float t[], float t2[][], out float4 r<>) {
+        float k = indexof(r).x;
+        int n = (int)k * 3 - 20;
+        r = float4(t[floor(i)], t[k * 3.0 - 20.0], t[n], t2[n][i]);
+    }";
+    let got = agree_with_cpu(&all_gls(), 0, |rt| {
+        let p = rt.compile(src, "pick.br").unwrap();
+        let i = stream(rt, 1, &[idx.len()], &idx);
+        let t = stream(rt, 1, &[10], &table[..10]);
+        let t2 = stream(rt, 1, &[6, 10], &table);
+        let r = rt.stream_of(4, &[idx.len()]).unwrap();
+        rt.run(&p, "pick", args![&i, &t, &t2, &r]).unwrap();
+        vec![r.to_vec().unwrap()]
+    });
+    for (k, v) in idx.iter().enumerate() {
+        let n = k as f32 * 3.0 - 20.0;
+        let want = [
+            element(v.floor(), 10),
+            element(n, 10),
+            element(n, 10),
+            element(n, 6) * 100.0 + element(*v, 10),
+        ];
+        assert_eq!(got[0][4 * k..4 * k + 4], want, "index {v}, k = {k}");
     }
 }
 

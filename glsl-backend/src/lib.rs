@@ -5,7 +5,7 @@
 //! tested without a GL context; `brook-passes` compiles and draws the result.
 //!
 //! The shaders are meant to be read: they keep the Brook names, quote the Brook line above
-//! each statement, and call small named helpers (`brook_texel`, `brook_gather_round`, …) for
+//! each statement, and call small named helpers (`brook_texel`, `brook_gather_clamp`, …) for
 //! the addressing the paper describes, rather than inlining arithmetic.
 
 #![warn(missing_docs)]
@@ -13,6 +13,7 @@
 mod builder;
 mod error;
 mod fused;
+mod integral;
 mod kernel;
 mod loops;
 mod lower;

@@ -41,8 +41,9 @@ pub enum Helper {
     Addressing,
     /// Brook's implicit resize along one index component.
     Resize,
-    /// Brook's gather rounding of a float index, `floor(v + 0.25)`, for 1 to 4 components.
-    GatherRound,
+    /// Brook's clamp of a rounded float index to `[0, last]` in float, NaN to 0, for 1 to 4
+    /// components.
+    GatherClamp,
     /// Brook's whole gather index rule (rounding and clamp) on a `vec4` index.
     GatherIndex,
     /// Cg's `c ? a : b` with a `bool` vector `c`: component by component (GLSL 3.30 has no
@@ -66,7 +67,7 @@ impl Prelude {
     pub fn require(&mut self, helper: Helper) {
         // Helpers are emitted in declaration order, so one may call those declared before it.
         if helper == Helper::GatherIndex {
-            self.used.insert(Helper::GatherRound);
+            self.used.insert(Helper::GatherClamp);
         }
         if helper == Helper::Addressing {
             self.used.insert(Helper::Layout);
@@ -104,7 +105,10 @@ pub fn layout_helpers() -> &'static str {
     LAYOUT
 }
 
-const GEN_FLOAT: [&str; 4] = ["float", "vec2", "vec3", "vec4"];
+/// The float types of 1 to 4 components.
+pub(crate) const GEN_FLOAT: [&str; 4] = ["float", "vec2", "vec3", "vec4"];
+/// The int types of 1 to 4 components.
+pub(crate) const GEN_INT: [&str; 4] = ["int", "ivec2", "ivec3", "ivec4"];
 const GEN_BOOL: [&str; 4] = ["bool", "bvec2", "bvec3", "bvec4"];
 
 fn helper_source(helper: Helper) -> String {
@@ -180,21 +184,18 @@ fn helper_source(helper: Helper) -> String {
         Helper::Layout => LAYOUT.to_string(),
         Helper::Addressing => ADDRESSING.to_string(),
         Helper::Resize => RESIZE.to_string(),
-        Helper::GatherRound => {
-            let int = ["int", "ivec2", "ivec3", "ivec4"];
-            overloads(GATHER_ROUND_COMMENT, |t, i| {
-                let n = int[i];
+        Helper::GatherClamp => {
+            overloads(GATHER_CLAMP_COMMENT, |t, i| {
+                let n = GEN_INT[i];
                 let pick = if i == 0 {
-                    format!("isnan(r) ? 0.0 : clamp(r, 0.0, {GATHER_FLOAT_BOUND})")
+                    "r >= 0.0 ? min(r, last) : 0.0".to_string()
                 } else {
-                    format!("mix(clamp(r, 0.0, {GATHER_FLOAT_BOUND}), {t}(0.0), isnan(r))")
+                    format!("mix({t}(0.0), min(r, last), greaterThanEqual(r, {t}(0.0)))")
                 };
-                format!(
-                    "{n} brook_gather_round({t} v) {{ {t} r = floor(v + 0.25); return {n}({pick}); }}\n"
-                )
+                format!("{n} brook_gather_clamp({t} r, {t} last) {{ return {n}({pick}); }}\n")
             })
         }
-        Helper::GatherIndex => GATHER_INDEX.to_string(),
+        Helper::GatherIndex => gather_index_source(),
         Helper::Select => select_source(),
         Helper::Pack4ubyte => PACK_4UBYTE.to_string(),
         Helper::LoopCheck => LOOP_CHECK.to_string(),
@@ -305,24 +306,30 @@ vec4 brook_unpack_4ubyte(float f) {
 }
 ";
 
-const GATHER_INDEX: &str = "\
-// Brook's gather index rule: floor(v + 0.25), clamped to the stream.
-ivec4 brook_gather_index(vec4 v, ivec4 extent) {
-    return clamp(brook_gather_round(v), ivec4(0), extent - 1);
+/// Scatter and GatherOp's index (`scatter.rs`), of any stream: clamped in float to
+/// [`GATHER_FLOAT_BOUND`], then to the stream in integers.
+fn gather_index_source() -> String {
+    format!(
+        "// Brook's gather index rule: floor(v + 0.25), clamped to the stream.\n\
+         ivec4 brook_gather_index(vec4 v, ivec4 extent) {{\n    \
+         return min(brook_gather_clamp(floor(v + 0.25), vec4({GATHER_FLOAT_BOUND})), extent - 1);\n}}\n"
+    )
 }
-";
 
-/// Brook's index rule for a float component `v` (`brook-semantics.md`, README "Limits and
-/// guarantees"), the same on every backend: `floor(v + 0.25)` clamped to `[0, extent-1]`;
-/// +inf and values past the end read the last element, -inf and values before the start
-/// element 0, NaN element 0. GLSL's float → int conversion is undefined outside int's range
-/// (llvmpipe gives INT_MIN, which clamps to 0), so the float is first clamped to
-/// `[0, GATHER_FLOAT_BOUND]` — past every extent a texture can hold — and NaN picked out;
-/// the accessor then clamps the int to the stream.
-const GATHER_ROUND_COMMENT: &str = "// Brook's gather rounding: floor(v + 0.25), so texel-centre coordinates from any source land\n// on their element. Clamped in float before the conversion to int (undefined past int's range):\n// +inf and huge values go past the end, -inf and NaN to 0; the caller clamps to the stream.\n";
+/// Brook's clamp of a float index component already rounded by `floor(v + 0.25)` (or proven
+/// integral, see `integral.rs`): `[0, last]`, NaN element 0 (`brook-semantics.md`, README
+/// "Limits and guarantees"), the same on every backend; +inf and values past the end read the
+/// last element, -inf and values before the start element 0. One comparison, one `min` and
+/// one select in float, then the conversion: a NaN fails `r >= 0.0` and never reaches `min`,
+/// whose result is exact for the other operands; and GLSL's float → int conversion, undefined
+/// outside int's range (llvmpipe gives INT_MIN), only sees values in `[0, last]`. `last` must
+/// be an integer float: `extent - 1` itself where every extent is exact in float (a direct
+/// layout's are at most a texture side), or [`GATHER_FLOAT_BOUND`], past every extent, with
+/// the stream's clamp after the conversion in integers.
+const GATHER_CLAMP_COMMENT: &str = "// Brook's gather clamp of a rounded index r: to [0, last] in float, NaN to 0 (NaN >= 0.0 is\n// false, so min never sees one), then to int (undefined past int's range, never reached).\n";
 
 /// 2^30: above any extent a stream can have (16384² texels), exact in float and in int.
-const GATHER_FLOAT_BOUND: &str = "1073741824.0";
+pub const GATHER_FLOAT_BOUND: &str = "1073741824.0";
 
 /// The state of the run-time loop check (`loops.rs`, `lower/stmt.rs`). A loop the driver ends
 /// is invisible to the compiler, which assumes loops end only by their exits; so each loop `n`

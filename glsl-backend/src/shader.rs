@@ -7,11 +7,11 @@ use brook_frontend::ir::{Function, FunctionId, Module, ParamClass, Type};
 
 use crate::builder::ShaderBuilder;
 use crate::error::GenError;
-use crate::lower::{gather_function, passed_as_argument, FunctionLowering};
+use crate::lower::{element_function, gather_function, passed_as_argument, FunctionLowering};
 use crate::members::stream_members;
 use crate::names::glsl_name;
 use crate::pass::{MemberRef, PassProgram, UniformValue};
-use crate::prelude::{Helper, Prelude};
+use crate::prelude::{Helper, Prelude, GATHER_FLOAT_BOUND, GEN_FLOAT, GEN_INT};
 use crate::source::SourceText;
 use crate::types::glsl_type;
 use crate::variant::{Access, Placement, Target, Wrap};
@@ -202,9 +202,10 @@ impl ShaderBuilder<'_> {
         }
     }
 
-    /// The accessor function a lowered body calls for `name[…]` with the rounded index (see
-    /// `lower`): Brook's clamp on the components the gathered stream's rank uses (the others
-    /// select element 0), then the element's texel.
+    /// The accessor functions a lowered body calls for `name[…]` (see `lower`): at an `ivec4`
+    /// index, or at a `vec4` one already rounded (or proven integral), each with Brook's clamp
+    /// on the components the gathered stream's rank uses (the others select element 0), then
+    /// the element's texel.
     pub fn gather_function(
         &mut self,
         module: &Module,
@@ -224,28 +225,65 @@ impl ShaderBuilder<'_> {
             }
         };
         self.extent_uniform(param, name);
-        // The clamp's bound, once per fragment: gathers sit in loops, and llvmpipe hoists
+        // The clamp's bounds, once per fragment: gathers sit in loops, and llvmpipe hoists
         // nothing out of them, so `extent - 1` in the accessor would cost a subtraction per call.
         self.declare(&format!(
             "ivec4 {name}_last; // last element of `{name}` along each dimension"
         ));
         self.setup
             .push_str(&format!("    {name}_last = {name}_extent - 1;\n"));
-        let index = match rank.clamp(1, 4) {
-            1 => format!("ivec4(clamp(i.x, 0, {name}_last.x), 0, 0, 0)"),
-            4 => format!("clamp(i, ivec4(0), {name}_last)"),
-            r => {
-                let used = &"xyz"[..r as usize];
-                let zeros = ", 0".repeat(4 - r as usize);
-                format!("ivec4(clamp(i.{used}, ivec{r}(0), {name}_last.{used}){zeros})")
+        let r = rank.clamp(1, 4) as usize;
+        // The components the rank uses, as a swizzle (none for all four).
+        let used = if r == 4 {
+            String::new()
+        } else {
+            format!(".{}", &"xyz"[..r])
+        };
+        let (int_t, float_t) = (GEN_INT[r - 1], GEN_FLOAT[r - 1]);
+        let int_clamp = if r == 1 {
+            format!("clamp(i{used}, 0, {name}_last{used})")
+        } else {
+            format!("clamp(i{used}, {int_t}(0), {name}_last{used})")
+        };
+        // A direct layout's extents are at most a texture side, so `last` is exact in float and
+        // the whole clamp is float; a wrapped one may exceed 2^24 along a dimension, so there
+        // the float clamp only bounds the conversion and the stream's clamp is in integers.
+        self.prelude.require(Helper::GatherClamp);
+        let float_clamp = match placement {
+            Placement::Direct => {
+                self.declare(&format!(
+                    "vec4 {name}_last_f; // `{name}_last` as floats (exact: at most a texture side)"
+                ));
+                self.setup
+                    .push_str(&format!("    {name}_last_f = vec4({name}_last);\n"));
+                format!("brook_gather_clamp(r{used}, {name}_last_f{used})")
+            }
+            Placement::Translated(_) => format!(
+                "min(brook_gather_clamp(r{used}, {float_t}({GATHER_FLOAT_BOUND})), {name}_last{used})"
+            ),
+        };
+        let zeros = ", 0".repeat(4 - r);
+        let padded = |clamp: String| {
+            if r == 4 {
+                clamp
+            } else {
+                format!("ivec4({clamp}{zeros})")
             }
         };
         let texel = self.texel_of(param, name, "index", domain, placement);
         let value = self.fetch_element(module, param, ty, name, &texel)?;
-        self.accessors.push_str(&format!(
-            "// Gather from `{name}` at an index already rounded: Brook's clamp, then the element's texel.\n{} {}(ivec4 i) {{\n    ivec4 index = {index};\n    return {value};\n}}\n",
+        let (t, element, gather) = (
             glsl_type(module, ty),
+            element_function(name),
             gather_function(name),
+        );
+        self.accessors.push_str(&format!(
+            "// Element `index` of `{name}`, in range: its texel.\n{t} {element}(ivec4 index) {{\n    return {value};\n}}\n\
+             // Gather from `{name}`: Brook's clamp of an int index, or of a float one already rounded.\n\
+             {t} {gather}(ivec4 i) {{ return {element}({}); }}\n\
+             {t} {gather}(vec4 r) {{ return {element}({}); }}\n",
+            padded(int_clamp),
+            padded(float_clamp),
         ));
         Ok(())
     }

@@ -9,7 +9,7 @@ use super::{gather_function, index_global, FunctionLowering};
 use crate::error::GenError;
 use crate::math::MathFile;
 use crate::names::glsl_name;
-use crate::prelude::Helper;
+use crate::prelude::{Helper, GATHER_FLOAT_BOUND};
 use crate::types::glsl_type;
 
 const COMPONENTS: [char; 4] = ['x', 'y', 'z', 'w'];
@@ -140,43 +140,70 @@ impl FunctionLowering<'_> {
 
     fn gather(&mut self, param: u32, indices: &[Expr]) -> Result<String, GenError> {
         // Brook's vector index has `.x` as the last dimension; C-style subscripts `a[r][c]`
-        // come first-dimension first, so they are reversed into the same ivec4.
-        let mut parts = Vec::with_capacity(4);
-        if indices.len() == 1 {
-            parts.push(self.as_index(&indices[0])?);
+        // come first-dimension first, so they are reversed into the same vec4 or ivec4.
+        let ordered: Vec<&Expr> = if indices.len() == 1 {
+            vec![&indices[0]]
         } else {
-            for index in indices.iter().rev() {
-                parts.push(self.as_index(index)?);
-            }
+            indices.iter().rev().collect()
+        };
+        // All-float subscripts reach the accessor as floats, which clamps them in float; any
+        // int among them makes the index an ivec4, the floats clamped and converted first.
+        let all_float = ordered.iter().all(|e| e.ty.scalar() == Some(Scalar::Float));
+        let mut parts = Vec::with_capacity(4);
+        for index in ordered {
+            parts.push(if all_float {
+                self.rounded(index)?
+            } else {
+                self.as_int_index(index)?
+            });
         }
         let width: usize = indices
             .iter()
             .map(|i| i.ty.width().unwrap_or(1) as usize)
             .sum();
+        let (vector, zero) = if all_float {
+            ("vec4", "0.0")
+        } else {
+            ("ivec4", "0")
+        };
         for _ in width..4 {
-            parts.push("0".into());
+            parts.push(zero.into());
         }
         let name = glsl_name(&self.func.params[param as usize].name);
         Ok(format!(
-            "{}(ivec4({}))",
+            "{}({vector}({}))",
             gather_function(&name),
             parts.join(", ")
         ))
     }
 
-    /// An index expression as integer components: a float one through Brook's rounding,
-    /// `floor(v + 0.25)`; an int one as it is (the rounding leaves it unchanged), so an int
-    /// loop counter indexes without a conversion to float and back.
-    fn as_index(&mut self, e: &Expr) -> Result<String, GenError> {
+    /// A float index expression rounded by Brook's rule, `floor(v + 0.25)`; as it is where it
+    /// is proven integral (`integral.rs`), since the rounding leaves integers, ±inf and NaN
+    /// unchanged.
+    fn rounded(&mut self, e: &Expr) -> Result<String, GenError> {
         let v = self.expr(e)?;
+        Ok(if self.integral.expr(e) {
+            v
+        } else {
+            format!("floor({v} + 0.25)")
+        })
+    }
+
+    /// An index expression as integer components: a float one rounded, then clamped in float
+    /// to [0, 2^30] (past every extent; NaN to 0) before the conversion, which is undefined past
+    /// int's range; an int one as it is, so an int loop counter indexes without a conversion to
+    /// float and back. The accessor clamps the result to the stream.
+    fn as_int_index(&mut self, e: &Expr) -> Result<String, GenError> {
         Ok(match &e.ty {
             Type::Scalar(Scalar::Float) | Type::Vector(Scalar::Float, _) => {
-                self.prelude.require(Helper::GatherRound);
-                format!("brook_gather_round({v})")
+                let v = self.rounded(e)?;
+                self.prelude.require(Helper::GatherClamp);
+                let t = glsl_type(self.module, &e.ty);
+                format!("brook_gather_clamp({v}, {t}({GATHER_FLOAT_BOUND}))")
             }
-            Type::Scalar(Scalar::Int) | Type::Vector(Scalar::Int, _) => v,
-            Type::Vector(_, n) => format!("ivec{n}({v})"),
-            _ => format!("int({v})"),
+            Type::Scalar(Scalar::Int) | Type::Vector(Scalar::Int, _) => self.expr(e)?,
+            Type::Vector(_, n) => format!("ivec{n}({})", self.expr(e)?),
+            _ => format!("int({})", self.expr(e)?),
         })
     }
 

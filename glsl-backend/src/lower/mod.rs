@@ -15,6 +15,7 @@ mod stmt;
 use brook_frontend::ir::{Function, FunctionKind, Module, ParamClass};
 
 use crate::error::GenError;
+use crate::integral::Integral;
 use crate::names::glsl_name;
 use crate::prelude::{Helper, Prelude};
 use crate::source::SourceText;
@@ -36,11 +37,19 @@ pub struct FunctionLowering<'a> {
     /// Innermost last, the exit count of each loop being lowered (`None` when unchecked),
     /// which a `break` adds one to.
     loop_flags: Vec<Option<String>>,
+    /// Which float values hold integers, so a gather at them skips the rounding.
+    integral: Integral,
 }
 
 /// GLSL name of the global function that gathers from parameter `name`.
 pub fn gather_function(name: &str) -> String {
     format!("brook_gather_{name}")
+}
+
+/// GLSL name of the function that reads element `index` of gather parameter `name`, an index
+/// already clamped to the stream.
+pub fn element_function(name: &str) -> String {
+    format!("brook_element_{name}")
 }
 
 /// GLSL name of the global holding `indexof(name)`.
@@ -86,6 +95,7 @@ impl<'a> FunctionLowering<'a> {
             last_line: 0,
             check_loops: false,
             loop_flags: Vec::new(),
+            integral: Integral::of(func),
         }
     }
 
