@@ -71,8 +71,9 @@ pub fn position(idx: &Index, rank: usize) -> [f32; 4] {
 /// intended element; the clamp makes out-of-range gathers read the edge. Values no integer
 /// type holds follow the clamp too: +inf and huge positive values read the last element,
 /// -inf and huge negative values element 0, and NaN reads element 0. This is the one rule for
-/// gathers, ScatterOp and GatherOp on every backend (GLSL: `brook_gather_round` in the
-/// prelude, which clamps in float before converting; README, "Limits and guarantees").
+/// gathers, ScatterOp and GatherOp on every backend (GLSL: `floor(v + 0.25)` at the gather,
+/// left out where the index is proven integral, then `brook_gather_clamp` in the prelude,
+/// which clamps in float before converting; README, "Limits and guarantees").
 pub fn gather_component_f(v: f32, extent: usize) -> usize {
     let i = (v + 0.25).floor();
     if i.is_nan() || i <= 0.0 {
