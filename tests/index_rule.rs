@@ -74,6 +74,34 @@ fn gathers_clamp_non_finite_and_huge_indices() {
     assert_eq!(got[0], want, "indices {idx:?}");
 }
 
+/// A dimension of more than 2²⁴ + 1 elements, whose last index is no `f32`: the clamp is still
+/// exact (an index just below the end reads its own element, not the last one), on GL (a
+/// wrapped texture, clamped in integers), wgpu, the CPU's native code and its interpreter.
+#[test]
+fn a_dimension_past_two_to_the_24_clamps_exactly() {
+    let extent = (1 << 24) + 2;
+    let table: Vec<f32> = (0..extent).map(|i| (i % 1000) as f32).collect();
+    let idx = [16777216.0, 16777215.0, 16777218.0, 1e30, f32::INFINITY, 5.0];
+    let want = [216.0, 215.0, 217.0, 217.0, 217.0, 5.0];
+    let src = "kernel void pick(float i<>, float t[], out float r<>) { r = t[i]; }";
+    let got = agree_with_cpu(&gl_profiles(None, None), 0, |rt| {
+        let p = rt.compile(src, "pick.br").unwrap();
+        let i = stream(rt, 1, &[idx.len()], &idx);
+        let t = stream(rt, 1, &[extent], &table);
+        let r = rt.stream_of(1, &[idx.len()]).unwrap();
+        rt.run(&p, "pick", args![&i, &t, &r]).unwrap();
+        vec![r.to_vec().unwrap()]
+    });
+    assert_eq!(got[0], want, "indices {idx:?}");
+    let interpreter = Runtime::cpu_interpreter();
+    let p = interpreter.compile(src, "pick.br").unwrap();
+    let i = stream(&interpreter, 1, &[idx.len()], &idx);
+    let t = stream(&interpreter, 1, &[extent], &table);
+    let r = interpreter.stream_of(1, &[idx.len()]).unwrap();
+    interpreter.run(&p, "pick", args![&i, &t, &r]).unwrap();
+    assert_eq!(r.to_vec().unwrap(), want, "the interpreter");
+}
+
 #[test]
 fn vector_and_c_style_subscripts_clamp_each_component() {
     let (idx, _) = cases();

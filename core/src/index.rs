@@ -74,14 +74,33 @@ pub fn position(idx: &Index, rank: usize) -> [f32; 4] {
 /// gathers, ScatterOp and GatherOp on every backend (GLSL: `floor(v + 0.25)` at the gather,
 /// left out where the index is proven integral, then `brook_gather_clamp` in the prelude,
 /// which clamps in float before converting; README, "Limits and guarantees").
+///
+/// The clamp is exact for every extent: the rounded index is compared with [`last_bound`], not
+/// with `extent - 1` rounded to the nearest float, which past 2²⁴ elements could send an index
+/// just below the end to the last element (GL and wgpu clamp such indices in integers).
 pub fn gather_component_f(v: f32, extent: usize) -> usize {
     let i = (v + 0.25).floor();
     if i.is_nan() || i <= 0.0 {
         0
-    } else if i >= (extent - 1) as f32 {
+    } else if i >= last_bound(extent) {
         extent - 1
     } else {
         i as usize
+    }
+}
+
+/// The float bound of [`gather_component_f`]'s clamp: the smallest `f32` at or above
+/// `extent - 1`. For a rounded (integral) index `i`, `i >= last_bound` exactly when
+/// `i >= extent - 1`, and below it `i` converts to an integer below `extent - 1`, so the clamp
+/// compares in float (one comparison, as the CPU's native code does) yet matches an integer
+/// clamp even where `extent - 1` is not a float.
+pub fn last_bound(extent: usize) -> f32 {
+    let last = extent - 1;
+    let nearest = last as f32;
+    if (nearest as usize) < last {
+        nearest.next_up()
+    } else {
+        nearest
     }
 }
 

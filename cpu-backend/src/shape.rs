@@ -3,7 +3,8 @@
 //! ones), and the gather rule for the interpreter's index values.
 
 pub use brook_core::index::{
-    gather_component_f, gather_component_i, position, ravel, resize_index, unravel, Index,
+    gather_component_f, gather_component_i, last_bound, position, ravel, resize_index, unravel,
+    Index,
 };
 
 use crate::value::Comp;

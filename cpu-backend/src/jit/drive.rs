@@ -14,6 +14,7 @@ use super::kernel::{quads, tile, ParamKey, Variant};
 use super::runtime::VoutTile;
 use super::slots::Slot;
 use crate::args::Binding;
+use crate::shape::last_bound;
 use crate::value::Value;
 use crate::watchdog::Watchdog;
 
@@ -96,7 +97,7 @@ pub(crate) fn slot_value(
         Slot::Extent(p, d) => shape(p)[d as usize] as u64,
         Slot::Stride(p, d) => stride(shape(p), d as usize) as u64,
         Slot::Last(p, d) => (shape(p)[d as usize] - 1) as u64,
-        Slot::LastF(p, d) => ((shape(p)[d as usize] - 1) as f32).to_bits() as u64,
+        Slot::LastF(p, d) => last_bound(shape(p)[d as usize]).to_bits() as u64,
         Slot::IterStart(p, c) => match &bindings[p as usize] {
             Binding::Iter(it, _) => it.start[c as usize].to_bits() as u64,
             _ => 0,

@@ -25,7 +25,8 @@ pub(crate) enum Slot {
     Stride(u32, u8),
     /// `extent - 1` of dimension `d` of gather `p`, as an integer.
     Last(u32, u8),
-    /// The same as an `f32` (the gather rule compares in float, as the interpreter does).
+    /// Its float bound, `brook_core::index::last_bound` (the gather rule compares in float,
+    /// as the interpreter does, exactly at every extent).
     LastF(u32, u8),
     /// Start of component `c` of iterator `p` (`f32` bits).
     IterStart(u32, u8),

@@ -64,7 +64,7 @@ pub fn resize(
 }
 
 /// Brook's gather rounding of a float index component: `floor(v + 0.25)` clamped to
-/// `[0, extent-1]`, NaN reading element 0 (the CPU's `gather_component_f`, branch for branch).
+/// `[0, extent-1]`, NaN reading element 0 (the CPU's `gather_component_f`).
 pub fn gather_component_f(
     b: &mut FnBuilder,
     v: Handle<Expression>,
@@ -72,25 +72,27 @@ pub fn gather_component_f(
 ) -> Handle<Expression> {
     let one = b.u32(1);
     let last = b.sub(extent, one);
-    let last_f = b.convert(last, naga::ScalarKind::Float);
-    gather_round_clamp(b, v, last, last_f)
+    gather_round_clamp(b, v, last)
 }
 
-/// [`gather_component_f`] with the bound `extent - 1` given as `u32` and `f32`.
+/// [`gather_component_f`] with the bound `extent - 1` given as `u32`. The rounded index is
+/// capped at 2³⁰ in float (so its conversion is defined), converted, then clamped in integers:
+/// exact at every extent, where a float bound `f32(extent - 1)` is rounded past 2²⁴ elements.
+/// A NaN or negative index fails `i > 0` and reads element 0 (its conversion is discarded).
 pub fn gather_round_clamp(
     b: &mut FnBuilder,
     v: Handle<Expression>,
     last: Handle<Expression>,
-    last_f: Handle<Expression>,
 ) -> Handle<Expression> {
     let quarter = b.f32(0.25);
     let biased = b.add_(v, quarter);
     let i = b.math(naga::MathFunction::Floor, &[biased]);
     let zero_f = b.f32(0.0);
     let zero = b.u32(0);
-    let as_u = b.convert(i, naga::ScalarKind::Uint);
-    let high = b.ge(i, last_f);
-    let clamped = b.select(high, last, as_u);
+    let cap = b.f32(1073741824.0);
+    let capped = b.min(i, cap);
+    let as_u = b.convert(capped, naga::ScalarKind::Uint);
+    let clamped = b.min(as_u, last);
     let positive = b.gt(i, zero_f);
     b.select(positive, clamped, zero)
 }

@@ -304,10 +304,7 @@ impl FnLower<'_, '_> {
         let component = |l: &mut Self, v: Handle<Expression>, kind: BScalar, k: usize| {
             let last = l.b.index(g.last, k as u32);
             match kind {
-                BScalar::Float => {
-                    let last_f = l.b.index(g.last_f, k as u32);
-                    gather_round_clamp(&mut l.b, v, last, last_f)
-                }
+                BScalar::Float => gather_round_clamp(&mut l.b, v, last),
                 BScalar::Int => gather_component_i(&mut l.b, v, last),
                 BScalar::Bool => {
                     let i =

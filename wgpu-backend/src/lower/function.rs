@@ -42,9 +42,8 @@ pub struct GatherSlot {
     pub access: StreamAccess,
     /// The extents the call sees, `vec4<u32>` (`.x` the last dimension).
     pub extents: Handle<Expression>,
-    /// `extents - 1`, as `vec4<u32>` and `vec4<f32>`: the clamp bounds.
+    /// `extents - 1`, as `vec4<u32>`: the clamp bounds.
     pub last: Handle<Expression>,
-    pub last_f: Handle<Expression>,
     /// For a domain: its first element and the whole stream's extents.
     pub domain: Option<(Handle<Expression>, Handle<Expression>)>,
 }
@@ -227,7 +226,6 @@ fn gather_slot(
     let one = b.u32(1);
     let one = b.splat(one, 4);
     let last = b.sub(extents, one);
-    let last_f = b.convert(last, naga::ScalarKind::Float);
     let domain = access
         .domain
         .map(|(lo, full)| (info_slot(b, info, lo), info_slot(b, info, full)));
@@ -235,7 +233,6 @@ fn gather_slot(
         access,
         extents,
         last,
-        last_f,
         domain,
     }
 }
