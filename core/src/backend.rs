@@ -285,15 +285,18 @@ pub trait Backend {
     /// (`Runtime::map_reduce_to_value`): the result must equal running the kernel, then the
     /// reduction. A backend may compute the kernel inside the reduction instead (GL fuses it
     /// into the first pass, as a hand-written reduction would), so the output stream's
-    /// contents afterwards are unspecified.
+    /// contents afterwards are unspecified. Returns whether it did: `true` when the output
+    /// stream was not written, `false` when the kernel ran and wrote it (the runtime's
+    /// automatic fusion then has nothing left to materialise).
     fn map_reduce(
         &self,
         kernel: &KernelCall,
         reduce: &ReduceCall,
         output: ReduceOutput,
-    ) -> Result<(), BrookError> {
+    ) -> Result<bool, BrookError> {
         self.run_kernel(kernel)?;
-        self.reduce(reduce, output)
+        self.reduce(reduce, output)?;
+        Ok(false)
     }
     /// Brook's `streamScatterOp` (see [`ScatterCall`]).
     fn scatter(&self, call: &ScatterCall) -> Result<(), BrookError>;

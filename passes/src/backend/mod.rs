@@ -200,7 +200,7 @@ impl Backend for GlBackend {
         kernel: &KernelCall,
         reduce: &ReduceCall,
         output: ReduceOutput,
-    ) -> Result<(), BrookError> {
+    ) -> Result<bool, BrookError> {
         self.map_reduction(kernel, reduce, output)
     }
 
