@@ -213,7 +213,9 @@ impl Runtime {
     /// reduction's first pass and never writes it, as a hand-written reduction would (the
     /// pass trace shows that pass). Where fusing could change a result (a kernel that can
     /// `discard`, a write mask, a reduce function with arguments of its own, struct elements,
-    /// …) GL runs the two calls; the CPU and wgpu always do.
+    /// …) GL runs the two calls; the CPU and wgpu always do. A plain [`Runtime::run`] then
+    /// reduction of its output fuses the same way on GL without this call, keeping the
+    /// output's values ([`Runtime::set_automatic_fusion`]).
     ///
     /// ```no_run
     /// # use brook::{args, Runtime};

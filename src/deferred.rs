@@ -8,8 +8,10 @@
 //!
 //! - **Which calls wait.** A kernel call with one `out` parameter passed a whole stream, no
 //!   vout, no write mask or write query applying, whose output is not also one of its inputs
-//!   or gathers. Every check runs when it is called, so a bad call is still an error there;
-//!   the call keeps its program, its streams' storage and copies of its constants.
+//!   or gathers. Every check runs when it is called, and the backend prepares what it could
+//!   fail on (`Backend::prepare_kernel`: GL generates and compiles the call's shaders), so a
+//!   bad call is still an error there; the call keeps its program, its streams' storage and
+//!   copies of its constants.
 //! - **What runs it.** At most one call waits. Any other operation runs it first: a kernel
 //!   call, a reduction of another stream, a scatter, gather-op, swap, write mask or query,
 //!   `finish`, the trace's switch and take, a time limit, explaining, the C ABI's calls
@@ -24,11 +26,12 @@
 //!   of the same output fuses again; a later call that writes the whole output without
 //!   reading it (the same loop's next iteration) replaces it, unless it can `discard` and
 //!   so leave elements of the old output.
-//! - **Errors.** A call's checks fail at the call. What only running finds (the driver's
-//!   loop cap, a time limit) is reported where the call runs, the operation that ran it, or
-//!   for infallible ones (`finish`, the trace switch, `gl_textures`) the next fallible call,
-//!   located at the kernel's Brook line as if it had run at once. Dropping the runtime runs a
-//!   waiting call and prints its error on standard error, where nothing else could see it.
+//! - **Errors.** A call's checks and shader generation fail at the call. What only running
+//!   finds (the driver's loop cap, a time limit, a GL error) is reported by the operation
+//!   that runs it, or for one that cannot return an error (`finish`, the trace switch,
+//!   `gl_textures`) by the next one that can, located at the kernel's Brook line as if it had
+//!   run at once. Dropping the runtime runs a waiting call and prints its error on standard
+//!   error, where nothing else could see it.
 //!
 //! On GL this is on by default; the CPU and wgpu do not fuse (their `map_reduce` runs the two
 //! calls), so waiting gains nothing there and it is off, but the tests run it there too, as
@@ -205,6 +208,7 @@ impl Session {
             return Ok(false);
         };
         self.reported()?;
+        self.backend.prepare_kernel(call)?;
         let old = self.deferred.pending.borrow_mut().take();
         if let Some(old) = old.filter(|old| !new.replaces(old)) {
             self.run(old)?;

@@ -255,7 +255,10 @@ impl Runtime {
     /// side of a picture, larger ones shown every n-th element). Write the site with
     /// [`explain::write`](crate::explain::write), or compare backends with
     /// [`explain::write_side_by_side`](crate::explain::write_side_by_side) and one recording
-    /// per backend; tracing is off afterwards.
+    /// per backend; tracing is off afterwards. Operations are compared in order, so record
+    /// GL for a comparison with automatic fusion off ([`Runtime::set_automatic_fusion`]): a
+    /// kernel call it fuses into a reduction runs, if at all, when its output is read, after
+    /// the reduction's card.
     ///
     /// ```no_run
     /// # use brook::{args, Runtime};

@@ -279,6 +279,14 @@ pub trait Backend {
         let _ = call;
         Ok(Vec::new())
     }
+    /// Prepares what running `call` needs and could fail on, without running it (GL
+    /// generates and compiles the shaders of the call's variant, which it keeps): the runtime
+    /// calls it on a kernel call it defers for fusion, so that such errors are still the
+    /// call's own. The default prepares nothing.
+    fn prepare_kernel(&self, call: &KernelCall) -> Result<(), BrookError> {
+        let _ = call;
+        Ok(())
+    }
     /// Reduces `call.input` in index order (`docs/semantics.md`) into `output`.
     fn reduce(&self, call: &ReduceCall, output: ReduceOutput) -> Result<(), BrookError>;
     /// A kernel call whose one output, `reduce.input`, is reduced at once

@@ -27,6 +27,18 @@ pub(super) struct KernelOutcome {
 }
 
 impl GlBackend {
+    /// Generates and compiles the shaders a kernel call runs (kept in its program's cache),
+    /// encoding and running nothing: `Backend::prepare_kernel`.
+    pub(super) fn kernel_programs(
+        &self,
+        call: &KernelCall,
+        args: &[KernelArg],
+    ) -> Result<(), PassError> {
+        let enc = self.encoder(false);
+        let program = gl_program(call.program)?;
+        KernelPasses::new(&enc, program, call.kernel, args, &self.status_spares).map(drop)
+    }
+
     /// Encodes a kernel call and runs it unless `plan_only`.
     pub(super) fn kernel(
         &self,

@@ -180,6 +180,14 @@ impl Backend for GlBackend {
         Ok(ran.counts)
     }
 
+    fn prepare_kernel(&self, call: &KernelCall) -> Result<(), BrookError> {
+        let name = CallName("kernel", &call.function().name);
+        let held = hold(call.args, &name)?;
+        let args = kernel_args(&held, kernel_classes(call.function()));
+        self.kernel_programs(call, &args)
+            .map_err(|e| e.placed(call.compiled))
+    }
+
     fn plan_kernel(&self, call: &KernelCall) -> Result<Vec<PassTrace>, BrookError> {
         let name = CallName("kernel", &call.function().name);
         let held = hold(call.args, &name)?;
