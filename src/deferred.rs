@@ -8,10 +8,11 @@
 //!
 //! - **Which calls wait.** A kernel call with one `out` parameter passed a whole stream, no
 //!   vout, no write mask or write query applying, whose output is not also one of its inputs
-//!   or gathers. Every check runs when it is called, and the backend prepares what it could
-//!   fail on (`Backend::prepare_kernel`: GL generates and compiles the call's shaders), so a
-//!   bad call is still an error there; the call keeps its program, its streams' storage and
-//!   copies of its constants.
+//!   or gathers, and that the backend agrees to defer (`Backend::prepare_deferred`: GL
+//!   generates and compiles the call's shaders then, and runs at once a call that can
+//!   `discard` or checks its loops against the driver's cap, which it would never fuse).
+//!   Every check runs when it is called, so a bad call is still an error there; the call
+//!   keeps its program, its streams' storage and copies of its constants.
 //! - **What runs it.** At most one call waits. Any other operation runs it first: a kernel
 //!   call, a reduction of another stream, a scatter, gather-op, swap, write mask or query,
 //!   `finish`, the trace's switch and take, a time limit, explaining, the C ABI's calls
@@ -26,12 +27,13 @@
 //!   of the same output fuses again; a later call that writes the whole output without
 //!   reading it (the same loop's next iteration) replaces it, unless it can `discard` and
 //!   so leave elements of the old output.
-//! - **Errors.** A call's checks and shader generation fail at the call. What only running
-//!   finds (the driver's loop cap, a time limit, a GL error) is reported by the operation
-//!   that runs it, or for one that cannot return an error (`finish`, the trace switch,
+//! - **Errors.** A call's checks and shader generation fail at the call, and so does a loop
+//!   GL cuts (it runs such calls at once). What else only running finds (a GL error, the
+//!   CPU's time limit where deferral is switched on) is reported by the operation that runs
+//!   the call, or for one that cannot return an error (`finish`, the trace switch,
 //!   `gl_textures`) by the next one that can, located at the kernel's Brook line as if it had
 //!   run at once. Dropping the runtime runs a waiting call and prints its error on standard
-//!   error, where nothing else could see it.
+//!   error, where nothing else could see it; brcc runs it when `main` returns and fails then.
 //!
 //! On GL this is on by default; the CPU and wgpu do not fuse (their `map_reduce` runs the two
 //! calls), so waiting gains nothing there and it is off, but the tests run it there too, as
@@ -168,14 +170,16 @@ impl Pending {
         self.streams().any(|s| s.same_storage(stream))
     }
 
-    /// Whether `reduce` into `target` may compute this call inside it: it reduces the
-    /// output, and neither writes nor gathers any stream of the call.
+    /// Whether `reduce` into `target` may compute this call inside it: a reduction of the
+    /// same program (a fused pass is generated from one module) of the output, writing and
+    /// gathering no stream of the call.
     fn feeds(&self, reduce: &ReduceCall, target: &ReduceOutput) -> bool {
         let writes_ours = match target {
             ReduceOutput::Stream(t) => self.uses(t),
             ReduceOutput::Value(_) => false,
         };
-        reduce.input.domain.is_none()
+        std::ptr::eq(reduce.compiled, &*self.compiled)
+            && reduce.input.domain.is_none()
             && reduce.input.same_storage(&self.output())
             && !writes_ours
             && !(reduce.extra.iter().filter_map(BackendArg::stream)).any(|s| self.uses(s))
@@ -203,12 +207,14 @@ impl Session {
             true => Pending::of(program, call, args),
             false => None,
         };
-        let Some(new) = new else {
-            self.flush()?;
-            return Ok(false);
+        let new = match new {
+            Some(new) if self.backend.prepare_deferred(call)? => new,
+            _ => {
+                self.flush()?;
+                return Ok(false);
+            }
         };
         self.reported()?;
-        self.backend.prepare_kernel(call)?;
         let old = self.deferred.pending.borrow_mut().take();
         if let Some(old) = old.filter(|old| !new.replaces(old)) {
             self.run(old)?;
@@ -352,6 +358,13 @@ impl Runtime {
         output: ReduceOutput,
     ) -> Result<(), BrookError> {
         self.session.reduce(call, output)
+    }
+
+    /// Runs a kernel call waiting for a reduction, unless it already ran inside one, and
+    /// returns its error or one kept from a call that could not return it: for the end of a
+    /// host program (brcc runs it when `main` returns), where an error must still be seen.
+    pub fn run_waiting(&self) -> Result<(), BrookError> {
+        self.session.settle()
     }
 
     /// Runs a waiting call that has not run in any form, keeping an error for the next call.

@@ -174,6 +174,19 @@ const SCENARIOS: &[(&str, Scenario)] = &[
         seen.extend(y.to_vec().unwrap());
         seen
     }),
+    ("a reduction of another program", |s| {
+        let other =
+            s.rt.compile(
+                "reduce void total(float a<>, reduce float r<>) { r += a; }",
+                "other.br",
+            )
+            .unwrap();
+        let (x, y) = (s.stream(0), s.stream(1));
+        s.run("absolute", args![&x, &y]);
+        let mut seen = s.rt.reduce_to_value(&other, "total", &y, args![]).unwrap();
+        seen.extend(y.to_vec().unwrap());
+        seen
+    }),
     (
         "streams and the program dropped while the call waits",
         |s| {
@@ -310,8 +323,9 @@ const COUNT_TO_N: &str = "kernel void k(float n<>, out float r<>) {
 }";
 
 #[test]
-fn an_error_only_running_finds_is_reported_where_the_call_runs_at_the_kernels_line() {
-    // GL's driver cuts the loop at 65,535 iterations: found when the kernel runs.
+fn errors_are_the_calls_or_reported_where_it_runs_at_the_kernels_line() {
+    // GL runs a call whose loops it checks against the driver's cap at once (it never fuses
+    // one): the cut loop is the call's own error.
     let gl = Runtime::gl().unwrap();
     let p = gl.compile(COUNT_TO_N, "loops.br").unwrap();
     let (n, r) = (
@@ -319,21 +333,11 @@ fn an_error_only_running_finds_is_reported_where_the_call_runs_at_the_kernels_li
         gl.stream_of(1, &[2]).unwrap(),
     );
     n.read(&[100_000.0, 3.0]).unwrap();
-    gl.run(&p, "k", args![&n, &r]).expect("deferred");
-    let err = r.to_vec().expect_err("the loop is cut").to_string();
-    assert!(
-        err.contains("loops.br:4:") && err.contains("65535"),
-        "{err}"
-    );
-
-    // finish cannot return it: the next call does, once.
-    gl.run(&p, "k", args![&n, &r]).expect("deferred");
-    gl.finish();
-    let err = n.read(&[1.0, 2.0]).expect_err("kept for the next call");
+    let err = gl.run(&p, "k", args![&n, &r]).expect_err("the loop is cut");
     assert!(err.to_string().contains("loops.br:4:"), "{err}");
-    n.read(&[1.0, 2.0]).expect("reported once");
 
-    // The CPU's time limit stops a kernel that never ends, when it runs.
+    // The CPU's time limit stops a deferred call that never ends when it runs: for a read
+    // of its output, the read reports it.
     let cpu = Runtime::cpu();
     cpu.set_automatic_fusion(true).unwrap();
     let p = cpu
@@ -352,7 +356,14 @@ fn an_error_only_running_finds_is_reported_where_the_call_runs_at_the_kernels_li
     cpu.run(&p, "forever", args![&x, &y]).expect("deferred");
     let err = y.to_vec().expect_err("stopped by the limit").to_string();
     assert!(
-        err.contains("forever.br:") && err.contains("forever"),
+        err.starts_with("forever.br:1:") && err.contains("`forever`"),
         "{err}"
     );
+
+    // finish cannot return it: the next call does, once.
+    cpu.run(&p, "forever", args![&x, &y]).expect("deferred");
+    cpu.finish();
+    let err = x.read(&[1.0; 4]).expect_err("kept for the next call");
+    assert!(err.to_string().contains("`forever`"), "{err}");
+    x.read(&[1.0; 4]).expect("reported once");
 }

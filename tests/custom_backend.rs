@@ -236,6 +236,7 @@ fn a_backend_that_fuses_gets_a_call_and_the_reduction_of_its_output_together() {
     let program = rt
         .compile(
             "kernel void offset(float x<>, float w<>, out float y<>) { y = x + w; }
+             kernel void keep(float a<>, out float b<>) { if (a > 2.5) { b = a; } else { discard; } }
              reduce void sum(float a<>, reduce float r<>) { r += a; }",
             "fused.br",
         )
@@ -264,4 +265,20 @@ fn a_backend_that_fuses_gets_a_call_and_the_reduction_of_its_output_together() {
     assert_eq!(counting.calls("map_reduce"), 1);
     assert_eq!(counting.calls("run_kernel"), 2);
     assert_eq!(counting.calls("reduce"), 1);
+
+    // A call writing the whole output replaces one that ran fused, unless it can discard
+    // (its discarded elements keep the first call's values): then the first runs first.
+    rt.run(&program, "offset", args![&x, &w, &y]).unwrap();
+    rt.reduce_to_value(&program, "sum", &y, args![]).unwrap();
+    rt.run(&program, "offset", args![&x, &w, &y]).unwrap();
+    rt.reduce_to_value(&program, "sum", &y, args![]).unwrap();
+    assert_eq!(counting.calls("run_kernel"), 2, "replaced, never run alone");
+    rt.run(&program, "keep", args![&x, &y]).unwrap();
+    assert_eq!(
+        counting.calls("run_kernel"),
+        3,
+        "run before a call that can discard"
+    );
+    assert_eq!(y.to_vec().unwrap(), [24.0, 25.0, 3.0, 4.0]);
+    assert_eq!(counting.calls("run_kernel"), 4);
 }

@@ -279,13 +279,16 @@ pub trait Backend {
         let _ = call;
         Ok(Vec::new())
     }
-    /// Prepares what running `call` needs and could fail on, without running it (GL
-    /// generates and compiles the shaders of the call's variant, which it keeps): the runtime
-    /// calls it on a kernel call it defers for fusion, so that such errors are still the
-    /// call's own. The default prepares nothing.
-    fn prepare_kernel(&self, call: &KernelCall) -> Result<(), BrookError> {
+    /// For a kernel call the runtime would defer for automatic fusion: prepares what
+    /// running it needs and could fail on, without running it (GL generates and compiles the
+    /// shaders of the call's variant, which it keeps), so that such errors are still the
+    /// call's own, and says whether to defer it. `false` runs it at once: GL says so for a
+    /// call that can `discard` or whose loops are checked against the driver's cap, which it
+    /// never fuses and whose cut loop only its own pass reports. The default prepares nothing
+    /// and defers.
+    fn prepare_deferred(&self, call: &KernelCall) -> Result<bool, BrookError> {
         let _ = call;
-        Ok(())
+        Ok(true)
     }
     /// Reduces `call.input` in index order (`docs/semantics.md`) into `output`.
     fn reduce(&self, call: &ReduceCall, output: ReduceOutput) -> Result<(), BrookError>;

@@ -180,12 +180,14 @@ impl Backend for GlBackend {
         Ok(ran.counts)
     }
 
-    fn prepare_kernel(&self, call: &KernelCall) -> Result<(), BrookError> {
+    fn prepare_deferred(&self, call: &KernelCall) -> Result<bool, BrookError> {
         let name = CallName("kernel", &call.function().name);
         let held = hold(call.args, &name)?;
         let args = kernel_args(&held, kernel_classes(call.function()));
-        self.kernel_programs(call, &args)
-            .map_err(|e| e.placed(call.compiled))
+        let checks_loops = self
+            .kernel_programs(call, &args)
+            .map_err(|e| e.placed(call.compiled))?;
+        Ok(!checks_loops && !brook_glsl::can_discard(&call.compiled.module, call.kernel))
     }
 
     fn plan_kernel(&self, call: &KernelCall) -> Result<Vec<PassTrace>, BrookError> {
