@@ -37,9 +37,14 @@ impl Session {
         untraced: impl FnOnce() -> Option<TraceEntry>,
         outputs: impl FnOnce() -> Vec<StreamContents>,
     ) {
-        let mut recorder = self.recorder.borrow_mut();
-        if let Some(recorder) = recorder.as_mut() {
-            recorder.operation(self.backend.as_ref(), untraced(), outputs());
+        if self.recorder.borrow().is_none() {
+            return;
+        }
+        // Read back before borrowing the recorder: reading a stream may run the deferred
+        // call, which reports itself.
+        let (untraced, outputs) = (untraced(), outputs());
+        if let Some(recorder) = self.recorder.borrow_mut().as_mut() {
+            recorder.operation(self.backend.as_ref(), untraced, outputs);
         }
     }
 }
