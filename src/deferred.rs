@@ -1,8 +1,7 @@
 //! Automatic kernel → reduction fusion: a plain kernel call is deferred, so that a reduction
 //! of its output that follows can compute it inside its first pass (`Backend::map_reduce`),
-//! as [`Runtime::map_reduce_to_value`] does on request. Programs written as Brook programs
-//! are (a kernel call, then a reduction of its output), `.br` programs through brcc included,
-//! and get the fused pass unchanged.
+//! as [`Runtime::map_reduce_to_value`] does on request. Brook programs are written as the two
+//! calls (`.br` programs through brcc included) and get the fused pass unchanged.
 //!
 //! The rules, which keep every result what running each call at once gives:
 //!
@@ -14,11 +13,14 @@
 //!   Every check runs when it is called, so a bad call is still an error there; the call
 //!   keeps its program, its streams' storage and copies of its constants.
 //! - **What runs it.** At most one call waits. Any other operation runs it first: a kernel
-//!   call, a reduction of another stream, a scatter, gather-op, swap, write mask or query,
-//!   `finish`, the trace's switch and take, a time limit, explaining, the C ABI's calls
-//!   (which are these), dropping the runtime. A stream's `read` (`streamRead`) runs it when
-//!   the call uses that stream, its `write` (`streamWrite`, print) when the stream is the
-//!   call's output; `gl_textures` and `wgpu_buffer` when the call uses the stream.
+//!   call, a reduction of another stream, a scatter, gather-op, swap, write mask or query, a
+//!   time limit, switching fusion off, the C ABI's calls (which are these). A stream's `read`
+//!   (`streamRead`) runs it when the call uses that stream, its `write` (`streamWrite`,
+//!   print) when the stream is the call's output; `gl_textures` and `wgpu_buffer` when the
+//!   call uses the stream. `finish`, the trace's switch and take, explaining's start and end
+//!   and dropping the runtime run a call that has not run in any form, and leave one already
+//!   computed inside a reduction waiting (what ran is in the trace; its output is written
+//!   only if read).
 //! - **The fused reduction.** A reduction whose input is the waiting call's output, whose
 //!   target is none of the call's streams and whose gathers are none of them, hands both to
 //!   `Backend::map_reduce`. If the backend fused them the output was never written: the call
@@ -326,8 +328,10 @@ impl Runtime {
     /// reduction of that output that follows computes it inside its first pass, as
     /// [`Runtime::map_reduce_to_value`] does; the output stream still gets the kernel's
     /// values if anything reads it later. Results are those of running each call at once;
-    /// an error only running finds (a loop cap, a time limit) is reported by the operation
-    /// that runs the call, located at the kernel. Switching it off runs a waiting call.
+    /// an error only running finds (a GL error, a CPU time limit) is reported by the
+    /// operation that runs the call, located at the kernel (GL runs a call whose loops it
+    /// checks at once, so a cut loop is the call's error). Switching it off runs a waiting
+    /// call. The rules are in `src/deferred.rs`.
     pub fn set_automatic_fusion(&self, on: bool) -> Result<(), BrookError> {
         self.session.deferred.automatic.set(on);
         if on {
