@@ -40,8 +40,13 @@ impl Runtime {
         kernel: &str,
         args: &[Arg],
     ) -> Result<Vec<usize>, BrookError> {
-        let pushed =
-            self.kernel_call(program, kernel, args, |call| self.backend.run_kernel(call))?;
+        let ran = self.kernel_call(program, kernel, args, |call| {
+            self.run_or_defer(program, call, args)
+        })?;
+        let Some(pushed) = ran else {
+            // Deferred: its card comes when it runs (crate::deferred).
+            return Ok(Vec::new());
+        };
         self.explained(|| None, || self.kernel_outputs(program, kernel, args));
         Ok(pushed)
     }
@@ -167,7 +172,7 @@ impl Runtime {
             .own(input, &CallName("reduction", reduction))?
             .arg(None);
         self.reduce_call(program, reduction, input, extra, shape, |call| {
-            self.backend.reduce(call, output)
+            self.reduce_deferred(call, output)
         })
     }
 
@@ -208,7 +213,9 @@ impl Runtime {
     /// reduction's first pass and never writes it, as a hand-written reduction would (the
     /// pass trace shows that pass). Where fusing could change a result (a kernel that can
     /// `discard`, a write mask, a reduce function with arguments of its own, struct elements,
-    /// …) GL runs the two calls; the CPU and wgpu always do.
+    /// …) GL runs the two calls; the CPU and wgpu always do. A plain [`Runtime::run`] then
+    /// reduction of its output fuses the same way on GL without this call, keeping the
+    /// output's values ([`Runtime::set_automatic_fusion`]).
     ///
     /// ```no_run
     /// # use brook::{args, Runtime};
@@ -312,9 +319,12 @@ impl Runtime {
     ) -> Result<(), BrookError> {
         let mapped = self.mapped_output(program, kernel, args)?;
         let input = self.own(mapped, &CallName("kernel", kernel))?.arg(None);
+        self.session.flush()?;
         self.kernel_call(program, kernel, args, |kernel_call| {
             self.reduce_call(program, reduction, input, extra, shape, |reduce_call| {
-                self.backend.map_reduce(kernel_call, reduce_call, output)
+                self.backend
+                    .map_reduce(kernel_call, reduce_call, output)
+                    .map(drop)
             })
         })
         .map(drop)

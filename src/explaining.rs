@@ -4,7 +4,7 @@
 //! (they have no textures to photograph pass by pass) and what backends are compared on.
 //! Outside an explained run it costs one `RefCell` check per operation.
 
-use brook_core::{CallTrace, TraceEntry};
+use brook_core::{BrookError, CallTrace, TraceEntry};
 use brook_explain::StreamContents;
 use brook_frontend::ir::{FunctionKind, ParamClass};
 
@@ -18,14 +18,17 @@ impl Runtime {
     /// at most `max_side` pixels a side. For runs that cannot be one closure, as `brcc explain`
     /// running a whole C++ program; [`Runtime::finish_explaining`] ends it.
     pub fn start_explaining(&self, max_side: u32) {
+        self.settle_or_keep();
         let recorder = brook_explain::Recorder::start(self.backend.as_ref(), max_side);
-        *self.recorder.borrow_mut() = Some(recorder);
+        *self.session.recorder.borrow_mut() = Some(recorder);
     }
 
     /// Ends the recording [`Runtime::start_explaining`] began (an empty one, the trace left
     /// as it was, if none was).
     pub fn finish_explaining(&self) -> brook_explain::Recording {
-        match self.recorder.borrow_mut().take() {
+        self.settle_or_keep();
+        let recorder = self.session.recorder.borrow_mut().take();
+        match recorder {
             Some(recorder) => recorder.finish(self.backend.as_ref()),
             None => brook_explain::Recording {
                 name: self.backend.name().into(),
@@ -35,18 +38,14 @@ impl Runtime {
         }
     }
 
-    /// Reports an operation that ran, when a run is explained: `outputs` makes the
-    /// streams it wrote (called only then), `untraced` the card of a backend that traced
-    /// nothing for it.
+    /// Reports an operation that ran to the recorder, when a run is explained
+    /// ([`Session::explained`](crate::session::Session::explained)).
     pub(crate) fn explained(
         &self,
         untraced: impl FnOnce() -> Option<TraceEntry>,
         outputs: impl FnOnce() -> Vec<StreamContents>,
     ) {
-        let mut recorder = self.recorder.borrow_mut();
-        if let Some(recorder) = recorder.as_mut() {
-            recorder.operation(self.backend.as_ref(), untraced(), outputs());
-        }
+        self.session.explained(untraced, outputs);
     }
 
     /// The output and vout streams of a kernel call, by parameter name.
@@ -74,11 +73,26 @@ impl Runtime {
 
 /// `stream` read back whole, as the recorder keeps it.
 pub(crate) fn contents(name: &str, stream: &Stream) -> StreamContents {
+    read_back(
+        name,
+        stream.shape(),
+        stream.floats_per_element(),
+        stream.to_vec(),
+    )
+}
+
+/// A stream's contents as the recorder keeps them: `values`, or why they could not be read.
+pub(crate) fn read_back(
+    name: &str,
+    shape: &[usize],
+    components: usize,
+    values: Result<Vec<f32>, BrookError>,
+) -> StreamContents {
     StreamContents {
         name: name.into(),
-        shape: stream.shape().to_vec(),
-        components: stream.floats_per_element(),
-        values: stream.to_vec().map_err(|e| e.to_string()),
+        shape: shape.to_vec(),
+        components,
+        values: values.map_err(|e| e.to_string()),
     }
 }
 

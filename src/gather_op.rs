@@ -48,6 +48,7 @@ impl Runtime {
         op: GatherOp,
     ) -> Result<(), BrookError> {
         let call: &dyn Display = &"streamGatherOp";
+        self.session.flush()?;
         let (destination, source) = (dst, data);
         let [dst, index, data] = [dst, index, data].map(|s| self.own(s, call).map(|s| s.arg(None)));
         let (dst, index, data) = (dst?, index?, data?);

@@ -5,6 +5,7 @@ mod arg;
 mod calls;
 #[cfg(feature = "brcc")]
 pub mod capi;
+mod deferred;
 mod explaining;
 mod gather_op;
 mod masks;
@@ -13,6 +14,7 @@ mod program;
 mod program_cache;
 mod runtime;
 mod scatter;
+mod session;
 mod stream;
 
 /// What most programs use: `use brook::prelude::*;`.

@@ -16,6 +16,7 @@ impl Runtime {
     /// the mask's first float is non-zero.
     pub fn set_write_mask(&self, mask: &Stream) -> Result<(), BrookError> {
         let call: &dyn Display = &"streamSetWriteMask";
+        self.session.flush()?;
         let mask = self.own(mask, call)?;
         if mask.is_iter() {
             return Err(BrookError::ArgumentType {
@@ -42,17 +43,20 @@ impl Runtime {
     /// stream) is on. On GL this is the depth test (000 §7.4.2): masked-off elements are not
     /// shaded where the hardware has early-z. Kernels with vout parameters are refused.
     pub fn enable_write_mask(&self) -> Result<(), BrookError> {
+        self.session.flush()?;
         self.masks.borrow_mut().enable(true)
     }
 
     /// Brook's `streamDisableWriteMask`: kernel calls write every element again.
     pub fn disable_write_mask(&self) -> Result<(), BrookError> {
+        self.session.flush()?;
         self.masks.borrow_mut().enable(false)
     }
 
     /// Brook's `streamBeginWriteQuery`: starts counting the elements kernel calls write (on
     /// GL an occlusion query, `GL_SAMPLES_PASSED`; refused on ES 3.0, which lacks it).
     pub fn begin_write_query(&self) -> Result<(), BrookError> {
+        self.session.flush()?;
         self.masks.borrow().check_begin_query()?;
         self.backend.begin_write_query()?;
         self.masks.borrow_mut().query_begun();
@@ -62,6 +66,7 @@ impl Runtime {
     /// Brook's `streamEndWriteQuery`: the elements written (neither discarded nor masked
     /// off) by the kernel calls since [`Runtime::begin_write_query`]; a split call counts once.
     pub fn end_write_query(&self) -> Result<u64, BrookError> {
+        self.session.flush()?;
         self.masks.borrow_mut().end_query()?;
         self.backend.end_write_query()
     }
@@ -70,6 +75,7 @@ impl Runtime {
     /// element format by swapping their storage (no copy). For ping-pong iterations.
     pub fn swap(&self, a: &Stream, b: &Stream) -> Result<(), BrookError> {
         let call: &dyn Display = &"streamSwap";
+        self.session.flush()?;
         for s in [a, b] {
             self.own(s, call)?;
             if s.is_iter() {

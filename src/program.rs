@@ -1,15 +1,17 @@
 //! A Brook program checked by the front end and prepared for one runtime.
 
+use std::any::Any;
 use std::rc::Rc;
 
-use brook_core::{Backend, BackendProgram, BrookError, Compiled, ElementFormat, SourceText};
+use brook_core::{Backend, BrookError, Compiled, ElementFormat, SourceText};
 use brook_frontend::ir::Module;
 
 /// A program ready to run on the runtime that compiled it. Whatever the backend compiled for
-/// it (GL programs of every kernel variant, CPU kernel plans) is released when it drops.
+/// it (GL programs of every kernel variant, CPU kernel plans) is released when it drops, or
+/// when a kernel call of it that was deferred ([`Runtime::set_automatic_fusion`](crate::Runtime::set_automatic_fusion)) has run.
 pub struct Program {
     pub(crate) compiled: Rc<Compiled>,
-    pub(crate) prepared: BackendProgram,
+    pub(crate) prepared: Rc<dyn Any>,
     pub(crate) backend: Rc<dyn Backend>,
 }
 
@@ -33,7 +35,7 @@ impl Program {
 
     /// The backend's prepared form of the program (a GL backend's linked programs), for
     /// backend-specific inspection.
-    pub fn prepared(&self) -> &dyn std::any::Any {
+    pub fn prepared(&self) -> &dyn Any {
         self.prepared.as_ref()
     }
 }

@@ -14,7 +14,8 @@ use brook_wgpu::WgpuBackend;
 
 use crate::program::Program;
 use crate::program_cache::ProgramCache;
-use crate::stream::Stream;
+use crate::session::Session;
+use crate::stream::{Stream, StreamBody};
 
 /// Brook's runtime: where streams live and kernels run.
 pub struct Runtime {
@@ -22,8 +23,8 @@ pub struct Runtime {
     pub(crate) programs: ProgramCache,
     /// Which write-mask and write-query calls are allowed now, for every backend alike.
     pub(crate) masks: RefCell<WriteMaskState>,
-    /// The explorer's recorder, while a run is explained ([`crate::explaining`]).
-    pub(crate) recorder: RefCell<Option<brook_explain::Recorder>>,
+    /// What the runtime shares with its streams: the deferred kernel call, the recorder.
+    pub(crate) session: Rc<Session>,
 }
 
 /// Which backend [`Runtime::from_env`] picks from `BRT_RUNTIME`.
@@ -31,13 +32,15 @@ pub const BACKEND_NAMES: &[&str] = &["gl", "cpu", "wgpu"];
 
 impl Runtime {
     /// A runtime on any backend, this crate's or one's own: every call reaches it checked
-    /// (argument kinds and element types, aliasing, shapes, the write-mask state).
+    /// (argument kinds and element types, aliasing, shapes, the write-mask state). Automatic
+    /// fusion ([`Runtime::set_automatic_fusion`]) is on for GL, the one backend that fuses.
     pub fn with_backend(backend: Rc<dyn Backend>) -> Runtime {
+        let fuses = backend.as_any().is::<GlBackend>();
         Runtime {
+            session: Rc::new(Session::new(backend.clone(), fuses)),
             backend,
             programs: ProgramCache::default(),
             masks: RefCell::new(WriteMaskState::default()),
-            recorder: RefCell::new(None),
         }
     }
 
@@ -163,8 +166,8 @@ impl Runtime {
             module,
             source: SourceText::new(name, source),
         });
-        let prepared = self.backend.prepare(&compiled)?;
-        if let Some(recorder) = self.recorder.borrow_mut().as_mut() {
+        let prepared = self.backend.prepare(&compiled)?.into();
+        if let Some(recorder) = self.session.recorder.borrow_mut().as_mut() {
             recorder.compiled(&compiled.source);
         }
         Ok(Program {
@@ -179,13 +182,12 @@ impl Runtime {
     pub fn stream(&self, format: ElementFormat, shape: &[usize]) -> Result<Stream, BrookError> {
         brook_core::shape::element_count(shape)?;
         let storage = self.backend.create_stream(&format, shape)?;
-        Ok(Stream {
-            backend: self.backend.clone(),
+        Ok(self.made(StreamBody {
             format,
             shape: shape.to_vec(),
             storage,
             iter: None,
-        })
+        }))
     }
 
     /// A `float`..`float4` stream (`components` 1..=4).
@@ -196,17 +198,27 @@ impl Runtime {
     /// Brook's `iter float s<N> = iter(start, end)`: see `IterSpec` for the values.
     pub fn iter(&self, spec: IterSpec) -> Result<Stream, BrookError> {
         let storage = self.backend.create_iter(&spec)?;
-        Ok(Stream {
-            backend: self.backend.clone(),
+        Ok(self.made(StreamBody {
             format: ElementFormat::scalar(spec.components())?,
             shape: spec.shape().to_vec(),
             storage,
             iter: Some(spec),
-        })
+        }))
     }
 
-    /// Waits for all queued work (GL draws are asynchronous; reads wait by themselves).
+    /// A stream of this runtime with `body`.
+    fn made(&self, body: StreamBody) -> Stream {
+        Stream {
+            session: self.session.clone(),
+            body: Rc::new(body),
+        }
+    }
+
+    /// Waits for all queued work (GL draws are asynchronous; reads wait by themselves). A
+    /// deferred kernel call runs first, unless it already ran inside a reduction (see
+    /// [`Runtime::set_automatic_fusion`]); an error it meets is returned by the next call.
     pub fn finish(&self) {
+        self.settle_or_keep();
         self.backend.finish();
     }
 
@@ -214,7 +226,10 @@ impl Runtime {
     /// call became, pass by pass — programs, textures bound, uniforms, viewport, blending and
     /// depth. The CPU backend records each kernel call, reduction, ScatterOp and GatherOp
     /// without passes: the engine that ran it, and on the call that compiled its native code, what compiling cost.
+    /// A deferred kernel call appears when it runs, as a separate call or inside the
+    /// reduction of its output (see [`Runtime::set_automatic_fusion`]).
     pub fn set_trace(&self, on: bool) {
+        self.settle_or_keep();
         self.backend.set_trace(on);
     }
 
@@ -224,11 +239,13 @@ impl Runtime {
     /// cannot stop a draw or dispatch they have started, so there a limit is an error
     /// (`brcc run --timeout 60 prog.br` ends a whole program on any backend).
     pub fn set_time_limit(&self, limit: Option<std::time::Duration>) -> Result<(), BrookError> {
+        self.session.flush()?;
         self.backend.set_time_limit(limit)
     }
 
     /// The trace entries since tracing started or since the last take; each prints readably.
     pub fn take_trace(&self) -> Vec<TraceEntry> {
+        self.settle_or_keep();
         self.backend.take_trace()
     }
 
@@ -238,7 +255,10 @@ impl Runtime {
     /// side of a picture, larger ones shown every n-th element). Write the site with
     /// [`explain::write`](crate::explain::write), or compare backends with
     /// [`explain::write_side_by_side`](crate::explain::write_side_by_side) and one recording
-    /// per backend; tracing is off afterwards.
+    /// per backend; tracing is off afterwards. Operations are compared in order, so record
+    /// GL for a comparison with automatic fusion off ([`Runtime::set_automatic_fusion`]): a
+    /// kernel call it fuses into a reduction runs, if at all, when its output is read, after
+    /// the reduction's card.
     ///
     /// ```no_run
     /// # use brook::{args, Runtime};
@@ -269,7 +289,7 @@ impl Runtime {
         s: &'a Stream,
         call: &dyn Display,
     ) -> Result<&'a Stream, BrookError> {
-        if !Rc::ptr_eq(&s.backend, &self.backend) {
+        if !Rc::ptr_eq(&s.session, &self.session) {
             return Err(BrookError::ForeignStream {
                 call: call.to_string(),
             });

@@ -42,6 +42,7 @@ impl Runtime {
         op: ScatterOp,
     ) -> Result<(), BrookError> {
         let call: &dyn Display = &"streamScatterOp";
+        self.session.flush()?;
         let destination = dst;
         let [dst, index, data] = [dst, index, data].map(|s| self.own(s, call).map(|s| s.arg(None)));
         let (dst, index, data) = (dst?, index?, data?);

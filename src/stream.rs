@@ -2,11 +2,21 @@
 
 use std::rc::Rc;
 
-use brook_core::{Backend, BackendStream, BrookError, Domain, ElementFormat, IterSpec, StreamArg};
+use brook_core::{BackendStream, BrookError, Domain, ElementFormat, IterSpec, StreamArg};
+
+use crate::session::Session;
 
 /// A Brook stream on one runtime.
 pub struct Stream {
-    pub(crate) backend: Rc<dyn Backend>,
+    pub(crate) session: Rc<Session>,
+    pub(crate) body: Rc<StreamBody>,
+}
+
+/// A stream's element format, extents and backend storage: shared by the user's [`Stream`]
+/// and a deferred kernel call that uses it ([`crate::deferred`]), which keeps the storage
+/// alive if the stream is dropped first. It holds no [`Session`]: the session holds the
+/// deferred call, and a session held back would never be freed.
+pub(crate) struct StreamBody {
     pub(crate) format: ElementFormat,
     pub(crate) shape: Vec<usize>,
     pub(crate) storage: BackendStream,
@@ -14,32 +24,7 @@ pub struct Stream {
     pub(crate) iter: Option<IterSpec>,
 }
 
-impl Stream {
-    /// Extents, first dimension first (`float s<10, 5>` is `[10, 5]`: 10 rows of 5).
-    pub fn shape(&self) -> &[usize] {
-        &self.shape
-    }
-
-    /// The element type's layout: its members and each one's float count.
-    pub fn format(&self) -> &ElementFormat {
-        &self.format
-    }
-
-    /// Elements in the stream.
-    pub fn len(&self) -> usize {
-        self.shape.iter().product()
-    }
-
-    /// Whether the stream has no elements.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Whether this is an `iter` stream (computed, read-only).
-    pub fn is_iter(&self) -> bool {
-        self.iter.is_some()
-    }
-
+impl StreamBody {
     /// The stream (or its `domain`) as backends and call checks see it.
     pub(crate) fn arg<'a>(&'a self, domain: Option<&'a Domain>) -> StreamArg<'a> {
         StreamArg {
@@ -49,6 +34,38 @@ impl Stream {
             domain: domain.filter(|d| !d.is_whole(&self.shape)),
             iter: self.iter.as_ref(),
         }
+    }
+}
+
+impl Stream {
+    /// Extents, first dimension first (`float s<10, 5>` is `[10, 5]`: 10 rows of 5).
+    pub fn shape(&self) -> &[usize] {
+        &self.body.shape
+    }
+
+    /// The element type's layout: its members and each one's float count.
+    pub fn format(&self) -> &ElementFormat {
+        &self.body.format
+    }
+
+    /// Elements in the stream.
+    pub fn len(&self) -> usize {
+        self.body.shape.iter().product()
+    }
+
+    /// Whether the stream has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether this is an `iter` stream (computed, read-only).
+    pub fn is_iter(&self) -> bool {
+        self.body.iter.is_some()
+    }
+
+    /// The stream (or its `domain`) as backends and call checks see it.
+    pub(crate) fn arg<'a>(&'a self, domain: Option<&'a Domain>) -> StreamArg<'a> {
+        self.body.arg(domain)
     }
 
     /// Brook's `streamRead`: fills the stream from a host array in C layout (each element's
@@ -70,14 +87,20 @@ impl Stream {
                 message: "an iterator stream is computed, it cannot be read into".into(),
             });
         }
-        self.backend.read(&self.arg(domain), data)
+        let target = self.arg(domain);
+        self.session.flush_before_writing(&target)?;
+        self.session.backend.read(&target, data)
     }
 
     fn write_region(&self, domain: Option<&Domain>, out: &mut [f32]) -> Result<(), BrookError> {
-        match &self.iter {
+        match &self.body.iter {
             // Every backend's iterators have these values: no storage to ask.
             Some(spec) => Ok(spec.write(domain, out)?),
-            None => self.backend.write(&self.arg(domain), out),
+            None => {
+                let source = self.arg(domain);
+                self.session.flush_before_reading(&source)?;
+                self.session.backend.write(&source, out)
+            }
         }
     }
 
@@ -93,16 +116,21 @@ impl Stream {
     /// to bind in one's own rendering without a copy — as the Brook paper's runtime lets
     /// applications do (001 §4.1). `None` on other backends and for iterator streams. While
     /// the guard lives, calls that replace the stream's textures (`read`, an in-place kernel
-    /// call, `streamSwap`) fail with [`BrookError::State`].
+    /// call, `streamSwap`) fail with [`BrookError::State`]. A deferred kernel call that
+    /// uses the stream runs first; an error it meets is returned by the runtime's next call.
     pub fn gl_textures(&self) -> Option<std::cell::Ref<'_, brook_texture_streams::Stream>> {
-        brook_passes::gl_textures(self.storage.as_ref()).and_then(Result::ok)
+        self.session.flush_before_sharing(&self.arg(None));
+        brook_passes::gl_textures(self.body.storage.as_ref()).and_then(Result::ok)
     }
 
     /// The storage buffer holding the stream's elements on the wgpu backend (C layout, `f32`;
     /// `STORAGE | VERTEX | COPY_SRC | COPY_DST`), to bind in the application's own passes
-    /// with no copy. `None` on other backends and for iterator streams.
+    /// with no copy. `None` on other backends and for iterator streams. A deferred kernel
+    /// call that uses the stream runs first, as for [`Stream::gl_textures`].
     pub fn wgpu_buffer(&self) -> Option<std::cell::Ref<'_, brook_wgpu::wgpu::Buffer>> {
-        self.storage
+        self.session.flush_before_sharing(&self.arg(None));
+        self.body
+            .storage
             .downcast_ref::<brook_wgpu::WgpuStream>()
             .and_then(brook_wgpu::WgpuStream::buffer)
     }
@@ -113,7 +141,7 @@ impl Stream {
         Ok(crate::print::format_stream(
             &self.to_vec()?,
             self.floats_per_element(),
-            &self.shape,
+            self.shape(),
         ))
     }
 
@@ -125,7 +153,7 @@ impl Stream {
 
     /// Floats per element in the host (C array-of-structs) layout.
     pub fn floats_per_element(&self) -> usize {
-        self.format.floats_per_element()
+        self.body.format.floats_per_element()
     }
 
     /// Brook's `s.domain(lo, hi)` with Brook's vector convention: component 0 is the column
@@ -134,10 +162,10 @@ impl Stream {
     pub fn domain(&self, lo: &[usize], hi: &[usize]) -> Result<StreamDomain<'_>, BrookError> {
         let rev = |v: &[usize]| v.iter().rev().copied().collect::<Vec<_>>();
         let domain = Domain::new(&rev(lo), &rev(hi))?;
-        domain.fits(&self.shape).map_err(|_| {
+        domain.fits(self.shape()).map_err(|_| {
             brook_core::StreamError::Domain(format!(
                 "domain {lo:?}..{hi:?} (column first) does not fit a stream of shape {:?}",
-                self.shape
+                self.body.shape
             ))
         })?;
         Ok(StreamDomain {

@@ -17,6 +17,9 @@ use brook::{args, Backend, BrookError, CpuBackend, ElementFormat, Runtime, Scatt
 struct Counting {
     inner: Rc<dyn Backend>,
     calls: RefCell<BTreeMap<&'static str, usize>>,
+    /// Whether `map_reduce` says it fused (as GL does when it can): the output stream is
+    /// then the runtime's to write if it is read.
+    fuses: bool,
 }
 
 impl Counting {
@@ -63,6 +66,16 @@ impl Backend for Counting {
     fn reduce(&self, call: &ReduceCall, output: ReduceOutput) -> Result<(), BrookError> {
         self.count("reduce");
         self.inner.reduce(call, output)
+    }
+    fn map_reduce(
+        &self,
+        kernel: &KernelCall,
+        reduce: &ReduceCall,
+        output: ReduceOutput,
+    ) -> Result<bool, BrookError> {
+        self.count("map_reduce");
+        self.inner.map_reduce(kernel, reduce, output)?;
+        Ok(self.fuses)
     }
     fn scatter(&self, call: &ScatterCall) -> Result<(), BrookError> {
         self.count("scatter");
@@ -112,6 +125,7 @@ fn a_backend_defined_outside_runs_checked_calls() {
     let counting = Rc::new(Counting {
         inner: Rc::new(CpuBackend::default()),
         calls: RefCell::new(BTreeMap::new()),
+        fuses: false,
     });
     let rt = Runtime::with_backend(counting.clone());
     assert_eq!(rt.backend_name(), "counting");
@@ -205,4 +219,66 @@ fn a_backend_defined_outside_runs_checked_calls() {
         matches!(err.unplaced(), BrookError::ForeignStream { .. }),
         "{err}"
     );
+}
+
+/// With automatic fusion on, a kernel call whose output is reduced next reaches the backend
+/// as one `map_reduce`; when the backend fused it, the call runs again only if its output is
+/// read, and runs before a reduction that writes a stream it reads.
+#[test]
+fn a_backend_that_fuses_gets_a_call_and_the_reduction_of_its_output_together() {
+    let counting = Rc::new(Counting {
+        inner: Rc::new(CpuBackend::default()),
+        calls: RefCell::new(BTreeMap::new()),
+        fuses: true,
+    });
+    let rt = Runtime::with_backend(counting.clone());
+    rt.set_automatic_fusion(true).unwrap();
+    let program = rt
+        .compile(
+            "kernel void offset(float x<>, float w<>, out float y<>) { y = x + w; }
+             kernel void keep(float a<>, out float b<>) { if (a > 2.5) { b = a; } else { discard; } }
+             reduce void sum(float a<>, reduce float r<>) { r += a; }",
+            "fused.br",
+        )
+        .unwrap();
+    let (x, w, y) = (
+        rt.stream_of(1, &[2, 2]).unwrap(),
+        rt.stream_of(1, &[2, 1]).unwrap(),
+        rt.stream_of(1, &[2, 2]).unwrap(),
+    );
+    x.read(&[1.0, 2.0, 3.0, 4.0]).unwrap();
+    w.read(&[10.0, 20.0]).unwrap();
+    rt.run(&program, "offset", args![&x, &w, &y]).unwrap();
+    let total = rt.reduce_to_value(&program, "sum", &y, args![]).unwrap();
+    assert_eq!(total, [70.0]);
+    assert_eq!(counting.calls("map_reduce"), 1);
+    assert_eq!(counting.calls("run_kernel"), 0, "fused: not run on its own");
+    assert_eq!(y.to_vec().unwrap(), [11.0, 12.0, 23.0, 24.0]);
+    assert_eq!(counting.calls("run_kernel"), 1, "run for the read");
+
+    // The reduction writes w, which the call reads: the call runs first, with the old w.
+    rt.run(&program, "offset", args![&x, &w, &y]).unwrap();
+    rt.reduce_to_stream(&program, "sum", &y, &w, args![])
+        .unwrap();
+    assert_eq!(w.to_vec().unwrap(), [23.0, 47.0]);
+    assert_eq!(y.to_vec().unwrap(), [11.0, 12.0, 23.0, 24.0]);
+    assert_eq!(counting.calls("map_reduce"), 1);
+    assert_eq!(counting.calls("run_kernel"), 2);
+    assert_eq!(counting.calls("reduce"), 1);
+
+    // A call writing the whole output replaces one that ran fused, unless it can discard
+    // (its discarded elements keep the first call's values): then the first runs first.
+    rt.run(&program, "offset", args![&x, &w, &y]).unwrap();
+    rt.reduce_to_value(&program, "sum", &y, args![]).unwrap();
+    rt.run(&program, "offset", args![&x, &w, &y]).unwrap();
+    rt.reduce_to_value(&program, "sum", &y, args![]).unwrap();
+    assert_eq!(counting.calls("run_kernel"), 2, "replaced, never run alone");
+    rt.run(&program, "keep", args![&x, &y]).unwrap();
+    assert_eq!(
+        counting.calls("run_kernel"),
+        3,
+        "run before a call that can discard"
+    );
+    assert_eq!(y.to_vec().unwrap(), [24.0, 25.0, 3.0, 4.0]);
+    assert_eq!(counting.calls("run_kernel"), 4);
 }

@@ -31,6 +31,9 @@ fn ramp(n: usize) -> Vec<f32> {
 /// A run with one call of every kind: kernel, reduction, scatter, write mask and a masked
 /// kernel, swap, vout.
 fn every_kind(rt: &Runtime, max_side: u32) -> (Recording, Vec<SourceText>) {
+    // Every call its own card, in call order, on every backend alike (GL would compute
+    // `twice` inside `sum`: brcc_explain_shows_kernels_fused_into_the_reductions_of_their_output).
+    rt.set_automatic_fusion(false).unwrap();
     let p = rt.compile(SOURCE, "every.br").unwrap();
     let stream = |n: usize, data: &[f32]| {
         let s = rt.stream_of(1, &[n]).unwrap();
@@ -627,6 +630,30 @@ fn brcc_explain(program: &Path, dir: &Path, extra: &[&str]) -> (Option<i32>, Str
         String::from_utf8_lossy(&o.stdout).into_owned(),
         String::from_utf8_lossy(&o.stderr).into_owned(),
     )
+}
+
+/// `brcc explain` of a `.br` program that calls a kernel, then reduces its output, in a loop:
+/// on GL each reduction's card is the fused pass computing the kernel, and the kernel's own
+/// card comes once, last, where `streamWrite` reads its output.
+#[test]
+fn brcc_explain_shows_kernels_fused_into_the_reductions_of_their_output() {
+    let program = Path::new("tests/programs/fused_reduction.br");
+    let dir = site_dir("brcc-fused");
+    let (status, out, err) = brcc_explain(program, &dir, &[]);
+    assert_eq!(status, Some(0), "{err}");
+    assert_eq!(out.matches("4950.0").count(), 3, "{out}");
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    let kinds: Vec<&str> = html
+        .split("class=\"card\" id=\"card-")
+        .skip(1)
+        .filter_map(|card| card.split("data-kind=\"").nth(1)?.split('"').next())
+        .collect();
+    assert_eq!(kinds, ["reduction", "reduction", "reduction", "kernel"]);
+    assert_eq!(
+        html.matches("kernel `absolute` fused into pass 1").count(),
+        3,
+        "every reduction computes the kernel"
+    );
 }
 
 /// `brcc explain --backend gl,cpu,wgpu`: the program runs on each (its output printed once

@@ -279,21 +279,35 @@ pub trait Backend {
         let _ = call;
         Ok(Vec::new())
     }
+    /// For a kernel call the runtime would defer for automatic fusion: prepares what
+    /// running it needs and could fail on, without running it (GL generates and compiles the
+    /// shaders of the call's variant, which it keeps), so that such errors are still the
+    /// call's own, and says whether to defer it. `false` runs it at once: GL says so for a
+    /// call that can `discard` or whose loops are checked against the driver's cap, which it
+    /// never fuses and whose cut loop only its own pass reports. The default prepares nothing
+    /// and defers.
+    fn prepare_deferred(&self, call: &KernelCall) -> Result<bool, BrookError> {
+        let _ = call;
+        Ok(true)
+    }
     /// Reduces `call.input` in index order (`docs/semantics.md`) into `output`.
     fn reduce(&self, call: &ReduceCall, output: ReduceOutput) -> Result<(), BrookError>;
     /// A kernel call whose one output, `reduce.input`, is reduced at once
     /// (`Runtime::map_reduce_to_value`): the result must equal running the kernel, then the
     /// reduction. A backend may compute the kernel inside the reduction instead (GL fuses it
     /// into the first pass, as a hand-written reduction would), so the output stream's
-    /// contents afterwards are unspecified.
+    /// contents afterwards are unspecified. Returns whether it did: `true` when the output
+    /// stream was not written, `false` when the kernel ran and wrote it (the runtime's
+    /// automatic fusion then has nothing left to materialise).
     fn map_reduce(
         &self,
         kernel: &KernelCall,
         reduce: &ReduceCall,
         output: ReduceOutput,
-    ) -> Result<(), BrookError> {
+    ) -> Result<bool, BrookError> {
         self.run_kernel(kernel)?;
-        self.reduce(reduce, output)
+        self.reduce(reduce, output)?;
+        Ok(false)
     }
     /// Brook's `streamScatterOp` (see [`ScatterCall`]).
     fn scatter(&self, call: &ScatterCall) -> Result<(), BrookError>;

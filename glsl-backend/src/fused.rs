@@ -73,16 +73,7 @@ pub fn fusion_refused(
                 .iter()
                 .any(|p| p.class == ParamClass::Constant && matches!(p.ty, Type::Struct(_)))
         }),
-        ("the kernel can `discard`", &|| {
-            callees(module, kernel)
-                .into_iter()
-                .chain([kernel])
-                .any(|f| {
-                    any_stmt(&module.func(f).body, &mut |s| {
-                        matches!(s.kind, StmtKind::Discard)
-                    })
-                })
-        }),
+        ("the kernel can `discard`", &|| can_discard(module, kernel)),
         (
             "the kernel's loops could pass the driver's iteration cap",
             &|| {
@@ -93,6 +84,19 @@ pub fn fusion_refused(
     ];
     let why = reasons.into_iter().find(|(_, refused)| refused());
     why.map(|(why, _)| why.to_string())
+}
+
+/// Whether kernel `kernel`, or a function it calls, has a `discard`: an element that
+/// discards keeps its old value, so such a call may leave some of its output unwritten.
+pub fn can_discard(module: &Module, kernel: FunctionId) -> bool {
+    callees(module, kernel)
+        .into_iter()
+        .chain([kernel])
+        .any(|f| {
+            any_stmt(&module.func(f).body, &mut |s| {
+                matches!(s.kind, StmtKind::Discard)
+            })
+        })
 }
 
 /// The first pass of reduction `reduce_fn` (`step`) with kernel `kernel` (`kernel_variant`,

@@ -19,7 +19,7 @@ impl GlBackend {
         kernel: &KernelCall,
         reduce: &ReduceCall,
         output: ReduceOutput,
-    ) -> Result<(), BrookError> {
+    ) -> Result<bool, BrookError> {
         let func = kernel.function();
         let name = CallName("kernel", &func.name);
         let held = hold(kernel.args, &name)?;
@@ -28,7 +28,8 @@ impl GlBackend {
             drop(args);
             drop(held);
             self.run_kernel(kernel)?;
-            return self.reduce(reduce, output);
+            self.reduce(reduce, output)?;
+            return Ok(false);
         };
         let map = Map {
             kernel: kernel.kernel,
@@ -36,7 +37,8 @@ impl GlBackend {
             variant: &variant,
         };
         self.reduction(reduce, output, Some(map))
-            .map_err(|e| e.placed(reduce.compiled))
+            .map_err(|e| e.placed(reduce.compiled))?;
+        Ok(true)
     }
 
     /// The variant the kernel is computed as inside the reduction, or `None` when fusing

@@ -27,6 +27,20 @@ pub(super) struct KernelOutcome {
 }
 
 impl GlBackend {
+    /// Generates and compiles the shaders a kernel call runs (kept in its program's cache),
+    /// encoding and running nothing (`Backend::prepare_deferred`); whether they check their
+    /// loops against the driver's cap.
+    pub(super) fn kernel_programs(
+        &self,
+        call: &KernelCall,
+        args: &[KernelArg],
+    ) -> Result<bool, PassError> {
+        let enc = self.encoder(false);
+        let program = gl_program(call.program)?;
+        let passes = KernelPasses::new(&enc, program, call.kernel, args, &self.status_spares)?;
+        Ok(passes.loop_status.is_some())
+    }
+
     /// Encodes a kernel call and runs it unless `plan_only`.
     pub(super) fn kernel(
         &self,

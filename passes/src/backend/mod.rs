@@ -180,6 +180,16 @@ impl Backend for GlBackend {
         Ok(ran.counts)
     }
 
+    fn prepare_deferred(&self, call: &KernelCall) -> Result<bool, BrookError> {
+        let name = CallName("kernel", &call.function().name);
+        let held = hold(call.args, &name)?;
+        let args = kernel_args(&held, kernel_classes(call.function()));
+        let checks_loops = self
+            .kernel_programs(call, &args)
+            .map_err(|e| e.placed(call.compiled))?;
+        Ok(!checks_loops && !brook_glsl::can_discard(&call.compiled.module, call.kernel))
+    }
+
     fn plan_kernel(&self, call: &KernelCall) -> Result<Vec<PassTrace>, BrookError> {
         let name = CallName("kernel", &call.function().name);
         let held = hold(call.args, &name)?;
@@ -200,7 +210,7 @@ impl Backend for GlBackend {
         kernel: &KernelCall,
         reduce: &ReduceCall,
         output: ReduceOutput,
-    ) -> Result<(), BrookError> {
+    ) -> Result<bool, BrookError> {
         self.map_reduction(kernel, reduce, output)
     }
 

@@ -54,7 +54,14 @@ pub fn run(
     // Unloading runs the program's static destructors (its kernels) while the runtime lives.
     drop(lib);
     if let Some(runtime) = capi::take_runtime() {
+        // A kernel call still waiting for a reduction (automatic fusion) runs now, so an
+        // error only running finds is reported as the C ABI reports any other.
+        let waiting = runtime.run_waiting();
         ended(&runtime);
+        if let Err(e) = waiting {
+            eprintln!("brook: error: {}", e.to_string().trim_end());
+            return Ok(1);
+        }
     }
     Ok(code)
 }

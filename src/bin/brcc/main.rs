@@ -166,6 +166,10 @@ fn execute(command: Command) -> Result<ExitCode, String> {
                     .map_err(|e| error(format!("could not write `{}`: {e}", path.display())))?;
                 if several {
                     eprintln!("brcc: running `{name}` on {}", runtime.backend_name());
+                    // Backends are compared operation by operation: a call GL would fuse
+                    // into a reduction and run later for a read must run where the others
+                    // run it.
+                    runtime.set_automatic_fusion(false).map_err(error)?;
                 }
                 runtime.start_explaining(max_side);
                 let status = launch::run(
