@@ -16,7 +16,7 @@ use crate::encode::vout::{Packing, VoutCall};
 use crate::encode::Encoder;
 use crate::error::PassError;
 use crate::executor::traced;
-use crate::programs::GlProgram;
+use crate::programs::{GlProgram, Linked};
 
 /// What a kernel call left: in-place outputs to swap in, the pushes of each vout, and (when
 /// planning) the passes it would run.
@@ -29,16 +29,16 @@ pub(super) struct KernelOutcome {
 impl GlBackend {
     /// Generates and compiles the shaders a kernel call runs (kept in its program's cache),
     /// encoding and running nothing (`Backend::prepare_deferred`); whether they check their
-    /// loops against the driver's cap.
+    /// loops against the driver's cap, and how long linking them took.
     pub(super) fn kernel_programs(
         &self,
         call: &KernelCall,
         args: &[KernelArg],
-    ) -> Result<bool, PassError> {
+    ) -> Result<(bool, Linked), PassError> {
         let enc = self.encoder(false);
         let program = gl_program(call.program)?;
         let passes = KernelPasses::new(&enc, program, call.kernel, args, &self.status_spares)?;
-        Ok(passes.loop_status.is_some())
+        Ok((passes.loop_status.is_some(), passes.compiled))
     }
 
     /// Encodes a kernel call and runs it unless `plan_only`.
@@ -177,12 +177,13 @@ impl GlBackend {
         self.exec
             .check(|| format!("running kernel `{}`", func.name))?;
         passes.check_loops(&func.name, &call.compiled.source)?;
+        let compiled = self.link_time(passes.compiled);
         self.exec.record(|| {
             TraceEntry::Kernel(CallTrace {
                 function: func.name.clone(),
                 source_line: Some(call.compiled.line_of(func)),
                 variant: passes.variant.clone(),
-                compiled: passes.compiled,
+                compiled,
                 scratch: scratch_trace(func, args, scratch_ref),
                 passes: traced(&steps),
             })

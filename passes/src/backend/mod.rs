@@ -9,7 +9,7 @@ mod ops;
 mod storage;
 
 use std::any::Any;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use brook_core::call::CallName;
@@ -25,7 +25,7 @@ use crate::encode::mask::{WriteMask, WriteQuery};
 use crate::encode::Encoder;
 use crate::error::PassError;
 use crate::executor::{Executor, PassObserver};
-use crate::programs::{Builtins, GlProgram};
+use crate::programs::{both, Builtins, GlProgram, Linked};
 use crate::spare::SpareStreams;
 use kernel::kernel_classes;
 use storage::{hold, kernel_args, textures, textures_mut, GlStorage};
@@ -48,6 +48,11 @@ pub struct GlBackend {
     mask: RefCell<Option<WriteMask>>,
     /// The open write query.
     query: RefCell<Option<WriteQuery>>,
+    /// How long preparing deferred calls spent generating and linking their shaders
+    /// (`prepare_deferred`), not yet in any trace entry: the next kernel or reduction that
+    /// runs reports it (the deferred call itself, or the reduction it was fused into), so a
+    /// program's first run still shows what compiling it cost.
+    unreported_link: Cell<Linked>,
 }
 
 impl GlBackend {
@@ -70,7 +75,14 @@ impl GlBackend {
             status_spares: SpareStreams::default(),
             mask: RefCell::new(None),
             query: RefCell::new(None),
+            unreported_link: Cell::new(None),
         }
+    }
+
+    /// `linked` (what a call linked itself) plus what preparing deferred calls linked and no
+    /// trace entry has reported yet ([`GlBackend::unreported_link`]).
+    fn link_time(&self, linked: Linked) -> Linked {
+        both(linked, self.unreported_link.take())
     }
 
     /// The GL context: to bind stream textures in one's own rendering, or to time against
@@ -184,9 +196,11 @@ impl Backend for GlBackend {
         let name = CallName("kernel", &call.function().name);
         let held = hold(call.args, &name)?;
         let args = kernel_args(&held, kernel_classes(call.function()));
-        let checks_loops = self
+        let (checks_loops, linked) = self
             .kernel_programs(call, &args)
             .map_err(|e| e.placed(call.compiled))?;
+        self.unreported_link
+            .set(both(self.unreported_link.take(), linked));
         Ok(!checks_loops && !brook_glsl::can_discard(&call.compiled.module, call.kernel))
     }
 

@@ -49,6 +49,7 @@ impl GlBackend {
         reduction.encode(&enc, &call.compiled.module, func, plan, ends, &mut steps)?;
         self.exec.run(&steps, None)?;
         self.exec.check(|| format!("running {name}"))?;
+        let compiled = self.link_time(reduction.compiled);
         self.exec.record(|| {
             TraceEntry::Reduce(CallTrace {
                 function: func.name.clone(),
@@ -66,7 +67,7 @@ impl GlBackend {
                         call.compiled.module.func(m.kernel).name
                     ))
                 ),
-                compiled: reduction.compiled,
+                compiled,
                 scratch: Vec::new(),
                 passes: traced(&steps),
             })
