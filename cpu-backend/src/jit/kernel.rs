@@ -144,11 +144,12 @@ pub(crate) fn compile(
         Ok(())
     })?;
     if variant.quads {
-        let wide = soa::widened(module);
-        let wide_func = super::function(&wide, id)?;
+        let scalar = soa::scalar_kernel(module, id, variant).map_err(Unjittable)?;
+        let wide = soa::widened(&scalar);
+        let (scalar_func, wide_func) = (super::function(&scalar, id)?, super::function(&wide, id)?);
         builder.function(sig, |b, imports| {
             let ((), read) = lower::function(b, imports, &wide, ptr, &slots, |l, p| {
-                emit_quads(l, wide_func, func, variant, Tile::new(p))
+                emit_quads(l, wide_func, scalar_func, variant, Tile::new(p))
             })?;
             slots = read;
             Ok(())
