@@ -253,8 +253,12 @@ fn blur(rt: &Runtime, rows: usize, cols: usize) -> (Vec<f32>, Vec<TraceEntry>) {
         rt.stream_of(1, &[rows, cols]).unwrap(),
         rt.stream_of(1, &[rows, cols]).unwrap(),
     );
-    g.read(&(0..rows * cols).map(|i| i as f32 * 0.37).collect::<Vec<_>>())
-        .unwrap();
+    g.read(
+        &(0..rows * cols)
+            .map(|i| i as f32 * 0.37)
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
     rt.set_trace(true);
     rt.run(&program, "blur", args![&g, &o]).unwrap();
     (o.to_vec().unwrap(), rt.take_trace())
