@@ -54,10 +54,15 @@ pub(crate) fn scalar_kernel(
     id: FunctionId,
     variant: &Variant,
 ) -> Result<Module, String> {
-    for (p, key) in module.func(id).params.iter().zip(&variant.params) {
+    let f = module.func(id);
+    for (p, key) in f.params.iter().zip(&variant.params) {
         match key {
             ParamKey::Direct | ParamKey::Gather(_) | ParamKey::Constant | ParamKey::Out => {}
             _ => return Err(format!("parameter `{}` is not read at the element", p.name)),
+        }
+        // Streams and constants of scalars only: values inside may be vectors (split).
+        if !scalar(&p.ty) {
+            return Err(format!("`{}` in `{}` is not a scalar", p.name, f.name));
         }
     }
     let split = split(module, id, variant)?;
