@@ -237,3 +237,53 @@ fn scalar_kernels_run_four_elements_per_iteration_with_the_same_bits() {
         }
     }
 }
+
+/// A kernel on streams of scalars with `float2` values (the index, as in Life and Convolve):
+/// its gathers read four consecutive floats of a row for quads inside the grid (one vector
+/// load), and clamped or row-crossing lanes elsewhere (one load per lane).
+const ROWS: &str = "kernel void blur(float g[][], out float o<>) {
+    float2 p = indexof(o).xy;
+    o = g[p - float2(1.0, 0.0)] + 2.0 * g[p] + g[p + float2(1.0, 1.0)];
+}";
+
+/// `blur` over a `rows` × `cols` grid on `rt`, with its trace.
+fn blur(rt: &Runtime, rows: usize, cols: usize) -> (Vec<f32>, Vec<TraceEntry>) {
+    let program = rt.compile(ROWS, "blur.br").unwrap();
+    let (g, o) = (
+        rt.stream_of(1, &[rows, cols]).unwrap(),
+        rt.stream_of(1, &[rows, cols]).unwrap(),
+    );
+    g.read(
+        &(0..rows * cols)
+            .map(|i| i as f32 * 0.37)
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    rt.set_trace(true);
+    rt.run(&program, "blur", args![&g, &o]).unwrap();
+    (o.to_vec().unwrap(), rt.take_trace())
+}
+
+#[test]
+fn vector_values_over_scalar_streams_run_four_elements_per_iteration_with_the_same_bits() {
+    for (rows, cols) in [(1, 1), (3, 2), (5, 9), (40, 33), (17, 256)] {
+        let (quads, trace) = blur(&Runtime::cpu(), rows, cols);
+        let (interpreted, _) = blur(&Runtime::cpu_interpreter(), rows, cols);
+        let [TraceEntry::Kernel(k)] = trace.as_slice() else {
+            panic!("one kernel entry expected: {trace:?}");
+        };
+        assert!(
+            k.variant.ends_with("; four elements per iteration"),
+            "{}",
+            k.variant
+        );
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&quads), bits(&interpreted), "{rows} × {cols}");
+        // An element inside the grid: row 1, column 2 reads (1, 1), (1, 2) twice, (2, 3).
+        if rows > 2 && cols > 3 {
+            let g = |r: usize, c: usize| (r * cols + c) as f32 * 0.37;
+            let want = g(1, 1) + 2.0 * g(1, 2) + g(2, 3);
+            assert_eq!(quads[cols + 2], want, "{rows} × {cols}");
+        }
+    }
+}

@@ -10,10 +10,11 @@
 //! special values (zeros of both signs, infinities, NaN, denormals), sometimes under a random
 //! write mask. Every output float must
 //! be the same bits on both engines (any NaN matching any NaN), and the JIT must take the
-//! program (no fallback). A second property does the same for kernels whose every value is a
-//! scalar (with a scalar helper and a two-subscript gather), which native code runs four
-//! elements per iteration across SIMD lanes: that layout, the one-element one and the
-//! interpreter must give the same bits. Proptest varies the seed and the program's size; a failure prints
+//! program (no fallback). A second property does the same for kernels whose every stream
+//! holds scalars (with a scalar helper and a two-subscript gather), which native code runs
+//! four elements per iteration across SIMD lanes, half of them with every value a scalar and
+//! half with vector values too (each component on four lanes of its own): that layout, the
+//! one-element one and the interpreter must give the same bits. Proptest varies the seed and the program's size; a failure prints
 //! the seed, the size and the program, so a case is reproduced by calling `check(seed, size)`.
 
 use brook_cpu::{CpuArg, CpuStream, Engine, KernelPlan, ReducePlan, ReduceTarget};
@@ -76,9 +77,14 @@ struct Gen {
     loops: usize,
     /// Writing the kernel: its gather `g`, output `o` and the helper `twist` may be used.
     in_kernel: bool,
-    /// Scalars only (`float`, `int`, `bool`; no swizzles, vectors, `indexof`, `discard`,
-    /// `modf`/`frexp`): the kernels native code runs four elements per iteration.
+    /// Streams of scalars only, no `discard` or `modf`/`frexp`, and (unless `vectors`)
+    /// every value a scalar (`float`, `int`, `bool`; no swizzles, vectors, `indexof`): the
+    /// kernels native code runs four elements per iteration.
     scalar: bool,
+    /// In a `scalar` program, values may still be vectors (swizzles, constructors, `dot`
+    /// and the like, `indexof`, gathers with a `float2` index): four elements per iteration
+    /// hold each component as its own four lanes.
+    vectors: bool,
     /// Writing a side of `?:` or the right side of `&&`/`||` of a scalar program: no helper
     /// calls (that kernel would keep one element per iteration).
     no_calls: bool,
@@ -189,7 +195,7 @@ impl Gen {
                 let (x, y, z) = (self.expr(f, d), self.expr(f, d), self.expr(f, d));
                 format!("{b}({x}, {y}, {z})")
             }
-            6 if !self.scalar => {
+            6 if !self.scalar || self.vectors => {
                 // A swizzle of a wider (or as wide) vector.
                 let m = n.max(2) + self.rng.below((5 - n.max(2)) as usize) as u8;
                 let sel: String = (0..n).map(|_| XYZW[self.rng.below(m as usize)]).collect();
@@ -210,7 +216,7 @@ impl Gen {
                 let (y, n) = self.without_calls(|g| (g.expr(f, d), g.expr(f, d)));
                 format!("({c} ? {y} : {n})")
             }
-            9 if n == 1 && !self.scalar => {
+            9 if n == 1 && (!self.scalar || self.vectors) => {
                 let k = 2 + self.rng.below(3) as u8;
                 let b = *self.rng.pick(&["dot", "distance"]);
                 if b == "dot" || self.rng.chance(50) {
@@ -224,22 +230,31 @@ impl Gen {
                 }
             }
             9 if n == 3 => format!("cross({}, {})", self.expr(f, d), self.expr(f, d)),
-            9 if !self.scalar => format!("normalize({})", self.expr(f, d)),
+            9 if !self.scalar || self.vectors => format!("normalize({})", self.expr(f, d)),
             10 if self.in_kernel && self.scalar => {
-                let (r, c) = (self.expr(Ty::F(1), d), self.expr(Ty::I, d));
-                format!("g[{r}][{c}]")
+                let one = if self.vectors && self.rng.chance(50) {
+                    format!("g[{}]", self.expr(Ty::F(2), d))
+                } else {
+                    let (r, c) = (self.expr(Ty::F(1), d), self.expr(Ty::I, d));
+                    format!("g[{r}][{c}]")
+                };
+                match n {
+                    1 => one,
+                    _ => format!("float{n}({one})"),
+                }
             }
             10 if self.in_kernel => {
                 let index = self.expr(Ty::F(2), d);
                 let sel: String = (0..n).map(|_| XYZW[self.rng.below(4)]).collect();
                 format!("g[{index}].{sel}")
             }
-            11 if self.in_kernel && !self.scalar => {
+            11 if self.in_kernel && (!self.scalar || self.vectors) => {
                 let sel: String = (0..n).map(|_| XYZW[self.rng.below(4)]).collect();
-                format!("indexof(o).{sel}")
+                let out = if self.scalar { "p" } else { "o" };
+                format!("indexof({out}).{sel}")
             }
             12 if n == 1 => format!("((float){})", self.expr(Ty::I, d)),
-            12 | 13 if self.in_kernel && !self.no_calls && (n == 4 || self.scalar) => {
+            12 | 13 if self.in_kernel && !self.no_calls && n == if self.scalar { 1 } else { 4 } => {
                 format!("twist({}, {})", self.expr(f, d), self.expr(Ty::F(1), d))
             }
             _ => self.leaf(f),
@@ -280,21 +295,20 @@ impl Gen {
                 format!("({a} {op} {b})")
             }
             3 => format!("(!({}))", self.expr(Ty::B, d)),
-            _ if self.scalar => self.leaf(Ty::B),
+            _ if self.scalar && !self.vectors => self.leaf(Ty::B),
             _ => {
                 let k = 2 + self.rng.below(3) as u8;
                 let b = *self.rng.pick(&["any", "all"]);
-                format!(
-                    "{b}({} > {})",
-                    self.expr(Ty::F(k), d),
-                    self.expr(Ty::F(k), d)
-                )
+                // Split into components, `any` is an `||` chain: no helper calls after the first
+                // (as on the right of `||`).
+                let (x, y) = self.without_calls(|g| (g.expr(Ty::F(k), d), g.expr(Ty::F(k), d)));
+                format!("{b}({x} > {y})")
             }
         }
     }
 
     fn random_type(&mut self) -> Ty {
-        if self.scalar {
+        if self.scalar && !self.vectors {
             return *self.rng.pick(&[Ty::F(1), Ty::F(1), Ty::I, Ty::B]);
         }
         *self.rng.pick(&[
@@ -424,6 +438,7 @@ fn program(seed: u64, size: usize) -> String {
         loops: 0,
         in_kernel: false,
         scalar: false,
+        vectors: false,
         no_calls: false,
         fresh: 0,
     };
@@ -586,8 +601,8 @@ fn check(seed: u64, size: usize) -> Result<(), String> {
 }
 
 /// The scalar program of `seed`, with about `size` statements: the helper `twist` and the
-/// kernel `k`, every value a scalar.
-fn scalar_program(seed: u64, size: usize) -> String {
+/// kernel `k`, every stream and (unless `vectors`) every value a scalar.
+fn scalar_program(seed: u64, size: usize, vectors: bool) -> String {
     let mut g = Gen {
         rng: Rng(seed | 1),
         budget: size,
@@ -598,6 +613,7 @@ fn scalar_program(seed: u64, size: usize) -> String {
         loops: 0,
         in_kernel: false,
         scalar: true,
+        vectors,
         no_calls: false,
         fresh: 0,
     };
@@ -620,11 +636,12 @@ fn scalar_program(seed: u64, size: usize) -> String {
     )
 }
 
-/// Runs the kernel of `seed`'s scalar program with native code four elements per iteration,
-/// with native code one element per iteration and on the interpreter, on streams of the
-/// output's shape (so the first runs four per iteration, which it must say).
-fn check_scalar(seed: u64, size: usize) -> Result<(), String> {
-    let src = scalar_program(seed, size);
+/// Runs the kernel of `seed`'s scalar program (with vector values when `vectors`) with
+/// native code four elements per iteration, with native code one element per iteration and
+/// on the interpreter, on streams of the output's shape (so the first runs four per
+/// iteration, which it must say).
+fn check_scalar(seed: u64, size: usize, vectors: bool) -> Result<(), String> {
+    let src = scalar_program(seed, size, vectors);
     let module: Module = brook_frontend::compile(&src, "scalar.br").map_err(|d| {
         format!(
             "the generator wrote an invalid program:\n{}\n{src}",
@@ -712,9 +729,10 @@ proptest! {
     fn four_elements_per_iteration_match_one_and_the_interpreter(
         seed in any::<u64>(),
         size in 1usize..40,
+        vectors in any::<bool>(),
     ) {
-        if let Err(e) = check_scalar(seed, size) {
-            panic!("seed {seed}, size {size}: {e}");
+        if let Err(e) = check_scalar(seed, size, vectors) {
+            panic!("seed {seed}, size {size}, vectors {vectors}: {e}");
         }
     }
 }

@@ -144,11 +144,12 @@ pub(crate) fn compile(
         Ok(())
     })?;
     if variant.quads {
-        let wide = soa::widened(module);
-        let wide_func = super::function(&wide, id)?;
+        let scalar = soa::scalar_kernel(module, id, variant).map_err(Unjittable)?;
+        let wide = soa::widened(&scalar);
+        let (scalar_func, wide_func) = (super::function(&scalar, id)?, super::function(&wide, id)?);
         builder.function(sig, |b, imports| {
             let ((), read) = lower::function(b, imports, &wide, ptr, &slots, |l, p| {
-                emit_quads(l, wide_func, func, variant, Tile::new(p))
+                emit_quads(l, wide_func, scalar_func, variant, Tile::new(p))
             })?;
             slots = read;
             Ok(())
@@ -296,11 +297,8 @@ fn emit<'m>(
     l.b.def_var(written, zero);
     let idx: Vec<Variable> = (0..rank).map(|_| l.b.declare_var(types::I64)).collect();
     if needs_idx {
-        let mut rest = t.start;
-        for d in (0..rank).rev() {
-            let i = l.b.ins().urem(rest, out_ext[d]);
-            l.b.def_var(idx[d], i);
-            rest = l.b.ins().udiv(rest, out_ext[d]);
+        for (&v, i) in idx.iter().zip(unravel(l.b, t.start, &out_ext)) {
+            l.b.def_var(v, i);
         }
     }
     watch(l, variant);
@@ -338,17 +336,10 @@ fn emit<'m>(
             Ok(())
         },
         |l| {
-            // The index of the next element, with carries.
             if needs_idx {
-                let mut carry = l.b.ins().iconst(types::I64, 1);
-                for d in (0..rank).rev() {
-                    let i = l.b.use_var(idx[d]);
-                    let c = l.b.ins().iadd(i, carry);
-                    let wrap = l.b.ins().icmp(IntCC::Equal, c, out_ext[d]);
-                    let z = l.b.ins().iconst(types::I64, 0);
-                    let i = l.b.ins().select(wrap, z, c);
-                    l.b.def_var(idx[d], i);
-                    carry = l.b.ins().uextend(types::I64, wrap);
+                let now: Vec<Value> = idx.iter().map(|&v| l.b.use_var(v)).collect();
+                for (&v, i) in idx.iter().zip(next_index(l.b, &now, &out_ext)) {
+                    l.b.def_var(v, i);
                 }
             }
             Ok(())
@@ -403,6 +394,17 @@ fn emit_quads<'m>(
         .map(|d| l.slots.get(l.b.func, Slot::OutExtent(d), types::I64))
         .collect();
     let indexof = uses_indexof(l.module, &func.body);
+    // The index of the quad's first element, kept from quad to quad like the tile
+    // function's (dividing it out of each lane's linear position cost 12 divisions a quad).
+    let idx: Vec<Variable> = out_ext
+        .iter()
+        .map(|_| l.b.declare_var(types::I64))
+        .collect();
+    if indexof {
+        for (&v, i) in idx.iter().zip(unravel(l.b, t.start, &out_ext)) {
+            l.b.def_var(v, i);
+        }
+    }
     let at = l.b.declare_var(types::I64);
     l.b.def_var(at, t.start);
     let zero = l.b.ins().iconst(types::I64, 0);
@@ -414,7 +416,14 @@ fn emit_quads<'m>(
             let first = l.b.ins().ishl_imm_s(q, 2);
             let first = l.b.ins().iadd(t.start, first);
             l.b.def_var(at, first);
-            let position = indexof.then(|| quad_position(l.b, first, &out_ext));
+            let position = indexof.then(|| {
+                let first: Vec<Value> = idx.iter().map(|&v| l.b.use_var(v)).collect();
+                let (position, after) = quad_position(l.b, first, &out_ext);
+                for (&v, i) in idx.iter().zip(after) {
+                    l.b.def_var(v, i);
+                }
+                position
+            });
             l.soa = Some(Quad { bail, position });
             let here = Here {
                 at: first,
@@ -544,26 +553,51 @@ fn element<'m>(
     Ok(())
 }
 
-/// `indexof` of the output for the four elements from `first` on (of an output of extents
-/// `ext`), component by component: each element's index divided out of its linear position
-/// and converted as [`position`] does.
-fn quad_position(b: &mut FunctionBuilder, first: Value, ext: &[Value]) -> [Num; 4] {
-    let per_lane: Vec<[Value; 4]> = (0..4)
-        .map(|j| {
-            let mut rest = b.ins().iadd_imm_s(first, j);
-            let mut idx = vec![rest; ext.len()];
-            for d in (0..ext.len()).rev() {
-                idx[d] = b.ins().urem(rest, ext[d]);
-                rest = b.ins().udiv(rest, ext[d]);
-            }
-            let p = position(b, &idx);
-            [0, 1, 2, 3].map(|c| p.lane(b, c))
-        })
-        .collect();
-    [0, 1, 2, 3].map(|c| {
+/// `indexof` of the output for the four elements from index `first` on (of an output of
+/// extents `ext`), component by component, each converted as [`position`] does; and the
+/// index of the element after them.
+fn quad_position(
+    b: &mut FunctionBuilder,
+    first: Vec<Value>,
+    ext: &[Value],
+) -> ([Num; 4], Vec<Value>) {
+    let mut idx = first;
+    let mut per_lane = Vec::with_capacity(4);
+    for _ in 0..4 {
+        let p = position(b, &idx);
+        per_lane.push([0, 1, 2, 3].map(|c| p.lane(b, c)));
+        idx = next_index(b, &idx, ext);
+    }
+    let position = [0, 1, 2, 3].map(|c| {
         let lanes: Vec<Value> = per_lane.iter().map(|l| l[c]).collect();
         from_lanes(b, Scalar::Float, &lanes)
-    })
+    });
+    (position, idx)
+}
+
+/// The index (outermost dimension first) of linear position `at` in extents `ext`.
+fn unravel(b: &mut FunctionBuilder, at: Value, ext: &[Value]) -> Vec<Value> {
+    let mut idx = vec![at; ext.len()];
+    let mut rest = at;
+    for d in (0..ext.len()).rev() {
+        idx[d] = b.ins().urem(rest, ext[d]);
+        rest = b.ins().udiv(rest, ext[d]);
+    }
+    idx
+}
+
+/// The index after `idx` in extents `ext`: the last dimension counts up, with carries.
+fn next_index(b: &mut FunctionBuilder, idx: &[Value], ext: &[Value]) -> Vec<Value> {
+    let mut next = idx.to_vec();
+    let mut carry = b.ins().iconst(types::I64, 1);
+    for d in (0..idx.len()).rev() {
+        let c = b.ins().iadd(idx[d], carry);
+        let wrap = b.ins().icmp(IntCC::Equal, c, ext[d]);
+        let z = b.ins().iconst(types::I64, 0);
+        next[d] = b.ins().select(wrap, z, c);
+        carry = b.ins().uextend(types::I64, wrap);
+    }
+    next
 }
 
 /// The index into input `p` (a resized stream or an iterator) read by the output index, and

@@ -51,6 +51,7 @@ pub(crate) mod reduce;
 pub(crate) mod runtime;
 pub(crate) mod slots;
 pub(crate) mod soa;
+pub(crate) mod split;
 
 pub use clif::{clif_text, ClifError};
 

@@ -1,6 +1,8 @@
-//! Four elements per iteration (structure of arrays) for kernels on scalars only.
+//! Four elements per iteration (structure of arrays) for kernels on streams of scalars.
 //!
-//! A kernel whose every value is a `float`, `int` or `bool` scalar runs four consecutive
+//! A kernel whose every stream holds scalars first has its vector values split into one
+//! scalar per component ([`super::split`]); the kernel, every value then a `float`, `int` or
+//! `bool` scalar, runs four consecutive
 //! output elements per loop iteration, one 128-bit vector per scalar value holding it for
 //! the four elements (lane `j` is element `start + j`). The lowering needs no second set of
 //! rules for that: a kernel whose scalars all become four-wide vectors ([`widened`]) computes,
@@ -19,8 +21,9 @@
 //! takes the same path through the kernel as the interpreter, lane for lane.
 //!
 //! [`eligible`] decides which kernels: the ones where it measured faster (`cargo bench -p
-//! brook-cpu --bench lanes`) and that stay simple: every value scalar (no vector, matrix,
-//! struct or array anywhere in the kernel or the helpers it calls), every stream read at the
+//! brook-cpu --bench lanes`) and that stay simple: every value scalar once vectors are split
+//! (no vector parameter, matrix, struct or array anywhere in the kernel or the helpers it
+//! calls, no helper taking or returning a vector), every stream read at the
 //! element's own position (a stream of the output's shape, so four consecutive elements are
 //! four consecutive floats in every input and output) or gathered, `indexof` only as one
 //! component of a stream's or output's position (`indexof(o).x`, per lane), no `discard`,
@@ -35,24 +38,45 @@ use brook_frontend::ir::{
 
 use super::kernel::{ParamKey, Variant};
 use super::lower::{componentwise, has_effects};
+use super::split::split;
 
 /// Why kernel `id` of `module`, called as `variant`, keeps one element per iteration; `Ok`
-/// when it runs four. (It walks a copy of each body: the walk is the checker's mutable one.)
+/// when it runs four.
 pub(crate) fn eligible(module: &Module, id: FunctionId, variant: &Variant) -> Result<(), String> {
-    for (p, key) in module.func(id).params.iter().zip(&variant.params) {
+    scalar_kernel(module, id, variant).map(|_| ())
+}
+
+/// `module` with kernel `id` as four elements per iteration run it: its vectors split into
+/// scalars ([`split`]), every value then a scalar; or why the kernel keeps one element per
+/// iteration. (The check walks a copy of each body: the walk is the checker's mutable one.)
+pub(crate) fn scalar_kernel(
+    module: &Module,
+    id: FunctionId,
+    variant: &Variant,
+) -> Result<Module, String> {
+    let f = module.func(id);
+    for (p, key) in f.params.iter().zip(&variant.params) {
         match key {
             ParamKey::Direct | ParamKey::Gather(_) | ParamKey::Constant | ParamKey::Out => {}
             _ => return Err(format!("parameter `{}` is not read at the element", p.name)),
         }
+        // Streams and constants of scalars only: values inside may be vectors (split).
+        if !scalar(&p.ty) {
+            return Err(format!("`{}` in `{}` is not a scalar", p.name, f.name));
+        }
     }
+    let split = split(module, id, variant)?;
     let mut check = Check {
-        module,
+        module: &split,
         seen: HashSet::new(),
         kernel: Some(variant.params.as_slice()),
         why: None,
     };
     check.function(id);
-    check.why.map_or(Ok(()), Err)
+    match check.why {
+        Some(why) => Err(why),
+        None => Ok(split),
+    }
 }
 
 /// The walk of [`eligible`] over a kernel and the helpers it calls.

@@ -3,12 +3,12 @@
 
 use brook_frontend::ir::{BinaryOp, Builtin, Expr, ExprKind, Scalar, Type};
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{types, InstBuilder, Value};
+use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Value};
 
 use super::address::{gather_component, gather_lanes, ravel, GatherRef};
 use super::effects::has_effects;
 use super::memory::{decode, Layout};
-use super::num::{from_lanes, swizzle, Comp, Num, Val};
+use super::num::{from_lanes, swizzle, vconst, Comp, Num, Val};
 use super::ops::{index_value, truth};
 use super::{no, Bind, Lower, Res, Scope};
 
@@ -410,6 +410,84 @@ impl<'m> Lower<'m, '_, '_, '_> {
         let per_dim: Vec<Option<Value>> = (0..g.rank)
             .map(|d| (d >= off).then(|| gather_lanes(self.b, xs[d - off], g.last[d], g.last_f[d])))
             .collect();
+        if k == Scalar::Float && g.fpe == 1 {
+            return Ok(Val::Num(self.gather_row(&g, &per_dim)?));
+        }
+        self.gather_each(&g, &per_dim, k)
+    }
+
+    /// A gather of four `float`s at per-lane indices `per_dim` (`i32x4` per dimension; `None`:
+    /// index 0), in code for four elements: where the four lanes read four consecutive
+    /// elements of one row (neighbouring output elements reading neighbouring inputs, as
+    /// Life's, Convolve's and the 64-tap loop's gathers do away from the edges) one vector
+    /// load of the same floats, else one load per lane.
+    fn gather_row(&mut self, g: &GatherRef, per_dim: &[Option<Value>]) -> Res<Num> {
+        let mut row = None;
+        for (d, v) in per_dim.iter().enumerate() {
+            let Some(v) = *v else { continue };
+            let first = self.b.ins().extractlane(v, 0);
+            let mut want = self.b.ins().splat(types::I32X4, first);
+            if d + 1 == per_dim.len() {
+                let steps = vconst(self.b, types::I32X4, [0, 1, 2, 3]);
+                want = self.b.ins().iadd(want, steps);
+            }
+            let same = self.b.ins().icmp(IntCC::Equal, v, want);
+            row = Some(match row {
+                Some(r) => self.b.ins().band(r, same),
+                None => same,
+            });
+        }
+        let Some(row) = row else {
+            return no("a gather with no index");
+        };
+        let row = self.b.ins().vall_true(row);
+        let (vector, lanes, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let result = self.b.append_block_param(done, types::F32X4);
+        self.b.ins().brif(row, vector, &[], lanes, &[]);
+        self.b.seal_block(vector);
+        self.b.seal_block(lanes);
+        self.b.switch_to_block(vector);
+        let idx: Vec<Value> = per_dim
+            .iter()
+            .map(|v| match v {
+                Some(v) => {
+                    let i = self.b.ins().extractlane(*v, 0);
+                    self.b.ins().uextend(types::I64, i)
+                }
+                None => self.b.ins().iconst(types::I64, 0),
+            })
+            .collect();
+        let lin = ravel(self.b, &idx, &g.strides);
+        let bytes = self.b.ins().imul_imm_s(lin, 4);
+        let addr = self.b.ins().iadd(g.data, bytes);
+        let flags = MemFlagsData::new()
+            .with_notrap()
+            .with_readonly()
+            .with_can_move();
+        let four = self.b.ins().load(types::F32X4, flags, addr, 0);
+        self.b.ins().jump(done, &[four.into()]);
+        self.b.switch_to_block(lanes);
+        let each = self.gather_each(g, per_dim, Scalar::Float)?;
+        let each = each
+            .num()
+            .ok_or_else(|| super::Unjittable("gather".into()))?
+            .v;
+        self.b.ins().jump(done, &[each.into()]);
+        self.b.seal_block(done);
+        self.b.switch_to_block(done);
+        Ok(Num {
+            s: Scalar::Float,
+            n: 4,
+            v: result,
+        })
+    }
+
+    /// A gather of four elements of kind `k`, one load per lane at indices `per_dim`.
+    fn gather_each(&mut self, g: &GatherRef, per_dim: &[Option<Value>], k: Scalar) -> Res<Val> {
         let mut lanes = Vec::with_capacity(4);
         for j in 0..4u8 {
             let idx: Vec<Value> = per_dim

@@ -1,0 +1,524 @@
+//! Vectors split into scalars: what lets a kernel with `float2`..`float4` (and `int`/`bool`
+//! vector) values run four elements per iteration ([`super::soa`]) when all its streams
+//! hold scalars.
+//!
+//! [`split`] rewrites such a kernel into one whose every value is a scalar: a vector local
+//! becomes one scalar local per component, and a vector expression one scalar expression
+//! per component. The four-element layout then holds each component as its own four-lane
+//! value (a `float2` becomes two `f32x4`), which is what structure of arrays means for
+//! vectors. Brook's vector rules are component by component, so the rewrite is exact: an
+//! operator, conversion, constructor, swizzle, `?:` or component-wise built-in on vectors is
+//! the same operation on each component (the interpreter applies the same scalar formula to
+//! each); a gather with a vector index is a gather with one subscript per component (`.x`
+//! the last dimension, as the interpreter reads it); and the built-ins that combine
+//! components (`dot`, `length`, `distance`, `normalize`, `cross`, `any`, `all`) are written
+//! out with the interpreter's formulas in its order (`dot` is `((0 + x₀y₀) + x₁y₁) + …`,
+//! `length` the `sqrt` of that). Expressions have no effects the rewrite could repeat: a
+//! component needed twice is computed twice (Cranelift merges the repeats), and helper calls
+//! must take and return scalars.
+//!
+//! What does not split is refused, and the kernel keeps one element per iteration: matrices,
+//! structs, arrays, vector parameters, `frexp`/`modf`, indexing a vector, writes to part of
+//! an output.
+
+use brook_frontend::ir::{
+    Access, BinaryOp, Block, Builtin, Expr, ExprKind, Function, FunctionId, Local, LocalId, Module,
+    Place, PlaceRoot, Scalar, Stmt, StmtKind, Type,
+};
+
+use std::collections::HashSet;
+
+use super::kernel::{ParamKey, Variant};
+use super::lower::componentwise;
+
+type Res<T> = Result<T, String>;
+
+/// `module` with kernel `id` and the helpers it calls rewritten so that every value in them
+/// is a scalar (see the module docs), for calls of shape `variant`; why not, when they cannot
+/// be.
+pub(crate) fn split(module: &Module, id: FunctionId, variant: &Variant) -> Res<Module> {
+    let mut out = module.clone();
+    let mut todo = vec![(id, variant.params.as_slice())];
+    let mut done = HashSet::new();
+    while let Some((id, keys)) = todo.pop() {
+        if !done.insert(id) {
+            continue;
+        }
+        let f = module
+            .functions
+            .get(id.0 as usize)
+            .ok_or("no such function")?;
+        let f = function(f, keys)?;
+        brook_core::walk::any_expr(&f.body, &mut |e| {
+            if let ExprKind::Call(callee, _) = e.kind {
+                todo.push((callee, &[]));
+            }
+            false
+        });
+        out.functions[id.0 as usize] = f;
+    }
+    Ok(out)
+}
+
+/// `f` split, its parameters bound as `keys` (a helper's: none).
+fn function(f: &Function, keys: &[ParamKey]) -> Res<Function> {
+    let mut s = Split {
+        func: f,
+        keys,
+        locals: Vec::with_capacity(f.locals.len()),
+        map: Vec::with_capacity(f.locals.len()),
+    };
+    for l in &f.locals {
+        let (kind, n) =
+            shape(&l.ty).map_err(|_| format!("`{}` is not a scalar or vector", l.name))?;
+        let first = s.locals.len() as u32;
+        for c in 0..n {
+            let name = match n {
+                1 => l.name.clone(),
+                _ => format!("{}.{}", l.name, XYZW[c]),
+            };
+            s.locals.push(Local {
+                name,
+                ty: Type::Scalar(kind),
+            });
+        }
+        s.map.push((first..first + n as u32).map(LocalId).collect());
+    }
+    let body = s.block(&f.body)?;
+    Ok(Function {
+        locals: s.locals,
+        body,
+        ..f.clone()
+    })
+}
+
+const XYZW: [char; 4] = ['x', 'y', 'z', 'w'];
+
+/// The component kind and count of a scalar or vector type (`void` counts as one, for
+/// helper calls run for their effect).
+fn shape(ty: &Type) -> Res<(Scalar, usize)> {
+    match ty {
+        Type::Void => Ok((Scalar::Float, 1)),
+        Type::Scalar(s) => Ok((*s, 1)),
+        Type::Vector(s, n) => Ok((*s, *n as usize)),
+        _ => Err(format!("a value of type {ty:?}")),
+    }
+}
+
+/// The rewrite of one kernel.
+struct Split<'a> {
+    func: &'a Function,
+    /// How the function's parameters are bound (for a gather's rank).
+    keys: &'a [ParamKey],
+    /// The new locals: one scalar per component of each old local.
+    locals: Vec<Local>,
+    /// Per old local, its components' new locals.
+    map: Vec<Vec<LocalId>>,
+}
+
+/// A scalar expression of kind `s`.
+fn scalar(kind: ExprKind, s: Scalar, like: &Expr) -> Expr {
+    Expr {
+        kind,
+        ty: Type::Scalar(s),
+        span: like.span,
+    }
+}
+
+/// `e` converted to kind `s` (itself when it has that kind).
+fn convert(e: Expr, s: Scalar) -> Expr {
+    if e.ty == Type::Scalar(s) {
+        return e;
+    }
+    let span = e.span;
+    Expr {
+        kind: ExprKind::Convert(Box::new(e)),
+        ty: Type::Scalar(s),
+        span,
+    }
+}
+
+/// `a op b` on scalars of kind `s`.
+fn binary(op: BinaryOp, a: Expr, b: Expr, s: Scalar) -> Expr {
+    let span = a.span;
+    Expr {
+        kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
+        ty: Type::Scalar(s),
+        span,
+    }
+}
+
+/// `xs` as `n` components: itself, or a scalar repeated (Brook's splat).
+fn spread(xs: Vec<Expr>, n: usize) -> Res<Vec<Expr>> {
+    match xs.len() {
+        k if k == n => Ok(xs),
+        1 => Ok(vec![xs[0].clone(); n]),
+        k => Err(format!("{k} components where {n} were wanted")),
+    }
+}
+
+impl Split<'_> {
+    fn block(&mut self, b: &Block) -> Res<Block> {
+        let mut out = Vec::with_capacity(b.len());
+        for s in b {
+            self.stmt(s, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    fn stmt(&mut self, st: &Stmt, out: &mut Block) -> Res<()> {
+        let mut push = |kind| {
+            out.push(Stmt {
+                kind,
+                span: st.span,
+            })
+        };
+        match &st.kind {
+            StmtKind::Decl { local, init } => {
+                let parts = self.map[local.0 as usize].clone();
+                let init = match init {
+                    Some(e) => Some(spread(self.comps(e)?, parts.len())?),
+                    None => None,
+                };
+                for (c, l) in parts.into_iter().enumerate() {
+                    let init = init.as_ref().map(|xs| xs[c].clone());
+                    push(StmtKind::Decl { local: l, init });
+                }
+            }
+            StmtKind::Assign { target, op, value } => self.assign(st, target, *op, value, out)?,
+            StmtKind::Expr(e) => push(StmtKind::Expr(self.one(e)?)),
+            StmtKind::If {
+                cond,
+                then,
+                otherwise,
+            } => push(StmtKind::If {
+                cond: self.one(cond)?,
+                then: self.block(then)?,
+                otherwise: self.block(otherwise)?,
+            }),
+            StmtKind::Loop {
+                init,
+                cond,
+                step,
+                body,
+                test_first,
+            } => push(StmtKind::Loop {
+                init: self.block(init)?,
+                cond: cond.as_ref().map(|c| self.one(c)).transpose()?,
+                step: self.block(step)?,
+                body: self.block(body)?,
+                test_first: *test_first,
+            }),
+            StmtKind::Return(e) => push(StmtKind::Return(
+                e.as_ref().map(|e| self.one(e)).transpose()?,
+            )),
+            StmtKind::Block(b) => push(StmtKind::Block(self.block(b)?)),
+            StmtKind::Push { .. } => return Err("`push`".into()),
+            k @ (StmtKind::Break | StmtKind::Continue | StmtKind::Discard) => push(k.clone()),
+        }
+        Ok(())
+    }
+
+    /// `target (op)= value`, one assignment per component written. When the value reads the
+    /// variable it writes, every component's value goes to a temporary first, so a later
+    /// component does not read an earlier one's new value (`v = v.yx`).
+    fn assign(
+        &mut self,
+        st: &Stmt,
+        target: &Place,
+        op: Option<BinaryOp>,
+        value: &Expr,
+        out: &mut Block,
+    ) -> Res<()> {
+        let l = match target.root {
+            PlaceRoot::Param(_)
+                if target.path.is_empty() && matches!(target.ty, Type::Scalar(_)) =>
+            {
+                let value = self.one(value)?;
+                out.push(Stmt {
+                    kind: StmtKind::Assign {
+                        target: target.clone(),
+                        op,
+                        value,
+                    },
+                    span: st.span,
+                });
+                return Ok(());
+            }
+            PlaceRoot::Param(_) => return Err("an output that is not a scalar".into()),
+            PlaceRoot::Local(l) => l,
+        };
+        let parts = self.map[l.0 as usize].clone();
+        let written: Vec<LocalId> = match target.path.as_slice() {
+            [] => parts.clone(),
+            [Access::Swizzle(sel)] => sel
+                .iter()
+                .map(|&c| {
+                    parts
+                        .get(c as usize)
+                        .copied()
+                        .ok_or("a swizzle past the end")
+                })
+                .collect::<Result<_, _>>()?,
+            _ => return Err("an assignment through an index or member".into()),
+        };
+        let mut values = spread(self.comps(value)?, written.len())?;
+        let kind = self.locals[written[0].0 as usize].ty.clone();
+        if written.len() > 1 && reads(value, l) {
+            for v in values.iter_mut() {
+                let t = LocalId(self.locals.len() as u32);
+                self.locals.push(Local {
+                    name: "split".into(),
+                    ty: v.ty.clone(),
+                });
+                let read = scalar(ExprKind::Local(t), shape(&v.ty)?.0, v);
+                let init = std::mem::replace(v, read);
+                out.push(Stmt {
+                    kind: StmtKind::Decl {
+                        local: t,
+                        init: Some(init),
+                    },
+                    span: st.span,
+                });
+            }
+        }
+        for (w, value) in written.into_iter().zip(values) {
+            out.push(Stmt {
+                kind: StmtKind::Assign {
+                    target: Place {
+                        root: PlaceRoot::Local(w),
+                        path: Vec::new(),
+                        ty: kind.clone(),
+                    },
+                    op,
+                    value,
+                },
+                span: st.span,
+            });
+        }
+        Ok(())
+    }
+
+    /// The rewrite of an expression that must be one scalar (or `void`).
+    fn one(&mut self, e: &Expr) -> Res<Expr> {
+        let mut xs = self.comps(e)?;
+        match xs.len() {
+            1 => Ok(xs.remove(0)),
+            n => Err(format!("{n} components where a scalar was wanted")),
+        }
+    }
+
+    /// `e`'s components, each a scalar expression, as many as `e`'s type has.
+    fn comps(&mut self, e: &Expr) -> Res<Vec<Expr>> {
+        let (s, n) = shape(&e.ty)?;
+        let each = |xs: Vec<Vec<Expr>>, f: &dyn Fn(Vec<Expr>) -> ExprKind| -> Res<Vec<Expr>> {
+            let xs: Vec<Vec<Expr>> = xs.into_iter().map(|x| spread(x, n)).collect::<Res<_>>()?;
+            Ok((0..n)
+                .map(|c| scalar(f(xs.iter().map(|x| x[c].clone()).collect()), s, e))
+                .collect())
+        };
+        let out = match &e.kind {
+            ExprKind::Float(_) | ExprKind::Int(_) | ExprKind::Bool(_) => vec![e.clone()],
+            ExprKind::Local(l) => self.map[l.0 as usize]
+                .iter()
+                .map(|&c| scalar(ExprKind::Local(c), s, e))
+                .collect(),
+            ExprKind::Param(p) => match self.func.params.get(*p as usize).map(|p| &p.ty) {
+                Some(Type::Scalar(_)) => vec![e.clone()],
+                _ => return Err("a parameter that is not a scalar".into()),
+            },
+            ExprKind::Unary(op, a) => {
+                let a = self.comps(a)?;
+                each(vec![a], &|x| ExprKind::Unary(*op, Box::new(x[0].clone())))?
+            }
+            ExprKind::Binary(op, a, b) => {
+                let (a, b) = (self.comps(a)?, self.comps(b)?);
+                each(vec![a, b], &|x| {
+                    ExprKind::Binary(*op, Box::new(x[0].clone()), Box::new(x[1].clone()))
+                })?
+            }
+            ExprKind::Select {
+                cond,
+                accept,
+                reject,
+            } => {
+                let (c, y, r) = (self.comps(cond)?, self.comps(accept)?, self.comps(reject)?);
+                each(vec![c, y, r], &|x| ExprKind::Select {
+                    cond: Box::new(x[0].clone()),
+                    accept: Box::new(x[1].clone()),
+                    reject: Box::new(x[2].clone()),
+                })?
+            }
+            // The interpreter's `convert_to`: kind per component, a scalar splats, a wider
+            // vector is cut.
+            ExprKind::Convert(a) => {
+                let a = self.comps(a)?;
+                let a = if a.len() == 1 { spread(a, n)? } else { a };
+                take(a, n)?.into_iter().map(|x| convert(x, s)).collect()
+            }
+            // `from_comps`: the parts' components in order, each converted; a lone scalar
+            // splats.
+            ExprKind::Construct(parts) => {
+                let mut all = Vec::new();
+                for p in parts {
+                    all.extend(self.comps(p)?);
+                }
+                if parts.len() == 1 && all.len() == 1 {
+                    all = spread(all, n)?;
+                }
+                take(all, n)?.into_iter().map(|x| convert(x, s)).collect()
+            }
+            ExprKind::Swizzle(a, sel) => {
+                let a = self.comps(a)?;
+                let pick = |c: u8| match a.len() {
+                    1 => Ok(a[0].clone()),
+                    _ => a.get(c as usize).cloned().ok_or("a swizzle past the end"),
+                };
+                sel.iter().map(|&c| pick(c)).collect::<Result<_, _>>()?
+            }
+            ExprKind::IndexOf(_) => (0..4u8)
+                .map(|c| scalar(ExprKind::Swizzle(Box::new(e.clone()), vec![c]), s, e))
+                .collect(),
+            ExprKind::Gather { param, indices } if n == 1 => {
+                let indices = match indices.as_slice() {
+                    [one] => {
+                        let rank = match self.keys.get(*param as usize) {
+                            Some(ParamKey::Gather(r)) => *r as usize,
+                            _ => return Err("a gather of no known rank".into()),
+                        };
+                        // `.x` is the last dimension; components past the rank are unread.
+                        let mut v = self.comps(one)?;
+                        v.truncate(rank);
+                        v.reverse();
+                        v
+                    }
+                    many => many.iter().map(|i| self.one(i)).collect::<Res<_>>()?,
+                };
+                vec![scalar(
+                    ExprKind::Gather {
+                        param: *param,
+                        indices,
+                    },
+                    s,
+                    e,
+                )]
+            }
+            ExprKind::Builtin(bi, args) => self.builtin(*bi, args, e, s, n)?,
+            ExprKind::Call(f, args) if n == 1 => {
+                let args = args.iter().map(|a| self.one(a)).collect::<Res<_>>()?;
+                vec![Expr {
+                    kind: ExprKind::Call(*f, args),
+                    ..e.clone()
+                }]
+            }
+            ExprKind::Gather { .. } => return Err("a gather of vectors".into()),
+            ExprKind::Call(..) => return Err("a helper returning a vector".into()),
+            ExprKind::Member(..) => return Err("a struct member".into()),
+            ExprKind::Index(..) => return Err("an index".into()),
+        };
+        match out.len() == n {
+            true => Ok(out),
+            false => Err(format!("{} components for a {:?}", out.len(), e.ty)),
+        }
+    }
+
+    /// A built-in call's components: component-wise ones per component, the others written
+    /// out as the interpreter computes them (`exec/builtin.rs`).
+    fn builtin(
+        &mut self,
+        bi: Builtin,
+        args: &[Expr],
+        e: &Expr,
+        s: Scalar,
+        n: usize,
+    ) -> Res<Vec<Expr>> {
+        let call = |bi: Builtin, xs: Vec<Expr>, s: Scalar| scalar(ExprKind::Builtin(bi, xs), s, e);
+        let mut xs = Vec::with_capacity(args.len());
+        for a in args {
+            xs.push(self.comps(a)?);
+        }
+        let floats = |x: &[Expr]| {
+            x.iter()
+                .map(|c| convert(c.clone(), Scalar::Float))
+                .collect::<Vec<_>>()
+        };
+        // `dot`: `s = 0; s += x[i] * y[i]` in component order.
+        let dot = |x: &[Expr], y: &[Expr]| -> Res<Expr> {
+            if x.len() != y.len() {
+                return Err("dot of different widths".into());
+            }
+            let (x, y) = (floats(x), floats(y));
+            let zero = scalar(ExprKind::Float(0.0), Scalar::Float, e);
+            Ok(x.into_iter().zip(y).fold(zero, |acc, (a, b)| {
+                let m = binary(BinaryOp::Mul, a, b, Scalar::Float);
+                binary(BinaryOp::Add, acc, m, Scalar::Float)
+            }))
+        };
+        let sqrt = |x: Expr| call(Builtin::Sqrt, vec![x], Scalar::Float);
+        Ok(match (bi, xs.as_slice()) {
+            (Builtin::Frexp | Builtin::Modf, _) => return Err(format!("`{}()`", bi.name())),
+            (_, _) if componentwise(bi) => {
+                let xs: Vec<Vec<Expr>> =
+                    xs.into_iter().map(|x| spread(x, n)).collect::<Res<_>>()?;
+                (0..n)
+                    .map(|c| call(bi, xs.iter().map(|x| x[c].clone()).collect(), s))
+                    .collect()
+            }
+            (Builtin::Dot, [x, y]) => vec![dot(x, y)?],
+            (Builtin::Length, [x]) => vec![sqrt(dot(x, x)?)],
+            (Builtin::Distance, [p, q]) => {
+                let w = p.len().max(q.len());
+                let (p, q) = (
+                    floats(&spread(p.clone(), w)?),
+                    floats(&spread(q.clone(), w)?),
+                );
+                let d: Vec<Expr> = p
+                    .into_iter()
+                    .zip(q)
+                    .map(|(a, b)| binary(BinaryOp::Sub, a, b, Scalar::Float))
+                    .collect();
+                vec![sqrt(dot(&d, &d)?)]
+            }
+            (Builtin::Normalize, [x]) => {
+                let len = sqrt(dot(x, x)?);
+                floats(x)
+                    .into_iter()
+                    .map(|c| binary(BinaryOp::Div, c, len.clone(), Scalar::Float))
+                    .collect()
+            }
+            (Builtin::Cross, [a, b]) if a.len() == 3 && b.len() == 3 => {
+                let (a, b) = (floats(a), floats(b));
+                let term = |i: usize, j: usize| {
+                    let l = binary(BinaryOp::Mul, a[i].clone(), b[j].clone(), Scalar::Float);
+                    let r = binary(BinaryOp::Mul, a[j].clone(), b[i].clone(), Scalar::Float);
+                    binary(BinaryOp::Sub, l, r, Scalar::Float)
+                };
+                vec![term(1, 2), term(2, 0), term(0, 1)]
+            }
+            (Builtin::All | Builtin::Any, [x]) if x.iter().all(|c| c.ty == Type::BOOL) => {
+                let op = match bi {
+                    Builtin::All => BinaryOp::And,
+                    _ => BinaryOp::Or,
+                };
+                let mut it = x.iter().cloned();
+                let first = it.next().ok_or("an empty vector")?;
+                vec![it.fold(first, |acc, c| binary(op, acc, c, Scalar::Bool))]
+            }
+            _ => return Err(format!("`{}()`", bi.name())),
+        })
+    }
+}
+
+/// The first `n` of `xs` (the interpreter's truncation of a wider vector).
+fn take(mut xs: Vec<Expr>, n: usize) -> Res<Vec<Expr>> {
+    if xs.len() < n {
+        return Err("too few components".into());
+    }
+    xs.truncate(n);
+    Ok(xs)
+}
+
+/// Whether `e` reads local `l`.
+fn reads(e: &Expr, l: LocalId) -> bool {
+    brook_core::walk::any_in(e, &mut |x| matches!(x.kind, ExprKind::Local(m) if m == l))
+}
