@@ -118,6 +118,8 @@ impl Stream {
     /// the guard lives, calls that replace the stream's textures (`read`, an in-place kernel
     /// call, `streamSwap`) fail with [`BrookError::State`]. A deferred kernel call that
     /// uses the stream runs first; an error it meets is returned by the runtime's next call.
+    /// Running it draws on the runtime's context and leaves its own framebuffer bound, so
+    /// take the textures before binding a framebuffer of one's own on a shared context.
     pub fn gl_textures(&self) -> Option<std::cell::Ref<'_, brook_texture_streams::Stream>> {
         self.session.flush_before_sharing(&self.arg(None));
         brook_passes::gl_textures(self.body.storage.as_ref()).and_then(Result::ok)

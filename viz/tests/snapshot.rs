@@ -313,3 +313,22 @@ fn streams_of_the_cpu_wgpu_and_another_context_show_as_a_gl_stream_does() {
         }
     }
 }
+
+/// A kernel's output drawn right after the call, while GL defers the call (automatic
+/// fusion, "Reductions" in the README): the call runs before the view binds its framebuffer,
+/// so the picture is the kernel's result, the same as the picture of the same values read in.
+#[test]
+fn a_kernel_output_drawn_right_after_the_call_shows_its_result() {
+    let rt = gl();
+    let view = View::scalar(ColorMap::Viridis).with_range(0.0, 63.0);
+    let want = render(&rt, &ramp(&rt, 3, 0.0, 1.0), &view, 64, 32).unwrap();
+    let p = rt
+        .compile(
+            "kernel void double(float x<>, out float y<>) { y = 2.0 * x; }",
+            "double.br",
+        )
+        .unwrap();
+    let (x, y) = (ramp(&rt, 3, 0.0, 0.5), rt.stream_of(1, &[3, 64]).unwrap());
+    rt.run(&p, "double", brook::args![&x, &y]).unwrap();
+    assert_eq!(render(&rt, &y, &view, 64, 32).unwrap(), want);
+}
