@@ -10,7 +10,9 @@
 //!   or gathers, and that the backend agrees to defer (`Backend::prepare_deferred`: GL
 //!   generates and compiles the call's shaders then, and runs at once a call that can
 //!   `discard` or checks its loops against the driver's cap, which it would never fuse).
-//!   Every check runs when it is called, so a bad call is still an error there; the call
+//!   A kernel whose last call waited for a reduction that did not come runs at once until
+//!   one of its calls feeds a reduction again (`worth_deferring.rs`: waiting costs GL the
+//!   call's shader preparation twice). Every check runs when it is called, so a bad call is still an error there; the call
 //!   keeps its program, its streams' storage and copies of its constants.
 //! - **What runs it.** At most one call waits. Any other operation runs it first: a kernel
 //!   call, a reduction of another stream, a scatter, gather-op, swap, write mask or query, a
@@ -57,6 +59,7 @@ use crate::program::Program;
 use crate::runtime::Runtime;
 use crate::session::Session;
 use crate::stream::StreamBody;
+use crate::worth_deferring::{key, KernelKey, WorthDeferring};
 
 /// The kernel call waiting for a reduction, and the switch.
 pub(crate) struct Deferred {
@@ -64,6 +67,8 @@ pub(crate) struct Deferred {
     pending: RefCell<Option<Pending>>,
     /// An error a waiting call met where it could not be returned, for the next call.
     failed: RefCell<Option<BrookError>>,
+    /// Which kernels feed reductions, so that only those wait.
+    worth: WorthDeferring,
 }
 
 /// A deferred kernel call: what [`KernelCall`] borrows, owned.
@@ -91,6 +96,7 @@ impl Deferred {
             automatic: Cell::new(automatic),
             pending: RefCell::new(None),
             failed: RefCell::new(None),
+            worth: WorthDeferring::default(),
         }
     }
 }
@@ -160,6 +166,11 @@ impl Pending {
         })
     }
 
+    /// Its kernel, for [`WorthDeferring`].
+    fn key(&self) -> KernelKey {
+        key(&self.compiled, self.kernel)
+    }
+
     fn output(&self) -> StreamArg<'_> {
         match &self.args[self.out] {
             Held::Stream(body, _) => body.arg(None),
@@ -209,6 +220,8 @@ impl Session {
             true => Pending::of(program, call, args),
             false => None,
         };
+        let worth = &self.deferred.worth;
+        let new = new.filter(|new| worth.should_wait(new.key(), &new.output()));
         let new = match new {
             Some(new) if self.backend.prepare_deferred(call)? => new,
             _ => {
@@ -230,14 +243,25 @@ impl Session {
         let feeds =
             (self.deferred.pending.borrow().as_ref()).is_some_and(|p| p.feeds(reduce, &target));
         if !feeds {
+            // A waiting call of this reduction's input that cannot fuse with it (the
+            // reduction writes what it reads, …) still feeds reductions: it may wait again.
+            let input_of = (self.deferred.pending.borrow().as_ref())
+                .filter(|p| p.output().same_storage(&reduce.input))
+                .map(Pending::key);
             self.flush()?;
+            match input_of {
+                Some(kernel) => self.deferred.worth.learn(kernel, true),
+                None => self.deferred.worth.reduced(&reduce.input),
+            }
             return self.backend.reduce(reduce, target);
         }
         self.reported()?;
         let Some(mut pending) = self.deferred.pending.borrow_mut().take() else {
             unreachable!("checked just above");
         };
-        if pending.with_call(|kernel| self.backend.map_reduce(kernel, reduce, target))? {
+        let fused = pending.with_call(|kernel| self.backend.map_reduce(kernel, reduce, target))?;
+        self.deferred.worth.learn(pending.key(), fused);
+        if fused {
             pending.ran = true;
             *self.deferred.pending.borrow_mut() = Some(pending);
         }
@@ -299,6 +323,10 @@ impl Session {
 
     /// Runs `pending` as the kernel call it was, with its card when explaining.
     fn run(&self, pending: Pending) -> Result<(), BrookError> {
+        if !pending.ran {
+            // It waited for a reduction that did not come.
+            self.deferred.worth.learn(pending.key(), false);
+        }
         pending
             .with_call(|call| self.backend.run_kernel(call))
             .map_err(|e| pending.compiled.locate(pending.kernel, e))?;

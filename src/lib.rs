@@ -16,6 +16,7 @@ mod runtime;
 mod scatter;
 mod session;
 mod stream;
+mod worth_deferring;
 
 /// What most programs use: `use brook::prelude::*;`.
 pub mod prelude {

@@ -292,6 +292,36 @@ fn on_gl_a_call_then_a_reduction_of_its_output_is_one_fused_reduction() {
     assert_eq!(off, ["kernel absolute", "reduce sum"]);
 }
 
+/// A kernel whose call waited for a reduction that did not come runs at once from then on
+/// (waiting costs GL its shader preparation twice), until a reduction folds its output: then
+/// it waits, and fuses, again.
+#[test]
+fn only_kernels_that_feed_reductions_wait() {
+    let rt = Runtime::gl().unwrap();
+    let s = Setup {
+        rt: &rt,
+        p: rt.compile(SRC, "fusion.br").unwrap(),
+    };
+    let (x, y) = (s.stream(0), s.stream(1));
+    let learned = traced(&rt, || {
+        s.run("absolute", args![&x, &y]);
+        y.to_vec().unwrap(); // It waited for nothing.
+        s.run("absolute", args![&x, &y]); // So this one runs at once,
+        s.sum(&y); // and this reduction is on its own: it teaches that the kernel feeds one.
+        s.run("absolute", args![&x, &y]);
+        s.sum(&y);
+    });
+    assert_eq!(
+        learned,
+        [
+            "kernel absolute",
+            "kernel absolute",
+            "reduce sum",
+            "fused sum"
+        ]
+    );
+}
+
 #[test]
 fn the_cpu_and_wgpu_do_not_defer_unless_asked() {
     let cpu = Runtime::cpu();
@@ -360,7 +390,9 @@ fn errors_are_the_calls_or_reported_where_it_runs_at_the_kernels_line() {
         "{err}"
     );
 
-    // finish cannot return it: the next call does, once.
+    // finish cannot return it: the next call does, once. (A fresh program: this kernel's
+    // last call waited for a reduction that never came, so it would now run at once.)
+    let p = cpu.compile(&p.source().text, "forever.br").unwrap();
     cpu.run(&p, "forever", args![&x, &y]).expect("deferred");
     cpu.finish();
     let err = x.read(&[1.0; 4]).expect_err("kept for the next call");
