@@ -12,8 +12,9 @@
 //!   `discard` or checks its loops against the driver's cap, which it would never fuse).
 //!   A kernel whose last call waited for a reduction that did not come runs at once until
 //!   one of its calls feeds a reduction again (`worth_deferring.rs`: waiting costs GL the
-//!   call's shader preparation twice). Every check runs when it is called, so a bad call is still an error there; the call
-//!   keeps its program, its streams' storage and copies of its constants.
+//!   call's shader preparation twice). Every check runs when it is called, so a bad call is
+//!   still an error there; the call keeps its program, its streams' storage and copies of
+//!   its constants.
 //! - **What runs it.** At most one call waits. Any other operation runs it first: a kernel
 //!   call, a reduction of another stream, a scatter, gather-op, swap, write mask or query, a
 //!   time limit, switching fusion off, the C ABI's calls (which are these). A stream's `read`
