@@ -344,20 +344,12 @@ fn the_cpu_and_wgpu_do_not_defer_unless_asked() {
     assert_eq!(trace, ["kernel absolute", "reduce sum"]);
 }
 
-const COUNT_TO_N: &str = "kernel void k(float n<>, out float r<>) {
-    float x = 0.0;
-    float i;
-    for (i = 0.0; i < n; i += 1.0)
-        x += 1.0;
-    r = x;
-}";
-
 #[test]
 fn errors_are_the_calls_or_reported_where_it_runs_at_the_kernels_line() {
     // GL runs a call whose loops it checks against the driver's cap at once (it never fuses
     // one): the cut loop is the call's own error.
     let gl = Runtime::gl().unwrap();
-    let p = gl.compile(COUNT_TO_N, "loops.br").unwrap();
+    let p = gl.compile(support::COUNT_TO_N, "loops.br").unwrap();
     let (n, r) = (
         gl.stream_of(1, &[2]).unwrap(),
         gl.stream_of(1, &[2]).unwrap(),

@@ -51,23 +51,16 @@ fn run(rt: &Runtime, src: &str, n: &[f32], outputs: usize) -> Result<Vec<Vec<f32
     outs.iter().map(|o| o.to_vec()).collect()
 }
 
-const COUNT_TO_N: &str = "kernel void k(float n<>, out float r<>) {
-    float x = 0.0;
-    float i;
-    for (i = 0.0; i < n; i += 1.0)
-        x += 1.0;
-    r = x;
-}";
-
 #[test]
 fn a_loop_the_driver_would_cut_short_fails_with_its_line_and_the_cap() {
     let n = [100_000.0, 3.0];
     assert_eq!(
-        run(&Runtime::cpu(), COUNT_TO_N, &n, 1).unwrap(),
+        run(&Runtime::cpu(), support::COUNT_TO_N, &n, 1).unwrap(),
         [n.to_vec()]
     );
     for rt in capped() {
-        let err = run(&rt, COUNT_TO_N, &n, 1).expect_err("the driver cuts the loop at 65,535");
+        let err =
+            run(&rt, support::COUNT_TO_N, &n, 1).expect_err("the driver cuts the loop at 65,535");
         let text = err.to_string();
         assert!(
             text.contains("loops.br:4: for (i = 0.0; i < n; i += 1.0)") && text.contains("65535"),
@@ -81,7 +74,7 @@ fn a_loop_the_driver_would_cut_short_fails_with_its_line_and_the_cap() {
 fn loops_within_the_cap_give_the_cpu_result() {
     let n = [60_000.0, 0.0, 1.0, 17.0];
     for rt in capped() {
-        assert_eq!(run(&rt, COUNT_TO_N, &n, 1).unwrap(), [n.to_vec()]);
+        assert_eq!(run(&rt, support::COUNT_TO_N, &n, 1).unwrap(), [n.to_vec()]);
     }
 }
 

@@ -5,35 +5,22 @@
 //! themselves are checked against the CPU in the root package's `index_rule` tests.
 
 use brook_frontend::ir::ParamClass;
-use brook_glsl::{
-    generate_kernel, Access, OutputRegion, Placement, Profile, Target, Variant, Wrap,
-};
+use brook_glsl::{Access, Placement, Wrap};
+
+mod common;
 
 /// The fragment shader of kernel `k`, its gathers reached as `gather`, its input streams of
 /// the output's shape.
 fn fragment(src: &str, gather: Access) -> String {
-    let module = brook_frontend::compile(src, "k.br").unwrap();
-    let (id, f) = module.function("k").unwrap();
-    let params = f
-        .params
-        .iter()
-        .map(|p| match p.class {
-            ParamClass::Gather { .. } => gather,
-            ParamClass::Stream => Access::AtFragment,
-            _ => Access::Value,
-        })
-        .collect();
-    let target = Target {
-        profile: Profile::Gl33Core,
-        max_draw_buffers: 8,
-        loop_cap: None,
-    };
-    let variant = Variant {
-        params,
-        output: OutputRegion::Direct,
-    };
-    let program = generate_kernel(&module, id, &variant, &target, None).unwrap();
-    program.passes[0].fragment.clone()
+    common::fragment(src, |f| {
+        (f.params.iter())
+            .map(|p| match p.class {
+                ParamClass::Gather { .. } => gather,
+                ParamClass::Stream => Access::AtFragment,
+                _ => Access::Value,
+            })
+            .collect()
+    })
 }
 
 const DIRECT_2D: Access = Access::GatherDirect { rank: 2 };

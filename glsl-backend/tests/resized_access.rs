@@ -3,24 +3,13 @@
 //! is its texel — so the common resizes (a row vector over a matrix) and gathers from 1D and 2D
 //! streams cost no integer division per fragment.
 
-use brook_glsl::{
-    generate_kernel, Access, Axis, OutputRegion, Placement, Profile, Resize, Target, Variant, Wrap,
-};
+use brook_glsl::{Access, Axis, Placement, Resize, Wrap};
 
+mod common;
+
+/// The fragment shader of kernel `k`, its parameters reached as `params`.
 fn fragment(src: &str, params: Vec<Access>) -> String {
-    let module = brook_frontend::compile(src, "k.br").unwrap();
-    let (id, _) = module.function("k").unwrap();
-    let target = Target {
-        profile: Profile::Gl33Core,
-        max_draw_buffers: 8,
-        loop_cap: None,
-    };
-    let variant = Variant {
-        params,
-        output: OutputRegion::Direct,
-    };
-    let program = generate_kernel(&module, id, &variant, &target, None).unwrap();
-    program.passes[0].fragment.clone()
+    common::fragment(src, |_| params)
 }
 
 /// The shader without its comments, which quote Brook source.

@@ -207,3 +207,12 @@ impl Samples {
         v.clamp(lo, hi) as f32
     }
 }
+
+/// A kernel whose loop runs `n` times (a driver's iteration cap cuts it short for large `n`).
+pub const COUNT_TO_N: &str = "kernel void k(float n<>, out float r<>) {
+    float x = 0.0;
+    float i;
+    for (i = 0.0; i < n; i += 1.0)
+        x += 1.0;
+    r = x;
+}";

@@ -1,0 +1,24 @@
+//! What the shader-text tests share.
+
+use brook_glsl::{generate_kernel, Access, OutputRegion, Profile, Target, Variant};
+
+/// The fragment shader of kernel `k` of `src` in the variant whose parameters are reached as
+/// `params`, writing a direct layout on desktop GL 3.3.
+pub fn fragment(
+    src: &str,
+    params: impl FnOnce(&brook_frontend::ir::Function) -> Vec<Access>,
+) -> String {
+    let module = brook_frontend::compile(src, "k.br").unwrap();
+    let (id, f) = module.function("k").unwrap();
+    let target = Target {
+        profile: Profile::Gl33Core,
+        max_draw_buffers: 8,
+        loop_cap: None,
+    };
+    let variant = Variant {
+        params: params(f),
+        output: OutputRegion::Direct,
+    };
+    let program = generate_kernel(&module, id, &variant, &target, None).unwrap();
+    program.passes[0].fragment.clone()
+}
