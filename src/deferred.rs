@@ -103,8 +103,14 @@ impl Deferred {
 }
 
 impl Pending {
-    /// The call `call` (of `program`, with the user's `args`) deferred, when it may wait.
-    fn of(program: &Program, call: &KernelCall, args: &[Arg]) -> Option<Pending> {
+    /// The call `call` (of `program`, with the user's `args`) deferred, when it may wait and
+    /// `worth` says its kernel is worth it (asked before anything is copied).
+    fn of(
+        program: &Program,
+        call: &KernelCall,
+        args: &[Arg],
+        worth: &WorthDeferring,
+    ) -> Option<Pending> {
         let func = call.function();
         let mut outputs = func
             .params
@@ -121,6 +127,9 @@ impl Pending {
         let in_place = (call.args.iter().enumerate())
             .any(|(i, a)| i != out && a.stream().is_some_and(|s| s.same_storage(&output)));
         if call.mask != MaskUse::default() || in_place || output.iter.is_some() {
+            return None;
+        }
+        if !worth.should_wait(key(&program.compiled, call.kernel), &output) {
             return None;
         }
         let args = args
@@ -218,11 +227,9 @@ impl Session {
         args: &[Arg],
     ) -> Result<bool, BrookError> {
         let new = match self.deferred.automatic.get() {
-            true => Pending::of(program, call, args),
+            true => Pending::of(program, call, args, &self.deferred.worth),
             false => None,
         };
-        let worth = &self.deferred.worth;
-        let new = new.filter(|new| worth.should_wait(new.key(), &new.output()));
         let new = match new {
             Some(new) if self.backend.prepare_deferred(call)? => new,
             _ => {
