@@ -213,7 +213,7 @@ impl Pending {
     fn replaces(&self, old: &Pending) -> bool {
         old.ran
             && self.output().same_storage(&old.output())
-            && !brook_glsl::can_discard(&self.compiled.module, self.kernel)
+            && !brook_core::walk::can_discard(&self.compiled.module, self.kernel)
     }
 }
 

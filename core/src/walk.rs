@@ -1,6 +1,6 @@
 //! Read-only walks over IR bodies, for what backends and analyses need to know up front.
 
-use brook_frontend::ir::{Access, Expr, ExprKind, Stmt, StmtKind};
+use brook_frontend::ir::{Access, Expr, ExprKind, FunctionId, Module, Stmt, StmtKind};
 
 /// Calls `f` on every expression of `block`, outermost first.
 pub fn for_each_expr(block: &[Stmt], f: &mut impl FnMut(&Expr)) {
@@ -108,5 +108,43 @@ pub fn any_stmt(block: &[Stmt], p: &mut impl FnMut(&Stmt) -> bool) -> bool {
             StmtKind::Block(b) => any_stmt(b, p),
             _ => false,
         }
+    })
+}
+
+/// Every function `root` calls, directly or not, callees before callers, without `root`.
+pub fn callees(module: &Module, root: FunctionId) -> Vec<FunctionId> {
+    let mut order = Vec::new();
+    visit_callees(module, root, &mut order, 0);
+    order.retain(|f| *f != root);
+    order
+}
+
+fn visit_callees(module: &Module, f: FunctionId, order: &mut Vec<FunctionId>, depth: usize) {
+    // The front end only lets a function call earlier ones, so there is no cycle; the depth
+    // bound is a guard against a malformed module, not a limit users meet.
+    if order.contains(&f) || depth > module.functions.len() {
+        return;
+    }
+    let mut direct = Vec::new();
+    for_each_expr(&module.func(f).body, &mut |e| {
+        if let ExprKind::Call(g, _) = e.kind {
+            direct.push(g);
+        }
+    });
+    for g in direct {
+        visit_callees(module, g, order, depth + 1);
+    }
+    if !order.contains(&f) {
+        order.push(f);
+    }
+}
+
+/// Whether function `f` can `discard`, itself or through a function it calls: such a kernel
+/// leaves the elements it discards unchanged, which fusing or deferring it must respect.
+pub fn can_discard(module: &Module, f: FunctionId) -> bool {
+    callees(module, f).into_iter().chain([f]).any(|g| {
+        any_stmt(&module.func(g).body, &mut |s| {
+            matches!(s.kind, StmtKind::Discard)
+        })
     })
 }

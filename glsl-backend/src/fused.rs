@@ -9,7 +9,7 @@
 //! unfused kernel-then-reduce pair is fused ([`fusion_refused`]); the caller runs the pair
 //! otherwise.
 
-use brook_frontend::ir::{FunctionId, Module, ParamClass, StmtKind, Type};
+use brook_frontend::ir::{FunctionId, Module, ParamClass, Type};
 
 use crate::error::GenError;
 use crate::kernel::{KernelProgram, KernelShader};
@@ -20,9 +20,8 @@ use crate::shader::call_text;
 use crate::source::SourceText;
 use crate::types::glsl_type;
 use crate::variant::{Access, OutputRegion, Target, Variant};
-use crate::walk::callees;
 use brook_core::budget::refuse_over_budget;
-use brook_core::walk::any_stmt;
+use brook_core::walk::can_discard;
 
 /// Why kernel `kernel` (called as `variant`) cannot run inside a pass of reduction
 /// `reduce_fn` that folds `k` elements per fragment, or `None` when it can. The reasons are
@@ -84,19 +83,6 @@ pub fn fusion_refused(
     ];
     let why = reasons.into_iter().find(|(_, refused)| refused());
     why.map(|(why, _)| why.to_string())
-}
-
-/// Whether kernel `kernel`, or a function it calls, has a `discard`: an element that
-/// discards keeps its old value, so such a call may leave some of its output unwritten.
-pub fn can_discard(module: &Module, kernel: FunctionId) -> bool {
-    callees(module, kernel)
-        .into_iter()
-        .chain([kernel])
-        .any(|f| {
-            any_stmt(&module.func(f).body, &mut |s| {
-                matches!(s.kind, StmtKind::Discard)
-            })
-        })
 }
 
 /// The first pass of reduction `reduce_fn` (`step`) with kernel `kernel` (`kernel_variant`,

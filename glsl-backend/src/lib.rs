@@ -37,7 +37,7 @@ mod walk;
 
 pub use brook_core::budget::{MAX_INLINED_STATEMENTS, MAX_LOOP_NESTING};
 pub use error::GenError;
-pub use fused::{can_discard, fusion_refused, generate_fused_reduce_pass};
+pub use fused::{fusion_refused, generate_fused_reduce_pass};
 pub use kernel::{generate_kernel, KernelProgram};
 pub use mask::mask_pass;
 pub use math::scalar_library;

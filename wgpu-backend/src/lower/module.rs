@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use brook_core::walk::{expr, for_each_expr};
+use brook_core::walk::{can_discard, expr, for_each_expr};
 use brook_frontend::ir::{self, ExprKind, FunctionId, ParamClass, StmtKind};
 use naga::{
     AddressSpace, Expression, Function, GlobalVariable, Handle, ResourceBinding, Span, Type,
@@ -257,23 +257,9 @@ pub fn wgsl(module: &naga::Module, info: &naga::valid::ModuleInfo) -> String {
 
 /// Which functions may set the discard flag: those with a `discard`, and their callers.
 fn may_discard(m: &ir::Module) -> Vec<bool> {
-    let mut out = vec![false; m.functions.len()];
-    // Callees come before callers, so one pass in order suffices.
-    for (i, f) in m.functions.iter().enumerate() {
-        let mut found = false;
-        visit_block(&f.body, &mut |s| {
-            if matches!(s.kind, StmtKind::Discard) {
-                found = true;
-            }
-        });
-        for_each_expr(&f.body, &mut |e| {
-            if let ExprKind::Call(g, _) = e.kind {
-                found |= out.get(g.0 as usize).copied().unwrap_or(false);
-            }
-        });
-        out[i] = found;
-    }
-    out
+    (0..m.functions.len() as u32)
+        .map(|i| can_discard(m, FunctionId(i)))
+        .collect()
 }
 
 /// Every call in a statement, with the callee's binding from the caller's `binding`.
