@@ -240,7 +240,7 @@ impl Session {
         self.reported()?;
         let old = self.deferred.pending.borrow_mut().take();
         if let Some(old) = old.filter(|old| !new.replaces(old)) {
-            self.run(old)?;
+            self.run(old, false)?;
         }
         *self.deferred.pending.borrow_mut() = Some(new);
         Ok(true)
@@ -248,32 +248,33 @@ impl Session {
 
     /// Reduces as `reduce` into `target`, with the waiting call inside it when it feeds it.
     fn reduce(&self, reduce: &ReduceCall, target: ReduceOutput) -> Result<(), BrookError> {
-        let feeds =
-            (self.deferred.pending.borrow().as_ref()).is_some_and(|p| p.feeds(reduce, &target));
-        if !feeds {
-            // A waiting call of this reduction's input that cannot fuse with it (the
-            // reduction writes what it reads, …) still feeds reductions: it may wait again.
-            let input_of = (self.deferred.pending.borrow().as_ref())
-                .filter(|p| p.output().same_storage(&reduce.input))
-                .map(Pending::key);
-            self.flush()?;
-            match input_of {
-                Some(kernel) => self.deferred.worth.learn(kernel, true),
-                None => self.deferred.worth.reduced(&reduce.input),
-            }
-            return self.backend.reduce(reduce, target);
-        }
         self.reported()?;
-        let Some(mut pending) = self.deferred.pending.borrow_mut().take() else {
-            unreachable!("checked just above");
-        };
-        let fused = pending.with_call(|kernel| self.backend.map_reduce(kernel, reduce, target))?;
-        self.deferred.worth.learn(pending.key(), fused);
-        if fused {
-            pending.ran = true;
-            *self.deferred.pending.borrow_mut() = Some(pending);
+        let pending = self.deferred.pending.borrow_mut().take();
+        match pending {
+            Some(mut pending) if pending.feeds(reduce, &target) => {
+                let fused =
+                    pending.with_call(|kernel| self.backend.map_reduce(kernel, reduce, target))?;
+                self.deferred.worth.learn(pending.key(), fused);
+                if fused {
+                    pending.ran = true;
+                    *self.deferred.pending.borrow_mut() = Some(pending);
+                }
+                Ok(())
+            }
+            other => {
+                match other {
+                    // A waiting call of this reduction's input that cannot fuse with it (the
+                    // reduction writes what it reads, …) still feeds reductions: it may wait
+                    // again.
+                    Some(p) => {
+                        let fed = p.output().same_storage(&reduce.input);
+                        self.run(p, fed)?;
+                    }
+                    None => self.deferred.worth.reduced(&reduce.input),
+                }
+                self.backend.reduce(reduce, target)
+            }
         }
-        Ok(())
     }
 
     /// Runs the waiting call, if any.
@@ -326,14 +327,15 @@ impl Session {
                 _ => None,
             }
         };
-        pending.map_or(Ok(()), |p| self.run(p))
+        pending.map_or(Ok(()), |p| self.run(p, false))
     }
 
-    /// Runs `pending` as the kernel call it was, with its card when explaining.
-    fn run(&self, pending: Pending) -> Result<(), BrookError> {
-        if !pending.ran {
-            // It waited for a reduction that did not come.
-            self.deferred.worth.learn(pending.key(), false);
+    /// Runs `pending` as the kernel call it was, with its card when explaining; `fed` says a
+    /// reduction of its output is what runs it (one it could not fuse with). A call that
+    /// waited and was not fed waited for nothing, which [`WorthDeferring`] learns.
+    fn run(&self, pending: Pending, fed: bool) -> Result<(), BrookError> {
+        if fed || !pending.ran {
+            self.deferred.worth.learn(pending.key(), fed);
         }
         pending
             .with_call(|call| self.backend.run_kernel(call))
