@@ -118,11 +118,19 @@ impl Stream {
     /// the guard lives, calls that replace the stream's textures (`read`, an in-place kernel
     /// call, `streamSwap`) fail with [`BrookError::State`]. A deferred kernel call that
     /// uses the stream runs first; an error it meets is returned by the runtime's next call.
-    /// Running it draws on the runtime's context and leaves its own framebuffer bound, so
-    /// take the textures before binding a framebuffer of one's own on a shared context.
+    /// Running it draws on the runtime's context and leaves its own framebuffer bound: call
+    /// [`Stream::run_waiting`] before binding a framebuffer of one's own on a shared context.
     pub fn gl_textures(&self) -> Option<std::cell::Ref<'_, brook_texture_streams::Stream>> {
         self.session.flush_before_sharing(&self.arg(None));
         brook_passes::gl_textures(self.body.storage.as_ref()).and_then(Result::ok)
+    }
+
+    /// Runs now a deferred kernel call that uses this stream (automatic fusion, "Reductions"
+    /// in the README), returning its error; nothing when none waits. For code that draws with
+    /// the stream's textures on the runtime's own GL context: running the call binds its
+    /// framebuffer, so do it before binding one's own.
+    pub fn run_waiting(&self) -> Result<(), BrookError> {
+        self.session.flush_before_writing(&self.arg(None))
     }
 
     /// The storage buffer holding the stream's elements on the wgpu backend (C layout, `f32`;

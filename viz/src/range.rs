@@ -21,13 +21,9 @@ pub struct Resolved {
     pub x: (f32, f32),
 }
 
-/// The ranges of `view` over `stream`, reading the stream back only for auto ranges. The
-/// renderer calls it before binding the framebuffer it draws into, so this is where a
-/// deferred kernel call writing the stream runs (`Stream::gl_textures` runs it): a GL pass,
-/// which binds a framebuffer of its own.
+/// The ranges of `view` over `stream`, reading the stream back only for auto ranges.
 pub fn resolve(stream: &Stream, view: &View) -> Result<Resolved, VizError> {
     view.check(stream.format())?;
-    drop(stream.gl_textures());
     let unit = (0.0, 1.0);
     let resolved = match view.kind {
         ViewKind::Scalar { map, range } => {

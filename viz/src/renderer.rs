@@ -118,6 +118,9 @@ impl Renderer {
                 .gl()
                 .get_parameter_framebuffer(glow::DRAW_FRAMEBUFFER_BINDING)
         };
+        // GL work that binds framebuffers of its own (a deferred kernel call writing the
+        // stream, an auto range's read-back) runs before the one that was bound is restored.
+        stream.run_waiting()?;
         let resolved = resolve(stream, view)?;
         // SAFETY: rebinding the framebuffer that was bound (or the default one).
         unsafe { self.ctx.gl().bind_framebuffer(glow::FRAMEBUFFER, bound) };
@@ -133,6 +136,8 @@ impl Renderer {
         camera: &Camera,
         size: (u32, u32),
     ) -> Result<RgbaImage, VizError> {
+        // Before this render binds its target (a deferred call binds its own framebuffer).
+        stream.run_waiting()?;
         let resolved = resolve(stream, view)?;
         let target = Texture::new(&self.ctx, size.0, size.1, 4)?;
         self.ctx.framebuffer_for(&[&target])?;
