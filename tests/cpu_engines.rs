@@ -287,3 +287,33 @@ fn vector_values_over_scalar_streams_run_four_elements_per_iteration_with_the_sa
         }
     }
 }
+
+/// A helper that can `discard`, called inside a vector component nothing reads: splitting the
+/// kernel into scalars drops that call, so the kernel must still keep one element per
+/// iteration, and the discarded elements keep their old values on both engines.
+#[test]
+fn a_discard_in_a_dropped_component_still_discards() {
+    const SRC: &str = "float keep(float x) { if (x > 0.5) { discard; } return x; }
+        kernel void k(float a<>, out float o<>) { o = float2(a, keep(a)).x + 1.0; }";
+    let outputs: Vec<Vec<f32>> = [Runtime::cpu(), Runtime::cpu_interpreter()]
+        .iter()
+        .map(|rt| {
+            let p = rt.compile(SRC, "k.br").unwrap();
+            let (a, o) = (
+                rt.stream_of(1, &[64]).unwrap(),
+                rt.stream_of(1, &[64]).unwrap(),
+            );
+            a.read(&(0..64).map(|i| i as f32 / 64.0).collect::<Vec<_>>())
+                .unwrap();
+            o.read(&[-1.0; 64]).unwrap();
+            rt.run(&p, "k", args![&a, &o]).unwrap();
+            o.to_vec().unwrap()
+        })
+        .collect();
+    let want: Vec<f32> = (0..64)
+        .map(|i| i as f32 / 64.0)
+        .map(|a| if a > 0.5 { -1.0 } else { a + 1.0 })
+        .collect();
+    assert_eq!(outputs[0], want, "native code");
+    assert_eq!(outputs[1], want, "interpreter");
+}

@@ -173,7 +173,10 @@ pub(crate) unsafe fn run(
                 at += 4;
             }
         }
-        written += elements(&mut vouts, end, start + count - end)?;
+        // The elements after the last quad: only a tile's last has any.
+        if end < start + count {
+            written += elements(&mut vouts, end, start + count - end)?;
+        }
         Ok((written, vouts))
     };
     let n_tiles = total.div_ceil(tile);

@@ -54,6 +54,11 @@ pub(crate) fn scalar_kernel(
     id: FunctionId,
     variant: &Variant,
 ) -> Result<Module, String> {
+    // Checked on the kernel as written: splitting drops the components nothing reads, and
+    // with them any helper call inside them, which could `discard`.
+    if brook_core::walk::can_discard(module, id) {
+        return Err("`discard`".into());
+    }
     let f = module.func(id);
     for (p, key) in f.params.iter().zip(&variant.params) {
         match key {

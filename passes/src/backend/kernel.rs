@@ -38,7 +38,11 @@ impl GlBackend {
         let enc = self.encoder(false);
         let program = gl_program(call.program)?;
         let passes = KernelPasses::new(&enc, program, call.kernel, args, &self.status_spares)?;
-        Ok((passes.loop_status.is_some(), passes.compiled))
+        let checks_loops = passes.loop_status.is_some();
+        // The status texture it took goes back for the call's run, which takes it again.
+        self.status_spares
+            .keep(passes.loop_status.into_iter().collect());
+        Ok((checks_loops, passes.compiled))
     }
 
     /// Encodes a kernel call and runs it unless `plan_only`.
