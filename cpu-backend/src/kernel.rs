@@ -387,8 +387,10 @@ fn run(
             // borrowed (inputs shared, outputs exclusively) until the end of this function;
             // the outputs are not touched through their references while the tiles run, and
             // the mask's length was checked.
-            let (written, tiles) = unsafe { jit::drive::run(&k, &ctx, total, mask, &vout_fpe) }
-                .map_err(|jit::drive::TimeUp| watchdog.stopped(&func.name))?;
+            let narrow = jit::drive::narrow_gathers(&bindings);
+            let (written, tiles) =
+                unsafe { jit::drive::run(&k, &ctx, total, mask, &vout_fpe, narrow) }
+                    .map_err(|jit::drive::TimeUp| watchdog.stopped(&func.name))?;
             done.written = written;
             tiles.into_iter().map(|t| t.bufs).collect()
         }

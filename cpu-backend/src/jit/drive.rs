@@ -53,6 +53,16 @@ pub(crate) fn variant(bindings: &[Binding], out_shape: &[usize], watched: bool) 
     }
 }
 
+/// Whether every extent of every gathered stream is at most `i32::MAX`: four-element code
+/// clamps gather indices in 32-bit lanes (`lower::address::gather_lanes`), so a call with a
+/// larger one runs one element at a time, whose indices are 64-bit.
+pub(crate) fn narrow_gathers(bindings: &[Binding]) -> bool {
+    bindings.iter().all(|b| match b {
+        Binding::Gather(s) => s.shape().iter().all(|&e| e <= i32::MAX as usize),
+        _ => true,
+    })
+}
+
 /// Elements between consecutive indices of dimension `d` of `shape`.
 pub(crate) fn stride(shape: &[usize], d: usize) -> usize {
     shape[d + 1..].iter().product()
@@ -130,17 +140,20 @@ fn tile_size(total: usize) -> usize {
 /// # Safety
 /// `ctx` holds the slot values of `k` for this call: addresses of live streams with the
 /// extents given, output streams of `total` elements not accessed by anything else during
-/// the call, and `mask` (when given) has `total` entries.
+/// the call, and `mask` (when given) has `total` entries; `narrow_gathers` says every
+/// extent of every gathered stream is at most `i32::MAX` ([`narrow_gathers`]).
 pub(crate) unsafe fn run(
     k: &Code,
     ctx: &[u64],
     total: usize,
     mask: Option<&[bool]>,
     vout_fpe: &[usize],
+    narrow_gathers: bool,
 ) -> Result<(usize, Vec<VoutTile>), TimeUp> {
     let tile_fn = tile(k);
-    // Four elements per iteration where the code has it and no write mask picks elements.
-    let quads_fn = quads(k).filter(|_| mask.is_none());
+    // Four elements per iteration where the code has it, no write mask picks elements, and
+    // every gathered extent fits the 32-bit lane indices of its gathers.
+    let quads_fn = quads(k).filter(|_| mask.is_none() && narrow_gathers);
     let tile = tile_size(total);
     let one = |t: usize| -> Result<(usize, VoutTile), TimeUp> {
         let start = t * tile;
