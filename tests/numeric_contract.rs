@@ -584,12 +584,12 @@ fn denormals_are_kept_on_the_cpu_and_flushed_to_signed_zero_on_gl() {
 }
 
 #[test]
-fn the_readme_states_the_contract_as_the_code_does() {
-    let readme = include_str!("../README.md");
+fn the_limits_doc_states_the_contract_as_the_code_does() {
+    let readme = include_str!("../docs/limits.md");
     let table = readme
         .split("| built-in | bound |")
         .nth(1)
-        .expect("the README's contract table")
+        .expect("docs/limits.md's contract table")
         .split("\n\n")
         .next()
         .unwrap_or("");
@@ -602,7 +602,7 @@ fn the_readme_states_the_contract_as_the_code_does() {
             let (b, _) = Builtin::ALL
                 .iter()
                 .find(|(_, n)| *n == name)
-                .unwrap_or_else(|| panic!("`{name}` in the README is no built-in"));
+                .unwrap_or_else(|| panic!("`{name}` in docs/limits.md is no built-in"));
             let stated = match accuracy(*b) {
                 Accuracy::Exact => bound.starts_with("exact"),
                 Accuracy::Ulps(u) => bound.starts_with(&format!("{u} ulp")),
@@ -615,7 +615,7 @@ fn the_readme_states_the_contract_as_the_code_does() {
             };
             assert!(
                 stated,
-                "README: `{name}` is listed as `{bound}`, the code says {:?}",
+                "docs/limits.md: `{name}` is listed as `{bound}`, the code says {:?}",
                 accuracy(*b)
             );
             listed.push(*b);
@@ -626,7 +626,7 @@ fn the_readme_states_the_contract_as_the_code_does() {
             assert_eq!(
                 listed.iter().filter(|l| *l == b).count(),
                 1,
-                "`{name}` must be in the README's table once"
+                "`{name}` must be in docs/limits.md's table once"
             );
         }
     }
