@@ -68,8 +68,7 @@ impl Runtime {
         let located = |e| compiled.locate(id, e);
         let args = self.backend_args(&name, args).map_err(located)?;
         let shape = check_kernel(compiled, func, &args).map_err(located)?;
-        check_resize(&name, func, &args, &shape, self.gate.resize_index_bits())
-            .map_err(located)?;
+        check_resize(&name, func, &args, &shape, self.gate.resize_index_bits()).map_err(located)?;
         // The mask has the whole output streams' shape, also when a call writes a domain.
         let outputs = args.iter().zip(&func.params).find_map(|(a, p)| match a {
             BackendArg::Stream(s) if p.class == ParamClass::Out => Some(s.shape),

@@ -102,7 +102,9 @@ impl Stream {
     /// that uses the stream runs first (it draws on the runtime's context and leaves its own
     /// framebuffer bound, so ask before binding a framebuffer of one's own on a shared
     /// context), and its error is returned.
-    pub fn gl_textures(&self) -> Result<Option<Ref<'_, brook_texture_streams::Stream>>, BrookError> {
+    pub fn gl_textures(
+        &self,
+    ) -> Result<Option<Ref<'_, brook_texture_streams::Stream>>, BrookError> {
         brook_passes::gl_textures(self.storage()?).transpose()
     }
 

@@ -58,7 +58,9 @@ impl Case<'_> {
 
     /// Calls `twice(x, y)`: with fusion on, it waits.
     fn call(&self) {
-        self.rt.run(&self.p, "twice", args![&self.x, &self.y]).unwrap();
+        self.rt
+            .run(&self.p, "twice", args![&self.x, &self.y])
+            .unwrap();
     }
 
     /// A `float2` index stream of `n` elements into the 8 × 8 streams, `(column, row)`, each
@@ -66,7 +68,9 @@ impl Case<'_> {
     fn index(&self, n: usize, step: usize) -> Stream {
         let index = self.rt.stream_of(2, &[n]).unwrap();
         let places = (0..n).map(|i| i * step % N);
-        let floats: Vec<f32> = places.flat_map(|e| [(e % 8) as f32, (e / 8) as f32]).collect();
+        let floats: Vec<f32> = places
+            .flat_map(|e| [(e % 8) as f32, (e / 8) as f32])
+            .collect();
         index.read(&floats).unwrap();
         index
     }
@@ -111,7 +115,10 @@ const OPERATIONS: &[(&str, Scenario)] = &[
     }),
     ("streamRead into a domain of its input", |c| {
         c.call();
-        c.x.domain(&[2, 1], &[6, 3]).unwrap().read(&[9.0; 8]).unwrap();
+        c.x.domain(&[2, 1], &[6, 3])
+            .unwrap()
+            .read(&[9.0; 8])
+            .unwrap();
         [c.y.to_vec().unwrap(), c.x.to_vec().unwrap()].concat()
     }),
     ("streamWrite of its output", |c| {
@@ -121,7 +128,10 @@ const OPERATIONS: &[(&str, Scenario)] = &[
     ("streamWrite of a domain of its output", |c| {
         c.call();
         let mut part = vec![0.0; 12];
-        c.y.domain(&[1, 2], &[5, 5]).unwrap().write(&mut part).unwrap();
+        c.y.domain(&[1, 2], &[5, 5])
+            .unwrap()
+            .write(&mut part)
+            .unwrap();
         part
     }),
     ("streamPrint of its output", |c| {
@@ -161,7 +171,8 @@ const OPERATIONS: &[(&str, Scenario)] = &[
     ("a reduction of its output to a stream", |c| {
         let r = c.rt.stream_of(1, &[8, 1]).unwrap();
         c.call();
-        c.rt.reduce_to_stream(&c.p, "sum", &c.y, &r, args![]).unwrap();
+        c.rt.reduce_to_stream(&c.p, "sum", &c.y, &r, args![])
+            .unwrap();
         [r.to_vec().unwrap(), c.y.to_vec().unwrap()].concat()
     }),
     ("a reduction of its input", |c| {
@@ -171,7 +182,8 @@ const OPERATIONS: &[(&str, Scenario)] = &[
     ("a reduction into its input", |c| {
         let w = c.stream(&[8, 16], 4);
         c.call();
-        c.rt.reduce_to_stream(&c.p, "sum", &w, &c.x, args![]).unwrap();
+        c.rt.reduce_to_stream(&c.p, "sum", &w, &c.x, args![])
+            .unwrap();
         [c.y.to_vec().unwrap(), c.x.to_vec().unwrap()].concat()
     }),
     ("a kernel and reduction at once reading its output", |c| {
@@ -190,7 +202,9 @@ const OPERATIONS: &[(&str, Scenario)] = &[
     }),
     ("a scatter of its output", |c| {
         let (index, dst) = (c.stream(&SHAPE, 0), c.stream(&[4], 1));
-        index.read(&(0..N).map(|i| (i % 4) as f32).collect::<Vec<_>>()).unwrap();
+        index
+            .read(&(0..N).map(|i| (i % 4) as f32).collect::<Vec<_>>())
+            .unwrap();
         c.call();
         c.rt.scatter(&dst, &index, &c.y, ScatterOp::Add).unwrap();
         dst.to_vec().unwrap()
@@ -198,7 +212,8 @@ const OPERATIONS: &[(&str, Scenario)] = &[
     ("a scatter into its input", |c| {
         let (index, data) = (c.index(8, 3), c.stream(&[8], 1));
         c.call();
-        c.rt.scatter(&c.x, &index, &data, ScatterOp::Replace).unwrap();
+        c.rt.scatter(&c.x, &index, &data, ScatterOp::Replace)
+            .unwrap();
         [c.y.to_vec().unwrap(), c.x.to_vec().unwrap()].concat()
     }),
     ("a gather-op fetching its output", |c| {
@@ -210,20 +225,29 @@ const OPERATIONS: &[(&str, Scenario)] = &[
     ("a gather-op updating its input", |c| {
         let (index, dst) = (c.index(8, 9), c.stream(&[8], 1));
         c.call();
-        c.rt.gather_op(&dst, &index, &c.x, GatherOp::Increment).unwrap();
-        [c.y.to_vec().unwrap(), c.x.to_vec().unwrap(), dst.to_vec().unwrap()].concat()
+        c.rt.gather_op(&dst, &index, &c.x, GatherOp::Increment)
+            .unwrap();
+        [
+            c.y.to_vec().unwrap(),
+            c.x.to_vec().unwrap(),
+            dst.to_vec().unwrap(),
+        ]
+        .concat()
     }),
-    ("a write mask taken from its output, enabled, then cleared", |c| {
-        let z = c.stream(&SHAPE, 2);
-        c.call();
-        c.rt.set_write_mask(&c.y).unwrap();
-        c.rt.enable_write_mask().unwrap();
-        // Only where 2x is non-zero.
-        c.run("bump", args![&c.x, &z]);
-        c.rt.disable_write_mask().unwrap();
-        c.run("bump", args![&c.x, &c.y]);
-        [z.to_vec().unwrap(), c.y.to_vec().unwrap()].concat()
-    }),
+    (
+        "a write mask taken from its output, enabled, then cleared",
+        |c| {
+            let z = c.stream(&SHAPE, 2);
+            c.call();
+            c.rt.set_write_mask(&c.y).unwrap();
+            c.rt.enable_write_mask().unwrap();
+            // Only where 2x is non-zero.
+            c.run("bump", args![&c.x, &z]);
+            c.rt.disable_write_mask().unwrap();
+            c.run("bump", args![&c.x, &c.y]);
+            [z.to_vec().unwrap(), c.y.to_vec().unwrap()].concat()
+        },
+    ),
     ("a write mask enabled while it waits", |c| {
         let m = c.stream(&SHAPE, 6);
         c.rt.set_write_mask(&m).unwrap();
@@ -304,18 +328,21 @@ const OPERATIONS: &[(&str, Scenario)] = &[
 
 /// The write query (which ES 3.0 lacks), the same way.
 const QUERY: Scenario = |c| {
-        let z = c.stream(&SHAPE, 2);
-        c.call();
-        // The waiting call is not counted: only the positive elements of x are.
-        c.rt.begin_write_query().unwrap();
-        c.run("positive", args![&c.x, &z]);
-        let counted = c.rt.end_write_query().unwrap() as f32;
-        [vec![counted], c.y.to_vec().unwrap()].concat()
+    let z = c.stream(&SHAPE, 2);
+    c.call();
+    // The waiting call is not counted: only the positive elements of x are.
+    c.rt.begin_write_query().unwrap();
+    c.run("positive", args![&c.x, &z]);
+    let counted = c.rt.end_write_query().unwrap() as f32;
+    [vec![counted], c.y.to_vec().unwrap()].concat()
 };
 
 fn observe(rt: &Runtime, scenario: Scenario) -> Seen {
     let p = rt.compile(SRC, "gate.br").unwrap();
-    let (x, y) = (rt.stream_of(1, &SHAPE).unwrap(), rt.stream_of(1, &SHAPE).unwrap());
+    let (x, y) = (
+        rt.stream_of(1, &SHAPE).unwrap(),
+        rt.stream_of(1, &SHAPE).unwrap(),
+    );
     x.read(&ints(N, 0)).unwrap();
     y.read(&ints(N, 1)).unwrap();
     scenario(&Case { rt, p, x, y })
@@ -348,12 +375,41 @@ fn a_write_query_does_not_count_the_waiting_call() {
     }
 }
 
+/// `finish` runs a waiting call (it waits for all work issued): one the CPU's time limit
+/// stops fails there, and the next operation that can return an error returns it, though it
+/// touches none of the call's streams.
+#[test]
+fn finish_runs_the_waiting_call() {
+    let cpu = Runtime::cpu();
+    cpu.set_automatic_fusion(true).unwrap();
+    let p = cpu
+        .compile(
+            "kernel void forever(float x<>, out float y<>) {\n  float a = x;\n  while (a > -1.0) { a += 1.0; }\n  y = a;\n}",
+            "forever.br",
+        )
+        .unwrap();
+    let [x, y, z] = [0; 3].map(|_| cpu.stream_of(1, &[4]).unwrap());
+    x.read(&[0.0; 4]).unwrap();
+    cpu.set_time_limit(Some(std::time::Duration::from_millis(50)))
+        .unwrap();
+    cpu.run(&p, "forever", args![&x, &y]).expect("deferred");
+    cpu.finish();
+    let err = z
+        .read(&[1.0; 4])
+        .expect_err("finish ran it and kept its error");
+    assert!(err.to_string().contains("`forever`"), "{err}");
+    z.read(&[1.0; 4]).expect("reported once");
+}
+
 /// The waiting call's output in the texture GL lends, read from the texture itself.
 #[test]
 fn gl_textures_lend_the_waiting_calls_output() {
     let gl = Runtime::gl().unwrap();
     let p = gl.compile(SRC, "gate.br").unwrap();
-    let (x, y) = (gl.stream_of(1, &SHAPE).unwrap(), gl.stream_of(1, &SHAPE).unwrap());
+    let (x, y) = (
+        gl.stream_of(1, &SHAPE).unwrap(),
+        gl.stream_of(1, &SHAPE).unwrap(),
+    );
     x.read(&ints(N, 0)).unwrap();
     y.read(&ints(N, 1)).unwrap();
     gl.run(&p, "twice", args![&x, &y]).unwrap();
@@ -371,7 +427,10 @@ fn wgpu_buffers_lend_the_waiting_calls_output() {
     let rt = support::wgpu();
     rt.set_automatic_fusion(true).unwrap();
     let p = rt.compile(SRC, "gate.br").unwrap();
-    let (x, y) = (rt.stream_of(1, &SHAPE).unwrap(), rt.stream_of(1, &SHAPE).unwrap());
+    let (x, y) = (
+        rt.stream_of(1, &SHAPE).unwrap(),
+        rt.stream_of(1, &SHAPE).unwrap(),
+    );
     x.read(&ints(N, 0)).unwrap();
     y.read(&ints(N, 1)).unwrap();
     rt.run(&p, "twice", args![&x, &y]).unwrap();
@@ -386,7 +445,10 @@ fn wgpu_buffers_lend_the_waiting_calls_output() {
     });
     let mut encoder = device.create_command_encoder(&Default::default());
     {
-        let buffer = y.wgpu_buffer().unwrap().expect("a wgpu stream has a buffer");
+        let buffer = y
+            .wgpu_buffer()
+            .unwrap()
+            .expect("a wgpu stream has a buffer");
         encoder.copy_buffer_to_buffer(&buffer, 0, &staging, 0, bytes);
     }
     queue.submit([encoder.finish()]);
@@ -497,7 +559,10 @@ fn a_new_operation_gets_the_waiting_calls_output_without_a_flush_of_its_own() {
     fn summing(rt: &Runtime) -> &Summing {
         (rt.backend().as_any().downcast_ref()).expect("the runtime's backend is Summing")
     }
-    let (x, y) = (rt.stream_of(1, &SHAPE).unwrap(), rt.stream_of(1, &SHAPE).unwrap());
+    let (x, y) = (
+        rt.stream_of(1, &SHAPE).unwrap(),
+        rt.stream_of(1, &SHAPE).unwrap(),
+    );
     x.read(&ints(N, 0)).unwrap();
     y.read(&ints(N, 1)).unwrap();
     // `twice(x, y)`, waiting: of a fresh program each time, as a kernel whose call waited
@@ -510,13 +575,20 @@ fn a_new_operation_gets_the_waiting_calls_output_without_a_flush_of_its_own() {
         programs.borrow_mut().push(p);
     };
     call();
-    assert_eq!(summing(&rt).kernels.get(), 0, "a backend that fuses: the call waits");
+    assert_eq!(
+        summing(&rt).kernels.get(),
+        0,
+        "a backend that fuses: the call waits"
+    );
     let want: f32 = ints(N, 0).iter().map(|v| 2.0 * v).sum();
     assert_eq!(summing(&rt).total(&y).unwrap(), want);
     assert_eq!(summing(&rt).kernels.get(), 1, "lending its output ran it");
     // Its input lent: the borrower may change it, so the call runs first.
     call();
-    assert_eq!(summing(&rt).total(&x).unwrap(), ints(N, 0).iter().sum::<f32>());
+    assert_eq!(
+        summing(&rt).total(&x).unwrap(),
+        ints(N, 0).iter().sum::<f32>()
+    );
     assert_eq!(summing(&rt).kernels.get(), 2);
     // A stream it does not use: it keeps waiting.
     let z = rt.stream_of(1, &SHAPE).unwrap();

@@ -151,9 +151,7 @@ impl Pending {
     fn with_call<T>(&self, f: impl FnOnce(&KernelCall) -> T) -> T {
         let args: Vec<BackendArg> = (self.args.iter())
             .map(|a| match a {
-                Held::Stream(body, domain) => {
-                    BackendArg::Stream(inner(&body.arg(domain.as_ref())))
-                }
+                Held::Stream(body, domain) => BackendArg::Stream(inner(&body.arg(domain.as_ref()))),
                 Held::Constant(v) => BackendArg::Constant(v),
             })
             .collect();

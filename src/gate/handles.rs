@@ -8,8 +8,8 @@ use std::any::Any;
 use std::rc::{Rc, Weak};
 
 use brook_core::{
-    BackendArg, BackendProgram, BackendStream, Combiner, Compiled, Domain, ElementFormat,
-    IterSpec, KernelCall, ReduceCall, ReduceOutput, StreamArg,
+    BackendArg, BackendProgram, BackendStream, Combiner, Compiled, Domain, ElementFormat, IterSpec,
+    KernelCall, ReduceCall, ReduceOutput, StreamArg,
 };
 
 /// A stream of the gate: its element format, extents and the backend's storage. A
@@ -63,7 +63,9 @@ impl StreamBody {
 
     /// Another handle on this body.
     pub(crate) fn handle(&self) -> Rc<StreamBody> {
-        self.me.upgrade().expect("a stream lent to the gate is alive")
+        self.me
+            .upgrade()
+            .expect("a stream lent to the gate is alive")
     }
 }
 

@@ -26,8 +26,8 @@ use brook_core::{
 use brook_explain::Recorder;
 
 use deferred::Deferred;
-pub(crate) use handles::{Prepared, StreamBody};
 use handles::{inner, inner_combiner, inner_output, with_kernel, with_reduce};
+pub(crate) use handles::{Prepared, StreamBody};
 
 /// The runtime's backend behind the gate, the kernel call waiting for a reduction, and the
 /// explorer's recorder. Shared by the runtime and every stream made on it.
@@ -60,7 +60,12 @@ impl Gate {
         shape: &[usize],
     ) -> Result<Rc<StreamBody>, BrookError> {
         let storage = self.backend.create_stream(format, shape)?;
-        Ok(StreamBody::new(format.clone(), shape.to_vec(), storage, None))
+        Ok(StreamBody::new(
+            format.clone(),
+            shape.to_vec(),
+            storage,
+            None,
+        ))
     }
 
     /// An iterator stream.

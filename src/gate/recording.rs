@@ -47,7 +47,9 @@ impl Gate {
     /// nothing for it, `wrote` the gate's streams it wrote, by name.
     pub(super) fn record(&self, untraced: Option<TraceEntry>, wrote: &[(&str, &StreamArg)]) {
         self.recorded(|| {
-            let outputs = wrote.iter().map(|(name, s)| self.read_back(name, &inner(s)));
+            let outputs = wrote
+                .iter()
+                .map(|(name, s)| self.read_back(name, &inner(s)));
             (untraced, outputs.collect())
         });
     }
