@@ -1,18 +1,16 @@
 //! Kernel calls and reductions: the runtime's side of them. Arguments become the backend's
-//! ([`BackendArg`]), brook-core's checks run, then the backend gets the checked call.
+//! ([`BackendArg`]), brook-core's checks run, then the checked call passes the gate
+//! (`src/gate/`) on its way to the backend.
 
 use std::fmt::Display;
 
 use brook_core::call::{check_kernel, check_reduce, check_resize, CallName, ReduceShape};
 use brook_core::{
-    BackendArg, BrookError, KernelCall, PassTrace, ReduceCall, ReduceOutput, StreamArg,
+    Backend, BackendArg, BrookError, KernelCall, PassTrace, ReduceCall, ReduceOutput, StreamArg,
 };
 use brook_frontend::ir::{FunctionKind, ParamClass};
 
-use brook_explain::StreamContents;
-
 use crate::arg::Arg;
-use crate::explaining::contents;
 use crate::program::Program;
 use crate::runtime::Runtime;
 use crate::stream::Stream;
@@ -40,15 +38,7 @@ impl Runtime {
         kernel: &str,
         args: &[Arg],
     ) -> Result<Vec<usize>, BrookError> {
-        let ran = self.kernel_call(program, kernel, args, |call| {
-            self.run_or_defer(program, call, args)
-        })?;
-        let Some(pushed) = ran else {
-            // Deferred: its card comes when it runs (crate::deferred).
-            return Ok(Vec::new());
-        };
-        self.explained(|| None, || self.kernel_outputs(program, kernel, args));
-        Ok(pushed)
+        self.kernel_call(program, kernel, args, |call| self.gate.run_kernel(call))
     }
 
     /// The passes a call with these arguments runs, encoded without running them: programs
@@ -60,7 +50,7 @@ impl Runtime {
         kernel: &str,
         args: &[Arg],
     ) -> Result<Vec<PassTrace>, BrookError> {
-        self.kernel_call(program, kernel, args, |call| self.backend.plan_kernel(call))
+        self.kernel_call(program, kernel, args, |call| self.gate.plan_kernel(call))
     }
 
     /// Checks a kernel call and hands it to `f`.
@@ -73,13 +63,12 @@ impl Runtime {
     ) -> Result<T, BrookError> {
         let name = CallName("kernel", kernel);
         let program = self.own_program(program, &name)?;
-        let compiled = &program.compiled;
+        let compiled = program.compiled();
         let (id, func) = compiled.function(kernel, FunctionKind::Kernel)?;
         let located = |e| compiled.locate(id, e);
         let args = self.backend_args(&name, args).map_err(located)?;
         let shape = check_kernel(compiled, func, &args).map_err(located)?;
-        check_resize(&name, func, &args, &shape, self.backend.resize_index_bits())
-            .map_err(located)?;
+        check_resize(&name, func, &args, &shape, self.gate.resize_index_bits()).map_err(located)?;
         // The mask has the whole output streams' shape, also when a call writes a domain.
         let outputs = args.iter().zip(&func.params).find_map(|(a, p)| match a {
             BackendArg::Stream(s) if p.class == ParamClass::Out => Some(s.shape),
@@ -87,7 +76,7 @@ impl Runtime {
         });
         let mask = self.masks.borrow().for_kernel(func, outputs)?;
         f(&KernelCall {
-            program: program.prepared.as_ref(),
+            program: program.gated(),
             compiled,
             kernel: id,
             args: &args,
@@ -118,17 +107,6 @@ impl Runtime {
             ReduceShape::Value(floats),
             ReduceOutput::Value(&mut value),
         )?;
-        self.explained(
-            || None,
-            || {
-                vec![StreamContents {
-                    name: "result".into(),
-                    shape: vec![1],
-                    components: value.len(),
-                    values: Ok(value.clone()),
-                }]
-            },
-        );
         Ok(value)
     }
 
@@ -154,9 +132,7 @@ impl Runtime {
             extra,
             ReduceShape::Stream(&out),
             ReduceOutput::Stream(out),
-        )?;
-        self.explained(|| None, || vec![contents("result", output)]);
-        Ok(())
+        )
     }
 
     fn reduce(
@@ -172,7 +148,7 @@ impl Runtime {
             .own(input, &CallName("reduction", reduction))?
             .arg(None);
         self.reduce_call(program, reduction, input, extra, shape, |call| {
-            self.reduce_deferred(call, output)
+            self.gate.reduce(call, output)
         })
     }
 
@@ -188,13 +164,13 @@ impl Runtime {
     ) -> Result<(), BrookError> {
         let name = CallName("reduction", reduction);
         let program = self.own_program(program, &name)?;
-        let compiled = &program.compiled;
+        let compiled = program.compiled();
         let (id, func) = compiled.function(reduction, FunctionKind::Reduce)?;
         let located = |e| compiled.locate(id, e);
         let extra = self.backend_args(&name, extra).map_err(located)?;
         let plan = check_reduce(compiled, func, &input, &extra, shape).map_err(located)?;
         let call = ReduceCall {
-            program: program.prepared.as_ref(),
+            program: program.gated(),
             compiled,
             function: id,
             input,
@@ -284,8 +260,8 @@ impl Runtime {
         args: &[Arg<'a>],
     ) -> Result<&'a Stream, BrookError> {
         let name = CallName("kernel", kernel);
-        let (id, func) = program.compiled.function(kernel, FunctionKind::Kernel)?;
-        let located = |e| program.compiled.locate(id, e);
+        let (id, func) = program.compiled().function(kernel, FunctionKind::Kernel)?;
+        let located = |e| program.compiled().locate(id, e);
         let outputs: Vec<usize> = (func.params.iter().enumerate())
             .filter(|(_, p)| p.class.is_output())
             .map(|(i, _)| i)
@@ -319,10 +295,9 @@ impl Runtime {
     ) -> Result<(), BrookError> {
         let mapped = self.mapped_output(program, kernel, args)?;
         let input = self.own(mapped, &CallName("kernel", kernel))?.arg(None);
-        self.session.flush()?;
         self.kernel_call(program, kernel, args, |kernel_call| {
             self.reduce_call(program, reduction, input, extra, shape, |reduce_call| {
-                self.backend
+                self.gate
                     .map_reduce(kernel_call, reduce_call, output)
                     .map(drop)
             })

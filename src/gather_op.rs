@@ -3,9 +3,8 @@
 use std::fmt::Display;
 
 use brook_core::call::check_gather_op;
-use brook_core::{BrookError, GatherOpCall, Operand};
+use brook_core::{Backend, BrookError, GatherOpCall, Operand};
 
-use crate::explaining::contents;
 use crate::runtime::Runtime;
 use crate::scatter::ScatterOp;
 use crate::stream::Stream;
@@ -48,8 +47,6 @@ impl Runtime {
         op: GatherOp,
     ) -> Result<(), BrookError> {
         let call: &dyn Display = &"streamGatherOp";
-        self.session.flush()?;
-        let (destination, source) = (dst, data);
         let [dst, index, data] = [dst, index, data].map(|s| self.own(s, call).map(|s| s.arg(None)));
         let (dst, index, data) = (dst?, index?, data?);
         let ones = vec![1.0; data.format.floats_per_element()];
@@ -71,25 +68,13 @@ impl Runtime {
         };
         check_gather_op(&dst, &index, &data, update.as_ref().map(|(c, o)| (c, *o)))
             .map_err(located)?;
-        let updates = update.is_some();
-        self.backend
+        self.gate
             .gather_op(&GatherOpCall {
                 dst,
                 index,
                 data,
                 update,
             })
-            .map_err(located)?;
-        self.explained(
-            || None,
-            || {
-                let mut wrote = vec![contents("dst", destination)];
-                if updates {
-                    wrote.push(contents("data", source));
-                }
-                wrote
-            },
-        );
-        Ok(())
+            .map_err(located)
     }
 }

@@ -5,8 +5,8 @@ mod arg;
 mod calls;
 #[cfg(feature = "brcc")]
 pub mod capi;
-mod deferred;
 mod explaining;
+mod gate;
 mod gather_op;
 mod masks;
 mod print;
@@ -14,9 +14,7 @@ mod program;
 mod program_cache;
 mod runtime;
 mod scatter;
-mod session;
 mod stream;
-mod worth_deferring;
 
 /// What most programs use: `use brook::prelude::*;`.
 pub mod prelude {

@@ -3,9 +3,8 @@
 
 use std::fmt::Display;
 
-use brook_core::{BrookError, TraceEntry};
+use brook_core::{Backend, BrookError};
 
-use crate::explaining::{contents, untraced_write_mask};
 use crate::runtime::Runtime;
 use crate::stream::Stream;
 
@@ -16,7 +15,6 @@ impl Runtime {
     /// the mask's first float is non-zero.
     pub fn set_write_mask(&self, mask: &Stream) -> Result<(), BrookError> {
         let call: &dyn Display = &"streamSetWriteMask";
-        self.session.flush()?;
         let mask = self.own(mask, call)?;
         if mask.is_iter() {
             return Err(BrookError::ArgumentType {
@@ -27,12 +25,8 @@ impl Runtime {
                         .into(),
             });
         }
-        self.backend.set_write_mask(&mask.arg(None))?;
+        self.gate.set_write_mask(&mask.arg(None))?;
         self.masks.borrow_mut().set(mask.shape());
-        self.explained(
-            || Some(untraced_write_mask()),
-            || vec![contents("mask", mask)],
-        );
         Ok(())
     }
 
@@ -43,22 +37,19 @@ impl Runtime {
     /// stream) is on. On GL this is the depth test (000 §7.4.2): masked-off elements are not
     /// shaded where the hardware has early-z. Kernels with vout parameters are refused.
     pub fn enable_write_mask(&self) -> Result<(), BrookError> {
-        self.session.flush()?;
         self.masks.borrow_mut().enable(true)
     }
 
     /// Brook's `streamDisableWriteMask`: kernel calls write every element again.
     pub fn disable_write_mask(&self) -> Result<(), BrookError> {
-        self.session.flush()?;
         self.masks.borrow_mut().enable(false)
     }
 
     /// Brook's `streamBeginWriteQuery`: starts counting the elements kernel calls write (on
     /// GL an occlusion query, `GL_SAMPLES_PASSED`; refused on ES 3.0, which lacks it).
     pub fn begin_write_query(&self) -> Result<(), BrookError> {
-        self.session.flush()?;
         self.masks.borrow().check_begin_query()?;
-        self.backend.begin_write_query()?;
+        self.gate.begin_write_query()?;
         self.masks.borrow_mut().query_begun();
         Ok(())
     }
@@ -66,16 +57,14 @@ impl Runtime {
     /// Brook's `streamEndWriteQuery`: the elements written (neither discarded nor masked
     /// off) by the kernel calls since [`Runtime::begin_write_query`]; a split call counts once.
     pub fn end_write_query(&self) -> Result<u64, BrookError> {
-        self.session.flush()?;
         self.masks.borrow_mut().end_query()?;
-        self.backend.end_write_query()
+        self.gate.end_write_query()
     }
 
     /// Brook's `streamSwap`: exchanges the contents of two streams of the same shape and
     /// element format by swapping their storage (no copy). For ping-pong iterations.
     pub fn swap(&self, a: &Stream, b: &Stream) -> Result<(), BrookError> {
         let call: &dyn Display = &"streamSwap";
-        self.session.flush()?;
         for s in [a, b] {
             self.own(s, call)?;
             if s.is_iter() {
@@ -95,21 +84,10 @@ impl Runtime {
                 ),
             });
         }
-        let (first, second) = (a, b);
         let (a, b) = (a.arg(None), b.arg(None));
         if a.same_storage(&b) {
             return Ok(());
         }
-        self.backend.swap(&a, &b)?;
-        self.explained(
-            || {
-                Some(TraceEntry::Swap {
-                    first: Vec::new(),
-                    second: Vec::new(),
-                })
-            },
-            || vec![contents("first", first), contents("second", second)],
-        );
-        Ok(())
+        self.gate.swap(&a, &b)
     }
 }

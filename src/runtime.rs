@@ -12,19 +12,19 @@ use brook_passes::GlBackend;
 use brook_texture_streams::{ContextOptions, GlContext};
 use brook_wgpu::WgpuBackend;
 
+use crate::gate::{Gate, StreamBody};
 use crate::program::Program;
 use crate::program_cache::ProgramCache;
-use crate::session::Session;
-use crate::stream::{Stream, StreamBody};
+use crate::stream::Stream;
 
 /// Brook's runtime: where streams live and kernels run.
 pub struct Runtime {
-    pub(crate) backend: Rc<dyn Backend>,
+    /// The backend, behind the gate every operation passes (`src/gate/`), which the runtime
+    /// shares with its streams and programs.
+    pub(crate) gate: Rc<Gate>,
     pub(crate) programs: ProgramCache,
     /// Which write-mask and write-query calls are allowed now, for every backend alike.
     pub(crate) masks: RefCell<WriteMaskState>,
-    /// What the runtime shares with its streams: the deferred kernel call, the recorder.
-    pub(crate) session: Rc<Session>,
 }
 
 /// Which backend [`Runtime::from_env`] picks from `BRT_RUNTIME`.
@@ -33,12 +33,11 @@ pub const BACKEND_NAMES: &[&str] = &["gl", "cpu", "wgpu"];
 impl Runtime {
     /// A runtime on any backend, this crate's or one's own: every call reaches it checked
     /// (argument kinds and element types, aliasing, shapes, the write-mask state). Automatic
-    /// fusion ([`Runtime::set_automatic_fusion`]) is on for GL, the one backend that fuses.
+    /// fusion ([`Runtime::set_automatic_fusion`]) is on where the backend fuses
+    /// ([`Backend::fuses`]: GL).
     pub fn with_backend(backend: Rc<dyn Backend>) -> Runtime {
-        let fuses = backend.as_any().is::<GlBackend>();
         Runtime {
-            session: Rc::new(Session::new(backend.clone(), fuses)),
-            backend,
+            gate: Rc::new(Gate::new(backend)),
             programs: ProgramCache::default(),
             masks: RefCell::new(WriteMaskState::default()),
         }
@@ -131,27 +130,29 @@ impl Runtime {
 
     /// The backend's name: `"gl"`, `"cpu"`, or one's own backend's.
     pub fn backend_name(&self) -> &'static str {
-        self.backend.name()
+        self.gate.name()
     }
 
     /// The backend and the machine it runs on, for reports.
     pub fn describe(&self) -> String {
-        self.backend.describe()
+        self.gate.describe()
     }
 
     /// The backend itself, to reach what only it offers (downcast [`Backend::as_any`]).
+    /// Calls made on it directly bypass the runtime's checks and its gate (a deferred
+    /// kernel call does not run first): use it for capabilities, not stream operations.
     pub fn backend(&self) -> &Rc<dyn Backend> {
-        &self.backend
+        self.gate.backend()
     }
 
     /// The GL backend, on a GL runtime: its context, pass observers.
     pub fn as_gl(&self) -> Option<&GlBackend> {
-        self.backend.as_any().downcast_ref::<GlBackend>()
+        self.backend().as_any().downcast_ref::<GlBackend>()
     }
 
     /// The wgpu backend, on a wgpu runtime: its device and queue, the WGSL of a call.
     pub fn as_wgpu(&self) -> Option<&WgpuBackend> {
-        self.backend.as_any().downcast_ref::<WgpuBackend>()
+        self.backend().as_any().downcast_ref::<WgpuBackend>()
     }
 
     /// The GL context of a GL runtime: bind a stream's textures in your own rendering.
@@ -166,14 +167,9 @@ impl Runtime {
             module,
             source: SourceText::new(name, source),
         });
-        let prepared = self.backend.prepare(&compiled)?.into();
-        if let Some(recorder) = self.session.recorder.borrow_mut().as_mut() {
-            recorder.compiled(&compiled.source);
-        }
         Ok(Program {
-            compiled,
-            prepared,
-            backend: self.backend.clone(),
+            prepared: self.gate.program(&compiled)?,
+            gate: self.gate.clone(),
         })
     }
 
@@ -181,13 +177,7 @@ impl Runtime {
     /// are undefined until read into or written by a kernel.
     pub fn stream(&self, format: ElementFormat, shape: &[usize]) -> Result<Stream, BrookError> {
         brook_core::shape::element_count(shape)?;
-        let storage = self.backend.create_stream(&format, shape)?;
-        Ok(self.made(StreamBody {
-            format,
-            shape: shape.to_vec(),
-            storage,
-            iter: None,
-        }))
+        Ok(self.made(self.gate.stream(&format, shape)?))
     }
 
     /// A `float`..`float4` stream (`components` 1..=4).
@@ -197,20 +187,14 @@ impl Runtime {
 
     /// Brook's `iter float s<N> = iter(start, end)`: see `IterSpec` for the values.
     pub fn iter(&self, spec: IterSpec) -> Result<Stream, BrookError> {
-        let storage = self.backend.create_iter(&spec)?;
-        Ok(self.made(StreamBody {
-            format: ElementFormat::scalar(spec.components())?,
-            shape: spec.shape().to_vec(),
-            storage,
-            iter: Some(spec),
-        }))
+        Ok(self.made(self.gate.iter(&spec)?))
     }
 
     /// A stream of this runtime with `body`.
-    fn made(&self, body: StreamBody) -> Stream {
+    fn made(&self, body: Rc<StreamBody>) -> Stream {
         Stream {
-            session: self.session.clone(),
-            body: Rc::new(body),
+            gate: self.gate.clone(),
+            body,
         }
     }
 
@@ -218,8 +202,16 @@ impl Runtime {
     /// deferred kernel call runs first, unless it already ran inside a reduction (see
     /// [`Runtime::set_automatic_fusion`]); an error it meets is returned by the next call.
     pub fn finish(&self) {
-        self.settle_or_keep();
-        self.backend.finish();
+        self.gate.finish();
+    }
+
+    /// [`Runtime::finish`] for the end of a host program, where an error must still be
+    /// seen (brcc calls it when `main` returns): returns the error of a deferred kernel call
+    /// that runs now, or one kept from a call that ran where it could not return it.
+    pub fn finish_checked(&self) -> Result<(), BrookError> {
+        self.gate.settle()?;
+        self.gate.finish();
+        Ok(())
     }
 
     /// Starts (forgetting earlier entries) or stops the pass trace: a record of what each
@@ -229,8 +221,7 @@ impl Runtime {
     /// A deferred kernel call appears when it runs, as a separate call or inside the
     /// reduction of its output (see [`Runtime::set_automatic_fusion`]).
     pub fn set_trace(&self, on: bool) {
-        self.settle_or_keep();
-        self.backend.set_trace(on);
+        self.gate.set_trace(on);
     }
 
     /// Stops every later kernel call that runs longer than `limit` with an error naming the
@@ -239,14 +230,12 @@ impl Runtime {
     /// cannot stop a draw or dispatch they have started, so there a limit is an error
     /// (`brcc run --timeout 60 prog.br` ends a whole program on any backend).
     pub fn set_time_limit(&self, limit: Option<std::time::Duration>) -> Result<(), BrookError> {
-        self.session.flush()?;
-        self.backend.set_time_limit(limit)
+        self.gate.set_time_limit(limit)
     }
 
     /// The trace entries since tracing started or since the last take; each prints readably.
     pub fn take_trace(&self) -> Vec<TraceEntry> {
-        self.settle_or_keep();
-        self.backend.take_trace()
+        self.gate.take_trace()
     }
 
     /// Runs `run` with every call recorded for the pipeline explorer: the pass trace, on
@@ -289,7 +278,7 @@ impl Runtime {
         s: &'a Stream,
         call: &dyn Display,
     ) -> Result<&'a Stream, BrookError> {
-        if !Rc::ptr_eq(&s.session, &self.session) {
+        if !Rc::ptr_eq(&s.gate, &self.gate) {
             return Err(BrookError::ForeignStream {
                 call: call.to_string(),
             });
@@ -303,12 +292,23 @@ impl Runtime {
         p: &'a Program,
         call: &dyn Display,
     ) -> Result<&'a Program, BrookError> {
-        if !Rc::ptr_eq(&p.backend, &self.backend) {
+        if !Rc::ptr_eq(&p.gate, &self.gate) {
             return Err(BrookError::ForeignStream {
                 call: format!("{call} (a program compiled by another runtime)"),
             });
         }
         Ok(p)
+    }
+}
+
+impl Drop for Runtime {
+    /// Runs a deferred kernel call; its error, which nothing else could see now, goes to
+    /// standard error.
+    fn drop(&mut self) {
+        self.gate.settle_or_keep();
+        if let Err(e) = self.gate.reported() {
+            eprintln!("brook: error: a deferred kernel call failed: {e}");
+        }
     }
 }
 

@@ -3,10 +3,9 @@
 use std::fmt::Display;
 
 use brook_core::call::check_scatter;
-use brook_core::{BrookError, Combiner, ScatterCall};
+use brook_core::{Backend, BrookError, Combiner, ScatterCall};
 use brook_frontend::ir::FunctionKind;
 
-use crate::explaining::contents;
 use crate::program::Program;
 use crate::runtime::Runtime;
 use crate::stream::Stream;
@@ -42,23 +41,19 @@ impl Runtime {
         op: ScatterOp,
     ) -> Result<(), BrookError> {
         let call: &dyn Display = &"streamScatterOp";
-        self.session.flush()?;
-        let destination = dst;
         let [dst, index, data] = [dst, index, data].map(|s| self.own(s, call).map(|s| s.arg(None)));
         let (dst, index, data) = (dst?, index?, data?);
         let op = self.combiner(call, op)?;
         check_scatter(&dst, &index, &data, &op)
             .and_then(|()| {
-                self.backend.scatter(&ScatterCall {
+                self.gate.scatter(&ScatterCall {
                     dst,
                     index,
                     data,
                     op,
                 })
             })
-            .map_err(|e| op.locate(e))?;
-        self.explained(|| None, || vec![contents("dst", destination)]);
-        Ok(())
+            .map_err(|e| op.locate(e))
     }
 
     /// The backend form of a combiner, its reduce function looked up.
@@ -74,10 +69,10 @@ impl Runtime {
             ScatterOp::Max => Combiner::Max,
             ScatterOp::Reduce(program, name) => {
                 let program = self.own_program(program, call)?;
-                let (function, _) = program.compiled.function(name, FunctionKind::Reduce)?;
+                let (function, _) = program.compiled().function(name, FunctionKind::Reduce)?;
                 Combiner::Reduce {
-                    program: program.prepared.as_ref(),
-                    compiled: &program.compiled,
+                    program: program.gated(),
+                    compiled: program.compiled(),
                     function,
                 }
             }

@@ -1,40 +1,18 @@
 //! Streams as the user holds them: a shape, an element format, and a backend's storage.
 
+use std::any::Any;
+use std::cell::Ref;
 use std::rc::Rc;
 
-use brook_core::{BackendStream, BrookError, Domain, ElementFormat, IterSpec, StreamArg};
+use brook_core::{Backend, BrookError, Domain, ElementFormat, StreamArg};
 
-use crate::session::Session;
+use crate::gate::{Gate, StreamBody};
 
 /// A Brook stream on one runtime.
 pub struct Stream {
-    pub(crate) session: Rc<Session>,
+    /// The gate of the runtime that made it, which every operation on it passes.
+    pub(crate) gate: Rc<Gate>,
     pub(crate) body: Rc<StreamBody>,
-}
-
-/// A stream's element format, extents and backend storage: shared by the user's [`Stream`]
-/// and a deferred kernel call that uses it ([`crate::deferred`]), which keeps the storage
-/// alive if the stream is dropped first. It holds no [`Session`]: the session holds the
-/// deferred call, and a session held back would never be freed.
-pub(crate) struct StreamBody {
-    pub(crate) format: ElementFormat,
-    pub(crate) shape: Vec<usize>,
-    pub(crate) storage: BackendStream,
-    /// The iterator, for an `iter` stream (computed, read-only).
-    pub(crate) iter: Option<IterSpec>,
-}
-
-impl StreamBody {
-    /// The stream (or its `domain`) as backends and call checks see it.
-    pub(crate) fn arg<'a>(&'a self, domain: Option<&'a Domain>) -> StreamArg<'a> {
-        StreamArg {
-            storage: self.storage.as_ref(),
-            format: &self.format,
-            shape: &self.shape,
-            domain: domain.filter(|d| !d.is_whole(&self.shape)),
-            iter: self.iter.as_ref(),
-        }
-    }
 }
 
 impl Stream {
@@ -63,7 +41,7 @@ impl Stream {
         self.body.iter.is_some()
     }
 
-    /// The stream (or its `domain`) as backends and call checks see it.
+    /// The stream (or its `domain`) as the gate and the call checks see it.
     pub(crate) fn arg<'a>(&'a self, domain: Option<&'a Domain>) -> StreamArg<'a> {
         self.body.arg(domain)
     }
@@ -87,20 +65,14 @@ impl Stream {
                 message: "an iterator stream is computed, it cannot be read into".into(),
             });
         }
-        let target = self.arg(domain);
-        self.session.flush_before_writing(&target)?;
-        self.session.backend.read(&target, data)
+        self.gate.read(&self.arg(domain), data)
     }
 
     fn write_region(&self, domain: Option<&Domain>, out: &mut [f32]) -> Result<(), BrookError> {
         match &self.body.iter {
             // Every backend's iterators have these values: no storage to ask.
             Some(spec) => Ok(spec.write(domain, out)?),
-            None => {
-                let source = self.arg(domain);
-                self.session.flush_before_reading(&source)?;
-                self.session.backend.write(&source, out)
-            }
+            None => self.gate.write(&self.arg(domain), out),
         }
     }
 
@@ -111,38 +83,38 @@ impl Stream {
         Ok(out)
     }
 
+    /// The backend's own storage of this stream, lent to code outside the runtime: for a
+    /// backend's own operations (downcast it to the backend's stream type), or to share the
+    /// data without a copy ([`Stream::gl_textures`] and [`Stream::wgpu_buffer`] do this for
+    /// GL and wgpu). A deferred kernel call that reads or writes the stream runs first, so it
+    /// holds the stream's current values; the error is that call's.
+    pub fn storage(&self) -> Result<&dyn Any, BrookError> {
+        self.gate.lend(&self.arg(None))
+    }
+
     /// The GL textures holding this stream and their documented [`Layout`](brook_texture_streams::Layout)
     /// (element with linear index `L` at texel `(L mod W, L div W)`, one texture per struct member),
     /// to bind in one's own rendering without a copy — as the Brook paper's runtime lets
     /// applications do (001 §4.1). `None` on other backends and for iterator streams. While
     /// the guard lives, calls that replace the stream's textures (`read`, an in-place kernel
-    /// call, `streamSwap`) fail with [`BrookError::State`]. A deferred kernel call that
-    /// uses the stream runs first; an error it meets is returned by the runtime's next call.
-    /// Running it draws on the runtime's context and leaves its own framebuffer bound: call
-    /// [`Stream::run_waiting`] before binding a framebuffer of one's own on a shared context.
-    pub fn gl_textures(&self) -> Option<std::cell::Ref<'_, brook_texture_streams::Stream>> {
-        self.session.flush_before_sharing(&self.arg(None));
-        brook_passes::gl_textures(self.body.storage.as_ref()).and_then(Result::ok)
-    }
-
-    /// Runs now a deferred kernel call that uses this stream (automatic fusion, "Reductions"
-    /// in the README), returning its error; nothing when none waits. For code that draws with
-    /// the stream's textures on the runtime's own GL context: running the call binds its
-    /// framebuffer, so do it before binding one's own.
-    pub fn run_waiting(&self) -> Result<(), BrookError> {
-        self.session.flush_before_writing(&self.arg(None))
+    /// call, `streamSwap`) fail with [`BrookError::State`]; asking while one of them holds
+    /// the textures is that error. Lent as [`Stream::storage`] lends: a deferred kernel call
+    /// that uses the stream runs first (it draws on the runtime's context and leaves its own
+    /// framebuffer bound, so ask before binding a framebuffer of one's own on a shared
+    /// context), and its error is returned.
+    pub fn gl_textures(
+        &self,
+    ) -> Result<Option<Ref<'_, brook_texture_streams::Stream>>, BrookError> {
+        brook_passes::gl_textures(self.storage()?).transpose()
     }
 
     /// The storage buffer holding the stream's elements on the wgpu backend (C layout, `f32`;
     /// `STORAGE | VERTEX | COPY_SRC | COPY_DST`), to bind in the application's own passes
-    /// with no copy. `None` on other backends and for iterator streams. A deferred kernel
-    /// call that uses the stream runs first, as for [`Stream::gl_textures`].
-    pub fn wgpu_buffer(&self) -> Option<std::cell::Ref<'_, brook_wgpu::wgpu::Buffer>> {
-        self.session.flush_before_sharing(&self.arg(None));
-        self.body
-            .storage
-            .downcast_ref::<brook_wgpu::WgpuStream>()
-            .and_then(brook_wgpu::WgpuStream::buffer)
+    /// with no copy. `None` on other backends and for iterator streams. Lent as
+    /// [`Stream::storage`] lends.
+    pub fn wgpu_buffer(&self) -> Result<Option<Ref<'_, brook_wgpu::wgpu::Buffer>>, BrookError> {
+        let storage = self.storage()?.downcast_ref::<brook_wgpu::WgpuStream>();
+        Ok(storage.and_then(brook_wgpu::WgpuStream::buffer))
     }
 
     /// Brook's `streamPrint` as a string, in the original's exact format (see

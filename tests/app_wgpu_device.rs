@@ -41,7 +41,7 @@ fn a_stream_on_the_apps_device_is_a_buffer_the_app_reads_itself() {
     });
     let mut enc = device.create_command_encoder(&Default::default());
     {
-        let buffer = r.wgpu_buffer().expect("a wgpu stream has a buffer");
+        let buffer = (r.wgpu_buffer().unwrap()).expect("a wgpu stream has a buffer");
         assert_eq!(buffer.size(), bytes, "C layout: two floats per element");
         enc.copy_buffer_to_buffer(&buffer, 0, &staging, 0, bytes);
     }
@@ -61,5 +61,6 @@ fn a_stream_on_the_apps_device_is_a_buffer_the_app_reads_itself() {
         .stream_of(1, &[4])
         .unwrap()
         .wgpu_buffer()
+        .unwrap()
         .is_none());
 }

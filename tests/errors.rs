@@ -200,7 +200,7 @@ fn a_stream_whose_textures_are_held_refuses_calls_that_replace_them() {
         gl.stream_of(1, &[4]).unwrap(),
     );
     s.read(&[1.0; 4]).unwrap();
-    let held = s.gl_textures().expect("a GL stream has textures");
+    let held = (s.gl_textures().unwrap()).expect("a GL stream has textures");
     let state = |r: Result<(), BrookError>| {
         matches!(
             r.as_ref().map_err(BrookError::unplaced),

@@ -309,6 +309,20 @@ pub trait Backend {
         self.reduce(reduce, output)?;
         Ok(false)
     }
+    /// Whether [`Backend::map_reduce`] computes the kernel inside the reduction rather than
+    /// running the two calls (GL does): the runtime then defers plain kernel calls by default
+    /// so that a reduction of their output fuses with them (`Runtime::set_automatic_fusion`).
+    fn fuses(&self) -> bool {
+        false
+    }
+    /// `stream`'s own storage, lent to code outside the runtime (a GL texture bound in an
+    /// application's rendering, a wgpu buffer in its passes, a backend's own operation):
+    /// whatever the backend keeps queued that writes the stream has been done. The default
+    /// lends `stream.storage` as it is; the runtime's gate runs a waiting kernel call that
+    /// uses the stream first.
+    fn lend<'a>(&self, stream: &StreamArg<'a>) -> Result<&'a dyn Any, BrookError> {
+        Ok(stream.storage)
+    }
     /// Brook's `streamScatterOp` (see [`ScatterCall`]).
     fn scatter(&self, call: &ScatterCall) -> Result<(), BrookError>;
     /// Brook's `streamGatherOp` (see [`GatherOpCall`]).

@@ -1,6 +1,7 @@
 //! Drawing a view of a stream with GL, straight from the stream's own textures (a stream of
 //! another backend is staged into textures of the renderer's context first).
 
+use std::cell::Ref;
 use std::rc::Rc;
 
 use brook::texture_streams::{GlContext, Stream as GlStream, TexelRect, Texture};
@@ -45,6 +46,25 @@ pub(crate) struct Source {
 impl Source {
     fn rows(&self) -> usize {
         self.count / self.columns
+    }
+}
+
+/// A stream's textures to draw from ([`Renderer::textures`]).
+enum Textures<'a> {
+    /// The stream's own.
+    Lent(Ref<'a, GlStream>),
+    /// A copy in textures of the renderer's context.
+    Staged(GlStream),
+}
+
+impl std::ops::Deref for Textures<'_> {
+    type Target = GlStream;
+
+    fn deref(&self) -> &GlStream {
+        match self {
+            Textures::Lent(t) => t,
+            Textures::Staged(t) => t,
+        }
     }
 }
 
@@ -119,12 +139,13 @@ impl Renderer {
                 .get_parameter_framebuffer(glow::DRAW_FRAMEBUFFER_BINDING)
         };
         // GL work that binds framebuffers of its own (a deferred kernel call writing the
-        // stream, an auto range's read-back) runs before the one that was bound is restored.
-        stream.run_waiting()?;
+        // stream, which lending its textures runs; an auto range's read-back) runs before the
+        // one that was bound is restored.
+        let textures = self.textures(stream)?;
         let resolved = resolve(stream, view)?;
         // SAFETY: rebinding the framebuffer that was bound (or the default one).
         unsafe { self.ctx.gl().bind_framebuffer(glow::FRAMEBUFFER, bound) };
-        self.draw_resolved(stream, view, &resolved, camera, viewport, area)?;
+        self.draw_resolved(&textures, view, &resolved, camera, viewport, area)?;
         Ok(resolved)
     }
 
@@ -137,12 +158,12 @@ impl Renderer {
         size: (u32, u32),
     ) -> Result<RgbaImage, VizError> {
         // Before this render binds its target (a deferred call binds its own framebuffer).
-        stream.run_waiting()?;
+        let textures = self.textures(stream)?;
         let resolved = resolve(stream, view)?;
         let target = Texture::new(&self.ctx, size.0, size.1, 4)?;
         self.ctx.framebuffer_for(&[&target])?;
         self.draw_resolved(
-            stream,
+            &textures,
             view,
             &resolved,
             camera,
@@ -158,29 +179,29 @@ impl Renderer {
         Ok(rgba_from_floats(&floats, size))
     }
 
+    /// The textures to draw `stream` from. A GL stream of this context is drawn from its own
+    /// textures, lent by the runtime, which first runs a deferred kernel call writing them
+    /// (it binds a framebuffer of its own, so this comes before the draw binds anything).
+    /// Any other stream (the CPU's, wgpu's, an iterator, a GL stream of another context) is
+    /// staged: read back and uploaded into textures of this context with the same layout,
+    /// each draw.
+    fn textures<'a>(&self, stream: &'a Stream) -> Result<Textures<'a>, VizError> {
+        let lent = (stream.gl_textures()?).filter(|t| Rc::ptr_eq(t.context(), &self.ctx));
+        Ok(match lent {
+            Some(t) => Textures::Lent(t),
+            None => Textures::Staged(self.stage(stream)?),
+        })
+    }
+
     fn draw_resolved(
         &self,
-        stream: &Stream,
+        textures: &GlStream,
         view: &View,
         resolved: &Resolved,
         camera: &Camera,
         viewport: (u32, u32),
         area: [u32; 4],
     ) -> Result<(), VizError> {
-        // A GL stream of this context is drawn from its own textures. Any other stream (the
-        // CPU's, wgpu's, an iterator, a GL stream of another context) is staged: read back
-        // and uploaded into textures of this context with the same layout, each draw.
-        let held = stream
-            .gl_textures()
-            .filter(|t| Rc::ptr_eq(t.context(), &self.ctx));
-        let staged;
-        let textures: &GlStream = match &held {
-            Some(t) => t,
-            None => {
-                staged = self.stage(stream)?;
-                &staged
-            }
-        };
         let layout = textures.layout();
         let source = Source {
             texture: textures.textures()[view.member].raw(),

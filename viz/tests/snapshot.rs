@@ -166,7 +166,7 @@ fn address_translated_streams_display_like_direct_ones() {
         let s = rt.stream_of(1, shape).unwrap();
         s.read(&data).unwrap();
         assert_eq!(
-            s.gl_textures().unwrap().layout().is_translated(),
+            s.gl_textures().unwrap().unwrap().layout().is_translated(),
             translated
         );
         render(rt, &s, &view, size.0, size.1).unwrap()

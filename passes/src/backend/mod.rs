@@ -130,6 +130,11 @@ pub(super) fn gl_program(program: &dyn Any) -> Result<&GlProgram, BrookError> {
 }
 
 impl Backend for GlBackend {
+    /// A reduction computes a plain kernel call inside its first pass (`encode/reduce.rs`).
+    fn fuses(&self) -> bool {
+        true
+    }
+
     /// GLSL 3.30 has no 64-bit integers.
     fn resize_index_bits(&self) -> u32 {
         32

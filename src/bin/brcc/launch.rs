@@ -56,7 +56,7 @@ pub fn run(
     if let Some(runtime) = capi::take_runtime() {
         // A kernel call still waiting for a reduction (automatic fusion) runs now, so an
         // error only running finds is reported as the C ABI reports any other.
-        let waiting = runtime.run_waiting();
+        let waiting = runtime.finish_checked();
         ended(&runtime);
         if let Err(e) = waiting {
             eprintln!("brook: error: {}", e.to_string().trim_end());

@@ -52,7 +52,7 @@ pub(crate) fn element_values(
     member: usize,
     index: usize,
 ) -> Result<Vec<f32>, VizError> {
-    if let Some(textures) = stream.gl_textures() {
+    if let Some(textures) = stream.gl_textures()? {
         let (x, y) = textures.layout().texel_of_linear(index);
         let texture = textures
             .textures()

@@ -1,0 +1,286 @@
+//! The gate: the one layer every stream operation passes on its way to the backend. It
+//! implements [`Backend`] around the runtime's backend, so each operation is one of its
+//! methods, and each method decides from its own arguments what must happen first: which
+//! kernel call waiting for a reduction ([`deferred`]) it runs — one that uses a stream it
+//! reads into or lends, one that writes a stream it reads, any call before another kernel
+//! call, a reduction it cannot fuse with, a scatter, gather-op, mask, query or swap — and
+//! what it reports to the explorer's recorder ([`recording`]). So no operation of the runtime
+//! flushes anything by hand, and a new `Backend` method without a default cannot be added
+//! without the gate deciding for it. The runtime and its streams and programs reach the
+//! backend only through their gate; its streams and programs are handles ([`handles`]) the
+//! gate unwraps for the backend.
+
+mod deferred;
+mod handles;
+mod recording;
+mod worth_deferring;
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use brook_core::{
+    Backend, BackendProgram, BackendStream, BrookError, Compiled, ElementFormat, GatherOpCall,
+    IterSpec, KernelCall, PassTrace, ReduceCall, ReduceOutput, ScatterCall, StreamArg, TraceEntry,
+};
+use brook_explain::Recorder;
+
+use deferred::Deferred;
+use handles::{inner, inner_combiner, inner_output, with_kernel, with_reduce};
+pub(crate) use handles::{Prepared, StreamBody};
+
+/// The runtime's backend behind the gate, the kernel call waiting for a reduction, and the
+/// explorer's recorder. Shared by the runtime and every stream made on it.
+pub(crate) struct Gate {
+    backend: Rc<dyn Backend>,
+    deferred: Deferred,
+    /// The explorer's recorder, while a run is explained (`crate::explaining`).
+    recorder: RefCell<Option<Recorder>>,
+}
+
+impl Gate {
+    /// A gate before `backend`, deferring kernel calls for fusion when the backend fuses.
+    pub(crate) fn new(backend: Rc<dyn Backend>) -> Gate {
+        Gate {
+            deferred: Deferred::new(backend.fuses()),
+            backend,
+            recorder: RefCell::new(None),
+        }
+    }
+
+    /// The backend behind the gate.
+    pub(crate) fn backend(&self) -> &Rc<dyn Backend> {
+        &self.backend
+    }
+
+    /// A stream of `format` and `shape`.
+    pub(crate) fn stream(
+        &self,
+        format: &ElementFormat,
+        shape: &[usize],
+    ) -> Result<Rc<StreamBody>, BrookError> {
+        let storage = self.backend.create_stream(format, shape)?;
+        Ok(StreamBody::new(
+            format.clone(),
+            shape.to_vec(),
+            storage,
+            None,
+        ))
+    }
+
+    /// An iterator stream.
+    pub(crate) fn iter(&self, spec: &IterSpec) -> Result<Rc<StreamBody>, BrookError> {
+        let storage = self.backend.create_iter(spec)?;
+        let format = ElementFormat::scalar(spec.components())?;
+        Ok(StreamBody::new(
+            format,
+            spec.shape().to_vec(),
+            storage,
+            Some(spec.clone()),
+        ))
+    }
+
+    /// `compiled` prepared for the backend; its source is kept when a run is recorded.
+    pub(crate) fn program(&self, compiled: &Rc<Compiled>) -> Result<Rc<Prepared>, BrookError> {
+        let prepared = self.backend.prepare(compiled)?;
+        self.compiled(compiled);
+        Ok(Prepared::new(compiled.clone(), prepared))
+    }
+}
+
+/// Each method: what runs first, then the backend's own method on the unwrapped call, then
+/// the recorder's card.
+impl Backend for Gate {
+    fn name(&self) -> &'static str {
+        self.backend.name()
+    }
+
+    fn describe(&self) -> String {
+        self.backend.describe()
+    }
+
+    fn fuses(&self) -> bool {
+        self.backend.fuses()
+    }
+
+    fn resize_index_bits(&self) -> u32 {
+        self.backend.resize_index_bits()
+    }
+
+    /// A handle (`Rc<StreamBody>`); the gate's [`StreamArg`]s point at the body it holds.
+    fn create_stream(
+        &self,
+        format: &ElementFormat,
+        shape: &[usize],
+    ) -> Result<BackendStream, BrookError> {
+        Ok(Box::new(self.stream(format, shape)?))
+    }
+
+    fn create_iter(&self, spec: &IterSpec) -> Result<BackendStream, BrookError> {
+        Ok(Box::new(self.iter(spec)?))
+    }
+
+    /// An `Rc<Prepared>`, which the gate's calls name as their `program`.
+    fn prepare(&self, program: &Rc<Compiled>) -> Result<BackendProgram, BrookError> {
+        Ok(Box::new(self.program(program)?))
+    }
+
+    /// Replacing a stream's contents: a waiting call that reads or writes it runs first.
+    fn read(&self, stream: &StreamArg, data: &[f32]) -> Result<(), BrookError> {
+        self.run_waiting(|call| call.uses(stream))?;
+        self.backend.read(&inner(stream), data)
+    }
+
+    /// Reading a stream: a waiting call that writes it runs first.
+    fn write(&self, stream: &StreamArg, out: &mut [f32]) -> Result<(), BrookError> {
+        self.run_waiting(|call| call.writes(stream))?;
+        self.backend.write(&inner(stream), out)
+    }
+
+    /// Lending a stream's storage, which the borrower may read or write: a waiting call that
+    /// uses it runs first.
+    fn lend<'a>(&self, stream: &StreamArg<'a>) -> Result<&'a dyn Any, BrookError> {
+        self.run_waiting(|call| call.uses(stream))?;
+        self.backend.lend(&inner(stream))
+    }
+
+    /// A kernel call waits for a reduction of its output, or runs the waiting call first and
+    /// itself now (see [`deferred`]).
+    fn run_kernel(&self, call: &KernelCall) -> Result<Vec<usize>, BrookError> {
+        with_kernel(call, |inner| {
+            if self.defer(call, inner)? {
+                return Ok(Vec::new());
+            }
+            let pushed = self.backend.run_kernel(inner)?;
+            self.record_kernel(inner);
+            Ok(pushed)
+        })
+    }
+
+    /// Encodes without running anything: nothing waits on it.
+    fn plan_kernel(&self, call: &KernelCall) -> Result<Vec<PassTrace>, BrookError> {
+        with_kernel(call, |inner| self.backend.plan_kernel(inner))
+    }
+
+    fn prepare_deferred(&self, call: &KernelCall) -> Result<bool, BrookError> {
+        with_kernel(call, |inner| self.backend.prepare_deferred(inner))
+    }
+
+    /// Fuses with the waiting call that computes its input, or runs that call first (see
+    /// [`deferred`]).
+    fn reduce(&self, call: &ReduceCall, mut output: ReduceOutput) -> Result<(), BrookError> {
+        self.reduce_fusing(call, &mut output)?;
+        self.record_reduction(&output);
+        Ok(())
+    }
+
+    /// Another kernel call: the waiting one runs first.
+    fn map_reduce(
+        &self,
+        kernel: &KernelCall,
+        reduce: &ReduceCall,
+        mut output: ReduceOutput,
+    ) -> Result<bool, BrookError> {
+        self.run_waiting(|_| true)?;
+        let fused = with_kernel(kernel, |kernel| {
+            with_reduce(reduce, |reduce| {
+                (self.backend).map_reduce(kernel, reduce, inner_output(&mut output))
+            })
+        })?;
+        self.record_reduction(&output);
+        Ok(fused)
+    }
+
+    /// The waiting call runs first: scatters are not fused with it.
+    fn scatter(&self, call: &ScatterCall) -> Result<(), BrookError> {
+        self.run_waiting(|_| true)?;
+        self.backend.scatter(&ScatterCall {
+            dst: inner(&call.dst),
+            index: inner(&call.index),
+            data: inner(&call.data),
+            op: inner_combiner(&call.op),
+        })?;
+        self.record(None, &[("dst", &call.dst)]);
+        Ok(())
+    }
+
+    /// The waiting call runs first, as for a scatter.
+    fn gather_op(&self, call: &GatherOpCall) -> Result<(), BrookError> {
+        self.run_waiting(|_| true)?;
+        self.backend.gather_op(&GatherOpCall {
+            dst: inner(&call.dst),
+            index: inner(&call.index),
+            data: inner(&call.data),
+            update: (call.update.as_ref()).map(|(op, operand)| (inner_combiner(op), *operand)),
+        })?;
+        let wrote: &[(&str, &StreamArg)] = match call.update {
+            Some(_) => &[("dst", &call.dst), ("data", &call.data)],
+            None => &[("dst", &call.dst)],
+        };
+        self.record(None, wrote);
+        Ok(())
+    }
+
+    /// The waiting call runs first: the mask is taken now, and GL draws it into the depth
+    /// buffer a call may be using.
+    fn set_write_mask(&self, mask: &StreamArg) -> Result<(), BrookError> {
+        self.run_waiting(|_| true)?;
+        self.backend.set_write_mask(&inner(mask))?;
+        self.record(Some(recording::untraced_write_mask()), &[("mask", mask)]);
+        Ok(())
+    }
+
+    /// The waiting call runs first: a query counts what later calls write (GL's occlusion
+    /// query would count the waiting call's samples too).
+    fn begin_write_query(&self) -> Result<(), BrookError> {
+        self.run_waiting(|_| true)?;
+        self.backend.begin_write_query()
+    }
+
+    fn end_write_query(&self) -> Result<u64, BrookError> {
+        self.run_waiting(|_| true)?;
+        self.backend.end_write_query()
+    }
+
+    /// The waiting call runs first: its streams' storage is exchanged.
+    fn swap(&self, a: &StreamArg, b: &StreamArg) -> Result<(), BrookError> {
+        self.run_waiting(|_| true)?;
+        self.backend.swap(&inner(a), &inner(b))?;
+        let untraced = TraceEntry::Swap {
+            first: Vec::new(),
+            second: Vec::new(),
+        };
+        self.record(Some(untraced), &[("first", a), ("second", b)]);
+        Ok(())
+    }
+
+    /// The waiting call runs first, under the limit it was called under.
+    fn set_time_limit(&self, limit: Option<std::time::Duration>) -> Result<(), BrookError> {
+        self.run_waiting(|_| true)?;
+        self.backend.set_time_limit(limit)
+    }
+
+    /// A waiting call that has not run in any form runs first, into the trace it was called
+    /// under (its error kept for the next call that can return one).
+    fn set_trace(&self, on: bool) {
+        self.settle_or_keep();
+        self.backend.set_trace(on);
+    }
+
+    /// As [`Gate::set_trace`]: the trace holds every call made before it.
+    fn take_trace(&self) -> Vec<TraceEntry> {
+        self.settle_or_keep();
+        self.backend.take_trace()
+    }
+
+    /// As [`Gate::set_trace`]: the work waited for includes every call made before it.
+    fn finish(&self) {
+        self.settle_or_keep();
+        self.backend.finish();
+    }
+
+    /// The backend's: the gate adds no capability of its own to reach.
+    fn as_any(&self) -> &dyn Any {
+        self.backend.as_any()
+    }
+}
