@@ -1,5 +1,7 @@
-//! GL against the CPU backend on random whole programs (`whole_programs/`): a fixed slice of seeds in
-//! the suite, and a long run on demand:
+//! GL against the CPU backend on random whole programs (`whole_programs/`), and GL (both
+//! profiles), wgpu and the CPU against the interpreter on random kernels over special values
+//! (`whole_programs/special.rs`): a fixed slice of seeds of each in the suite, and a long run
+//! of both on demand:
 //!
 //! ```sh
 //! BROOK_FUZZ_SECONDS=1800 BROOK_FUZZ_SEED=0 cargo test --test fuzz -- --ignored --nocapture
@@ -13,6 +15,7 @@ mod whole_programs;
 use std::time::{Duration, Instant};
 
 use brook::{ContextOptions, Profile, Runtime};
+use whole_programs::special::SpecialCase;
 use whole_programs::Case;
 
 /// The GL configurations cases rotate through: both profiles, textures 16 texels wide (address
@@ -55,6 +58,82 @@ fn check(seed: u64, cpu: &Runtime, gls: &[Runtime]) -> Result<(), String> {
     }
 }
 
+/// The backends special values are compared on, each with its name, and the interpreter
+/// they are compared with. Only contexts whose row of the special-values table
+/// (`docs/semantics.md`) is exact throughout are here.
+struct SpecialBackends {
+    reference: Runtime,
+    others: Vec<(&'static str, Runtime)>,
+}
+
+impl SpecialBackends {
+    fn new() -> SpecialBackends {
+        let gl = |profile| {
+            Runtime::gl_with(ContextOptions {
+                profile,
+                ..ContextOptions::default()
+            })
+            .expect("a headless GL context")
+        };
+        SpecialBackends {
+            reference: Runtime::cpu_interpreter(),
+            others: vec![
+                ("gl", gl(Profile::Gl33Core)),
+                ("gles", gl(Profile::Es30)),
+                ("wgpu", Runtime::wgpu().expect("a wgpu adapter")),
+                ("cpu", Runtime::cpu()),
+            ],
+        }
+    }
+
+    /// Runs special-value case `seed` everywhere; the first disagreement, described.
+    fn check(&self, seed: u64) -> Result<(), String> {
+        let case = SpecialCase::generate(seed);
+        let want = case
+            .run(&self.reference)
+            .map_err(|e| format!("the generator made a bad program: {e}\n{}", case.describe()))?;
+        for (name, rt) in &self.others {
+            let got = case.run(rt).map_err(|e| {
+                format!(
+                    "{name}: the interpreter ran it, this did not: {e}\n{}",
+                    case.describe()
+                )
+            })?;
+            if let Some(d) = case.compare(&want, &got) {
+                return Err(format!(
+                    "{name} ({}): {d}\n{}",
+                    rt.describe(),
+                    case.describe()
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn a_fixed_slice_of_special_value_kernels_agrees_everywhere() {
+    let backends = SpecialBackends::new();
+    for seed in 0..32 {
+        if let Err(e) = backends.check(seed) {
+            panic!("{e}");
+        }
+    }
+}
+
+/// Special-value seeds long runs found disagreeing, each fixed since.
+const SPECIAL_FINDINGS: [u64; 0] = [];
+
+#[test]
+fn what_long_runs_found_in_special_values_stays_fixed() {
+    let backends = SpecialBackends::new();
+    for seed in SPECIAL_FINDINGS {
+        if let Err(e) = backends.check(seed) {
+            panic!("seed {seed}: {e}");
+        }
+    }
+}
+
 #[test]
 fn a_fixed_slice_of_random_programs_agrees_on_gl_and_the_cpu() {
     let (cpu, gls) = (Runtime::cpu(), gl_configs());
@@ -90,6 +169,7 @@ fn fuzz_for_a_while() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("../fuzz-findings");
     std::fs::create_dir_all(&dir).expect("the findings directory");
     let (cpu, mut gls) = (Runtime::cpu(), gl_configs());
+    let mut special = SpecialBackends::new();
     let end = Instant::now() + Duration::from_secs(seconds);
     let (mut seed, mut findings) = (first, 0);
     while Instant::now() < end {
@@ -97,11 +177,19 @@ fn fuzz_for_a_while() {
         // as long as it lives: fresh contexts now and then keep a long run's memory flat.
         if (seed - first) % 50 == 0 {
             gls = gl_configs();
+            special = SpecialBackends::new();
         }
-        if let Err(e) = check(seed, &cpu, &gls) {
-            findings += 1;
-            std::fs::write(dir.join(format!("seed-{seed}.txt")), &e).expect("a finding file");
-            println!("finding: seed {seed}: {}", e.lines().next().unwrap_or(""));
+        // Each seed is a whole-program case and a special-value case.
+        let outcomes = [
+            ("seed", check(seed, &cpu, &gls)),
+            ("special-seed", special.check(seed)),
+        ];
+        for (kind, outcome) in outcomes {
+            if let Err(e) = outcome {
+                findings += 1;
+                std::fs::write(dir.join(format!("{kind}-{seed}.txt")), &e).expect("a finding file");
+                println!("finding: {kind} {seed}: {}", e.lines().next().unwrap_or(""));
+            }
         }
         seed += 1;
         if (seed - first) % 100 == 0 {

@@ -53,6 +53,9 @@ pub enum Helper {
     Pack4ubyte,
     /// `brook_loop_cut`: the Brook line of a loop the driver ended early (`loops.rs`).
     LoopCheck,
+    /// `brook_zero`, a uniform no pass sets: GL starts every uniform at zero when a program
+    /// is linked, and a compiler cannot fold what it cannot see (`lower/expr.rs`).
+    Zero,
 }
 
 /// The set of helpers one shader uses.
@@ -199,6 +202,9 @@ fn helper_source(helper: Helper) -> String {
         Helper::Select => select_source(),
         Helper::Pack4ubyte => PACK_4UBYTE.to_string(),
         Helper::LoopCheck => LOOP_CHECK.to_string(),
+        Helper::Zero => {
+            "// Zero, unknown to the compiler: never set, so 0 (GL zeroes uniforms at link).\nuniform float brook_zero;\n".to_string()
+        }
     }
 }
 

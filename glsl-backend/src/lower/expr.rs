@@ -124,8 +124,50 @@ impl FunctionLowering<'_> {
                 return Ok(format!("({a} * {sign}brook_inf())"));
             }
         }
-        let (a, b) = (self.expr(l)?, self.expr(r)?);
+        let arithmetic = matches!(
+            op,
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div
+        );
+        let mut operand = |e: &Expr| -> Result<String, GenError> {
+            match self.hidden_zero(e).filter(|_| arithmetic) {
+                Some(text) => Ok(text),
+                None => self.expr(e),
+            }
+        };
+        let (a, b) = (operand(l)?, operand(r)?);
         Ok(binary_text(op, (&a, &l.ty), (&b, &r.ty), ty, self))
+    }
+
+    /// A float zero literal operand (`0.0`, `-0.0`, `float2(0.0, 0.0)`, `0` made float) as the
+    /// same zero read from the `brook_zero` uniform, which the driver cannot see is zero: GLSL
+    /// lets a compiler fold `x * 0.0` to 0 and `x + 0.0` to `x`, which Mesa does even under
+    /// `precise` (NaN · 0 and inf · 0 are NaN, −0 + 0 is +0). `None` for anything else.
+    fn hidden_zero(&mut self, e: &Expr) -> Option<String> {
+        let text = match &e.kind {
+            ExprKind::Float(v) if *v == 0.0 => if v.is_sign_negative() {
+                "(-brook_zero)"
+            } else {
+                "brook_zero"
+            }
+            .to_string(),
+            ExprKind::Convert(x) if matches!(x.kind, ExprKind::Int(0)) => match e.ty {
+                Type::Scalar(Scalar::Float) => "brook_zero".to_string(),
+                Type::Vector(Scalar::Float, _) => {
+                    format!("{}(brook_zero)", glsl_type(self.module, &e.ty))
+                }
+                _ => return None,
+            },
+            ExprKind::Construct(parts) if e.ty.scalar() == Some(Scalar::Float) => {
+                let parts = parts
+                    .iter()
+                    .map(|p| self.hidden_zero(p))
+                    .collect::<Option<Vec<_>>>()?;
+                format!("{}({})", glsl_type(self.module, &e.ty), parts.join(", "))
+            }
+            _ => return None,
+        };
+        self.prelude.require(Helper::Zero);
+        Some(text)
     }
 
     fn swizzle(&mut self, base: &Expr, comps: &[u8], ty: &Type) -> Result<String, GenError> {

@@ -37,8 +37,9 @@ impl FunctionLowering<'_> {
                     Some(e) => self.expr(e)?,
                     None => zero_value(self.module, ty),
                 };
+                // `brook_precise` (`Profile::header`): Brook's arithmetic is IEEE's, every step.
                 let code = format!(
-                    "{} {}{} = {value};",
+                    "brook_precise {} {}{} = {value};",
                     glsl_type(self.module, ty),
                     self.local_names[local.0 as usize],
                     array_suffix(ty)
