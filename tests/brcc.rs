@@ -711,10 +711,11 @@ fn check_finds_bad_host_calls_at_their_line_without_running() {
     }
 }
 
-/// A small program whose build is its own cache entry: it prints `k + 1`.
-fn numbered_program(k: usize) -> String {
+/// A small program whose build is its own cache entry: it prints `k + 1`. Each test names
+/// its own (`test`): tests run at once, and a file being rewritten must not be read.
+fn numbered_program(test: &str, k: usize) -> String {
     scratch(
-        &format!("cache_bound_{k}.br"),
+        &format!("{test}_{k}.br"),
         &format!(
             "#include <stdio.h>\n\
              kernel void add(float a<>, out float r<>) {{ r = a + {k}.0; }}\n\
@@ -725,9 +726,9 @@ fn numbered_program(k: usize) -> String {
     )
 }
 
-/// Runs program `k` on the CPU with the cache in `cache`, bounded to `max` entries.
-fn run_numbered(cache: &Path, k: usize, max: usize) -> Command {
-    let mut cmd = brcc(&["run", &numbered_program(k), "--backend", "cpu"]);
+/// Runs `program` on the CPU with the cache in `cache`, bounded to `max` entries.
+fn run_numbered(cache: &Path, program: &str, max: usize) -> Command {
+    let mut cmd = brcc(&["run", program, "--backend", "cpu"]);
     cmd.env("XDG_CACHE_HOME", cache)
         .env("BROOK_CACHE_MAX_ENTRIES", max.to_string());
     cmd
@@ -746,8 +747,9 @@ fn cache_entries(cache: &Path) -> Vec<PathBuf> {
 #[test]
 fn the_build_cache_keeps_to_its_bound_the_least_recently_used_going_first() {
     let cache = fresh_cache("cache-bound");
+    let programs: Vec<String> = (0..6).map(|k| numbered_program("bound", k)).collect();
     let built = |k: usize| {
-        let o = run(run_numbered(&cache, k, 2));
+        let o = run(run_numbered(&cache, &programs[k], 2));
         assert!(o.status.success(), "{}", stderr(&o));
         assert_eq!(words(&stdout(&o)), [(k + 1).to_string()]);
     };
@@ -786,8 +788,12 @@ fn the_build_cache_keeps_to_its_bound_the_least_recently_used_going_first() {
     assert!(cache_entries(&cache).is_empty());
     // Which entry went when 2 came: rebuild 0 and 1 in a fresh cache and check 1 went.
     let cache = fresh_cache("cache-bound-lru");
-    built_in(&cache, 0);
-    built_in(&cache, 1);
+    let built_in = |k: usize| {
+        let o = run(run_numbered(&cache, &programs[k], 2));
+        assert!(o.status.success(), "{}", stderr(&o));
+    };
+    built_in(0);
+    built_in(1);
     let (e0, e1) = {
         let e = cache_entries(&cache);
         let newest = |a: &PathBuf, b: &PathBuf| {
@@ -806,9 +812,9 @@ fn the_build_cache_keeps_to_its_bound_the_least_recently_used_going_first() {
         }
     };
     std::thread::sleep(std::time::Duration::from_millis(20));
-    built_in(&cache, 0);
+    built_in(0);
     std::thread::sleep(std::time::Duration::from_millis(20));
-    built_in(&cache, 2);
+    built_in(2);
     let left = cache_entries(&cache);
     assert!(
         left.contains(&e0),
@@ -820,20 +826,16 @@ fn the_build_cache_keeps_to_its_bound_the_least_recently_used_going_first() {
     );
 }
 
-fn built_in(cache: &Path, k: usize) {
-    let o = run(run_numbered(cache, k, 2));
-    assert!(o.status.success(), "{}", stderr(&o));
-}
-
 #[test]
 fn concurrent_builds_succeed_while_the_bound_evicts() {
     // Four first builds of one program and four of others at once, with room for one entry:
     // every run succeeds (an entry in use is never removed), and the cache ends within bound.
     let cache = fresh_cache("cache-concurrent");
+    let programs: Vec<String> = (0..8).map(|k| numbered_program("concurrent", k)).collect();
     let children: Vec<_> = (0..8)
         .map(|i| {
             let k = if i % 2 == 0 { 0 } else { i };
-            let child = run_numbered(&cache, k, 1)
+            let child = run_numbered(&cache, &programs[k], 1)
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped())
                 .spawn()

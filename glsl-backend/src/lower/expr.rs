@@ -139,20 +139,19 @@ impl FunctionLowering<'_> {
     }
 
     /// A float zero literal operand (`0.0`, `-0.0`, `float2(0.0, 0.0)`, `0` made float) as the
-    /// same zero read from the `brook_zero` uniform, which the driver cannot see is zero: GLSL
+    /// same zero made from the `brook_zero` uniform, which the driver cannot see is zero: GLSL
     /// lets a compiler fold `x * 0.0` to 0 and `x + 0.0` to `x`, which Mesa does even under
     /// `precise` (NaN · 0 and inf · 0 are NaN, −0 + 0 is +0). `None` for anything else.
     fn hidden_zero(&mut self, e: &Expr) -> Option<String> {
         let text = match &e.kind {
             ExprKind::Float(v) if *v == 0.0 => if v.is_sign_negative() {
-                "(-brook_zero)"
+                "(-float(brook_zero))"
             } else {
-                "brook_zero"
+                "float(brook_zero)"
             }
             .to_string(),
             ExprKind::Convert(x) if matches!(x.kind, ExprKind::Int(0)) => match e.ty {
-                Type::Scalar(Scalar::Float) => "brook_zero".to_string(),
-                Type::Vector(Scalar::Float, _) => {
+                Type::Scalar(Scalar::Float) | Type::Vector(Scalar::Float, _) => {
                     format!("{}(brook_zero)", glsl_type(self.module, &e.ty))
                 }
                 _ => return None,
