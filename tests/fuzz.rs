@@ -132,7 +132,14 @@ fn a_fixed_slice_of_special_value_kernels_agrees_everywhere() {
 }
 
 /// Special-value seeds long runs found disagreeing, each fixed since.
-const SPECIAL_FINDINGS: [u64; 0] = [];
+const SPECIAL_FINDINGS: [u64; 3] = [
+    // A product with `1.0 - 1.0`, which Mesa computed and folded as `x * 0`.
+    100120,
+    // `(0.0 - (0.0 - 1.0)) * abs(0.0) + y`: the constant product folded to 0, then `0 + y`
+    // to `y` (−0 for −0, where IEEE gives +0).
+    100244, // `abs(0.0) * (x - y)`: a computed zero folded as `x * 0`.
+    100290,
+];
 
 #[test]
 fn what_long_runs_found_in_special_values_stays_fixed() {

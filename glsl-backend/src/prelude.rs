@@ -54,8 +54,8 @@ pub enum Helper {
     /// `brook_loop_cut`: the Brook line of a loop the driver ended early (`loops.rs`).
     LoopCheck,
     /// `brook_zero`, an int uniform no pass sets: GL starts every uniform at zero when a
-    /// program is linked, and a compiler cannot fold what it cannot see. Zero literals read
-    /// it (`lower/expr.rs`), and so do the loop checks ([`Helper::LoopCheck`]).
+    /// program is linked, and a compiler cannot fold what it cannot see. Constant operands are
+    /// made opaque with it (`lower/expr.rs`), and the loop checks read it ([`Helper::LoopCheck`]).
     Zero,
 }
 

@@ -34,7 +34,7 @@ const PALETTE: [f32; 15] = [
 const TINY: [f32; 3] = [1.0e-40, -1.4e-45, f32::MIN_POSITIVE];
 
 /// Literals the expressions use (each exact in any float format).
-const LITERALS: [&str; 6] = ["0.0", "1.0", "2.0", "0.5", "-0.0", "3.0"];
+const LITERALS: [&str; 6] = ["0.0", "1.0", "2.0", "0.5", "(-0.0)", "3.0"];
 
 /// Elements per input stream.
 const ELEMENTS: usize = 48;

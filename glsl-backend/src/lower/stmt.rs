@@ -34,7 +34,7 @@ impl FunctionLowering<'_> {
             StmtKind::Decl { local, init } => {
                 let ty = &self.func.local(*local).ty;
                 let value = match init {
-                    Some(e) => self.expr(e)?,
+                    Some(e) => self.opaque_operand(e)?,
                     None => zero_value(self.module, ty),
                 };
                 // `brook_precise` (`Profile::header`): Brook's arithmetic is IEEE's, every step.
