@@ -132,8 +132,12 @@ fn a_fixed_slice_of_special_value_kernels_agrees_everywhere() {
 }
 
 /// Special-value seeds long runs found disagreeing, each fixed since.
-const SPECIAL_FINDINGS: [u64; 3] = [
-    // A product with `1.0 - 1.0`, which Mesa computed and folded as `x * 0`.
+const SPECIAL_FINDINGS: [u64; 5] = [
+    // `y * -(-0.0 == -0.0 ? 0.0 : x)`: Mesa decided the select, then folded `y * -0.0` as
+    // `y * 0` (+0 where IEEE gives −0).
+    100428,
+    // `((y * 0.5) + (2.0 - 2.0)) * 0.0` in a local, then `(x * t0 + x) - (x * t0 + x)`.
+    100469, // A product with `1.0 - 1.0`, which Mesa computed and folded as `x * 0`.
     100120,
     // `(0.0 - (0.0 - 1.0)) * abs(0.0) + y`: the constant product folded to 0, then `0 + y`
     // to `y` (−0 for −0, where IEEE gives +0).

@@ -55,7 +55,11 @@ impl FunctionLowering<'_> {
                 accept,
                 reject,
             } => {
-                let (c, a, b) = (self.expr(cond)?, self.expr(accept)?, self.expr(reject)?);
+                let (c, a, b) = (
+                    self.expr(cond)?,
+                    self.opaque_operand(accept)?,
+                    self.opaque_operand(reject)?,
+                );
                 if matches!(cond.ty, Type::Vector(..)) {
                     self.prelude.require(Helper::Select);
                     format!("brook_select({c}, {a}, {b})")
@@ -142,8 +146,8 @@ impl FunctionLowering<'_> {
     /// local initialised to 0). An expression of literals `c` (a lone non-zero literal
     /// aside: no identity on one changes a special value) becomes its bits exclusive-or the
     /// `brook_zero` uniform, which the compiler cannot see is zero: `c` itself, bit for bit,
-    /// whatever it is, but unknown until the shader runs. Used for the operands of `+ - * /`
-    /// and for initialisers.
+    /// whatever it is, but unknown until the shader runs. Used for the operands of `+ - * /`,
+    /// the sides of `?:` (whose condition the compiler may know) and initialisers.
     pub(super) fn opaque_operand(&mut self, e: &Expr) -> Result<String, GenError> {
         let float = matches!(
             e.ty,
