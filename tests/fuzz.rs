@@ -196,7 +196,7 @@ fn fuzz_for_a_while() {
     while Instant::now() < end {
         // Every case compiles new programs, and a runtime keeps each program it linked for
         // as long as it lives: fresh contexts now and then keep a long run's memory flat.
-        if (seed - first) % 50 == 0 {
+        if (seed - first).is_multiple_of(50) {
             gls = gl_configs();
             special = SpecialBackends::new();
         }
@@ -213,7 +213,7 @@ fn fuzz_for_a_while() {
             }
         }
         seed += 1;
-        if (seed - first) % 100 == 0 {
+        if (seed - first).is_multiple_of(100) {
             println!("{} cases, {findings} findings", seed - first);
             // The machine is shared: a leak must stop the run, not the neighbours' builds.
             let rss = resident_bytes();

@@ -131,7 +131,7 @@ fn expr(rng: &mut Rng, vars: &[String], depth: u32) -> String {
             vars[rng.below(vars.len() as u64) as usize].clone()
         };
     }
-    let mut sub = |rng: &mut Rng| expr(rng, vars, depth - 1);
+    let sub = |rng: &mut Rng| expr(rng, vars, depth - 1);
     let a = sub(rng);
     match rng.below(16) {
         // The identities, on any sub-expression.
