@@ -710,3 +710,144 @@ fn check_finds_bad_host_calls_at_their_line_without_running() {
         assert!(location.ends_with(at), "{message}: {location}");
     }
 }
+
+/// A small program whose build is its own cache entry: it prints `k + 1`. Each test names
+/// its own (`test`): tests run at once, and a file being rewritten must not be read.
+fn numbered_program(test: &str, k: usize) -> String {
+    scratch(
+        &format!("{test}_{k}.br"),
+        &format!(
+            "#include <stdio.h>\n\
+             kernel void add(float a<>, out float r<>) {{ r = a + {k}.0; }}\n\
+             int main() {{\n    float in[1] = {{1}}, out[1];\n    float a<1>, r<1>;\n    \
+             streamRead(a, in);\n    add(a, r);\n    streamWrite(r, out);\n    \
+             printf(\"%.0f\\n\", out[0]);\n    return 0;\n}}\n"
+        ),
+    )
+}
+
+/// Runs `program` on the CPU with the cache in `cache`, bounded to `max` entries.
+fn run_numbered(cache: &Path, program: &str, max: usize) -> Command {
+    let mut cmd = brcc(&["run", program, "--backend", "cpu"]);
+    cmd.env("XDG_CACHE_HOME", cache)
+        .env("BROOK_CACHE_MAX_ENTRIES", max.to_string());
+    cmd
+}
+
+/// The cache's entry directories.
+fn cache_entries(cache: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(cache.join("brook"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+#[test]
+fn the_build_cache_keeps_to_its_bound_the_least_recently_used_going_first() {
+    let cache = fresh_cache("cache-bound");
+    let programs: Vec<String> = (0..6).map(|k| numbered_program("bound", k)).collect();
+    let built = |k: usize| {
+        let o = run(run_numbered(&cache, &programs[k], 2));
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(words(&stdout(&o)), [(k + 1).to_string()]);
+    };
+    built(0);
+    built(1);
+    let first_two = cache_entries(&cache);
+    assert_eq!(first_two.len(), 2);
+    // 0 used again (a hit: nothing built), so 1 is the least recently used when 2 comes.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    built(0);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    built(2);
+    let after = cache_entries(&cache);
+    assert_eq!(after.len(), 2, "{after:?}");
+    for k in 3..6 {
+        built(k);
+        assert!(cache_entries(&cache).len() <= 2);
+    }
+    // `--list` names each entry; `--clear` empties the cache.
+    let list = run(brcc(&["cache", "--list"]).env("XDG_CACHE_HOME", &cache));
+    assert!(list.status.success(), "{}", stderr(&list));
+    assert!(
+        stdout(&list).contains("2 cached programs"),
+        "{}",
+        stdout(&list)
+    );
+    for e in cache_entries(&cache) {
+        assert!(
+            stdout(&list).contains(&*e.to_string_lossy()),
+            "{}",
+            stdout(&list)
+        );
+    }
+    let clear = run(brcc(&["cache", "--clear"]).env("XDG_CACHE_HOME", &cache));
+    assert!(clear.status.success(), "{}", stderr(&clear));
+    assert!(cache_entries(&cache).is_empty());
+    // Which entry went when 2 came: rebuild 0 and 1 in a fresh cache and check 1 went.
+    let cache = fresh_cache("cache-bound-lru");
+    let built_in = |k: usize| {
+        let o = run(run_numbered(&cache, &programs[k], 2));
+        assert!(o.status.success(), "{}", stderr(&o));
+    };
+    built_in(0);
+    built_in(1);
+    let (e0, e1) = {
+        let e = cache_entries(&cache);
+        let newest = |a: &PathBuf, b: &PathBuf| {
+            let t = |p: &PathBuf| {
+                std::fs::metadata(p.join(".lock"))
+                    .unwrap()
+                    .modified()
+                    .unwrap()
+            };
+            t(a) < t(b)
+        };
+        if newest(&e[0], &e[1]) {
+            (e[0].clone(), e[1].clone())
+        } else {
+            (e[1].clone(), e[0].clone())
+        }
+    };
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    built_in(0);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    built_in(2);
+    let left = cache_entries(&cache);
+    assert!(
+        left.contains(&e0),
+        "{left:?}: program 0 was used last, it stays"
+    );
+    assert!(
+        !left.contains(&e1),
+        "{left:?}: program 1 was the least recently used"
+    );
+}
+
+#[test]
+fn concurrent_builds_succeed_while_the_bound_evicts() {
+    // Four first builds of one program and four of others at once, with room for one entry:
+    // every run succeeds (an entry in use is never removed), and the cache ends within bound.
+    let cache = fresh_cache("cache-concurrent");
+    let programs: Vec<String> = (0..8).map(|k| numbered_program("concurrent", k)).collect();
+    let children: Vec<_> = (0..8)
+        .map(|i| {
+            let k = if i % 2 == 0 { 0 } else { i };
+            let child = run_numbered(&cache, &programs[k], 1)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("brcc runs");
+            (k, child)
+        })
+        .collect();
+    for (k, child) in children {
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success(), "program {k}: {}", stderr(&o));
+        assert_eq!(words(&stdout(&o)), [(k + 1).to_string()]);
+    }
+    let left = cache_entries(&cache);
+    assert!(left.len() <= 1, "{left:?}");
+}

@@ -1,5 +1,7 @@
-//! GL against the CPU backend on random whole programs (`whole_programs/`): a fixed slice of seeds in
-//! the suite, and a long run on demand:
+//! GL against the CPU backend on random whole programs (`whole_programs/`), and GL (both
+//! profiles), wgpu and the CPU against the interpreter on random kernels over special values
+//! (`whole_programs/special.rs`): a fixed slice of seeds of each in the suite, and a long run
+//! of both on demand:
 //!
 //! ```sh
 //! BROOK_FUZZ_SECONDS=1800 BROOK_FUZZ_SEED=0 cargo test --test fuzz -- --ignored --nocapture
@@ -13,6 +15,7 @@ mod whole_programs;
 use std::time::{Duration, Instant};
 
 use brook::{ContextOptions, Profile, Runtime};
+use whole_programs::special::SpecialCase;
 use whole_programs::Case;
 
 /// The GL configurations cases rotate through: both profiles, textures 16 texels wide (address
@@ -55,6 +58,103 @@ fn check(seed: u64, cpu: &Runtime, gls: &[Runtime]) -> Result<(), String> {
     }
 }
 
+/// The backends special values are compared on, each with its name, and the interpreter
+/// they are compared with. Only contexts whose column of the special-values table
+/// (`docs/semantics.md`) is exact throughout are here (GL ES on an ES 3.2 context, as Mesa
+/// makes).
+struct SpecialBackends {
+    reference: Runtime,
+    others: Vec<(&'static str, Runtime)>,
+}
+
+impl SpecialBackends {
+    fn new() -> SpecialBackends {
+        let gl = |profile| {
+            Runtime::gl_with(ContextOptions {
+                profile,
+                ..ContextOptions::default()
+            })
+            .expect("a headless GL context")
+        };
+        let mut others = vec![
+            ("gl", gl(Profile::Gl33Core)),
+            ("gles", gl(Profile::Es30)),
+            ("cpu", Runtime::cpu()),
+        ];
+        // wgpu is exact on Vulkan only; without a Vulkan adapter `Runtime::wgpu` is wgpu's GL
+        // backend, whose column of the table is not.
+        let wgpu = Runtime::wgpu().expect("a wgpu adapter");
+        if wgpu.describe().contains("Vulkan") {
+            others.push(("wgpu", wgpu));
+        }
+        SpecialBackends {
+            reference: Runtime::cpu_interpreter(),
+            others,
+        }
+    }
+
+    /// Runs special-value case `seed` everywhere; the first disagreement, described.
+    fn check(&self, seed: u64) -> Result<(), String> {
+        let case = SpecialCase::generate(seed);
+        let want = case
+            .run(&self.reference)
+            .map_err(|e| format!("the generator made a bad program: {e}\n{}", case.describe()))?;
+        for (name, rt) in &self.others {
+            if case.denormals && *name != "cpu" {
+                continue;
+            }
+            let got = case.run(rt).map_err(|e| {
+                format!(
+                    "{name}: the interpreter ran it, this did not: {e}\n{}",
+                    case.describe()
+                )
+            })?;
+            if let Some(d) = case.compare(&want, &got) {
+                return Err(format!(
+                    "{name} ({}): {d}\n{}",
+                    rt.describe(),
+                    case.describe()
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn a_fixed_slice_of_special_value_kernels_agrees_everywhere() {
+    let backends = SpecialBackends::new();
+    for seed in 0..32 {
+        if let Err(e) = backends.check(seed) {
+            panic!("{e}");
+        }
+    }
+}
+
+/// Special-value seeds long runs found disagreeing, each fixed since.
+const SPECIAL_FINDINGS: [u64; 5] = [
+    // `y * -(-0.0 == -0.0 ? 0.0 : x)`: Mesa decided the select, then folded `y * -0.0` as
+    // `y * 0` (+0 where IEEE gives −0).
+    100428,
+    // `((y * 0.5) + (2.0 - 2.0)) * 0.0` in a local, then `(x * t0 + x) - (x * t0 + x)`.
+    100469, // A product with `1.0 - 1.0`, which Mesa computed and folded as `x * 0`.
+    100120,
+    // `(0.0 - (0.0 - 1.0)) * abs(0.0) + y`: the constant product folded to 0, then `0 + y`
+    // to `y` (−0 for −0, where IEEE gives +0).
+    100244, // `abs(0.0) * (x - y)`: a computed zero folded as `x * 0`.
+    100290,
+];
+
+#[test]
+fn what_long_runs_found_in_special_values_stays_fixed() {
+    let backends = SpecialBackends::new();
+    for seed in SPECIAL_FINDINGS {
+        if let Err(e) = backends.check(seed) {
+            panic!("seed {seed}: {e}");
+        }
+    }
+}
+
 #[test]
 fn a_fixed_slice_of_random_programs_agrees_on_gl_and_the_cpu() {
     let (cpu, gls) = (Runtime::cpu(), gl_configs());
@@ -90,21 +190,30 @@ fn fuzz_for_a_while() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("../fuzz-findings");
     std::fs::create_dir_all(&dir).expect("the findings directory");
     let (cpu, mut gls) = (Runtime::cpu(), gl_configs());
+    let mut special = SpecialBackends::new();
     let end = Instant::now() + Duration::from_secs(seconds);
     let (mut seed, mut findings) = (first, 0);
     while Instant::now() < end {
         // Every case compiles new programs, and a runtime keeps each program it linked for
         // as long as it lives: fresh contexts now and then keep a long run's memory flat.
-        if (seed - first) % 50 == 0 {
+        if (seed - first).is_multiple_of(50) {
             gls = gl_configs();
+            special = SpecialBackends::new();
         }
-        if let Err(e) = check(seed, &cpu, &gls) {
-            findings += 1;
-            std::fs::write(dir.join(format!("seed-{seed}.txt")), &e).expect("a finding file");
-            println!("finding: seed {seed}: {}", e.lines().next().unwrap_or(""));
+        // Each seed is a whole-program case and a special-value case.
+        let outcomes = [
+            ("seed", check(seed, &cpu, &gls)),
+            ("special-seed", special.check(seed)),
+        ];
+        for (kind, outcome) in outcomes {
+            if let Err(e) = outcome {
+                findings += 1;
+                std::fs::write(dir.join(format!("{kind}-{seed}.txt")), &e).expect("a finding file");
+                println!("finding: {kind} {seed}: {}", e.lines().next().unwrap_or(""));
+            }
         }
         seed += 1;
-        if (seed - first) % 100 == 0 {
+        if (seed - first).is_multiple_of(100) {
             println!("{} cases, {findings} findings", seed - first);
             // The machine is shared: a leak must stop the run, not the neighbours' builds.
             let rss = resident_bytes();

@@ -53,6 +53,10 @@ pub enum Helper {
     Pack4ubyte,
     /// `brook_loop_cut`: the Brook line of a loop the driver ended early (`loops.rs`).
     LoopCheck,
+    /// `brook_zero`, an int uniform no pass sets: GL starts every uniform at zero when a
+    /// program is linked, and a compiler cannot fold what it cannot see. Constant operands are
+    /// made opaque with it (`lower/expr.rs`), and the loop checks read it ([`Helper::LoopCheck`]).
+    Zero,
 }
 
 /// The set of helpers one shader uses.
@@ -71,6 +75,9 @@ impl Prelude {
         }
         if helper == Helper::Addressing {
             self.used.insert(Helper::Layout);
+        }
+        if helper == Helper::LoopCheck {
+            self.used.insert(Helper::Zero);
         }
         if let Helper::Math(file) = helper {
             self.used
@@ -199,6 +206,9 @@ fn helper_source(helper: Helper) -> String {
         Helper::Select => select_source(),
         Helper::Pack4ubyte => PACK_4UBYTE.to_string(),
         Helper::LoopCheck => LOOP_CHECK.to_string(),
+        Helper::Zero => {
+            "uniform int brook_zero; // never set, so 0 (GL zeroes uniforms at link); the compiler cannot know that\n".to_string()
+        }
     }
 }
 
@@ -335,13 +345,11 @@ pub const GATHER_FLOAT_BOUND: &str = "1073741824.0";
 /// is invisible to the compiler, which assumes loops end only by their exits; so each loop `n`
 /// counts its exits in its own `brook_left{n}` (declared after this, `Prelude::source`), never
 /// reset, and compares the count with the one before it. A compiler must not be able to prove
-/// them one apart: `brook_zero` is a uniform never set (GL starts every uniform at 0) that the
-/// compiler cannot assume is 0, added where it keeps the count in a register only the exits
-/// write.
+/// them one apart: `brook_zero` ([`Helper::Zero`]), which the compiler cannot assume is 0, is
+/// added where it keeps the count in a register only the exits write.
 const LOOP_CHECK: &str = "\
 // Per checked loop, the times it was left through its condition or a break: a loop the
 // driver cut short (llvmpipe ends a shader's loops after 65,535 iterations) leaves it as it was.
-uniform int brook_zero; // never set, so 0; the compiler cannot know that
 // The Brook line of the first loop cut short; 0: none.
 int brook_loop_cut = 0;
 ";

@@ -185,16 +185,34 @@ pub enum Profile {
     Gl33Core,
     /// `#version 300 es`, OpenGL ES 3.0 and later.
     Es30,
+    /// `#version 320 es`, OpenGL ES 3.2 and later: [`Profile::Es30`]'s shaders with
+    /// `precise`.
+    Es32,
 }
 
 impl Profile {
-    /// The first lines of every shader of this dialect.
+    /// The first lines of every shader of this dialect: the version, then `brook_precise`,
+    /// which every Brook variable is declared with (`lower/`): GLSL's `precise` where the
+    /// dialect has it (GLSL 4.00's, reached from 3.30 through `GL_ARB_gpu_shader5`; ES 3.20),
+    /// else nothing. Without `precise` a compiler may apply identities that hold for finite
+    /// numbers only (`x - x` → 0 for an infinite `x`, `a * b + c` fused); the special-values
+    /// table of `docs/semantics.md` says where that remains.
     pub fn header(self) -> &'static str {
         match self {
-            Profile::Gl33Core => "#version 330 core\n",
-            Profile::Es30 => {
-                "#version 300 es\nprecision highp float;\nprecision highp int;\nprecision highp sampler2D;\n"
-            }
+            Profile::Gl33Core => concat!(
+                "#version 330 core\n",
+                "#extension GL_ARB_gpu_shader5 : enable\n",
+                "#ifdef GL_ARB_gpu_shader5\n#define brook_precise precise\n",
+                "#else\n#define brook_precise\n#endif\n",
+            ),
+            Profile::Es30 => concat!(
+                "#version 300 es\n#define brook_precise\n",
+                "precision highp float;\nprecision highp int;\nprecision highp sampler2D;\n",
+            ),
+            Profile::Es32 => concat!(
+                "#version 320 es\n#define brook_precise precise\n",
+                "precision highp float;\nprecision highp int;\nprecision highp sampler2D;\n",
+            ),
         }
     }
 }

@@ -98,10 +98,18 @@ impl LinkedPass {
     }
 }
 
-/// The GLSL dialect of a context.
+/// The GLSL dialect of a context: an ES context of 3.2 or later gets ES 3.20's, which has
+/// `precise` (`brook_glsl::Profile::header`).
 pub fn profile(ctx: &GlContext) -> brook_glsl::Profile {
     match ctx.profile() {
         brook_texture_streams::Profile::Gl33Core => brook_glsl::Profile::Gl33Core,
-        brook_texture_streams::Profile::Es30 => brook_glsl::Profile::Es30,
+        brook_texture_streams::Profile::Es30 => {
+            let version = ctx.gl().version();
+            if (version.major, version.minor) >= (3, 2) {
+                brook_glsl::Profile::Es32
+            } else {
+                brook_glsl::Profile::Es30
+            }
+        }
     }
 }

@@ -6,6 +6,7 @@
 //! is replayed by its seed.
 
 pub mod program;
+pub mod special;
 
 use brook::{Arg, GatherOp, IterSpec, Program, Runtime, ScatterOp, Stream};
 

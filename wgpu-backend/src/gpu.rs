@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::binds::BindGroups;
 use crate::error::{Result, WgpuError};
+use crate::exact::ExactSpirv;
 
 /// A device and its queue, with what is known about the adapter.
 pub struct Gpu {
@@ -27,6 +28,9 @@ pub struct Gpu {
     /// Whether this backend created the device (it then owns the uncaptured-error handler).
     own: bool,
     uncaptured: Arc<AtomicBool>,
+    /// How modules become exact SPIR-V on this device (`exact.rs`); `None` where they go to
+    /// wgpu as naga IR.
+    pub exact: Option<ExactSpirv>,
     /// The bind groups kernel calls keep, shared with the buffers and pipelines they bind.
     pub(crate) binds: Arc<BindGroups>,
 }
@@ -64,13 +68,16 @@ impl Gpu {
         };
         let info = adapter.get_info();
         let limits = adapter.limits();
+        let exact = ExactSpirv::probe(&adapter);
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("brook"),
             required_limits: limits.clone(),
+            required_features: exact.map_or(wgpu::Features::empty(), |_| ExactSpirv::features()),
             ..Default::default()
         }))
         .map_err(|e| WgpuError::Device(e.to_string()))?;
-        let gpu = Gpu::wrap(device, queue, info, true);
+        let mut gpu = Gpu::wrap(device, queue, info, true);
+        gpu.exact = exact;
         Ok(gpu)
     }
 
@@ -146,6 +153,7 @@ impl Gpu {
             lost,
             own,
             uncaptured,
+            exact: None,
             binds: Arc::default(),
         }
     }

@@ -48,6 +48,7 @@ pub mod backend;
 mod binds;
 pub mod describe;
 pub mod error;
+pub mod exact;
 pub mod gpu;
 pub(crate) mod lower;
 pub mod ops;

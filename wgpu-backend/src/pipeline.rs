@@ -151,12 +151,35 @@ pub fn build(
         )
     })?;
     gpu.scoped(format_args!("creating the pipeline of {label}"), || {
-        let shader = gpu
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(&label),
-                source: wgpu::ShaderSource::Naga(Cow::Owned(module.clone())),
-            });
+        let shader = match &gpu.exact {
+            Some(exact) => {
+                let spirv = exact
+                    .write(&module, &module_info)
+                    .map_err(|e| shader_error(function, source, None, e))?;
+                let entry = wgpu::PassthroughShaderEntryPoint {
+                    name: "main".into(),
+                    workgroup_size: workgroup_size(&module),
+                };
+                // SAFETY: naga validated the module and wrote it; the marks `exact.rs` adds
+                // are decorations and an execution mode the device said it supports.
+                unsafe {
+                    gpu.device.create_shader_module_passthrough(
+                        wgpu::ShaderModuleDescriptorPassthrough {
+                            label: Some(&label),
+                            entry_points: Cow::Owned(vec![entry]),
+                            spirv: Some(Cow::Owned(spirv)),
+                            ..Default::default()
+                        },
+                    )
+                }
+            }
+            None => gpu
+                .device
+                .create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(&label),
+                    source: wgpu::ShaderSource::Naga(Cow::Owned(module.clone())),
+                }),
+        };
         let mut entries = vec![wgpu::BindGroupLayoutEntry {
             binding: 0,
             visibility: wgpu::ShaderStages::COMPUTE,
@@ -280,4 +303,16 @@ pub fn scratch(gpu: &Gpu, label: &str, bytes: u64) -> wgpu::Buffer {
             | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     })
+}
+
+/// The workgroup size of `module`'s entry point `main` (what a passthrough module declares).
+fn workgroup_size(module: &naga::Module) -> (u32, u32, u32) {
+    module
+        .entry_points
+        .iter()
+        .find(|e| e.name == "main")
+        .map_or((1, 1, 1), |e| {
+            let [x, y, z] = e.workgroup_size;
+            (x, y, z)
+        })
 }

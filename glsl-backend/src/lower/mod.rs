@@ -117,9 +117,12 @@ impl<'a> FunctionLowering<'a> {
         for p in f.params.iter().filter(|p| passed_as_argument(p.class)) {
             // `inout`, not `out`: a GLSL `out` parameter starts undefined inside the
             // function, and Brook outputs start at the zero `main` gives them.
+            // `brook_precise` (`Profile::header`) on every parameter, as on every local.
             let qualifier = match p.class {
-                ParamClass::Out | ParamClass::Reduce | ParamClass::Vout { .. } => "inout ",
-                _ => "",
+                ParamClass::Out | ParamClass::Reduce | ParamClass::Vout { .. } => {
+                    "brook_precise inout "
+                }
+                _ => "brook_precise ",
             };
             let (ty, name) = (glsl_type(self.module, &p.ty), glsl_name(&p.name));
             params.push(format!("{qualifier}{ty} {name}{}", array_suffix(&p.ty)));

@@ -34,11 +34,12 @@ impl FunctionLowering<'_> {
             StmtKind::Decl { local, init } => {
                 let ty = &self.func.local(*local).ty;
                 let value = match init {
-                    Some(e) => self.expr(e)?,
+                    Some(e) => self.opaque_operand(e)?,
                     None => zero_value(self.module, ty),
                 };
+                // `brook_precise` (`Profile::header`): Brook's arithmetic is IEEE's, every step.
                 let code = format!(
-                    "{} {}{} = {value};",
+                    "brook_precise {} {}{} = {value};",
                     glsl_type(self.module, ty),
                     self.local_names[local.0 as usize],
                     array_suffix(ty)

@@ -9,15 +9,23 @@
 //! - a cached library is a regular file owned by the user, and its SHA3-256 matches the digest
 //!   written when it was built: a corrupt or replaced entry is rebuilt, never loaded.
 //!
+//! The cache is bounded (least recently used entries go first; `eviction.rs`), and an entry
+//! in use by any brcc process is never removed.
+//!
 //! When no cache directory passes (neither variable set, or one that fails a check), the build
 //! goes to a fresh owner-only temporary directory, created exclusively and removed once the
 //! program is loaded; a warning names the rejected directory and why.
 
+use std::fs::File;
 use std::io;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::SystemTime;
 
 use sha3::{Digest, Sha3_256};
+
+use crate::eviction::{self, Bound, LOCK_FILE};
 
 extern "C" {
     fn geteuid() -> u32;
@@ -33,6 +41,9 @@ fn me() -> u32 {
 pub struct Cache {
     root: PathBuf,
     temporary: bool,
+    /// The lock files of the entries this process uses, each held shared until the cache
+    /// is dropped (after the program is loaded): no other brcc evicts them meanwhile.
+    held: Mutex<Vec<File>>,
 }
 
 impl Cache {
@@ -45,6 +56,7 @@ impl Cache {
                     return Ok(Cache {
                         root,
                         temporary: false,
+                        held: Mutex::default(),
                     })
                 }
                 Err(why) => eprintln!(
@@ -56,7 +68,17 @@ impl Cache {
         private_temp_dir().map(|root| Cache {
             root,
             temporary: true,
+            held: Mutex::default(),
         })
+    }
+
+    /// The user's cache directory, checked as [`Cache::open`] checks it (for `brcc cache`,
+    /// which has no temporary directory to fall back on).
+    pub fn trusted_root() -> Result<PathBuf, String> {
+        let root = cache_root()
+            .ok_or("there is no build cache: neither XDG_CACHE_HOME nor HOME is set")?;
+        trusted_root(&root).map_err(|why| format!("the build cache `{}` {why}", root.display()))?;
+        Ok(root)
     }
 
     /// A fresh private temporary directory, whatever the cache settings.
@@ -64,6 +86,7 @@ impl Cache {
         private_temp_dir().map(|root| Cache {
             root,
             temporary: true,
+            held: Mutex::default(),
         })
     }
 
@@ -72,24 +95,80 @@ impl Cache {
         &self.root
     }
 
-    /// The directory of entry `key`, created owner-only, checked.
+    /// The directory of entry `key`, created owner-only, checked, and held in use (its last
+    /// use now) until this cache is dropped.
     pub fn entry(&self, key: &str) -> Result<PathBuf, String> {
         let dir = self.root.join(key);
-        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(format!("could not create `{}`: {e}", dir.display())),
+        // Another process may evict the entry between our finding it and locking it: then
+        // the lock we hold is no longer the entry's, and the entry is made again.
+        for _ in 0..16 {
+            match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(format!("could not create `{}`: {e}", dir.display())),
+            }
+            private_dir(&dir)
+                .map_err(|why| format!("the cache entry `{}` {why}", dir.display()))?;
+            let Some(lock) = self.lock(&dir)? else {
+                continue;
+            };
+            self.held
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(lock);
+            return Ok(dir);
         }
-        private_dir(&dir).map_err(|why| format!("the cache entry `{}` {why}", dir.display()))?;
-        Ok(dir)
+        Err(format!(
+            "the cache entry `{}` kept being removed by other brcc processes",
+            dir.display()
+        ))
+    }
+
+    /// The entry's lock file, locked shared and touched (its last use), if it is still the
+    /// entry's once locked; `None` if the entry was removed meanwhile.
+    fn lock(&self, dir: &Path) -> Result<Option<File>, String> {
+        let path = dir.join(LOCK_FILE);
+        let what = |e: io::Error| format!("could not lock `{}`: {e}", path.display());
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.file_type().is_file()) {
+            return Err(format!("`{}` is not a regular file", path.display()));
+        }
+        let lock = match File::options()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .open(&path)
+        {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(what(e)),
+        };
+        lock.lock_shared().map_err(what)?;
+        let held = lock.metadata().map_err(what)?;
+        let current = std::fs::symlink_metadata(&path).ok();
+        if current.is_none_or(|c| (c.dev(), c.ino()) != (held.dev(), held.ino())) {
+            return Ok(None);
+        }
+        lock.set_modified(SystemTime::now()).map_err(what)?;
+        Ok(Some(lock))
     }
 }
 
 impl Drop for Cache {
+    /// A temporary directory goes. The cache lets go of its entries, then keeps to its
+    /// [`Bound`]: the least recently used entries no process holds go. Every brcc does this
+    /// once its entries are free, so the last of several concurrent ones leaves the cache
+    /// within the bound.
     fn drop(&mut self) {
         if self.temporary {
             let _ = std::fs::remove_dir_all(&self.root);
+            return;
         }
+        self.held
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
+        eviction::evict(&self.root, Bound::from_env());
     }
 }
 
@@ -180,7 +259,7 @@ fn trusted_root(root: &Path) -> Result<(), String> {
 
 /// A directory only this user can change: not a link, owned by this user, no group or other
 /// write permission.
-fn private_dir(dir: &Path) -> Result<(), String> {
+pub fn private_dir(dir: &Path) -> Result<(), String> {
     let meta = std::fs::symlink_metadata(dir).map_err(|e| format!("cannot be examined ({e})"))?;
     if !meta.file_type().is_dir() {
         return Err("is not a directory (a link or a file)".into());

@@ -104,6 +104,18 @@ pub enum Command {
         #[arg(required = true, value_name = "FILES")]
         files: Vec<PathBuf>,
     },
+    /// List or clear the build cache ($XDG_CACHE_HOME/brook, else ~/.cache/brook). It keeps at
+    /// most $BROOK_CACHE_MAX_ENTRIES programs (default 64) and $BROOK_CACHE_MAX_BYTES bytes
+    /// (default 512 MiB), the least recently used going first.
+    #[command(group = clap::ArgGroup::new("what").required(true).args(["list", "clear"]))]
+    Cache {
+        /// Print each cached program: its directory, size and last use.
+        #[arg(long)]
+        list: bool,
+        /// Remove every cached program not in use by a running brcc.
+        #[arg(long)]
+        clear: bool,
+    },
     /// Print a shell completion script (e.g. `brcc completions bash > /etc/bash_completion.d/brcc`).
     Completions {
         /// The shell.

@@ -10,6 +10,7 @@
 //! brcc wgsl FILE.br                  every kernel's WGSL and dispatches
 //! brcc clif FILE.br                  every kernel's Cranelift IR (CPU backend)
 //! brcc check FILES…                  diagnostics only (kernels and host calls)
+//! brcc cache --list | --clear        the build cache's programs, or none of them
 //! brcc completions SHELL             a shell completion script
 //! ```
 //!
@@ -22,6 +23,7 @@ mod cli;
 mod clif;
 mod cxx;
 mod embed;
+mod eviction;
 mod glsl;
 mod launch;
 mod sources;
@@ -60,6 +62,19 @@ fn execute(command: Command) -> Result<ExitCode, String> {
             clap_complete::generate(shell, &mut cli::Cli::command(), "brcc", &mut script);
             // A closed pipe (`| head`) is not an error worth a message.
             let _ = std::io::Write::write_all(&mut std::io::stdout(), &script);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Cache { list, clear } => {
+            let root = cache::Cache::trusted_root().map_err(error)?;
+            if clear {
+                let (removed, in_use) = eviction::clear(&root);
+                println!("removed {removed} cached programs from {}", root.display());
+                if in_use > 0 {
+                    println!("kept {in_use} in use by a running brcc");
+                }
+            } else if list {
+                print!("{}", eviction::listing(&root, eviction::Bound::from_env()));
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Check { files } => {

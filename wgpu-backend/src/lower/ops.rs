@@ -2,7 +2,8 @@
 //!
 //! - A scalar operand next to a vector is splatted (Cg); matrix operators work row by row and
 //!   are component-wise (Cg's algebraic product is `mul`).
-//! - `%` on floats is `x - y * trunc(x / y)`; int `/` and `%` by zero give 0, as on the CPU
+//! - `!=` on floats is `!(x == y)`, true for a NaN as in C (naga's SPIR-V `!=` is ordered);
+//!   `%` on floats is `x - y * trunc(x / y)`; int `/` and `%` by zero give 0, as on the CPU
 //!   (WGSL leaves `x / 0` as `x`); shift counts are taken modulo 32.
 //! - Conversions follow C: float → int truncates, anything → bool is `!= 0`; a scalar splats
 //!   to a vector, a wider vector keeps its first components.
@@ -71,6 +72,11 @@ pub fn binary(
     match (op, kind) {
         (And | Or, _) | (_, BScalar::Bool) => bool_binary(b, op, x, y, n),
         (Rem, BScalar::Float) => fmod(b, x, y),
+        // C's `!=` is true for a NaN; naga writes SPIR-V's ordered not-equal, false for one.
+        (Ne, BScalar::Float) => {
+            let equal = b.eq(x, y);
+            b.un(UnaryOperator::LogicalNot, equal)
+        }
         (Div | Rem, BScalar::Int) => int_div_rem(b, op, x, y, n),
         (Shl | Shr, _) => {
             let mask = b.i32(31);

@@ -1,0 +1,302 @@
+//! NaN, ±inf and −0 through the identities a shader compiler may apply (`x * 0 → 0`,
+//! `x - x → 0`, `x + 0 → x`, …), on every backend, against the CPU interpreter. The contract
+//! is the table in `docs/semantics.md` ("Special values"): each cell says whether a backend
+//! gives the interpreter's bits (`exact`) or may not; every cell is checked here, so a driver
+//! that changes either way is noticed.
+//!
+//! It runs on its own and prints what each backend gave, identity by identity:
+//!
+//! ```sh
+//! cargo test --test special_values -- --nocapture
+//! ```
+//!
+//! A cell that is not `exact` is pinned only on the drivers the table was measured on (Mesa's
+//! llvmpipe and lavapipe): elsewhere it is printed, not asserted, so the test can be run on
+//! a GPU driver to see what it does.
+
+use std::rc::Rc;
+
+use brook::wgpu_backend::WgpuBackend;
+use brook::{args, ContextOptions, Profile, Runtime};
+
+/// The inputs every identity is applied to.
+const INPUTS: [f32; 5] = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0, 2.0];
+
+/// Each identity: its name in the table and the Brook expression of `x` that computes it.
+const IDENTITIES: [(&str, &str); 9] = [
+    ("x * 0", "x * 0.0"),
+    ("x + 0", "x + 0.0"),
+    ("x - x", "x - x"),
+    ("0 - (0 - x)", "0.0 - (0.0 - x)"),
+    ("x / x", "x / x"),
+    ("x * 1", "x * 1.0"),
+    ("x == x", "x == x ? 1.0 : 0.0"),
+    ("x != x", "x != x ? 1.0 : 0.0"),
+    ("x < x", "x < x ? 1.0 : 0.0"),
+];
+
+/// The reduction row: `Σ x / (x − 3) · 0` over 0..8 (one term is `inf · 0`).
+const REDUCTION: &str = "sum x / (x - 3) * 0";
+
+/// The program: kernel `k{i}` computes identity `i`; `near3` and `sum` the reduction row.
+fn program() -> String {
+    let mut src = String::new();
+    for (i, (_, expr)) in IDENTITIES.iter().enumerate() {
+        src.push_str(&format!(
+            "kernel void k{i}(float x<>, out float r<>) {{ r = {expr}; }}\n"
+        ));
+    }
+    src.push_str(
+        "kernel void near3(float x<>, out float r<>) { r = x / (x - 3.0f) * 0.0f; }\n\
+         reduce void sum(float a<>, reduce float r<>) { r += a; }\n",
+    );
+    src
+}
+
+/// Every row's results on `rt`: one list per identity (a value per input), then the
+/// reduction's one value.
+fn results(rt: &Runtime) -> Vec<Vec<f32>> {
+    let p = rt
+        .compile(&program(), "special_values.br")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let x = rt.stream_of(1, &[INPUTS.len()]).unwrap();
+    x.read(&INPUTS).unwrap();
+    let r = rt.stream_of(1, &[INPUTS.len()]).unwrap();
+    let mut rows: Vec<Vec<f32>> = (0..IDENTITIES.len())
+        .map(|i| {
+            rt.run(&p, &format!("k{i}"), args![&x, &r])
+                .unwrap_or_else(|e| panic!("{}: {e}", rt.describe()));
+            r.to_vec().unwrap()
+        })
+        .collect();
+    let ramp: Vec<f32> = (0..8).map(|i| i as f32).collect();
+    let xs = rt.stream_of(1, &[ramp.len()]).unwrap();
+    xs.read(&ramp).unwrap();
+    let terms = rt.stream_of(1, &[ramp.len()]).unwrap();
+    rows.push(
+        rt.map_reduce_to_value(&p, "near3", args![&xs, &terms], "sum", args![])
+            .unwrap_or_else(|e| panic!("{}: {e}", rt.describe())),
+    );
+    rows
+}
+
+/// The backends the table has a column for, by that column's name.
+fn make(column: &str) -> Runtime {
+    let gl = |profile| {
+        Runtime::gl_with(ContextOptions {
+            profile,
+            ..ContextOptions::default()
+        })
+    };
+    match column {
+        "gl" => gl(Profile::Gl33Core).expect("a headless GL context"),
+        "gles" => gl(Profile::Es30).expect("a headless GL ES context"),
+        "wgpu" => Runtime::wgpu().expect("a wgpu adapter"),
+        "wgpu-gl" => Runtime::with_backend(Rc::new(
+            WgpuBackend::new_on(brook::wgpu_backend::wgpu::Backends::GL)
+                .expect("wgpu's GL backend"),
+        )),
+        "cpu" => Runtime::cpu(),
+        other => panic!("the special-values table names an unknown backend `{other}`"),
+    }
+}
+
+/// Mesa's environment variable capping the GL ES version a context reports.
+const ES_OVERRIDE: &str = "MESA_GLES_VERSION_OVERRIDE";
+
+/// Set in a child process: the column whose rows it prints for its parent.
+const CHILD: &str = "BROOK_SPECIAL_VALUES_COLUMN";
+
+/// One backend's rows and what it is, computed on a thread of its own: wgpu's GL backend
+/// releases the thread's EGL context, which a Brook GL runtime on the same thread needs.
+/// `gles-3.0` is an ES context capped at 3.0 (no `precise`), which Mesa makes only for a
+/// process started with [`ES_OVERRIDE`]: it is measured in a child process.
+fn measure(column: &str) -> (String, Vec<Vec<f32>>) {
+    if column == "gles-3.0" {
+        return measure_in_child("gles", "3.0");
+    }
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let rt = make(column);
+            (rt.describe(), results(&rt))
+        })
+        .join()
+        .unwrap_or_else(|_| panic!("{column} failed"))
+    })
+}
+
+/// Runs `column` in a child process of this test binary with the ES version capped at
+/// `es_version`; its description and rows, as [`print_rows_for_a_parent`] prints them.
+fn measure_in_child(column: &str, es_version: &str) -> (String, Vec<Vec<f32>>) {
+    let out = std::process::Command::new(std::env::current_exe().expect("this test binary"))
+        .args([
+            "--exact",
+            "print_rows_for_a_parent",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD, column)
+        .env(ES_OVERRIDE, es_version)
+        .output()
+        .expect("the test binary runs again");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut description = String::new();
+    let mut rows = Vec::new();
+    for line in text.lines() {
+        if let Some(d) = line.strip_prefix("DESCRIPTION ") {
+            description = d.to_string();
+        } else if let Some(r) = line.strip_prefix("ROW ") {
+            rows.push(
+                r.split_whitespace()
+                    .map(|b| f32::from_bits(b.parse().expect("a float's bits")))
+                    .collect(),
+            );
+        }
+    }
+    assert!(!rows.is_empty(), "the child printed no rows:\n{text}");
+    (description, rows)
+}
+
+/// In a child started by [`measure_in_child`]: prints the column's description and rows
+/// (as floats' bits). Elsewhere, nothing.
+#[test]
+fn print_rows_for_a_parent() {
+    let Ok(column) = std::env::var(CHILD) else {
+        return;
+    };
+    let rt = make(&column);
+    // The harness prints the test's name before its output, on the same line.
+    println!("\nDESCRIPTION {}", rt.describe());
+    for row in results(&rt) {
+        let bits: Vec<String> = row.iter().map(|v| v.to_bits().to_string()).collect();
+        println!("ROW {}", bits.join(" "));
+    }
+}
+
+/// Same value: the same bits, or both NaN (a NaN's payload is not part of the contract).
+fn same(a: f32, b: f32) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+/// The table of `docs/semantics.md` between its markers: the column names, then each row's
+/// identity and cells.
+fn contract() -> (Vec<String>, Vec<(String, Vec<String>)>) {
+    let doc = include_str!("../docs/semantics.md");
+    let start = doc
+        .find("<!-- special-values -->")
+        .expect("the special-values table in docs/semantics.md");
+    let end = doc[start..]
+        .find("<!-- end special-values -->")
+        .expect("the end of the special-values table")
+        + start;
+    let cells = |line: &str| -> Vec<String> {
+        line.trim()
+            .trim_matches('|')
+            .split('|')
+            .map(|c| c.trim().trim_matches('`').to_string())
+            .collect()
+    };
+    let mut lines = doc[start..end].lines().filter(|l| l.starts_with('|'));
+    let header = cells(lines.next().expect("the table's header"));
+    let rows = lines
+        .skip(1) // the | --- | line
+        .map(|l| {
+            let mut c = cells(l);
+            let name = c.remove(0);
+            (name, c)
+        })
+        .collect();
+    (header[1..].to_vec(), rows)
+}
+
+/// Whether the table's measurements apply to this backend: they were made on Mesa.
+fn measured_here(description: &str) -> bool {
+    let d = description.to_lowercase();
+    d.contains("llvmpipe") || d.contains("lavapipe") || d.contains("cpu")
+}
+
+fn show(v: f32) -> String {
+    if v == 0.0 && v.is_sign_negative() {
+        "-0".into()
+    } else {
+        format!("{v}")
+    }
+}
+
+#[test]
+fn special_values_match_the_contract_on_every_backend() {
+    let (columns, rows) = contract();
+    let names: Vec<&str> = IDENTITIES
+        .iter()
+        .map(|(n, _)| *n)
+        .chain([REDUCTION])
+        .collect();
+    let table: Vec<&str> = rows.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(table, names, "the table's rows are the identities tested");
+    let reference = measure_interpreter();
+    let mut report = String::new();
+    let mut failures = Vec::new();
+    for (c, column) in columns.iter().enumerate() {
+        let (description, got) = measure(column);
+        report.push_str(&format!("\n{column}: {description}\n"));
+        if column == "wgpu" && !description.contains("Vulkan") {
+            // `Runtime::wgpu` falls back to wgpu's GL backend: that is the next column.
+            report.push_str("  not checked: no Vulkan adapter here\n");
+            continue;
+        }
+        for (r, (name, cells)) in rows.iter().enumerate() {
+            let exact = got[r].iter().zip(&reference[r]).all(|(a, b)| same(*a, *b));
+            let values: Vec<String> = got[r].iter().map(|v| show(*v)).collect();
+            let want: Vec<String> = reference[r].iter().map(|v| show(*v)).collect();
+            report.push_str(&format!(
+                "  {name:<22} {:<5} [{}]{}\n",
+                if exact { "exact" } else { "DIFF" },
+                values.join(", "),
+                if exact {
+                    String::new()
+                } else {
+                    format!("  interpreter [{}]", want.join(", "))
+                }
+            ));
+            let documented = cells[c].as_str();
+            if documented == "exact" && !exact {
+                failures.push(format!(
+                    "{column} ({description}): `{name}` gave [{}], the interpreter [{}]; the table says exact",
+                    values.join(", "),
+                    want.join(", ")
+                ));
+            } else if documented != "exact" && exact && measured_here(&description) {
+                failures.push(format!(
+                    "{column} ({description}): `{name}` is now exact; the table says `{documented}`: update docs/semantics.md"
+                ));
+            }
+        }
+    }
+    println!("inputs [NaN, inf, -inf, -0, 2]; the reduction sums over 0..8{report}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The interpreter's rows: the reference every column is compared with.
+fn measure_interpreter() -> Vec<Vec<f32>> {
+    let rows = results(&Runtime::cpu_interpreter());
+    // The interpreter computes IEEE single precision: the identities do not hold for special
+    // values, so the reference really tells a folded result from an exact one.
+    assert!(
+        rows[0][0].is_nan() && rows[0][1].is_nan(),
+        "NaN·0 and inf·0 are NaN"
+    );
+    assert!(
+        rows[1][3] == 0.0 && rows[1][3].is_sign_positive(),
+        "-0 + 0 is +0"
+    );
+    assert!(
+        rows[IDENTITIES.len()][0].is_nan(),
+        "the reduction meets inf·0"
+    );
+    rows
+}
