@@ -175,6 +175,7 @@ fn pass(step: &Step) -> PassTrace {
         depth: None,
         counted: false,
         discards_outside_domain: false,
+        scatter: None,
     }
 }
 
