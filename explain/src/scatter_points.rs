@@ -42,8 +42,8 @@ pub fn scatter_points(pass: &PassTrace, shot: &Shot) -> Vec<(u32, u32)> {
     (first..first + count)
         .filter_map(|k| {
             let element = match order {
-                Some(o) => *o.values.get(k as usize * usize::from(o.components))? as usize,
-                None => k as usize,
+                Some(o) => *o.values.get(k * usize::from(o.components))? as usize,
+                None => k,
             };
             let v = index.values.get(element * per..(element + 1) * per)?;
             Some(if per == 1 {
