@@ -32,15 +32,15 @@ pub use stream::{Stream, StreamDomain};
 
 pub use brook_core as core;
 pub use brook_core::{
-    Backend, BackendArg, BrookError, Domain, ElementFormat, IterSpec, MemberFormat, PassTrace,
-    ReducePlan, StreamError, TraceEntry,
+    Backend, BackendArg, BrookError, Domain, ElementFormat, IterSpec, MemberFormat, PassObserver,
+    PassTrace, ReducePlan, StreamError, TraceEntry,
 };
 pub use brook_cpu::CpuBackend;
 pub use brook_explain as explain;
 pub use brook_frontend as frontend;
 pub use brook_glsl as glsl;
 pub use brook_passes as passes;
-pub use brook_passes::{GlBackend, PassObserver};
+pub use brook_passes::GlBackend;
 pub use brook_texture_streams as texture_streams;
 pub use brook_texture_streams::{ContextOptions, Profile};
 pub use brook_wgpu as wgpu_backend;

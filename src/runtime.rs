@@ -145,7 +145,7 @@ impl Runtime {
         self.gate.backend()
     }
 
-    /// The GL backend, on a GL runtime: its context, pass observers.
+    /// The GL backend, on a GL runtime: its context.
     pub fn as_gl(&self) -> Option<&GlBackend> {
         self.backend().as_any().downcast_ref::<GlBackend>()
     }

@@ -3,7 +3,7 @@
 //! for the values a float→int conversion cannot take, +inf and huge positive values read the
 //! last element, -inf and huge negative values element 0, NaN element 0 (README, "Limits and
 //! guarantees"). Checked in gathers (scalar and vector subscripts, float, int and mixed, and
-//! float indices the GLSL backend proves integral and so does not round), ScatterOp and
+//! float indices the GLSL generator proves integral and so does not round), ScatterOp and
 //! GatherOp.
 
 mod support;

@@ -85,6 +85,7 @@ kernel void repeat(float a<>, vout [2] float o<>) { o = a; push(o); push(o); }";
         stream(200, &[0.0; 200]),
     );
     let fetched = stream(100, &[0.0; 100]);
+    let index_texture = index.gl_textures().unwrap().textures()[0].raw().0.get();
     gl.set_trace(true);
     let total = gl.reduce_to_value(&p, "sum", &a, args![]).unwrap();
     gl.scatter(&dst, &index, &a, ScatterOp::Add).unwrap();
@@ -145,16 +146,35 @@ kernel void repeat(float a<>, vout [2] float o<>) { o = a; push(o); push(o); }";
         }
     );
     assert_eq!(add[0].blend, Some(Blend::Add));
+    // The trace says which inputs place the points (the explorer draws them from these): the
+    // index, and no order for a single draw of every point.
+    let unit = |pass: &brook::PassTrace, k: usize| pass.inputs[k].1;
+    let scatter = add[0].scatter.expect("a scatter's points name their index");
+    assert_eq!(
+        (unit(&add[0], scatter.index), scatter.order),
+        (index_texture, None)
+    );
     // A user combiner: 25 rounds of 4 (each element index hits 4 targets), each a copy of
     // the destination and a draw of that round's points.
     let rounds = trace[2].passes();
     assert_eq!(rounds.len(), 2 * 25);
     assert!(rounds.iter().step_by(2).all(|p| p.draw == Draw::Copy));
     assert_eq!(rounds[3].draw, Draw::Points { first: 4, count: 4 });
+    // Each round draws its points in the order a round stream gives.
+    let ordered = rounds[3]
+        .scatter
+        .expect("a round's points name their index");
+    assert_eq!(unit(&rounds[3], ordered.index), index_texture);
+    let order = ordered.order.expect("a round names its order");
+    assert_ne!(unit(&rounds[3], order), index_texture);
     // GatherOp: per round a fetch, then the increment blended into the data.
     let gather = trace[3].passes();
     assert_eq!(gather.len(), 2 * 25);
     assert_eq!(gather[1].blend, Some(Blend::Add));
+    // The fetch lands on each element's own texel, not where its index says; the update
+    // lands where the index says.
+    assert_eq!(gather[0].scatter, None);
+    assert!(gather[1].scatter.is_some());
     // The mask drawn into depth, then tested by the masked call.
     let [mask] = trace[4].passes() else {
         panic!("one mask pass")
@@ -192,36 +212,32 @@ fn an_observer_sees_every_step_before_and_after_it_runs() {
     use std::rc::Rc;
     use std::time::Duration;
 
-    use brook::passes::{Step, Texture};
-    use brook::texture_streams::TexelRect;
+    use brook::core::{Grid, ObservedPass};
     use brook::PassObserver;
 
     /// The label of every step, and the first target's first texel before and after it.
     type Seen = Rc<RefCell<Vec<(String, f32, f32, Duration)>>>;
     struct Watch(Seen, f32);
-    fn first_texel(t: &Texture) -> f32 {
-        let rect = TexelRect {
-            x: 0,
-            y: 0,
-            width: 1,
-            height: 1,
+    fn first_texel(pass: &ObservedPass) -> f32 {
+        let Some(target) = pass.targets.first() else {
+            return f32::NAN;
         };
-        t.read(rect).unwrap()[0]
-    }
-    fn target<'a>(step: &Step<'a>) -> Option<&'a Texture> {
-        match step {
-            Step::Draw(pass) => pass.targets.first().copied(),
-            Step::Copy { to, .. } => Some(to),
-            Step::Clear { target, .. } => Some(target),
-        }
+        let Grid {
+            width, components, ..
+        } = target.grid();
+        let row = target.read_rows(0, 1).unwrap();
+        assert_eq!(row.len(), width as usize * usize::from(components));
+        row[0]
     }
     impl PassObserver for Watch {
-        fn before(&mut self, step: &Step) {
-            self.1 = target(step).map_or(f32::NAN, first_texel);
+        fn before(&mut self, pass: &ObservedPass) {
+            assert_eq!(pass.targets.len(), pass.trace.targets.len());
+            assert_eq!(pass.inputs.len(), pass.trace.inputs.len());
+            self.1 = first_texel(pass);
         }
-        fn after(&mut self, step: &Step, elapsed: Duration) {
-            let after = target(step).map_or(f32::NAN, first_texel);
-            let label = step.trace().label;
+        fn after(&mut self, pass: &ObservedPass, elapsed: Duration) {
+            let after = first_texel(pass);
+            let label = pass.trace.label.clone();
             self.0.borrow_mut().push((label, self.1, after, elapsed));
         }
     }
@@ -236,11 +252,12 @@ fn an_observer_sees_every_step_before_and_after_it_runs() {
     let a = gl.stream_of(1, &[4]).unwrap();
     a.read(&[5.0; 4]).unwrap();
     let seen = Seen::default();
-    gl.as_gl()
-        .unwrap()
-        .set_observer(Some(Box::new(Watch(seen.clone(), 0.0))));
+    let watch = Watch(seen.clone(), 0.0);
+    gl.backend()
+        .set_pass_observer(Some(Box::new(watch)))
+        .unwrap();
     gl.run(&p, "inc", args![&a, &a]).unwrap();
-    gl.as_gl().unwrap().set_observer(None);
+    gl.backend().set_pass_observer(None).unwrap();
     gl.run(&p, "inc", args![&a, &a]).unwrap();
     assert_eq!(a.to_vec().unwrap(), [7.0; 4]);
     let seen = seen.borrow();
@@ -255,6 +272,29 @@ fn an_observer_sees_every_step_before_and_after_it_runs() {
     );
     assert_eq!(seen[1].1, 5.0, "the scratch held the copy before the draw");
     assert!(seen.iter().all(|s| s.3 > Duration::ZERO));
+}
+
+/// The CPU runs no passes and wgpu does not show its dispatches as they run: both refuse a
+/// pass observer (the explorer then shows each operation's results), and removing none is
+/// fine.
+#[test]
+fn backends_without_observable_passes_refuse_an_observer() {
+    use brook::core::ObservedPass;
+    use brook::{BrookError, PassObserver, Runtime};
+    struct Blind;
+    impl PassObserver for Blind {
+        fn before(&mut self, _: &ObservedPass) {}
+        fn after(&mut self, _: &ObservedPass, _: std::time::Duration) {}
+    }
+    for rt in [Runtime::cpu(), support::wgpu()] {
+        let refused = rt.backend().set_pass_observer(Some(Box::new(Blind)));
+        assert!(
+            matches!(refused, Err(BrookError::Unsupported { .. })),
+            "{}: {refused:?}",
+            rt.backend_name()
+        );
+        rt.backend().set_pass_observer(None).unwrap();
+    }
 }
 
 /// On wgpu every call is compute dispatches: the trace names each dispatch's pipeline (its

@@ -11,7 +11,8 @@
 //! Nothing here names a graphics API: streams are storage plus a format and a shape,
 //! programs are the checked IR, and the trace is plain data ([`crate::trace`]).
 //! A backend's own capabilities (a GL context, its textures) are reached by downcasting
-//! [`Backend::as_any`].
+//! [`Backend::as_any`]; what every backend may offer (a pass observer, a time limit) is a
+//! method here with a default that refuses.
 
 use std::any::Any;
 use std::rc::Rc;
@@ -22,6 +23,7 @@ use crate::domain::Domain;
 use crate::error::BrookError;
 use crate::format::ElementFormat;
 use crate::iter::IterSpec;
+use crate::observe::PassObserver;
 use crate::program::Compiled;
 use crate::reduce_plan::ReducePlan;
 use crate::trace::{PassTrace, TraceEntry};
@@ -355,6 +357,18 @@ pub trait Backend {
                     "the {} backend cannot stop a kernel call once it has started (a draw or dispatch runs to its end); time limits are for the CPU backend, and `brcc run --timeout 60 prog.br` ends a whole program on any backend",
                     self.name()
                 ),
+            }),
+        }
+    }
+    /// Installs (or with `None` removes) an observer told about every pass before and after
+    /// it runs, with what the pass binds readable ([`crate::observe`]; the pipeline
+    /// explorer's pictures). A backend with no passes to show refuses one: the default.
+    fn set_pass_observer(&self, observer: Option<Box<dyn PassObserver>>) -> Result<(), BrookError> {
+        match observer {
+            None => Ok(()),
+            Some(_) => Err(BrookError::Unsupported {
+                call: "set_pass_observer".into(),
+                message: format!("the {} backend shows no passes as they run", self.name()),
             }),
         }
     }

@@ -109,7 +109,12 @@ impl IterSpec {
     /// `start + float(i)·step` per component, `i` being the column for `.x` of a
     /// 2D iterator and the row for `.y`.
     pub fn value_at(&self, index: &[usize]) -> [f32; 4] {
-        let step = self.step();
+        self.value_stepped(index, &self.step())
+    }
+
+    /// [`IterSpec::value_at`] with the step computed once by the caller ([`IterSpec::step`]),
+    /// for a backend computing every element's value.
+    pub fn value_stepped(&self, index: &[usize], step: &[f32; 4]) -> [f32; 4] {
         let mut value = [0.0; 4];
         for (c, v) in value
             .iter_mut()

@@ -13,7 +13,8 @@
 //! - [`loops`]: loops on drivers that cap their iterations (the cap, trip-count bounds).
 //! - [`budget`]: the compile-time budget of shaders (loop nesting, inlined size).
 //! - [`WriteMaskState`]: which write-mask and write-query calls are allowed when.
-//! - [`TraceEntry`]: what a call became, pass by pass, as data.
+//! - [`TraceEntry`]: what a call became, pass by pass, as data; [`PassObserver`]: each pass
+//!   as it runs, with what it binds readable.
 //! - [`BrookError`]: every failure, one variant per kind of mistake.
 
 #![warn(missing_docs)]
@@ -28,6 +29,7 @@ pub mod index;
 mod iter;
 pub mod loops;
 mod mask;
+pub mod observe;
 mod program;
 mod reduce_plan;
 mod rounds;
@@ -45,11 +47,12 @@ pub use error::{fmt_shape, BrookError, ShaderRejection, StreamError};
 pub use format::{ElementFormat, MemberFormat};
 pub use iter::IterSpec;
 pub use mask::WriteMaskState;
-pub use program::{Compiled, SourceText};
+pub use observe::{Grid, ObservedPass, PassObserver, Readback};
+pub use program::{quoted_source_line, Compiled, SourceText};
 pub use reduce_plan::{ReducePass, ReducePlan};
 pub use rounds::Rounds;
 pub use scan::scan_levels;
 pub use trace::{
-    Blend, CallTrace, Depth, Draw, PassTrace, ProgramTrace, ScratchTrace, ShaderSource, TraceEntry,
-    UniformData, VoutTrace,
+    Blend, CallTrace, Depth, Draw, PassTrace, ProgramTrace, ScatterInputs, ScratchTrace,
+    ShaderSource, TraceEntry, UniformData, VoutTrace,
 };

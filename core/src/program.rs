@@ -44,6 +44,12 @@ impl SourceText {
         }
     }
 
+    /// The quote of line `line` that generated code writes above the statement it came
+    /// from (`// file.br:LINE: text`), which [`quoted_source_line`] recognises.
+    pub fn quote(&self, line: usize) -> String {
+        format!("// {}:{line}: {}", self.name_in_comment(), self.line(line))
+    }
+
     /// The 1-based line holding byte `offset`.
     pub fn line_of(&self, offset: u32) -> usize {
         self.line_starts
@@ -62,6 +68,16 @@ impl SourceText {
             .map_or(self.text.len(), |next| next - 1);
         self.text[start..end].trim()
     }
+}
+
+/// The Brook line a line of generated code quotes (`file.br:LINE: text`, as
+/// [`SourceText::quote`] writes it), for mapping driver messages back and marking quotes in
+/// the explorer; `None` for any other line.
+pub fn quoted_source_line(generated: &str) -> Option<&str> {
+    let quote = generated.trim().strip_prefix("// ")?;
+    let (location, _) = quote.split_once(": ")?;
+    let (_, line) = location.rsplit_once(':')?;
+    (!line.is_empty() && line.chars().all(|c| c.is_ascii_digit())).then_some(quote)
 }
 
 /// A program checked by the front end, shared by the runtime and the backend that prepared it.
@@ -135,7 +151,19 @@ impl Compiled {
 
 #[cfg(test)]
 mod tests {
-    use super::SourceText;
+    use super::{quoted_source_line, SourceText};
+
+    #[test]
+    fn quotes_are_recognised_and_nothing_else() {
+        let src = SourceText::new("a.br", "x = 1;\n  y = 2;");
+        assert_eq!(src.quote(2), "// a.br:2: y = 2;");
+        assert_eq!(
+            quoted_source_line(&format!("    {}", src.quote(2))),
+            Some("a.br:2: y = 2;")
+        );
+        assert_eq!(quoted_source_line("// Brook kernel `k` (a.br:3)"), None);
+        assert_eq!(quoted_source_line("uniform float a; // constant `a`"), None);
+    }
 
     #[test]
     fn lines_are_found_by_offset_and_number() {

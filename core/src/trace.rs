@@ -121,6 +121,22 @@ pub struct PassTrace {
     /// Whether the shader discards the fragments outside an output domain (a domain of a
     /// wrapped layout, not one rectangle of the texture).
     pub discards_outside_domain: bool,
+    /// For a pass placing a scatter's elements on the destination (its first target) where
+    /// their indices say: which inputs hold the indices and the order.
+    pub scatter: Option<ScatterInputs>,
+}
+
+/// The inputs of a pass that places each element of a scatter where its index says
+/// (`streamScatterOp`, and a gather-op's update): point `k` of the pass is element
+/// `order[k]` (element `k` without an order), which lands on the destination element its
+/// index names (rounded and clamped like a gather).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScatterInputs {
+    /// The input holding each element's index.
+    pub index: usize,
+    /// The input holding which element each point draws, when the points are drawn in an
+    /// order other than the elements' (a round of a colliding scatter).
+    pub order: Option<usize>,
 }
 
 /// A program as the trace names it.

@@ -30,13 +30,13 @@ pub fn run_gather_op(
         Some((combine, operand)) => {
             if let Operand::Constant(operand) = operand {
                 if operand.len() != fpe {
-                    return Err(CpuError::Indexed {
-                        op: OP,
-                        reason: format!(
-                            "the operand has {} floats but an element of the data stream has {fpe}",
+                    return Err(CpuError::precondition(
+                        OP,
+                        format!(
+                            "the operand has {} floats, an element of the data stream {fpe}",
                             operand.len()
                         ),
-                    });
+                    ));
                 }
             }
             Some((Combiner::new(combine, fpe)?, operand))

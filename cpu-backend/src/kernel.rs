@@ -29,7 +29,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use brook_frontend::ir::{FunctionId, FunctionKind, Module, ParamClass, Type};
+use brook_frontend::ir::{FunctionId, Module, ParamClass};
 use rayon::prelude::*;
 
 use crate::args::{bind_input, check_elements, Binding, CpuArg};
@@ -45,14 +45,6 @@ use crate::watchdog::Watchdog;
 /// nothing next to the interpretation, small enough that a 256×256 stream still spreads over
 /// every core.
 pub const CHUNK: usize = 4096;
-
-pub(crate) fn kind_name(k: FunctionKind) -> &'static str {
-    match k {
-        FunctionKind::Kernel => "kernel",
-        FunctionKind::Reduce => "reduction",
-        FunctionKind::Helper => "helper function",
-    }
-}
 
 /// Which engine ran a kernel's body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -272,27 +264,14 @@ fn run(
     watchdog: Watchdog,
 ) -> Result<KernelRun, CpuError> {
     let kernel = plan.kernel;
-    let func = module
-        .functions
-        .get(kernel.0 as usize)
-        .ok_or(CpuError::UnknownFunction(kernel.0))?;
-    if func.kind != FunctionKind::Kernel || func.ret != Type::Void {
-        // A kernel returning a value is only called by kernels (inlined by the front end).
-        return Err(CpuError::WrongFunctionKind {
-            name: func.name.clone(),
-            kind: match func.kind {
-                FunctionKind::Kernel => "kernel returning a value, which only kernels call",
-                k => kind_name(k),
-            },
-            wanted: "kernel",
-        });
-    }
+    let func = module.func(kernel);
+    let unchecked = |reason: String| CpuError::precondition(&func.name, reason);
     if args.len() != func.params.len() {
-        return Err(CpuError::ArgCount {
-            function: func.name.clone(),
-            expected: func.params.len(),
-            got: args.len(),
-        });
+        return Err(unchecked(format!(
+            "{} argument(s) for {} parameter(s)",
+            args.len(),
+            func.params.len()
+        )));
     }
 
     let mut bindings = Vec::with_capacity(args.len());
@@ -323,40 +302,28 @@ fn run(
     let out_shape = match (outs.first(), vouts.is_empty()) {
         (Some(first), _) => first.shape().to_vec(),
         (None, true) => return Ok(done), // No outputs: nothing observable to compute.
-        (None, false) => {
-            call_shape(&bindings).ok_or_else(|| CpuError::VoutShape(func.name.clone()))?
-        }
+        (None, false) => call_shape(&bindings).ok_or_else(|| {
+            unchecked("only vouts, and no input to give the call its shape".into())
+        })?,
     };
+    // What native code writes and reads without bounds checks: the runtime's call checks
+    // (`brook_core::call`) guarantee it, the crate's own entry points check it here.
     if outs.iter().any(|o| o.shape() != out_shape.as_slice()) {
-        return Err(CpuError::OutputShapes {
-            function: func.name.clone(),
-            shapes: outs.iter().map(|o| o.shape().to_vec()).collect(),
-        });
+        return Err(unchecked("outputs of different shapes".into()));
     }
-
     let total: usize = out_shape.iter().product();
-    if let Some(m) = mask {
-        if m.len() != total {
-            return Err(CpuError::MaskSize {
-                function: func.name.clone(),
-                expected: total,
-                got: m.len(),
-            });
-        }
+    if mask.is_some_and(|m| m.len() != total) {
+        return Err(unchecked("a mask of another element count".into()));
     }
     for (i, v) in &vouts {
         let Some(ParamClass::Vout { max }) = func.params.get(*i).map(|p| p.class) else {
             unreachable!("bound as a vout above");
         };
-        let needed = max as usize * total;
-        if v.len() < needed {
-            return Err(CpuError::VoutCapacity {
-                function: func.name.clone(),
-                param: func.params[*i].name.clone(),
-                needed,
-                elements: total,
-                got: v.len(),
-            });
+        if v.len() < max as usize * total {
+            return Err(unchecked(format!(
+                "vout `{}` without room for its pushes",
+                func.params[*i].name
+            )));
         }
     }
     let out_fpe: Vec<usize> = outs.iter().map(|o| o.floats_per_element()).collect();
@@ -450,7 +417,7 @@ fn run(
 fn call_shape(bindings: &[Binding]) -> Option<Vec<usize>> {
     bindings.iter().find_map(|b| match b {
         Binding::Stream(s) => Some(s.shape().to_vec()),
-        Binding::Iter(it, _) => Some(it.shape.clone()),
+        Binding::Iter(it, _) => Some(it.shape().to_vec()),
         _ => None,
     })
 }
@@ -485,9 +452,11 @@ impl<'a> Driver<'a> {
                     frame.positions[k] = position(&idx, s.rank());
                 }
                 Binding::Iter(it, steps) => {
-                    let idx = resize_index(out_idx, self.out_shape, &it.shape);
-                    frame.params[k] = Value::Float(it.value_at(&idx, steps), it.components);
-                    frame.positions[k] = position(&idx, it.shape.len());
+                    let rank = it.shape().len();
+                    let idx = resize_index(out_idx, self.out_shape, it.shape());
+                    let value = it.value_stepped(&idx[..rank], steps);
+                    frame.params[k] = Value::Float(value, it.components());
+                    frame.positions[k] = position(&idx, rank);
                 }
                 Binding::Constant(v) => frame.params[k] = v.clone(),
                 Binding::Out(_) | Binding::Vout(_) => {

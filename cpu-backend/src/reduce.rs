@@ -18,14 +18,14 @@
 
 use std::sync::Arc;
 
-use brook_frontend::ir::{FunctionId, FunctionKind, Module, ParamClass, Scalar, Type};
+use brook_frontend::ir::{FunctionId, Module, ParamClass, Scalar, Type};
 use rayon::prelude::*;
 
 use crate::args::{bind_input, check_elements, Binding, CpuArg};
 use crate::error::CpuError;
 use crate::exec::{Frame, Interp, Interrupt};
 use crate::jit::{self, code::Code};
-use crate::kernel::{cached, kind_name, Cache, Execution, CHUNK};
+use crate::kernel::{cached, Cache, Execution, CHUNK};
 use crate::shape::{ravel, unravel, Index};
 use crate::stream::CpuStream;
 use crate::value::{Comp, Value};
@@ -59,21 +59,11 @@ impl<'a> Reducer<'a> {
         input_floats: usize,
         extra: &'a [CpuArg],
     ) -> Result<Reducer<'a>, CpuError> {
-        let func = module
-            .functions
-            .get(reduce_fn.0 as usize)
-            .ok_or(CpuError::UnknownFunction(reduce_fn.0))?;
-        if func.kind != FunctionKind::Reduce {
-            return Err(CpuError::WrongFunctionKind {
-                name: func.name.clone(),
-                kind: kind_name(func.kind),
-                wanted: "reduction",
-            });
-        }
-        let err = |reason: String| CpuError::Reduce {
-            function: func.name.clone(),
-            reason,
-        };
+        // The front end and brook-core's call checks guarantee the form (one input, one
+        // accumulator of its type) and the arguments; the crate's own entry points meet a
+        // broken one as a precondition error.
+        let func = module.func(reduce_fn);
+        let err = |reason: String| CpuError::precondition(&func.name, reason);
         let find = |class: ParamClass| {
             let mut it = func
                 .params
@@ -86,24 +76,16 @@ impl<'a> Reducer<'a> {
             }
         };
         let (Some(a), Some(r)) = (find(ParamClass::Stream), find(ParamClass::Reduce)) else {
-            return Err(err(
-                "a reduction needs exactly one input stream and one `reduce` parameter".into(),
-            ));
+            return Err(err("not a reduce function".into()));
         };
         let ty = &func.params[a].ty;
-        if func.params[r].ty != *ty {
-            return Err(err(format!(
-                "the input `{}` and the accumulator `{}` must have the same type",
-                func.params[a].name, func.params[r].name
-            )));
-        }
         check_elements(module, &func.name, &func.params[a], input_floats)?;
         if extra.len() + 2 != func.params.len() {
-            return Err(CpuError::ArgCount {
-                function: func.name.clone(),
-                expected: func.params.len() - 2,
-                got: extra.len(),
-            });
+            return Err(err(format!(
+                "{} extra argument(s) for {} parameter(s)",
+                extra.len(),
+                func.params.len() - 2
+            )));
         }
         let mut bindings = Vec::with_capacity(func.params.len());
         let mut extra_args = extra.iter();
@@ -116,7 +98,7 @@ impl<'a> Reducer<'a> {
             let b = bind_input(module, func, i, arg)?;
             if !matches!(b, Binding::Constant(_) | Binding::Gather(_)) {
                 return Err(err(format!(
-                    "extra parameter `{}` must be a constant or a gather",
+                    "`{}` is neither a constant nor a gather",
                     func.params[i].name
                 )));
             }
@@ -174,10 +156,7 @@ impl<'a> Reducer<'a> {
     }
 
     pub(crate) fn error(&self, reason: String) -> CpuError {
-        CpuError::Reduce {
-            function: self.func.name.clone(),
-            reason,
-        }
+        CpuError::precondition(&self.func.name, reason)
     }
 }
 

@@ -46,9 +46,10 @@ pub fn scatter_target(index: &CpuStream, linear: usize, dst_shape: &[usize]) -> 
     ravel(&idx, dst_shape)
 }
 
-/// Checks the shapes and formats of a ScatterOp or GatherOp call: `index` has one element per
-/// element of `elements`, each a `float`..`float4` with one component per dimension of
-/// `addressed`; `elements` and `addressed` hold elements of one layout (brook-core's rule).
+/// Checks the shapes and formats of a ScatterOp or GatherOp call with brook-core's rule
+/// (`index` has one element per element of `elements`, each with one component per dimension
+/// of `addressed`; `elements` and `addressed` of one layout), which the runtime checked
+/// already: this guards the crate's own entry points, which index by them.
 pub fn check_indexed(
     op: &'static str,
     addressed: &CpuStream,
@@ -67,7 +68,7 @@ pub fn check_indexed(
             | BrookError::ShapeMismatch { message, .. } => message,
             other => other.to_string(),
         };
-        CpuError::Indexed { op, reason }
+        CpuError::precondition(op, reason)
     })
 }
 

@@ -9,10 +9,8 @@
 //! members into one texture each; that is its business, not the host's.)
 
 use crate::error::CpuError;
-use brook_core::fmt_shape;
-
-/// The most dimensions a Brook stream may have.
-pub const MAX_RANK: usize = 4;
+use brook_core::shape::element_count;
+use brook_core::{fmt_shape, StreamError};
 
 /// A stream in host memory (see the module documentation for the layout).
 #[derive(Debug, Clone, PartialEq)]
@@ -27,19 +25,19 @@ impl CpuStream {
     /// (`[4]` for `float4`, `[1, 3]` for `struct {float a; float3 b;}`); `shape` has 1 to 4
     /// non-zero extents, first dimension first (`<rows, cols>`).
     pub fn new(widths: &[u8], shape: &[usize]) -> Result<CpuStream, CpuError> {
-        validate_shape(shape)?;
+        let len = element_count(shape)?;
         if widths.is_empty() || widths.contains(&0) {
-            return Err(CpuError::InvalidWidths {
-                widths: widths.to_vec(),
-                reason: "an element needs at least one member, each of at least one component"
-                    .into(),
-            });
+            return Err(StreamError::Format(format!(
+                "member widths {widths:?}: an element needs at least one member, each of at least one component"
+            ))
+            .into());
         }
         let per: usize = widths.iter().map(|&w| w as usize).sum();
-        let len = checked_len(shape)?;
-        let floats = len.checked_mul(per).ok_or_else(|| CpuError::InvalidShape {
-            shape: shape.to_vec(),
-            reason: "too many floats for this machine".into(),
+        let floats = len.checked_mul(per).ok_or_else(|| {
+            StreamError::Shape(format!(
+                "{}: too many floats for this machine",
+                fmt_shape(shape)
+            ))
         })?;
         // A stream too large for this machine is an error, not an abort of the process.
         let mut data = Vec::new();
@@ -113,13 +111,7 @@ impl CpuStream {
     /// Brook's `streamRead`: copies host memory into the stream. `src` must hold exactly
     /// `len() * floats_per_element()` floats.
     pub fn read(&mut self, src: &[f32]) -> Result<(), CpuError> {
-        if src.len() != self.data.len() {
-            return Err(CpuError::HostSize {
-                op: "streamRead",
-                expected: self.data.len(),
-                got: src.len(),
-            });
-        }
+        check_host_size(self.data.len(), src.len())?;
         self.data.copy_from_slice(src);
         Ok(())
     }
@@ -127,41 +119,16 @@ impl CpuStream {
     /// Brook's `streamWrite`: copies the stream into host memory. `dst` must hold exactly
     /// `len() * floats_per_element()` floats.
     pub fn write(&self, dst: &mut [f32]) -> Result<(), CpuError> {
-        if dst.len() != self.data.len() {
-            return Err(CpuError::HostSize {
-                op: "streamWrite",
-                expected: self.data.len(),
-                got: dst.len(),
-            });
-        }
+        check_host_size(self.data.len(), dst.len())?;
         dst.copy_from_slice(&self.data);
         Ok(())
     }
 }
 
-/// Checks that `shape` is a Brook stream shape: 1 to 4 dimensions, none of extent zero.
-pub fn validate_shape(shape: &[usize]) -> Result<(), CpuError> {
-    let bad = |reason: &str| {
-        Err(CpuError::InvalidShape {
-            shape: shape.to_vec(),
-            reason: reason.into(),
-        })
-    };
-    if shape.is_empty() || shape.len() > MAX_RANK {
-        return bad("a stream has 1 to 4 dimensions");
+/// A host array of `got` floats for a stream of `expected`: brook-core's error when they differ.
+fn check_host_size(expected: usize, got: usize) -> Result<(), CpuError> {
+    if expected != got {
+        return Err(StreamError::Size { expected, got }.into());
     }
-    if shape.contains(&0) {
-        return bad("no extent may be zero");
-    }
-    checked_len(shape).map(|_| ())
-}
-
-fn checked_len(shape: &[usize]) -> Result<usize, CpuError> {
-    shape
-        .iter()
-        .try_fold(1usize, |acc, &e| acc.checked_mul(e))
-        .ok_or_else(|| CpuError::InvalidShape {
-            shape: shape.to_vec(),
-            reason: format!("{} elements overflow this machine", fmt_shape(shape)),
-        })
+    Ok(())
 }

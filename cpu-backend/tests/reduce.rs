@@ -236,11 +236,13 @@ fn extra_constants_and_count_checks() {
     .unwrap();
     assert_eq!(r, [7.0]);
     let err = run_reduce(&m, FunctionId(0), &s, &mut [], ReduceTarget::Value(&mut r)).unwrap_err();
-    assert!(matches!(err, CpuError::ArgCount { .. }), "{err:?}");
+    assert!(matches!(err, CpuError::Precondition { .. }), "{err:?}");
 }
 
+/// What the runtime refuses (`tests/reductions.rs`, `tests/errors.rs` in the root crate) the
+/// crate's own entry point refuses too, rather than read out of bounds.
 #[test]
-fn reduction_errors() {
+fn reductions_that_do_not_fit_are_refused() {
     let m = sum(Type::FLOAT);
     let input = ramp(&[10]);
     // Output extent not dividing the input.
@@ -253,7 +255,7 @@ fn reduction_errors() {
         ReduceTarget::Stream(&mut out),
     )
     .unwrap_err();
-    assert!(err.to_string().contains("divide"), "{err}");
+    assert!(matches!(err, CpuError::Precondition { .. }), "{err:?}");
     // Wrong result size.
     let mut r = [0.0; 2];
     assert!(run_reduce(
@@ -275,15 +277,5 @@ fn reduction_errors() {
         ReduceTarget::Value(&mut r),
     )
     .unwrap_err();
-    assert!(matches!(err, CpuError::ElementSize { .. }), "{err:?}");
-    // Not a reduction.
-    let err = run_reduce(
-        &copy_kernel(),
-        FunctionId(0),
-        &input,
-        &mut [],
-        ReduceTarget::Value(&mut r),
-    )
-    .unwrap_err();
-    assert!(matches!(err, CpuError::WrongFunctionKind { .. }), "{err:?}");
+    assert!(matches!(err, CpuError::Precondition { .. }), "{err:?}");
 }

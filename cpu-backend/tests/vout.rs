@@ -108,8 +108,10 @@ fn fan_pushes_n_values_and_drops_the_rest() {
     assert_eq!(data, expected);
 }
 
+/// The runtime refuses a vout stream without room for every push (`tests/vout.rs` in the root
+/// crate); the crate's own entry point refuses it rather than write past its end.
 #[test]
-fn too_small_a_vout_stream_is_a_clear_error() {
+fn too_small_a_vout_stream_is_refused() {
     let m = module();
     let (id, _) = m.function("repeat").unwrap();
     let input = CpuStream::from_data(&[1], &[3], &[1.0; 3]).unwrap();
@@ -118,14 +120,7 @@ fn too_small_a_vout_stream_is_a_clear_error() {
         .run_vout(&m, &mut [CpuArg::Stream(&input), CpuArg::Out(&mut out)])
         .unwrap_err();
     assert!(
-        matches!(
-            err,
-            CpuError::VoutCapacity {
-                needed: 12,
-                got: 11,
-                ..
-            }
-        ),
+        matches!(err, CpuError::Precondition { ref function, .. } if function == "repeat"),
         "{err}"
     );
 }

@@ -1,18 +1,17 @@
-//! Photographing every GL pass: a [`PassObserver`] that reads each step's textures back
-//! before it runs (inputs and targets) and its targets after, and keeps them as pictures.
+//! Photographing every pass: a [`PassObserver`] (brook-core's, at the seam) that reads what
+//! each pass binds back before it runs (inputs and targets) and its targets after, and keeps
+//! them as pictures. It names no graphics API: any backend that observes its passes
+//! (`Backend::set_pass_observer`; GL today) hands it readable textures or buffers.
 //!
-//! It is installed only while a program is explained (`GlBackend::set_observer`), so the
-//! normal path pays nothing; while installed, every texture is read back twice per pass,
-//! which is what makes explaining slow and why large textures are read a row at a time,
-//! only the rows shown.
+//! It is installed only while a program is explained, so the normal path pays nothing; while
+//! installed, everything a pass binds is read back twice per pass, which is what makes
+//! explaining slow and why large resources are read a row at a time, only the rows shown.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use brook_core::PassTrace;
-use brook_passes::{PassObserver, Step, Texture};
-use brook_texture_streams::TexelRect;
+use brook_core::{Grid, ObservedPass, PassObserver, PassTrace, Readback};
 
 use crate::picture::Picture;
 
@@ -24,13 +23,14 @@ pub type Snap = Result<Picture, String>;
 pub struct Shot {
     /// The step as the trace shows it (to pair the shot with its trace entry).
     pub pass: PassTrace,
-    /// Texture unit `k` (or the copy's source) before the pass; inputs do not change.
+    /// Input `k` (texture unit, binding, the copy's source) before the pass; inputs do not
+    /// change.
     pub inputs: Vec<Snap>,
-    /// Draw buffer `k` before the pass.
+    /// Target `k` (draw buffer, binding) before the pass.
     pub before: Vec<Snap>,
-    /// Draw buffer `k` after the pass: what it drew.
+    /// Target `k` after the pass: what it wrote.
     pub after: Vec<Snap>,
-    /// The pass's own time: the GPU was idle before it and finished after it.
+    /// The pass's own time: the device was idle before it and finished after it.
     pub elapsed: Duration,
 }
 
@@ -46,7 +46,7 @@ impl Film {
         Film::default()
     }
 
-    /// An observer that adds a shot to this film for every step, pictures at most
+    /// An observer that adds a shot to this film for every pass, pictures at most
     /// `max_side` pixels a side.
     pub fn camera(&self, max_side: u32) -> Box<dyn PassObserver> {
         Box::new(Camera {
@@ -65,65 +65,52 @@ impl Film {
 struct Camera {
     film: Film,
     max_side: u32,
-    /// The inputs and targets of the step running now, photographed before it.
+    /// The inputs and targets of the pass running now, photographed before it.
     pending: Option<(Vec<Snap>, Vec<Snap>)>,
 }
 
-/// The textures a step reads and the ones it writes.
-fn textures<'a>(step: &Step<'a>) -> (Vec<&'a Texture>, Vec<&'a Texture>) {
-    match step {
-        Step::Draw(pass) => (pass.inputs.clone(), pass.targets.clone()),
-        Step::Copy { from, to, .. } => (vec![*from], vec![*to]),
-        Step::Clear { target, .. } => (Vec::new(), vec![*target]),
-    }
-}
-
 impl Camera {
-    fn snap(&self, texture: &Texture) -> Snap {
-        let (width, height) = (texture.width(), texture.height());
+    /// A picture of `resource`: all of it, or every `step`-th row and texel of a large one,
+    /// read a row at a time so only the rows shown are read.
+    fn snap(&self, resource: &dyn Readback) -> Snap {
+        let Grid {
+            width,
+            height,
+            components,
+        } = resource.grid();
         let step = Picture::step_for(width, height, self.max_side);
-        let read = |rect: TexelRect| texture.read(rect).map_err(|e| e.to_string());
+        let read = |first, count| resource.read_rows(first, count).map_err(|e| e.to_string());
         let rows = if step == 1 {
-            read(TexelRect {
-                x: 0,
-                y: 0,
-                width,
-                height,
-            })?
+            read(0, height)?
         } else {
-            let per = usize::from(texture.components());
+            let per = usize::from(components);
             let mut rows = Vec::new();
             for y in (0..height).step_by(step as usize) {
-                let row = read(TexelRect {
-                    x: 0,
-                    y,
-                    width,
-                    height: 1,
-                })?;
+                let row = read(y, 1)?;
                 rows.extend(row.chunks(per).step_by(step as usize).flatten());
             }
             rows
         };
-        Picture::of_rows(width, height, texture.components(), step, &rows)
+        Picture::of_rows(width, height, components, step, &rows)
+    }
+
+    fn snaps(&self, resources: &[&dyn Readback]) -> Vec<Snap> {
+        resources.iter().map(|r| self.snap(*r)).collect()
     }
 }
 
 impl PassObserver for Camera {
-    fn before(&mut self, step: &Step) {
-        let (inputs, targets) = textures(step);
-        let inputs = inputs.into_iter().map(|t| self.snap(t)).collect();
-        let before = targets.into_iter().map(|t| self.snap(t)).collect();
-        self.pending = Some((inputs, before));
+    fn before(&mut self, pass: &ObservedPass) {
+        self.pending = Some((self.snaps(&pass.inputs), self.snaps(&pass.targets)));
     }
 
-    fn after(&mut self, step: &Step, elapsed: Duration) {
+    fn after(&mut self, pass: &ObservedPass, elapsed: Duration) {
         let (inputs, before) = self.pending.take().unwrap_or_default();
-        let after = textures(step).1.into_iter().map(|t| self.snap(t)).collect();
         self.film.shots.borrow_mut().push(Shot {
-            pass: step.trace(),
+            pass: pass.trace.clone(),
             inputs,
             before,
-            after,
+            after: self.snaps(&pass.targets),
             elapsed,
         });
     }

@@ -15,8 +15,9 @@
 //! Long runs are grouped in the timeline and the middle of long groups gets no card
 //! (`timeline`), so 5,000 calls make a page a browser opens at once.
 //!
-//! Recording: [`Recorder::start`] turns the backend's pass trace on and, on GL, installs a
-//! [`PassObserver`](brook_passes::PassObserver) that reads each pass's textures back before
+//! Recording: [`Recorder::start`] turns the backend's pass trace on and, where the backend
+//! observes its passes (GL), installs brook-core's
+//! [`PassObserver`](brook_core::PassObserver) that reads what each pass binds back before
 //! and after it runs; the runtime reports each operation ([`Recorder::operation`]);
 //! [`Recorder::finish`] collects all of it. Nothing is read back unless a run is
 //! being explained. [`write`](fn@write) turns the recording into `index.html`, `images/*.png` and

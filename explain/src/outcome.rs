@@ -1,8 +1,8 @@
 //! What each stream operation left in its streams, on any backend: the streams it wrote,
 //! read back after it ran and sampled for the page.
 //!
-//! GL's camera photographs textures pass by pass, but the CPU and wgpu backends have no
-//! textures to photograph; the runtime reads the operation's output streams back instead
+//! The camera photographs what each pass binds on a backend that observes its passes (GL),
+//! but the CPU and wgpu backends show none; the runtime reads the operation's output streams back instead
 //! ([`crate::Recorder::operation`]), which every backend can do, so every card gets pictures of
 //! its results and backends can be compared element by element ([`crate::compare`]).
 

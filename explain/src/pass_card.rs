@@ -5,8 +5,8 @@ use std::collections::hash_map::DefaultHasher;
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 
+use brook_core::quoted_source_line;
 use brook_core::{Blend, Depth, Draw, PassTrace, ShaderSource};
-use brook_glsl::quoted_source_line;
 
 use crate::assets::{image, Assets, Image};
 use crate::camera::{Shot, Snap};

@@ -1,8 +1,8 @@
-//! Recording a run for the explorer: the pass trace, on GL a shot of every pass, and on every
-//! backend the streams each operation wrote.
+//! Recording a run for the explorer: the pass trace, a shot of every pass on a backend that
+//! observes its passes (`Backend::set_pass_observer`: GL), and on every backend the streams
+//! each operation wrote.
 
 use brook_core::{Backend, SourceText, TraceEntry};
-use brook_passes::GlBackend;
 
 use crate::camera::{Film, Shot};
 use crate::outcome::{Operation, Outcome, Sampled, StreamContents};
@@ -16,8 +16,8 @@ pub struct Recording {
     pub backend: String,
     /// What each call became, pass by pass: one card per entry.
     pub trace: Vec<TraceEntry>,
-    /// One shot per pass of the trace, in order, on GL; none on other backends (their cards
-    /// show each operation's results instead).
+    /// One shot per pass of the trace, in order, on a backend that observes its passes (GL);
+    /// none on others (their cards show each operation's results instead).
     pub shots: Vec<Shot>,
     /// The operations the runtime reported ([`Recorder::operation`]), in order: which trace
     /// entries each became and the streams it wrote. Empty when the recorder was driven
@@ -29,7 +29,8 @@ pub struct Recording {
     pub sources: Vec<SourceText>,
 }
 
-/// A recording under way: the trace is on and, on GL, the camera is installed.
+/// A recording under way: the trace is on and, where the backend takes one, the camera is
+/// installed.
 pub struct Recorder {
     film: Option<Film>,
     max_side: u32,
@@ -40,15 +41,17 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// Starts tracing `backend` (forgetting earlier entries) and, on GL, photographing
-    /// every pass with pictures at most `max_side` pixels a side.
+    /// Starts tracing `backend` (forgetting earlier entries) and, where it observes its
+    /// passes, photographing every pass with pictures at most `max_side` pixels a side.
     pub fn start(backend: &dyn Backend, max_side: u32) -> Recorder {
         backend.set_trace(true);
-        let film = gl(backend).map(|gl| {
-            let film = Film::new();
-            gl.set_observer(Some(film.camera(max_side)));
-            film
-        });
+        let film = Film::new();
+        // A backend that refuses the observer has no passes to show: its cards show each
+        // operation's results.
+        let film = backend
+            .set_pass_observer(Some(film.camera(max_side)))
+            .is_ok()
+            .then_some(film);
         Recorder {
             film,
             max_side,
@@ -97,8 +100,9 @@ impl Recorder {
     pub fn finish(mut self, backend: &dyn Backend) -> Recording {
         self.trace.extend(backend.take_trace());
         backend.set_trace(false);
-        if let Some(gl) = gl(backend) {
-            gl.set_observer(None);
+        if self.film.is_some() {
+            // Removing an observer cannot fail.
+            let _ = backend.set_pass_observer(None);
         }
         Recording {
             name: backend.name().into(),
@@ -109,8 +113,4 @@ impl Recorder {
             sources: self.sources,
         }
     }
-}
-
-fn gl(backend: &dyn Backend) -> Option<&GlBackend> {
-    backend.as_any().downcast_ref::<GlBackend>()
 }

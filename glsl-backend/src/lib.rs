@@ -1,5 +1,7 @@
-//! Brook's typed IR as GLSL fragment shaders, the way the paper maps kernels onto the GPU
-//! (001 §4, 000 ch. 5): one fragment shader per kernel pass, drawn over the output.
+//! The GLSL generator (not a backend: `brook-passes` is the GL backend, which links and draws
+//! what it writes): Brook's typed IR as GLSL fragment shaders, the way the paper maps kernels
+//! onto the GPU (001 §4, 000 ch. 5): one fragment shader per kernel pass, drawn over the
+//! output.
 //!
 //! Everything here is a pure function of (IR, [`Variant`], [`Target`]) → source text, so it is
 //! tested without a GL context; `brook-passes` compiles and draws the result.
@@ -51,7 +53,7 @@ pub use scatter::{
     generate_gather_fetch, generate_scatter_reduce, generate_scatter_write, ScatterProgram,
     ScatterRoles,
 };
-pub use source::{quoted_source_line, SourceText};
+pub use source::SourceText;
 pub use variant::{Access, Axis, OutputRegion, Placement, Profile, Resize, Target, Variant, Wrap};
 pub use vertex::vertex_shader;
 pub use vout::candidate_of;

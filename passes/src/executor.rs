@@ -5,9 +5,9 @@
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use brook_core::{Blend, PassTrace, TraceEntry};
+use brook_core::{Blend, PassObserver, PassTrace, TraceEntry};
 use brook_texture_streams::{GlContext, GlError, Texture};
 use glow::HasContext;
 
@@ -15,17 +15,6 @@ use crate::encode::mask::WriteQuery;
 use crate::error::PassError;
 use crate::step::{DepthUse, Pass, Primitive, Step};
 use crate::uniforms::{apply, same_bits};
-
-/// Sees every step of every call as it runs (the pipeline explorer's hook). Installed with
-/// `GlBackend::set_observer`; the executor waits for the GPU around each step while one is
-/// installed, so `elapsed` is the step's own time.
-pub trait PassObserver {
-    /// Before `step` runs: its inputs hold what it reads, its targets what it overwrites.
-    /// Reading them (`Texture::read`) is allowed.
-    fn before(&mut self, step: &Step);
-    /// After `step` ran and the GPU finished it.
-    fn after(&mut self, step: &Step, elapsed: Duration);
-}
 
 /// Blending and depth as the executor last set them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -87,25 +76,29 @@ impl Executor {
         let mut slot = self.observer.try_borrow_mut().ok();
         let mut observer = slot.as_mut().and_then(|o| o.as_mut());
         for (k, step) in steps.iter().enumerate() {
-            let started = match observer.as_mut() {
-                Some(o) => {
-                    o.before(step);
+            // The observer sees the step as the trace records it, its textures readable; it
+            // is told before the step, then the GPU finishes what came before, so `elapsed`
+            // is the step's own time.
+            let observed = observer.as_ref().map(|_| step.observed());
+            let started = match (observer.as_mut(), &observed) {
+                (Some(o), Some(pass)) => {
+                    o.before(pass);
                     self.ctx.make_current()?;
                     // SAFETY: the context is current; finishing has no other effect.
                     unsafe { self.ctx.gl().finish() };
                     Some(Instant::now())
                 }
-                None => None,
+                _ => None,
             };
             match step {
                 Step::Draw(pass) => self.draw(pass, query.as_deref_mut())?,
                 Step::Copy { from, to, .. } => to.copy_from(from)?,
                 Step::Clear { target, .. } => self.clear(target, &steps[k + 1..])?,
             }
-            if let (Some(o), Some(started)) = (observer.as_mut(), started) {
+            if let (Some(o), Some(pass), Some(started)) = (observer.as_mut(), &observed, started) {
                 // SAFETY: as above.
                 unsafe { self.ctx.gl().finish() };
-                o.after(step, started.elapsed());
+                o.after(pass, started.elapsed());
             }
         }
         Ok(())

@@ -8,7 +8,8 @@
 //!   textures on every unit and draw buffer, the uniform values, the viewport, the primitive,
 //!   blending and depth. Shaders come from `brook-glsl`, linked once (`programs`).
 //! - [`Executor`]: issues a step list, the only code that draws or changes GL state; it
-//!   records the pass trace (the same list, as data) and lets a [`PassObserver`] see each step.
+//!   records the pass trace (the same list, as data) and lets brook-core's `PassObserver`
+//!   see each step, its textures readable.
 //! - [`GlBackend`]: brook-core's `Backend` trait over the two, with what lives across calls.
 //!
 //! A repeated call makes no GL calls beyond binding and drawing: programs, framebuffers and
@@ -33,7 +34,7 @@ pub use brook_texture_streams::Texture;
 pub use encode::mask::WriteMask;
 pub use encode::vout::MAX_VOUT_PUSHES;
 pub use error::PassError;
-pub use executor::{Executor, PassObserver};
+pub use executor::Executor;
 pub use linked::{LinkedKernel, LinkedPass};
 pub use step::{DepthUse, Pass, Primitive, Step};
 pub use uniforms::extent_vector;

@@ -2,7 +2,7 @@
 
 use std::rc::Rc;
 
-use brook_glsl::quoted_source_line;
+use brook_core::quoted_source_line;
 use brook_texture_streams::{GlContext, GlError, Program};
 
 use crate::error::PassError;

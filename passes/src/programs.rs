@@ -81,6 +81,9 @@ impl<K: Hash + Eq, V> Memo<K, V> {
 pub struct LinkedScatter {
     pub roles: ScatterRoles,
     pub passes: Vec<LinkedPass>,
+    /// Whether each point lands where its index says (a scatter's write or combine), not on
+    /// its own element (a gather-op's fetch): what the trace tells the explorer.
+    pub at_index: bool,
 }
 
 impl LinkedScatter {
@@ -88,6 +91,7 @@ impl LinkedScatter {
         ctx: &Rc<GlContext>,
         function: &str,
         program: ScatterProgram,
+        at_index: bool,
     ) -> Result<Self, PassError> {
         let passes = program
             .passes
@@ -97,6 +101,7 @@ impl LinkedScatter {
         Ok(LinkedScatter {
             roles: program.roles,
             passes,
+            at_index,
         })
     }
 }
@@ -199,7 +204,7 @@ impl GlProgram {
         self.combiners.get(function, || {
             let c = &self.compiled;
             let program = generate_scatter_reduce(&c.module, function, target, Some(&c.source))?;
-            LinkedScatter::link(ctx, "streamScatterOp", program)
+            LinkedScatter::link(ctx, "streamScatterOp", program, true)
         })
     }
 
@@ -235,6 +240,7 @@ impl Builtins {
                 ctx,
                 "streamScatterOp",
                 generate_scatter_write(target, widths, ordered),
+                true,
             )
         })
     }
@@ -247,7 +253,8 @@ impl Builtins {
         widths: &[u8],
     ) -> Result<(Rc<LinkedScatter>, Linked), PassError> {
         self.fetches.get(widths.to_vec(), || {
-            LinkedScatter::link(ctx, "streamGatherOp", generate_gather_fetch(target, widths))
+            let fetch = generate_gather_fetch(target, widths);
+            LinkedScatter::link(ctx, "streamGatherOp", fetch, false)
         })
     }
 

@@ -9,7 +9,9 @@
 //! them (`Runtime::plan`), observe every pass as it runs (the explorer), and later rewrite a
 //! list before it runs (fusing a kernel into the reduction that reads it).
 
-use brook_core::{Blend, Depth, Draw, PassTrace, ProgramTrace, UniformData};
+use brook_core::{
+    Blend, Depth, Draw, ObservedPass, PassTrace, ProgramTrace, Readback, ScatterInputs, UniformData,
+};
 use brook_texture_streams::Texture;
 
 use crate::encode::mask::WriteMask;
@@ -64,6 +66,9 @@ pub struct Pass<'a> {
     pub counted: bool,
     /// Whether the shader discards the fragments outside an output domain.
     pub discards_outside_domain: bool,
+    /// For a scatter's points placed where their indices say: the units of the index and
+    /// the order.
+    pub scatter: Option<ScatterInputs>,
 }
 
 /// What a draw rasterises.
@@ -117,6 +122,7 @@ impl<'a> Pass<'a> {
             depth: DepthUse::None,
             counted: false,
             discards_outside_domain: false,
+            scatter: None,
         }
     }
 
@@ -138,7 +144,28 @@ impl<'a> Pass<'a> {
     }
 }
 
-impl Step<'_> {
+impl<'a> Step<'a> {
+    /// The step as a pass observer sees it: its trace, and the textures it reads (per unit,
+    /// or the copy's source) and writes (per draw buffer, or the copy's or clear's target).
+    pub fn observed(&self) -> ObservedPass<'a> {
+        let (inputs, targets) = match self {
+            Step::Draw(pass) => (pass.inputs.clone(), pass.targets.clone()),
+            Step::Copy { from, to, .. } => (vec![*from], vec![*to]),
+            Step::Clear { target, .. } => (Vec::new(), vec![*target]),
+        };
+        let readable = |textures: Vec<&'a Texture>| {
+            textures
+                .into_iter()
+                .map(|t| t as &'a dyn Readback)
+                .collect()
+        };
+        ObservedPass {
+            trace: self.trace(),
+            inputs: readable(inputs),
+            targets: readable(targets),
+        }
+    }
+
     /// The step as the trace shows it.
     pub fn trace(&self) -> PassTrace {
         let blank = |label: &str, draw: Draw, target: &Texture| PassTrace {
@@ -153,6 +180,7 @@ impl Step<'_> {
             depth: None,
             counted: false,
             discards_outside_domain: false,
+            scatter: None,
         };
         match self {
             Step::Copy { label, from, to } => PassTrace {
@@ -208,6 +236,7 @@ impl Pass<'_> {
             },
             counted: self.counted,
             discards_outside_domain: self.discards_outside_domain,
+            scatter: self.scatter,
         }
     }
 }

@@ -8,6 +8,7 @@
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use brook_core::{BrookError, Grid, Readback};
 use glow::{HasContext, PixelUnpackData};
 
 use crate::check::check_gl;
@@ -201,6 +202,27 @@ impl Texture {
                 self.width, self.height
             )))
         }
+    }
+}
+
+/// A texture as a pass observer reads it (brook-core's seam): its texels, lowest row first.
+impl Readback for Texture {
+    fn grid(&self) -> Grid {
+        Grid {
+            width: self.width,
+            height: self.height,
+            components: self.components,
+        }
+    }
+
+    fn read_rows(&self, first: u32, count: u32) -> Result<Vec<f32>, BrookError> {
+        let rows = TexelRect {
+            x: 0,
+            y: first,
+            width: self.width,
+            height: count,
+        };
+        self.read(rows).map_err(|e| BrookError::backend("gl", e))
     }
 }
 

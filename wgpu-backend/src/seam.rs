@@ -92,7 +92,7 @@ fn stream<'a>(
         })
 }
 
-fn program<'a>(p: &'a dyn Any) -> Result<&'a WgpuProgram, BrookError> {
+fn program(p: &dyn Any) -> Result<&WgpuProgram, BrookError> {
     p.downcast_ref::<WgpuProgram>()
         .ok_or_else(|| BrookError::ForeignStream {
             call: "a program compiled for another runtime".into(),
@@ -175,6 +175,7 @@ fn pass(step: &Step) -> PassTrace {
         depth: None,
         counted: false,
         discards_outside_domain: false,
+        scatter: None,
     }
 }
 

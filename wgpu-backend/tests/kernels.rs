@@ -12,7 +12,7 @@
 mod support;
 
 use brook_core::{BrookError, StreamError};
-use brook_cpu::{run_kernel, CpuArg, CpuIter, CpuStream};
+use brook_cpu::{run_kernel, CpuArg, CpuStream};
 use brook_wgpu::{Domain, IterSpec, KernelArg, WgpuBackend, WgpuError};
 use support::*;
 
@@ -33,6 +33,15 @@ enum A {
     Out(Vec<u8>, Vec<usize>),
 }
 
+/// The iterator over `shape` from `start` to `end` (one float per component), as both
+/// backends take it.
+fn iter_spec(shape: &[usize], start: &[f32], end: &[f32]) -> IterSpec {
+    let (mut a0, mut a1) = ([0.0; 4], [0.0; 4]);
+    a0[..start.len()].copy_from_slice(start);
+    a1[..end.len()].copy_from_slice(end);
+    IterSpec::new(shape, start.len() as u8, a0, a1).unwrap()
+}
+
 fn run_both(b: &WgpuBackend, c: &Call) -> (Vec<Vec<f32>>, Vec<Vec<f32>>) {
     let p = program(b, c.src);
     let f = function(&p, c.name);
@@ -43,12 +52,7 @@ fn run_both(b: &WgpuBackend, c: &Call) -> (Vec<Vec<f32>>, Vec<Vec<f32>>) {
     for a in &c.args {
         ws.push(match a {
             A::In(w, s, d) => Some(stream(b, w, s, d)),
-            A::Iter(s, st, en) => {
-                let (mut a0, mut a1) = ([0.0; 4], [0.0; 4]);
-                a0[..st.len()].copy_from_slice(st);
-                a1[..en.len()].copy_from_slice(en);
-                Some(b.create_iter(IterSpec::new(s, st.len() as u8, a0, a1).unwrap()))
-            }
+            A::Iter(s, st, en) => Some(b.create_iter(iter_spec(s, st, en))),
             A::Out(w, s) => Some(b.create_stream(w, s).unwrap()),
             A::Const(_) => None,
         });
@@ -80,11 +84,11 @@ fn run_both(b: &WgpuBackend, c: &Call) -> (Vec<Vec<f32>>, Vec<Vec<f32>>) {
             _ => None,
         })
         .collect();
-    let iters: Vec<Option<CpuIter>> = c
+    let iters: Vec<Option<IterSpec>> = c
         .args
         .iter()
         .map(|a| match a {
-            A::Iter(s, st, en) => Some(CpuIter::new(s, st, en).unwrap()),
+            A::Iter(s, st, en) => Some(iter_spec(s, st, en)),
             _ => None,
         })
         .collect();

@@ -23,8 +23,8 @@ use brook_frontend::ir::{FunctionId, FunctionKind, ParamClass};
 
 use crate::error::CpuError;
 use crate::{
-    run_gather_op, run_scatter, CpuArg, CpuIter, CpuStream, Engine, Execution, KernelPlan,
-    ReducePlan, ReduceTarget, ScatterCombine, Watchdog,
+    run_gather_op, run_scatter, CpuArg, CpuStream, Engine, Execution, KernelPlan, ReducePlan,
+    ReduceTarget, ScatterCombine, Watchdog,
 };
 use mask::CpuMasking;
 
@@ -108,7 +108,7 @@ impl CpuProgram {
 
 enum CpuStorage {
     Data(RefCell<CpuStream>),
-    Iter(CpuIter),
+    Iter(IterSpec),
 }
 
 fn storage<'a>(any: &'a dyn Any, call: &dyn Display) -> Result<&'a CpuStorage, BrookError> {
@@ -184,12 +184,7 @@ impl Backend for CpuBackend {
     }
 
     fn create_iter(&self, spec: &IterSpec) -> Result<BackendStream, BrookError> {
-        Ok(Box::new(CpuStorage::Iter(CpuIter {
-            shape: spec.shape().to_vec(),
-            components: spec.components(),
-            start: spec.start(),
-            end: spec.end(),
-        })))
+        Ok(Box::new(CpuStorage::Iter(spec.clone())))
     }
 
     fn read(&self, stream: &StreamArg, src: &[f32]) -> Result<(), BrookError> {
@@ -534,7 +529,7 @@ fn op_trace(call: &str, op: Option<&Combiner>, elements: usize, e: Option<Execut
 /// A call argument with the borrow that keeps it valid for the call.
 enum Held<'a> {
     Constant(&'a [f32]),
-    Iter(&'a CpuIter),
+    Iter(&'a IterSpec),
     Input(Ref<'a, CpuStream>),
     Copy(&'a CpuStream),
     Out(RefMut<'a, CpuStream>),
@@ -602,52 +597,7 @@ fn is_output(class: ParamClass) -> bool {
 impl From<CpuError> for BrookError {
     fn from(e: CpuError) -> BrookError {
         match e {
-            CpuError::InvalidShape { .. } => StreamError::Shape(e.to_string()).into(),
-            CpuError::InvalidWidths { .. } => StreamError::Format(e.to_string()).into(),
-            CpuError::HostSize { expected, got, .. } => StreamError::Size { expected, got }.into(),
-            CpuError::ArgCount {
-                function,
-                expected,
-                got,
-            } => BrookError::ArgumentCount {
-                call: format!("`{function}`"),
-                expected,
-                got,
-            },
-            CpuError::ArgClass {
-                ref function,
-                ref param,
-                ..
-            }
-            | CpuError::ElementSize {
-                ref function,
-                ref param,
-                ..
-            }
-            | CpuError::Iterator {
-                ref function,
-                ref param,
-                ..
-            } => BrookError::ArgumentType {
-                call: format!("`{function}`"),
-                param: param.clone(),
-                message: e.to_string(),
-            },
-            CpuError::OutputShapes { ref function, .. }
-            | CpuError::VoutCapacity { ref function, .. }
-            | CpuError::Reduce { ref function, .. } => BrookError::ShapeMismatch {
-                call: format!("`{function}`"),
-                message: e.to_string(),
-            },
-            CpuError::VoutShape(ref function) => BrookError::ShapeMismatch {
-                call: format!("kernel `{function}`"),
-                message: e.to_string(),
-            },
-            CpuError::Indexed { op, .. } => BrookError::ArgumentType {
-                call: op.into(),
-                param: String::new(),
-                message: e.to_string(),
-            },
+            CpuError::Stream(e) => e.into(),
             CpuError::Unsupported(message) => BrookError::Unsupported {
                 call: "the CPU backend".into(),
                 message,

@@ -350,10 +350,12 @@ impl<'a> Interp<'a> {
         args: &'a [Expr],
     ) -> Result<Value, Interrupt> {
         let module = self.module;
-        let callee = module
-            .functions
-            .get(fid.0 as usize)
-            .ok_or(CpuError::UnknownFunction(fid.0))?;
+        let callee = module.functions.get(fid.0 as usize).ok_or_else(|| {
+            bad(format!(
+                "a call of function #{} that the module lacks",
+                fid.0
+            ))
+        })?;
         if callee.params.len() != args.len() {
             return Err(bad(format!(
                 "call of `{}` with {} arguments for {} parameters",

@@ -38,7 +38,7 @@ pub(crate) fn variant(bindings: &[Binding], out_shape: &[usize], watched: bool) 
         .map(|b| match b {
             Binding::Stream(s) if s.shape() == out_shape => ParamKey::Direct,
             Binding::Stream(s) => ParamKey::Resized(same(s.shape())),
-            Binding::Iter(it, _) => ParamKey::Iter(same(&it.shape)),
+            Binding::Iter(it, _) => ParamKey::Iter(same(it.shape())),
             Binding::Gather(s) => ParamKey::Gather(s.rank() as u8),
             Binding::Constant(_) => ParamKey::Constant,
             Binding::Out(_) => ParamKey::Out,
@@ -94,7 +94,7 @@ pub(crate) fn slot_value(
     let shape = |p: u32| -> &[usize] {
         match &bindings[p as usize] {
             Binding::Stream(s) | Binding::Gather(s) => s.shape(),
-            Binding::Iter(it, _) => &it.shape,
+            Binding::Iter(it, _) => it.shape(),
             _ => &[],
         }
     };
@@ -109,7 +109,7 @@ pub(crate) fn slot_value(
         Slot::Last(p, d) => (shape(p)[d as usize] - 1) as u64,
         Slot::LastF(p, d) => last_bound(shape(p)[d as usize]).to_bits() as u64,
         Slot::IterStart(p, c) => match &bindings[p as usize] {
-            Binding::Iter(it, _) => it.start[c as usize].to_bits() as u64,
+            Binding::Iter(it, _) => it.start()[c as usize].to_bits() as u64,
             _ => 0,
         },
         Slot::IterStep(p, c) => match &bindings[p as usize] {

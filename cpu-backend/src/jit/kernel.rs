@@ -615,7 +615,7 @@ fn input_index(l: &mut Lower, p: u32, same: &[bool], here: &Here) -> (Vec<Value>
     (idx, strides)
 }
 
-/// An iterator's value at `idx` (`CpuIter::value_at`): 1D `start + i * step` per component;
+/// An iterator's value at `idx` (brook-core's `IterSpec::value_at`): 1D `start + i * step` per component;
 /// 2D `.x` along the columns and `.y` along the rows.
 fn iterator(l: &mut Lower, p: u32, ty: &brook_frontend::ir::Type, idx: &[Value]) -> Res<Val> {
     let n = ty.width().unwrap_or(1);

@@ -2,7 +2,7 @@
 //! a default span and, where it can, the result type the checker would give.
 #![allow(dead_code, unused_imports)]
 
-pub use brook_cpu::{CpuArg, CpuError, CpuIter, CpuStream};
+pub use brook_cpu::{CpuArg, CpuError, CpuStream};
 use brook_cpu::{Execution, KernelPlan, KernelRun, ReducePlan, ReduceTarget};
 pub use brook_frontend::ir::*;
 use brook_frontend::Span;

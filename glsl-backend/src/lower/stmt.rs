@@ -21,8 +21,7 @@ impl FunctionLowering<'_> {
         let line = src.line_of(stmt.span.start);
         if line != self.last_line {
             self.last_line = line;
-            let quoted = format!("// {}:{line}: {}", src.name_in_comment(), src.line(line));
-            self.line(&quoted);
+            self.line(&src.quote(line));
         }
     }
 

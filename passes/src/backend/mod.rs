@@ -15,7 +15,8 @@ use std::rc::Rc;
 use brook_core::call::CallName;
 use brook_core::{
     Backend, BackendProgram, BackendStream, BrookError, Compiled, ElementFormat, GatherOpCall,
-    IterSpec, KernelCall, PassTrace, ReduceCall, ReduceOutput, ScatterCall, StreamArg, TraceEntry,
+    IterSpec, KernelCall, PassObserver, PassTrace, ReduceCall, ReduceOutput, ScatterCall,
+    StreamArg, TraceEntry,
 };
 use brook_glsl::Target;
 use brook_texture_streams::{GlContext, Stream as GlStream};
@@ -24,7 +25,7 @@ use glow::HasContext;
 use crate::encode::mask::{WriteMask, WriteQuery};
 use crate::encode::Encoder;
 use crate::error::PassError;
-use crate::executor::{Executor, PassObserver};
+use crate::executor::Executor;
 use crate::programs::{both, Builtins, GlProgram, Linked};
 use crate::spare::SpareStreams;
 use kernel::kernel_classes;
@@ -89,12 +90,6 @@ impl GlBackend {
     /// hand-written GL on the same context.
     pub fn context(&self) -> &Rc<GlContext> {
         &self.ctx
-    }
-
-    /// Installs (or with `None` removes) an observer that sees every step of every call just
-    /// before and after it runs, with its time (the pipeline explorer's hook).
-    pub fn set_observer(&self, observer: Option<Box<dyn PassObserver>>) {
-        self.exec.set_observer(observer);
     }
 
     /// Programs linked for this context that no Brook program owns (scatter copies, scans,
@@ -273,6 +268,12 @@ impl Backend for GlBackend {
             first: names(&x),
             second: names(&y),
         });
+        Ok(())
+    }
+
+    /// Every step (draw, copy, clear) of every call, its textures readable, timed alone.
+    fn set_pass_observer(&self, observer: Option<Box<dyn PassObserver>>) -> Result<(), BrookError> {
+        self.exec.set_observer(observer);
         Ok(())
     }
 

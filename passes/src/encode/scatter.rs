@@ -21,7 +21,7 @@
 
 use std::rc::Rc;
 
-use brook_core::{Blend, Combiner, Operand, Rounds, UniformData};
+use brook_core::{Blend, Combiner, Operand, Rounds, ScatterInputs, UniformData};
 use brook_glsl::UniformValue;
 use brook_texture_streams::{ElementFormat, Profile, Stream};
 use glow::HasContext;
@@ -394,9 +394,20 @@ fn points<'s>(
         })
         .map_err(fail)?;
         let names = vec!["destination".to_string(); targets.len()];
+        let unit = |param: u32| {
+            let samplers = pass.plan.samplers.iter();
+            samplers.map(|s| s.source.param).position(|p| p == param)
+        };
+        let scatter = unit(roles.index)
+            .filter(|_| linked.at_index)
+            .map(|index| ScatterInputs {
+                index,
+                order: unit(roles.order),
+            });
         let drawn = Pass {
             primitive: Primitive::Points { first, count },
             blend,
+            scatter,
             ..Pass::over(pass, targets, inputs, uniforms)
         };
         steps.push(Step::Draw(
