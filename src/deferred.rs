@@ -52,7 +52,7 @@ use brook_core::{
     BackendArg, BrookError, Compiled, Domain, KernelCall, MaskUse, ReduceCall, ReduceOutput,
     StreamArg,
 };
-use brook_frontend::ir::{FunctionId, ParamClass};
+use brook_ir::{FunctionId, ParamClass};
 
 use crate::arg::Arg;
 use crate::explaining::read_back;

@@ -6,7 +6,7 @@
 
 use brook_core::{BrookError, CallTrace, TraceEntry};
 use brook_explain::StreamContents;
-use brook_frontend::ir::{FunctionKind, ParamClass};
+use brook_ir::{FunctionKind, ParamClass};
 
 use crate::arg::Arg;
 use crate::program::Program;

@@ -4,7 +4,7 @@ use std::any::Any;
 use std::rc::Rc;
 
 use brook_core::{Backend, BrookError, Compiled, ElementFormat, SourceText};
-use brook_frontend::ir::Module;
+use brook_ir::Module;
 
 /// A program ready to run on the runtime that compiled it. Whatever the backend compiled for
 /// it (GL programs of every kernel variant, CPU kernel plans) is released when it drops, or

@@ -162,10 +162,7 @@ impl Runtime {
     /// Checks Brook source; `name` appears in diagnostics and generated-code comments.
     pub fn compile(&self, source: &str, name: &str) -> Result<Program, BrookError> {
         let module = brook_frontend::compile(source, name).map_err(BrookError::Compile)?;
-        let compiled = Rc::new(Compiled {
-            module,
-            source: SourceText::new(name, source),
-        });
+        let compiled = Rc::new(Compiled::new(module, SourceText::new(name, source))?);
         let prepared = self.backend.prepare(&compiled)?.into();
         if let Some(recorder) = self.session.recorder.borrow_mut().as_mut() {
             recorder.compiled(&compiled.source);

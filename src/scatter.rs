@@ -4,7 +4,7 @@ use std::fmt::Display;
 
 use brook_core::call::check_scatter;
 use brook_core::{BrookError, Combiner, ScatterCall};
-use brook_frontend::ir::FunctionKind;
+use brook_ir::FunctionKind;
 
 use crate::explaining::contents;
 use crate::program::Program;

@@ -18,7 +18,7 @@
 //! the seed, the size and the program, so a case is reproduced by calling `check(seed, size)`.
 
 use brook_cpu::{CpuArg, CpuStream, Engine, KernelPlan, ReducePlan, ReduceTarget};
-use brook_frontend::ir::Module;
+use brook_ir::Module;
 use proptest::prelude::*;
 
 /// xorshift64*: the generator's own randomness, so a seed is a whole program.

@@ -31,8 +31,8 @@
 
 use std::collections::HashSet;
 
-use brook_frontend::check::visit::{walk_expr, walk_place, walk_stmt, VisitMut};
-use brook_frontend::ir::{
+use brook_ir::visit::{walk_expr, walk_place, walk_stmt, VisitMut};
+use brook_ir::{
     BinaryOp, Builtin, Expr, ExprKind, FunctionId, Module, Place, Stmt, StmtKind, Type,
 };
 

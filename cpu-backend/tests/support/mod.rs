@@ -4,8 +4,8 @@
 
 pub use brook_cpu::{CpuArg, CpuError, CpuIter, CpuStream};
 use brook_cpu::{Execution, KernelPlan, KernelRun, ReducePlan, ReduceTarget};
-pub use brook_frontend::ir::*;
-use brook_frontend::Span;
+use brook_ir::Span;
+pub use brook_ir::*;
 
 // ---- types -------------------------------------------------------------------------------
 

@@ -4,10 +4,7 @@ use brook_glsl::{generate_kernel, Access, OutputRegion, Profile, Target, Variant
 
 /// The fragment shader of kernel `k` of `src` in the variant whose parameters are reached as
 /// `params`, writing a direct layout on desktop GL 3.3.
-pub fn fragment(
-    src: &str,
-    params: impl FnOnce(&brook_frontend::ir::Function) -> Vec<Access>,
-) -> String {
+pub fn fragment(src: &str, params: impl FnOnce(&brook_ir::Function) -> Vec<Access>) -> String {
     let module = brook_frontend::compile(src, "k.br").unwrap();
     let (id, f) = module.function("k").unwrap();
     let target = Target {

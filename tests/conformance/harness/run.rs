@@ -1,6 +1,6 @@
 //! Running one case on one runtime and comparing with its expected values.
 
-use brook::frontend::ir::{Module, Type};
+use brook::ir::{Module, Type};
 use brook::{
     Arg, BrookError, ElementFormat, IterSpec, MemberFormat, Program, Runtime, ScatterOp, Stream,
 };

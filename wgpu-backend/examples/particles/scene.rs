@@ -4,7 +4,7 @@
 
 use std::rc::Rc;
 
-use brook_frontend::ir::FunctionId;
+use brook_ir::FunctionId;
 use brook_wgpu::{KernelArg, Source, WgpuBackend, WgpuProgram, WgpuStream};
 
 /// The Brook side: one kernel step moves every particle and bounces it off the walls.

@@ -5,7 +5,7 @@
 
 use std::rc::Rc;
 
-use brook_frontend::ir::FunctionId;
+use brook_ir::FunctionId;
 use brook_wgpu::{Source, WgpuBackend, WgpuProgram, WgpuStream};
 
 pub fn backend() -> WgpuBackend {

@@ -1,7 +1,7 @@
 //! Questions about IR asked before lowering it.
 
 use brook_core::walk::{any_expr, any_in};
-use brook_frontend::ir::{Block, Builtin, Expr, ExprKind, Module, StmtKind};
+use brook_ir::{Block, Builtin, Expr, ExprKind, Module, StmtKind};
 
 /// Whether evaluating `e` can write a variable or end the element (an `out` argument,
 /// `frexp`/`modf`, any helper call): such an expression runs only where C would run it.

@@ -1,7 +1,7 @@
 //! Expressions: one rule per `ExprKind`, evaluated left to right like the interpreter's
 //! `eval`.
 
-use brook_frontend::ir::{BinaryOp, Builtin, Expr, ExprKind, Scalar, Type};
+use brook_ir::{BinaryOp, Builtin, Expr, ExprKind, Scalar, Type};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Value};
 
