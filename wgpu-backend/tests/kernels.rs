@@ -36,7 +36,8 @@ enum A {
 fn run_both(b: &WgpuBackend, c: &Call) -> (Vec<Vec<f32>>, Vec<Vec<f32>>) {
     let p = program(b, c.src);
     let f = function(&p, c.name);
-    let module = brook_frontend::compile(c.src, "t.br").unwrap();
+    let mut module = brook_frontend::compile(c.src, "t.br").unwrap();
+    brook_ir::lower_composites(&mut module);
     let func = module.func(f);
     // wgpu
     let mut ws = Vec::new();

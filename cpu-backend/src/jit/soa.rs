@@ -145,11 +145,11 @@ impl VisitMut for Check<'_> {
         }
         match &e.kind {
             // Both sides run on every lane: the skipped one must have nothing to skip.
-            ExprKind::Binary(BinaryOp::And | BinaryOp::Or, _, c) if has_effects(c) => {
+            ExprKind::Binary(BinaryOp::And | BinaryOp::Or, _, c) if has_effects(self.module, c) => {
                 self.fail("a short-circuit operator with a helper call")
             }
             ExprKind::Select { accept, reject, .. }
-                if has_effects(accept) || has_effects(reject) =>
+                if has_effects(self.module, accept) || has_effects(self.module, reject) =>
             {
                 self.fail("`?:` with a helper call")
             }

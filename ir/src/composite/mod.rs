@@ -28,7 +28,10 @@ pub use formula::{DEGREES_PER_RADIAN, RADIANS_PER_DEGREE};
 
 /// Rewrites every call of a composite built-in in `module` into its formula (see the module
 /// docs). The result is valid IR when `module` is, and holds no composite built-in.
-pub fn lower_composites(module: &mut Module) {
+///
+/// Returns how many helpers were placed before the program's functions: a [`FunctionId`]
+/// taken from the module before is that much higher after.
+pub fn lower_composites(module: &mut Module) -> u32 {
     let n = module.functions.len();
     let mut rewrite = Rewrite {
         first_helper: n as u32,
@@ -42,7 +45,7 @@ pub fn lower_composites(module: &mut Module) {
     // The helpers were numbered after the program's functions; they move before them.
     let k = rewrite.helpers.len() as u32;
     if k == 0 {
-        return;
+        return 0;
     }
     let mut functions = rewrite.helpers;
     functions.append(&mut module.functions);
@@ -54,6 +57,7 @@ pub fn lower_composites(module: &mut Module) {
         renumber.block(&mut f.body);
     }
     module.functions = functions;
+    k
 }
 
 /// What a back end reports when it meets composite built-in `b`, which

@@ -148,7 +148,11 @@ fn an_argument_read_twice_is_bound_by_a_helper_placed_first() {
         vec![first.clone(), param(1), param(0)],
         f3(),
     ));
-    lower_composites(&mut m);
+    assert_eq!(
+        lower_composites(&mut m),
+        1,
+        "one helper, before the program's functions"
+    );
     assert_eq!(validate(&m), Ok(()));
     let names: Vec<&str> = m.functions.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(names, ["lerp_float3", "h", "k"]);
