@@ -249,21 +249,8 @@ fn mul(ctx: &mut FnCtx<'_>, args: Vec<Expr>, span: Span) -> R<Expr> {
         }
     };
     let (x, y) = (fvec(x), fvec(y));
-    let ty = match (&x.ty, &y.ty) {
-        (Type::Matrix { rows, cols }, Type::Vector(Scalar::Float, n)) if n == cols => {
-            Some(Type::Vector(Scalar::Float, *rows))
-        }
-        (Type::Vector(Scalar::Float, n), Type::Matrix { rows, cols }) if n == rows => {
-            Some(Type::Vector(Scalar::Float, *cols))
-        }
-        (Type::Matrix { rows, cols: k }, Type::Matrix { rows: k2, cols }) if k == k2 => {
-            Some(Type::Matrix {
-                rows: *rows,
-                cols: *cols,
-            })
-        }
-        _ => None,
-    };
+    // The catalogue's typing of `mul` (brook_ir::builtin).
+    let ty = Builtin::Mul.result_type(&[x.ty.clone(), y.ty.clone()]);
     match ty {
         Some(ty) => Ok(result(Builtin::Mul, vec![x, y], ty, span)),
         None => {
