@@ -167,8 +167,9 @@ impl FnCheck<'_> {
                 let number = |t: &Type| matches!(t.scalar(), Some(Scalar::Float | Scalar::Int));
                 let ok = match indices.as_slice() {
                     [one] if one.ty.width().is_some_and(|w| w > 1) => number(&one.ty),
+                    // Up to one scalar subscript per dimension, as the front end allows.
                     many => {
-                        many.len() == usize::from(rank)
+                        (1..=usize::from(rank)).contains(&many.len())
                             && many
                                 .iter()
                                 .all(|i| i.ty.width() == Some(1) && number(&i.ty))
