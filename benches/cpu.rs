@@ -23,7 +23,7 @@ use std::ops::{Add, Mul};
 use std::rc::Rc;
 use std::time::Duration;
 
-use brook::frontend::ir::{FunctionId, Module};
+use brook::ir::{FunctionId, Module};
 use brook::{args, Runtime};
 use brook_bench_kit::{Comparison, Tolerance, Variant};
 use brook_cpu::{CpuArg, CpuStream, KernelPlan, KernelRun};

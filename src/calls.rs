@@ -8,7 +8,7 @@ use brook_core::call::{check_kernel, check_reduce, check_resize, CallName, Reduc
 use brook_core::{
     Backend, BackendArg, BrookError, KernelCall, PassTrace, ReduceCall, ReduceOutput, StreamArg,
 };
-use brook_frontend::ir::{FunctionKind, ParamClass};
+use brook_ir::{FunctionKind, ParamClass};
 
 use crate::arg::Arg;
 use crate::program::Program;

@@ -39,6 +39,7 @@ pub use brook_cpu::CpuBackend;
 pub use brook_explain as explain;
 pub use brook_frontend as frontend;
 pub use brook_glsl as glsl;
+pub use brook_ir as ir;
 pub use brook_passes as passes;
 pub use brook_passes::GlBackend;
 pub use brook_texture_streams as texture_streams;

@@ -4,7 +4,7 @@ use std::any::Any;
 use std::rc::Rc;
 
 use brook_core::{BrookError, Compiled, ElementFormat, SourceText};
-use brook_frontend::ir::Module;
+use brook_ir::Module;
 
 use crate::gate::{Gate, Prepared};
 

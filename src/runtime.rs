@@ -163,10 +163,7 @@ impl Runtime {
     /// Checks Brook source; `name` appears in diagnostics and generated-code comments.
     pub fn compile(&self, source: &str, name: &str) -> Result<Program, BrookError> {
         let module = brook_frontend::compile(source, name).map_err(BrookError::Compile)?;
-        let compiled = Rc::new(Compiled {
-            module,
-            source: SourceText::new(name, source),
-        });
+        let compiled = Rc::new(Compiled::new(module, SourceText::new(name, source))?);
         Ok(Program {
             prepared: self.gate.program(&compiled)?,
             gate: self.gate.clone(),

@@ -4,7 +4,7 @@ use std::fmt::Display;
 
 use brook_core::call::check_scatter;
 use brook_core::{Backend, BrookError, Combiner, ScatterCall};
-use brook_frontend::ir::FunctionKind;
+use brook_ir::FunctionKind;
 
 use crate::program::Program;
 use crate::runtime::Runtime;

@@ -9,6 +9,8 @@
 //! `harness/args.rs`). The run fails when it selects no case, and when a backend cannot be
 //! made, unless `BROOK_CONFORMANCE_OPTIONAL` names it (`BROOK_CONFORMANCE_OPTIONAL=wgpu,wgpu-gl`
 //! on a machine without Vulkan). The case format is in `tests/conformance/README.md`.
+//! `BROOK_CONFORMANCE_DUMP=DIR` writes every output's bits per backend to `DIR/BACKEND.txt`,
+//! so two runs (before and after a change) can be compared bit for bit with `diff`.
 
 #[path = "conformance/harness/args.rs"]
 mod args;
@@ -194,9 +196,13 @@ fn main() {
             }
         };
         let (mut passed, mut failed, mut known) = (0, 0, 0);
+        let mut dumped = Vec::new();
         for c in &cases {
             let xfail = c.xfail.iter().find(|(b, _)| b == name).map(|(_, why)| why);
-            match (run::run(&rt, c), xfail) {
+            let observed = run::execute(&rt, c);
+            dumped.push(run::describe_bits(c, &observed));
+            let outcome = observed.and_then(|o| o.map_or(Ok(()), |o| run::check(c, &o)));
+            match (outcome, xfail) {
                 (Ok(()), None) => passed += 1,
                 (Ok(()), Some(_)) => {
                     passed += 1;
@@ -219,6 +225,10 @@ fn main() {
                     }
                 }
             }
+        }
+        if let Some(dir) = std::env::var_os("BROOK_CONFORMANCE_DUMP") {
+            let path = PathBuf::from(dir).join(format!("{name}.txt"));
+            std::fs::write(&path, dumped.concat()).expect("a writable dump directory");
         }
         report.push(format!(
             "conformance {name}: {passed} passed, {failed} failed, {known} known failures ({})",

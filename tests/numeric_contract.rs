@@ -1,4 +1,4 @@
-//! The numeric contract of Brook's built-ins (`brook::frontend::accuracy`, printed in the README's
+//! The numeric contract of Brook's built-ins (`brook::ir::accuracy`, printed in the README's
 //! "Limits and guarantees"), measured on GL (both profiles), wgpu and the CPU backend: an ulp
 //! table per function against an f64 reference, the same bits on every backend for the exact and
 //! formula built-ins, C's special values, division by a literal zero, denormals. GL and wgpu
@@ -7,8 +7,8 @@
 
 mod support;
 
-use brook::frontend::accuracy::{accuracy, Accuracy};
-use brook::frontend::ir::Builtin;
+use brook::ir::accuracy::{accuracy, Accuracy};
+use brook::ir::Builtin;
 use brook::{args, Runtime};
 use support::{gl_profiles, Samples};
 

@@ -85,7 +85,14 @@ kernel void repeat(float a<>, vout [2] float o<>) { o = a; push(o); push(o); }";
         stream(200, &[0.0; 200]),
     );
     let fetched = stream(100, &[0.0; 100]);
-    let index_texture = index.gl_textures().unwrap().textures()[0].raw().0.get();
+    let index_texture = index
+        .gl_textures()
+        .unwrap()
+        .expect("a GL stream has textures")
+        .textures()[0]
+        .raw()
+        .0
+        .get();
     gl.set_trace(true);
     let total = gl.reduce_to_value(&p, "sum", &a, args![]).unwrap();
     gl.scatter(&dst, &index, &a, ScatterOp::Add).unwrap();

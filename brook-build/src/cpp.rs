@@ -20,8 +20,8 @@
 use std::fmt::Write;
 
 use brook_frontend::check::types::builtin_type;
-use brook_frontend::ir::{Function, FunctionKind, Module, ParamClass, Type};
 use brook_frontend::Diagnostics;
+use brook_ir::{Function, FunctionKind, Module, ParamClass, Type};
 
 use crate::items::ItemKind;
 use crate::program::Program;
@@ -67,7 +67,7 @@ pub fn translate(program: &Program) -> Result<String, Diagnostics> {
     );
     let mut has_main = false;
     for (i, item) in program.items.iter().enumerate() {
-        let (line, _) = brook_frontend::Span::new(item.span.start, item.span.start).line_col(src);
+        let (line, _) = brook_ir::Span::new(item.span.start, item.span.start).line_col(src);
         let _ = writeln!(out, "#line {line} {file}");
         match &item.kind {
             ItemKind::Kernel { name } => match stubs.iter().find(|s| &s.name == name) {

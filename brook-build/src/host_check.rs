@@ -8,8 +8,8 @@
 use std::collections::HashSet;
 use std::ops::Range;
 
-use brook_frontend::ir::{FunctionKind, ParamClass};
 use brook_frontend::{Diagnostic, Span};
+use brook_ir::{FunctionKind, ParamClass};
 
 use crate::program::Program;
 use crate::scan::{Kind, Token};

@@ -3,8 +3,8 @@
 
 use std::collections::HashSet;
 
-use brook_frontend::ir::Module;
 use brook_frontend::{Diagnostic, Diagnostics, Span};
+use brook_ir::Module;
 
 use crate::items::{items, Item, ItemKind};
 use crate::scan::{tokenize, Token};

@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use brook_frontend::ir::{Function, FunctionKind, ParamClass};
+use brook_ir::{Function, FunctionKind, ParamClass};
 
 use crate::program::Program;
 use crate::signature::{host_param, HostParam};

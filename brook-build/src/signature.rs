@@ -1,7 +1,7 @@
 //! How a kernel parameter is passed from host code, for the C++ stubs and the Rust functions
 //! alike: a stream, or a constant of a host type.
 
-use brook_frontend::ir::{Module, Param, ParamClass, Scalar, Type};
+use brook_ir::{Module, Param, ParamClass, Scalar, Type};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HostParam {

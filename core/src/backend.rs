@@ -17,7 +17,7 @@
 use std::any::Any;
 use std::rc::Rc;
 
-use brook_frontend::ir::{Function, FunctionId};
+use brook_ir::{Function, FunctionId};
 
 use crate::domain::Domain;
 use crate::error::BrookError;

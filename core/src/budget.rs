@@ -21,8 +21,8 @@
 
 use std::collections::HashMap;
 
-use brook_frontend::ir::{Block, ExprKind, FunctionId, Module, Stmt, StmtKind};
-use brook_frontend::Span;
+use brook_ir::Span;
+use brook_ir::{Block, ExprKind, FunctionId, Module, Stmt, StmtKind};
 
 use crate::loops::MAX_CALL_DEPTH;
 use crate::walk::{expr, for_each_expr};
@@ -162,7 +162,7 @@ fn function_size(module: &Module, g: FunctionId, sizes: &mut HashMap<FunctionId,
 /// Calls `f` with the callee of every call in `stmt`'s own expressions (not those of the
 /// blocks inside it).
 fn for_each_own_call(stmt: &Stmt, f: &mut impl FnMut(FunctionId)) {
-    let mut callee = |e: &brook_frontend::ir::Expr| {
+    let mut callee = |e: &brook_ir::Expr| {
         if let ExprKind::Call(g, _) = &e.kind {
             f(*g);
         }

@@ -5,7 +5,7 @@
 //! a Brook call can fail with, one variant per kind of mistake, so a caller can match on it;
 //! the text of each says what to change.
 
-use brook_frontend::Diagnostics;
+use brook_ir::Diagnostics;
 
 /// A stream request that cannot be served on any device.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -145,7 +145,8 @@ pub enum BrookError {
         /// The operating system's reason (not found, permission denied, …).
         reason: String,
     },
-    /// A bug in this library (a panic caught at the C ABI, which must not unwind into C++).
+    /// A bug in this library: a panic caught at the C ABI (which must not unwind into C++), or
+    /// IR from the front end that fails validation (`Compiled::new`).
     #[error("internal error in brook (please report it): {message}")]
     Internal {
         /// What went wrong: the panic's message.

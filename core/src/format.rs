@@ -6,7 +6,7 @@
 //! (array-of-structs). On GL each member gets a texture of its own, which is why the
 //! format is kept as a list of members.
 
-use brook_frontend::ir::{Module, Scalar, Type};
+use brook_ir::{Module, Scalar, Type};
 
 use crate::error::{BrookError, StreamError};
 
@@ -160,7 +160,7 @@ impl ElementFormat {
                     "`{name}` is not a stream element type of this program"
                 ))
             })?;
-        let ty = Type::Struct(brook_frontend::ir::StructId(def as u32));
+        let ty = Type::Struct(brook_ir::StructId(def as u32));
         ElementFormat::of_type(module, &ty).ok_or_else(|| {
             let bad = module.structs[def]
                 .members

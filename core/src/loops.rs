@@ -7,7 +7,7 @@
 //! Brook line of one that did not) or refuse it where they cannot. This module is what the GL
 //! and wgpu backends share: the cap, the bound, and the messages.
 
-use brook_frontend::ir::{
+use brook_ir::{
     BinaryOp, Block, Expr, ExprKind, FunctionId, LocalId, Module, Place, PlaceRoot, Stmt, StmtKind,
 };
 

@@ -3,7 +3,7 @@
 //! per backend, so the rules and their messages are the same everywhere; a backend keeps only
 //! the mask's contents and the query's counters.
 
-use brook_frontend::ir::{Function, ParamClass};
+use brook_ir::{Function, ParamClass};
 
 use crate::backend::MaskUse;
 use crate::error::{fmt_shape, BrookError};

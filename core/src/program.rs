@@ -1,6 +1,6 @@
 //! A Brook program as every backend receives it: the checked IR and the source it came from.
 
-use brook_frontend::ir::{Function, FunctionId, FunctionKind, Module};
+use brook_ir::{Function, FunctionId, FunctionKind, Module};
 
 use crate::error::BrookError;
 
@@ -90,6 +90,30 @@ pub struct Compiled {
 }
 
 impl Compiled {
+    /// The program the front end checked, made ready for any backend: the IR is validated
+    /// (`brook_ir::validate`), so no backend sees malformed IR, then its composite built-ins
+    /// are written as their formulas (`brook_ir::lower_composites`), so backends implement
+    /// primitives only, and validated again. A failure is a bug of the front end or of the
+    /// lowering, reported as [`BrookError::Internal`] at the line of the bad node.
+    pub fn new(mut module: Module, source: SourceText) -> Result<Compiled, BrookError> {
+        let invalid = |module: &Module| brook_ir::validate(module).err();
+        let mut error = invalid(&module);
+        if error.is_none() {
+            brook_ir::lower_composites(&mut module);
+            error = invalid(&module);
+        }
+        let compiled = Compiled { module, source };
+        match error {
+            None => Ok(compiled),
+            Some(e) => Err(compiled.at(
+                e.span.start,
+                BrookError::Internal {
+                    message: e.to_string(),
+                },
+            )),
+        }
+    }
+
     /// The function `name` of kind `kind`, or the error naming what is missing.
     pub fn function(
         &self,

@@ -1,6 +1,6 @@
 //! Read-only walks over IR bodies, for what backends and analyses need to know up front.
 
-use brook_frontend::ir::{Access, Expr, ExprKind, FunctionId, Module, Stmt, StmtKind};
+use brook_ir::{Access, Expr, ExprKind, FunctionId, Module, Stmt, StmtKind};
 
 /// Calls `f` on every expression of `block`, outermost first.
 pub fn for_each_expr(block: &[Stmt], f: &mut impl FnMut(&Expr)) {

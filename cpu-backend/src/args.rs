@@ -6,7 +6,7 @@
 //! module depends on neither.
 
 use brook_core::IterSpec;
-use brook_frontend::ir::{Module, ParamClass};
+use brook_ir::{Module, ParamClass};
 
 use crate::error::CpuError;
 use crate::stream::CpuStream;
@@ -49,7 +49,7 @@ pub(crate) enum Binding<'a> {
 pub(crate) fn check_elements(
     module: &Module,
     func: &str,
-    param: &brook_frontend::ir::Param,
+    param: &brook_ir::Param,
     got: usize,
 ) -> Result<(), CpuError> {
     let expected = Value::flat_len(&param.ty, module);
@@ -68,7 +68,7 @@ pub(crate) fn check_elements(
 /// Binds one non-output argument (shared by kernels and reductions).
 pub(crate) fn bind_input<'a>(
     module: &Module,
-    func: &brook_frontend::ir::Function,
+    func: &brook_ir::Function,
     index: usize,
     arg: &CpuArg<'a>,
 ) -> Result<Binding<'a>, CpuError> {

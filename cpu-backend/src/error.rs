@@ -77,7 +77,7 @@ pub enum CpuError {
     #[error("{0} not supported yet by the CPU backend")]
     Unsupported(String),
 
-    /// IR that breaks the conventions of `brook_frontend::ir` (a front-end bug, not a user one).
+    /// IR that breaks the conventions of `brook_ir` (a front-end bug, not a user one).
     #[error("malformed IR in `{function}`: {reason}")]
     Malformed {
         /// The function whose IR it is (empty until [`CpuError::in_function`] names it).

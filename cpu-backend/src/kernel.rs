@@ -29,7 +29,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use brook_frontend::ir::{FunctionId, Module, ParamClass};
+use brook_ir::{FunctionId, Module, ParamClass};
 use rayon::prelude::*;
 
 use crate::args::{bind_input, check_elements, Binding, CpuArg};
@@ -425,7 +425,7 @@ fn call_shape(bindings: &[Binding]) -> Option<Vec<usize>> {
 /// The read-only state shared by all chunks of one call.
 struct Driver<'a> {
     interp: Interp<'a>,
-    func: &'a brook_frontend::ir::Function,
+    func: &'a brook_ir::Function,
     bindings: &'a [Binding<'a>],
     out_shape: &'a [usize],
     out_fpe: &'a [usize],

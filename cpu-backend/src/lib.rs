@@ -1,4 +1,4 @@
-//! Brook's reference backend: executes the typed IR ([`brook_frontend::ir`]) on the CPU.
+//! Brook's reference backend: executes the typed IR ([`brook_ir`]) on the CPU.
 //!
 //! Every GL test is compared against this crate, so it must be obviously right: the rules of
 //! `docs/semantics.md` (gather rounding and clamping, implicit resizing, iterators,

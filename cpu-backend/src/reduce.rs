@@ -18,7 +18,7 @@
 
 use std::sync::Arc;
 
-use brook_frontend::ir::{FunctionId, Module, ParamClass, Scalar, Type};
+use brook_ir::{FunctionId, Module, ParamClass, Scalar, Type};
 use rayon::prelude::*;
 
 use crate::args::{bind_input, check_elements, Binding, CpuArg};
@@ -42,7 +42,7 @@ pub enum ReduceTarget<'a> {
 
 pub(crate) struct Reducer<'a> {
     interp: Interp<'a>,
-    func: &'a brook_frontend::ir::Function,
+    func: &'a brook_ir::Function,
     ty: &'a Type,
     /// The input element parameter and the accumulator parameter.
     a: usize,

@@ -6,7 +6,7 @@
 //! backend's ordered point draws give. Index components follow the gather rule
 //! ([`gather_component_f`]): rounded by `floor(v + 0.25)` and clamped to the destination.
 
-use brook_frontend::ir::Module;
+use brook_ir::Module;
 
 use brook_core::BrookError;
 

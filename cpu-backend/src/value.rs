@@ -8,7 +8,7 @@
 //!
 //! A scalar is a vector of width 1 (`float1` is `float`), with unused components zero.
 
-use brook_frontend::ir::{Module, Scalar, Type};
+use brook_ir::{Module, Scalar, Type};
 
 /// A matrix `rows × cols` (Cg's `floatRxC`): `m[r][c]`, rows are vectors.
 #[derive(Debug, Clone, Copy, PartialEq)]

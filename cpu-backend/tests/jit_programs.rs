@@ -18,7 +18,7 @@
 //! the seed, the size and the program, so a case is reproduced by calling `check(seed, size)`.
 
 use brook_cpu::{CpuArg, CpuStream, Engine, KernelPlan, ReducePlan, ReduceTarget};
-use brook_frontend::ir::Module;
+use brook_ir::Module;
 use proptest::prelude::*;
 
 /// xorshift64*: the generator's own randomness, so a seed is a whole program.
@@ -518,12 +518,14 @@ fn same_bits(x: &[f32], y: &[f32]) -> Result<(), String> {
 /// Runs the kernel and the reduction of `seed`'s program on both engines.
 fn check(seed: u64, size: usize) -> Result<(), String> {
     let src = program(seed, size);
-    let module: Module = brook_frontend::compile(&src, "generated.br").map_err(|d| {
+    let mut module: Module = brook_frontend::compile(&src, "generated.br").map_err(|d| {
         format!(
             "the generator wrote an invalid program:\n{}\n{src}",
             d.render()
         )
     })?;
+    // As the runtime hands it to a backend: composite built-ins written as formulas.
+    brook_ir::lower_composites(&mut module);
     let mut rng = Rng(seed.rotate_left(17) | 1);
     let out_shape = vec![1 + rng.below(9), 1 + rng.below(9)];
     let a_shape = if rng.chance(50) {
@@ -642,12 +644,14 @@ fn scalar_program(seed: u64, size: usize, vectors: bool) -> String {
 /// iteration, which it must say).
 fn check_scalar(seed: u64, size: usize, vectors: bool) -> Result<(), String> {
     let src = scalar_program(seed, size, vectors);
-    let module: Module = brook_frontend::compile(&src, "scalar.br").map_err(|d| {
+    let mut module: Module = brook_frontend::compile(&src, "scalar.br").map_err(|d| {
         format!(
             "the generator wrote an invalid program:\n{}\n{src}",
             d.render()
         )
     })?;
+    // As the runtime hands it to a backend: composite built-ins written as formulas.
+    brook_ir::lower_composites(&mut module);
     let mut rng = Rng(seed.rotate_left(23) | 1);
     let out_shape = shape(&mut rng);
     let stream = |rng: &mut Rng, s: &[usize]| {

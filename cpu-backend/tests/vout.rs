@@ -2,7 +2,7 @@
 //! order then push order, the count returned to the host.
 
 use brook_cpu::{CpuArg, CpuError, CpuStream, KernelPlan};
-use brook_frontend::ir::Module;
+use brook_ir::Module;
 
 const SRC: &str = r#"
 // The original BrookGPU vout test: element x pushes its value x times.

@@ -2,7 +2,7 @@
 //! statements also record their nesting depth so that deep trees are refused while parsing,
 //! before anything recursive walks them.
 
-use crate::span::Span;
+use brook_ir::Span;
 
 /// A whole source file as parsed: its file-scope items in source order.
 #[derive(Debug, Clone, PartialEq)]
@@ -302,10 +302,10 @@ pub struct Expr {
 }
 
 /// Binary operators: the IR's, since the front end needs no distinctions of its own.
-pub use crate::ir::BinaryOp as BinOp;
+pub use brook_ir::BinaryOp as BinOp;
 
 /// Prefix and postfix operators as written. The checker turns `+` into nothing and the
-/// increments into assignments, so the IR's [`UnaryOp`](crate::ir::UnaryOp) has only three.
+/// increments into assignments, so the IR's [`UnaryOp`](brook_ir::UnaryOp) has only three.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UnOp {
     /// `-e`

@@ -17,8 +17,8 @@ use std::fmt;
 
 use logos::{FilterResult, Logos};
 
-use crate::diagnostics::Diagnostic;
-use crate::span::Span;
+use brook_ir::Diagnostic;
+use brook_ir::Span;
 
 /// The deepest bracket (and expression/statement) nesting the front end accepts.
 pub const MAX_NESTING: u32 = 256;
@@ -453,7 +453,7 @@ fn declares_function(prev: Option<Tok<'_>>, next: Option<Tok<'_>>) -> bool {
 fn is_matrix_type_name(name: &str) -> bool {
     matches!(
         crate::check::types::builtin_type(name),
-        Some(crate::ir::Type::Matrix { .. })
+        Some(brook_ir::Type::Matrix { .. })
     )
 }
 

@@ -1,9 +1,10 @@
-//! Brook kernel language: lexer, lalrpop grammar, type checking and the typed IR.
+//! Brook kernel language: lexer, lalrpop grammar and type checking, producing the typed IR
+//! of `brook-ir`.
 //!
 //! # Pipeline
 //!
 //! ```text
-//! source ──lexer──▶ tokens ──parser──▶ ast::Program ──check──▶ ir::Module
+//! source ──lexer──▶ tokens ──parser──▶ ast::Program ──check──▶ brook_ir::Module
 //! ```
 //!
 //! 1. **Lex** ([`lexer`]): a `logos` lexer produces C tokens and Brook keywords; a pre-pass
@@ -16,7 +17,7 @@
 //!    nothing later recurses too deeply.
 //! 3. **Check** ([`check`]): names are resolved, every expression typed, implicit conversions
 //!    made explicit, and Brook's rules enforced (write-only outputs, read-only inputs, `push`
-//!    only on `vout`, reduction signatures, …). The result is the [`ir::Module`] every back end
+//!    only on `vout`, reduction signatures, …). The result is the [`brook_ir::Module`] every back end
 //!    consumes; [`pretty::pretty`] prints it.
 //!
 //! Errors from any stage are [`Diagnostics`], rendered with source lines and carets by
@@ -38,19 +39,14 @@
 
 #![warn(missing_docs)]
 
-pub mod accuracy;
 pub mod ast;
 pub mod check;
-pub mod diagnostics;
-pub mod ir;
 pub mod lexer;
 pub mod parser;
 pub mod pretty;
-pub mod span;
 
-pub use diagnostics::{Diagnostic, Diagnostics};
+pub use brook_ir::{Diagnostic, Diagnostics, Span};
 pub use pretty::pretty;
-pub use span::Span;
 
 /// Lexes and parses `source` into a syntax tree (no checking).
 pub fn parse(source: &str, file_name: &str) -> Result<ast::Program, Diagnostics> {
@@ -71,7 +67,7 @@ const COMPILER_STACK: usize = 64 << 20;
 ///
 /// Runs on a helper thread with a large stack (see `COMPILER_STACK`), so any input, however
 /// deeply nested, gives a result or a "nesting too deep" error instead of a stack overflow.
-pub fn compile(source: &str, file_name: &str) -> Result<ir::Module, Diagnostics> {
+pub fn compile(source: &str, file_name: &str) -> Result<brook_ir::Module, Diagnostics> {
     std::thread::scope(|scope| {
         let spawned = std::thread::Builder::new()
             .name("brook-frontend".into())
@@ -89,7 +85,10 @@ pub fn compile(source: &str, file_name: &str) -> Result<ir::Module, Diagnostics>
 }
 
 /// [`compile`] on the calling thread (which needs a few MiB of stack for deep programs).
-pub fn compile_on_this_thread(source: &str, file_name: &str) -> Result<ir::Module, Diagnostics> {
+pub fn compile_on_this_thread(
+    source: &str,
+    file_name: &str,
+) -> Result<brook_ir::Module, Diagnostics> {
     let program = parse(source, file_name)?;
     let mut diags = Vec::new();
     let module = check::check(&program, &mut diags);

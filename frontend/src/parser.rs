@@ -4,9 +4,9 @@
 use lalrpop_util::ParseError;
 
 use crate::ast::*;
-use crate::diagnostics::Diagnostic;
 use crate::lexer::{Spanned, Tok, MAX_NESTING};
-use crate::span::Span;
+use brook_ir::Diagnostic;
+use brook_ir::Span;
 
 lalrpop_util::lalrpop_mod!(
     #[allow(

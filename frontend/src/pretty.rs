@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use crate::check::types::type_name;
-use crate::ir::*;
+use brook_ir::*;
 
 const COMPONENTS: [char; 4] = ['x', 'y', 'z', 'w'];
 

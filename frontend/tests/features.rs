@@ -1,7 +1,7 @@
 //! Targeted checks of the syntax forms and of the IR the checker produces.
 
-use brook_frontend::ir::*;
 use brook_frontend::{compile, pretty};
+use brook_ir::*;
 
 fn ok(src: &str) -> Module {
     compile(src, "t.br").unwrap_or_else(|d| panic!("{}", d.render()))

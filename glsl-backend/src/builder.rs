@@ -7,7 +7,7 @@
 //! `brook_texel_at` and `brook_linear_at` — and gets its text laid out the same way: header,
 //! title, structs, declarations, outputs, helpers, accessors, functions, `main`.
 
-use brook_frontend::ir::Module;
+use brook_ir::Module;
 
 use crate::pass::{MemberRef, SamplerSlot, UniformSlot, UniformValue};
 use crate::prelude::Prelude;

@@ -1,6 +1,6 @@
 //! Why a kernel could not be turned into GLSL.
 
-use brook_frontend::Span;
+use brook_ir::Span;
 
 /// What the GLSL generator could not do with a program the front end accepted; the GL
 /// backend reports each as `BrookError::Unsupported` (placed at its statement for `At`).

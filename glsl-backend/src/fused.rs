@@ -9,7 +9,7 @@
 //! unfused kernel-then-reduce pair is fused ([`fusion_refused`]); the caller runs the pair
 //! otherwise.
 
-use brook_frontend::ir::{FunctionId, Module, ParamClass, Type};
+use brook_ir::{FunctionId, Module, ParamClass, Type};
 
 use crate::error::GenError;
 use crate::kernel::{KernelProgram, KernelShader};

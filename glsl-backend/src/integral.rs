@@ -19,7 +19,7 @@
 //! may write it, is dropped outright.
 
 use brook_core::walk::for_each_expr;
-use brook_frontend::ir::{
+use brook_ir::{
     BinaryOp, Builtin, Expr, ExprKind, Function, PlaceRoot, Scalar, Stmt, StmtKind, UnaryOp,
 };
 

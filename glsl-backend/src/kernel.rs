@@ -10,7 +10,7 @@
 //! elimination drops the work that feeds no stored output.
 
 use brook_core::budget::refuse_over_budget;
-use brook_frontend::ir::{Function, FunctionId, FunctionKind, Module, ParamClass, Type};
+use brook_ir::{Function, FunctionId, FunctionKind, Module, ParamClass, Type};
 
 use crate::builder::{ShaderBuilder, Stage};
 use crate::error::GenError;

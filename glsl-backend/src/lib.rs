@@ -42,7 +42,6 @@ pub use error::GenError;
 pub use fused::{fusion_refused, generate_fused_reduce_pass};
 pub use kernel::{generate_kernel, KernelProgram};
 pub use mask::mask_pass;
-pub use math::scalar_library;
 pub use members::stream_members;
 pub use names::glsl_name;
 pub use pass::{MemberRef, PassProgram, SamplerSlot, UniformSlot, UniformValue};

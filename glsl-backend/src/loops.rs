@@ -3,7 +3,7 @@
 //! condition or `break`, and the pass reports the Brook line of one that did not).
 
 use brook_core::loops::{unbounded_loops_message, within_cap};
-use brook_frontend::ir::{FunctionId, Module};
+use brook_ir::{FunctionId, Module};
 
 use crate::error::GenError;
 use crate::variant::Target;

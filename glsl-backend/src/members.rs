@@ -1,6 +1,6 @@
 //! How a stream parameter's elements are stored: one float texture per member.
 
-use brook_frontend::ir::{Function, Module, ParamClass, Scalar, Type};
+use brook_ir::{Function, Module, ParamClass, Scalar, Type};
 
 use crate::error::GenError;
 use crate::names::glsl_name;

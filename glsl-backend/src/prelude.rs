@@ -16,11 +16,10 @@ pub enum Helper {
     Fmod,
     /// Cg `round`: halves away from zero; GLSL `round` may pick either way.
     Round,
-    /// Cg `lerp`, `smoothstep`, `dot`, `length`, `distance` and `normalize` by their defining
-    /// formulas, operation by operation as the CPU backend evaluates them (GLSL's versions may
-    /// round differently: llvmpipe's `normalize` multiplies by `inversesqrt`, its `length` adds
-    /// in another order).
-    Formulas,
+    /// Cg `dot` by its defining formula, added in component order as the other backends do
+    /// (GLSL's `dot` may add in another order; `length`, `distance` and `normalize` are
+    /// written with it by `brook_ir::lower_composites`).
+    Dot,
     /// Cg `isfinite`.
     IsFinite,
     /// Cg `saturate` without GLSL's `clamp(x, 0.0, 1.0)`, which Mesa turns into its `fsat`
@@ -120,7 +119,7 @@ const GEN_BOOL: [&str; 4] = ["bool", "bvec2", "bvec3", "bvec4"];
 
 fn helper_source(helper: Helper) -> String {
     match helper {
-        Helper::Math(file) => file.source(),
+        Helper::Math(file) => crate::math::source(file),
         Helper::Fmod => overloads("// Cg fmod: remainder with the sign of x.\n", |t, _| {
             format!("{t} brook_fmod({t} x, {t} y) {{ return x - y * trunc(x / y); }}\n")
         }),
@@ -135,16 +134,11 @@ fn helper_source(helper: Helper) -> String {
                 format!("{t} brook_round({t} x) {{ {t} t = trunc(x); return {pick}; }}\n")
             },
         ),
-        Helper::Formulas => overloads(
-            "// Cg lerp, smoothstep, dot, length, distance and normalize by their formulas\n// (brook_frontend::accuracy), added in component order.\n",
+        Helper::Dot => overloads(
+            "// Cg dot by its formula (brook_ir::accuracy), added in component order.\n",
             |t, i| {
                 format!(
-                    "{t} brook_lerp({t} a, {t} b, {t} w) {{ return a + w * (b - a); }}\n\
-                     {t} brook_smoothstep({t} e0, {t} e1, {t} x) {{ {t} t = clamp((x - e0) / (e1 - e0), 0.0, 1.0); return t * t * (3.0 - 2.0 * t); }}\n\
-                     float brook_dot({t} a, {t} b) {{ return {dot}; }}\n\
-                     float brook_length({t} v) {{ return sqrt(brook_dot(v, v)); }}\n\
-                     float brook_distance({t} a, {t} b) {{ return brook_length(a - b); }}\n\
-                     {t} brook_normalize({t} v) {{ return v / brook_length(v); }}\n",
+                    "float brook_dot({t} a, {t} b) {{ return {dot}; }}\n",
                     dot = dot_in_order(i + 1)
                 )
             },

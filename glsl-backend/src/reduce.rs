@@ -13,7 +13,7 @@
 //! specialised only on what changes its text ([`ReduceStep`]).
 
 use brook_core::budget::refuse_over_budget;
-use brook_frontend::ir::{Function, FunctionId, FunctionKind, Module, ParamClass};
+use brook_ir::{Function, FunctionId, FunctionKind, Module, ParamClass};
 
 use crate::builder::{ShaderBuilder, Stage};
 use crate::error::GenError;

@@ -18,7 +18,7 @@
 //! the index and order streams ([`ScatterRoles`]).
 
 use brook_core::budget::refuse_over_budget;
-use brook_frontend::ir::{FunctionId, FunctionKind, Module, ParamClass};
+use brook_ir::{FunctionId, FunctionKind, Module, ParamClass};
 
 use crate::builder::{ShaderBuilder, Stage};
 use crate::error::GenError;

@@ -3,7 +3,7 @@
 //! as uniforms, element fetches, gather accessors, and the colour outputs with their stores —
 //! on the one [`ShaderBuilder`].
 
-use brook_frontend::ir::{Function, FunctionId, Module, ParamClass, Type};
+use brook_ir::{Function, FunctionId, Module, ParamClass, Type};
 
 use crate::builder::ShaderBuilder;
 use crate::error::GenError;

@@ -5,7 +5,7 @@
 //! `matRxC`: the constructor's column-major fill then matches Cg's row-major fill, `m[i]` is row
 //! `i` in both, and `mul` swaps its operands (see `builtins.rs`).
 
-use brook_frontend::ir::{Module, Scalar, Type};
+use brook_ir::{Module, Scalar, Type};
 
 use crate::names::glsl_name;
 

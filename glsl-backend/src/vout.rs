@@ -16,7 +16,7 @@
 //! pass executor draws them into one scratch stream per vout whose element format is exactly
 //! that sequence of members.
 
-use brook_frontend::ir::{Function, Module, ParamClass};
+use brook_ir::{Function, Module, ParamClass};
 
 use crate::error::GenError;
 use crate::members::stream_members;

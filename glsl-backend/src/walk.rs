@@ -1,6 +1,6 @@
 //! Read-only walks over IR bodies, for the few facts the generator needs up front.
 
-use brook_frontend::ir::{Block, ExprKind};
+use brook_ir::{Block, ExprKind};
 
 pub use brook_core::walk::callees;
 

@@ -2,13 +2,13 @@
 //! through the prelude's layout helpers (`brook_texel_at`, `brook_linear_at`), never with its
 //! own arithmetic on a texture width, so a change of layout is one change in the prelude.
 
-use brook_frontend::ir::ParamClass;
 use brook_glsl::{
     compact_pass, generate_gather_fetch, generate_kernel, generate_reduce_pass,
     generate_scatter_reduce, generate_scatter_write, layout_helpers, mask_pass, scan_down_pass,
     scan_up_pass, Access, Axis, OutputRegion, Placement, Profile, ReduceStep, Resize, Target,
     Variant, Wrap,
 };
+use brook_ir::ParamClass;
 
 const TARGET: Target = Target {
     profile: Profile::Gl33Core,

@@ -4,8 +4,8 @@
 //! and then in integers in a wrapped one, whose extents float may not hold exactly. The values
 //! themselves are checked against the CPU in the root package's `index_rule` tests.
 
-use brook_frontend::ir::ParamClass;
 use brook_glsl::{Access, Placement, Wrap};
+use brook_ir::ParamClass;
 
 mod common;
 

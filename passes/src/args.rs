@@ -1,8 +1,8 @@
 //! The arguments of a kernel call on GL, and the shader variant they select.
 
 use brook_core::call::class_name;
-use brook_frontend::ir::{Function, ParamClass};
 use brook_glsl::{Access, OutputRegion, Placement, Resize, Variant, Wrap};
+use brook_ir::{Function, ParamClass};
 use brook_texture_streams::{Domain, IterSpec, Layout, Stream};
 
 /// A stream argument: a whole stream, or a domain of it (`s.domain(lo, hi)`).

@@ -13,13 +13,13 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use brook_core::Compiled;
-use brook_frontend::ir::FunctionId;
 use brook_glsl::{
     compact_pass, generate_fused_reduce_pass, generate_gather_fetch, generate_kernel,
     generate_reduce_pass, generate_scatter_reduce, generate_scatter_write, mask_pass,
     scan_down_pass, scan_up_pass, vertex_shader, ReduceStep, ScatterProgram, ScatterRoles, Target,
     Variant,
 };
+use brook_ir::FunctionId;
 use brook_texture_streams::GlContext;
 
 use crate::error::PassError;

@@ -5,8 +5,8 @@
 //! when it is executed ([`apply`]), so the pass trace shows exactly what each uniform held.
 
 use brook_core::UniformData;
-use brook_frontend::ir::{Function, Module, Scalar, Type};
 use brook_glsl::UniformValue;
+use brook_ir::{Function, Module, Scalar, Type};
 use glow::HasContext;
 
 use crate::args::{KernelArg, StreamArg};

@@ -4,7 +4,7 @@ use std::ffi::c_char;
 
 use super::runtime::{c_str, fail, or_exit, with_runtime};
 use super::stream::{bounds, program_ref, stream_ref, BrookProgram, BrookStream};
-use brook_frontend::ir::ParamClass;
+use brook_ir::ParamClass;
 
 use crate::arg::Arg;
 use crate::stream::StreamDomain;

@@ -58,7 +58,7 @@ use std::rc::Rc;
 use brook_core::{
     BackendArg, BrookError, Domain, KernelCall, MaskUse, ReduceCall, ReduceOutput, StreamArg,
 };
-use brook_frontend::ir::{FunctionId, ParamClass};
+use brook_ir::{FunctionId, ParamClass};
 
 use super::handles::{inner, inner_output, with_reduce, Prepared, StreamBody};
 use super::worth_deferring::{key, KernelKey, WorthDeferring};

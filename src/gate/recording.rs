@@ -7,7 +7,7 @@
 
 use brook_core::{BrookError, CallTrace, KernelCall, ReduceOutput, StreamArg, TraceEntry};
 use brook_explain::{Recorder, Recording, StreamContents};
-use brook_frontend::ir::ParamClass;
+use brook_ir::ParamClass;
 
 use super::handles::inner;
 use super::Gate;

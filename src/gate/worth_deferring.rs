@@ -12,7 +12,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 
 use brook_core::{Compiled, StreamArg};
-use brook_frontend::ir::FunctionId;
+use brook_ir::FunctionId;
 
 /// A kernel: its program's compiled module (by address) and its function.
 pub(crate) type KernelKey = (usize, u32);

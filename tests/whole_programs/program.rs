@@ -623,8 +623,8 @@ pub fn kernel(rng: &mut Rng, name: &str, helpers: &[Helper]) -> Kernel {
                 format!("clamp({e}, -20.0, 20.0)")
             };
             body.line(&format!("o{k} = {f}({arg});"));
-            let bound = match brook::frontend::accuracy::accuracy(builtin(f)) {
-                brook::frontend::accuracy::Accuracy::Ulps(u) => u as f64,
+            let bound = match brook::ir::accuracy::accuracy(builtin(f)) {
+                brook::ir::accuracy::Accuracy::Ulps(u) => u as f64,
                 _ => 0.5,
             };
             approximate.push(Some(bound));
@@ -647,8 +647,8 @@ pub fn kernel(rng: &mut Rng, name: &str, helpers: &[Helper]) -> Kernel {
     }
 }
 
-fn builtin(name: &str) -> brook::frontend::ir::Builtin {
-    brook::frontend::ir::Builtin::ALL
+fn builtin(name: &str) -> brook::ir::Builtin {
+    brook::ir::Builtin::ALL
         .iter()
         .find(|(_, n)| *n == name)
         .map(|(b, _)| *b)

@@ -7,7 +7,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use brook_frontend::ir::{self, FunctionId};
+use brook_ir::{self as ir, FunctionId};
 
 use brook_core::StreamError;
 

@@ -9,7 +9,7 @@
 
 use std::fmt::Write;
 
-use brook_frontend::ir::{FunctionId, FunctionKind, Module, ParamClass};
+use brook_ir::{FunctionId, FunctionKind, Module, ParamClass};
 
 use crate::lower::module::{validate, wgsl};
 use crate::shaders::kernel::{kernel_module, ArgShape, KernelVariant};

@@ -7,7 +7,7 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use brook_core::budget::{refuse_over_budget, OverBudget};
-use brook_frontend::ir::{Function, FunctionId, FunctionKind, Module};
+use brook_ir::{Function, FunctionId, FunctionKind, Module};
 
 use crate::error::{Result, WgpuError};
 use crate::gpu::Gpu;

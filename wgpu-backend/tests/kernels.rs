@@ -45,7 +45,8 @@ fn iter_spec(shape: &[usize], start: &[f32], end: &[f32]) -> IterSpec {
 fn run_both(b: &WgpuBackend, c: &Call) -> (Vec<Vec<f32>>, Vec<Vec<f32>>) {
     let p = program(b, c.src);
     let f = function(&p, c.name);
-    let module = brook_frontend::compile(c.src, "t.br").unwrap();
+    let mut module = brook_frontend::compile(c.src, "t.br").unwrap();
+    brook_ir::lower_composites(&mut module);
     let func = module.func(f);
     // wgpu
     let mut ws = Vec::new();
@@ -107,10 +108,7 @@ fn run_both(b: &WgpuBackend, c: &Call) -> (Vec<Vec<f32>>, Vec<Vec<f32>>) {
             cargs.push(match a {
                 A::In(..) => {
                     let s = ins[k].as_ref().unwrap();
-                    if matches!(
-                        func.params[k].class,
-                        brook_frontend::ir::ParamClass::Gather { .. }
-                    ) {
+                    if matches!(func.params[k].class, brook_ir::ParamClass::Gather { .. }) {
                         CpuArg::Gather(s)
                     } else {
                         CpuArg::Stream(s)
@@ -749,10 +747,7 @@ fn call_errors_are_the_variants_brook_core_matches_on() {
         matches!(&e, BrookError::Unknown { name, what: "kernel", .. } if name == "sum"),
         "{e}"
     );
-    let e = BrookError::from(
-        b.run_kernel(&p, brook_frontend::ir::FunctionId(99), &[])
-            .unwrap_err(),
-    );
+    let e = BrookError::from(b.run_kernel(&p, brook_ir::FunctionId(99), &[]).unwrap_err());
     assert!(
         matches!(&e, BrookError::Unknown { name, .. } if name == "#99"),
         "{e}"

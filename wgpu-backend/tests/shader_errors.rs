@@ -11,7 +11,7 @@ const SRC: &str = "kernel void k(float a<>, out float r<>) {\n    float t = a;\n
 fn a_validation_failure_points_at_the_brook_line() {
     let module = brook_frontend::compile(SRC, "prog.br").unwrap();
     let variant = KernelVariant {
-        kernel: brook_frontend::ir::FunctionId(0),
+        kernel: brook_ir::FunctionId(0),
         args: vec![
             ArgShape::Stream {
                 direct: true,

@@ -3,7 +3,7 @@
 
 use std::fmt::Display;
 
-use brook_frontend::ir::FunctionKind;
+use brook_ir::FunctionKind;
 
 use super::check_format;
 use super::reduce::reduce_roles;

@@ -3,7 +3,7 @@
 
 use std::fmt::Display;
 
-use brook_frontend::ir::{Function, ParamClass, Type};
+use brook_ir::{Function, ParamClass, Type};
 
 use super::{check_argument, CallName};
 use crate::backend::BackendArg;

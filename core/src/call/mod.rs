@@ -9,7 +9,7 @@ mod reduce;
 
 use std::fmt::{self, Display};
 
-use brook_frontend::ir::{Module, ParamClass, Type};
+use brook_ir::{Module, ParamClass, Type};
 
 use crate::backend::{BackendArg, StreamArg};
 use crate::error::BrookError;
@@ -64,7 +64,7 @@ impl Display for CallName<'_> {
 fn check_argument(
     module: &Module,
     call: &dyn Display,
-    p: &brook_frontend::ir::Param,
+    p: &brook_ir::Param,
     arg: &BackendArg,
 ) -> Result<(), BrookError> {
     let wrong = |message: String| BrookError::ArgumentType {
@@ -132,7 +132,7 @@ fn check_argument(
 fn check_format(
     module: &Module,
     wrong: &dyn Fn(String) -> BrookError,
-    p: &brook_frontend::ir::Param,
+    p: &brook_ir::Param,
     format: &ElementFormat,
 ) -> Result<(), BrookError> {
     match (format.holds(module, &p.ty), ElementFormat::of_type(module, &p.ty)) {
@@ -153,7 +153,7 @@ fn check_format(
 fn check_iterator(
     module: &Module,
     wrong: &dyn Fn(String) -> BrookError,
-    p: &brook_frontend::ir::Param,
+    p: &brook_ir::Param,
     s: &StreamArg,
 ) -> Result<(), BrookError> {
     if s.domain.is_some() {

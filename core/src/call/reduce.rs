@@ -1,6 +1,6 @@
 //! The checks of a reduction: its roles, its input and extra arguments, its target.
 
-use brook_frontend::ir::{Function, ParamClass};
+use brook_ir::{Function, ParamClass};
 
 use super::{check_argument, check_format, CallName};
 use crate::backend::{BackendArg, StreamArg};

@@ -19,7 +19,7 @@ use brook_core::{
     Domain, ElementFormat, GatherOpCall, IterSpec, KernelCall, ReduceCall, ReduceOutput,
     ScatterCall, StreamArg, StreamError, TraceEntry,
 };
-use brook_frontend::ir::{FunctionId, FunctionKind, ParamClass};
+use brook_ir::{FunctionId, FunctionKind, ParamClass};
 
 use crate::error::CpuError;
 use crate::{
@@ -480,7 +480,7 @@ impl Backend for CpuBackend {
 /// what it compiled.
 fn call_trace(
     compiled: &Compiled,
-    func: &brook_frontend::ir::Function,
+    func: &brook_ir::Function,
     shapes: String,
     e: &Execution,
 ) -> CallTrace {

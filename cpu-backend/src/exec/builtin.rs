@@ -1,14 +1,15 @@
-//! Cg's built-in functions on runtime values.
+//! Cg's primitive built-in functions on runtime values; the composite ones (`lerp`,
+//! `smoothstep`, `clamp`, `length`, …) are written as their formulas by
+//! `brook_ir::lower_composites` before a kernel reaches the interpreter.
 //!
 //! Component-wise built-ins accept scalars where the others are vectors (splat), as Cg does.
 //! The formulas are the ones GPUs use, so the reference agrees with GLSL up to rounding:
-//! `round` halves away from zero, `frac(x) = x - floor(x)`, `fmod(x, y) = x - y*trunc(x/y)`,
-//! `lerp(a, b, t) = a + t*(b - a)`, `saturate = clamp(x, 0, 1)`, `rsqrt = 1/sqrt`,
-//! `step(e, x) = x >= e ? 1 : 0`, `smoothstep` is the Hermite `t*t*(3 - 2t)`, `min`/`max`
-//! ignore a NaN argument (IEEE minNum/maxNum), `mul(m, v)` treats `m` as rows (Cg).
-//! `frexp` and `modf` write an out argument and live with the expression evaluator.
+//! `round` halves away from zero, `fmod(x, y) = x - y*trunc(x/y)`, `saturate = clamp(x, 0,
+//! 1)`, `min`/`max` ignore a NaN argument (IEEE minNum/maxNum), `mul(m, v)` treats `m` as
+//! rows (Cg). `frexp` and `modf` write an out argument and live with the expression
+//! evaluator.
 
-use brook_frontend::ir::Builtin;
+use brook_ir::{unlowered, Builtin};
 
 use super::ops::{bad, describe, fmod, zip};
 use crate::error::CpuError;
@@ -49,24 +50,6 @@ fn map2(args: &[Value], f: impl Fn(f32, f32) -> f32) -> Result<Value, CpuError> 
     Ok(Value::Float(o, n))
 }
 
-fn map3(args: &[Value], f: impl Fn(f32, f32, f32) -> f32) -> Result<Value, CpuError> {
-    let (x, na) = floats(arg(args, 0)?)?;
-    let (y, nb) = floats(arg(args, 1)?)?;
-    let (z, nc) = floats(arg(args, 2)?)?;
-    let n = na.max(nb).max(nc);
-    for w in [na, nb, nc] {
-        if w != 1 && w != n {
-            return Err(bad("built-in arguments of different widths"));
-        }
-    }
-    let pick = |a: &[f32; 4], w: u8, i: usize| if w == 1 { a[0] } else { a[i] };
-    let mut o = [0.0; 4];
-    for (i, oi) in o.iter_mut().enumerate().take(n as usize) {
-        *oi = f(pick(&x, na, i), pick(&y, nb, i), pick(&z, nc, i));
-    }
-    Ok(Value::Float(o, n))
-}
-
 fn all_ints(args: &[Value]) -> bool {
     !args.is_empty() && args.iter().all(|a| matches!(a, Value::Int(..)))
 }
@@ -78,6 +61,11 @@ fn ints(v: &Value) -> ([i32; 4], u8) {
     }
 }
 
+fn int_map1(args: &[Value], f: impl Fn(i32) -> i32) -> Value {
+    let (x, n) = ints(&args[0]);
+    Value::Int(x.map(f), n)
+}
+
 fn int_map2(args: &[Value], f: impl Fn(i32, i32) -> i32) -> Result<Value, CpuError> {
     let (x, na) = ints(arg(args, 0)?);
     let (y, nb) = ints(arg(args, 1)?);
@@ -86,7 +74,7 @@ fn int_map2(args: &[Value], f: impl Fn(i32, i32) -> i32) -> Result<Value, CpuErr
 }
 
 /// `min` as IEEE 754-2019's minimumNumber (Direct3D 10+ for NaN): a NaN argument gives the
-/// other one (`brook_frontend::accuracy`; GLSL leaves NaN undefined, llvmpipe does this too),
+/// other one (`brook_ir::accuracy`; GLSL leaves NaN undefined, llvmpipe does this too),
 /// and -0 is below +0. Written out rather than `f32::min`, which may return either zero: its
 /// answer for `min(+0, -0)` differed between the compiled instruction and LLVM's constant
 /// folding, so the JIT (which reads the choice off this function once) and the interpreter
@@ -122,12 +110,6 @@ pub fn sign(x: f32) -> f32 {
     } else {
         0.0
     }
-}
-
-/// Cg's `smoothstep`: 0 below `e0`, 1 above `e1`, the cubic `3t² − 2t³` between.
-pub fn smoothstep(e0: f32, e1: f32, x: f32) -> f32 {
-    let t = fmin(fmax((x - e0) / (e1 - e0), 0.0), 1.0);
-    t * t * (3.0 - 2.0 * t)
 }
 
 fn dot(a: &Value, b: &Value) -> Result<f32, CpuError> {
@@ -169,157 +151,188 @@ pub fn modf(v: f32) -> (f32, f32) {
     (v - ip, ip)
 }
 
-/// 180/pi and pi/180 rounded once to float (`180.0 / PI` in float is an ulp off); the GLSL
-/// lowering multiplies by the same constants, so `degrees` and `radians` agree bit for bit.
-pub const DEGREES_PER_RADIAN: f32 = (180.0 / std::f64::consts::PI) as f32;
-/// pi/180 rounded once to float (see [`DEGREES_PER_RADIAN`]).
-pub const RADIANS_PER_DEGREE: f32 = (std::f64::consts::PI / 180.0) as f32;
+/// How the interpreter computes a built-in, and so what the JIT computes the same way. Every
+/// built-in is placed by [`formula`], an exhaustive match: a new one makes rustc name it.
+#[derive(Clone, Copy)]
+pub enum Formula {
+    /// A component-wise float function of one argument.
+    Float1(fn(f32) -> f32),
+    /// A component-wise float function of two arguments (a scalar splats).
+    Float2(fn(f32, f32) -> f32),
+    /// A component-wise float predicate.
+    Test(fn(f32) -> bool),
+    /// A function of whole values.
+    Whole(Whole),
+    /// `frexp` and `modf`, which write their second argument: the expression evaluator's.
+    Out,
+    /// A composite built-in, which `brook_ir::lower_composites` writes as its formula before
+    /// any backend runs.
+    Composite,
+}
+
+/// The built-ins computed on whole values rather than per component.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Whole {
+    /// `all(v)`
+    All,
+    /// `any(v)`
+    Any,
+    /// `dot(a, b)`: `0 + a0 b0 + a1 b1 + …` in component order.
+    Dot,
+    /// `cross(a, b)`
+    Cross,
+    /// Cg's `mul`.
+    Mul,
+    /// `pack_4ubyte(v)`
+    Pack4ubyte,
+    /// `unpack_4ubyte(f)`
+    Unpack4ubyte,
+}
+
+/// How `b` is computed (see [`Formula`]).
+pub fn formula(b: Builtin) -> Formula {
+    use Builtin::*;
+    use Formula::{Float1, Float2, Test};
+    match b {
+        Abs => Float1(f32::abs),
+        Acos => Float1(f32::acos),
+        Asin => Float1(f32::asin),
+        Atan => Float1(f32::atan),
+        Ceil => Float1(f32::ceil),
+        Cos => Float1(f32::cos),
+        Cosh => Float1(f32::cosh),
+        Exp => Float1(f32::exp),
+        Exp2 => Float1(f32::exp2),
+        Floor => Float1(f32::floor),
+        Log => Float1(f32::ln),
+        Log2 => Float1(f32::log2),
+        Log10 => Float1(f32::log10),
+        Round => Float1(f32::round),
+        Saturate => Float1(|x| fmin(fmax(x, 0.0), 1.0)),
+        Sign => Float1(sign),
+        Sin => Float1(f32::sin),
+        Sinh => Float1(f32::sinh),
+        Sqrt => Float1(f32::sqrt),
+        Tan => Float1(f32::tan),
+        Tanh => Float1(f32::tanh),
+        Atan2 => Float2(f32::atan2),
+        Fmod => Float2(fmod),
+        Max => Float2(fmax),
+        Min => Float2(fmin),
+        Pow => Float2(f32::powf),
+        Ldexp => Float2(ldexp),
+        IsFinite => Test(f32::is_finite),
+        IsInf => Test(f32::is_infinite),
+        IsNan => Test(f32::is_nan),
+        All => Formula::Whole(Whole::All),
+        Any => Formula::Whole(Whole::Any),
+        Dot => Formula::Whole(Whole::Dot),
+        Cross => Formula::Whole(Whole::Cross),
+        Mul => Formula::Whole(Whole::Mul),
+        Pack4ubyte => Formula::Whole(Whole::Pack4ubyte),
+        Unpack4ubyte => Formula::Whole(Whole::Unpack4ubyte),
+        Frexp | Modf => Formula::Out,
+        Clamp | Degrees | Distance | Frac | Length | Lerp | Normalize | Radians | Rsqrt
+        | Smoothstep | Step => Formula::Composite,
+    }
+}
 
 /// The formula of a one-argument component-wise float built-in.
 pub fn float1(b: Builtin) -> Option<fn(f32) -> f32> {
-    use Builtin::*;
-    Some(match b {
-        Abs => f32::abs,
-        Acos => f32::acos,
-        Asin => f32::asin,
-        Atan => f32::atan,
-        Ceil => f32::ceil,
-        Cos => f32::cos,
-        Cosh => f32::cosh,
-        Degrees => |x| x * DEGREES_PER_RADIAN,
-        Exp => f32::exp,
-        Exp2 => f32::exp2,
-        Floor => f32::floor,
-        Frac => |x| x - x.floor(),
-        Log => f32::ln,
-        Log2 => f32::log2,
-        Log10 => f32::log10,
-        Radians => |x| x * RADIANS_PER_DEGREE,
-        Round => f32::round,
-        Rsqrt => |x| 1.0 / x.sqrt(),
-        Saturate => |x| fmin(fmax(x, 0.0), 1.0),
-        Sign => sign,
-        Sin => f32::sin,
-        Sinh => f32::sinh,
-        Sqrt => f32::sqrt,
-        Tan => f32::tan,
-        Tanh => f32::tanh,
-        _ => return None,
-    })
-}
-
-/// The formula of a two-argument component-wise float built-in.
-pub fn float2(b: Builtin) -> Option<fn(f32, f32) -> f32> {
-    use Builtin::*;
-    Some(match b {
-        Atan2 => f32::atan2,
-        Fmod => fmod,
-        Max => fmax,
-        Min => fmin,
-        Pow => f32::powf,
-        Step => |edge, x| if x >= edge { 1.0 } else { 0.0 },
-        Ldexp => ldexp,
-        _ => return None,
-    })
-}
-
-/// The formula of a three-argument component-wise float built-in.
-pub fn float3(b: Builtin) -> Option<fn(f32, f32, f32) -> f32> {
-    use Builtin::*;
-    Some(match b {
-        Clamp => |x, lo, hi| fmin(fmax(x, lo), hi),
-        Lerp => |a, b, t| a + t * (b - a),
-        Smoothstep => smoothstep,
-        _ => return None,
-    })
-}
-
-/// The test of a component-wise float predicate (`isnan`, …).
-pub fn float_test(b: Builtin) -> Option<fn(f32) -> bool> {
-    use Builtin::*;
-    Some(match b {
-        IsFinite => f32::is_finite,
-        IsInf => f32::is_infinite,
-        IsNan => f32::is_nan,
-        _ => return None,
-    })
-}
-
-/// The int formula of a built-in that keeps ints when all its arguments are ints.
-pub fn int1(b: Builtin) -> Option<fn(i32) -> i32> {
-    match b {
-        Builtin::Abs => Some(i32::wrapping_abs),
-        Builtin::Sign => Some(i32::signum),
+    match formula(b) {
+        Formula::Float1(f) => Some(f),
         _ => None,
     }
 }
 
-/// See [`int1`]; `clamp` on ints is `min(max(x, lo), hi)`.
-pub fn int2(b: Builtin) -> Option<fn(i32, i32) -> i32> {
-    match b {
-        Builtin::Max => Some(i32::max),
-        Builtin::Min => Some(i32::min),
+/// The formula of a two-argument component-wise float built-in.
+pub fn float2(b: Builtin) -> Option<fn(f32, f32) -> f32> {
+    match formula(b) {
+        Formula::Float2(f) => Some(f),
         _ => None,
+    }
+}
+
+/// The test of a component-wise float predicate (`isnan`, …).
+pub fn float_test(b: Builtin) -> Option<fn(f32) -> bool> {
+    match formula(b) {
+        Formula::Test(f) => Some(f),
+        _ => None,
+    }
+}
+
+/// The built-ins that keep ints when all their arguments are ints.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum IntForm {
+    /// `abs`, wrapping (`abs(INT_MIN)` is `INT_MIN`).
+    Abs,
+    /// `sign`: -1, 0 or 1.
+    Sign,
+    /// `max`
+    Max,
+    /// `min`
+    Min,
+}
+
+/// The int form of `b`, used when every argument is an int; `None` for the built-ins that
+/// convert ints to float.
+pub fn int_form(b: Builtin) -> Option<IntForm> {
+    use Builtin::*;
+    match b {
+        Abs => Some(IntForm::Abs),
+        Sign => Some(IntForm::Sign),
+        Max => Some(IntForm::Max),
+        Min => Some(IntForm::Min),
+        Acos | All | Any | Asin | Atan | Atan2 | Ceil | Clamp | Cos | Cosh | Cross | Degrees
+        | Distance | Dot | Exp | Exp2 | Floor | Fmod | Frac | Frexp | IsFinite | IsInf | IsNan
+        | Ldexp | Length | Lerp | Log | Log2 | Log10 | Modf | Mul | Normalize | Pack4ubyte
+        | Pow | Radians | Round | Rsqrt | Saturate | Smoothstep | Sin | Sinh | Sqrt | Step
+        | Tan | Tanh | Unpack4ubyte => None,
     }
 }
 
 /// Evaluates `b` on already evaluated arguments.
 pub fn builtin(b: Builtin, args: &[Value]) -> Result<Value, CpuError> {
-    use Builtin::*;
     if all_ints(args) {
-        if let Some(f) = int1(b) {
-            let (x, n) = ints(&args[0]);
-            return Ok(Value::Int(x.map(f), n));
-        }
-        if let Some(f) = int2(b) {
-            return int_map2(args, f);
-        }
-        if b == Clamp {
-            let lo = int_map2(&args[..2], i32::max)?;
-            return int_map2(&[lo, arg(args, 2)?.clone()], i32::min);
+        match int_form(b) {
+            Some(IntForm::Abs) => return Ok(int_map1(args, i32::wrapping_abs)),
+            Some(IntForm::Sign) => return Ok(int_map1(args, i32::signum)),
+            Some(IntForm::Max) => return int_map2(args, i32::max),
+            Some(IntForm::Min) => return int_map2(args, i32::min),
+            None => {}
         }
     }
-    if let Some(f) = float1(b) {
-        return map1(args, f);
+    match formula(b) {
+        Formula::Float1(f) => map1(args, f),
+        Formula::Float2(f) => map2(args, f),
+        Formula::Test(f) => test1(args, f),
+        Formula::Whole(w) => whole(w, args),
+        Formula::Out => Err(CpuError::Unsupported(format!(
+            "{}() without an assignable second argument",
+            b.name()
+        ))),
+        Formula::Composite => Err(bad(unlowered(b))),
     }
-    if let Some(f) = float2(b) {
-        return map2(args, f);
+}
+
+/// `all(v)` or `any(v)`: whether every (some) component is true.
+fn all_or_any(all: bool, args: &[Value]) -> Result<Value, CpuError> {
+    let v = arg(args, 0)?;
+    let n = v.width();
+    let name = if all { "all" } else { "any" };
+    if n == 0 {
+        return Err(bad(format!("{name}() of {}", describe(v))));
     }
-    if let Some(f) = float3(b) {
-        return map3(args, f);
-    }
-    if let Some(f) = float_test(b) {
-        return test1(args, f);
-    }
-    match b {
-        All | Any => {
-            let v = arg(args, 0)?;
-            let n = v.width();
-            if n == 0 {
-                return Err(bad(format!("{}() of {}", b.name(), describe(v))));
-            }
-            let mut it = (0..n as usize).map(|i| v.comp(i).is_some_and(|c| c.to_bool()));
-            Ok(Value::bool(if b == All {
-                it.all(|t| t)
-            } else {
-                it.any(|t| t)
-            }))
-        }
-        Dot => Ok(Value::float(dot(arg(args, 0)?, arg(args, 1)?)?)),
-        Length => {
-            let v = arg(args, 0)?;
-            Ok(Value::float(dot(v, v)?.sqrt()))
-        }
-        Distance => {
-            let d = map2(args, |p, q| p - q)?;
-            Ok(Value::float(dot(&d, &d)?.sqrt()))
-        }
-        Normalize => {
-            let v = arg(args, 0)?;
-            let len = dot(v, v)?.sqrt();
-            map1(args, |x| x / len)
-        }
-        Cross => {
+    let mut it = (0..n as usize).map(|i| v.comp(i).is_some_and(|c| c.to_bool()));
+    Ok(Value::bool(if all { it.all(|t| t) } else { it.any(|t| t) }))
+}
+
+/// A built-in on whole values.
+fn whole(w: Whole, args: &[Value]) -> Result<Value, CpuError> {
+    match w {
+        Whole::All | Whole::Any => all_or_any(w == Whole::All, args),
+        Whole::Dot => Ok(Value::float(dot(arg(args, 0)?, arg(args, 1)?)?)),
+        Whole::Cross => {
             let (a, na) = floats(arg(args, 0)?)?;
             let (c, nb) = floats(arg(args, 1)?)?;
             if na != 3 || nb != 3 {
@@ -331,23 +344,18 @@ pub fn builtin(b: Builtin, args: &[Value]) -> Result<Value, CpuError> {
                 a[0] * c[1] - a[1] * c[0],
             ]))
         }
-        Mul => mul(arg(args, 0)?, arg(args, 1)?),
-        Pack4ubyte => {
+        Whole::Mul => mul(arg(args, 0)?, arg(args, 1)?),
+        Whole::Pack4ubyte => {
             let (x, n) = floats(arg(args, 0)?)?;
             if n != 4 {
                 return Err(bad("pack_4ubyte() takes a float4"));
             }
             Ok(Value::float(pack_4ubyte(x)))
         }
-        Unpack4ubyte => {
+        Whole::Unpack4ubyte => {
             let (x, _) = floats(arg(args, 0)?)?;
             Ok(Value::floats(&unpack_4ubyte(x[0])))
         }
-        Frexp | Modf => Err(CpuError::Unsupported(format!(
-            "{}() without an assignable second argument",
-            b.name()
-        ))),
-        _ => Err(bad(format!("{}() on these arguments", b.name()))),
     }
 }
 
@@ -415,6 +423,6 @@ pub fn mul(a: &Value, b: &Value) -> Result<Value, CpuError> {
             }
             Ok(Value::Float(o, m.cols))
         }
-        _ => super::ops::binary(brook_frontend::ir::BinaryOp::Mul, a, b),
+        _ => super::ops::binary(brook_ir::BinaryOp::Mul, a, b),
     }
 }

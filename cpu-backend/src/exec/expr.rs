@@ -1,6 +1,6 @@
 //! Expressions.
 
-use brook_frontend::ir::{BinaryOp, Builtin, Expr, ExprKind, FunctionId, ParamClass, Type};
+use brook_ir::{BinaryOp, Builtin, Expr, ExprKind, FunctionId, ParamClass, Type};
 
 use super::builtin::builtin;
 use super::ops::{self, bad, describe};

@@ -20,7 +20,7 @@ pub mod ops;
 mod stmt;
 pub(crate) use stmt::clamp_index;
 
-use brook_frontend::ir::{Function, Module, ParamClass};
+use brook_ir::{Function, Module, ParamClass};
 
 use crate::error::CpuError;
 use crate::stream::CpuStream;

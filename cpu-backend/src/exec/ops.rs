@@ -5,7 +5,7 @@
 //! error-free: division or remainder by zero yields 0 (C leaves it undefined and GPUs return
 //! garbage; a reference backend must not crash), and shift counts are taken modulo 32.
 
-use brook_frontend::ir::{BinaryOp, UnaryOp};
+use brook_ir::{BinaryOp, UnaryOp};
 
 use crate::error::CpuError;
 use crate::value::{Mat, Value};

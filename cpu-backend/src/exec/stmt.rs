@@ -1,6 +1,6 @@
 //! Statements and assignment to places.
 
-use brook_frontend::ir::{Access, BinaryOp, ParamClass, Place, PlaceRoot, Stmt, StmtKind, Type};
+use brook_ir::{Access, BinaryOp, ParamClass, Place, PlaceRoot, Stmt, StmtKind, Type};
 
 use super::ops::{self, bad, describe};
 use super::{Flow, Frame, Interp, Interrupt};
@@ -20,13 +20,13 @@ enum Step<'a> {
 fn fits(v: &Value, ty: &Type) -> bool {
     match (v, ty) {
         (Value::Float(_, n), Type::Scalar(s) | Type::Vector(s, _)) => {
-            *s == brook_frontend::ir::Scalar::Float && Some(*n) == ty.width()
+            *s == brook_ir::Scalar::Float && Some(*n) == ty.width()
         }
         (Value::Int(_, n), Type::Scalar(s) | Type::Vector(s, _)) => {
-            *s == brook_frontend::ir::Scalar::Int && Some(*n) == ty.width()
+            *s == brook_ir::Scalar::Int && Some(*n) == ty.width()
         }
         (Value::Bool(_, n), Type::Scalar(s) | Type::Vector(s, _)) => {
-            *s == brook_frontend::ir::Scalar::Bool && Some(*n) == ty.width()
+            *s == brook_ir::Scalar::Bool && Some(*n) == ty.width()
         }
         (Value::Matrix(m), Type::Matrix { rows, cols }) => m.rows == *rows && m.cols == *cols,
         (Value::Struct(_), Type::Struct(_)) | (Value::Array(_), Type::Array(..)) => true,
@@ -187,11 +187,7 @@ impl<'a> Interp<'a> {
         Ok(Flow::Normal)
     }
 
-    pub(crate) fn cond(
-        &self,
-        f: &mut Frame<'a>,
-        e: &'a brook_frontend::ir::Expr,
-    ) -> Result<bool, Interrupt> {
+    pub(crate) fn cond(&self, f: &mut Frame<'a>, e: &'a brook_ir::Expr) -> Result<bool, Interrupt> {
         let v = self.eval(f, e)?;
         Ok(v.truth()
             .ok_or_else(|| bad(format!("condition of type {}", describe(&v))))?)
@@ -292,7 +288,7 @@ impl<'a> Interp<'a> {
         f: &mut Frame<'a>,
         target: &'a Place,
         op: Option<BinaryOp>,
-        value: &'a brook_frontend::ir::Expr,
+        value: &'a brook_ir::Expr,
     ) -> Result<(), Interrupt> {
         let mut steps = Vec::new();
         for a in &target.path {

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use brook_frontend::ir::{FunctionId, FunctionKind, Module, ParamClass};
+use brook_ir::{FunctionId, FunctionKind, Module, ParamClass};
 
 use super::kernel::{compile as compile_kernel, ParamKey, Variant};
 use super::reduce::compile as compile_reduce;

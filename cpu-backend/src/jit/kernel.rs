@@ -20,7 +20,7 @@
 //! gather of known rank, …). Extents and addresses are not: they come from the slots, so
 //! one variant serves every stream size.
 
-use brook_frontend::ir::{Function, FunctionId, Module, ParamClass, Scalar};
+use brook_ir::{Function, FunctionId, Module, ParamClass, Scalar};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, AbiParam, Block, InstBuilder, MemFlagsData, Value};
 use cranelift_frontend::{FunctionBuilder, Variable};
@@ -617,7 +617,7 @@ fn input_index(l: &mut Lower, p: u32, same: &[bool], here: &Here) -> (Vec<Value>
 
 /// An iterator's value at `idx` (brook-core's `IterSpec::value_at`): 1D `start + i * step` per component;
 /// 2D `.x` along the columns and `.y` along the rows.
-fn iterator(l: &mut Lower, p: u32, ty: &brook_frontend::ir::Type, idx: &[Value]) -> Res<Val> {
+fn iterator(l: &mut Lower, p: u32, ty: &brook_ir::Type, idx: &[Value]) -> Res<Val> {
     let n = ty.width().unwrap_or(1);
     let comp =
         |l: &mut Lower, s: fn(u32, u8) -> Slot, c: u8| l.slots.get(l.b.func, s(p, c), types::F32);
@@ -643,7 +643,7 @@ fn iterator(l: &mut Lower, p: u32, ty: &brook_frontend::ir::Type, idx: &[Value])
 }
 
 /// A constant parameter's value from its slots (one per flattened component, raw bits).
-pub(crate) fn constant(l: &mut Lower, p: u32, ty: &brook_frontend::ir::Type) -> Res<Val> {
+pub(crate) fn constant(l: &mut Lower, p: u32, ty: &brook_ir::Type) -> Res<Val> {
     let mut ks = Vec::new();
     super::lower::kinds(ty, l.module, &mut ks)?;
     let comps: Vec<(Scalar, Value)> = ks

@@ -57,9 +57,9 @@ pub use clif::{clif_text, ClifError};
 
 /// Function `id` of `module`, to compile.
 fn function(
-    module: &brook_frontend::ir::Module,
-    id: brook_frontend::ir::FunctionId,
-) -> Result<&brook_frontend::ir::Function, Unjittable> {
+    module: &brook_ir::Module,
+    id: brook_ir::FunctionId,
+) -> Result<&brook_ir::Function, Unjittable> {
     module
         .functions
         .get(id.0 as usize)

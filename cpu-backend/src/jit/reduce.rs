@@ -13,7 +13,7 @@
 //! is one combine on stream elements, for ScatterOp and GatherOp with a reduce function.
 //! A `discard` in the body leaves the accumulator as it was before that combine.
 
-use brook_frontend::ir::{Function, FunctionId, Module, ParamClass};
+use brook_ir::{Function, FunctionId, Module, ParamClass};
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, Value};
 
 use super::code::{Builder, Code};
@@ -109,7 +109,7 @@ fn bind<'m>(
     Ok((binds, uniform))
 }
 
-fn constant(l: &mut Lower, p: u32, ty: &brook_frontend::ir::Type) -> Res<Val> {
+fn constant(l: &mut Lower, p: u32, ty: &brook_ir::Type) -> Res<Val> {
     super::kernel::constant(l, p, ty)
 }
 

@@ -28,28 +28,17 @@ extern "C" fn float2(f: usize, x: f32, y: f32) -> f32 {
     f(x, y)
 }
 
-extern "C" fn float3(f: usize, x: f32, y: f32, z: f32) -> f32 {
-    // SAFETY: as `float1`, for `fn(f32, f32, f32) -> f32`.
-    let f: fn(f32, f32, f32) -> f32 = unsafe { std::mem::transmute(f) };
-    f(x, y, z)
-}
-
-/// `x[i] = f(x[i], y[i], z[i])` for the `n` components of a vector: one call for all of
-/// them, so the caller spills its registers once, not once per component. `y` and `z` are
-/// read only as far as `f` takes arguments (`arity`); `f` is a formula of that arity.
-extern "C" fn lanes(f: usize, arity: u32, x: *mut f32, y: *const f32, z: *const f32, n: u32) {
+/// `x[i] = f(x[i], y[i])` for the `n` components of a vector: one call for all of them, so
+/// the caller spills its registers once, not once per component. `y` is read only when `f`
+/// takes two arguments (`arity`); `f` is a formula of that arity.
+extern "C" fn lanes(f: usize, arity: u32, x: *mut f32, y: *const f32, n: u32) {
     // SAFETY: compiled code passes a formula of `arity` arguments (see `Call::Lanes`) and
     // stack slots of at least `n` floats for each argument it takes.
     unsafe {
         for i in 0..n as usize {
             let v = match arity {
                 1 => std::mem::transmute::<usize, fn(f32) -> f32>(f)(*x.add(i)),
-                2 => std::mem::transmute::<usize, fn(f32, f32) -> f32>(f)(*x.add(i), *y.add(i)),
-                _ => std::mem::transmute::<usize, fn(f32, f32, f32) -> f32>(f)(
-                    *x.add(i),
-                    *y.add(i),
-                    *z.add(i),
-                ),
+                _ => std::mem::transmute::<usize, fn(f32, f32) -> f32>(f)(*x.add(i), *y.add(i)),
             };
             *x.add(i) = v;
         }
@@ -126,8 +115,7 @@ pub(crate) enum Call {
     /// `(formula, x) -> f32` for `fn(f32) -> f32` formulas.
     Float1,
     Float2,
-    Float3,
-    /// `(formula, arity, x, y, z, n)`: a formula on every component of vectors held in
+    /// `(formula, arity, x, y, n)`: a formula on every component of vectors held in
     /// memory, the results written over `x`.
     Lanes,
     /// `(formula, x, &mut second) -> first` for `fn(f32) -> (f32, f32)` formulas.
@@ -140,10 +128,9 @@ pub(crate) enum Call {
 }
 
 impl Call {
-    pub const ALL: [Call; 9] = [
+    pub const ALL: [Call; 8] = [
         Call::Float1,
         Call::Float2,
-        Call::Float3,
         Call::Lanes,
         Call::Split,
         Call::VoutMark,
@@ -157,7 +144,6 @@ impl Call {
         match self {
             Call::Float1 => "brook_float1",
             Call::Float2 => "brook_float2",
-            Call::Float3 => "brook_float3",
             Call::Lanes => "brook_lanes",
             Call::Split => "brook_split",
             Call::VoutMark => "brook_vout_mark",
@@ -171,7 +157,6 @@ impl Call {
         match self {
             Call::Float1 => float1 as *const u8,
             Call::Float2 => float2 as *const u8,
-            Call::Float3 => float3 as *const u8,
             Call::Lanes => lanes as *const u8,
             Call::Split => split as *const u8,
             Call::VoutMark => vout_mark as *const u8,
@@ -186,8 +171,7 @@ impl Call {
         let (params, returns): (&[Ty], &[Ty]) = match self {
             Call::Float1 => (&[ptr, f], &[f]),
             Call::Float2 => (&[ptr, f, f], &[f]),
-            Call::Float3 => (&[ptr, f, f, f], &[f]),
-            Call::Lanes => (&[ptr, types::I32, ptr, ptr, ptr, types::I32], &[]),
+            Call::Lanes => (&[ptr, types::I32, ptr, ptr, types::I32], &[]),
             Call::Split => (&[ptr, f, ptr], &[f]),
             Call::VoutMark | Call::VoutDiscard => (&[ptr], &[]),
             Call::VoutPush => (&[ptr, types::I32, ptr], &[]),

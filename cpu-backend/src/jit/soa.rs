@@ -31,8 +31,8 @@
 
 use std::collections::HashSet;
 
-use brook_frontend::check::visit::{walk_expr, walk_place, walk_stmt, VisitMut};
-use brook_frontend::ir::{
+use brook_ir::visit::{walk_expr, walk_place, walk_stmt, VisitMut};
+use brook_ir::{
     BinaryOp, Builtin, Expr, ExprKind, FunctionId, Module, Place, Stmt, StmtKind, Type,
 };
 
@@ -145,11 +145,11 @@ impl VisitMut for Check<'_> {
         }
         match &e.kind {
             // Both sides run on every lane: the skipped one must have nothing to skip.
-            ExprKind::Binary(BinaryOp::And | BinaryOp::Or, _, c) if has_effects(c) => {
+            ExprKind::Binary(BinaryOp::And | BinaryOp::Or, _, c) if has_effects(self.module, c) => {
                 self.fail("a short-circuit operator with a helper call")
             }
             ExprKind::Select { accept, reject, .. }
-                if has_effects(accept) || has_effects(reject) =>
+                if has_effects(self.module, accept) || has_effects(self.module, reject) =>
             {
                 self.fail("`?:` with a helper call")
             }

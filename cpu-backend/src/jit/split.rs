@@ -21,15 +21,16 @@
 //! structs, arrays, vector parameters, `frexp`/`modf`, indexing a vector, writes to part of
 //! an output.
 
-use brook_frontend::ir::{
+use brook_ir::{
     Access, BinaryOp, Block, Builtin, Expr, ExprKind, Function, FunctionId, Local, LocalId, Module,
-    Place, PlaceRoot, Scalar, Stmt, StmtKind, Type,
+    ParamClass, Place, PlaceRoot, Scalar, Stmt, StmtKind, Type,
 };
 
 use std::collections::HashSet;
 
 use super::kernel::{ParamKey, Variant};
-use super::lower::componentwise;
+use crate::exec::builtin::{formula, Formula, Whole};
+use brook_ir::unlowered;
 
 type Res<T> = Result<T, String>;
 
@@ -48,7 +49,7 @@ pub(crate) fn split(module: &Module, id: FunctionId, variant: &Variant) -> Res<M
             .functions
             .get(id.0 as usize)
             .ok_or("no such function")?;
-        let f = function(f, keys)?;
+        let f = function(module, f, keys)?;
         brook_core::walk::any_expr(&f.body, &mut |e| {
             if let ExprKind::Call(callee, _) = e.kind {
                 todo.push((callee, &[]));
@@ -61,8 +62,9 @@ pub(crate) fn split(module: &Module, id: FunctionId, variant: &Variant) -> Res<M
 }
 
 /// `f` split, its parameters bound as `keys` (a helper's: none).
-fn function(f: &Function, keys: &[ParamKey]) -> Res<Function> {
+fn function(module: &Module, f: &Function, keys: &[ParamKey]) -> Res<Function> {
     let mut s = Split {
+        module,
         func: f,
         keys,
         locals: Vec::with_capacity(f.locals.len()),
@@ -107,6 +109,8 @@ fn shape(ty: &Type) -> Res<(Scalar, usize)> {
 
 /// The rewrite of one kernel.
 struct Split<'a> {
+    /// The module, for the helpers a call inlines ([`formula_of_call`]).
+    module: &'a Module,
     func: &'a Function,
     /// How the function's parameters are bound (for a gather's rank).
     keys: &'a [ParamKey],
@@ -404,6 +408,13 @@ impl Split<'_> {
                 )]
             }
             ExprKind::Builtin(bi, args) => self.builtin(*bi, args, e, s, n)?,
+            // A helper on vectors that is one formula (the shared lowering's, such as
+            // `normalize`'s, or the program's own): its formula, split.
+            ExprKind::Call(f, args) if !scalar_call(self.module, *f, e) => {
+                let inlined = formula_of_call(self.module, *f, args)
+                    .ok_or("a helper on vectors that is not one formula")?;
+                self.comps(&inlined)?
+            }
             ExprKind::Call(f, args) if n == 1 => {
                 let args = args.iter().map(|a| self.one(a)).collect::<Res<_>>()?;
                 vec![Expr {
@@ -454,39 +465,21 @@ impl Split<'_> {
                 binary(BinaryOp::Add, acc, m, Scalar::Float)
             }))
         };
-        let sqrt = |x: Expr| call(Builtin::Sqrt, vec![x], Scalar::Float);
-        Ok(match (bi, xs.as_slice()) {
-            (Builtin::Frexp | Builtin::Modf, _) => return Err(format!("`{}()`", bi.name())),
-            (_, _) if componentwise(bi) => {
+        let whole = match formula(bi) {
+            Formula::Float1(_) | Formula::Float2(_) | Formula::Test(_) => {
                 let xs: Vec<Vec<Expr>> =
                     xs.into_iter().map(|x| spread(x, n)).collect::<Res<_>>()?;
-                (0..n)
+                return Ok((0..n)
                     .map(|c| call(bi, xs.iter().map(|x| x[c].clone()).collect(), s))
-                    .collect()
+                    .collect());
             }
-            (Builtin::Dot, [x, y]) => vec![dot(x, y)?],
-            (Builtin::Length, [x]) => vec![sqrt(dot(x, x)?)],
-            (Builtin::Distance, [p, q]) => {
-                let w = p.len().max(q.len());
-                let (p, q) = (
-                    floats(&spread(p.clone(), w)?),
-                    floats(&spread(q.clone(), w)?),
-                );
-                let d: Vec<Expr> = p
-                    .into_iter()
-                    .zip(q)
-                    .map(|(a, b)| binary(BinaryOp::Sub, a, b, Scalar::Float))
-                    .collect();
-                vec![sqrt(dot(&d, &d)?)]
-            }
-            (Builtin::Normalize, [x]) => {
-                let len = sqrt(dot(x, x)?);
-                floats(x)
-                    .into_iter()
-                    .map(|c| binary(BinaryOp::Div, c, len.clone(), Scalar::Float))
-                    .collect()
-            }
-            (Builtin::Cross, [a, b]) if a.len() == 3 && b.len() == 3 => {
+            Formula::Whole(w) => w,
+            Formula::Out => return Err(format!("`{}()`", bi.name())),
+            Formula::Composite => return Err(unlowered(bi)),
+        };
+        Ok(match (whole, xs.as_slice()) {
+            (Whole::Dot, [x, y]) => vec![dot(x, y)?],
+            (Whole::Cross, [a, b]) if a.len() == 3 && b.len() == 3 => {
                 let (a, b) = (floats(a), floats(b));
                 let term = |i: usize, j: usize| {
                     let l = binary(BinaryOp::Mul, a[i].clone(), b[j].clone(), Scalar::Float);
@@ -495,9 +488,9 @@ impl Split<'_> {
                 };
                 vec![term(1, 2), term(2, 0), term(0, 1)]
             }
-            (Builtin::All | Builtin::Any, [x]) if x.iter().all(|c| c.ty == Type::BOOL) => {
-                let op = match bi {
-                    Builtin::All => BinaryOp::And,
+            (Whole::All | Whole::Any, [x]) if x.iter().all(|c| c.ty == Type::BOOL) => {
+                let op = match whole {
+                    Whole::All => BinaryOp::And,
                     _ => BinaryOp::Or,
                 };
                 let mut it = x.iter().cloned();
@@ -507,6 +500,78 @@ impl Split<'_> {
             _ => return Err(format!("`{}()`", bi.name())),
         })
     }
+}
+
+/// Whether a call of `f` giving `e` takes and returns scalars only.
+fn scalar_call(module: &Module, f: FunctionId, e: &Expr) -> bool {
+    let scalars = |t: &Type| matches!(t, Type::Scalar(_) | Type::Void);
+    scalars(&e.ty)
+        && module
+            .functions
+            .get(f.0 as usize)
+            .is_some_and(|c| c.params.iter().all(|p| scalars(&p.ty)))
+}
+
+/// The value of a call of `f` on `args` as one expression, when `f`'s body is declarations
+/// of locals with their values and then `return` of a value, and its parameters are plain
+/// values: each parameter replaced by its argument, each local by its value. An argument
+/// read twice is computed twice, as split components are (Cranelift merges the repeats).
+fn formula_of_call(module: &Module, f: FunctionId, args: &[Expr]) -> Option<Expr> {
+    let callee = module.functions.get(f.0 as usize)?;
+    if !callee
+        .params
+        .iter()
+        .all(|p| p.class == ParamClass::Constant)
+    {
+        return None;
+    }
+    let mut locals: Vec<Option<Expr>> = vec![None; callee.locals.len()];
+    for st in &callee.body {
+        match &st.kind {
+            StmtKind::Decl {
+                local,
+                init: Some(init),
+            } => {
+                let value = substitute(init, args, &locals)?;
+                *locals.get_mut(local.0 as usize)? = Some(value);
+            }
+            StmtKind::Return(Some(value)) => return substitute(value, args, &locals),
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// `e` with parameters replaced by `args` and locals by their values; `None` where `e`
+/// reads what a formula cannot replace (a gather, `indexof`, a local without a value).
+fn substitute(e: &Expr, args: &[Expr], locals: &[Option<Expr>]) -> Option<Expr> {
+    struct Subst<'a> {
+        args: &'a [Expr],
+        locals: &'a [Option<Expr>],
+        ok: bool,
+    }
+    impl brook_ir::visit::VisitMut for Subst<'_> {
+        fn expr(&mut self, e: &mut Expr) {
+            let by = match &e.kind {
+                ExprKind::Param(p) => self.args.get(*p as usize).cloned(),
+                ExprKind::Local(l) => self.locals.get(l.0 as usize).cloned().flatten(),
+                ExprKind::Gather { .. } | ExprKind::IndexOf(_) => None,
+                _ => return brook_ir::visit::walk_expr(self, e),
+            };
+            match by {
+                Some(x) => *e = x,
+                None => self.ok = false,
+            }
+        }
+    }
+    let mut v = Subst {
+        args,
+        locals,
+        ok: true,
+    };
+    let mut out = e.clone();
+    brook_ir::visit::VisitMut::expr(&mut v, &mut out);
+    v.ok.then_some(out)
 }
 
 /// The first `n` of `xs` (the interpreter's truncation of a wider vector).

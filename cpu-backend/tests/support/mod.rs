@@ -4,8 +4,8 @@
 
 pub use brook_cpu::{CpuArg, CpuError, CpuStream};
 use brook_cpu::{Execution, KernelPlan, KernelRun, ReducePlan, ReduceTarget};
-pub use brook_frontend::ir::*;
-use brook_frontend::Span;
+use brook_ir::Span;
+pub use brook_ir::*;
 
 // ---- types -------------------------------------------------------------------------------
 
@@ -474,11 +474,22 @@ pub fn run_unary(m: &Module, input: &CpuStream, shape: &[usize], out_width: u8) 
     out.data().to_vec()
 }
 
+/// `m` as the runtime hands it to a backend (`Compiled::new`), its composite built-ins
+/// written as their formulas, and where function `id` is after the helpers that places
+/// before it.
+pub fn lowered(m: &Module, id: FunctionId) -> (Module, FunctionId) {
+    let mut m = m.clone();
+    let helpers = brook_ir::lower_composites(&mut m);
+    (m, FunctionId(id.0 + helpers))
+}
+
 /// Runs `kernel` on both engines — native code and the interpreter — and asserts they agree
 /// bit for bit on every output (and on whether the call fails); returns the native code's
 /// result. Every kernel test goes through here, so each one checks both engines, and that
 /// the JIT takes the kernel (no quiet fallback to the interpreter).
 pub fn run_kernel(m: &Module, id: FunctionId, args: &mut [CpuArg]) -> Result<(), CpuError> {
+    let (m, id) = lowered(m, id);
+    let m = &m;
     let mut copies: Vec<Option<CpuStream>> = args
         .iter()
         .map(|a| match a {
@@ -541,6 +552,8 @@ pub fn run_reduce(
     extra: &mut [CpuArg],
     output: ReduceTarget,
 ) -> Result<(), CpuError> {
+    let (m, id) = lowered(m, id);
+    let m = &m;
     let mut extra_copy: Vec<CpuArg> = extra
         .iter()
         .map(|a| match a {

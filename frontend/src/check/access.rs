@@ -6,9 +6,9 @@ use super::scope::{FnCtx, Resolved};
 use super::types::{self, fold_int};
 use super::{matrix_fns, names, Reported, R};
 use crate::ast;
-use crate::diagnostics::Diagnostic;
-use crate::ir::{Expr, ExprKind, ParamClass, Scalar, StructId, Type};
-use crate::span::Span;
+use brook_ir::Diagnostic;
+use brook_ir::Span;
+use brook_ir::{Expr, ExprKind, ParamClass, Scalar, StructId, Type};
 
 /// Parses a swizzle (`xyzw` or `rgba`, not mixed, 1..4 letters) into component indices.
 pub fn parse_swizzle(name: &str) -> Option<Vec<u8>> {

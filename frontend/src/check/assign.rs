@@ -15,9 +15,9 @@ use super::scope::{FnCtx, Resolved};
 use super::types::coerce;
 use super::{Reported, R};
 use crate::ast::{self, BinOp, FnKind, UnOp};
-use crate::diagnostics::Diagnostic;
-use crate::ir::{self, BinaryOp, ExprKind, ParamClass, Place, Scalar, Stmt, StmtKind, Type};
-use crate::span::Span;
+use brook_ir::Diagnostic;
+use brook_ir::Span;
+use brook_ir::{self as ir, BinaryOp, ExprKind, ParamClass, Place, Scalar, Stmt, StmtKind, Type};
 
 fn st(kind: StmtKind, span: Span) -> Stmt {
     Stmt { kind, span }

@@ -23,19 +23,9 @@ use super::items::coerce_or_report;
 use super::scope::FnCtx;
 use super::types::{convert_to, splat, with_scalar};
 use super::{Reported, R};
-use crate::diagnostics::Diagnostic;
-use crate::ir::{Builtin, Expr, ExprKind, Scalar, Type};
-use crate::span::Span;
-
-fn arity(b: Builtin) -> usize {
-    use Builtin::*;
-    match b {
-        Atan2 | Cross | Distance | Dot | Fmod | Ldexp | Max | Min | Mul | Pow | Step | Frexp
-        | Modf => 2,
-        Clamp | Lerp | Smoothstep => 3,
-        _ => 1,
-    }
-}
+use brook_ir::Diagnostic;
+use brook_ir::Span;
+use brook_ir::{Builtin, Expr, ExprKind, Scalar, Type};
 
 fn result(b: Builtin, args: Vec<Expr>, ty: Type, span: Span) -> Expr {
     Expr {
@@ -48,7 +38,7 @@ fn result(b: Builtin, args: Vec<Expr>, ty: Type, span: Span) -> Expr {
 pub fn check(ctx: &mut FnCtx<'_>, b: Builtin, args: Vec<Expr>, span: Span) -> R<Expr> {
     use Builtin::*;
     let name = b.name();
-    let n = arity(b);
+    let n = b.arity();
     if args.len() != n {
         return Err(ctx.error(
             Diagnostic::error(
@@ -259,21 +249,8 @@ fn mul(ctx: &mut FnCtx<'_>, args: Vec<Expr>, span: Span) -> R<Expr> {
         }
     };
     let (x, y) = (fvec(x), fvec(y));
-    let ty = match (&x.ty, &y.ty) {
-        (Type::Matrix { rows, cols }, Type::Vector(Scalar::Float, n)) if n == cols => {
-            Some(Type::Vector(Scalar::Float, *rows))
-        }
-        (Type::Vector(Scalar::Float, n), Type::Matrix { rows, cols }) if n == rows => {
-            Some(Type::Vector(Scalar::Float, *cols))
-        }
-        (Type::Matrix { rows, cols: k }, Type::Matrix { rows: k2, cols }) if k == k2 => {
-            Some(Type::Matrix {
-                rows: *rows,
-                cols: *cols,
-            })
-        }
-        _ => None,
-    };
+    // The catalogue's typing of `mul` (brook_ir::builtin).
+    let ty = Builtin::Mul.result_type(&[x.ty.clone(), y.ty.clone()]);
     match ty {
         Some(ty) => Ok(result(Builtin::Mul, vec![x, y], ty, span)),
         None => {

@@ -15,9 +15,9 @@ use super::place::check_place;
 use super::scope::{FnCtx, Resolved};
 use super::{builtins, names, types, Reported, R};
 use crate::ast;
-use crate::diagnostics::Diagnostic;
-use crate::ir::{Builtin, Expr, ExprKind, FunctionId, FunctionKind, Param, ParamClass};
-use crate::span::Span;
+use brook_ir::Diagnostic;
+use brook_ir::Span;
+use brook_ir::{Builtin, Expr, ExprKind, FunctionId, FunctionKind, Param, ParamClass};
 
 fn plural(n: usize) -> &'static str {
     if n == 1 {

@@ -6,9 +6,9 @@ use super::scope::FnCtx;
 use super::types::{self, coerce, with_scalar};
 use super::{Reported, R};
 use crate::ast;
-use crate::diagnostics::Diagnostic;
-use crate::ir::{Expr, ExprKind, Scalar, Type};
-use crate::span::Span;
+use brook_ir::Diagnostic;
+use brook_ir::Span;
+use brook_ir::{Expr, ExprKind, Scalar, Type};
 
 /// A cast or one-argument conversion `(T)e`.
 pub(super) fn explicit(ctx: &mut FnCtx<'_>, v: Expr, ty: &Type, span: Span) -> R<Expr> {

@@ -8,9 +8,9 @@ use super::scope::FnCtx;
 use super::stmt::{flush, st};
 use super::{Reported, R};
 use crate::ast;
-use crate::diagnostics::Diagnostic;
-use crate::ir::{self, Access, ExprKind, Place, PlaceRoot, Stmt, StmtKind, Type};
-use crate::span::Span;
+use brook_ir::Diagnostic;
+use brook_ir::Span;
+use brook_ir::{self as ir, Access, ExprKind, Place, PlaceRoot, Stmt, StmtKind, Type};
 
 pub(super) fn decl(ctx: &mut FnCtx<'_>, d: &ast::Decl, out: &mut Vec<Stmt>) {
     let Ok(base) = resolve_type(ctx.g, &d.ty) else {

@@ -11,9 +11,9 @@ use super::operators::{binary, logical, ternary, unary};
 use super::scope::{FnCtx, Resolved};
 use super::{Reported, R};
 use crate::ast::{self, BinOp};
-use crate::diagnostics::Diagnostic;
-use crate::ir::{Expr, ExprKind, ParamClass, Scalar, Type};
-use crate::span::Span;
+use brook_ir::Diagnostic;
+use brook_ir::Span;
+use brook_ir::{Expr, ExprKind, ParamClass, Scalar, Type};
 
 pub fn mk(kind: ExprKind, ty: Type, span: Span) -> Expr {
     Expr { kind, ty, span }

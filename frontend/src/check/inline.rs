@@ -18,14 +18,14 @@ use super::expr::{mk, nothing};
 use super::jumps::without_returns;
 use super::scope::FnCtx;
 use super::types::coerce;
-use super::visit::{walk_expr, walk_place, walk_stmt, VisitMut};
 use super::R;
-use crate::diagnostics::Diagnostic;
-use crate::ir::{
+use brook_ir::visit::{walk_expr, walk_place, walk_stmt, VisitMut};
+use brook_ir::Diagnostic;
+use brook_ir::Span;
+use brook_ir::{
     Access, Block, Expr, ExprKind, FunctionId, LocalId, ParamClass, Place, PlaceRoot, Stmt,
     StmtKind, Type,
 };
-use crate::span::Span;
 
 /// The most IR nodes a function body may grow to by inlining (kernels calling kernels that
 /// call kernels multiply): beyond it the program is refused rather than compiled for ever.

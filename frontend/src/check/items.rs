@@ -6,9 +6,9 @@ use super::shadow::shadow_params;
 use super::types::{builtin_type, coerce, fold_int, matrix_name_hint};
 use super::{decl, names, stmt, Globals, Reported, R};
 use crate::ast::{self, FnKind, ParamQual, ParamShape};
-use crate::diagnostics::Diagnostic;
-use crate::ir::{self, FunctionId, ParamClass, Scalar, StructId, Type};
-use crate::span::Span;
+use brook_ir::Diagnostic;
+use brook_ir::Span;
+use brook_ir::{self as ir, FunctionId, ParamClass, Scalar, StructId, Type};
 
 /// The largest array size / vout count accepted.
 const MAX_ARRAY: i64 = 1 << 16;

@@ -8,8 +8,8 @@
 
 use super::expr::mk;
 use super::scope::FnCtx;
-use crate::ir::{Block, Expr, ExprKind, LocalId, Place, PlaceRoot, Stmt, StmtKind, Type};
-use crate::span::Span;
+use brook_ir::Span;
+use brook_ir::{Block, Expr, ExprKind, LocalId, Place, PlaceRoot, Stmt, StmtKind, Type};
 
 /// The jump being turned into a `break` of the new loop.
 #[derive(Clone, Copy)]

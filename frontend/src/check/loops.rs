@@ -13,8 +13,8 @@ use super::expr::mk;
 use super::jumps::{breakable_one_shot, jumps_here};
 use super::scope::FnCtx;
 use super::stmt::st;
-use crate::ir::{Block, Expr, ExprKind, LocalId, Place, PlaceRoot, Stmt, StmtKind, Type, UnaryOp};
-use crate::span::Span;
+use brook_ir::Span;
+use brook_ir::{Block, Expr, ExprKind, LocalId, Place, PlaceRoot, Stmt, StmtKind, Type, UnaryOp};
 
 /// A checked loop: `for`, `while` and `do … while` alike.
 pub struct LoopParts {

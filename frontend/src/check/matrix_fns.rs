@@ -10,9 +10,9 @@ use super::inline::is_plain;
 use super::operators::temp_value;
 use super::scope::FnCtx;
 use super::R;
-use crate::diagnostics::Diagnostic;
-use crate::ir::{BinaryOp, Expr, ExprKind, Scalar, Type};
-use crate::span::Span;
+use brook_ir::Diagnostic;
+use brook_ir::Span;
+use brook_ir::{BinaryOp, Expr, ExprKind, Scalar, Type};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MatrixFn {

@@ -13,8 +13,8 @@
 //! Some C and Cg constructs are lowered here to plainer IR, so back ends never see them:
 //! `inline` puts the body of a kernel called from a kernel into its caller (with `jumps`
 //! for its `return`s), `shadow` turns assigned value parameters and read outputs into
-//! locals, and effects inside expressions become statements ahead of them. `visit` is the
-//! IR walk these rewrites share.
+//! locals, and effects inside expressions become statements ahead of them, with the IR walk of
+//! `brook_ir::visit`.
 //!
 //! Errors are collected, not fatal: a bad expression abandons its statement, a bad function
 //! still lets the following ones be checked, so one run reports several errors.
@@ -38,13 +38,12 @@ mod scope;
 mod shadow;
 mod stmt;
 pub mod types;
-pub mod visit;
 
 use std::collections::HashMap;
 
 use crate::ast;
-use crate::diagnostics::Diagnostic;
-use crate::ir::{self, FunctionId, StructId, Type};
+use brook_ir::Diagnostic;
+use brook_ir::{self as ir, FunctionId, StructId, Type};
 
 /// Marker: the error was already reported as a diagnostic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,9 +12,9 @@ use super::scope::FnCtx;
 use super::types::{self, coerce, is_scalar_or_vector, with_scalar};
 use super::{Reported, R};
 use crate::ast::{self, BinOp, UnOp};
-use crate::diagnostics::Diagnostic;
-use crate::ir::{Expr, ExprKind, Place, PlaceRoot, Scalar, Stmt, StmtKind, Type, UnaryOp};
-use crate::span::Span;
+use brook_ir::Diagnostic;
+use brook_ir::Span;
+use brook_ir::{Expr, ExprKind, Place, PlaceRoot, Scalar, Stmt, StmtKind, Type, UnaryOp};
 
 pub(super) fn unary(ctx: &mut FnCtx<'_>, op: UnOp, a: &ast::Expr, span: Span) -> R<Expr> {
     if matches!(

@@ -9,9 +9,9 @@ use super::matrix_fns::int;
 use super::scope::{FnCtx, Resolved};
 use super::{Reported, R};
 use crate::ast;
-use crate::diagnostics::Diagnostic;
-use crate::ir::{Access, Expr, ExprKind, ParamClass, Place, PlaceRoot, Scalar, Type};
-use crate::span::Span;
+use brook_ir::Diagnostic;
+use brook_ir::Span;
+use brook_ir::{Access, Expr, ExprKind, ParamClass, Place, PlaceRoot, Scalar, Type};
 
 /// Checks `e` as an assignment target. `reads` is set for compound assignments and `++`,
 /// which also read the target.

@@ -5,9 +5,9 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::{names, Globals, Reported, R};
 use crate::ast;
-use crate::diagnostics::Diagnostic;
-use crate::ir::{self, LocalId, Type};
-use crate::span::Span;
+use brook_ir::Diagnostic;
+use brook_ir::Span;
+use brook_ir::{self as ir, LocalId, Type};
 
 /// What a name in an expression refers to.
 pub enum Resolved {

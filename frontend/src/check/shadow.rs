@@ -8,11 +8,11 @@
 //!   value this element wrote; a `vout` parameter read becomes a local, which `push` reads.
 
 use super::scope::FnCtx;
-use super::visit::{walk_expr, walk_place, VisitMut};
-use crate::ir::{
+use brook_ir::visit::{walk_expr, walk_place, VisitMut};
+use brook_ir::Span;
+use brook_ir::{
     Block, Expr, ExprKind, LocalId, ParamClass, Place, PlaceRoot, Stmt, StmtKind, Type,
 };
-use crate::span::Span;
 
 /// Rewrites `body` so the parameters in `ctx.assigned_values` and `ctx.read_outputs` are
 /// locals.

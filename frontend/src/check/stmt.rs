@@ -15,9 +15,9 @@ use super::operators::to_bool;
 use super::scope::FnCtx;
 use super::{Reported, R};
 use crate::ast::{self, FnKind};
-use crate::diagnostics::Diagnostic;
-use crate::ir::{Block, Expr, Stmt, StmtKind, Type};
-use crate::span::Span;
+use brook_ir::Diagnostic;
+use brook_ir::Span;
+use brook_ir::{Block, Expr, Stmt, StmtKind, Type};
 
 pub(super) fn st(kind: StmtKind, span: Span) -> Stmt {
     Stmt { kind, span }

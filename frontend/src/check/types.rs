@@ -10,7 +10,7 @@
 //!
 //! Casts and one-argument constructors convert by the same rules. Each step is explicit in the IR (`Convert`, `Construct`, `Swizzle`).
 
-use crate::ir::{Expr, ExprKind, Scalar, StructDef, Type};
+use brook_ir::{Expr, ExprKind, Scalar, StructDef, Type};
 
 /// The type a built-in type name denotes (`float`, `float1`..`float4`, `int`.., `bool`..,
 /// `float2x2`..`float4x4`); `void` is handled separately.
@@ -206,7 +206,7 @@ fn truncate(e: Expr, m: u8) -> Expr {
 /// Folds an integer constant expression (literals, `+ - * / % << >> & | ^`, negation,
 /// int conversions of such expressions).
 pub fn fold_int(e: &Expr) -> Option<i64> {
-    use crate::ir::{BinaryOp as B, UnaryOp as U};
+    use brook_ir::{BinaryOp as B, UnaryOp as U};
     match &e.kind {
         ExprKind::Int(v) => Some(i64::from(*v)),
         ExprKind::Float(v) if e.ty == Type::INT => Some(*v as i64),

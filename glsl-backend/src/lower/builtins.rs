@@ -1,6 +1,7 @@
-//! Cg built-ins as GLSL.
+//! Cg's primitive built-ins as GLSL. The composite ones (`lerp`, `smoothstep`, `clamp`, …)
+//! never get here: `brook_ir::lower_composites` wrote them as their formulas.
 
-use brook_frontend::ir::{Builtin, Scalar, Type};
+use brook_ir::{unlowered, Builtin, Scalar, Type};
 
 use crate::error::GenError;
 use crate::math::MathFile;
@@ -53,16 +54,11 @@ pub fn lower_builtin(
         Pow => math(MathFile::Pow, "brook_pow", &splat()),
         Ldexp => math(MathFile::Exp, "brook_ldexp", &splat()),
         Abs | Ceil | Cross | Floor | Sign | Sqrt | IsNan | IsInf => call(builtin.name(), args),
-        // The constant the CPU backend multiplies by, so both round alike.
-        Degrees => format!("({} * 57.2957802)", args[0]),
-        Radians => format!("({} * 0.0174532924)", args[0]),
-        Clamp | Max | Min | Step => call(builtin.name(), &splat()),
-        Frac => call("fract", args),
-        Lerp | Smoothstep | Normalize | Dot | Length | Distance => {
-            prelude.require(Helper::Formulas);
-            call(&format!("brook_{}", builtin.name()), &splat())
+        Max | Min => call(builtin.name(), &splat()),
+        Dot => {
+            prelude.require(Helper::Dot);
+            call("brook_dot", args)
         }
-        Rsqrt => format!("(1.0 / sqrt({}))", args[0]),
         Saturate => {
             prelude.require(Helper::Saturate);
             call("brook_saturate", args)
@@ -95,6 +91,8 @@ pub fn lower_builtin(
             prelude.require(Helper::Pack4ubyte);
             call("brook_unpack_4ubyte", args)
         }
+        Clamp | Degrees | Distance | Frac | Length | Lerp | Normalize | Radians | Rsqrt
+        | Smoothstep | Step => return Err(GenError::Unsupported(unlowered(builtin))),
     })
 }
 

@@ -1,8 +1,6 @@
 //! Brook expressions as GLSL expressions.
 
-use brook_frontend::ir::{
-    Access, BinaryOp, Expr, ExprKind, Place, PlaceRoot, Scalar, Type, UnaryOp,
-};
+use brook_ir::{Access, BinaryOp, Expr, ExprKind, Place, PlaceRoot, Scalar, Type, UnaryOp};
 
 use super::builtins::lower_builtin;
 use super::{gather_function, index_global, FunctionLowering};

@@ -12,7 +12,7 @@ mod builtins;
 mod expr;
 mod stmt;
 
-use brook_frontend::ir::{Function, FunctionKind, Module, ParamClass};
+use brook_ir::{Function, FunctionKind, Module, ParamClass};
 
 use crate::error::GenError;
 use crate::integral::Integral;

@@ -1,6 +1,6 @@
 //! Brook statements as GLSL statements, each preceded by the Brook line it came from.
 
-use brook_frontend::ir::{BinaryOp, Block, Stmt, StmtKind};
+use brook_ir::{BinaryOp, Block, Stmt, StmtKind};
 
 use super::expr::binary_text;
 use super::FunctionLowering;

@@ -4,11 +4,10 @@ use brook_glsl::{generate_kernel, Access, OutputRegion, Profile, Target, Variant
 
 /// The fragment shader of kernel `k` of `src` in the variant whose parameters are reached as
 /// `params`, writing a direct layout on desktop GL 3.3.
-pub fn fragment(
-    src: &str,
-    params: impl FnOnce(&brook_frontend::ir::Function) -> Vec<Access>,
-) -> String {
-    let module = brook_frontend::compile(src, "k.br").unwrap();
+pub fn fragment(src: &str, params: impl FnOnce(&brook_ir::Function) -> Vec<Access>) -> String {
+    let mut module = brook_frontend::compile(src, "k.br").unwrap();
+    // As the runtime hands it to a backend: composite built-ins written as formulas.
+    brook_ir::lower_composites(&mut module);
     let (id, f) = module.function("k").unwrap();
     let target = Target {
         profile: Profile::Gl33Core,

@@ -3,7 +3,7 @@
 
 use brook_core::call::CallName;
 use brook_core::{BrookError, CallTrace, KernelCall, MaskUse, PassTrace, TraceEntry, VoutTrace};
-use brook_frontend::ir::{Function, ParamClass};
+use brook_ir::{Function, ParamClass};
 
 use super::storage::textures_mut;
 use super::{gl_program, GlBackend};

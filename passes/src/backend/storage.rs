@@ -5,7 +5,7 @@ use std::cell::{Ref, RefCell, RefMut};
 use std::fmt::Display;
 
 use brook_core::{BackendArg, BrookError, Domain, IterSpec, StreamArg};
-use brook_frontend::ir::{Function, ParamClass};
+use brook_ir::{Function, ParamClass};
 use brook_texture_streams::Stream as GlStream;
 
 use crate::args::{KernelArg, StreamArg as GlArg};

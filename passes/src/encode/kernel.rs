@@ -9,8 +9,8 @@ use std::rc::Rc;
 
 use brook_core::loops::{cut_loop_message, iteration_bound_given};
 use brook_core::{ScratchTrace, SourceText};
-use brook_frontend::ir::{Function, FunctionId, Module, ParamClass};
 use brook_glsl::{candidate_of, stream_members, MemberRef, OutputRegion, Target};
+use brook_ir::{Function, FunctionId, Module, ParamClass};
 use brook_texture_streams::{ElementFormat, Stream, TexelRect};
 
 use crate::args::{variant_for, KernelArg, StreamArg};

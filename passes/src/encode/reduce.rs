@@ -9,8 +9,8 @@
 use std::rc::Rc;
 
 use brook_core::{ReducePass, ReducePlan, UniformData};
-use brook_frontend::ir::{Function, FunctionId, ParamClass};
 use brook_glsl::{Access, OutputRegion, Placement, ReduceStep, Resize, UniformValue, Variant};
+use brook_ir::{Function, FunctionId, ParamClass};
 use brook_texture_streams::Stream;
 
 use crate::args::{placement, KernelArg, StreamArg};
@@ -130,7 +130,7 @@ impl Reduction {
     pub fn encode<'s>(
         &'s self,
         enc: &Encoder,
-        module: &'s brook_frontend::ir::Module,
+        module: &'s brook_ir::Module,
         func: &'s Function,
         plan: &'s ReducePlan,
         ends: Ends<'s>,
@@ -218,7 +218,7 @@ struct Draw<'s, 'a> {
 /// The draws of one planned pass into `dst` (one per group of output members).
 fn encode_pass<'s>(
     enc: &Encoder,
-    module: &brook_frontend::ir::Module,
+    module: &brook_ir::Module,
     func: &Function,
     draw: Draw<'s, '_>,
     label: String,

@@ -10,8 +10,8 @@
 use std::rc::Rc;
 
 use brook_core::{scan_levels, UniformData};
-use brook_frontend::ir::{Function, Module, ParamClass};
 use brook_glsl::{stream_members, UniformValue};
+use brook_ir::{Function, Module, ParamClass};
 use brook_texture_streams::{ElementFormat, MemberFormat, Stream, TexelRect, Texture};
 
 use crate::args::{KernelArg, StreamArg};

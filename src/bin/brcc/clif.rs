@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use brook::frontend::ir::{FunctionId, FunctionKind};
+use brook::ir::{FunctionId, FunctionKind};
 use brook_build::Program;
 
 pub fn describe(program: &Program) -> String {

@@ -5,10 +5,10 @@
 
 use std::fmt::Write;
 
-use brook::frontend::ir::{FunctionId, FunctionKind, ParamClass};
 use brook::glsl::{
     generate_kernel, Access, Axis, OutputRegion, Profile, Resize, SourceText, Target, Variant,
 };
+use brook::ir::{FunctionId, FunctionKind, ParamClass};
 use brook_build::Program;
 
 const TARGET: Target = Target {

@@ -1,6 +1,6 @@
 //! Running one case on one runtime and comparing with its expected values.
 
-use brook::frontend::ir::{Module, Type};
+use brook::ir::{Module, Type};
 use brook::{
     Arg, BrookError, ElementFormat, IterSpec, MemberFormat, Program, Runtime, ScatterOp, Stream,
 };
@@ -114,12 +114,29 @@ pub struct Observed {
     pub streams: Vec<(String, usize, Result<Vec<f32>, String>)>,
 }
 
-/// Runs `case` on `rt`; the messages say what differed.
-pub fn run(rt: &Runtime, case: &Case) -> Result<(), Vec<String>> {
-    match execute(rt, case)? {
-        Some(observed) => check(case, &observed),
-        None => Ok(()),
-    }
+/// One line per output of `case` with the bits of every value, or the error: what
+/// `BROOK_CONFORMANCE_DUMP` compares between two runs.
+pub fn describe_bits(case: &Case, observed: &Result<Option<Observed>, Vec<String>>) -> String {
+    let body = match observed {
+        Ok(None) => "the expected error\n".to_string(),
+        Err(problems) => format!("error: {}\n", problems.join("; ")),
+        Ok(Some(o)) => {
+            let mut s = format!("pushed {:?}\n", o.pushed);
+            for (name, _, values) in &o.streams {
+                let values = match values {
+                    Ok(v) => v
+                        .iter()
+                        .map(|x| format!("{:08x}", x.to_bits()))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    Err(e) => e.clone(),
+                };
+                s.push_str(&format!("  {name}: {values}\n"));
+            }
+            s
+        }
+    };
+    format!("{}: {body}", case.name)
 }
 
 /// Runs `case`'s call on `rt`: `None` when it failed with the error the case expects.
@@ -198,7 +215,7 @@ pub fn execute(rt: &Runtime, case: &Case) -> Result<Option<Observed>, Vec<String
 }
 
 /// Compares what a call left with the case's expectations.
-fn check(case: &Case, observed: &Observed) -> Result<(), Vec<String>> {
+pub fn check(case: &Case, observed: &Observed) -> Result<(), Vec<String>> {
     let pushed = &observed.pushed;
     let mut problems = Vec::new();
     for e in &case.expects {

@@ -4,7 +4,7 @@
 
 use std::rc::Rc;
 
-use brook_frontend::ir::FunctionId;
+use brook_ir::FunctionId;
 use brook_wgpu::{KernelArg, Source, WgpuBackend, WgpuProgram, WgpuStream};
 
 /// The Brook side: one kernel step moves every particle and bounces it off the walls.
@@ -48,7 +48,11 @@ impl Scene {
         count: usize,
     ) -> Scene {
         let brook = WgpuBackend::with_device(device.clone(), queue.clone(), adapter);
-        let module = brook_frontend::compile(KERNELS, "particles.br").expect("the kernels compile");
+        let mut module =
+            brook_frontend::compile(KERNELS, "particles.br").expect("the kernels compile");
+        // What the runtime does before any backend: composite built-ins (`clamp`) written as
+        // their formulas.
+        brook_ir::lower_composites(&mut module);
         let program = brook.prepare(Rc::new(module), Some(Source::new("particles.br", KERNELS)));
         let step = program.module().function("step").expect("a step kernel").0;
         let positions = brook.create_stream(&[2], &[count]).expect("a stream");

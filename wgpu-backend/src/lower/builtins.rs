@@ -1,15 +1,16 @@
-//! Cg's built-in functions with the CPU backend's formulas (`cpu-backend/src/exec/builtin.rs`).
+//! Cg's primitive built-ins with the CPU backend's formulas (`cpu-backend/src/exec/builtin.rs`);
+//! the composite ones (`lerp`, `smoothstep`, `clamp`, `length`, …) never get here, written as
+//! their formulas by `brook_ir::lower_composites`.
 //!
 //! Where naga has a function with the same meaning on every input it is used (`floor`,
 //! `sqrt`, `abs`, …); where the meaning differs at an edge, the CPU's formula is written out:
 //! `min`/`max` are IEEE's minNum/maxNum (a NaN argument gives the other), `round` halves away
-//! from zero, `sign(NaN)` is 0, `rsqrt` is `1/sqrt`, `lerp` is `a + t*(b - a)`, `frac` is
-//! `x - floor(x)`, `isnan`/`isinf`/`isfinite` test the bits, `frexp` takes the exponent from
+//! from zero, `sign(NaN)` is 0, `isnan`/`isinf`/`isfinite` test the bits, `frexp` takes the exponent from
 //! the bits. The transcendentals and `ldexp` call GL's math library (`math.rs`), so they meet
-//! the accuracy contract (`brook_frontend::accuracy`) as on GL.
+//! the accuracy contract (`brook_ir::accuracy`) as on GL.
 
-use brook_frontend::ir::{Builtin, Expr, ExprKind, Scalar as BScalar, Type as BType};
-use brook_frontend::Span;
+use brook_ir::Span;
+use brook_ir::{unlowered, Builtin, Expr, ExprKind, Scalar as BScalar, Type as BType};
 use naga::{Expression, Handle, MathFunction as M, ScalarKind};
 
 use super::builder::FnBuilder;
@@ -34,7 +35,7 @@ impl FnLower<'_, '_> {
         for a in args {
             vals.push(self.expr(a)?);
         }
-        if all_ints && matches!(f, Abs | Sign | Max | Min | Clamp) {
+        if all_ints && matches!(f, Abs | Sign | Max | Min) {
             let n = args.iter().filter_map(|a| a.ty.width()).max().unwrap_or(1);
             let v: Vec<H> = args
                 .iter()
@@ -57,11 +58,7 @@ impl FnLower<'_, '_> {
                     b.select(pos, one, s)
                 }
                 Max => b.max(v[0], v[1]),
-                Min => b.min(v[0], v[1]),
-                _ => {
-                    let lo = b.max(v[0], v[1]);
-                    b.min(lo, v[2])
-                }
+                _ => b.min(v[0], v[1]),
             };
             let rt = BType::vector(BScalar::Int, n);
             return Ok(coerce(&mut self.b, brook, r, &rt, ty));
@@ -87,18 +84,7 @@ impl FnLower<'_, '_> {
         for (a, &v) in args.iter().zip(&vals) {
             fv.push(float_of(&mut self.b, v, &a.ty));
         }
-        let componentwise = !matches!(
-            f,
-            Dot | Length
-                | Distance
-                | Normalize
-                | Cross
-                | Mul
-                | Any
-                | All
-                | Pack4ubyte
-                | Unpack4ubyte
-        );
+        let componentwise = !matches!(f, Dot | Cross | Mul | Any | All | Pack4ubyte | Unpack4ubyte);
         if componentwise {
             for (a, v) in args.iter().zip(fv.iter_mut()) {
                 if a.ty.width() == Some(1) {
@@ -133,25 +119,6 @@ impl FnLower<'_, '_> {
                 (r, BType::BOOL)
             }
             Dot => (dot(b, fv[0], fv[1], n), BType::FLOAT),
-            Length => {
-                let d = dot(b, fv[0], fv[0], n);
-                (b.math(M::Sqrt, &[d]), BType::FLOAT)
-            }
-            Distance => {
-                let (x, y) = (
-                    splat_to(b, fv[0], &args[0].ty, n),
-                    splat_to(b, fv[1], &args[1].ty, n),
-                );
-                let diff = b.sub(x, y);
-                let d = dot(b, diff, diff, n);
-                (b.math(M::Sqrt, &[d]), BType::FLOAT)
-            }
-            Normalize => {
-                let d = dot(b, fv[0], fv[0], n);
-                let len = b.math(M::Sqrt, &[d]);
-                let len = b.splat(len, n);
-                (b.div(fv[0], len), BType::vector(BScalar::Float, n))
-            }
             Cross => {
                 let c = |b: &mut FnBuilder, v: H, k: u32| b.index(v, k);
                 let (a0, a1, a2) = (c(b, fv[0], 0), c(b, fv[0], 1), c(b, fv[0], 2));
@@ -184,15 +151,25 @@ impl FnLower<'_, '_> {
                     BType::vector(BScalar::Float, 4),
                 )
             }
-            _ => {
+            IsNan | IsInf | IsFinite => {
+                let (magnitude, inf) = magnitude_bits(b, fv[0], n);
+                let r = match f {
+                    IsNan => b.gt(magnitude, inf),
+                    IsInf => b.eq(magnitude, inf),
+                    _ => b.lt(magnitude, inf),
+                };
+                (r, BType::vector(BScalar::Bool, n))
+            }
+            Abs | Acos | Asin | Atan | Atan2 | Ceil | Cos | Cosh | Exp | Exp2 | Floor | Fmod
+            | Ldexp | Log | Log2 | Log10 | Max | Min | Pow | Round | Saturate | Sign | Sin
+            | Sinh | Sqrt | Tan | Tanh => {
                 let r = float_builtin(b, f, &fv, n)
                     .ok_or_else(|| error(format!("{}() is not supported here", f.name()), span))?;
-                let rt = match f {
-                    IsNan | IsInf | IsFinite => BType::vector(BScalar::Bool, n),
-                    _ => BType::vector(BScalar::Float, n),
-                };
-                (r, rt)
+                (r, BType::vector(BScalar::Float, n))
             }
+            Frexp | Modf => return self.out_builtin(f, args, ty, span),
+            Clamp | Degrees | Distance | Frac | Length | Lerp | Normalize | Radians | Rsqrt
+            | Smoothstep | Step => return Err(error(unlowered(f), span)),
         };
         Ok(coerce(&mut self.b, brook, r, &rt, ty))
     }
@@ -244,10 +221,6 @@ fn widen(b: &mut FnBuilder, v: H, t: &BType, n: u8) -> H {
     } else {
         v
     }
-}
-
-fn splat_to(b: &mut FnBuilder, v: H, t: &BType, n: u8) -> H {
-    widen(b, v, t, n)
 }
 
 /// `x.0*y.0 + x.1*y.1 + …`, left to right like the CPU's loop.
@@ -328,7 +301,8 @@ fn constant(b: &mut FnBuilder, v: f32, n: u8) -> H {
     b.splat(c, n)
 }
 
-/// The component-wise float built-ins, on float arguments already splatted to one width.
+/// The component-wise float built-ins, on float arguments already splatted to one width;
+/// `None` for the others, which [`FnLower::builtin`] lowers itself.
 fn float_builtin(b: &mut FnBuilder, f: Builtin, a: &[H], n: u8) -> Option<H> {
     use Builtin::*;
     Some(match f {
@@ -340,23 +314,9 @@ fn float_builtin(b: &mut FnBuilder, f: Builtin, a: &[H], n: u8) -> Option<H> {
         Ceil => b.math(M::Ceil, &[a[0]]),
         Cos => library(b, "brook_cos", a, n),
         Cosh => library(b, "brook_cosh", a, n),
-        // 180/pi and pi/180 rounded once to float, as on the CPU (`180.0 / PI` in float is
-        // an ulp off).
-        Degrees => {
-            let k = constant(b, (180.0 / std::f64::consts::PI) as f32, n);
-            b.mul(a[0], k)
-        }
-        Radians => {
-            let k = constant(b, (std::f64::consts::PI / 180.0) as f32, n);
-            b.mul(a[0], k)
-        }
         Exp => library(b, "brook_exp", a, n),
         Exp2 => library(b, "brook_exp2", a, n),
         Floor => b.math(M::Floor, &[a[0]]),
-        Frac => {
-            let fl = b.math(M::Floor, &[a[0]]);
-            b.sub(a[0], fl)
-        }
         Log => library(b, "brook_log", a, n),
         Log2 => library(b, "brook_log2", a, n),
         Log10 => library(b, "brook_log10", a, n),
@@ -370,11 +330,6 @@ fn float_builtin(b: &mut FnBuilder, f: Builtin, a: &[H], n: u8) -> Option<H> {
             let s = sign(b, a[0], n);
             let bumped = b.add_(t, s);
             b.select(up, bumped, t)
-        }
-        Rsqrt => {
-            let s = b.math(M::Sqrt, &[a[0]]);
-            let one = constant(b, 1.0, n);
-            b.div(one, s)
         }
         Saturate => {
             let zero = constant(b, 0.0, n);
@@ -392,46 +347,10 @@ fn float_builtin(b: &mut FnBuilder, f: Builtin, a: &[H], n: u8) -> Option<H> {
         Max => fmax(b, a[0], a[1], n),
         Min => fmin(b, a[0], a[1], n),
         Pow => library(b, "brook_pow", a, n),
-        Step => {
-            let one = constant(b, 1.0, n);
-            let zero = constant(b, 0.0, n);
-            let c = b.ge(a[1], a[0]);
-            b.select(c, one, zero)
-        }
         Ldexp => library(b, "brook_ldexp", a, n),
-        Clamp => {
-            let lo = fmax(b, a[0], a[1], n);
-            fmin(b, lo, a[2], n)
-        }
-        Lerp => {
-            let d = b.sub(a[1], a[0]);
-            let t = b.mul(a[2], d);
-            b.add_(a[0], t)
-        }
-        Smoothstep => {
-            let num = b.sub(a[2], a[0]);
-            let den = b.sub(a[1], a[0]);
-            let q = b.div(num, den);
-            let zero = constant(b, 0.0, n);
-            let one = constant(b, 1.0, n);
-            let lo = fmax(b, q, zero, n);
-            let t = fmin(b, lo, one, n);
-            let two = constant(b, 2.0, n);
-            let three = constant(b, 3.0, n);
-            let tt = b.mul(t, t);
-            let twice = b.mul(two, t);
-            let k = b.sub(three, twice);
-            b.mul(tt, k)
-        }
-        IsNan | IsInf | IsFinite => {
-            let (magnitude, inf) = magnitude_bits(b, a[0], n);
-            match f {
-                IsNan => b.gt(magnitude, inf),
-                IsInf => b.eq(magnitude, inf),
-                _ => b.lt(magnitude, inf),
-            }
-        }
-        _ => return None,
+        All | Any | Clamp | Cross | Degrees | Distance | Dot | Frac | Frexp | IsFinite | IsInf
+        | IsNan | Length | Lerp | Modf | Mul | Normalize | Pack4ubyte | Radians | Rsqrt
+        | Smoothstep | Step | Unpack4ubyte => return None,
     })
 }
 

@@ -1,6 +1,6 @@
 //! Brook expressions as naga expressions.
 
-use brook_frontend::ir::{BinaryOp, Expr, ExprKind, ParamClass, Scalar as BScalar, Type as BType};
+use brook_ir::{BinaryOp, Expr, ExprKind, ParamClass, Scalar as BScalar, Type as BType};
 use naga::{Expression, Handle};
 
 use super::address::{gather_component_i, gather_round_clamp, linearize};
@@ -364,7 +364,7 @@ impl FnLower<'_, '_> {
     /// to a variable argument afterwards (the CPU's copy-in, copy-out).
     fn call(
         &mut self,
-        f: brook_frontend::ir::FunctionId,
+        f: brook_ir::FunctionId,
         args: &[Expr],
         e: &Expr,
     ) -> Lowered<Handle<Expression>> {

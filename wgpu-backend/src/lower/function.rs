@@ -16,7 +16,7 @@
 
 use std::collections::HashMap;
 
-use brook_frontend::ir::{self, FunctionId, ParamClass};
+use brook_ir::{self as ir, FunctionId, ParamClass};
 use naga::{Expression, Function, GlobalVariable, Handle, Type};
 
 use super::builder::FnBuilder;

@@ -1,9 +1,9 @@
 //! Cg's transcendental built-ins (`exp`, `log`, `sin`, `atan2`, `pow`, …) as GL computes them:
-//! GL's math library (`brook_glsl::scalar_library`, the `math/*.glsl` files), parsed once with
+//! GL's math library (`brook_math::scalar_library`, the `math/glsl/*.glsl` files), parsed once with
 //! naga's GLSL front end into a naga module that every shader module starts from
 //! (`ShaderModule::new`), so a kernel calls `brook_exp` by handle and both backends run the
 //! same range reductions, polynomials and special-value rules. naga's own `exp`, `sin`, … are
-//! the driver's, and lavapipe's miss the accuracy contract (`brook_frontend::accuracy`): `exp`
+//! the driver's, and lavapipe's miss the accuracy contract (`brook_ir::accuracy`): `exp`
 //! by up to 60 ulp near 88, `sin(1e20)` is 1, `atan(-0)` is +0, `pow(0, -1)` is 0.
 //!
 //! Functions a shader does not call are dropped when its module is finished
@@ -22,7 +22,7 @@ pub fn library() -> &'static naga::Module {
         // around the functions, which it keeps though nothing calls them.
         let text = format!(
             "#version 450\nlayout(local_size_x = 1) in;\n{}\nvoid main() {{}}\n",
-            brook_glsl::scalar_library()
+            brook_math::scalar_library()
         );
         let options = naga::front::glsl::Options::from(naga::ShaderStage::Compute);
         let mut module = naga::front::glsl::Frontend::default()

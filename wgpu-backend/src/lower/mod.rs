@@ -37,7 +37,7 @@ pub mod values;
 pub use builder::FnBuilder;
 pub use module::ShaderModule;
 
-use brook_frontend::Span as BrookSpan;
+use brook_ir::Span as BrookSpan;
 
 /// A construct the back end cannot lower, at a Brook source range.
 #[derive(Debug, Clone, PartialEq)]

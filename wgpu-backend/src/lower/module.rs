@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use brook_core::walk::{can_discard, expr, for_each_expr};
-use brook_frontend::ir::{self, ExprKind, FunctionId, ParamClass, StmtKind};
+use brook_ir::{self as ir, ExprKind, FunctionId, ParamClass, StmtKind};
 use naga::{
     AddressSpace, Expression, Function, GlobalVariable, Handle, ResourceBinding, Span, Type,
 };
@@ -339,7 +339,7 @@ pub fn has_effects(e: &ir::Expr) -> bool {
 }
 
 /// An error at a Brook span.
-pub fn error(message: impl Into<String>, span: brook_frontend::Span) -> LowerError {
+pub fn error(message: impl Into<String>, span: brook_ir::Span) -> LowerError {
     LowerError {
         message: message.into(),
         span,

@@ -8,7 +8,7 @@
 //! - Conversions follow C: float → int truncates, anything → bool is `!= 0`; a scalar splats
 //!   to a vector, a wider vector keeps its first components.
 
-use brook_frontend::ir::{BinaryOp, Scalar as BScalar, Type as BType, UnaryOp};
+use brook_ir::{BinaryOp, Scalar as BScalar, Type as BType, UnaryOp};
 use naga::{BinaryOperator as Op, Expression, Handle, MathFunction, UnaryOperator};
 
 use super::builder::FnBuilder;
@@ -21,7 +21,7 @@ pub type Typed<'t> = (Handle<Expression>, &'t BType);
 /// `a op b` with Cg semantics; `ty` is the result type.
 pub fn binary(
     b: &mut FnBuilder,
-    brook: &brook_frontend::ir::Module,
+    brook: &brook_ir::Module,
     op: BinaryOp,
     (x, xt): Typed,
     (y, yt): Typed,
@@ -211,7 +211,7 @@ pub fn unary(
 /// Converts `x` of type `from` to `to` (C rules; see the module documentation).
 pub fn coerce(
     b: &mut FnBuilder,
-    brook: &brook_frontend::ir::Module,
+    brook: &brook_ir::Module,
     x: Handle<Expression>,
     from: &BType,
     to: &BType,

@@ -4,9 +4,7 @@
 //! indices clamp). A swizzle is a write mask: from the first swizzle on, the place is a list
 //! of components of one vector, and the value is stored component by component.
 
-use brook_frontend::ir::{
-    Access, BinaryOp, Expr, Place, PlaceRoot, Scalar as BScalar, Type as BType,
-};
+use brook_ir::{Access, BinaryOp, Expr, Place, PlaceRoot, Scalar as BScalar, Type as BType};
 use naga::{Expression, Handle};
 
 use super::expr::indexed_len;
@@ -59,7 +57,7 @@ impl FnLower<'_, '_> {
                     *m = sel.iter().map(|&k| m[k as usize]).collect();
                 }
                 (Access::Index(i), Some(m)) => match i.kind {
-                    brook_frontend::ir::ExprKind::Int(k) => {
+                    brook_ir::ExprKind::Int(k) => {
                         let k = (k.max(0) as usize).min(m.len() - 1);
                         *m = vec![m[k]];
                     }

@@ -34,7 +34,7 @@
 //! mask), which its compiler can neither fold nor compute ahead of them; it is never reset, so
 //! a cut in a later run of the loop finds the count of the run before.
 
-use brook_frontend::ir::{Block, Expr, ParamClass, Stmt, StmtKind, Type as BType};
+use brook_ir::{Block, Expr, ParamClass, Stmt, StmtKind, Type as BType};
 use naga::Statement;
 
 use super::function::{FnLower, VoutSlot};
@@ -137,7 +137,7 @@ impl FnLower<'_, '_> {
         step: &Block,
         body: &Block,
         test_first: bool,
-        span: brook_frontend::Span,
+        span: brook_ir::Span,
     ) -> Lowered<()> {
         self.block(init)?;
         let first = if test_first {

@@ -6,7 +6,7 @@
 //!   `mul` swaps its operands (see `builtins.rs`), as the GLSL back end does.
 //! - Structs become naga structs laid out by naga's rules; local arrays fixed-size arrays.
 
-use brook_frontend::ir::{self, Scalar as BScalar, Type as BType};
+use brook_ir::{self as ir, Scalar as BScalar, Type as BType};
 use naga::{Handle, Scalar, StructMember, Type, TypeInner};
 
 use super::builder::{vector_size, Types};

@@ -8,7 +8,7 @@
 //! to the kind it needs (C rules, as the CPU backend's `Value::convert_to`); [`Elements`]
 //! loads and stores stream elements with them.
 
-use brook_frontend::ir::{self, Scalar as BScalar, Type as BType};
+use brook_ir::{self as ir, Scalar as BScalar, Type as BType};
 use naga::{Expression, Handle, ScalarKind};
 
 use super::builder::FnBuilder;

@@ -3,7 +3,7 @@
 
 use brook_core::loops::{cut_loop_message, iteration_bound_given};
 use brook_core::SourceText;
-use brook_frontend::ir::{FunctionKind, ParamClass, Scalar, Type};
+use brook_ir::{FunctionKind, ParamClass, Scalar, Type};
 
 use super::vout::{pack_vouts, VoutScratch};
 use super::{call_shape_of, check_fpe, KernelArg};
@@ -46,7 +46,7 @@ impl WgpuBackend {
     fn prepare_call(
         &self,
         program: &WgpuProgram,
-        kernel: brook_frontend::ir::FunctionId,
+        kernel: brook_ir::FunctionId,
         args: &[KernelArg],
     ) -> Result<Option<Prepared>> {
         let module = &program.module;
@@ -252,7 +252,7 @@ impl WgpuBackend {
     pub fn wgsl(
         &self,
         program: &WgpuProgram,
-        kernel: brook_frontend::ir::FunctionId,
+        kernel: brook_ir::FunctionId,
         args: &[KernelArg],
     ) -> Result<String> {
         Ok(self
@@ -264,7 +264,7 @@ impl WgpuBackend {
     pub(crate) fn kernel_call(
         &self,
         program: &WgpuProgram,
-        kernel: brook_frontend::ir::FunctionId,
+        kernel: brook_ir::FunctionId,
         args: &[KernelArg],
     ) -> Result<Vec<usize>> {
         let Some(Prepared {
@@ -474,11 +474,7 @@ impl WgpuBackend {
 
 /// Whether input `a` is a whole stream that an output of the call also writes whole, with
 /// the call's shape: element `i` then reads exactly what element `i` writes.
-fn reads_what_it_writes(
-    func: &brook_frontend::ir::Function,
-    args: &[KernelArg],
-    a: &KernelArg,
-) -> bool {
+fn reads_what_it_writes(func: &brook_ir::Function, args: &[KernelArg], a: &KernelArg) -> bool {
     let KernelArg::Stream(s) = a else {
         return false;
     };

@@ -6,7 +6,7 @@
 //! A write query is an atomic counter every invocation that stores its outputs increments
 //! (neither discarded nor masked off); ending the query reads it back.
 
-use brook_frontend::ir::{Function, ParamClass};
+use brook_ir::{Function, ParamClass};
 
 use super::KernelArg;
 use crate::backend::WgpuBackend;

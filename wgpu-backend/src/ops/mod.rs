@@ -13,7 +13,7 @@ pub mod scatter;
 pub(crate) mod vout;
 
 use brook_core::loops::{unbounded_loops_message, within_cap};
-use brook_frontend::ir::{FunctionId, Module, Param};
+use brook_ir::{FunctionId, Module, Param};
 
 use crate::error::WgpuError;
 use crate::gpu::Gpu;

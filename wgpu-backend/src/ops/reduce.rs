@@ -1,6 +1,6 @@
 //! Reductions to a value or to a stream (the tree: `shaders/reduce.rs`).
 
-use brook_frontend::ir::{FunctionId, FunctionKind, ParamClass};
+use brook_ir::{FunctionId, FunctionKind, ParamClass};
 
 use super::kernel::extent_slot;
 use super::{check_fpe, KernelArg};

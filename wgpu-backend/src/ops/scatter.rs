@@ -3,7 +3,7 @@
 
 use brook_core::index::gather_component_f;
 use brook_core::{Operand, Rounds};
-use brook_frontend::ir::{FunctionId, FunctionKind, ParamClass, Scalar, Type};
+use brook_ir::{FunctionId, FunctionKind, ParamClass, Scalar, Type};
 
 use super::kernel::extent_slot;
 use crate::backend::WgpuBackend;

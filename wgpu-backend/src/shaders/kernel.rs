@@ -18,7 +18,7 @@
 //! iterator ranks, whether the write mask and query apply. Extents, bounds and constants are
 //! per-call data in the `info` uniform, so one pipeline serves every shape.
 
-use brook_frontend::ir::{self, FunctionId, ParamClass};
+use brook_ir::{self as ir, FunctionId, ParamClass};
 use naga::{AddressSpace, Expression, Handle};
 
 use super::{add_entry, declare_info, entry_ids, Elem, InfoPlan, Resource, WORKGROUP};

@@ -20,7 +20,7 @@
 //! Combining `left` and `right` is `r = left; f(right, &r)` (the reduce function's `reduce`
 //! parameter is the accumulator); a `discard` in it keeps `left`, as on the CPU.
 
-use brook_frontend::ir::{self, FunctionId, ParamClass};
+use brook_ir::{self as ir, FunctionId, ParamClass};
 use naga::{AddressSpace, Expression, Handle};
 
 use super::kernel::{ArgPlan, ArgShape};

@@ -23,7 +23,7 @@ fn resource(name: &str, writable: bool) -> Resource {
 
 /// `data[i]` becomes the sum of `data[j]` for `j < i` within its block of [`SCAN_BLOCK`];
 /// `sums[block]` the block's total. Info slot 0: `[n, row, 0, 0]`.
-pub fn scan_blocks(empty: &brook_frontend::ir::Module) -> (naga::Module, Vec<Resource>) {
+pub fn scan_blocks(empty: &brook_ir::Module) -> (naga::Module, Vec<Resource>) {
     let resources = vec![resource("data", true), resource("block sums", true)];
     let mut sm = ShaderModule::new(empty);
     let info = declare_info(&mut sm, 1);
@@ -88,7 +88,7 @@ pub fn scan_blocks(empty: &brook_frontend::ir::Module) -> (naga::Module, Vec<Res
 }
 
 /// `data[i] += sums[i / SCAN_BLOCK]` for `i < n`. Info slot 0: `[n, row, 0, 0]`.
-pub fn add_block_sums(empty: &brook_frontend::ir::Module) -> (naga::Module, Vec<Resource>) {
+pub fn add_block_sums(empty: &brook_ir::Module) -> (naga::Module, Vec<Resource>) {
     let resources = vec![resource("data", true), resource("block sums", false)];
     let mut sm = ShaderModule::new(empty);
     let info = declare_info(&mut sm, 1);
@@ -116,7 +116,7 @@ pub fn add_block_sums(empty: &brook_frontend::ir::Module) -> (naga::Module, Vec<
 /// Copies each element's pushed candidates to its offset in the vout stream: invocation
 /// `i` handles candidate `i % max` of element `i / max`. Info slot 0: `[elements * max,
 /// row, max, floats per element]`.
-pub fn compact(empty: &brook_frontend::ir::Module) -> (naga::Module, Vec<Resource>) {
+pub fn compact(empty: &brook_ir::Module) -> (naga::Module, Vec<Resource>) {
     let resources = vec![
         resource("counts", false),
         resource("offsets", false),

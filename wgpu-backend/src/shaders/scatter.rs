@@ -19,7 +19,7 @@
 //!   element aimed at each target, so each target is combined in index order by one
 //!   invocation per round, reading and writing it in place.
 
-use brook_frontend::ir::{self, FunctionId, Scalar as BScalar};
+use brook_ir::{self as ir, FunctionId, Scalar as BScalar};
 use naga::{AtomicFunction, Expression, Handle, ScalarKind, Statement};
 
 use super::{add_entry, declare_info, declare_storage, entry_ids, Elem, Resource, WORKGROUP};

@@ -5,7 +5,7 @@
 
 use std::rc::Rc;
 
-use brook_frontend::ir::FunctionId;
+use brook_ir::FunctionId;
 use brook_wgpu::{Source, WgpuBackend, WgpuProgram, WgpuStream};
 
 pub fn backend() -> WgpuBackend {
@@ -17,6 +17,9 @@ pub fn backend() -> WgpuBackend {
 pub fn program(backend: &WgpuBackend, source: &str) -> WgpuProgram {
     let module =
         brook_frontend::compile(source, "test.br").unwrap_or_else(|d| panic!("{}", d.render()));
+    // As the runtime hands it to a backend: composite built-ins written as formulas.
+    let mut module = module;
+    brook_ir::lower_composites(&mut module);
     backend.prepare(Rc::new(module), Some(Source::new("test.br", source)))
 }
 

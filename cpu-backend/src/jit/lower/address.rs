@@ -3,7 +3,7 @@
 //! Indices are `i64`; extents, strides and bounds come from the call's slots, loaded once per
 //! tile.
 
-use brook_frontend::ir::Scalar;
+use brook_ir::Scalar;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 use cranelift_frontend::FunctionBuilder;

@@ -1,13 +1,13 @@
-//! Built-in functions (the interpreter's `exec::builtin::builtin`), bit for bit.
+//! Primitive built-in functions (the interpreter's `exec::builtin::builtin`), bit for bit;
+//! the composite ones (`lerp`, `smoothstep`, `clamp`, `length`, …) never get here, written as
+//! their formulas by `brook_ir::lower_composites`.
 //!
 //! Two ways, chosen per function:
 //! - **Inline**, where the interpreter's formula is a few IEEE operations: `abs`, `floor`,
-//!   `ceil`, `sqrt`, `rsqrt` (`1/sqrt`), `frac`, `fmod`, `lerp`, `step`, `sign`, `degrees`
-//!   and `radians` (a product by the interpreter's own constant, read back from its formula),
-//!   `min`, `max`, `clamp`, `saturate`, `smoothstep`, the tests `isnan`/`isinf`/`isfinite`,
-//!   the integer forms, and the non-component-wise `dot`, `length`, `distance`,
-//!   `normalize`, `cross`, `mul`, `all`, `any`. Same operations in the same order, on SIMD
-//!   lanes for vectors. `min`/`max` are IEEE 754-2019 minimumNumber/maximumNumber, as the
+//!   `ceil`, `sqrt`, `fmod`, `sign`, `min`, `max`, `saturate`, the tests
+//!   `isnan`/`isinf`/`isfinite`, the integer forms, and the non-component-wise `dot`,
+//!   `cross`, `mul`, `all`, `any`. Same operations in the same order, on SIMD lanes for
+//!   vectors. `min`/`max` are IEEE 754-2019 minimumNumber/maximumNumber, as the
 //!   interpreter's `fmin`/`fmax` (see [`min_max`]).
 //! - **Called**, everything else (`sin`, `exp`, `log`, `pow`, `atan2`, `round`, `ldexp`,
 //!   `frexp`, …): the code calls the interpreter's formula itself, one component at a time
@@ -16,7 +16,7 @@
 //! Nothing is fused: no multiply-add contracts, so every built-in gives the interpreter's
 //! bits (`cpu-backend/tests/jit_builtins.rs` checks each one on special values).
 
-use brook_frontend::ir::{BinaryOp, Builtin, Scalar};
+use brook_ir::{unlowered, BinaryOp, Builtin, Scalar};
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{
     types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
@@ -26,7 +26,9 @@ use cranelift_frontend::FunctionBuilder;
 use super::num::{convert, fconst, from_lanes, lane_cast, per_lane, shuffle, splat, Num, Val};
 use super::ops::{fmod, widen2, width2};
 use super::{no, Lower, Res};
-use crate::exec::builtin::{float1, float2, float3, float_test};
+use crate::exec::builtin::{
+    float1, float2, float_test, formula, int_form, Formula, IntForm, Whole,
+};
 use crate::jit::runtime::Call;
 
 /// `c ? x : y` per component: `c` is an `i8` truth for scalars, a mask for vectors.
@@ -63,9 +65,12 @@ fn min_max(b: &mut FunctionBuilder, x: Value, y: Value, smaller: bool) -> Value 
 }
 
 /// Whether `bi` acts on each component of a vector as on a scalar (the interpreter's
-/// `map1`/`map2`/`map3`/`test1` built-ins).
+/// `map1`/`map2`/`test1` built-ins).
 pub(crate) fn componentwise(bi: Builtin) -> bool {
-    float1(bi).is_some() || float2(bi).is_some() || float3(bi).is_some() || float_test(bi).is_some()
+    matches!(
+        formula(bi),
+        Formula::Float1(_) | Formula::Float2(_) | Formula::Test(_)
+    )
 }
 
 /// A float constant in the shape of `like` (scalar or vector).
@@ -88,21 +93,6 @@ fn inline(b: &mut FunctionBuilder, bi: Builtin, a: &[Value]) -> Option<Value> {
         Ceil => b.ins().ceil(x),
         Floor => b.ins().floor(x),
         Sqrt => b.ins().sqrt(x),
-        Rsqrt => {
-            let one = fsplat(b, x, 1.0);
-            let r = b.ins().sqrt(x);
-            b.ins().fdiv(one, r)
-        }
-        Frac => {
-            let f = b.ins().floor(x);
-            b.ins().fsub(x, f)
-        }
-        Degrees | Radians => {
-            // The interpreter's constant: its formula is `x * c`, so `f(1) = c`.
-            let c = float1(bi)?(1.0);
-            let c = fsplat(b, x, c);
-            b.ins().fmul(x, c)
-        }
         Saturate => {
             let (zero, one) = (fsplat(b, x, 0.0), fsplat(b, x, 1.0));
             let m = min_max(b, x, zero, false);
@@ -118,35 +108,6 @@ fn inline(b: &mut FunctionBuilder, bi: Builtin, a: &[Value]) -> Option<Value> {
         Min => min_max(b, x, a[1], true),
         Max => min_max(b, x, a[1], false),
         Fmod => fmod(b, x, a[1]),
-        Step => {
-            // `x >= edge ? 1 : 0`, arguments (edge, x).
-            let (zero, one) = (fsplat(b, x, 0.0), fsplat(b, x, 1.0));
-            let ge = b.ins().fcmp(FloatCC::GreaterThanOrEqual, a[1], x);
-            pick(b, ge, one, zero)
-        }
-        Clamp => {
-            let m = min_max(b, x, a[1], false);
-            min_max(b, m, a[2], true)
-        }
-        Lerp => {
-            let d = b.ins().fsub(a[1], x);
-            let t = b.ins().fmul(a[2], d);
-            b.ins().fadd(x, t)
-        }
-        Smoothstep => {
-            let (e0, e1, v) = (x, a[1], a[2]);
-            let num = b.ins().fsub(v, e0);
-            let den = b.ins().fsub(e1, e0);
-            let q = b.ins().fdiv(num, den);
-            let (zero, one) = (fsplat(b, x, 0.0), fsplat(b, x, 1.0));
-            let m = min_max(b, q, zero, false);
-            let t = min_max(b, m, one, true);
-            let (two, three) = (fsplat(b, x, 2.0), fsplat(b, x, 3.0));
-            let tt = b.ins().fmul(t, t);
-            let t2 = b.ins().fmul(two, t);
-            let k = b.ins().fsub(three, t2);
-            b.ins().fmul(tt, k)
-        }
         IsNan => b.ins().fcmp(FloatCC::Unordered, x, x),
         IsInf | IsFinite => {
             let m = b.ins().fabs(x);
@@ -158,7 +119,13 @@ fn inline(b: &mut FunctionBuilder, bi: Builtin, a: &[Value]) -> Option<Value> {
             };
             b.ins().fcmp(cc, m, inf)
         }
-        _ => return None,
+        // Called: the interpreter's formula itself.
+        Acos | Asin | Atan | Atan2 | Cos | Cosh | Exp | Exp2 | Ldexp | Log | Log2 | Log10 | Pow
+        | Round | Sin | Sinh | Tan | Tanh => return None,
+        // Not component-wise, or composite: never asked for here.
+        All | Any | Clamp | Cross | Degrees | Distance | Dot | Frac | Frexp | Length | Lerp
+        | Modf | Mul | Normalize | Pack4ubyte | Radians | Rsqrt | Smoothstep | Step
+        | Unpack4ubyte => return None,
     })
 }
 
@@ -206,14 +173,13 @@ fn unpack_4ubyte(b: &mut FunctionBuilder, x: Value) -> Num {
 }
 
 /// The address of a formula, for the runtime's trampolines.
-fn formula(f: usize) -> i64 {
+fn address(f: usize) -> i64 {
     f as i64
 }
 
 impl Lower<'_, '_, '_, '_> {
     /// `b(args)` on evaluated arguments.
     pub fn builtin(&mut self, bi: Builtin, args: &[Val]) -> Res<Val> {
-        use Builtin::*;
         let nums: Option<Vec<Num>> = args.iter().map(Val::num).collect();
         if let Some(nums) = &nums {
             if !nums.is_empty() && nums.iter().all(|n| n.s == Scalar::Int) {
@@ -234,8 +200,21 @@ impl Lower<'_, '_, '_, '_> {
                 None => no(format!("{}() argument {i} of {args:?}", bi.name())),
             }
         };
-        Ok(match bi {
-            All | Any => {
+        let whole = match formula(bi) {
+            Formula::Whole(w) => w,
+            Formula::Float1(_) | Formula::Float2(_) | Formula::Test(_) => {
+                return no(format!("{}() of {args:?}", bi.name()))
+            }
+            Formula::Out => {
+                return no(format!(
+                    "{}() without an assignable second argument",
+                    bi.name()
+                ))
+            }
+            Formula::Composite => return no(unlowered(bi)),
+        };
+        Ok(match whole {
+            Whole::All | Whole::Any => {
                 let v = args
                     .first()
                     .and_then(Val::num)
@@ -244,7 +223,7 @@ impl Lower<'_, '_, '_, '_> {
                 let lanes = v.lanes(self.b);
                 let mut acc = lanes[0];
                 for &t in &lanes[1..] {
-                    acc = if bi == All {
+                    acc = if whole == Whole::All {
                         self.b.ins().band(acc, t)
                     } else {
                         self.b.ins().bor(acc, t)
@@ -252,42 +231,11 @@ impl Lower<'_, '_, '_, '_> {
                 }
                 Val::Num(Num::scalar(Scalar::Bool, acc))
             }
-            Dot => {
+            Whole::Dot => {
                 let (x, y) = (f(self, 0)?, f(self, 1)?);
                 Val::Num(self.dot(x, y)?)
             }
-            Length => {
-                let x = f(self, 0)?;
-                let d = self.dot(x, x)?;
-                Val::Num(Num {
-                    v: self.b.ins().sqrt(d.v),
-                    ..d
-                })
-            }
-            Distance => {
-                let (x, y) = (f(self, 0)?, f(self, 1)?);
-                let (x, y) = widen2(self.b, x, y)?;
-                let d = Num {
-                    v: self.b.ins().fsub(x.v, y.v),
-                    ..x
-                };
-                let s = self.dot(d, d)?;
-                Val::Num(Num {
-                    v: self.b.ins().sqrt(s.v),
-                    ..s
-                })
-            }
-            Normalize => {
-                let x = f(self, 0)?;
-                let d = self.dot(x, x)?;
-                let len = self.b.ins().sqrt(d.v);
-                let len = Num::scalar(Scalar::Float, len).widen(self.b, x.n);
-                Val::Num(Num {
-                    v: self.b.ins().fdiv(x.v, len.v),
-                    ..x
-                })
-            }
-            Cross => {
+            Whole::Cross => {
                 let (x, y) = (f(self, 0)?, f(self, 1)?);
                 if x.n != 3 || y.n != 3 {
                     return no("cross() takes two float3");
@@ -303,35 +251,28 @@ impl Lower<'_, '_, '_, '_> {
                     ..x
                 })
             }
-            Mul => self.mul(
+            Whole::Mul => self.mul(
                 &args[0],
                 args.get(1)
                     .ok_or_else(|| super::Unjittable("mul() takes two arguments".into()))?,
             )?,
-            Pack4ubyte => {
+            Whole::Pack4ubyte => {
                 let x = f(self, 0)?;
                 if x.n != 4 {
                     return no("pack_4ubyte() takes a float4");
                 }
                 Val::Num(pack_4ubyte(self.b, x.v))
             }
-            Unpack4ubyte => {
+            Whole::Unpack4ubyte => {
                 let x = f(self, 0)?;
                 let x = x.lane(self.b, 0);
                 Val::Num(unpack_4ubyte(self.b, x))
             }
-            Frexp | Modf => {
-                return no(format!(
-                    "{}() without an assignable second argument",
-                    bi.name()
-                ))
-            }
-            _ => return no(format!("{}() on these arguments", bi.name())),
         })
     }
 
-    /// The integer forms, when every argument is an int (`abs`, `sign`, `min`, `max`,
-    /// `clamp`); `None` for other built-ins, which then convert their arguments to float.
+    /// The integer forms, when every argument is an int (`abs`, `sign`, `min`, `max`);
+    /// `None` for other built-ins, which then convert their arguments to float.
     fn int_builtin(&mut self, bi: Builtin, a: &[Num]) -> Res<Option<Num>> {
         let b = &mut *self.b;
         let imap2 = |b: &mut FunctionBuilder, x: Num, y: Num, smaller: bool| -> Res<Num> {
@@ -345,12 +286,15 @@ impl Lower<'_, '_, '_, '_> {
                 ..x
             })
         };
-        Ok(Some(match bi {
-            Builtin::Abs => Num {
+        let Some(form) = int_form(bi) else {
+            return Ok(None);
+        };
+        Ok(Some(match form {
+            IntForm::Abs => Num {
                 v: b.ins().iabs(a[0].v),
                 ..a[0]
             },
-            Builtin::Sign => per_lane(b, Scalar::Int, &a[..1], |b, x| {
+            IntForm::Sign => per_lane(b, Scalar::Int, &a[..1], |b, x| {
                 // i32::signum: (x > 0) - (x < 0).
                 let zero = b.ins().iconst(types::I32, 0);
                 let pos = b.ins().icmp(
@@ -367,27 +311,17 @@ impl Lower<'_, '_, '_, '_> {
                 let n = b.ins().uextend(types::I32, neg);
                 b.ins().isub(p, n)
             }),
-            Builtin::Min | Builtin::Max if a.len() >= 2 => {
-                imap2(b, a[0], a[1], bi == Builtin::Min)?
+            IntForm::Min | IntForm::Max if a.len() >= 2 => {
+                imap2(b, a[0], a[1], form == IntForm::Min)?
             }
-            Builtin::Clamp if a.len() >= 3 => {
-                let lo = imap2(b, a[0], a[1], false)?;
-                imap2(b, lo, a[2], true)?
-            }
-            _ => return Ok(None),
+            IntForm::Min | IntForm::Max => return no(format!("{}() of one argument", bi.name())),
         }))
     }
 
-    /// A component-wise float built-in (`map1`/`map2`/`map3`/`test1` of the interpreter):
+    /// A component-wise float built-in (`map1`/`map2`/`test1` of the interpreter):
     /// arguments converted to float, scalars splatting.
     fn componentwise(&mut self, bi: Builtin, args: &[Num]) -> Res<Num> {
-        let arity = if float3(bi).is_some() {
-            3
-        } else if float2(bi).is_some() {
-            2
-        } else {
-            1
-        };
+        let arity = if float2(bi).is_some() { 2 } else { 1 };
         if args.len() < arity {
             return no(format!("{}() with {} arguments", bi.name(), args.len()));
         }
@@ -397,14 +331,7 @@ impl Lower<'_, '_, '_, '_> {
             .collect();
         let n = match arity {
             1 => xs[0].n,
-            2 => width2(xs[0].n, xs[1].n)?,
-            _ => {
-                let n = xs.iter().map(|x| x.n).max().unwrap_or(1);
-                if xs.iter().any(|x| x.n != 1 && x.n != n) {
-                    return no("built-in arguments of different widths");
-                }
-                n
-            }
+            _ => width2(xs[0].n, xs[1].n)?,
         };
         for x in xs.iter_mut() {
             *x = x.widen(self.b, n);
@@ -424,13 +351,12 @@ impl Lower<'_, '_, '_, '_> {
         }
         let (call, f) = match arity {
             1 => (Call::Float1, float1(bi).map(|f| f as usize)),
-            2 => (Call::Float2, float2(bi).map(|f| f as usize)),
-            _ => (Call::Float3, float3(bi).map(|f| f as usize)),
+            _ => (Call::Float2, float2(bi).map(|f| f as usize)),
         };
         let Some(f) = f else {
             return no(format!("{}() has no formula to call", bi.name()));
         };
-        let fv = self.b.ins().iconst(self.ptr, formula(f));
+        let fv = self.b.ins().iconst(self.ptr, address(f));
         if n > 1 {
             return Ok(self.call_lanes(fv, &xs));
         }
@@ -443,7 +369,7 @@ impl Lower<'_, '_, '_, '_> {
         }))
     }
 
-    /// Formula `fv` on every component of the float vectors `xs` (1 to 3 of one width), in
+    /// Formula `fv` on every component of the float vectors `xs` (1 or 2 of one width), in
     /// one call ([`Call::Lanes`]): the vectors go to a stack slot, the results come back over
     /// the first. The formula runs on each component exactly as a call per component would.
     fn call_lanes(&mut self, fv: Value, xs: &[Num]) -> Num {
@@ -453,7 +379,7 @@ impl Lower<'_, '_, '_, '_> {
             16 * xs.len() as u32,
             4,
         ));
-        let addrs: Vec<Value> = (0..3)
+        let addrs: Vec<Value> = (0..2)
             .map(|k| {
                 let at = 16 * k.min(xs.len() - 1) as i32;
                 b.ins().stack_addr(self.ptr, slot, at)
@@ -465,8 +391,7 @@ impl Lower<'_, '_, '_, '_> {
         let arity = b.ins().iconst(types::I32, xs.len() as i64);
         let n = b.ins().iconst(types::I32, xs[0].n as i64);
         let func = self.imports.get(b.func, Call::Lanes);
-        b.ins()
-            .call(func, &[fv, arity, addrs[0], addrs[1], addrs[2], n]);
+        b.ins().call(func, &[fv, arity, addrs[0], addrs[1], n]);
         let v = b
             .ins()
             .load(types::F32X4, MemFlagsData::trusted(), addrs[0], 0);

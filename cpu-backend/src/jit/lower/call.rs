@@ -1,7 +1,7 @@
 //! Helper calls, inlined (the interpreter's `call`), and the built-ins that write their second
 //! argument (`frexp`, `modf`).
 
-use brook_frontend::ir::{Builtin, Expr, ExprKind, FunctionId, ParamClass, Scalar, Type};
+use brook_ir::{Builtin, Expr, ExprKind, FunctionId, ParamClass, Scalar, Type};
 use cranelift_codegen::ir::{types, InstBuilder, StackSlotData, StackSlotKind};
 
 use super::effects::always_returns;

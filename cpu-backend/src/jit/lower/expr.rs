@@ -1,7 +1,7 @@
 //! Expressions: one rule per `ExprKind`, evaluated left to right like the interpreter's
 //! `eval`.
 
-use brook_frontend::ir::{BinaryOp, Builtin, Expr, ExprKind, Scalar, Type};
+use brook_ir::{BinaryOp, Builtin, Expr, ExprKind, Scalar, Type};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Value};
 
@@ -222,7 +222,7 @@ impl<'m> Lower<'m, '_, '_, '_> {
             return no("a short-circuit operator with a vector right side");
         }
         let t = truth(self.b, &x)?;
-        if !has_effects(c) {
+        if !has_effects(self.module, c) {
             let y = self.eval(s, c)?;
             let u = truth(self.b, &y)?;
             let v = if op == BinaryOp::And {
@@ -270,7 +270,7 @@ impl<'m> Lower<'m, '_, '_, '_> {
         let cn = c.num().ok_or_else(|| super::Unjittable("select".into()))?;
         if cn.n == 1 {
             let t = truth(self.b, &c)?;
-            if has_effects(accept) || has_effects(reject) {
+            if has_effects(self.module, accept) || has_effects(self.module, reject) {
                 return self.select_branch(s, t, accept, reject);
             }
             let y = self.eval(s, accept)?;

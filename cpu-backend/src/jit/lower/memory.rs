@@ -3,7 +3,7 @@
 //! and raw accumulators (every component 32 bits of its own kind, so an `int` reduction keeps
 //! all its bits between chunks, as the interpreter's values do).
 
-use brook_frontend::ir::{Scalar, Type};
+use brook_ir::{Scalar, Type};
 use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Type as Ty, Value};
 use cranelift_frontend::FunctionBuilder;
 

@@ -37,7 +37,7 @@ pub(crate) use value::{kinds, members};
 
 use std::rc::Rc;
 
-use brook_frontend::ir::{Function, Module, Scalar, Type};
+use brook_ir::{Function, Module, Scalar, Type};
 use cranelift_codegen::ir::{Block, InstBuilder, Type as Ty, Value};
 use cranelift_frontend::{FunctionBuilder, Variable};
 

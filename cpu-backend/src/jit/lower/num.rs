@@ -8,7 +8,7 @@
 //! at the width) and no SIMD float operation traps on them. A matrix is its rows, each a
 //! vector (or a scalar for one column); structs and arrays are their members in order.
 
-use brook_frontend::ir::Scalar;
+use brook_ir::Scalar;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
     types, ConstantData, Endianness, InstBuilder, MemFlagsData, Type as Ty, Value,

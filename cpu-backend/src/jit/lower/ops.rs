@@ -4,7 +4,7 @@
 //! bits: `%` on floats is `x - y * trunc(x / y)`, integer arithmetic wraps, division or
 //! remainder by zero gives 0, shift counts are taken modulo 32.
 
-use brook_frontend::ir::{BinaryOp, Scalar, UnaryOp};
+use brook_ir::{BinaryOp, Scalar, UnaryOp};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 use cranelift_frontend::FunctionBuilder;

@@ -4,7 +4,7 @@
 //! costs nothing for them. A computed index picks its element with selects, clamped like the
 //! interpreter's index.
 
-use brook_frontend::ir::{Access, BinaryOp, Expr, Place, PlaceRoot, Type};
+use brook_ir::{Access, BinaryOp, Expr, Place, PlaceRoot, Type};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, Value};
 

@@ -1,7 +1,7 @@
 //! Statements: structured control flow becomes blocks and branches (the interpreter's
 //! `exec`).
 
-use brook_frontend::ir::{Scalar, Stmt, StmtKind};
+use brook_ir::{Scalar, Stmt, StmtKind};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, StackSlotData, StackSlotKind, Value};
 
@@ -146,12 +146,7 @@ impl<'m> Lower<'m, '_, '_, '_> {
 
     /// `push(value)` onto vout `param`: kept while the element has pushed fewer than the
     /// vout's N values (GL has room for N), handed to the tile's buffer.
-    fn push(
-        &mut self,
-        s: &mut Scope<'m>,
-        param: u32,
-        value: &'m brook_frontend::ir::Expr,
-    ) -> Res<()> {
+    fn push(&mut self, s: &mut Scope<'m>, param: u32, value: &'m brook_ir::Expr) -> Res<()> {
         let (Some(Some(vout)), Some(state)) =
             (s.vouts.get(param as usize).copied(), self.vout_state)
         else {

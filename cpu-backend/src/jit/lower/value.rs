@@ -1,7 +1,7 @@
 //! Values by IR type: zeros, conversions and construction from components (the
 //! interpreter's `Value::zero`, `coerce`/`convert_to` and `from_comps`).
 
-use brook_frontend::ir::{Module, Scalar, StructId, StructMember, Type};
+use brook_ir::{Module, Scalar, StructId, StructMember, Type};
 use cranelift_frontend::FunctionBuilder;
 
 use super::num::{convert, convert_comp, from_lanes, vconst, zero_scalar, Comp, Num, Val};

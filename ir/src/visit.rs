@@ -5,7 +5,7 @@
 //! Each method has a default that visits the children; an implementation overrides the
 //! nodes it rewrites and calls the matching `walk_*` function to keep descending.
 
-use crate::ir::{Access, Block, Expr, ExprKind, Place, Stmt, StmtKind};
+use crate::module::{Access, Block, Expr, ExprKind, Place, Stmt, StmtKind};
 
 /// A visitor of IR nodes; each method's default visits the node's children.
 pub trait VisitMut {

@@ -26,7 +26,7 @@
 //!   contract; the bits of a `Formula` built-in agree wherever the driver leaves its
 //!   arguments' expressions alone.
 
-use crate::ir::Builtin;
+use crate::builtin::Builtin;
 
 /// How close a built-in's result is to the true value.
 #[derive(Debug, Clone, Copy, PartialEq)]
