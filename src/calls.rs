@@ -40,6 +40,16 @@ impl Runtime {
         kernel: &str,
         args: &[Arg],
     ) -> Result<Vec<usize>, BrookError> {
+        // An output also gathered: the gather reads a copy made now (crate::gathered_outputs).
+        let copies = self.gathered_outputs(program, kernel, args)?;
+        if !copies.is_empty() {
+            let args: Vec<Arg> = args
+                .iter()
+                .zip(&copies)
+                .map(|(a, copy)| copy.as_ref().map_or_else(|| a.clone(), Arg::Stream))
+                .collect();
+            return self.run_vout(program, kernel, &args);
+        }
         let ran = self.kernel_call(program, kernel, args, |call| {
             self.run_or_defer(program, call, args)
         })?;

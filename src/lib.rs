@@ -8,6 +8,7 @@ pub mod capi;
 mod deferred;
 mod explaining;
 mod gather_op;
+mod gathered_outputs;
 mod masks;
 mod print;
 mod program;

@@ -18,6 +18,23 @@ use crate::scan::{Kind, Token};
 /// error rather than a C++ compiler error about an undeclared name.
 const NOT_YET: &[&str] = &["indexof"];
 
+/// What host code written for the original may reach that this runtime refuses, with why:
+/// the original CPU runtime's internals, and kernels hand-written as ps20/fp30 assembly.
+const REFUSED: &[(&str, &str)] = &[
+    ("__BrtFloat1", CPU_INTERNALS),
+    ("__BrtFloat2", CPU_INTERNALS),
+    ("__BrtFloat3", CPU_INTERNALS),
+    ("__BrtFloat4", CPU_INTERNALS),
+    ("unsafeGetAt", CPU_INTERNALS),
+    ("castToArg", CPU_INTERNALS),
+    ("gpu_kernel_desc", SHADERS),
+    ("cpu_kernel_desc", SHADERS),
+];
+const CPU_INTERNALS: &str = "it belongs to the original CPU runtime's internals, which this \
+    runtime does not have; use float..float4 and streamRead/streamWrite";
+const SHADERS: &str = "kernels hand-written as GPU assembly (ps20/fp30) are not supported; \
+    write the kernel in Brook";
+
 /// Every problem found in `program`'s host code; `not_callable` names the kernels host code
 /// cannot call, with why.
 pub fn check(program: &Program, not_callable: &[(&str, &str)]) -> Vec<Diagnostic> {
@@ -45,6 +62,11 @@ pub fn check(program: &Program, not_callable: &[(&str, &str)]) -> Vec<Diagnostic
                         span,
                     )
                     .with_label(span, "not available"),
+                );
+            } else if let Some((_, why)) = REFUSED.iter().find(|(n, _)| *n == name) {
+                errors.push(
+                    Diagnostic::error(format!("`{name}` is not supported: {why}"), span)
+                        .with_label(span, "not available"),
                 );
             } else if let Some((_, why)) = not_callable.iter().find(|(n, _)| *n == name) {
                 errors.push(

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 
 /// Brook programs as whole C programs: kernels through the Brook compiler, host code through
 /// the system C++ compiler.
@@ -27,6 +27,8 @@ pub enum Command {
         /// kernel files' headers (`kernels.hpp` for `kernels.br`). One defines `main`.
         #[arg(required = true, value_name = "FILES")]
         files: Vec<PathBuf>,
+        #[command(flatten)]
+        host: HostOptions,
         /// The backend (default: $BRT_RUNTIME, else gl).
         #[arg(long, value_name = "NAME")]
         backend: Option<String>,
@@ -44,6 +46,8 @@ pub enum Command {
         /// The program's files, as for `run`.
         #[arg(required = true, value_name = "FILES")]
         files: Vec<PathBuf>,
+        #[command(flatten)]
+        host: HostOptions,
         /// The directory to write (created if need be).
         #[arg(short, long, value_name = "DIR")]
         output: PathBuf,
@@ -69,6 +73,8 @@ pub enum Command {
         /// The program's files, as for `run`.
         #[arg(required = true, value_name = "FILES")]
         files: Vec<PathBuf>,
+        #[command(flatten)]
+        host: HostOptions,
         /// The executable to write.
         #[arg(short, long, value_name = "PROGRAM")]
         output: PathBuf,
@@ -111,6 +117,18 @@ pub enum Command {
     },
 }
 
+/// What the C++ compiler takes for the host code, as the original's Makefiles passed it.
+#[derive(Debug, Args, PartialEq, Default)]
+pub struct HostOptions {
+    /// Search DIR for the host code's headers, `#include "…"` and `<…>` alike (after the
+    /// program's own directories).
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+    /// Define a macro for the host code, as `-D NAME` or `-D NAME=VALUE`.
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub define: Vec<String>,
+}
+
 /// `--timeout`: a positive, finite number of seconds.
 fn positive_seconds(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
@@ -141,6 +159,7 @@ mod tests {
             parse("run a.br --backend cpu --timeout 2.5 -- x --backend").unwrap(),
             Command::Run {
                 files: vec!["a.br".into()],
+                host: HostOptions::default(),
                 backend: Some("cpu".into()),
                 timeout: Some(2.5),
                 args: vec!["x".into(), "--backend".into()]
@@ -163,6 +182,7 @@ mod tests {
             parse("explain a.br -o site --max-side 64 -- 3").unwrap(),
             Command::Explain {
                 files: vec!["a.br".into()],
+                host: HostOptions::default(),
                 output: "site".into(),
                 backend: None,
                 max_side: 64,
@@ -171,9 +191,13 @@ mod tests {
             }
         );
         assert_eq!(
-            parse("build main.cpp k.br -o prog").unwrap(),
+            parse("build main.cpp k.br -o prog -I../common -I inc -D N=3 -DFAST").unwrap(),
             Command::Build {
                 files: vec!["main.cpp".into(), "k.br".into()],
+                host: HostOptions {
+                    include: vec!["../common".into(), "inc".into()],
+                    define: vec!["N=3".into(), "FAST".into()],
+                },
                 output: "prog".into()
             }
         );

@@ -20,6 +20,7 @@
 mod cache;
 mod cli;
 mod clif;
+mod crash;
 mod cxx;
 mod embed;
 mod glsl;
@@ -104,20 +105,25 @@ fn execute(command: Command) -> Result<ExitCode, String> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Build { files, output } => {
+        Command::Build {
+            files,
+            host,
+            output,
+        } => {
             let t = sources::translate(sources::load(&files)?, true)?;
             let cache = cache::Cache::open().map_err(error)?;
-            let library = compiler()?.build(&t, &cache).map_err(error)?;
+            let library = compiler(host)?.build(&t, &cache).map_err(error)?;
             embed::write(&library, &output).map_err(error)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Run {
             files,
+            host,
             backend,
             timeout,
             args,
         } => {
-            let (t, runtime, cache, library) = prepare(&files, backend)?;
+            let (t, runtime, cache, library) = prepare(&files, host, backend)?;
             if let Some(seconds) = timeout {
                 launch::watchdog(&t.programs[0].file_name, seconds);
             }
@@ -128,6 +134,7 @@ fn execute(command: Command) -> Result<ExitCode, String> {
         }
         Command::Explain {
             files,
+            host,
             output,
             backend,
             max_side,
@@ -147,7 +154,7 @@ fn execute(command: Command) -> Result<ExitCode, String> {
                 .skip(1)
                 .map(|n| runtime(n.clone()))
                 .collect::<Result<Vec<_>, _>>()?;
-            let (t, first, cache, library) = prepare(&files, names[0].clone())?;
+            let (t, first, cache, library) = prepare(&files, host, names[0].clone())?;
             runtimes.insert(0, first);
             let name = &t.programs[0].file_name;
             // Each run loads its own copy of the library: a copy is a new object to the
@@ -226,12 +233,13 @@ fn execute(command: Command) -> Result<ExitCode, String> {
 /// cache and the built library.
 fn prepare(
     files: &[PathBuf],
+    host: cli::HostOptions,
     backend: Option<String>,
 ) -> Result<(sources::Translation, brook::Runtime, cache::Cache, PathBuf), String> {
     let t = sources::translate(sources::load(files)?, true)?;
     let runtime = runtime(backend)?;
     let cache = cache::Cache::open().map_err(error)?;
-    let library = compiler()?.build(&t, &cache).map_err(error)?;
+    let library = compiler(host)?.build(&t, &cache).map_err(error)?;
     Ok((t, runtime, cache, library))
 }
 
@@ -258,8 +266,8 @@ fn runtime(backend: Option<String>) -> Result<brook::Runtime, String> {
     .map_err(error)
 }
 
-fn compiler() -> Result<cxx::Compiler, String> {
-    cxx::Compiler::find().map_err(error)
+fn compiler(host: cli::HostOptions) -> Result<cxx::Compiler, String> {
+    cxx::Compiler::find(host).map_err(error)
 }
 
 fn error(e: impl std::fmt::Display) -> String {
