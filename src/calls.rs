@@ -40,7 +40,7 @@ impl Runtime {
         kernel: &str,
         args: &[Arg],
     ) -> Result<Vec<usize>, BrookError> {
-        // An output also gathered: the gather reads a copy made now (crate::gathered_outputs).
+        // An output also gathered: the gather reads a copy made now (crate::stream_copies).
         let copies = self.gathered_outputs(program, kernel, args)?;
         if !copies.is_empty() {
             let args: Vec<Arg> = args

@@ -49,6 +49,9 @@ impl Runtime {
     ) -> Result<(), BrookError> {
         let call: &dyn Display = &"streamGatherOp";
         self.session.flush()?;
+        // An iterator as the index: read into a stream first (crate::stream_copies).
+        let index_copy = self.materialised(index)?;
+        let index = index_copy.as_ref().unwrap_or(index);
         let (destination, source) = (dst, data);
         let [dst, index, data] = [dst, index, data].map(|s| self.own(s, call).map(|s| s.arg(None)));
         let (dst, index, data) = (dst?, index?, data?);

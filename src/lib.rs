@@ -8,7 +8,6 @@ pub mod capi;
 mod deferred;
 mod explaining;
 mod gather_op;
-mod gathered_outputs;
 mod masks;
 mod print;
 mod program;
@@ -17,6 +16,7 @@ mod runtime;
 mod scatter;
 mod session;
 mod stream;
+mod stream_copies;
 mod worth_deferring;
 
 /// What most programs use: `use brook::prelude::*;`.

@@ -227,8 +227,9 @@ fn reduce_stubs(f: &Function, params: &[(&str, HostParam)]) -> Result<String, St
         )
     };
     let r = params[result].0;
-    // A reduction of one stream into one result may be ScatterOp's operator.
-    let operator = if params.len() == 2 {
+    // A reduction of one stream into one result may be ScatterOp's operator (in that order:
+    // `reduce void f(reduce T r<>, T a<>)` has no overload of the operator's type).
+    let operator = if params.len() == 2 && input == 0 {
         format!(
             "\nstatic ::brook::reducer __brook_reducer_{name}(static_cast<::brook::reduce_fn>(&{name}), __brook_program_object, \"{name}\");",
             name = f.name
