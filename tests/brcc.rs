@@ -786,3 +786,21 @@ fn the_original_runtimes_internals_and_hand_written_shaders_are_refused_at_their
     );
     assert!(err.contains("internals.br:3:5"), "{err}");
 }
+
+#[test]
+fn a_bri_file_is_preprocessed_and_its_brh_prototypes_become_its_header() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs/original_preprocessed");
+    let expected = std::fs::read_to_string(dir.join("main.out")).unwrap();
+    let (main, kernels) = (dir.join("main.cpp"), dir.join("kernels.bri"));
+    for backend in ["cpu", "gl", "wgpu"] {
+        let o = run(brcc(&[
+            "run",
+            main.to_str().unwrap(),
+            kernels.to_str().unwrap(),
+            "--backend",
+            backend,
+        ]));
+        assert!(o.status.success(), "{backend}: {}", stderr(&o));
+        assert_eq!(words(&stdout(&o)), words(&expected), "{backend}");
+    }
+}

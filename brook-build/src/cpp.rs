@@ -79,6 +79,9 @@ pub fn translate(program: &Program) -> Result<String, Diagnostics> {
                     let _ = writeln!(out, "/* {name}: not callable from host code */");
                 }
             },
+            ItemKind::Prototype { name } => {
+                let _ = write!(out, "/* {name}: declared by its stub */");
+            }
             ItemKind::Function { .. } if program.in_kernels[i] => {
                 out.push_str("/* a function called by kernels */");
             }

@@ -23,8 +23,9 @@ pub struct Cli {
 pub enum Command {
     /// Compile and run the program; its output and exit status pass through.
     Run {
-        /// The program's files: `.br` files, and `.cpp` files of host code that include the
-        /// kernel files' headers (`kernels.hpp` for `kernels.br`). One defines `main`.
+        /// The program's files: `.br` files (`.bri`: C-preprocessed first), and `.cpp` files
+        /// of host code that include the kernel files' headers (`kernels.hpp` or
+        /// `built/kernels.hpp` for `kernels.br`). One defines `main`.
         #[arg(required = true, value_name = "FILES")]
         files: Vec<PathBuf>,
         #[command(flatten)]
@@ -109,6 +110,8 @@ pub enum Command {
         /// The program's files.
         #[arg(required = true, value_name = "FILES")]
         files: Vec<PathBuf>,
+        #[command(flatten)]
+        host: HostOptions,
     },
     /// Print a shell completion script (e.g. `brcc completions bash > /etc/bash_completion.d/brcc`).
     Completions {
@@ -118,7 +121,7 @@ pub enum Command {
 }
 
 /// What the C++ compiler takes for the host code, as the original's Makefiles passed it.
-#[derive(Debug, Args, PartialEq, Default)]
+#[derive(Debug, Args, PartialEq, Default, Clone)]
 pub struct HostOptions {
     /// Search DIR for the host code's headers, `#include "…"` and `<…>` alike (after the
     /// program's own directories).
@@ -175,7 +178,8 @@ mod tests {
         assert_eq!(
             parse("check a.br").unwrap(),
             Command::Check {
-                files: vec!["a.br".into()]
+                files: vec!["a.br".into()],
+                host: HostOptions::default(),
             }
         );
         assert_eq!(

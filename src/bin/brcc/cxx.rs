@@ -145,6 +145,34 @@ impl Compiler {
         cmd
     }
 
+    /// `file` through the C preprocessor (macros expanded, includes read, no line markers),
+    /// with its folder and the `-I` folders searched and the `-D` macros defined.
+    pub fn preprocess(&self, file: &Path) -> Result<String, String> {
+        let mut cmd = Command::new(&self.program);
+        cmd.args(&self.extra).args(["-E", "-P", "-x", "c"]);
+        let dir = file.parent().filter(|d| !d.as_os_str().is_empty());
+        for d in dir
+            .into_iter()
+            .chain(self.host.include.iter().map(PathBuf::as_path))
+        {
+            cmd.arg("-I").arg(d);
+        }
+        for d in &self.host.define {
+            cmd.arg(format!("-D{d}"));
+        }
+        let output = cmd.arg(file).output().map_err(|e| self.not_run(e))?;
+        if !output.status.success() {
+            return Err(format!(
+                "the C preprocessor (`{} -E`) failed on `{}`:\n{}",
+                self.program.display(),
+                file.display(),
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+        String::from_utf8(output.stdout)
+            .map_err(|_| format!("`{}` is not UTF-8 once preprocessed", file.display()))
+    }
+
     fn not_run(&self, e: std::io::Error) -> String {
         format!(
             "could not run the C++ compiler `{}`: {e}",

@@ -63,32 +63,32 @@ fn execute(command: Command) -> Result<ExitCode, String> {
             let _ = std::io::Write::write_all(&mut std::io::stdout(), &script);
             Ok(ExitCode::SUCCESS)
         }
-        Command::Check { files } => {
-            let t = sources::translate(sources::load(&files)?, false)?;
+        Command::Check { files, host } => {
+            let t = sources::translate(sources::load(&files, &host)?, false)?;
             for program in &t.programs {
                 println!("{}: ok", program.file_name);
             }
             Ok(ExitCode::SUCCESS)
         }
         Command::Glsl { file } => {
-            let programs = sources::load(std::slice::from_ref(&file))?;
+            let programs = sources::load(std::slice::from_ref(&file), &Default::default())?;
             print!("{}", glsl::describe(&programs[0]));
             Ok(ExitCode::SUCCESS)
         }
         Command::Wgsl { file } => {
-            let programs = sources::load(std::slice::from_ref(&file))?;
+            let programs = sources::load(std::slice::from_ref(&file), &Default::default())?;
             let program = &programs[0];
             let wgsl = brook::wgpu_backend::describe::describe(&program.module, &program.file_name);
             print!("{wgsl}");
             Ok(ExitCode::SUCCESS)
         }
         Command::Clif { file } => {
-            let programs = sources::load(std::slice::from_ref(&file))?;
+            let programs = sources::load(std::slice::from_ref(&file), &Default::default())?;
             print!("{}", clif::describe(&programs[0]));
             Ok(ExitCode::SUCCESS)
         }
         Command::Cpp { file, output } => {
-            let programs = sources::load(std::slice::from_ref(&file))?;
+            let programs = sources::load(std::slice::from_ref(&file), &Default::default())?;
             let cpp = brook_build::cpp(&programs[0]).map_err(|d| d.render())?;
             // Like the original: `foo.br` becomes `foo.cpp` in the current directory.
             let output: PathBuf = output.unwrap_or_else(|| {
@@ -110,7 +110,7 @@ fn execute(command: Command) -> Result<ExitCode, String> {
             host,
             output,
         } => {
-            let t = sources::translate(sources::load(&files)?, true)?;
+            let t = sources::translate(sources::load(&files, &host)?, true)?;
             let cache = cache::Cache::open().map_err(error)?;
             let library = compiler(host)?.build(&t, &cache).map_err(error)?;
             embed::write(&library, &output).map_err(error)?;
@@ -236,7 +236,7 @@ fn prepare(
     host: cli::HostOptions,
     backend: Option<String>,
 ) -> Result<(sources::Translation, brook::Runtime, cache::Cache, PathBuf), String> {
-    let t = sources::translate(sources::load(files)?, true)?;
+    let t = sources::translate(sources::load(files, &host)?, true)?;
     let runtime = runtime(backend)?;
     let cache = cache::Cache::open().map_err(error)?;
     let library = compiler(host)?.build(&t, &cache).map_err(error)?;
