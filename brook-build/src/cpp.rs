@@ -471,10 +471,10 @@ mod tests {
         );
         assert!(cpp.contains("int main()"), "{cpp}");
         assert!(cpp.contains("call_main(main, argc, argv)"), "{cpp}");
+        assert!(cpp.contains("#line 2 \"t.br\""), "{cpp}");
         let cpp = cpp_of("void main() { }\n").unwrap();
         assert!(cpp.contains("void __brook_main()"), "{cpp}");
         assert!(cpp.contains("call_main(__brook_main, argc, argv)"), "{cpp}");
-        assert!(cpp.contains("#line 2 \"t.br\""), "{cpp}");
     }
 
     #[test]

@@ -162,6 +162,7 @@ mod tests {
                    typedef struct pair_t { float2 a; float b; } Pair;\n\
                    const int N = 4, M[2] = {1, 2};\n\
                    kernel void k(float a<>, out float b<>) { b = sq(a); }\n\
+                   kernel void k(float a<>, out float b<>);\n\
                    float sq(float x) { return x * x; }\n\
                    int main(void) { float s<N>; if (1) { } return 0; }\n";
         let toks = tokenize(src).unwrap();
