@@ -683,7 +683,7 @@ fn a_kernel_file_checks_alone_and_its_cpp_comes_with_a_header() {
 fn check_finds_bad_host_calls_at_their_line_without_running() {
     let path = scratch(
         "bad_calls.br",
-        "kernel void k(float a<>, float s, out float r<>) { r = a * s; }\nint main() {\n    float a<4>, r<0>;\n    k(a, r);\n    k(a, a, r);\n    return 0;\n}\n",
+        "kernel void k(float a<>, float s, out float r<>) { r = a * s; }\nint main() {\n    float a<4>, r<0>;\n    k(a, r);\n    k(a, a, r);\n    ::k(a);\n    return 0;\n}\n",
     );
     let o = run(brcc(&["check", &path]));
     assert_eq!(o.status.code(), Some(1));
@@ -700,6 +700,10 @@ fn check_finds_bad_host_calls_at_their_line_without_running() {
         (
             "argument 2 of kernel `k` (`s`) is a stream, but the parameter is a constant: `a`",
             "bad_calls.br:5:10",
+        ),
+        (
+            "kernel `k` takes 3 argument(s) but is given 1",
+            "bad_calls.br:6:7",
         ),
     ] {
         let expected = format!("error: {message}\n  --> ");

@@ -518,6 +518,7 @@ mod tests {
              k(2.0, 1.0, r);\n\
              k(a.domain(0, 2), 2.0f * v, r.domain(0, 2));\n\
              sum(a, v); sum(a, r); sum(a);\n\
+             ::k(a); ns::k(a); ::sum(a, v);\n\
              return 0; }\n",
         )
         .unwrap_err();
@@ -531,6 +532,7 @@ mod tests {
                 "t.br:7:6: argument 2 of kernel `k` (`s`) is a stream, but the parameter is a constant: `a`",
                 "t.br:8:3: argument 1 of kernel `k` (`a`) is a constant, but the parameter is a stream: `2.0`",
                 "t.br:10:23: reduction `sum` takes 2 argument(s) but is given 1",
+                "t.br:11:3: kernel `k` takes 3 argument(s) but is given 1",
             ],
             "{err}"
         );

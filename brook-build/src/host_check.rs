@@ -113,10 +113,18 @@ fn extent_errors(program: &Program) -> Vec<Diagnostic> {
     errors
 }
 
-/// Token `k` is a name called as a plain function: `name(`, not `x.name(` or `a::name(`.
+/// Token `k` is a name called as a plain function: `name(` or `::name(` (the global name, as
+/// the original's host code often wrote kernel calls), not `x.name(` or `a::name(`.
 fn is_call(toks: &[Token], src: &str, k: usize, end: usize) -> bool {
-    let member = k > 0 && [".", "->", "::"].iter().any(|p| toks[k - 1].is(src, p));
+    let member = k > 0
+        && ([".", "->"].iter().any(|p| toks[k - 1].is(src, p))
+            || (toks[k - 1].is(src, "::") && k > 1 && qualifies(&toks[k - 2], src)));
     !member && k + 1 < end && toks[k + 1].is(src, "(")
+}
+
+/// Token `t` before a `::` names a scope (`a::`, `T<int>::`) rather than ending an expression.
+fn qualifies(t: &Token, src: &str) -> bool {
+    t.kind == Kind::Ident || t.is(src, ">")
 }
 
 /// A call of a kernel or reduction at token `k` checked against its parameters.
