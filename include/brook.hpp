@@ -8,17 +8,27 @@
 #ifndef BROOK_HPP
 #define BROOK_HPP
 
+#include <chrono>
+#include <cmath>
+#include <cstdarg>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <initializer_list>
+#include <string>
 #include <vector>
-// What the original's header brought in, so programs may call printf, fabsf, sqrtf, rand,
-// memset, … without including the C headers themselves (the C forms: global names).
+// What the original's headers brought in, so programs may call printf, fabsf, sqrtf, rand,
+// memset, assert, use INT_MAX, FLT_MAX or std::cout, … without including the headers
+// themselves (the C forms: global names).
+#include <assert.h>
+#include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <iostream>
 
 extern "C" {
 typedef struct BrookProgram BrookProgram;
@@ -71,6 +81,11 @@ unsigned long long brook_write_query_end(void);
 void brook_stream_print(const BrookStream* stream);
 void brook_finish(void);
 void brook_flush_stdout(void);
+const char* brook_backend_name(void);
+#if defined(__GNUC__)
+__attribute__((noreturn))
+#endif
+void brook_fail(const char* message);
 }
 
 // ---------------------------------------------------------------- host vector types
@@ -173,7 +188,23 @@ typedef ::brook::matrix<4, 4> float4x4;
 
 // The original runtime's allocation helpers: plain heap memory for host arrays.
 inline void* brmalloc(size_t bytes) { return std::malloc(bytes); }
+inline void* brcalloc(size_t count, size_t bytes) { return std::calloc(count, bytes); }
 inline void brfree(void* p) { std::free(p); }
+
+// The original's portability macros and its 64-bit integer.
+#ifndef BRTALIGNED
+#define BRTALIGNED __attribute__((aligned(16)))
+#endif
+#ifndef BRTTLS
+#define BRTTLS __thread
+#endif
+typedef long long brint64;
+namespace brook { typedef brint64 int64; }
+
+// The original's C forms of isfinite, isnan and isinf, as 1.0 or 0.0.
+inline float finite_float(double x) { return std::isfinite(x) ? 1.0f : 0.0f; }
+inline float isnan_float(double x) { return std::isnan(x) ? 1.0f : 0.0f; }
+inline float isinf_float(double x) { return std::isinf(x) ? 1.0f : 0.0f; }
 
 namespace brook {
 
@@ -268,18 +299,81 @@ struct stream_domain {
     size_t rank;
 };
 
-class stream {
-    // The runtime's stream, made at the first `get` for a stream declared lazily (at file
-    // scope), at once otherwise; the rest is what making it takes.
-    mutable BrookStream* handle_;
-    const program* program_;
-    const char* type_name_;
-    extent_list extents_;
-    unsigned iter_components_;  // non-zero: an iterator stream over [start, end)
-    float start_[4], end_[4];
-    stream(const stream&);
-    stream& operator=(const stream&);
+// The original's element type codes (`brook::getStreamType((float4*)0)`), for streams made
+// by `stream::create<T>(…)` or `stream(type, extents…, -1)`. Cg's fixed and half types are
+// floats of their width here, as kernels see them.
+enum StreamType {
+    __BRTNONE = -1, __BRTSTREAM = 0, __BRTFLOAT = 1, __BRTFLOAT2 = 2, __BRTFLOAT3 = 3,
+    __BRTFLOAT4 = 4, __BRTFIXED = 5, __BRTFIXED2 = 6, __BRTFIXED3 = 7, __BRTFIXED4 = 8,
+    __BRTSHORTFIXED = 9, __BRTSHORTFIXED2 = 10, __BRTSHORTFIXED3 = 11, __BRTSHORTFIXED4 = 12,
+    __BRTDOUBLE = 13, __BRTDOUBLE2 = 14, __BRTCHAR = 15, __BRTCHAR2 = 16, __BRTCHAR3 = 17,
+    __BRTCHAR4 = 18, __BRTINT = 19
+};
+template <class T> const StreamType* getStreamType(T* = 0);
+#define BROOK_STREAM_TYPE(T, CODE)                                                        \
+    template <> inline const StreamType* getStreamType(T*) {                              \
+        static const StreamType result[] = {CODE, __BRTNONE};                             \
+        return result;                                                                    \
+    }
+BROOK_STREAM_TYPE(float, __BRTFLOAT)
+BROOK_STREAM_TYPE(float2, __BRTFLOAT2)
+BROOK_STREAM_TYPE(float3, __BRTFLOAT3)
+BROOK_STREAM_TYPE(float4, __BRTFLOAT4)
+BROOK_STREAM_TYPE(int, __BRTINT)
+#undef BROOK_STREAM_TYPE
 
+// The Brook element type a one-field type list names, or 0.
+inline const char* stream_type_name(const StreamType* t) {
+    if (!t || t[0] == __BRTNONE || t[1] != __BRTNONE) return 0;
+    switch (t[0]) {
+    case __BRTFLOAT: case __BRTFIXED: case __BRTSHORTFIXED: return "float";
+    case __BRTFLOAT2: case __BRTFIXED2: case __BRTSHORTFIXED2: return "float2";
+    case __BRTFLOAT3: case __BRTFIXED3: case __BRTSHORTFIXED3: return "float3";
+    case __BRTFLOAT4: case __BRTFIXED4: case __BRTSHORTFIXED4: return "float4";
+    case __BRTINT: return "int";
+    default: return 0;
+    }
+}
+
+// Ends the program with `brook: error: WHAT is not supported …`, as a runtime error does.
+inline void refuse(const char* what) {
+    std::string message(what);
+    message += " is not supported by this Brook runtime";
+    brook_fail(message.c_str());
+}
+
+// A stream: a handle on storage that copies share, as the original's `brook::stream` was
+// (a stream passed by value, or assigned, is the same stream). The runtime's stream is made
+// at the first `get` for a stream declared lazily (at file scope), at once otherwise.
+class stream {
+    struct state {
+        int references;
+        BrookStream* handle;
+        const program* owner;  // 0: any linked program (built-in element types)
+        const char* type_name;
+        extent_list extents;
+        unsigned iter_components;  // non-zero: an iterator stream over [start, end)
+        float start[4], end[4];
+    };
+    state* s_;
+
+    static state* fresh(const program* p, const char* type_name, const extent_list& e) {
+        state* s = new state;
+        s->references = 1;
+        s->handle = 0;
+        s->owner = p;
+        s->type_name = type_name;
+        s->extents = e;
+        s->iter_components = 0;
+        return s;
+    }
+    void release() {
+        if (s_ && --s_->references == 0) {
+            brook_stream_free(s_->handle);
+            delete s_;
+        }
+        s_ = 0;
+    }
     stream_domain make_domain(const int* lo, const int* hi, size_t rank) const {
         stream_domain d;
         d.target = this;
@@ -290,48 +384,89 @@ class stream {
         }
         return d;
     }
+    // `stream(type, e0, e1, …, -1)`: the extents up to the -1.
+    void from_type(const StreamType* type, va_list extents) {
+        const char* name = stream_type_name(type);
+        if (!name) refuse("a stream of this StreamType list (only float..float4 and int)");
+        extent_list e = {{0, 0, 0, 0}, 0};
+        for (int v = va_arg(extents, int); v != -1; v = va_arg(extents, int)) {
+            if (e.rank == 4) refuse("a stream of more than 4 dimensions");
+            e.values[e.rank++] = v;
+        }
+        s_ = fresh(0, name, e);
+        get();
+    }
 
 public:
+    // An empty stream, to be assigned one later.
+    stream() : s_(0) {}
     // `T s<e0, e1, …>;`
     stream(const program& p, const char* type_name, const extent_list& e, bool lazy = false)
-        : handle_(0), program_(&p), type_name_(type_name), extents_(e), iter_components_(0) {
+        : s_(fresh(&p, type_name, e)) {
         if (!lazy) get();
     }
     // `iter T s<…> = iter(start, end);` (`start` and `end` hold 4 floats)
     stream(unsigned components, const extent_list& e, const float* start, const float* end,
            bool lazy)
-        : handle_(0), program_(0), type_name_(0), extents_(e), iter_components_(components) {
-        std::memcpy(start_, start, sizeof start_);
-        std::memcpy(end_, end, sizeof end_);
+        : s_(fresh(0, 0, e)) {
+        s_->iter_components = components;
+        std::memcpy(s_->start, start, sizeof s_->start);
+        std::memcpy(s_->end, end, sizeof s_->end);
         if (!lazy) get();
     }
-#if __cplusplus >= 201103L
-    stream(stream&& o)
-        : handle_(o.handle_), program_(o.program_), type_name_(o.type_name_),
-          extents_(o.extents_), iter_components_(o.iter_components_) {
-        std::memcpy(start_, o.start_, sizeof start_);
-        std::memcpy(end_, o.end_, sizeof end_);
-        o.handle_ = 0;
-        o.program_ = 0;
-        o.iter_components_ = 0;
+    // The original's `brook::stream(brook::getStreamType((float4*)0), h, w, -1)`.
+    explicit stream(const StreamType* type, ...) : s_(0) {
+        va_list extents;
+        va_start(extents, type);
+        from_type(type, extents);
+        va_end(extents);
     }
-#endif
-    ~stream() { brook_stream_free(handle_); }
-    // After a vout call: this stream becomes `h` (exactly the values pushed).
+    // The original's `stream::create<float4>(h, w)`.
+    template <class T> static stream create(int e0) {
+        return stream(getStreamType(static_cast<T*>(0)), e0, -1);
+    }
+    template <class T> static stream create(int e0, int e1) {
+        return stream(getStreamType(static_cast<T*>(0)), e0, e1, -1);
+    }
+    stream(const stream& o) : s_(o.s_) {
+        if (s_) ++s_->references;
+    }
+    stream& operator=(const stream& o) {
+        if (o.s_) ++o.s_->references;
+        release();
+        s_ = o.s_;
+        return *this;
+    }
+    ~stream() { release(); }
+    // After a vout call: this stream (and every copy) becomes `h` (exactly the values pushed).
     void replace(BrookStream* h) const {
-        brook_stream_free(handle_);
-        handle_ = h;
+        brook_stream_free(s_->handle);
+        s_->handle = h;
     }
     const BrookStream* get() const {
-        if (!handle_) {
-            if (iter_components_)
-                handle_ = brook_iter_new(iter_components_, extents_.values, extents_.rank,
-                                         start_, end_);
-            else if (program_)
-                handle_ = brook_stream_new(program_->defining(type_name_), type_name_,
-                                           extents_.values, extents_.rank);
+        if (s_ && !s_->handle) {
+            if (s_->iter_components)
+                s_->handle = brook_iter_new(s_->iter_components, s_->extents.values,
+                                            s_->extents.rank, s_->start, s_->end);
+            else {
+                const program* p = s_->owner ? s_->owner : program_list();
+                if (!p) refuse("a stream in a program without a .br file");
+                s_->handle = brook_stream_new(p->defining(s_->type_name), s_->type_name,
+                                              s_->extents.values, s_->extents.rank);
+            }
         }
-        return handle_;
+        return s_ ? s_->handle : 0;
+    }
+    // The original's stream.read(p) and stream.write(p): streamRead and streamWrite.
+    void read(const void* data) const {
+        brook_stream_read(get(), static_cast<const float*>(data), 0, 0, 0);
+    }
+    void write(void* data) const { brook_stream_write(get(), static_cast<float*>(data), 0, 0, 0); }
+    // The original's stream.swap(other): the two handles trade what they name.
+    void swap(stream& o) {
+        state* t = s_;
+        s_ = o.s_;
+        o.s_ = t;
     }
 
     stream_domain domain(int lo, int hi) const { return make_domain(&lo, &hi, 1); }
@@ -495,11 +630,62 @@ struct reducer {
     }
 };
 
+// ---------------------------------------------------------------- the original's runtime calls
+
+// brcc chooses the backend before `main` (--backend, else BRT_RUNTIME): the runtime exists
+// already, as the original's did after its first `initialize`, which then returned it. So
+// `initialize` and `createRuntime` return that one whatever they are asked for, `finalize`
+// finishes its work (brcc ends it when the program ends), `bind`/`unbind` do nothing (the
+// GL context is the runtime's own), and `runtimeTargets` lists the one backend.
+class Runtime;
+inline Runtime* runtime() {
+    static char the_runtime;
+    return reinterpret_cast<Runtime*>(&the_runtime);
+}
+inline Runtime* initialize(const char*, void* = 0) { return runtime(); }
+inline Runtime* createRuntime(bool) { return runtime(); }
+inline void setRuntime(Runtime*) {}
+inline void finish() { brook_finish(); }
+inline void finalize() { brook_finish(); }
+inline void bind() {}
+inline void unbind() {}
+inline const char** runtimeTargets() {
+    static const char* targets[2] = {0, 0};
+    if (!targets[0]) targets[0] = brook_backend_name();
+    return targets;
+}
+// A microsecond counter, for timing.
+inline int64 microseconds() {
+    return std::chrono::duration_cast<std::chrono::microseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+// The original's marker value, and a <1, …, 1> float stream of `dim` dimensions holding +inf
+// (what its vout code padded with).
+inline float getSentinel() { return -1844632.18612444856320f; }
+inline stream* sentinelStream(int dim) {
+    static stream* made[5] = {0, 0, 0, 0, 0};
+    if (dim < 1 || dim > 4) refuse("a sentinel stream of other than 1 to 4 dimensions");
+    if (!made[dim]) {
+        int e[4] = {1, 1, 1, 1};
+        made[dim] = dim == 1   ? new stream(getStreamType(static_cast<float*>(0)), e[0], -1)
+                    : dim == 2 ? new stream(getStreamType(static_cast<float*>(0)), e[0], e[1], -1)
+                    : dim == 3 ? new stream(getStreamType(static_cast<float*>(0)), e[0], e[1], e[2], -1)
+                               : new stream(getStreamType(static_cast<float*>(0)), e[0], e[1], e[2], e[3], -1);
+        float inf = HUGE_VALF;
+        made[dim]->read(&inf);
+    }
+    return made[dim];
+}
+
 // ---------------------------------------------------------------- the program's main
 
 inline int call_main(int (*f)(), int, char**) { return f(); }
 inline int call_main(void (*f)(), int, char**) { f(); return 0; }
 inline int call_main(int (*f)(int, char**), int argc, char** argv) { return f(argc, argv); }
+inline int call_main(int (*f)(int, const char**), int argc, char** argv) {
+    return f(argc, const_cast<const char**>(argv));
+}
 inline int call_main(void (*f)(int, char**), int argc, char** argv) { f(argc, argv); return 0; }
 
 }  // namespace brook
@@ -573,5 +759,7 @@ inline void streamBeginWriteQuery() { brook_write_query_begin(); }
 inline unsigned long long streamEndWriteQuery() { return brook_write_query_end(); }
 // C stdio output written before is flushed first, so the two appear in program order.
 inline void streamPrint(const brook::stream& s) { brook_stream_print(s.get()); }
+// The original's second argument (`flatten`): its runtime ignored it, and so does this one.
+inline void streamPrint(const brook::stream& s, bool) { streamPrint(s); }
 
 #endif  // BROOK_HPP

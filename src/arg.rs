@@ -7,6 +7,7 @@
 use crate::stream::{Stream, StreamDomain};
 
 /// One argument of a kernel call; `args![...]` builds them from streams, domains and numbers.
+#[derive(Clone)]
 pub enum Arg<'a> {
     /// A whole stream.
     Stream(&'a Stream),

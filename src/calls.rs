@@ -38,6 +38,16 @@ impl Runtime {
         kernel: &str,
         args: &[Arg],
     ) -> Result<Vec<usize>, BrookError> {
+        // An output also gathered: the gather reads a copy made now (crate::stream_copies).
+        let copies = self.gathered_outputs(program, kernel, args)?;
+        if !copies.is_empty() {
+            let args: Vec<Arg> = args
+                .iter()
+                .zip(&copies)
+                .map(|(a, copy)| copy.as_ref().map_or_else(|| a.clone(), Arg::Stream))
+                .collect();
+            return self.run_vout(program, kernel, &args);
+        }
         self.kernel_call(program, kernel, args, |call| self.gate.run_kernel(call))
     }
 

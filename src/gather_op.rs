@@ -47,6 +47,9 @@ impl Runtime {
         op: GatherOp,
     ) -> Result<(), BrookError> {
         let call: &dyn Display = &"streamGatherOp";
+        // An iterator as the index: read into a stream first (crate::stream_copies).
+        let index_copy = self.materialised(index)?;
+        let index = index_copy.as_ref().unwrap_or(index);
         let [dst, index, data] = [dst, index, data].map(|s| self.own(s, call).map(|s| s.arg(None)));
         let (dst, index, data) = (dst?, index?, data?);
         let ones = vec![1.0; data.format.floats_per_element()];

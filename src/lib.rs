@@ -15,6 +15,7 @@ mod program_cache;
 mod runtime;
 mod scatter;
 mod stream;
+mod stream_copies;
 
 /// What most programs use: `use brook::prelude::*;`.
 pub mod prelude {

@@ -41,6 +41,10 @@ impl Runtime {
         op: ScatterOp,
     ) -> Result<(), BrookError> {
         let call: &dyn Display = &"streamScatterOp";
+        // Iterators as index or data: read into streams first (crate::stream_copies).
+        let (index_copy, data_copy) = (self.materialised(index)?, self.materialised(data)?);
+        let index = index_copy.as_ref().unwrap_or(index);
+        let data = data_copy.as_ref().unwrap_or(data);
         let [dst, index, data] = [dst, index, data].map(|s| self.own(s, call).map(|s| s.arg(None)));
         let (dst, index, data) = (dst?, index?, data?);
         let op = self.combiner(call, op)?;

@@ -683,7 +683,7 @@ fn a_kernel_file_checks_alone_and_its_cpp_comes_with_a_header() {
 fn check_finds_bad_host_calls_at_their_line_without_running() {
     let path = scratch(
         "bad_calls.br",
-        "kernel void k(float a<>, float s, out float r<>) { r = a * s; }\nint main() {\n    float a<4>, r<0>;\n    k(a, r);\n    k(a, a, r);\n    return 0;\n}\n",
+        "kernel void k(float a<>, float s, out float r<>) { r = a * s; }\nint main() {\n    float a<4>, r<0>;\n    k(a, r);\n    k(a, a, r);\n    ::k(a);\n    return 0;\n}\n",
     );
     let o = run(brcc(&["check", &path]));
     assert_eq!(o.status.code(), Some(1));
@@ -700,6 +700,10 @@ fn check_finds_bad_host_calls_at_their_line_without_running() {
         (
             "argument 2 of kernel `k` (`s`) is a stream, but the parameter is a constant: `a`",
             "bad_calls.br:5:10",
+        ),
+        (
+            "kernel `k` takes 3 argument(s) but is given 1",
+            "bad_calls.br:6:7",
         ),
     ] {
         let expected = format!("error: {message}\n  --> ");
@@ -850,4 +854,98 @@ fn concurrent_builds_succeed_while_the_bound_evicts() {
     }
     let left = cache_entries(&cache);
     assert!(left.len() <= 1, "{left:?}");
+}
+
+#[test]
+fn a_program_laid_out_as_the_originals_runs_with_its_include_paths_and_macros() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs/original_layout");
+    let expected = std::fs::read_to_string(dir.join("main.out")).unwrap();
+    let main = dir.join("main.cpp");
+    let kernels = dir.join("kernels.br");
+    for backend in ["cpu", "gl", "wgpu"] {
+        let o = run(brcc(&[
+            "run",
+            main.to_str().unwrap(),
+            kernels.to_str().unwrap(),
+            "-D",
+            "SIZE=4",
+            "-DSCALE=3.0f",
+            "--backend",
+            backend,
+        ]));
+        assert!(o.status.success(), "{backend}: {}", stderr(&o));
+        assert_eq!(words(&stdout(&o)), words(&expected), "{backend}");
+    }
+    // A header in another folder, in angle brackets, found through -I.
+    let path = scratch(
+        "include_path.br",
+        "#include <original_host.h>\n#include <stdio.h>\nint main() { printf(\"%d\\n\", ELEMENTS); }\n",
+    );
+    let headers = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
+    let o = run(brcc(&[
+        "run",
+        &path,
+        "-I",
+        headers.to_str().unwrap(),
+        "--backend",
+        "cpu",
+    ]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(words(&stdout(&o)), ["6"]);
+    let o = run(brcc(&["run", &path, "--backend", "cpu"]));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("original_host.h"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_crashing_program_is_reported_with_its_signal_and_keeps_its_output() {
+    use std::os::unix::process::ExitStatusExt;
+    let path = scratch(
+        "crash.br",
+        "#include <stdio.h>\nint main() {\n    printf(\"before the crash\\n\");\n    volatile int* p = 0;\n    *p = 1;\n    return 0;\n}\n",
+    );
+    let o = run(brcc(&["run", &path, "--backend", "cpu"]));
+    assert_eq!(o.status.signal(), Some(11), "{}", stderr(&o));
+    assert_eq!(words(&stdout(&o)), ["before", "the", "crash"]);
+    assert!(
+        stderr(&o).contains("`") && stderr(&o).contains("crashed: SIGSEGV"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn the_original_runtimes_internals_and_hand_written_shaders_are_refused_at_their_line() {
+    let path = scratch(
+        "internals.br",
+        "kernel void k(float a<>, out float r<>) { r = a; }\nint main() {\n    __BrtFloat4 v;\n    return 0;\n}\n",
+    );
+    let o = run(brcc(&["check", &path]));
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "`__BrtFloat4` is not supported: it belongs to the original CPU runtime's internals"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("internals.br:3:5"), "{err}");
+}
+
+#[test]
+fn a_bri_file_is_preprocessed_and_its_brh_prototypes_become_its_header() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs/original_preprocessed");
+    let expected = std::fs::read_to_string(dir.join("main.out")).unwrap();
+    let (main, kernels) = (dir.join("main.cpp"), dir.join("kernels.bri"));
+    for backend in ["cpu", "gl", "wgpu"] {
+        let o = run(brcc(&[
+            "run",
+            main.to_str().unwrap(),
+            kernels.to_str().unwrap(),
+            "--backend",
+            backend,
+        ]));
+        assert!(o.status.success(), "{backend}: {}", stderr(&o));
+        assert_eq!(words(&stdout(&o)), words(&expected), "{backend}");
+    }
 }

@@ -179,6 +179,17 @@ fn partial_reductions_to_smaller_streams_with_resized_inputs() {
         target: Some(vec![37, 1]),
     }
     .check();
+    // A row of twice the columns: every other element read, through the fused kernel's own
+    // output extents (the resize ratio 72/36 reduced to 2/1).
+    Case {
+        src: GEMV,
+        kernel: "mul",
+        reduction: "sum",
+        inputs: vec![(1, vec![36, 36]), (1, vec![1, 72])],
+        out: (1, vec![36, 36]),
+        target: Some(vec![36, 1]),
+    }
+    .check();
     // Blocks in both dimensions, several per dimension (the first pass finds its block).
     for (shape, target) in [
         (vec![12, 60], vec![3, 4]),

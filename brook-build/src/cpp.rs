@@ -10,8 +10,11 @@
 //!   whose body hands the arguments to the runtime, so host calls need no rewriting;
 //! - each reduce definition becomes two overloads: `sum(s, value)` reduces into a host
 //!   variable, `sum(s, smaller)` into a stream;
-//! - `main` is renamed and wrapped by `brook_user_main(argc, argv)`, the entry point `brcc run`
-//!   calls after choosing the backend.
+//! - `main` is wrapped by `brook_user_main(argc, argv)`, the entry point `brcc run` calls after
+//!   choosing the backend. An `int main` keeps its name, so C++'s rules for `main` hold (no
+//!   `return` returns 0; `friend int main(…)` in a class grants access); the library is linked
+//!   `-Bsymbolic` so the call reaches it rather than brcc's own `main`. A `void main`, which
+//!   C++ refuses, is renamed `__brook_main`.
 //!
 //! `streamRead`, `streamWrite`, `streamSwap`, `streamPrint` and `s.domain(…)` are functions
 //! and methods of `brook.hpp`.
@@ -65,7 +68,7 @@ pub fn translate(program: &Program) -> Result<String, Diagnostics> {
          static ::brook::program __brook_program_object(__brook_kernels, {file});\n\
          static const ::brook::program& __brook_program() {{ return __brook_program_object; }}"
     );
-    let mut has_main = false;
+    let mut entry = None;
     for (i, item) in program.items.iter().enumerate() {
         let (line, _) = brook_ir::Span::new(item.span.start, item.span.start).line_col(src);
         let _ = writeln!(out, "#line {line} {file}");
@@ -76,21 +79,26 @@ pub fn translate(program: &Program) -> Result<String, Diagnostics> {
                     let _ = writeln!(out, "/* {name}: not callable from host code */");
                 }
             },
+            ItemKind::Prototype { name } => {
+                let _ = write!(out, "/* {name}: declared by its stub */");
+            }
             ItemKind::Function { .. } if program.in_kernels[i] => {
                 out.push_str("/* a function called by kernels */");
             }
             ItemKind::Function { name } if name == "main" => {
-                has_main = true;
-                out.push_str(&rewrite(program, i, true));
+                let rename = returns_void(program, i);
+                entry = Some(if rename { "__brook_main" } else { "main" });
+                out.push_str(&rewrite(program, i, rename));
             }
             _ => out.push_str(&rewrite(program, i, false)),
         }
         out.push('\n');
     }
     // A file of kernels only (its `main` in another file) is translated without an entry.
-    if has_main {
-        out.push_str(
-            "\nextern \"C\" int brook_user_main(int argc, char** argv) {\n    return ::brook::call_main(__brook_main, argc, argv);\n}\n",
+    if let Some(entry) = entry {
+        let _ = write!(
+            out,
+            "\nextern \"C\" int brook_user_main(int argc, char** argv) {{\n    return ::brook::call_main({entry}, argc, argv);\n}}\n",
         );
     }
     Ok(out)
@@ -149,6 +157,7 @@ fn stub(module: &Module, f: &Function) -> Result<String, String> {
         .map(|p| Ok((p.name.as_str(), host_param(module, p)?)))
         .collect::<Result<Vec<_>, String>>()?;
     if f.kind != FunctionKind::Reduce {
+        let original = original_form(&f.name, &params);
         let decls: Vec<String> = params.iter().map(|(n, p)| param_decl(n, p)).collect();
         let args: Vec<String> = params.iter().map(|(n, p)| arg_expr(n, p)).collect();
         if params.iter().any(|(_, p)| *p == HostParam::Vout) {
@@ -160,7 +169,7 @@ fn stub(module: &Module, f: &Function) -> Result<String, String> {
                 })
                 .collect();
             return Ok(format!(
-                "void {name}({decls}) {{\n    ::brook::run_vout(__brook_program(), \"{name}\", {{{args}}}, {{{vouts}}});\n}}",
+                "void {name}({decls}) {{\n    ::brook::run_vout(__brook_program(), \"{name}\", {{{args}}}, {{{vouts}}});\n}}{original}",
                 name = f.name,
                 decls = decls.join(", "),
                 args = args.join(", "),
@@ -168,7 +177,7 @@ fn stub(module: &Module, f: &Function) -> Result<String, String> {
             ));
         }
         return Ok(format!(
-            "void {name}({decls}) {{\n    ::brook::run(__brook_program(), \"{name}\", {{{args}}});\n}}",
+            "void {name}({decls}) {{\n    ::brook::run(__brook_program(), \"{name}\", {{{args}}});\n}}{original}",
             name = f.name,
             decls = decls.join(", "),
             args = args.join(", "),
@@ -221,8 +230,9 @@ fn reduce_stubs(f: &Function, params: &[(&str, HostParam)]) -> Result<String, St
         )
     };
     let r = params[result].0;
-    // A reduction of one stream into one result may be ScatterOp's operator.
-    let operator = if params.len() == 2 {
+    // A reduction of one stream into one result may be ScatterOp's operator (in that order:
+    // `reduce void f(reduce T r<>, T a<>)` has no overload of the operator's type).
+    let operator = if params.len() == 2 && input == 0 {
         format!(
             "\nstatic ::brook::reducer __brook_reducer_{name}(static_cast<::brook::reduce_fn>(&{name}), __brook_program_object, \"{name}\");",
             name = f.name
@@ -235,6 +245,42 @@ fn reduce_stubs(f: &Function, params: &[(&str, HostParam)]) -> Result<String, St
         overload(format!("{value_type}& {r}"), "reduce_to_value"),
         overload(format!("const ::brook::stream& {r}"), "reduce_to_stream"),
     ))
+}
+
+/// The original brcc's form of a kernel's host function, forwarding to the stub: streams as
+/// `::brook::stream` by value, constants as `const T&`. Host code written for the original
+/// declares it (`extern void k(::brook::stream a, const float& s);`) and links against it.
+/// A call with streams picks it (a stream binds to it exactly), a call with a domain the stub.
+/// Empty for a kernel without input or output streams: the two would be ambiguous.
+fn original_form(name: &str, params: &[(&str, HostParam)]) -> String {
+    let streams = |p: &HostParam| matches!(p, HostParam::Stream | HostParam::Output);
+    if !params.iter().any(|(_, p)| streams(p)) {
+        return String::new();
+    }
+    let decls: Vec<String> = params
+        .iter()
+        .map(|(n, p)| match p {
+            HostParam::Stream | HostParam::Output | HostParam::Vout => {
+                format!("::brook::stream {n}")
+            }
+            HostParam::Float(w) => format!("const {}& {n}", vector_name("float", *w)),
+            HostParam::Int(w) => format!("const {}& {n}", vector_name("int", *w)),
+            HostParam::Bool => format!("const bool& {n}"),
+            _ => param_decl(n, p),
+        })
+        .collect();
+    let args: Vec<String> = params
+        .iter()
+        .map(|(n, p)| match p {
+            p if streams(p) => format!("::brook::stream_arg({n})"),
+            _ => n.to_string(),
+        })
+        .collect();
+    format!(
+        "\nvoid {name}({}) {{\n    {name}({});\n}}",
+        decls.join(", "),
+        args.join(", ")
+    )
 }
 
 /// A stub parameter's C++ declaration.
@@ -286,8 +332,20 @@ fn check_host_calls(program: &Program, stubs: &[Stub]) -> Result<(), Diagnostics
     }
 }
 
-/// Item `i`'s text with its stream declarations rewritten (and `main` renamed).
-fn rewrite(program: &Program, i: usize, is_main: bool) -> String {
+/// Whether function item `i` is declared `void` (before its name).
+fn returns_void(program: &Program, i: usize) -> bool {
+    let src = &program.source;
+    let toks = &program.tokens;
+    program.items[i]
+        .tokens
+        .clone()
+        .take_while(|&k| !toks[k].is(src, "("))
+        .any(|k| toks[k].is(src, "void"))
+}
+
+/// Item `i`'s text with its stream declarations rewritten (and `main` renamed
+/// `__brook_main` when `rename_main`).
+fn rewrite(program: &Program, i: usize, rename_main: bool) -> String {
     let src = &program.source;
     let toks = &program.tokens;
     let item = &program.items[i];
@@ -298,7 +356,7 @@ fn rewrite(program: &Program, i: usize, is_main: bool) -> String {
     for decl in &program.stream_decls[i] {
         edits.extend(stream_edits(program, decl, file_scope));
     }
-    if is_main {
+    if rename_main {
         if let Some(p) = item.tokens.clone().find(|&k| toks[k].is(src, "(")) {
             edits.push((toks[p - 1].span.clone(), "__brook_main".into()));
         }
@@ -333,7 +391,8 @@ fn stream_edits(
             .map(|r| format!("({})", &src[r.clone()]))
             .collect::<Vec<_>>()
             .join(", ");
-        let text = match (&d.iter, d.extents.is_empty()) {
+        let text = match (&d.iter, d.extents.is_empty() || d.parameter) {
+            _ if d.pointers > 0 => format!("{}{}", "*".repeat(d.pointers), d.name),
             (_, true) => format!("&{}", d.name),
             (Some((a, b)), false) => format!(
                 "{}(::brook::iter_stream<{ty}>(::brook::extents({extents}), ({}), ({}){lazy}))",
@@ -410,8 +469,12 @@ mod tests {
             cpp.contains("::brook::stream i(::brook::iter_stream<float2>(::brook::extents((4)), (float2(0, 1)), (float2(4, 5))));"),
             "{cpp}"
         );
-        assert!(cpp.contains("int __brook_main()"), "{cpp}");
+        assert!(cpp.contains("int main()"), "{cpp}");
+        assert!(cpp.contains("call_main(main, argc, argv)"), "{cpp}");
         assert!(cpp.contains("#line 2 \"t.br\""), "{cpp}");
+        let cpp = cpp_of("void main() { }\n").unwrap();
+        assert!(cpp.contains("void __brook_main()"), "{cpp}");
+        assert!(cpp.contains("call_main(__brook_main, argc, argv)"), "{cpp}");
     }
 
     #[test]
@@ -455,6 +518,7 @@ mod tests {
              k(2.0, 1.0, r);\n\
              k(a.domain(0, 2), 2.0f * v, r.domain(0, 2));\n\
              sum(a, v); sum(a, r); sum(a);\n\
+             ::k(a); ns::k(a); ::sum(a, v);\n\
              return 0; }\n",
         )
         .unwrap_err();
@@ -468,6 +532,7 @@ mod tests {
                 "t.br:7:6: argument 2 of kernel `k` (`s`) is a stream, but the parameter is a constant: `a`",
                 "t.br:8:3: argument 1 of kernel `k` (`a`) is a constant, but the parameter is a stream: `2.0`",
                 "t.br:10:23: reduction `sum` takes 2 argument(s) but is given 1",
+                "t.br:11:3: kernel `k` takes 3 argument(s) but is given 1",
             ],
             "{err}"
         );

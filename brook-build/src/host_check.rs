@@ -18,6 +18,23 @@ use crate::scan::{Kind, Token};
 /// error rather than a C++ compiler error about an undeclared name.
 const NOT_YET: &[&str] = &["indexof"];
 
+/// What host code written for the original may reach that this runtime refuses, with why:
+/// the original CPU runtime's internals, and kernels hand-written as ps20/fp30 assembly.
+const REFUSED: &[(&str, &str)] = &[
+    ("__BrtFloat1", CPU_INTERNALS),
+    ("__BrtFloat2", CPU_INTERNALS),
+    ("__BrtFloat3", CPU_INTERNALS),
+    ("__BrtFloat4", CPU_INTERNALS),
+    ("unsafeGetAt", CPU_INTERNALS),
+    ("castToArg", CPU_INTERNALS),
+    ("gpu_kernel_desc", SHADERS),
+    ("cpu_kernel_desc", SHADERS),
+];
+const CPU_INTERNALS: &str = "it belongs to the original CPU runtime's internals, which this \
+    runtime does not have; use float..float4 and streamRead/streamWrite";
+const SHADERS: &str = "kernels hand-written as GPU assembly (ps20/fp30) are not supported; \
+    write the kernel in Brook";
+
 /// Every problem found in `program`'s host code; `not_callable` names the kernels host code
 /// cannot call, with why.
 pub fn check(program: &Program, not_callable: &[(&str, &str)]) -> Vec<Diagnostic> {
@@ -45,6 +62,11 @@ pub fn check(program: &Program, not_callable: &[(&str, &str)]) -> Vec<Diagnostic
                         span,
                     )
                     .with_label(span, "not available"),
+                );
+            } else if let Some((_, why)) = REFUSED.iter().find(|(n, _)| *n == name) {
+                errors.push(
+                    Diagnostic::error(format!("`{name}` is not supported: {why}"), span)
+                        .with_label(span, "not available"),
                 );
             } else if let Some((_, why)) = not_callable.iter().find(|(n, _)| *n == name) {
                 errors.push(
@@ -91,10 +113,18 @@ fn extent_errors(program: &Program) -> Vec<Diagnostic> {
     errors
 }
 
-/// Token `k` is a name called as a plain function: `name(`, not `x.name(` or `a::name(`.
+/// Token `k` is a name called as a plain function: `name(` or `::name(` (the global name, as
+/// the original's host code often wrote kernel calls), not `x.name(` or `a::name(`.
 fn is_call(toks: &[Token], src: &str, k: usize, end: usize) -> bool {
-    let member = k > 0 && [".", "->", "::"].iter().any(|p| toks[k - 1].is(src, p));
+    let member = k > 0
+        && ([".", "->"].iter().any(|p| toks[k - 1].is(src, p))
+            || (toks[k - 1].is(src, "::") && k > 1 && qualifies(&toks[k - 2], src)));
     !member && k + 1 < end && toks[k + 1].is(src, "(")
+}
+
+/// Token `t` before a `::` names a scope (`a::`, `T<int>::`) rather than ending an expression.
+fn qualifies(t: &Token, src: &str) -> bool {
+    t.kind == Kind::Ident || t.is(src, ">")
 }
 
 /// A call of a kernel or reduction at token `k` checked against its parameters.

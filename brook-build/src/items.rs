@@ -14,6 +14,9 @@ pub enum ItemKind {
     Kernel { name: String },
     /// A function definition without `kernel`/`reduce`: host code, or a helper kernels call.
     Function { name: String },
+    /// `kernel …(…);` or `reduce …(…);` without a body, as the original's `.brh` headers
+    /// declared them: the definition's stub declares it, so it becomes nothing.
+    Prototype { name: String },
     /// `struct …;` or `typedef …;`: the names it defines.
     Type { names: Vec<String> },
     /// Any other file-scope declaration; `is_const` when it starts with `const`.
@@ -84,16 +87,25 @@ fn classify(src: &str, toks: &[Token]) -> ItemKind {
     let first_paren = toks.iter().position(|t| t.is(src, "("));
     let is_function = toks.last().is_some_and(|t| t.is(src, "}"))
         && first_paren.is_some_and(|p| !toks[..p].iter().any(|t| t.is(src, "{") || t.is(src, "=")));
+    let qualified = |p: usize| {
+        toks[..p]
+            .iter()
+            .any(|t| t.is(src, "kernel") || t.is(src, "reduce"))
+    };
+    if let (false, Some(p)) = (is_function, first_paren) {
+        if p > 0 && qualified(p) && toks.last().is_some_and(|t| t.is(src, ";")) {
+            return ItemKind::Prototype {
+                name: text(p - 1).to_string(),
+            };
+        }
+    }
     if let (true, Some(p)) = (is_function, first_paren) {
         let name = if p > 0 {
             text(p - 1).to_string()
         } else {
             String::new()
         };
-        let qualified = toks[..p]
-            .iter()
-            .any(|t| t.is(src, "kernel") || t.is(src, "reduce"));
-        return if qualified {
+        return if qualified(p) {
             ItemKind::Kernel { name }
         } else {
             ItemKind::Function { name }
@@ -150,6 +162,7 @@ mod tests {
                    typedef struct pair_t { float2 a; float b; } Pair;\n\
                    const int N = 4, M[2] = {1, 2};\n\
                    kernel void k(float a<>, out float b<>) { b = sq(a); }\n\
+                   kernel void k(float a<>, out float b<>);\n\
                    float sq(float x) { return x * x; }\n\
                    int main(void) { float s<N>; if (1) { } return 0; }\n";
         let toks = tokenize(src).unwrap();
@@ -166,6 +179,7 @@ mod tests {
                     is_const: true
                 },
                 ItemKind::Kernel { name: "k".into() },
+                ItemKind::Prototype { name: "k".into() },
                 ItemKind::Function { name: "sq".into() },
                 ItemKind::Function {
                     name: "main".into()

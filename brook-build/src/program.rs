@@ -127,11 +127,12 @@ impl Program {
             .collect()
     }
 
-    /// Host items: not seen by the kernel compiler, and not preprocessor lines.
+    /// Host items: not seen by the kernel compiler, and not preprocessor lines or kernel
+    /// prototypes.
     pub fn host_items(&self) -> impl Iterator<Item = (usize, &Item)> {
-        self.items
-            .iter()
-            .enumerate()
-            .filter(|(i, item)| !self.in_kernels[*i] && item.kind != ItemKind::Directive)
+        self.items.iter().enumerate().filter(|(i, item)| {
+            !self.in_kernels[*i]
+                && !matches!(item.kind, ItemKind::Directive | ItemKind::Prototype { .. })
+        })
     }
 }

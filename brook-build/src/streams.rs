@@ -1,6 +1,8 @@
 //! Brook's stream declarations in host code: `float4 s<10, n>;`, `Ray r<100>, t<m>;`,
 //! `iter float2 it<h, w> = iter(a, b);`, and stream parameters of host functions
-//! (`void f(float s<>)`). Extents are arbitrary host expressions evaluated at run time.
+//! (`void f(float s<>)`, `void f(float s<4, 3>)`, and pointers to streams as the original
+//! wrote them: `float (*s)<>`, `float (**s)<>`). Extents are arbitrary host expressions
+//! evaluated at run time.
 
 use std::ops::Range;
 
@@ -29,6 +31,10 @@ pub struct Declarator {
     pub extents: Vec<Range<usize>>,
     /// `= iter(start, end)`: byte ranges of `start` and `end`.
     pub iter: Option<(Range<usize>, Range<usize>)>,
+    /// `(*s)<>`: a pointer to a stream (1), or to a pointer to one (2), …
+    pub pointers: usize,
+    /// A parameter of a function (its extents, if any, only document it).
+    pub parameter: bool,
 }
 
 /// A malformed stream declaration: what and where (a byte offset).
@@ -49,11 +55,10 @@ pub fn find(
     let mut out = Vec::new();
     let mut k = range.start;
     while k + 2 < range.end {
-        let starts_decl = toks[k].kind == Kind::Ident
+        if !(toks[k].kind == Kind::Ident
             && is_type(toks[k].text(src))
-            && toks[k + 1].kind == Kind::Ident
-            && toks[k + 2].is(src, "<");
-        if !starts_decl {
+            && starts_declarator(src, toks, k + 1, range.end))
+        {
             k += 1;
             continue;
         }
@@ -63,16 +68,19 @@ pub fn find(
         {
             head_start -= 1;
         }
+        let parameter =
+            head_start > range.start && matches!(toks[head_start - 1].text(src), "(" | ",");
         let mut declarators = Vec::new();
         let mut next = k + 1;
         loop {
-            let d = declarator(src, toks, next, range.end)?;
+            let mut d = declarator(src, toks, next, range.end)?;
+            d.parameter = parameter;
             next = d.tokens.end;
             declarators.push(d);
-            let more = next + 2 < range.end
+            let more = !parameter
+                && next + 1 < range.end
                 && toks[next].is(src, ",")
-                && toks[next + 1].kind == Kind::Ident
-                && toks[next + 2].is(src, "<");
+                && starts_declarator(src, toks, next + 1, range.end);
             if !more {
                 break;
             }
@@ -88,8 +96,43 @@ pub fn find(
     Ok(out)
 }
 
-/// `name < e, … >` with an optional `= iter(a, b)`, starting at the name.
+/// The stars of `( * … name ) <` starting at token `at` and the index of its name, if it is one.
+fn pointer_declarator(src: &str, toks: &[Token], at: usize, end: usize) -> Option<(usize, usize)> {
+    if !toks.get(at)?.is(src, "(") {
+        return None;
+    }
+    let stars = toks[at + 1..end.min(toks.len())]
+        .iter()
+        .take_while(|t| t.is(src, "*"))
+        .count();
+    let name = at + 1 + stars;
+    let closes = name + 2 < end
+        && toks[name].kind == Kind::Ident
+        && toks[name + 1].is(src, ")")
+        && toks[name + 2].is(src, "<");
+    (stars > 0 && closes).then_some((stars, name))
+}
+
+/// Token `at` starts a stream declarator: `name <` or `( * name ) <`.
+fn starts_declarator(src: &str, toks: &[Token], at: usize, end: usize) -> bool {
+    let plain = at + 1 < end && toks[at].kind == Kind::Ident && toks[at + 1].is(src, "<");
+    plain || pointer_declarator(src, toks, at, end).is_some()
+}
+
+/// `name < e, … >` with an optional `= iter(a, b)`, or `(*name) < … >`, starting at its
+/// first token.
 fn declarator(src: &str, toks: &[Token], at: usize, end: usize) -> Result<Declarator, DeclError> {
+    if let Some((pointers, name)) = pointer_declarator(src, toks, at, end) {
+        let (extents, close) = delimited(src, toks, name + 3, end, ">")?;
+        return Ok(Declarator {
+            name: toks[name].text(src).to_string(),
+            tokens: at..close + 1,
+            extents,
+            iter: None,
+            pointers,
+            parameter: false,
+        });
+    }
     let (extents, close) = delimited(src, toks, at + 2, end, ">")?;
     let mut after = close + 1;
     let mut iter = None;
@@ -115,6 +158,8 @@ fn declarator(src: &str, toks: &[Token], at: usize, end: usize) -> Result<Declar
         tokens: at..after,
         extents,
         iter,
+        pointers: 0,
+        parameter: false,
     })
 }
 
@@ -195,6 +240,28 @@ mod tests {
         let (a, b) = it.declarators[0].iter.clone().unwrap();
         assert_eq!((&src[a], &src[b]), ("float2(0, 0)", "float2(1, g(1, 2))"));
         assert_eq!(d[3].type_name, "Ray");
+    }
+
+    #[test]
+    fn finds_stream_parameters_with_extents_and_pointers_to_streams() {
+        let src =
+            "void f(float s<4, 3>, float (*o)<4,3>, float (**p)<>, int n) { float a<n>, b<2>; }";
+        let d = decls(src);
+        let names: Vec<(&str, usize, bool)> = d
+            .iter()
+            .flat_map(|d| &d.declarators)
+            .map(|d| (d.name.as_str(), d.pointers, d.parameter))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("s", 0, true),
+                ("o", 1, true),
+                ("p", 2, true),
+                ("a", 0, false),
+                ("b", 0, false)
+            ]
+        );
     }
 
     #[test]

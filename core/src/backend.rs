@@ -340,8 +340,9 @@ pub trait Backend {
     /// Brook's `streamSwap`: exchanges the storage of two streams of one shape and format.
     fn swap(&self, a: &StreamArg, b: &StreamArg) -> Result<(), BrookError>;
     /// The width of the unsigned integers the backend's shaders compute Brook's implicit
-    /// resize in (`i * in / out` along a dimension): a call resizing along a dimension whose
-    /// two extents multiply to `2^bits` or more is refused rather than computed wrongly. The
+    /// resize in (`i * to / from` along a dimension, the ratio `in / out` reduced by
+    /// `index::resize_ratio`): a call whose largest such product reaches `2^bits` is refused
+    /// rather than computed wrongly. The
     /// CPU computes in 64 bits; GLSL 3.30 and WGSL have only 32.
     fn resize_index_bits(&self) -> u32 {
         64

@@ -34,8 +34,9 @@ pub fn ravel(idx: &Index, shape: &[usize]) -> usize {
 /// Brook's implicit resize: the input index read by output index `out_idx`.
 ///
 /// Per dimension, output element `i` reads input element `floor(i * in_extent / out_extent)`
-/// (5→10: 0 0 1 1 2 2 3 3 4 4; 10→5: 0 2 4 6 8), computed in `u64` so large streams cannot
-/// overflow and no float rounding creeps in. This is what the original runtime does with
+/// (5→10: 0 0 1 1 2 2 3 3 4 4; 10→5: 0 2 4 6 8), computed as `floor(i * to / from)` with the
+/// ratio reduced by [`resize_ratio`] — the same value, with a product small enough for the
+/// GPUs' 32-bit integers in every simple ratio — in `u64` so no float rounding creeps in. This is what the original runtime does with
 /// texture coordinates scaled by `in/out`, written in integers. When the ranks differ, the
 /// smaller shape is left-padded with extent-1 dimensions (a `<5>` input into a `<3,10>`
 /// output behaves like `<1,5>`), so the trailing dimensions — the columns — line up.
@@ -50,10 +51,31 @@ pub fn resize_index(out_idx: &Index, out_shape: &[usize], in_shape: &[usize]) ->
             continue;
         }
         let od = d + ro - ri;
-        let (i, ie, oe) = (out_idx[od] as u64, in_shape[d] as u64, out_shape[od] as u64);
-        idx[d] = (i * ie / oe) as usize;
+        let (from, to) = resize_ratio(out_shape[od], in_shape[d]);
+        idx[d] = (out_idx[od] as u64 * to / from) as usize;
     }
     idx
+}
+
+/// The implicit resize's ratio along one dimension, `(from, to)` = `(out_extent, in_extent)`
+/// divided by their greatest common divisor: output element `i` reads input element
+/// `floor(i * to / from)`. Reduced, the largest product `(out_extent - 1) * to` stays small
+/// for every simple ratio (a `<50000>` input resized to `<100000>` multiplies by 1, not by
+/// 50000), so the GPU backends, which compute it in 32-bit integers, refuse only resizes
+/// between extents with little in common ([`resize_product`]).
+pub fn resize_ratio(out_extent: usize, in_extent: usize) -> (u64, u64) {
+    let g = num_integer::gcd(out_extent, in_extent).max(1);
+    ((out_extent / g) as u64, (in_extent / g) as u64)
+}
+
+/// The largest product the resize from `out_extent` to `in_extent` computes, `(out_extent - 1)
+/// * to` (0 when the extents are equal: the index passes through).
+pub fn resize_product(out_extent: usize, in_extent: usize) -> u128 {
+    if out_extent == in_extent {
+        return 0;
+    }
+    let (_, to) = resize_ratio(out_extent, in_extent);
+    out_extent.saturating_sub(1) as u128 * to as u128
 }
 
 /// `indexof`: the `float4` position of `idx` in a stream of rank `rank`; `.x` is the last
@@ -110,5 +132,34 @@ pub fn gather_component_i(v: i32, extent: usize) -> usize {
         0
     } else {
         (v as usize).min(extent - 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reduced_ratio_reads_what_the_plain_one_does() {
+        for (out, input) in [
+            (10, 5),
+            (5, 10),
+            (6, 4),
+            (7, 3),
+            (100_000, 50_000),
+            (40, 60),
+        ] {
+            let (from, to) = resize_ratio(out, input);
+            assert_eq!(num_integer::gcd(from, to), 1, "{out} {input}");
+            for i in 0..out {
+                let plain = (i as u64 * input as u64 / out as u64) as usize;
+                assert_eq!(resize_index(&[i, 0, 0, 0], &[out], &[input])[0], plain);
+                assert_eq!((i as u64 * to / from) as usize, plain);
+            }
+        }
+        // A simple ratio multiplies by little, however large its extents.
+        assert_eq!(resize_product(100_000, 50_000), 99_999);
+        assert_eq!(resize_product(7, 7), 0);
+        assert_eq!(resize_product(65_536, 100_003), 65_535 * 100_003);
     }
 }

@@ -113,8 +113,7 @@ pub fn generate_fused_reduce_pass(
         .position(|p| p.class == ParamClass::Out)
         .expect("fusion_refused checked there is one output");
     let out_name = glsl_name(&kfunc.params[out].name);
-    let extent = format!("{out_name}_extent");
-    let mut shader = KernelShader::new(module, kfunc, kernel_variant, Some(extent))?;
+    let mut shader = KernelShader::new(module, kfunc, kernel_variant, Some(out as u32))?;
     shader.parts.extent_uniform(out as u32, &out_name);
     let function = format!(
         "// Kernel `{}` at element brook_output_index of its output, which is never stored:\n// the reduction folds each value as it is computed.\n{} brook_map(ivec4 brook_output_index) {{\n{}    {}\n    return {out_name};\n}}\n",

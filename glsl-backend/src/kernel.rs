@@ -133,27 +133,28 @@ pub(crate) struct KernelShader<'a> {
     /// Statements that compute the inputs of the element `brook_output_index`: the start of
     /// `main`, or the body of a fused reduction's `brook_map` (`fused.rs`).
     pub fetches: String,
-    /// The GLSL `ivec4` holding the outputs' shape, which resized inputs scale from.
-    out_extent: String,
+    /// The parameter whose shape resized inputs scale from in a fused reduction's map; `None`:
+    /// the outputs' shape.
+    scale_from: Option<u32>,
 }
 
 impl<'a> KernelShader<'a> {
-    /// The fetches of a kernel pass (`map_extent` `None`), or with `map_extent` the uniform
-    /// holding the shape of the kernel's outputs, those of a function of the element
+    /// The fetches of a kernel pass (`mapped_output` `None`), or with `mapped_output` the
+    /// kernel's output parameter (never stored), those of a function of the element
     /// `brook_output_index` that a reduction pass calls per element it folds (`fused.rs`):
     /// there no input is at the fragment, so [`Access::AtFragment`] and vouts are refused.
     pub(crate) fn new(
         module: &'a Module,
         func: &'a Function,
         variant: &'a Variant,
-        map_extent: Option<String>,
+        mapped_output: Option<u32>,
     ) -> Result<Self, GenError> {
-        let mapped = map_extent.is_some();
+        let mapped = mapped_output.is_some();
         let mut s = KernelShader {
             module,
             parts: ShaderBuilder::new(Stage::Fragment, Some(module)),
             fetches: String::new(),
-            out_extent: map_extent.unwrap_or_else(|| "brook_output_extent".into()),
+            scale_from: mapped_output,
         };
         // The element of the outputs this fragment computes: for `indexof`, for resized
         // inputs and iterators, and to skip the texels outside a masked domain.
@@ -186,7 +187,7 @@ impl<'a> KernelShader<'a> {
                     let texel = match access {
                         Access::Resized(resize, placement) | Access::Domain(resize, placement) => {
                             s.parts.extent_uniform(i, &name);
-                            let index = resized_index(resize, "brook_output_index", &s.out_extent, &format!("{name}_extent"), &mut s.parts.prelude);
+                            let index = resized_index(resize, "brook_output_index", (i, &name), s.scale_from, &mut s.parts);
                             s.fetches.push_str(&format!("    {idx} = {index};\n"));
                             let domain = matches!(access, Access::Domain(..));
                             s.parts.texel_of(i, &name, &idx, domain, placement)
@@ -336,9 +337,9 @@ impl<'a> KernelShader<'a> {
         let index = resized_index(
             resize,
             "brook_output_index",
-            &self.out_extent,
-            &format!("{name}_extent"),
-            &mut self.parts.prelude,
+            (param, name),
+            self.scale_from,
+            &mut self.parts,
         );
         self.fetches.push_str(&format!("    {idx} = {index};\n"));
         // The same f32 operations as the host's `start + i * step`, so both agree.

@@ -77,6 +77,23 @@ pub enum UniformValue {
     OutputStreamExtent,
     /// `ivec4` lower corner of the output domain, in the whole streams.
     OutputLo,
+    /// `ivec4` extents the input parameter `param` is implicitly resized from — the outputs'
+    /// (`scale_from` `None`) or parameter `scale_from`'s — each divided by its gcd with the
+    /// input's extent along that component (`brook_core::index::resize_ratio`).
+    ResizeFrom {
+        /// The resized input (a stream or an iterator).
+        param: u32,
+        /// The parameter whose extents it is resized from; `None`: the outputs'.
+        scale_from: Option<u32>,
+    },
+    /// `ivec4` extents of input parameter `param`, each divided by the same gcd as in
+    /// [`UniformValue::ResizeFrom`].
+    ResizeTo {
+        /// The resized input (a stream or an iterator).
+        param: u32,
+        /// The parameter whose extents it is resized from; `None`: the outputs'.
+        scale_from: Option<u32>,
+    },
     /// `vec4` start of an iterator parameter.
     IterStart(u32),
     /// `vec4` step of an iterator parameter: its value's change from one element to the next.

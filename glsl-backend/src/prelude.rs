@@ -351,9 +351,10 @@ int brook_loop_cut = 0;
 /// Only the index components whose extents differ call it (see `Resize`): the division is the
 /// expensive part of a resized access.
 const RESIZE: &str = "\
-// Implicit resize: output element i reads input element floor(i * in / out) along a dimension.
-int brook_resize(int i, int from_extent, int to_extent) {
-    return int((uint(i) * uint(to_extent)) / uint(from_extent));
+// Implicit resize: output element i reads input element floor(i * in / out) along a dimension,
+// computed as floor(i * to / from) with to/from the ratio in/out reduced by its gcd.
+int brook_resize(int i, int from, int to) {
+    return int((uint(i) * uint(to)) / uint(from));
 }
 ";
 

@@ -99,7 +99,13 @@ fn only_scaled_components_divide() {
             Access::Value,
         ],
     );
-    assert!(text.contains("ivec4(brook_resize(brook_output_index.x, brook_output_extent.x, x_extent.x), brook_resize(brook_output_index.y, brook_output_extent.y, x_extent.y), brook_output_index.z, brook_output_index.w)"), "{text}");
+    // The ratio is the call's extents against the input's, each reduced by the gcd (uniforms).
+    assert!(text.contains("ivec4(brook_resize(brook_output_index.x, x_resize_from.x, x_resize_to.x), brook_resize(brook_output_index.y, x_resize_from.y, x_resize_to.y), brook_output_index.z, brook_output_index.w)"), "{text}");
+    assert!(
+        text.contains("uniform ivec4 x_resize_from;")
+            && text.contains("uniform ivec4 x_resize_to;"),
+        "{text}"
+    );
     assert_eq!(code(&text).matches(" / ").count(), 1, "{text}");
     // A wrapped input is translated from its index.
     let text = fragment(

@@ -4,6 +4,7 @@
 //! a kernel call's arguments, a reduction step's block sizes, a scatter's streams) and set
 //! when it is executed ([`apply`]), so the pass trace shows exactly what each uniform held.
 
+use brook_core::index::resize_ratio;
 use brook_core::UniformData;
 use brook_glsl::UniformValue;
 use brook_ir::{Function, Module, Scalar, Type};
@@ -54,6 +55,13 @@ pub fn uniform_data(
             .stream()
             .ok_or_else(|| format!("parameter `{}` needs a stream", param(p).name))
     };
+    // The shape a stream or iterator parameter has in the call.
+    let shape_of = |p: u32| -> Result<Vec<usize>, String> {
+        match args[p as usize] {
+            KernelArg::Iter(it) => Ok(it.shape().to_vec()),
+            _ => Ok(stream(p)?.shape().to_vec()),
+        }
+    };
     let ints = |v: [i32; 4]| Ok(UniformData::Ints(v.to_vec()));
     match value {
         UniformValue::Constant(p) => {
@@ -70,10 +78,26 @@ pub fn uniform_data(
             struct_member_data(module, &param(p).ty, member, data)
                 .map_err(|e| format!("constant `{}`: {e}", param(p).name))
         }
-        UniformValue::Extent(p) => match args[p as usize] {
-            KernelArg::Iter(it) => ints(extent_vector(it.shape())),
-            _ => ints(extent_vector(&stream(p)?.shape())),
-        },
+        UniformValue::Extent(p) => ints(extent_vector(&shape_of(p)?)),
+        UniformValue::ResizeFrom {
+            param: p,
+            scale_from,
+        }
+        | UniformValue::ResizeTo {
+            param: p,
+            scale_from,
+        } => {
+            let from = match scale_from {
+                None => extent_vector(&output.shape()),
+                Some(q) => extent_vector(&shape_of(q)?),
+            };
+            let to = extent_vector(&shape_of(p)?);
+            let to_side = matches!(value, UniformValue::ResizeTo { .. });
+            ints(std::array::from_fn(|k| {
+                let (f, t) = resize_ratio(from[k] as usize, to[k] as usize);
+                (if to_side { t } else { f }) as i32
+            }))
+        }
         UniformValue::Width(p) => Ok(UniformData::Ints(vec![
             stream(p)?.stream.layout().width() as i32
         ])),

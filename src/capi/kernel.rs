@@ -69,10 +69,7 @@ pub unsafe extern "C" fn brook_kernel_run_vout(
             "`{name}`: the vout result array is a null pointer"
         ));
     }
-    let counts = with_args(args, n, name, |args| {
-        with_runtime(|rt| rt.run_vout(program, name, args))
-    });
-    let vouts: Vec<(usize, &str)> = program
+    let vouts: Vec<(usize, &str, u32)> = program
         .module()
         .functions
         .iter()
@@ -81,14 +78,41 @@ pub unsafe extern "C" fn brook_kernel_run_vout(
             f.params
                 .iter()
                 .enumerate()
-                .filter(|(_, p)| matches!(p.class, ParamClass::Vout { .. }))
-                .map(|(k, p)| (k, p.name.as_str()))
+                .filter_map(|(k, p)| match p.class {
+                    ParamClass::Vout { max } => Some((k, p.name.as_str(), max)),
+                    _ => None,
+                })
                 .collect()
         })
         .unwrap_or_default();
+    // The original's vout argument is a placeholder its result replaces: one without room for
+    // this call (a stream an earlier call shrank to its pushes, reused in a loop) is swapped
+    // for a fresh stream with room before the call.
+    if args.is_null() && n > 0 {
+        fail(&format!("`{name}`: the argument array is a null pointer"));
+    }
+    let mut raw: Vec<BrookArg> = (0..n).map(|k| std::ptr::read(args.add(k))).collect();
+    let elements = call_elements(program, name, &raw);
+    let mut scratch: Vec<Box<BrookStream>> = Vec::new();
+    for &(k, _, max) in &vouts {
+        let Some(arg) = raw.get_mut(k).filter(|a| !a.stream.is_null()) else {
+            continue;
+        };
+        let old = &stream_ref(arg.stream).0;
+        let room = (max as usize).saturating_mul(elements);
+        if old.len() < room {
+            let fresh = with_runtime(|rt| rt.stream(old.format().clone(), &[room]));
+            scratch.push(Box::new(BrookStream(fresh)));
+            arg.stream = &**scratch.last().expect("pushed just above");
+        }
+    }
+    let args = raw.as_ptr();
+    let counts = with_args(args, n, name, |args| {
+        with_runtime(|rt| rt.run_vout(program, name, args))
+    });
     let out = std::slice::from_raw_parts_mut(replaced, n);
     out.fill(std::ptr::null_mut());
-    for ((k, param), count) in vouts.into_iter().zip(counts) {
+    for ((k, param, _), count) in vouts.into_iter().zip(counts) {
         let old = &stream_ref((*args.add(k)).stream).0;
         if count == 0 {
             fail(&format!(
@@ -101,6 +125,39 @@ pub unsafe extern "C" fn brook_kernel_run_vout(
         or_exit(new.read(&values[..count * floats]));
         out[k] = Box::into_raw(Box::new(BrookStream(new)));
     }
+}
+
+/// The elements of a vout call: those of its `out` streams, or without any, of its first
+/// input stream or iterator (brook-core's rule; 0 when the call is malformed, which the call
+/// then reports).
+///
+/// # Safety
+/// As [`brook_kernel_run`]'s `args`.
+unsafe fn call_elements(program: &crate::program::Program, name: &str, raw: &[BrookArg]) -> usize {
+    let Some(f) = program.module().functions.iter().find(|f| f.name == name) else {
+        return 0;
+    };
+    let elements = |a: &BrookArg| -> usize {
+        if a.rank == 0 {
+            stream_ref(a.stream).0.len()
+        } else {
+            let (lo, hi) = (bounds(a.lo, a.rank), bounds(a.hi, a.rank));
+            lo.iter()
+                .zip(&hi)
+                .map(|(l, h)| h.saturating_sub(*l))
+                .product()
+        }
+    };
+    let of_class = |wanted: fn(ParamClass) -> bool| {
+        f.params
+            .iter()
+            .zip(raw)
+            .find(|(p, a)| wanted(p.class) && !a.stream.is_null())
+            .map(|(_, a)| elements(a))
+    };
+    of_class(|c| c == ParamClass::Out)
+        .or_else(|| of_class(|c| matches!(c, ParamClass::Stream | ParamClass::Iter)))
+        .unwrap_or(0)
 }
 
 /// Calls `f` with the runtime's form of the `n` arguments at `args` of a call of `name`.

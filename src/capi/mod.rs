@@ -18,7 +18,10 @@ mod stream;
 
 pub use kernel::{brook_kernel_run, brook_kernel_run_vout, BrookArg};
 pub use reduce::{brook_reduce_stream, brook_reduce_value};
-pub use runtime::{brook_finish, brook_flush_stdout, install_runtime, set_loading, take_runtime};
+pub use runtime::{
+    brook_backend_name, brook_fail, brook_finish, brook_flush_stdout, install_runtime, set_loading,
+    take_runtime,
+};
 pub use stream::{
     brook_iter_new, brook_program_defines, brook_program_free, brook_program_new,
     brook_stream_free, brook_stream_gather_op, brook_stream_gather_reduce, brook_stream_new,
@@ -30,7 +33,7 @@ pub use stream::{
 
 /// Makes sure every exported function is linked into a binary that never calls them itself.
 pub fn keep_linked() {
-    let exported: [*const (); 25] = [
+    let exported: [*const (); 27] = [
         brook_kernel_run_vout as *const (),
         brook_stream_shape as *const (),
         brook_stream_scatter_reduce as *const (),
@@ -56,6 +59,8 @@ pub fn keep_linked() {
         brook_reduce_stream as *const (),
         brook_finish as *const (),
         brook_flush_stdout as *const (),
+        brook_backend_name as *const (),
+        brook_fail as *const (),
     ];
     std::hint::black_box(exported);
 }

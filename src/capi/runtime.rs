@@ -124,3 +124,24 @@ pub extern "C" fn brook_finish() {
         Ok(())
     })
 }
+
+/// The backend's name (`gl`, `cpu`, `wgpu`), for the original's `brook::runtimeTargets()`.
+/// The string lives as long as the process.
+#[no_mangle]
+pub extern "C" fn brook_backend_name() -> *const c_char {
+    static NAME: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();
+    let name = with_runtime(|rt| Ok(rt.backend_name().to_string()));
+    NAME.get_or_init(|| std::ffi::CString::new(name).unwrap_or_default())
+        .as_ptr()
+}
+
+/// Reports `message` as a runtime error and ends the process (status 1): what `brook.hpp`
+/// calls for what this runtime refuses (the original's CPU-runtime internals, hand-written
+/// shaders).
+///
+/// # Safety
+/// `message` is null or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn brook_fail(message: *const c_char) -> ! {
+    fail(c_str(message, "the error message"))
+}

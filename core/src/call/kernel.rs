@@ -8,6 +8,7 @@ use brook_ir::{Function, ParamClass, Type};
 use super::{check_argument, CallName};
 use crate::backend::BackendArg;
 use crate::error::{fmt_shape, BrookError};
+use crate::index::{resize_product, resize_ratio};
 use crate::program::Compiled;
 
 /// Checks a kernel call and returns its shape: that of its `out` streams (of their domain),
@@ -176,8 +177,9 @@ fn check_vouts(
 
 /// Refuses a call whose implicit resize of an input (a stream or iterator of another shape
 /// than the call) multiplies, along some dimension, an index by an extent past what `bits`-bit
-/// integers hold: `i * in / out` would wrap and read the wrong elements. Dimensions are
-/// aligned as `index::resize_index` aligns them; equal extents and extent 1 need no product.
+/// integers hold: `i * to / from` (the ratio `in / out` reduced, `index::resize_ratio`) would
+/// wrap and read the wrong elements. Dimensions are aligned as `index::resize_index` aligns
+/// them; equal extents and extent 1 need no product.
 pub fn check_resize(
     call: &dyn Display,
     func: &Function,
@@ -198,18 +200,20 @@ pub fn check_resize(
                 break;
             };
             let oe = shape[od];
-            if ie != oe && ie > 1 && (ie as u128) * (oe as u128) >= 1u128 << bits {
+            if ie > 1 && resize_product(oe, ie) >= 1u128 << bits {
+                let (from, to) = resize_ratio(oe, ie);
                 return Err(BrookError::DeviceLimit {
                     call: call.to_string(),
                     message: format!(
                         "`{}` of shape {} is resized to the call's shape {}: along that dimension \
-                         element i reads i × {ie} / {oe}, and {ie} × {oe} does not fit this \
-                         backend's {bits}-bit index arithmetic; give the input the call's shape, \
-                         or resize in steps whose extents multiply to less than 2^{bits} (the \
-                         CPU backend computes it in 64 bits)",
+                         element i reads i × {to} / {from} ({ie} / {oe} reduced), and {} × {to} \
+                         does not fit this backend's {bits}-bit index arithmetic; give the input \
+                         the call's shape, or resize in steps of simpler ratios (the CPU backend \
+                         computes it in 64 bits)",
                         p.name,
                         fmt_shape(&input),
-                        fmt_shape(shape)
+                        fmt_shape(shape),
+                        oe - 1
                     ),
                 });
             }

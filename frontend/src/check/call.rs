@@ -48,6 +48,9 @@ pub(super) fn call(
     if let Some(&id) = ctx.g.functions.get(fname) {
         return user_call(ctx, id, name, args, span);
     }
+    if fname == "instance" && args.is_empty() {
+        return super::expr::instance(ctx, span);
+    }
     let checked = check_all(ctx, args);
     if let Some(b) = Builtin::from_name(fname) {
         return builtins::check(ctx, b, checked.ok_or(Reported)?, span);

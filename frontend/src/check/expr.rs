@@ -157,6 +157,30 @@ pub fn check(ctx: &mut FnCtx<'_>, e: &ast::Expr) -> R<Expr> {
     }
 }
 
+/// `instance()`, of AMD's Brook+ (for which some of the original's later sample applications
+/// were written): the current element's position in the call's output as `int4` (`.x` the
+/// column), that is `indexof` of the first `out` stream (else of the first input stream or
+/// iterator), converted.
+pub(super) fn instance(ctx: &mut FnCtx<'_>, span: Span) -> R<Expr> {
+    let of = |wanted: fn(ParamClass) -> bool| ctx.params.iter().position(|p| wanted(p.class));
+    let Some(i) = of(|c| c == ParamClass::Out)
+        .or_else(|| of(|c| matches!(c, ParamClass::Stream | ParamClass::Iter)))
+    else {
+        return Err(ctx.error(
+            Diagnostic::error("`instance()` needs a kernel with a stream parameter", span)
+                .with_label(span, "no current element here")
+                .with_hint("`instance()` is the position of the element a kernel computes"),
+        ));
+    };
+    ctx.uses_indexof = true;
+    let position = mk(
+        ExprKind::IndexOf(i as u32),
+        Type::Vector(Scalar::Float, 4),
+        span,
+    );
+    explicit(ctx, position, &Type::Vector(Scalar::Int, 4), span)
+}
+
 fn indexof(ctx: &mut FnCtx<'_>, name: &ast::Ident, span: Span) -> R<Expr> {
     match ctx.lookup(&name.name) {
         Resolved::Param(i) => {

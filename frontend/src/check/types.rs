@@ -13,9 +13,14 @@
 use brook_ir::{Expr, ExprKind, Scalar, StructDef, Type};
 
 /// The type a built-in type name denotes (`float`, `float1`..`float4`, `int`.., `bool`..,
-/// `float2x2`..`float4x4`); `void` is handled separately.
+/// `float2x2`..`float4x4`); `void` is handled separately. Cg's lower-precision types `half`,
+/// `fixed` and `shortfixed` (and their vectors) are floats of that width, as the original's
+/// CPU backend computed them.
 pub fn builtin_type(name: &str) -> Option<Type> {
-    let (scalar, rest) = if let Some(r) = name.strip_prefix("float") {
+    let float_like = ["float", "half", "shortfixed", "fixed"]
+        .iter()
+        .find_map(|p| name.strip_prefix(p));
+    let (scalar, rest) = if let Some(r) = float_like {
         (Scalar::Float, r)
     } else if let Some(r) = name.strip_prefix("int") {
         (Scalar::Int, r)
@@ -51,7 +56,7 @@ pub fn builtin_type(name: &str) -> Option<Type> {
 }
 
 /// Why a Cg matrix type name that is not a type here is not one: Cg also has matrices of
-/// `int`, `bool`, `half` and `fixed`, and with one row or column.
+/// `int` and `bool`, and with one row or column.
 pub fn matrix_name_hint(name: &str) -> Option<&'static str> {
     let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == 'x');
     let shape = &name[base.len()..];
@@ -61,8 +66,8 @@ pub fn matrix_name_hint(name: &str) -> Option<&'static str> {
         return None;
     }
     match base {
-        "float" => Some("matrices have 2 to 4 rows and 2 to 4 columns; a single row or column is a `floatN` vector"),
-        "int" | "bool" | "half" | "fixed" => Some("matrices are of `float` only: `float2x2` .. `float4x4`"),
+        "float" | "half" | "fixed" | "shortfixed" => Some("matrices have 2 to 4 rows and 2 to 4 columns; a single row or column is a `floatN` vector"),
+        "int" | "bool" => Some("matrices are of `float` only: `float2x2` .. `float4x4`"),
         _ => None,
     }
 }
@@ -250,6 +255,12 @@ mod tests {
             Some(Type::Matrix { rows: 3, cols: 4 })
         );
         assert_eq!(builtin_type("float5"), None);
+        assert_eq!(builtin_type("half"), Some(Type::FLOAT));
+        assert_eq!(builtin_type("fixed3"), Some(Type::Vector(Scalar::Float, 3)));
+        assert_eq!(
+            builtin_type("shortfixed4"),
+            Some(Type::Vector(Scalar::Float, 4))
+        );
         assert_eq!(builtin_type("floaty"), None);
         assert_eq!(builtin_type("bool2x2"), None);
     }

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 
 /// Brook programs as whole C programs: kernels through the Brook compiler, host code through
 /// the system C++ compiler.
@@ -23,10 +23,13 @@ pub struct Cli {
 pub enum Command {
     /// Compile and run the program; its output and exit status pass through.
     Run {
-        /// The program's files: `.br` files, and `.cpp` files of host code that include the
-        /// kernel files' headers (`kernels.hpp` for `kernels.br`). One defines `main`.
+        /// The program's files: `.br` files (`.bri`: C-preprocessed first), and `.cpp` files
+        /// of host code that include the kernel files' headers (`kernels.hpp` or
+        /// `built/kernels.hpp` for `kernels.br`). One defines `main`.
         #[arg(required = true, value_name = "FILES")]
         files: Vec<PathBuf>,
+        #[command(flatten)]
+        host: HostOptions,
         /// The backend (default: $BRT_RUNTIME, else gl).
         #[arg(long, value_name = "NAME")]
         backend: Option<String>,
@@ -44,6 +47,8 @@ pub enum Command {
         /// The program's files, as for `run`.
         #[arg(required = true, value_name = "FILES")]
         files: Vec<PathBuf>,
+        #[command(flatten)]
+        host: HostOptions,
         /// The directory to write (created if need be).
         #[arg(short, long, value_name = "DIR")]
         output: PathBuf,
@@ -69,6 +74,8 @@ pub enum Command {
         /// The program's files, as for `run`.
         #[arg(required = true, value_name = "FILES")]
         files: Vec<PathBuf>,
+        #[command(flatten)]
+        host: HostOptions,
         /// The executable to write.
         #[arg(short, long, value_name = "PROGRAM")]
         output: PathBuf,
@@ -103,6 +110,8 @@ pub enum Command {
         /// The program's files.
         #[arg(required = true, value_name = "FILES")]
         files: Vec<PathBuf>,
+        #[command(flatten)]
+        host: HostOptions,
     },
     /// List or clear the build cache ($XDG_CACHE_HOME/brook, else ~/.cache/brook). It keeps at
     /// most $BROOK_CACHE_MAX_ENTRIES programs (default 64) and $BROOK_CACHE_MAX_BYTES bytes
@@ -121,6 +130,18 @@ pub enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
+}
+
+/// What the C++ compiler takes for the host code, as the original's Makefiles passed it.
+#[derive(Debug, Args, PartialEq, Default, Clone)]
+pub struct HostOptions {
+    /// Search DIR for the host code's headers, `#include "…"` and `<…>` alike (after the
+    /// program's own directories).
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+    /// Define a macro for the host code, as `-D NAME` or `-D NAME=VALUE`.
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub define: Vec<String>,
 }
 
 /// `--timeout`: a positive, finite number of seconds.
@@ -153,6 +174,7 @@ mod tests {
             parse("run a.br --backend cpu --timeout 2.5 -- x --backend").unwrap(),
             Command::Run {
                 files: vec!["a.br".into()],
+                host: HostOptions::default(),
                 backend: Some("cpu".into()),
                 timeout: Some(2.5),
                 args: vec!["x".into(), "--backend".into()]
@@ -168,13 +190,15 @@ mod tests {
         assert_eq!(
             parse("check a.br").unwrap(),
             Command::Check {
-                files: vec!["a.br".into()]
+                files: vec!["a.br".into()],
+                host: HostOptions::default(),
             }
         );
         assert_eq!(
             parse("explain a.br -o site --max-side 64 -- 3").unwrap(),
             Command::Explain {
                 files: vec!["a.br".into()],
+                host: HostOptions::default(),
                 output: "site".into(),
                 backend: None,
                 max_side: 64,
@@ -183,9 +207,13 @@ mod tests {
             }
         );
         assert_eq!(
-            parse("build main.cpp k.br -o prog").unwrap(),
+            parse("build main.cpp k.br -o prog -I../common -I inc -D N=3 -DFAST").unwrap(),
             Command::Build {
                 files: vec!["main.cpp".into(), "k.br".into()],
+                host: HostOptions {
+                    include: vec!["../common".into(), "inc".into()],
+                    define: vec!["N=3".into(), "FAST".into()],
+                },
                 output: "prog".into()
             }
         );

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::cache::{self, Cache};
+use crate::cli::HostOptions;
 use crate::sources::Translation;
 
 /// `include/brook.hpp`, which every generated file includes.
@@ -19,18 +20,24 @@ pub const HEADER: &str = include_str!("../../../include/brook.hpp");
 const FLAGS: &[&str] = &["-std=c++11", "-O1", "-fPIC", "-shared"];
 #[cfg(target_os = "macos")]
 const PLATFORM_FLAGS: &[&str] = &["-undefined", "dynamic_lookup"];
+/// `-Bsymbolic`: the program's own calls of its functions bind inside the library. brcc exports
+/// its symbols (`-rdynamic`) and the program keeps `main` its name: without this, a call of
+/// `main` from `brook_user_main` would reach brcc's.
 #[cfg(not(target_os = "macos"))]
-const PLATFORM_FLAGS: &[&str] = &[];
+const PLATFORM_FLAGS: &[&str] = &["-Wl,-Bsymbolic"];
 
 pub struct Compiler {
     program: PathBuf,
     /// Arguments that came with `CXX` (`CXX="ccache g++"`).
     extra: Vec<String>,
+    /// `-I` and `-D` from brcc's command line.
+    host: HostOptions,
 }
 
 impl Compiler {
-    /// `CXX` if set, else the first of `c++`, `g++`, `clang++` on PATH.
-    pub fn find() -> Result<Compiler, String> {
+    /// `CXX` if set, else the first of `c++`, `g++`, `clang++` on PATH; `host` adds include
+    /// directories and macros.
+    pub fn find(host: HostOptions) -> Result<Compiler, String> {
         if let Ok(cxx) = std::env::var("CXX") {
             let mut words = cxx.split_whitespace().map(String::from);
             let name = words.next().ok_or("CXX is set but empty")?;
@@ -40,6 +47,7 @@ impl Compiler {
             return Ok(Compiler {
                 program,
                 extra: words.collect(),
+                host,
             });
         }
         ["c++", "g++", "clang++"]
@@ -48,6 +56,7 @@ impl Compiler {
             .map(|program| Compiler {
                 program,
                 extra: Vec::new(),
+                host,
             })
             .ok_or_else(|| {
                 "no C++ compiler found: install g++ or clang++, or set CXX to one".to_string()
@@ -66,21 +75,29 @@ impl Compiler {
             env!("CARGO_PKG_VERSION"),
             &self.program,
             &self.extra,
+            &self.host.include,
+            &self.host.define,
             FLAGS,
+            PLATFORM_FLAGS,
         )
             .hash(&mut hasher);
         let dir = cache.entry(&format!("brcc-{:016x}", hasher.finish()))?;
+        let forwards = forwarding_headers(t);
         let files = std::iter::once((brook_build::HEADER_NAME, HEADER))
             .chain(
                 t.headers
                     .iter()
                     .map(|(n, text)| (n.as_str(), text.as_str())),
             )
+            .chain(forwards.iter().map(|(n, text)| (n.as_str(), text.as_str())))
             .chain(
                 t.sources
                     .iter()
                     .map(|(n, text)| (n.as_str(), text.as_str())),
             );
+        for sub in FORWARDING_DIRS {
+            private_dir(&dir.join(sub))?;
+        }
         for (name, text) in files {
             let path = dir.join(name);
             cache::write_private(&path, text.as_bytes())
@@ -113,15 +130,47 @@ impl Compiler {
         Ok(library)
     }
 
-    /// The compiler with its `CXX` words and the include directories: the build directory
-    /// (brook.hpp, the generated headers), then each input file's directory for `"…"`.
+    /// The compiler with its `CXX` words, the include directories and the macros: the build
+    /// directory (brook.hpp, the generated headers), then each input file's directory (for
+    /// `"…"` and `<…>` alike, as the original's `-I.` did), then `-I` directories.
     fn command(&self, t: &Translation, dir: &Path) -> Command {
         let mut cmd = Command::new(&self.program);
         cmd.args(&self.extra).arg("-I").arg(dir);
-        for d in &t.include_dirs {
-            cmd.arg("-iquote").arg(d);
+        for d in t.include_dirs.iter().chain(&self.host.include) {
+            cmd.arg("-I").arg(d);
+        }
+        for d in &self.host.define {
+            cmd.arg(format!("-D{d}"));
         }
         cmd
+    }
+
+    /// `file` through the C preprocessor (macros expanded, includes read, no line markers),
+    /// with its folder and the `-I` folders searched and the `-D` macros defined.
+    pub fn preprocess(&self, file: &Path) -> Result<String, String> {
+        let mut cmd = Command::new(&self.program);
+        cmd.args(&self.extra).args(["-E", "-P", "-x", "c"]);
+        let dir = file.parent().filter(|d| !d.as_os_str().is_empty());
+        for d in dir
+            .into_iter()
+            .chain(self.host.include.iter().map(PathBuf::as_path))
+        {
+            cmd.arg("-I").arg(d);
+        }
+        for d in &self.host.define {
+            cmd.arg(format!("-D{d}"));
+        }
+        let output = cmd.arg(file).output().map_err(|e| self.not_run(e))?;
+        if !output.status.success() {
+            return Err(format!(
+                "the C preprocessor (`{} -E`) failed on `{}`:\n{}",
+                self.program.display(),
+                file.display(),
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+        String::from_utf8(output.stdout)
+            .map_err(|_| format!("`{}` is not UTF-8 once preprocessed", file.display()))
     }
 
     fn not_run(&self, e: std::io::Error) -> String {
@@ -134,7 +183,7 @@ impl Compiler {
     /// A hash of the headers the program includes with `#include "…"` (0 when it includes
     /// none), found by the compiler's `-MM`.
     fn own_headers(&self, t: &Translation, dir: &Path) -> Result<u64, String> {
-        if !t.programs.iter().any(|p| p.source.contains("#include \"")) {
+        if !t.programs.iter().any(|p| p.source.contains("#include")) {
             return Ok(0);
         }
         let output = self
@@ -158,6 +207,37 @@ impl Compiler {
             }
         }
         Ok(hasher.finish())
+    }
+}
+
+/// The folders of [`forwarding_headers`] inside the build directory.
+const FORWARDING_DIRS: &[&str] = &["brook", "built"];
+
+/// Headers at the original's include paths, each including ours: host code written for the
+/// original includes `<brook/brook.hpp>` or `<brook/brt.hpp>`, and a kernel file's generated
+/// header as `"built/NAME.hpp"` (its Makefiles put brcc's output in `built/`).
+fn forwarding_headers(t: &Translation) -> Vec<(String, String)> {
+    let to = |name: &str| format!("#include \"../{name}\"\n");
+    ["brook/brook.hpp", "brook/brt.hpp"]
+        .iter()
+        .map(|path| (path.to_string(), to(brook_build::HEADER_NAME)))
+        .chain(
+            t.headers
+                .iter()
+                .map(|(name, _)| (format!("built/{name}"), to(name))),
+        )
+        .collect()
+}
+
+/// A folder inside the (owner-only, checked) build directory, created owner-only: only this
+/// user can have made it, so what it holds is as trusted as the build directory.
+fn private_dir(path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::DirBuilderExt;
+    match std::fs::DirBuilder::new().mode(0o700).create(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
+            Err(format!("could not create `{}`: {e}", path.display()))
+        }
+        _ => Ok(()),
     }
 }
 

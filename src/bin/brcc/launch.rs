@@ -22,6 +22,7 @@ pub fn run(
     ended: impl FnOnce(&Runtime),
 ) -> Result<i32, String> {
     capi::keep_linked();
+    crate::crash::report_crashes(file);
     capi::install_runtime(runtime);
     let argv: Vec<CString> = std::iter::once(file)
         .chain(args.iter().map(String::as_str))

@@ -21,6 +21,7 @@
 mod cache;
 mod cli;
 mod clif;
+mod crash;
 mod cxx;
 mod embed;
 mod eviction;
@@ -77,32 +78,32 @@ fn execute(command: Command) -> Result<ExitCode, String> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Check { files } => {
-            let t = sources::translate(sources::load(&files)?, false)?;
+        Command::Check { files, host } => {
+            let t = sources::translate(sources::load(&files, &host)?, false)?;
             for program in &t.programs {
                 println!("{}: ok", program.file_name);
             }
             Ok(ExitCode::SUCCESS)
         }
         Command::Glsl { file } => {
-            let programs = sources::load(std::slice::from_ref(&file))?;
+            let programs = sources::load(std::slice::from_ref(&file), &Default::default())?;
             print!("{}", glsl::describe(&programs[0]));
             Ok(ExitCode::SUCCESS)
         }
         Command::Wgsl { file } => {
-            let programs = sources::load(std::slice::from_ref(&file))?;
+            let programs = sources::load(std::slice::from_ref(&file), &Default::default())?;
             let program = &programs[0];
             let wgsl = brook::wgpu_backend::describe::describe(&program.module, &program.file_name);
             print!("{wgsl}");
             Ok(ExitCode::SUCCESS)
         }
         Command::Clif { file } => {
-            let programs = sources::load(std::slice::from_ref(&file))?;
+            let programs = sources::load(std::slice::from_ref(&file), &Default::default())?;
             print!("{}", clif::describe(&programs[0]));
             Ok(ExitCode::SUCCESS)
         }
         Command::Cpp { file, output } => {
-            let programs = sources::load(std::slice::from_ref(&file))?;
+            let programs = sources::load(std::slice::from_ref(&file), &Default::default())?;
             let cpp = brook_build::cpp(&programs[0]).map_err(|d| d.render())?;
             // Like the original: `foo.br` becomes `foo.cpp` in the current directory.
             let output: PathBuf = output.unwrap_or_else(|| {
@@ -119,20 +120,25 @@ fn execute(command: Command) -> Result<ExitCode, String> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Build { files, output } => {
-            let t = sources::translate(sources::load(&files)?, true)?;
+        Command::Build {
+            files,
+            host,
+            output,
+        } => {
+            let t = sources::translate(sources::load(&files, &host)?, true)?;
             let cache = cache::Cache::open().map_err(error)?;
-            let library = compiler()?.build(&t, &cache).map_err(error)?;
+            let library = compiler(host)?.build(&t, &cache).map_err(error)?;
             embed::write(&library, &output).map_err(error)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Run {
             files,
+            host,
             backend,
             timeout,
             args,
         } => {
-            let (t, runtime, cache, library) = prepare(&files, backend)?;
+            let (t, runtime, cache, library) = prepare(&files, host, backend)?;
             if let Some(seconds) = timeout {
                 launch::watchdog(&t.programs[0].file_name, seconds);
             }
@@ -143,6 +149,7 @@ fn execute(command: Command) -> Result<ExitCode, String> {
         }
         Command::Explain {
             files,
+            host,
             output,
             backend,
             max_side,
@@ -162,7 +169,7 @@ fn execute(command: Command) -> Result<ExitCode, String> {
                 .skip(1)
                 .map(|n| runtime(n.clone()))
                 .collect::<Result<Vec<_>, _>>()?;
-            let (t, first, cache, library) = prepare(&files, names[0].clone())?;
+            let (t, first, cache, library) = prepare(&files, host, names[0].clone())?;
             runtimes.insert(0, first);
             let name = &t.programs[0].file_name;
             // Each run loads its own copy of the library: a copy is a new object to the
@@ -241,12 +248,13 @@ fn execute(command: Command) -> Result<ExitCode, String> {
 /// cache and the built library.
 fn prepare(
     files: &[PathBuf],
+    host: cli::HostOptions,
     backend: Option<String>,
 ) -> Result<(sources::Translation, brook::Runtime, cache::Cache, PathBuf), String> {
-    let t = sources::translate(sources::load(files)?, true)?;
+    let t = sources::translate(sources::load(files, &host)?, true)?;
     let runtime = runtime(backend)?;
     let cache = cache::Cache::open().map_err(error)?;
-    let library = compiler()?.build(&t, &cache).map_err(error)?;
+    let library = compiler(host)?.build(&t, &cache).map_err(error)?;
     Ok((t, runtime, cache, library))
 }
 
@@ -273,8 +281,8 @@ fn runtime(backend: Option<String>) -> Result<brook::Runtime, String> {
     .map_err(error)
 }
 
-fn compiler() -> Result<cxx::Compiler, String> {
-    cxx::Compiler::find().map_err(error)
+fn compiler(host: cli::HostOptions) -> Result<cxx::Compiler, String> {
+    cxx::Compiler::find(host).map_err(error)
 }
 
 fn error(e: impl std::fmt::Display) -> String {

@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 
 use brook_build::Program;
 
+use crate::cli::HostOptions;
+use crate::cxx::Compiler;
+
 /// The C++ of every file, ready for the compiler.
 pub struct Translation {
     /// The programs, in the order given.
@@ -20,12 +23,21 @@ pub struct Translation {
     pub include_dirs: Vec<PathBuf>,
 }
 
-/// Reads and checks `files`; errors are rendered with the original lines.
-pub fn load(files: &[PathBuf]) -> Result<Vec<Program>, String> {
+/// Reads and checks `files`; errors are rendered with the original lines. A `.bri` file goes
+/// through the C preprocessor first (with `host`'s `-I` and `-D`), as the original's Makefiles
+/// ran it on them (its errors then point at the preprocessed lines).
+pub fn load(files: &[PathBuf], host: &HostOptions) -> Result<Vec<Program>, String> {
     let texts: Vec<(String, String)> = files
         .iter()
         .map(|f| {
             let name = f.display().to_string();
+            if f.extension().is_some_and(|e| e == "bri") {
+                let cxx = Compiler::find(host.clone()).map_err(|e| format!("brcc: error: {e}"))?;
+                return cxx
+                    .preprocess(f)
+                    .map(|text| (name.clone(), text))
+                    .map_err(|e| format!("brcc: error: {e}"));
+            }
             std::fs::read_to_string(f)
                 .map(|text| (name.clone(), text))
                 .map_err(|e| format!("brcc: error: could not read `{name}`: {e}"))

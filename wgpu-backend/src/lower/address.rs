@@ -47,19 +47,20 @@ pub fn unlinearize(
     out
 }
 
-/// Brook's implicit resize along one dimension: output element `i` of `out_extent` reads
-/// element `i * in_extent / out_extent` (32-bit, as the GL backend computes it).
+/// Brook's implicit resize along one dimension: output element `i` reads element
+/// `i * to / from`, the ratio of the input's extent to the output's reduced by their gcd
+/// (`brook_core::index::resize_ratio`; 32-bit, as the GL backend computes it).
 pub fn resize(
     b: &mut FnBuilder,
     i: Handle<Expression>,
-    in_extent: Handle<Expression>,
-    out_extent: Handle<Expression>,
+    to: Handle<Expression>,
+    from: Handle<Expression>,
 ) -> Handle<Expression> {
-    // Equal extents pass through, so no product can wrap there (the runtime refuses calls
-    // whose other products would: `brook_core::call::check_resize`).
-    let p = b.mul(i, in_extent);
-    let scaled = b.div(p, out_extent);
-    let same = b.eq(in_extent, out_extent);
+    // Equal extents (ratio 1/1) pass through, so no product can wrap there (the runtime
+    // refuses calls whose other products would: `brook_core::call::check_resize`).
+    let p = b.mul(i, to);
+    let scaled = b.div(p, from);
+    let same = b.eq(to, from);
     b.select(same, i, scaled)
 }
 

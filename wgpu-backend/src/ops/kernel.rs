@@ -1,6 +1,7 @@
 //! A kernel call: checks, the shader variant, the call info, in-place copies, one dispatch,
 //! then the vouts' packing (`vout.rs`).
 
+use brook_core::index::resize_ratio;
 use brook_core::loops::{cut_loop_message, iteration_bound_given};
 use brook_core::SourceText;
 use brook_ir::{FunctionKind, ParamClass, Scalar, Type};
@@ -38,6 +39,17 @@ pub fn extent_slot(shape: &[usize]) -> [u32; 4] {
         e[k] = x as u32;
     }
     e
+}
+
+/// Fills the two info slots ([`crate::shaders::kernel::RESIZE_SLOTS`]) from `slot` with the resize from the call's `shape` to an
+/// input's `own`: per component, both extents divided by their gcd.
+fn resize_slots(info: &mut [[u32; 4]], slot: u32, shape: &[usize], own: &[usize]) {
+    let (call, own) = (extent_slot(shape), extent_slot(own));
+    for k in 0..4 {
+        let (from, to) = resize_ratio(call[k] as usize, own[k] as usize);
+        info[slot as usize][k] = from as u32;
+        info[slot as usize + 1][k] = to as u32;
+    }
 }
 
 impl WgpuBackend {
@@ -317,6 +329,7 @@ impl WgpuBackend {
                         buffer,
                         extent,
                         domain,
+                        ..
                     }
                     | ArgPlan::Gather {
                         buffer,
@@ -324,6 +337,9 @@ impl WgpuBackend {
                         domain,
                     } => {
                         info[*extent as usize] = extent_slot(&call_shape_of(a));
+                        if let ArgPlan::Stream { resize, .. } = ap {
+                            resize_slots(&mut info, *resize, &shape, &call_shape_of(a));
+                        }
                         domain_slots(&mut info, *domain);
                         let s = a.stream();
                         let (buf, key) = s.keyed_buffer().expect("checked: not an iterator");
@@ -352,12 +368,14 @@ impl WgpuBackend {
                         start,
                         step,
                         extent,
+                        resize,
                     } => {
                         let s = a.stream();
                         let r = s.iter_spec().expect("checked: an iterator");
                         info[*start as usize] = r.start().map(f32::to_bits);
                         info[*step as usize] = r.step().map(f32::to_bits);
                         info[*extent as usize] = extent_slot(s.shape());
+                        resize_slots(&mut info, *resize, &shape, s.shape());
                     }
                     ArgPlan::Constant { slot } => {
                         let KernelArg::Constant(v) = a else {

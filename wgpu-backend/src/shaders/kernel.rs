@@ -89,13 +89,15 @@ pub struct KernelVariant {
 /// Where the shader finds each argument.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ArgPlan {
-    /// An input stream: resource `buffer`; extents in slot `extent`; a domain's first element
-    /// and whole extents in `domain`.
+    /// An input stream: resource `buffer`; extents in slot `extent`; its resize ratio in
+    /// `resize`; a domain's first element and whole extents in `domain`.
     Stream {
         /// Its storage buffer, an index into [`KernelPlan::resources`].
         buffer: usize,
         /// The info slot of its extents.
         extent: u32,
+        /// The two info slots of its implicit resize from the call's extents ([`RESIZE_SLOTS`]).
+        resize: u32,
         /// The info slots of a domain's first element and of the whole stream's extents.
         domain: Option<(u32, u32)>,
     },
@@ -108,7 +110,8 @@ pub enum ArgPlan {
         /// The info slots of a domain's first element and of the whole stream's extents.
         domain: Option<(u32, u32)>,
     },
-    /// An iterator: the info slots of its start and step (`f32` bits) and its extents.
+    /// An iterator: the info slots of its start and step (`f32` bits), its extents and its
+    /// resize ratio.
     Iter {
         /// The slot of its start value.
         start: u32,
@@ -116,6 +119,8 @@ pub enum ArgPlan {
         step: u32,
         /// The slot of its extents.
         extent: u32,
+        /// The two info slots of its implicit resize from the call's extents ([`RESIZE_SLOTS`]).
+        resize: u32,
     },
     /// The constant's floats from slot `slot` on, four per slot.
     Constant {
@@ -160,6 +165,10 @@ pub struct KernelPlan {
 pub const HEAD: u32 = 0;
 /// Slot 1: the call's extents.
 pub const CALL_EXTENT: u32 = 1;
+/// Info slots of an input's implicit resize: per component (`.x` the last dimension), the
+/// call's extent and the input's divided by their gcd (`brook_core::index::resize_ratio`), so
+/// the shader's 32-bit product `i * to` stays small for every simple ratio.
+pub const RESIZE_SLOTS: u32 = 2;
 
 impl KernelPlan {
     /// Allocates the slots and resources of variant `v` of its kernel in `brook`.
@@ -182,6 +191,7 @@ impl KernelPlan {
                 } => ArgPlan::Stream {
                     buffer: resource(p.name.clone(), aliased, floats),
                     extent: info.alloc(1),
+                    resize: info.alloc(RESIZE_SLOTS),
                     domain: domain(&mut info, d),
                 },
                 ArgShape::Gather { domain: d, .. } => ArgPlan::Gather {
@@ -193,6 +203,7 @@ impl KernelPlan {
                     start: info.alloc(1),
                     step: info.alloc(1),
                     extent: info.alloc(1),
+                    resize: info.alloc(RESIZE_SLOTS),
                 },
                 ArgShape::Constant => ArgPlan::Constant {
                     slot: info.alloc(flat_len(brook, &p.ty).div_ceil(4)),
@@ -302,6 +313,7 @@ pub fn kernel_module(brook: &ir::Module, v: &KernelVariant) -> Lowered<(naga::Mo
                 ArgPlan::Stream {
                     buffer,
                     extent,
+                    resize,
                     domain,
                 },
                 ArgShape::Stream { direct, rank, .. },
@@ -309,7 +321,8 @@ pub fn kernel_module(brook: &ir::Module, v: &KernelVariant) -> Lowered<(naga::Mo
                 let (linear, own) = if *direct {
                     (id, index.clone())
                 } else {
-                    element_of(&mut b, info, &index, extents, *extent, *domain, *rank)
+                    let slots = (*extent, *resize);
+                    element_of(&mut b, info, &index, slots, *domain, *rank)
                 };
                 if let Some(g) = positions[k] {
                     let pos = position(&mut b, &own);
@@ -326,12 +339,12 @@ pub fn kernel_module(brook: &ir::Module, v: &KernelVariant) -> Lowered<(naga::Mo
                 ArgPlan::Iter {
                     start,
                     step,
-                    extent,
+                    resize,
+                    ..
                 },
                 ArgShape::Iter { rank },
             ) => {
-                let own_ext = info_slot(&mut b, info, *extent);
-                let own = resized(&mut b, &index, extents, own_ext, *rank);
+                let own = resized(&mut b, info, &index, *resize, *rank);
                 if let Some(g) = positions[k] {
                     let pos = position(&mut b, &own);
                     let gp = b.global(g);
@@ -453,19 +466,18 @@ pub fn kernel_module(brook: &ir::Module, v: &KernelVariant) -> Lowered<(naga::Mo
 }
 
 /// The element of an input stream read by the call's element `index`: resized into the
-/// stream's extents (slot `extent`), then through its domain. Returns the linear position in
-/// the stream's storage and the index in the stream (for `indexof`).
+/// stream's extents (slots `(extent, resize)`), then through its domain. Returns the linear
+/// position in the stream's storage and the index in the stream (for `indexof`).
 fn element_of(
     b: &mut FnBuilder,
     info: Handle<naga::GlobalVariable>,
     index: &[Handle<Expression>],
-    call_extents: Handle<Expression>,
-    extent: u32,
+    (extent, resize): (u32, u32),
     domain: Option<(u32, u32)>,
     rank: u8,
 ) -> (Handle<Expression>, Vec<Handle<Expression>>) {
     let own_ext = info_slot(b, info, extent);
-    let own = resized(b, index, call_extents, own_ext, rank);
+    let own = resized(b, info, index, resize, rank);
     let linear = match domain {
         None => linearize(b, &own, own_ext),
         Some((lo, full)) => shifted_linear(b, info, &own, lo, full),
@@ -473,20 +485,23 @@ fn element_of(
     (linear, own)
 }
 
-/// Brook's implicit resize of the call's `index` into a stream of `rank` whose extents are
-/// `own`: the trailing dimensions line up (a lower-rank stream sees the last dimensions).
+/// Brook's implicit resize of the call's `index` into a stream of `rank` whose reduced ratio
+/// is in the [`RESIZE_SLOTS`] slots from `slot`: the trailing dimensions line up (a lower-rank
+/// stream sees the last dimensions).
 fn resized(
     b: &mut FnBuilder,
+    info: Handle<naga::GlobalVariable>,
     index: &[Handle<Expression>],
-    call_extents: Handle<Expression>,
-    own: Handle<Expression>,
+    slot: u32,
     rank: u8,
 ) -> Vec<Handle<Expression>> {
+    let froms = info_slot(b, info, slot);
+    let tos = info_slot(b, info, slot + 1);
     (0..rank as usize)
         .map(|k| match index.get(k) {
             Some(&i) => {
-                let from = b.index(call_extents, k as u32);
-                let to = b.index(own, k as u32);
+                let from = b.index(froms, k as u32);
+                let to = b.index(tos, k as u32);
                 resize(b, i, to, from)
             }
             None => b.u32(0),
