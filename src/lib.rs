@@ -5,6 +5,7 @@ mod arg;
 mod calls;
 #[cfg(feature = "brcc")]
 pub mod capi;
+#[cfg(feature = "explain")]
 mod explaining;
 mod gate;
 mod gather_op;
@@ -36,19 +37,28 @@ pub use brook_core::{
     Backend, BackendArg, BrookError, Domain, ElementFormat, IterSpec, MemberFormat, PassObserver,
     PassTrace, ReducePlan, StreamError, TraceEntry,
 };
+#[cfg(feature = "cpu")]
 pub use brook_cpu::CpuBackend;
+#[cfg(feature = "explain")]
 pub use brook_explain as explain;
 pub use brook_frontend as frontend;
+#[cfg(feature = "gl")]
 pub use brook_glsl as glsl;
 pub use brook_ir as ir;
+#[cfg(feature = "gl")]
 pub use brook_passes as passes;
+#[cfg(feature = "gl")]
 pub use brook_passes::GlBackend;
+#[cfg(feature = "gl")]
 pub use brook_texture_streams as texture_streams;
+#[cfg(feature = "gl")]
 pub use brook_texture_streams::{ContextOptions, Profile};
+#[cfg(feature = "wgpu")]
 pub use brook_wgpu as wgpu_backend;
+#[cfg(feature = "wgpu")]
 pub use brook_wgpu::WgpuBackend;
 
 /// The README's Rust example, compiled and run as a doctest so it cannot rot.
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "gl"))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeExample;

@@ -7,9 +7,13 @@ use std::rc::Rc;
 use brook_core::{
     Backend, BrookError, Compiled, ElementFormat, IterSpec, SourceText, TraceEntry, WriteMaskState,
 };
+#[cfg(feature = "cpu")]
 use brook_cpu::CpuBackend;
+#[cfg(feature = "gl")]
 use brook_passes::GlBackend;
+#[cfg(feature = "gl")]
 use brook_texture_streams::{ContextOptions, GlContext};
+#[cfg(feature = "wgpu")]
 use brook_wgpu::WgpuBackend;
 
 use crate::gate::{Gate, StreamBody};
@@ -44,17 +48,20 @@ impl Runtime {
     }
 
     /// GL on a headless EGL context (desktop GL 3.3 core): no window or display needed.
+    #[cfg(feature = "gl")]
     pub fn gl() -> Result<Runtime, BrookError> {
         Runtime::gl_with(ContextOptions::default())
     }
 
     /// GL on a headless context with these options (ES 3.0 profile, lowered limits for tests).
+    #[cfg(feature = "gl")]
     pub fn gl_with(options: ContextOptions) -> Result<Runtime, BrookError> {
         let ctx = GlContext::headless(options).map_err(|e| BrookError::backend("GL", e))?;
         Ok(Runtime::on_context(ctx))
     }
 
     /// GL on a context the application made (a window's, for viz); it must be current.
+    #[cfg(feature = "gl")]
     pub fn on_context(ctx: Rc<GlContext>) -> Runtime {
         Runtime::with_backend(Rc::new(GlBackend::new(ctx)))
     }
@@ -62,12 +69,14 @@ impl Runtime {
     /// wgpu compute on a headless device: a GPU when there is one, else Mesa's lavapipe
     /// (Vulkan on the CPU), else wgpu's GL backend; with none, the error names the packages
     /// to install.
+    #[cfg(feature = "wgpu")]
     pub fn wgpu() -> Result<Runtime, BrookError> {
         Ok(Runtime::with_backend(Rc::new(WgpuBackend::new()?)))
     }
 
     /// wgpu compute on an application's own device and queue: every stream is a buffer of
     /// that device, to bind in the app's own passes with no copy (`Stream::wgpu_buffer`).
+    #[cfg(feature = "wgpu")]
     pub fn on_wgpu_device(
         device: brook_wgpu::wgpu::Device,
         queue: brook_wgpu::wgpu::Queue,
@@ -77,6 +86,7 @@ impl Runtime {
     }
 
     /// The CPU reference backend: kernels compiled to native code.
+    #[cfg(feature = "cpu")]
     pub fn cpu() -> Runtime {
         Runtime::with_backend(Rc::new(CpuBackend::default()))
     }
@@ -84,12 +94,14 @@ impl Runtime {
     /// The CPU backend with native code that runs every kernel one element per iteration
     /// (never four per iteration across SIMD lanes, which it does for kernels on scalars):
     /// to compare the two layouts, which give the same bits.
+    #[cfg(feature = "cpu")]
     pub fn cpu_one_element() -> Runtime {
         Runtime::with_backend(Rc::new(CpuBackend::one_element()))
     }
 
     /// The CPU backend running every kernel on its IR interpreter: the readable reference
     /// the native code is tested against, and a baseline for comparing the two.
+    #[cfg(feature = "cpu")]
     pub fn cpu_interpreter() -> Runtime {
         Runtime::with_backend(Rc::new(CpuBackend::interpreter()))
     }
@@ -120,11 +132,21 @@ impl Runtime {
 
     /// The backend of this name (`gl`, `cpu` or `wgpu`; `ogl`/`opengl` are `gl`; case and
     /// surrounding blanks ignored).
+    /// A backend this build leaves out (its cargo feature off) is an error naming the feature.
     pub fn named(name: &str) -> Result<Runtime, BrookError> {
         match canonical(name)? {
+            #[cfg(feature = "gl")]
             "gl" => Runtime::gl(),
+            #[cfg(feature = "wgpu")]
             "wgpu" => Runtime::wgpu(),
-            _ => Ok(Runtime::cpu()),
+            #[cfg(feature = "cpu")]
+            "cpu" => Ok(Runtime::cpu()),
+            left_out => Err(BrookError::Unsupported {
+                call: format!("the `{left_out}` backend"),
+                message: format!(
+                    "not in this build of brook: enable its cargo feature `{left_out}`"
+                ),
+            }),
         }
     }
 
@@ -146,16 +168,19 @@ impl Runtime {
     }
 
     /// The GL backend, on a GL runtime: its context.
+    #[cfg(feature = "gl")]
     pub fn as_gl(&self) -> Option<&GlBackend> {
         self.backend().as_any().downcast_ref::<GlBackend>()
     }
 
     /// The wgpu backend, on a wgpu runtime: its device and queue, the WGSL of a call.
+    #[cfg(feature = "wgpu")]
     pub fn as_wgpu(&self) -> Option<&WgpuBackend> {
         self.backend().as_any().downcast_ref::<WgpuBackend>()
     }
 
     /// The GL context of a GL runtime: bind a stream's textures in your own rendering.
+    #[cfg(feature = "gl")]
     pub fn gl_context(&self) -> Option<&Rc<GlContext>> {
         self.as_gl().map(GlBackend::context)
     }
@@ -259,6 +284,7 @@ impl Runtime {
     ///     .expect("the site");
     /// # Ok::<(), brook::BrookError>(())
     /// ```
+    #[cfg(feature = "explain")]
     pub fn explain<R>(
         &self,
         max_side: u32,
@@ -337,6 +363,7 @@ fn with_fallback(
 ) -> Result<Runtime, BrookError> {
     let canon = canonical(name)?;
     match open(canon) {
+        #[cfg(feature = "cpu")]
         Err(e) if canon == "gl" => {
             eprintln!("brook: GL is not available ({e}); falling back to the CPU backend");
             Ok(Runtime::cpu())
@@ -345,7 +372,7 @@ fn with_fallback(
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "cpu"))]
 mod tests {
     use super::*;
 

@@ -102,6 +102,7 @@ impl Stream {
     /// that uses the stream runs first (it draws on the runtime's context and leaves its own
     /// framebuffer bound, so ask before binding a framebuffer of one's own on a shared
     /// context), and its error is returned.
+    #[cfg(feature = "gl")]
     pub fn gl_textures(
         &self,
     ) -> Result<Option<Ref<'_, brook_texture_streams::Stream>>, BrookError> {
@@ -112,6 +113,7 @@ impl Stream {
     /// `STORAGE | VERTEX | COPY_SRC | COPY_DST`), to bind in the application's own passes
     /// with no copy. `None` on other backends and for iterator streams. Lent as
     /// [`Stream::storage`] lends.
+    #[cfg(feature = "wgpu")]
     pub fn wgpu_buffer(&self) -> Result<Option<Ref<'_, brook_wgpu::wgpu::Buffer>>, BrookError> {
         let storage = self.storage()?.downcast_ref::<brook_wgpu::WgpuStream>();
         Ok(storage.and_then(brook_wgpu::WgpuStream::buffer))

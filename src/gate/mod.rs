@@ -12,6 +12,11 @@
 
 mod deferred;
 mod handles;
+#[cfg(feature = "explain")]
+mod recording;
+// Without the explorer (cargo feature `explain` off) nothing is recorded.
+#[cfg(not(feature = "explain"))]
+#[path = "not_recording.rs"]
 mod recording;
 mod worth_deferring;
 
@@ -23,6 +28,7 @@ use brook_core::{
     Backend, BackendProgram, BackendStream, BrookError, Compiled, ElementFormat, GatherOpCall,
     IterSpec, KernelCall, PassTrace, ReduceCall, ReduceOutput, ScatterCall, StreamArg, TraceEntry,
 };
+#[cfg(feature = "explain")]
 use brook_explain::Recorder;
 
 use deferred::Deferred;
@@ -35,6 +41,7 @@ pub(crate) struct Gate {
     backend: Rc<dyn Backend>,
     deferred: Deferred,
     /// The explorer's recorder, while a run is explained (`crate::explaining`).
+    #[cfg(feature = "explain")]
     recorder: RefCell<Option<Recorder>>,
 }
 
@@ -44,6 +51,7 @@ impl Gate {
         Gate {
             deferred: Deferred::new(backend.fuses()),
             backend,
+            #[cfg(feature = "explain")]
             recorder: RefCell::new(None),
         }
     }
@@ -226,7 +234,7 @@ impl Backend for Gate {
     fn set_write_mask(&self, mask: &StreamArg) -> Result<(), BrookError> {
         self.run_waiting(|_| true)?;
         self.backend.set_write_mask(&inner(mask))?;
-        self.record(Some(recording::untraced_write_mask()), &[("mask", mask)]);
+        self.record_write_mask(mask);
         Ok(())
     }
 
@@ -246,11 +254,7 @@ impl Backend for Gate {
     fn swap(&self, a: &StreamArg, b: &StreamArg) -> Result<(), BrookError> {
         self.run_waiting(|_| true)?;
         self.backend.swap(&inner(a), &inner(b))?;
-        let untraced = TraceEntry::Swap {
-            first: Vec::new(),
-            second: Vec::new(),
-        };
-        self.record(Some(untraced), &[("first", a), ("second", b)]);
+        self.record_swap(a, b);
         Ok(())
     }
 

@@ -121,8 +121,25 @@ fn read_back(
     }
 }
 
+impl Gate {
+    /// Reports a write mask that was set, with its card for a backend that traced nothing
+    /// for it (the CPU).
+    pub(super) fn record_write_mask(&self, mask: &StreamArg) {
+        self.record(Some(untraced_write_mask()), &[("mask", mask)]);
+    }
+
+    /// Reports a swap, with its card for a backend that traced nothing for it.
+    pub(super) fn record_swap(&self, a: &StreamArg, b: &StreamArg) {
+        let untraced = TraceEntry::Swap {
+            first: Vec::new(),
+            second: Vec::new(),
+        };
+        self.record(Some(untraced), &[("first", a), ("second", b)]);
+    }
+}
+
 /// The card of a write mask on a backend that traced nothing for it (the CPU).
-pub(super) fn untraced_write_mask() -> TraceEntry {
+fn untraced_write_mask() -> TraceEntry {
     TraceEntry::WriteMask(CallTrace {
         function: "streamSetWriteMask".into(),
         source_line: None,
