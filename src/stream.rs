@@ -1,6 +1,7 @@
 //! Streams as the user holds them: a shape, an element format, and a backend's storage.
 
 use std::any::Any;
+#[cfg(any(feature = "gl", feature = "wgpu"))]
 use std::cell::Ref;
 use std::rc::Rc;
 

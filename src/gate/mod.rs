@@ -21,6 +21,7 @@ mod recording;
 mod worth_deferring;
 
 use std::any::Any;
+#[cfg(feature = "explain")]
 use std::cell::RefCell;
 use std::rc::Rc;
 
