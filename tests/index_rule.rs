@@ -1,8 +1,8 @@
 //! Brook's index rule for every index a program can compute, on GL (both profiles, direct and
 //! address-translated layouts) and the CPU: `floor(v + 0.25)` clamped to `[0, extent-1]`, and
 //! for the values a float→int conversion cannot take, +inf and huge positive values read the
-//! last element, -inf and huge negative values element 0, NaN element 0 (README, "Limits and
-//! guarantees"). Checked in gathers (scalar and vector subscripts, float, int and mixed, and
+//! last element, -inf and huge negative values element 0, NaN element 0 (docs/limits.md,
+//! "Limits and guarantees"). Checked in gathers (scalar and vector subscripts, float, int and mixed, and
 //! float indices the GLSL generator proves integral and so does not round), ScatterOp and
 //! GatherOp.
 

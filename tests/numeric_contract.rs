@@ -1,5 +1,5 @@
-//! The numeric contract of Brook's built-ins (`brook::ir::accuracy`, printed in the README's
-//! "Limits and guarantees"), measured on GL (both profiles), wgpu and the CPU backend: an ulp
+//! The numeric contract of Brook's built-ins (`brook::ir::accuracy`, printed in
+//! docs/limits.md), measured on GL (both profiles), wgpu and the CPU backend: an ulp
 //! table per function against an f64 reference, the same bits on every backend for the exact and
 //! formula built-ins, C's special values, division by a literal zero, denormals. GL and wgpu
 //! compute the transcendentals with the same math library (`glsl-backend/src/math/*.glsl`;

@@ -95,7 +95,7 @@ pub fn position(idx: &Index, rank: usize) -> [f32; 4] {
 /// -inf and huge negative values element 0, and NaN reads element 0. This is the one rule for
 /// gathers, ScatterOp and GatherOp on every backend (GLSL: `floor(v + 0.25)` at the gather,
 /// left out where the index is proven integral, then `brook_gather_clamp` in the prelude,
-/// which clamps in float before converting; README, "Limits and guarantees").
+/// which clamps in float before converting; docs/limits.md).
 ///
 /// The clamp is exact for every extent: the rounded index is compared with [`last_bound`], not
 /// with `extent - 1` rounded to the nearest float, which past 2²⁴ elements could send an index

@@ -17,7 +17,7 @@ use crate::walk::{expr, for_each_expr};
 /// The loop iterations one shader invocation may make, over all its loops, before the driver
 /// named `driver` (a GL renderer string, a wgpu adapter's name) silently ends them: 65,535 on
 /// Mesa's gallivm drivers. GPU drivers have no such cap; their watchdog ends a whole dispatch
-/// that runs too long instead (README, "Limits and guarantees").
+/// that runs too long instead (docs/limits.md).
 pub fn loop_iteration_cap(driver: &str) -> Option<u32> {
     let gallivm = ["llvmpipe", "softpipe"];
     gallivm.iter().any(|d| driver.contains(d)).then_some(65_535)

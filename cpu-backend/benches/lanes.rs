@@ -22,7 +22,7 @@
 //! Both layouts do the same IEEE operations in the same order per element, so each variant's
 //! output is checked bit for bit against a Rust reference before anything is timed. The
 //! table's ratio is SoA's time over lanes' (bench-kit: rotated rounds, 95% intervals). Run it
-//! with `cargo bench -p brook-cpu --bench lanes`; the README's CPU backend section has the
+//! with `cargo bench -p brook-cpu --bench lanes`; docs/cpu-backend.md has the
 //! figures and what they decide.
 
 use std::cell::RefCell;

@@ -3,7 +3,7 @@
 //!
 //! The tolerance is relative 1e-5 (about 84 ulp of an `f32`) of the larger magnitude, with
 //! an absolute floor of 1e-6 for values near zero. Why so loose against the numeric
-//! contract's per-function bounds (0.5 to 4 ulp, README "Limits and guarantees"): a stream
+//! contract's per-function bounds (0.5 to 4 ulp, docs/limits.md): a stream
 //! after an operation is the composition of many such functions, a reduction combines its
 //! elements in a different order on each backend (a tree of passes on GL, index order on the
 //! CPU), and a result near zero (`sin(π)`) is many ulp of itself while tiny in absolute

@@ -321,8 +321,8 @@ fn gather_index_source() -> String {
 }
 
 /// Brook's clamp of a float index component already rounded by `floor(v + 0.25)` (or proven
-/// integral, see `integral.rs`): `[0, last]`, NaN element 0 (`brook-semantics.md`, README
-/// "Limits and guarantees"), the same on every backend; +inf and values past the end read the
+/// integral, see `integral.rs`): `[0, last]`, NaN element 0 (`brook-semantics.md`,
+/// docs/limits.md), the same on every backend; +inf and values past the end read the
 /// last element, -inf and values before the start element 0. One comparison, one `min` and
 /// one select in float, then the conversion: a NaN fails `r >= 0.0` and never reaches `min`,
 /// whose result is exact for the other operands; and GLSL's float → int conversion, undefined

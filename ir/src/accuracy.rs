@@ -1,6 +1,6 @@
 //! The numeric contract of Brook's built-in functions: what every backend computes, and how
-//! close to the true value. This table is the one statement of it; the README's "Limits and
-//! guarantees" section prints it (a test keeps the two equal) and `tests/numeric_contract.rs`
+//! close to the true value. This table is the one statement of it; docs/limits.md
+//! prints it (a test keeps the two equal) and `tests/numeric_contract.rs`
 //! measures both backends against an f64 reference, per function, on every run.
 //!
 //! Rules for every function:

@@ -1,6 +1,6 @@
 //! Cg's transcendental built-ins as GLSL of our own (the `glsl/*.glsl` files), so that a kernel's
 //! `exp`, `log`, `sin`, `pow`, … meet one accuracy contract whatever the driver's versions do
-//! (README, "Limits and guarantees"; `brook_ir::accuracy` states the bounds). llvmpipe's
+//! (docs/limits.md; `brook_ir::accuracy` states the bounds). llvmpipe's
 //! own functions miss it by far: `exp` by up to 60 ulp near 88, `atan` by ~350 ulp near 0,
 //! `asin`, `sinh` and `tanh` give nonsense below 1e-7, `sin(1e20)` is 1, `pow` of a negative
 //! base is NaN.

@@ -29,7 +29,7 @@ const PALETTE: [f32; 15] = [
 ];
 
 /// Values whose products reach denormals, added to the palette in every fourth case: GL may
-/// flush a denormal to a zero of its sign (README, "Limits and guarantees"), which changes
+/// flush a denormal to a zero of its sign (docs/limits.md), which changes
 /// whatever follows, so those cases compare the CPU's native code with the interpreter only.
 const TINY: [f32; 3] = [1.0e-40, -1.4e-45, f32::MIN_POSITIVE];
 

@@ -315,7 +315,7 @@ fn streams_of_the_cpu_wgpu_and_another_context_show_as_a_gl_stream_does() {
 }
 
 /// A kernel's output drawn right after the call, while GL defers the call (automatic
-/// fusion, "Reductions" in the README): the call runs before the view binds its framebuffer,
+/// fusion, docs/pipeline.md, "Reductions"): the call runs before the view binds its framebuffer,
 /// so the picture is the kernel's result, the same as the picture of the same values read in.
 #[test]
 fn a_kernel_output_drawn_right_after_the_call_shows_its_result() {

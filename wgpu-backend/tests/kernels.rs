@@ -150,7 +150,7 @@ kernel void gint(float i<>, float4 t[], out float4 r<>) { int k = (int)i; r = t[
     idx[4] = 98.76;
     let table = values(100, 2, -10.0, 10.0);
     // A float subscript also takes infinities and values past int's range (Brook's index
-    // rule, README "Limits and guarantees").
+    // rule, docs/limits.md).
     let mut wild = idx.clone();
     wild[5..10].copy_from_slice(&[f32::INFINITY, f32::NEG_INFINITY, 1e30, -1e30, 3e9]);
     check(

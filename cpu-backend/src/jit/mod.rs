@@ -23,7 +23,7 @@
 //! out* (the quad runs through the one-element function), so a divergent branch runs at the
 //! one-element speed rather than the bench's select; the rest of a tile after its last quad
 //! runs one element at a time; reductions stay one element per step (their float fold order
-//! unchanged). The README's CPU backend section has the table and what it measured.
+//! unchanged). docs/cpu-backend.md has the table and what it measured.
 //!
 //! The pieces:
 //! - `lower`: IR → Cranelift IR for one element (expressions, statements, built-ins,
