@@ -91,7 +91,7 @@ impl<'a> Hand<'a> {
     fn run(&mut self, n: u64) {
         let gl = self.gl;
         for _ in 0..n {
-            let dst = (self.calls % 2 == 0) as usize;
+            let dst = self.calls.is_multiple_of(2) as usize;
             // SAFETY: objects of the current context.
             unsafe {
                 gl.bind_framebuffer(glow::FRAMEBUFFER, Some(self.framebuffers[dst]));
@@ -170,7 +170,7 @@ impl<'a> Brook<'a> {
 
     fn run(&mut self, n: u64) {
         for _ in 0..n {
-            let dst = (self.calls % 2 == 0) as usize;
+            let dst = self.calls.is_multiple_of(2) as usize;
             let mut args = vec![
                 Arg::from(&self.streams[1 - dst]),
                 Arg::from(&self.streams[dst]),
@@ -315,7 +315,7 @@ fn main() {
          vec4 s = a0;\n\
          for (int i = 0; i < int(a0.x * k * 2.0); i++) { s = s * 0.5 + 1.0; }\n\
          o = s; }\n",
-        |a| f64::from(a),
+        f64::from,
         Tolerance::Relative(f64::from(f32::EPSILON)),
     );
     // The knee table's small sizes (issue 16: within 1.05× of hand-written at each). 43

@@ -93,6 +93,11 @@ const SIZES: [(usize, usize); 7] = [
     (2048, 2048),
 ];
 
+/// A kernel compared as Brook source and hand-written passes: the Brook source, the kernel's
+/// name, the hand-written passes (each GLSL body with the outputs it writes) and the number of
+/// outputs.
+type SplitKernel<'a> = (&'a str, &'static str, &'a [(String, Vec<usize>)], usize);
+
 /// The hand-written kernel on `gl`'s context and Brook on each of `brooks` (named; GL first)
 /// compared, each checked against `expected` after one call within `tolerance`.
 fn compare(
@@ -100,7 +105,7 @@ fn compare(
     name: &str,
     brooks: &[(&'static str, &Runtime)],
     shape: (usize, usize),
-    (brook_src, kernel, hand_passes, outputs): (&str, &'static str, &[(String, Vec<usize>)], usize),
+    (brook_src, kernel, hand_passes, outputs): SplitKernel,
     expected: Vec<f64>,
     tolerance: Tolerance,
 ) -> Table {

@@ -341,7 +341,7 @@ fn where_fusing_could_change_the_result_gl_runs_both_calls() {
             rt.stream_of(1, &[40]).unwrap(),
         );
         x.read(&ints(40, 0)).unwrap();
-        scratch.read(&vec![100.0; 40]).unwrap();
+        scratch.read(&[100.0; 40]).unwrap();
         let mut value = Vec::new();
         let trace = traced(rt, || {
             value = rt

@@ -643,7 +643,8 @@ fn saturate_and_unit_clamps_inside_max_keep_a_larger_constant() {
     let x = [-3.0, 0.0, 0.25, 0.5, 1.0, 7.5, f32::NAN, f32::INFINITY];
     let y = [0.0; 8];
     let sat = |v: f32| if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) };
-    let cases: [(&str, fn(f32) -> f32); 7] = [
+    type Case = (&'static str, fn(f32) -> f32);
+    let cases: [Case; 7] = [
         ("max(saturate(x), 1.75)", |_| 1.75),
         ("max(saturate(x), max(e + 1.75, 0.25))", |_| 1.75),
         ("max(clamp(x, 0.0, 1.0), 1.75)", |_| 1.75),

@@ -113,12 +113,15 @@ pub fn sweep(
 /// Times `flavors` in `round_count` rotated rounds of equal batches, sized from the slowest
 /// call so that each flavour gets about `budget`: the median time per call of each, and each
 /// one's ratio to hand-written GL (when that is among them).
+/// Each flavor's time per call, and each one's ratio to hand-written GL.
+type Timed = (Vec<(Flavor, Duration)>, Vec<(Flavor, Ratio)>);
+
 fn time(
     env: &Env,
     flavors: &mut [(Flavor, Box<dyn Calls + '_>)],
     budget: Duration,
     round_count: usize,
-) -> Result<(Vec<(Flavor, Duration)>, Vec<(Flavor, Ratio)>), AppError> {
+) -> Result<Timed, AppError> {
     let mut slowest = Duration::ZERO;
     for (_, calls) in flavors.iter_mut() {
         slowest = slowest.max(batch(env, calls.as_mut(), 1)?);

@@ -114,8 +114,8 @@ mod tests {
         let noisy: Vec<f64> = (0..15).map(|i| 0.9 + 0.02 * f64::from(i)).collect();
         let row = Row::new("b", &noisy, &base);
         assert!(row.is_equal(), "{row:?}");
-        let slower = Row::new("b", &vec![1.2; 15], &base);
+        let slower = Row::new("b", &[1.2; 15], &base);
         assert_eq!((slower.verdict(), slower.ratio), ("slower", 1.2));
-        assert_eq!(Row::new("b", &vec![0.5; 15], &base).verdict(), "faster");
+        assert_eq!(Row::new("b", &[0.5; 15], &base).verdict(), "faster");
     }
 }

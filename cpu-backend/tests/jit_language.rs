@@ -120,6 +120,8 @@ fn bool_vectors_select_and_logic() {
     let q: Vec<bool> = a0.iter().map(|x| *x >= 0.5).collect();
     let expect: Vec<f32> = (0..4)
         .map(|c| {
+            // Written as the Brook expressions under test are, De Morgan's form included.
+            #[allow(clippy::nonminimal_bool)]
             let l = (p[c] || q[c]) as u8 + 2 * (!p[c] && q[c]) as u8 + 4 * !(p[c] || !q[c]) as u8;
             l as f32
         })

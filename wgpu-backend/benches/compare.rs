@@ -460,7 +460,7 @@ fn layout(c: &mut Criterion, b: &WgpuBackend, h: &Hand) {
         .collect();
     let interleaved = |calls: u64| h.read(&hi[(calls % 2) as usize], 7 * n);
     let per_member = |calls: u64| {
-        let m = if calls % 2 == 0 { &m0 } else { &m1 };
+        let m = if calls.is_multiple_of(2) { &m0 } else { &m1 };
         let (pos, vel, mass) = (h.read(&m[0], 3 * n), h.read(&m[1], 3 * n), h.read(&m[2], n));
         (0..n)
             .flat_map(|i| {

@@ -74,10 +74,10 @@ fn function(module: &Module, f: &Function, keys: &[ParamKey]) -> Res<Function> {
         let (kind, n) =
             shape(&l.ty).map_err(|_| format!("`{}` is not a scalar or vector", l.name))?;
         let first = s.locals.len() as u32;
-        for c in 0..n {
+        for component in XYZW.iter().take(n) {
             let name = match n {
                 1 => l.name.clone(),
-                _ => format!("{}.{}", l.name, XYZW[c]),
+                _ => format!("{}.{}", l.name, component),
             };
             s.locals.push(Local {
                 name,

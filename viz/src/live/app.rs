@@ -292,12 +292,12 @@ impl<S: Simulation, F: FnOnce(&Runtime) -> Result<S, BrookError>> App<'_, '_, S,
             eprintln!("saved {}", path.display());
         }
         if controls.show_panel {
-            let rect = controls.camera.content_rect(&view, &stream.shape(), *area);
+            let rect = controls.camera.content_rect(&view, stream.shape(), *area);
             let at = running
                 .gui
                 .pointer()
                 .map(|p| [p.x * ppp, size.1 as f32 - p.y * ppp]);
-            *readout = match at.and_then(|at| element_at(&view, &stream.shape(), rect, at)) {
+            *readout = match at.and_then(|at| element_at(&view, stream.shape(), rect, at)) {
                 Some(index) => Some(Readout {
                     index,
                     values: element_values(stream, view.member, index)?,

@@ -500,7 +500,7 @@ impl<'m> Lower<'m, '_, '_, '_> {
                     None => self.b.ins().iconst(types::I64, 0),
                 })
                 .collect();
-            let v = self.gather_load(&g, &idx, &Type::Scalar(k))?;
+            let v = self.gather_load(g, &idx, &Type::Scalar(k))?;
             lanes.push(v.num().ok_or_else(|| super::Unjittable("gather".into()))?.v);
         }
         Ok(Val::Num(from_lanes(self.b, k, &lanes)))

@@ -124,7 +124,9 @@ impl Lower<'_, '_, '_, '_> {
     }
 
     /// Builds a value of `ty` from components taken in order (`Value::from_comps`); `None`
-    /// when there are too few.
+    /// when there are too few. Named for the interpreter's `Value::from_comps` it mirrors;
+    /// it takes the builder (`self`) that emits the code.
+    #[allow(clippy::wrong_self_convention)]
     pub fn from_comps(
         &mut self,
         ty: &Type,
