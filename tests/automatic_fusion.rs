@@ -322,6 +322,37 @@ fn only_kernels_that_feed_reductions_wait() {
     );
 }
 
+/// What is learned about a kernel belongs to its program, not to the memory it lived in: a
+/// program compiled after the first is dropped (often at the same address) starts unseen, so
+/// its kernel waits and fuses.
+#[test]
+fn a_new_program_is_not_taken_for_a_dropped_one() {
+    let rt = Runtime::gl().unwrap();
+    let (x, y) = (
+        rt.stream_of(1, &[N]).unwrap(),
+        rt.stream_of(1, &[N]).unwrap(),
+    );
+    x.read(&ints(N, 0)).unwrap();
+    for round in 0..4 {
+        let s = Setup {
+            rt: &rt,
+            p: rt.compile(SRC, "fusion.br").unwrap(),
+        };
+        let learned = traced(&rt, || {
+            s.run("absolute", args![&x, &y]);
+            s.sum(&y);
+            s.run("absolute", args![&x, &y]);
+            y.to_vec().unwrap(); // It waited for nothing: the next call runs at once.
+            s.run("absolute", args![&x, &y]);
+        });
+        assert_eq!(
+            learned,
+            ["fused sum", "kernel absolute", "kernel absolute"],
+            "program {round}"
+        );
+    }
+}
+
 #[test]
 fn the_cpu_and_wgpu_do_not_defer_unless_asked() {
     let cpu = Runtime::cpu();

@@ -126,7 +126,7 @@ impl Pending {
         if call.mask != MaskUse::default() || in_place || !whole {
             return None;
         }
-        if !worth.should_wait(key(call.compiled, call.kernel), output) {
+        if !worth.should_wait(key(Prepared::of(call.program), call.kernel), output) {
             return None;
         }
         let args = (call.args.iter())
@@ -175,7 +175,7 @@ impl Pending {
 
     /// Its kernel, for [`WorthDeferring`].
     fn key(&self) -> KernelKey {
-        key(&self.program.compiled, self.kernel)
+        key(&self.program, self.kernel)
     }
 
     fn output(&self) -> StreamArg<'_> {
