@@ -36,7 +36,6 @@ mod rounds;
 mod scan;
 pub mod shape;
 pub mod trace;
-pub mod walk;
 
 pub use backend::{
     Backend, BackendArg, BackendProgram, BackendStream, Combiner, GatherOpCall, KernelCall,

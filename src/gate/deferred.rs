@@ -216,7 +216,7 @@ impl Pending {
         let compiled = &self.program.compiled;
         old.ran
             && self.writes(&old.output())
-            && !brook_core::walk::can_discard(&compiled.module, self.kernel)
+            && !brook_ir::walk::can_discard(&compiled.module, self.kernel)
     }
 }
 

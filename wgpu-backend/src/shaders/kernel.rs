@@ -26,7 +26,7 @@ use crate::lower::address::{linearize, position, resize, unlinearize};
 use crate::lower::module::{info_slot, LoopCheck, StreamAccess};
 use crate::lower::values::{assemble, flat_len, vector_width, Elements};
 use crate::lower::{FnBuilder, Lowered, ShaderModule};
-use brook_core::walk::for_each_expr;
+use brook_ir::walk::for_each_expr;
 
 /// How one argument of a kernel call is bound, as far as the shader is concerned.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
