@@ -29,8 +29,10 @@
 
 #![warn(missing_docs)]
 
+mod backend;
 mod camera;
 mod cli;
+mod difference;
 mod error;
 mod image_io;
 mod live;
@@ -43,16 +45,18 @@ mod snapshot;
 mod text;
 mod view;
 
+pub use backend::Backend;
 /// The colour maps are defined once, in the pipeline explorer (`brook::explain`), which
 /// colours texture snapshots the same way without a window or GL.
 pub use brook::explain::{ColorMap, MAX_STOPS};
 pub use camera::Camera;
 pub use cli::{main, run_cli, CliOptions};
+pub use difference::{differences, Tolerance, TOLERANCE};
 pub use error::VizError;
 pub use image_io::save_png;
 pub use live::{
-    click, run_headless, run_window, run_window_scripted, Constant, Control, Finished, LiveOptions,
-    PanelFrame, Readout, Script, Shown, Simulation,
+    click, run_headless, run_headless_on, run_window, run_window_scripted, Constant, Control,
+    Finished, HeadlessRun, LiveOptions, PanelFrame, Readout, Script, Shown, Simulation,
 };
 pub use renderer::{Renderer, AXIS, BACKGROUND, PANEL, PLOT_LINE, POINT};
 pub use snapshot::{render, renderer_for, snapshot};
