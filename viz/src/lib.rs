@@ -25,7 +25,9 @@
 //! in which the viewer chooses among the simulation's [`streams`](Simulation::streams), their
 //! colour map and range, pauses and steps, reads the element under the cursor, and moves
 //! sliders for the simulation's [`Constant`]s; [`run_window_scripted`] drives that panel
-//! from code.
+//! from code. Every program takes `--backend gl|wgpu|cpu`, or several backends at once to
+//! run the same simulation on each side by side with a view of the elements where they
+//! differ ([`Backend`], [`run_headless_on`], [`TOLERANCE`]).
 
 #![warn(missing_docs)]
 

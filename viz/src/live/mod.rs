@@ -1,5 +1,6 @@
-//! The live loop: a simulation whose step runs kernels each frame, in a window whose GL
-//! context the runtime computes in, redrawn by viz from the stream textures directly.
+//! The live loop: a simulation whose step runs kernels each frame, on GL in the window's
+//! context (redrawn by viz from the stream textures directly) or on wgpu or the CPU (staged
+//! into the window's context each frame), or on several backends side by side.
 
 mod app;
 mod constant;
