@@ -55,7 +55,7 @@ const SIDE: usize = 48;
 const SPACING: f32 = 1.0 / (SIDE as f32 - 1.0);
 const SUBSTEPS: usize = 16;
 
-struct Cloth {
+pub struct Cloth {
     program: Program,
     prev: Stream,
     pos: Stream,
@@ -65,7 +65,7 @@ struct Cloth {
 }
 
 impl Cloth {
-    fn new(rt: &Runtime) -> Result<Cloth, BrookError> {
+    pub fn new(rt: &Runtime) -> Result<Cloth, BrookError> {
         let program = rt.compile(CLOTH, "cloth.br")?;
         // A flat sheet hanging in the x–y plane, row 0 at the top.
         let flat: Vec<f32> = (0..SIDE * SIDE)

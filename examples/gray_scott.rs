@@ -28,7 +28,7 @@ const STEPS_PER_FRAME: usize = 20;
 const FEED: f32 = 0.0545;
 const KILL: f32 = 0.062;
 
-struct GrayScott {
+pub struct GrayScott {
     program: Program,
     state: Stream,
     next: Stream,
@@ -37,7 +37,7 @@ struct GrayScott {
 }
 
 impl GrayScott {
-    fn new(rt: &Runtime) -> Result<GrayScott, BrookError> {
+    pub fn new(rt: &Runtime) -> Result<GrayScott, BrookError> {
         let program = rt.compile(GRAY_SCOTT, "gray_scott.br")?;
         let state = rt.stream_of(2, &[SIDE, SIDE])?;
         // u = 1 everywhere, v seeded in a few squares.

@@ -31,14 +31,14 @@ kernel void life(float cells[][], float2 size, out float next<>) {
 
 const SIDE: usize = 256;
 
-struct Life {
+pub struct Life {
     program: Program,
     cells: Stream,
     next: Stream,
 }
 
 impl Life {
-    fn new(rt: &Runtime) -> Result<Life, BrookError> {
+    pub fn new(rt: &Runtime) -> Result<Life, BrookError> {
         let program = rt.compile(LIFE, "life.br")?;
         let cells = rt.stream_of(1, &[SIDE, SIDE])?;
         // A reproducible random soup: about a third of the cells alive.

@@ -30,14 +30,14 @@ const START_WIDTH: f32 = 3.0;
 const ZOOM_PER_FRAME: f32 = 0.96;
 const LIMIT: f32 = 256.0;
 
-struct Mandelbrot {
+pub struct Mandelbrot {
     program: Program,
     counts: Stream,
     width: f32,
 }
 
 impl Mandelbrot {
-    fn new(rt: &Runtime) -> Result<Mandelbrot, BrookError> {
+    pub fn new(rt: &Runtime) -> Result<Mandelbrot, BrookError> {
         Ok(Mandelbrot {
             program: rt.compile(MANDELBROT, "mandelbrot.br")?,
             counts: rt.stream_of(1, &[SIDE, SIDE])?,

@@ -55,7 +55,7 @@ const SIDE: usize = 256;
 const EDGE_K: f32 = 0.08;
 const THRESHOLD: f32 = 0.06;
 
-struct Segmentation {
+pub struct Segmentation {
     program: Program,
     image: Stream,
     smoothed: Stream,
@@ -92,7 +92,7 @@ fn synthetic_image() -> Vec<f32> {
 }
 
 impl Segmentation {
-    fn new(rt: &Runtime) -> Result<Segmentation, BrookError> {
+    pub fn new(rt: &Runtime) -> Result<Segmentation, BrookError> {
         let program = rt.compile(SEGMENT, "segment.br")?;
         let image = rt.stream_of(1, &[SIDE, SIDE])?;
         image.read(&synthetic_image())?;

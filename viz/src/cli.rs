@@ -7,9 +7,10 @@ use std::time::Instant;
 use brook::{BrookError, Runtime};
 use clap::{CommandFactory, FromArgMatches, Parser};
 
+use crate::backend::Backend;
 use crate::error::VizError;
 use crate::image_io::save_png;
-use crate::live::{explain_headless, run_headless, run_window, LiveOptions, Simulation};
+use crate::live::{explain_headless, run_headless_on, run_window, LiveOptions, Simulation};
 
 /// What the command line asked for (clap, derive: `--help`, and errors that name the bad
 /// argument). A program reads it with `CliOptions::parse()` or `try_parse_from` (clap's
@@ -36,9 +37,19 @@ pub struct CliOptions {
     /// pipeline explorer's site (one card per pass, textures before and after) into DIR.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["headless", "png"])]
     pub explain: Option<PathBuf>,
-    /// Window or image size, each side 1 to 16384.
+    /// Window or image size, each side 1 to 16384 (side by side: each view's).
     #[arg(long, value_name = "WIDTHxHEIGHT", default_value = "512x512", value_parser = parse_size)]
     pub size: (u32, u32),
+    /// The backend to compute on; several, comma-separated (`gl,wgpu,cpu`), run the same
+    /// simulation on each side by side, with a view of where they differ.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "gl",
+        value_name = "BACKEND"
+    )]
+    pub backend: Vec<Backend>,
 }
 
 /// Steps run headless when `--frames` is not given.
@@ -66,9 +77,14 @@ fn parse_size(text: &str) -> Result<(u32, u32), String> {
 pub fn run_cli<S: Simulation>(
     title: &str,
     options: &CliOptions,
-    make: impl FnOnce(&Runtime) -> Result<S, BrookError>,
+    make: impl Fn(&Runtime) -> Result<S, BrookError>,
 ) -> Result<(), VizError> {
     if let Some(dir) = &options.explain {
+        if options.backend != [Backend::Gl] {
+            return Err(VizError::Usage(
+                "--explain records GL passes: leave --backend out or make it gl".into(),
+            ));
+        }
         let frames = options.frames.unwrap_or(DEFAULT_EXPLAINED_FRAMES);
         let recording = explain_headless(make, frames, EXPLAIN_MAX_SIDE)?;
         let site = brook::explain::Options {
@@ -88,15 +104,19 @@ pub fn run_cli<S: Simulation>(
     if options.headless {
         let frames = options.frames.unwrap_or(DEFAULT_HEADLESS_FRAMES);
         let started = Instant::now();
-        let image = run_headless(make, frames, options.size)?;
+        let run = run_headless_on(&options.backend, make, frames, options.size)?;
         let path = options
             .png
             .as_ref()
             .ok_or_else(|| VizError::Usage("--headless needs --png PATH".into()))?;
-        save_png(&image, path)?;
+        save_png(&run.image, path)?;
+        let times: Vec<String> = (run.step_times.iter())
+            .map(|(b, t)| format!("{b} {:.2} ms/step", t.as_secs_f64() * 1e3))
+            .collect();
         println!(
-            "{title}: {frames} steps headless in {:.2} s; wrote {}",
+            "{title}: {frames} steps headless in {:.2} s ({}); wrote {}",
             started.elapsed().as_secs_f64(),
+            times.join(", "),
             path.display()
         );
         return Ok(());
@@ -105,6 +125,7 @@ pub fn run_cli<S: Simulation>(
         LiveOptions {
             size: options.size,
             exit_after: options.frames,
+            backends: options.backend.clone(),
             ..LiveOptions::new(title)
         },
         make,
@@ -119,7 +140,7 @@ pub fn run_cli<S: Simulation>(
 /// `main` for a viz program: parses `std::env::args` (`--help` describes the program as
 /// `title`; a bad argument exits with status 2, naming it), runs, and on error prints it and
 /// exits with status 1.
-pub fn main<S: Simulation>(title: &str, make: impl FnOnce(&Runtime) -> Result<S, BrookError>) {
+pub fn main<S: Simulation>(title: &str, make: impl Fn(&Runtime) -> Result<S, BrookError>) {
     let matches = CliOptions::command().about(title.to_string()).get_matches();
     let options = CliOptions::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     if let Err(e) = run_cli(title, &options, make) {
@@ -152,6 +173,7 @@ mod tests {
                 png: Some(PathBuf::from("o.png")),
                 explain: None,
                 size: (256, 128),
+                backend: vec![Backend::Gl],
             }
         );
         assert_eq!(
@@ -162,8 +184,14 @@ mod tests {
                 png: None,
                 explain: None,
                 size: (512, 512),
+                backend: vec![Backend::Gl],
             }
         );
+        assert_eq!(
+            parse("--backend gl,wgpu,cpu").unwrap().backend,
+            [Backend::Gl, Backend::Wgpu, Backend::Cpu]
+        );
+        assert_eq!(parse("--backend cpu").unwrap().backend, [Backend::Cpu]);
         assert_eq!(parse("--frames 5 --png w.png").unwrap().frames, Some(5));
         assert_eq!(
             parse("--explain site").unwrap().explain,
@@ -179,6 +207,10 @@ mod tests {
             ("--size 0x4", &["'0x4'", "--size", "each 1 to 16384"]),
             ("--headless", &["--png <PATH>"]),
             ("--fast", &["'--fast'"]),
+            (
+                "--backend vulkan",
+                &["'vulkan'", "--backend", "gl, wgpu, cpu"],
+            ),
             (
                 "--explain site --headless --png o.png",
                 &["--explain <DIR>", "--headless"],

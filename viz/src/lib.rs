@@ -25,12 +25,16 @@
 //! in which the viewer chooses among the simulation's [`streams`](Simulation::streams), their
 //! colour map and range, pauses and steps, reads the element under the cursor, and moves
 //! sliders for the simulation's [`Constant`]s; [`run_window_scripted`] drives that panel
-//! from code.
+//! from code. Every program takes `--backend gl|wgpu|cpu`, or several backends at once to
+//! run the same simulation on each side by side with a view of the elements where they
+//! differ ([`Backend`], [`run_headless_on`], [`TOLERANCE`]).
 
 #![warn(missing_docs)]
 
+mod backend;
 mod camera;
 mod cli;
+mod difference;
 mod error;
 mod image_io;
 mod live;
@@ -43,16 +47,18 @@ mod snapshot;
 mod text;
 mod view;
 
+pub use backend::Backend;
 /// The colour maps are defined once, in the pipeline explorer (`brook::explain`), which
 /// colours texture snapshots the same way without a window or GL.
 pub use brook::explain::{ColorMap, MAX_STOPS};
 pub use camera::Camera;
 pub use cli::{main, run_cli, CliOptions};
+pub use difference::{differences, Tolerance, TOLERANCE};
 pub use error::VizError;
 pub use image_io::save_png;
 pub use live::{
-    click, run_headless, run_window, run_window_scripted, Constant, Control, Finished, LiveOptions,
-    PanelFrame, Readout, Script, Shown, Simulation,
+    click, run_headless, run_headless_on, run_window, run_window_scripted, Constant, Control,
+    Finished, HeadlessRun, LiveOptions, PanelFrame, Readout, Script, Shown, Simulation,
 };
 pub use renderer::{Renderer, AXIS, BACKGROUND, PANEL, PLOT_LINE, POINT};
 pub use snapshot::{render, renderer_for, snapshot};

@@ -57,7 +57,12 @@ pub(crate) struct Overlay {
     ctx: Rc<GlContext>,
     text: Vec<String>,
     texture: Option<Texture>,
+    /// The largest scale the text may take.
+    max_scale: usize,
 }
+
+/// The height of a one-line [`Overlay::label`]'s box.
+pub(crate) const LABEL_HEIGHT: u32 = 8 + 2 * PAD as u32;
 
 impl Overlay {
     pub fn new(ctx: &Rc<GlContext>) -> Overlay {
@@ -65,6 +70,15 @@ impl Overlay {
             ctx: Rc::clone(ctx),
             text: Vec::new(),
             texture: None,
+            max_scale: SCALES[0],
+        }
+    }
+
+    /// A one-line label, always at scale 1 ([`LABEL_HEIGHT`] pixels high).
+    pub fn label(ctx: &Rc<GlContext>) -> Overlay {
+        Overlay {
+            max_scale: 1,
+            ..Overlay::new(ctx)
         }
     }
 
@@ -77,6 +91,7 @@ impl Overlay {
         let columns = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
         let scale = SCALES
             .into_iter()
+            .filter(|s| *s <= self.max_scale)
             .find(|s| columns * 8 * s + 2 * PAD <= width as usize)
             .unwrap_or(1);
         let bitmap = rasterise(&lines, scale);
@@ -97,6 +112,21 @@ impl Overlay {
 
     /// Draws the text box in the top-left corner of the bound framebuffer.
     pub fn draw(&self, renderer: &Renderer, viewport: (u32, u32)) -> Result<(), VizError> {
+        self.draw_at(
+            renderer,
+            viewport,
+            [PAD as u32, viewport.1.saturating_sub(PAD as u32)],
+        )
+    }
+
+    /// Draws the text box with its top-left corner at `corner` (`[x, y]`, GL pixels: y is
+    /// the box's top edge).
+    pub fn draw_at(
+        &self,
+        renderer: &Renderer,
+        viewport: (u32, u32),
+        corner: [u32; 2],
+    ) -> Result<(), VizError> {
         let Some(texture) = &self.texture else {
             return Ok(());
         };
@@ -108,8 +138,8 @@ impl Overlay {
             columns: w as usize,
         };
         let rect = [
-            PAD as f32,
-            viewport.1 as f32 - PAD as f32 - h as f32,
+            corner[0] as f32,
+            corner[1] as f32 - h as f32,
             w as f32,
             h as f32,
         ];
@@ -117,7 +147,7 @@ impl Overlay {
             value: (0.0, 1.0),
             x: (0.0, 1.0),
         };
-        renderer.draw_source(&source, &View::rgb(), &ranges, rect, viewport)
+        renderer.draw_source(&source, &View::rgb(), &ranges, rect, rect, viewport)
     }
 }
 

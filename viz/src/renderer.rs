@@ -157,19 +157,19 @@ impl Renderer {
         camera: &Camera,
         size: (u32, u32),
     ) -> Result<RgbaImage, VizError> {
-        // Before this render binds its target (a deferred call binds its own framebuffer).
-        let textures = self.textures(stream)?;
-        let resolved = resolve(stream, view)?;
+        self.render_with(size, || self.draw(stream, view, camera, size))
+    }
+
+    /// A new `size` image of what `draw` draws into the bound framebuffer (an offscreen
+    /// texture, bound before `draw` runs; [`draw_in`](Self::draw_in) keeps it bound).
+    pub(crate) fn render_with(
+        &self,
+        size: (u32, u32),
+        draw: impl FnOnce() -> Result<(), VizError>,
+    ) -> Result<RgbaImage, VizError> {
         let target = Texture::new(&self.ctx, size.0, size.1, 4)?;
         self.ctx.framebuffer_for(&[&target])?;
-        self.draw_resolved(
-            &textures,
-            view,
-            &resolved,
-            camera,
-            size,
-            [0, 0, size.0, size.1],
-        )?;
+        draw()?;
         let floats = target.read(TexelRect {
             x: 0,
             y: 0,
@@ -177,6 +177,14 @@ impl Renderer {
             height: size.1,
         })?;
         Ok(rgba_from_floats(&floats, size))
+    }
+
+    /// Clears `rect` (`[x, y, width, height]`, GL pixels) of the bound framebuffer to the
+    /// background colour.
+    pub(crate) fn clear(&self, rect: [f32; 4]) -> Result<(), VizError> {
+        self.ctx.make_current()?;
+        fill(self.ctx.gl(), Some(rect), BACKGROUND);
+        Ok(())
     }
 
     /// The textures to draw `stream` from. A GL stream of this context is drawn from its own
@@ -210,9 +218,17 @@ impl Renderer {
             columns: layout.shape()[layout.rank() - 1],
         };
         let rect = camera.content_rect(view, layout.shape(), area);
-        self.ctx.make_current()?;
-        fill(self.ctx.gl(), None, BACKGROUND);
-        self.draw_source(&source, view, resolved, rect, viewport)
+        let area = area.map(|v| v as f32);
+        self.clear(area)?;
+        // Zoomed content stays inside its area (side-by-side cells are neighbours).
+        self.draw_source(
+            &source,
+            view,
+            resolved,
+            rect,
+            intersect(rect, area),
+            viewport,
+        )
     }
 
     /// `stream`'s contents in textures of this renderer's context, laid out as a GL stream.
@@ -222,13 +238,15 @@ impl Renderer {
         Ok(staged)
     }
 
-    /// Draws `source` into `rect` of the bound framebuffer, leaving the rest as it was.
+    /// Draws `source` into `rect` of the bound framebuffer, touching only the part of it
+    /// inside `clip` and leaving the rest as it was.
     pub(crate) fn draw_source(
         &self,
         source: &Source,
         view: &View,
         resolved: &Resolved,
         rect: [f32; 4],
+        clip: [f32; 4],
         viewport: (u32, u32),
     ) -> Result<(), VizError> {
         self.ctx.make_current()?;
@@ -245,18 +263,25 @@ impl Renderer {
         }
         match view.kind {
             ViewKind::Plot { .. } | ViewKind::Points { .. } => {
-                self.draw_elements(source, view, resolved, rect, viewport)
+                self.draw_elements(source, view, resolved, rect, clip, viewport)
             }
-            _ => self.draw_image(source, view, resolved, rect),
+            _ => self.draw_image(source, view, resolved, rect, clip),
         }
         self.ctx.check_error("drawing a viz view")?;
         Ok(())
     }
 
-    fn draw_image(&self, source: &Source, view: &View, resolved: &Resolved, rect: [f32; 4]) {
+    fn draw_image(
+        &self,
+        source: &Source,
+        view: &View,
+        resolved: &Resolved,
+        rect: [f32; 4],
+        clip: [f32; 4],
+    ) {
         // Only the content rectangle is touched: the overlay is drawn over a view this way.
         // SAFETY: a state change on the current context.
-        unsafe { scissor(self.ctx.gl(), rect) };
+        unsafe { scissor(self.ctx.gl(), intersect(rect, clip)) };
         let p = &self.image;
         p.bind();
         let (mode, stops) = match view.kind {
@@ -290,15 +315,20 @@ impl Renderer {
         view: &View,
         resolved: &Resolved,
         rect: [f32; 4],
+        clip: [f32; 4],
         viewport: (u32, u32),
     ) {
         let gl = self.ctx.gl();
         let points = matches!(view.kind, ViewKind::Points { .. });
         let (y_lo, y_hi) = resolved.value;
-        fill(gl, Some(rect), PANEL);
+        fill(gl, Some(intersect(rect, clip)), PANEL);
         if !points && y_lo < 0.0 && y_hi > 0.0 {
             let y = rect[1] + (0.0 - y_lo) / (y_hi - y_lo) * rect[3];
-            fill(gl, Some([rect[0], y.floor(), rect[2], 1.0]), AXIS);
+            fill(
+                gl,
+                Some(intersect([rect[0], y.floor(), rect[2], 1.0], clip)),
+                AXIS,
+            );
         }
         let p = &self.elements;
         p.bind();
@@ -328,7 +358,7 @@ impl Renderer {
         // SAFETY: the program, texture and VAO are bound on the current context; the vertex
         // shader makes every vertex from its id, so no buffer is read.
         unsafe {
-            scissor(gl, rect);
+            scissor(gl, intersect(rect, clip));
             if points && self.ctx.profile() == brook::Profile::Gl33Core {
                 gl.enable(glow::PROGRAM_POINT_SIZE);
             }
@@ -350,6 +380,15 @@ fn fill(gl: &glow::Context, rect: Option<[f32; 4]>, colour: [f32; 3]) {
         gl.clear(glow::COLOR_BUFFER_BIT);
         gl.disable(glow::SCISSOR_TEST);
     }
+}
+
+/// The part of rectangle `a` inside `b` (empty: zero width or height).
+fn intersect(a: [f32; 4], b: [f32; 4]) -> [f32; 4] {
+    let x0 = a[0].max(b[0]);
+    let y0 = a[1].max(b[1]);
+    let x1 = (a[0] + a[2]).min(b[0] + b[2]);
+    let y1 = (a[1] + a[3]).min(b[1] + b[3]);
+    [x0, y0, (x1 - x0).max(0.0), (y1 - y0).max(0.0)]
 }
 
 /// Enables the scissor test over `rect`, rounded outwards to whole pixels.

@@ -8,66 +8,12 @@
 
 mod common;
 
-use common::{display_available, max_difference};
+use common::{display_available, max_difference, Scroll};
 
-use brook::{args, BrookError, Program, Runtime, Stream};
-use brook_viz::{run_headless, run_window, ColorMap, LiveOptions, Simulation, View};
+use brook_viz::{run_headless, run_window, LiveOptions};
 
-/// A gradient that scrolls one column left per step (a gather of the right neighbour,
-/// wrapping), so each frame differs and the step count is visible in the picture.
-const SCROLL: &str = "
-kernel void scroll(float cells[][], float2 size, out float next<>) {
-    float2 p = indexof(next).xy;
-    next = cells[fmod(p + float2(1.0, 0.0), size)];
-}
-";
-
-const SHAPE: [usize; 2] = [48, 64];
 const STEPS: u64 = 5;
 const SIZE: (u32, u32) = (160, 120);
-
-struct Scroll {
-    program: Program,
-    cells: Stream,
-    next: Stream,
-}
-
-impl Scroll {
-    fn new(rt: &Runtime) -> Result<Scroll, BrookError> {
-        let program = rt.compile(SCROLL, "scroll.br")?;
-        let cells = rt.stream_of(1, &SHAPE)?;
-        let data: Vec<f32> = (0..SHAPE[0] * SHAPE[1])
-            .map(|i| ((i % SHAPE[1]) + (i / SHAPE[1]) / 4) as f32)
-            .collect();
-        cells.read(&data)?;
-        let next = rt.stream_of(1, &SHAPE)?;
-        Ok(Scroll {
-            program,
-            cells,
-            next,
-        })
-    }
-}
-
-impl Simulation for Scroll {
-    fn step(&mut self, rt: &Runtime) -> Result<(), BrookError> {
-        let size = [SHAPE[1] as f32, SHAPE[0] as f32];
-        rt.run(
-            &self.program,
-            "scroll",
-            args![&self.cells, size, &self.next],
-        )?;
-        std::mem::swap(&mut self.cells, &mut self.next);
-        Ok(())
-    }
-
-    fn view(&self) -> (&Stream, View) {
-        (
-            &self.cells,
-            View::scalar(ColorMap::Viridis).with_range(0.0, 75.0),
-        )
-    }
-}
 
 #[test]
 fn the_window_shows_what_the_headless_render_shows() {

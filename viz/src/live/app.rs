@@ -17,21 +17,26 @@ use winit::window::WindowId;
 
 use super::controls::{Controls, Key, HELP};
 use super::gui::Gui;
+use super::lanes::{shown, Lanes};
 use super::panel::{Action, Panel, Status, PANEL_WIDTH};
 use super::pick::{element_at, element_values, Readout};
+use super::picture::{cell_areas, draw_picture, picture_size, Labels};
 use super::script::{PanelFrame, Script};
 use super::stats::Stats;
 use super::window::GlWindow;
-use super::{check_constants, Finished, LiveOptions, Simulation};
+use super::{Finished, LiveOptions, Simulation};
 use crate::error::VizError;
 use crate::image_io::{rgba_from_bytes, save_png};
 use crate::overlay::Overlay;
 use crate::renderer::Renderer;
-use crate::view::View;
 
-/// Opens a window, creates the Brook runtime on its GL context, makes the simulation with
-/// `make`, and runs it: one `step` and one redraw per frame, until the window is closed (or
-/// `options.exit_after` steps). The side panel chooses the stream, colour map and range,
+/// Opens a window, creates the Brook runtime of each of `options.backends` (GL on the
+/// window's context), makes the simulation with `make` on each, and runs them: one `step`
+/// each and one redraw per frame, until the window is closed (or `options.exit_after`
+/// steps). Several backends are shown side by side, each view labelled with its backend and
+/// step time, then the difference view (elements beyond the tolerance of
+/// [`TOLERANCE`](crate::TOLERANCE) highlighted); the panel steers the first and its
+/// constants reach all. The side panel chooses the stream, colour map and range,
 /// pauses and steps, reads the element under the cursor and sets the simulation's constants.
 /// Keys: space pause, n/→ one step, wheel/drag zoom and pan, r reset, s save a PNG (of the
 /// view, without the panel), p panel, h help, esc/q quit.
@@ -40,7 +45,7 @@ use crate::view::View;
 /// allows one event loop per process.
 pub fn run_window<S: Simulation>(
     options: LiveOptions,
-    make: impl FnOnce(&Runtime) -> Result<S, BrookError>,
+    make: impl Fn(&Runtime) -> Result<S, BrookError>,
 ) -> Result<Finished, VizError> {
     run(options, make, None)
 }
@@ -50,7 +55,7 @@ pub fn run_window<S: Simulation>(
 /// handles the window's (for tests and scripted demonstrations; see [`click`](super::click)).
 pub fn run_window_scripted<S: Simulation>(
     options: LiveOptions,
-    make: impl FnOnce(&Runtime) -> Result<S, BrookError>,
+    make: impl Fn(&Runtime) -> Result<S, BrookError>,
     script: &mut Script<'_>,
 ) -> Result<Finished, VizError> {
     run(options, make, Some(script))
@@ -58,7 +63,7 @@ pub fn run_window_scripted<S: Simulation>(
 
 fn run<S: Simulation>(
     options: LiveOptions,
-    make: impl FnOnce(&Runtime) -> Result<S, BrookError>,
+    make: impl Fn(&Runtime) -> Result<S, BrookError>,
     script: Option<&mut Script<'_>>,
 ) -> Result<Finished, VizError> {
     let event_loop = new_event_loop()?;
@@ -72,6 +77,7 @@ fn run<S: Simulation>(
         panel: Panel::default(),
         readout: None,
         area: [0, 0, 1, 1],
+        cells: vec![[0, 0, 1, 1]],
         script,
         stats: Stats::new(),
         error: None,
@@ -105,14 +111,14 @@ fn new_event_loop() -> Result<EventLoop<()>, VizError> {
         .map_err(|e| VizError::Window(format!("no event loop (is DISPLAY set?): {e}")))
 }
 
-/// Everything that lives while the window is open. Field order is drop order: GL objects go
-/// before the runtime's context, and that before the window's context.
+/// Everything that lives while the window is open. Field order is drop order: the
+/// simulations' streams and their runtimes, then viz's GL objects, then the window's context.
 struct Running<S> {
-    sim: S,
+    lanes: Lanes<S>,
     overlay: Overlay,
+    labels: Labels,
     gui: Gui,
     renderer: Renderer,
-    rt: Runtime,
     window: GlWindow,
 }
 
@@ -124,8 +130,10 @@ struct App<'s, 'f, S, F> {
     panel: Panel,
     /// The element under the pointer after the last frame's step.
     readout: Option<Readout>,
-    /// Where the view is drawn: `[x, y, width, height]`, GL pixels.
+    /// Where the picture is drawn: `[x, y, width, height]`, GL pixels.
     area: [u32; 4],
+    /// Where each cell's view is drawn in it (one, or each backend's and the difference).
+    cells: Vec<[u32; 4]>,
     script: Option<&'s mut Script<'f>>,
     stats: Stats,
     error: Option<VizError>,
@@ -136,14 +144,13 @@ impl<S: Simulation> Running<S> {
     /// The panel's egui pass over this frame's input: the viewer's changes to the shown
     /// stream, its view and the simulation's constants, and the actions for the window.
     fn panel_pass(&mut self, panel: &mut Panel, status: &Status) -> Vec<Action> {
-        let streams: Vec<(String, View)> = self
-            .sim
+        let sim = self.lanes.first();
+        let streams: Vec<(String, crate::View)> = sim
             .streams()
             .iter()
             .map(|s| (s.name.to_string(), s.view))
             .collect();
         let mut actions = Vec::new();
-        let sim = &mut self.sim;
         // egui may lay out twice in a frame (the second time without input): keep the
         // actions of every pass.
         self.gui.run(&self.window.window, |ui| {
@@ -160,11 +167,12 @@ impl<S: Simulation> Running<S> {
                     .inner,
             );
         });
+        self.lanes.share_constants();
         actions
     }
 }
 
-impl<S: Simulation, F: FnOnce(&Runtime) -> Result<S, BrookError>> App<'_, '_, S, F> {
+impl<S: Simulation, F: Fn(&Runtime) -> Result<S, BrookError>> App<'_, '_, S, F> {
     fn start(&mut self, event_loop: &ActiveEventLoop) -> Result<(), VizError> {
         let Some(make) = self.make.take() else {
             return Ok(());
@@ -181,27 +189,28 @@ impl<S: Simulation, F: FnOnce(&Runtime) -> Result<S, BrookError>> App<'_, '_, S,
                 ..ContextOptions::default()
             },
         )?;
-        let rt = Runtime::on_context(ctx.clone());
         let renderer = Renderer::new(&ctx)?;
         let gui = Gui::new(&window)?;
-        let mut sim = make(&rt)?;
-        check_constants(&mut sim)?;
+        let lanes = Lanes::new(&self.options.backends, Some(&ctx), &make)?;
+        window.make_current()?;
         self.running = Some(Running {
-            sim,
+            lanes,
             overlay: Overlay::new(&ctx),
+            labels: Labels::new(&ctx),
             gui,
             renderer,
-            rt,
             window,
         });
         Ok(())
     }
 
-    /// The window's size in pixels: the view's (`options.size`) and the panel's width
-    /// beside it, at the scale of the primary monitor (where the window opens), so the view
-    /// keeps `options.size`.
+    /// The window's size in pixels: the picture's (each view `options.size`) and the
+    /// panel's width beside it, at the scale of the primary monitor (where the window
+    /// opens), so each view keeps `options.size`.
     fn window_size(&self, event_loop: &ActiveEventLoop) -> (u32, u32) {
-        let (w, h) = self.options.size;
+        let backends = self.options.backends.len();
+        let cells = backends + usize::from(backends > 1);
+        let (w, h) = picture_size(self.options.size, cells);
         let scale = event_loop
             .primary_monitor()
             .map_or(1.0, |m| m.scale_factor() as f32);
@@ -223,6 +232,7 @@ impl<S: Simulation, F: FnOnce(&Runtime) -> Result<S, BrookError>> App<'_, '_, S,
             panel,
             readout,
             area,
+            cells: cell_rects,
             script,
             stats,
             last_frame,
@@ -240,7 +250,8 @@ impl<S: Simulation, F: FnOnce(&Runtime) -> Result<S, BrookError>> App<'_, '_, S,
         };
         if controls.show_panel {
             if let Some(script) = script {
-                let frame = panel_frame(running, controls, panel, readout, *area, ppp, stats);
+                let frame =
+                    panel_frame(running, controls, panel, readout, cell_rects[0], ppp, stats);
                 running.gui.inject(script(&frame));
             }
             let status = Status {
@@ -261,23 +272,27 @@ impl<S: Simulation, F: FnOnce(&Runtime) -> Result<S, BrookError>> App<'_, '_, S,
         }
         *area = [panel_px, 0, size.0 - panel_px, size.1];
         if controls.take_step() {
-            let started = Instant::now();
-            running.sim.step(&running.rt)?;
-            running.rt.finish();
-            stats.step_done(started.elapsed());
+            let took = running.lanes.step()?;
+            stats.step_done(took);
         }
+        let selected = Some(panel.selected());
+        let view = panel.view(shown(running.lanes.first(), selected).1);
+        running.lanes.compare(selected, &view)?;
         let gl = running.renderer.context().gl();
-        // SAFETY: the window's context is current; kernels leave their FBOs bound.
+        // SAFETY: the window's context is current; kernels and the comparison's read-back
+        // leave their FBOs bound.
         unsafe { gl.bind_framebuffer(glow::FRAMEBUFFER, None) };
-        let streams = running.sim.streams();
-        let (stream, simulation_view) = match streams.get(panel.selected()) {
-            Some(shown) => (shown.stream, shown.view),
-            None => running.sim.view(),
-        };
-        let view = panel.view(simulation_view);
-        let resolved = running
-            .renderer
-            .draw_in(stream, &view, &controls.camera, size, *area)?;
+        let cells = running.lanes.cells(selected);
+        *cell_rects = cell_areas(*area, cells.len());
+        let resolved = draw_picture(
+            &running.renderer,
+            &cells,
+            &view,
+            &controls.camera,
+            size,
+            *area,
+            &mut running.labels,
+        )?;
         panel.drawn_with(resolved.value);
         let done = options.exit_after == Some(stats.steps);
         if done || controls.take_screenshot() {
@@ -292,18 +307,25 @@ impl<S: Simulation, F: FnOnce(&Runtime) -> Result<S, BrookError>> App<'_, '_, S,
             eprintln!("saved {}", path.display());
         }
         if controls.show_panel {
-            let rect = controls.camera.content_rect(&view, stream.shape(), *area);
             let at = running
                 .gui
                 .pointer()
                 .map(|p| [p.x * ppp, size.1 as f32 - p.y * ppp]);
-            *readout = match at.and_then(|at| element_at(&view, stream.shape(), rect, at)) {
-                Some(index) => Some(Readout {
-                    index,
-                    values: element_values(stream, view.member, index)?,
-                }),
-                None => None,
-            };
+            *readout = None;
+            // The element under the pointer in whichever cell it is over.
+            for (cell, rect) in cells.iter().zip(cell_rects.iter()) {
+                let view = cell.view.unwrap_or(view);
+                let shape = cell.stream.shape();
+                let content = controls.camera.content_rect(&view, shape, *rect);
+                let index = at
+                    .filter(|at| inside(*rect, *at))
+                    .and_then(|at| element_at(&view, shape, content, at));
+                if let Some(index) = index {
+                    let values = element_values(cell.stream, view.member, index)?;
+                    *readout = Some(Readout { index, values });
+                    break;
+                }
+            }
         }
         // SAFETY: as above; reading the element left its texture's FBO bound.
         unsafe { gl.bind_framebuffer(glow::FRAMEBUFFER, None) };
@@ -327,9 +349,10 @@ impl<S: Simulation, F: FnOnce(&Runtime) -> Result<S, BrookError>> App<'_, '_, S,
         event_loop.exit();
     }
 
-    /// Mouse and keys for the view: zoom and pan work in the view's area.
+    /// Mouse and keys for the view: zoom and pan work in the area of the cell under the
+    /// pointer (every cell has the same camera).
     fn view_event(&mut self, event_loop: &ActiveEventLoop, event: WindowEvent) {
-        let [x0, _, width, height] = self.area;
+        let [_, _, width, height] = self.cells[0];
         let area = (width, height);
         match event {
             WindowEvent::KeyboardInput { event, .. } if event.state == ElementState::Pressed => {
@@ -347,8 +370,14 @@ impl<S: Simulation, F: FnOnce(&Runtime) -> Result<S, BrookError>> App<'_, '_, S,
                 self.controls.wheel(notches, area);
             }
             WindowEvent::CursorMoved { position, .. } => {
+                let x = position.x as f32;
+                let cell = (self.cells.iter())
+                    .find(|c| x >= c[0] as f32 && x < (c[0] + c[2]) as f32)
+                    .unwrap_or(&self.cells[0]);
+                // The cell's top edge in window pixels (y down).
+                let top = self.area[1] + self.area[3] - (cell[1] + cell[3]);
                 self.controls
-                    .cursor_moved(position.x as f32 - x0 as f32, position.y as f32, area)
+                    .cursor_moved(x - cell[0] as f32, position.y as f32 - top as f32, area)
             }
             WindowEvent::MouseInput {
                 state,
@@ -360,7 +389,7 @@ impl<S: Simulation, F: FnOnce(&Runtime) -> Result<S, BrookError>> App<'_, '_, S,
     }
 }
 
-impl<S: Simulation, F: FnOnce(&Runtime) -> Result<S, BrookError>> ApplicationHandler
+impl<S: Simulation, F: Fn(&Runtime) -> Result<S, BrookError>> ApplicationHandler
     for App<'_, '_, S, F>
 {
     fn resumed(&mut self, event_loop: &ActiveEventLoop) {
@@ -426,7 +455,8 @@ fn panel_frame<S: Simulation>(
     let [x, y, width, height] = area.map(|v| v as f32 / ppp);
     let top = size.1 as f32 / ppp - y - height;
     let shown = running
-        .sim
+        .lanes
+        .first()
         .streams()
         .get(panel.selected())
         .map(|s| (s.name.to_string(), s.view));
@@ -436,7 +466,8 @@ fn panel_frame<S: Simulation>(
         shown: shown.as_ref().map_or_else(String::new, |s| s.0.clone()),
         view: shown.map(|s| panel.view(s.1)),
         constants: running
-            .sim
+            .lanes
+            .first()
             .constants()
             .iter()
             .map(|c| (c.name().to_string(), c.value()))
@@ -445,6 +476,12 @@ fn panel_frame<S: Simulation>(
         view_area: egui::Rect::from_min_size(egui::pos2(x, top), egui::vec2(width, height)),
         controls: panel.controls().to_vec(),
     }
+}
+
+/// Whether GL pixel `at` is inside `rect` (`[x, y, width, height]`).
+fn inside(rect: [u32; 4], at: [f32; 2]) -> bool {
+    let [x, y, w, h] = rect.map(|v| v as f32);
+    at[0] >= x && at[0] < x + w && at[1] >= y && at[1] < y + h
 }
 
 /// The viewer's key for a winit key, if it has one.

@@ -1,23 +1,31 @@
-//! The live loop: a simulation whose step runs kernels each frame, in a window whose GL
-//! context the runtime computes in, redrawn by viz from the stream textures directly.
+//! The live loop: a simulation whose step runs kernels each frame, on GL in the window's
+//! context (redrawn by viz from the stream textures directly) or on wgpu or the CPU (staged
+//! into the window's context each frame), or on several backends side by side.
 
 mod app;
 mod constant;
 mod controls;
 mod gui;
+mod lanes;
 mod panel;
 mod pick;
+mod picture;
 mod script;
 mod stats;
 mod window;
 
+use std::time::Duration;
+
 use brook::{BrookError, Runtime, Stream};
 use image::RgbaImage;
 
+use crate::backend::Backend;
 use crate::camera::Camera;
 use crate::error::VizError;
 use crate::snapshot::renderer_for;
 use crate::view::View;
+use lanes::Lanes;
+use picture::{draw_picture, picture_size, Labels};
 
 pub use app::{run_window, run_window_scripted};
 pub use constant::Constant;
@@ -77,6 +85,10 @@ pub struct LiveOptions {
     /// Start with the side panel shown (`p` shows and hides it). It takes the window's left
     /// part; the view is fitted into the rest.
     pub panel: bool,
+    /// The backends to run the simulation on: one, or several side by side (each with its
+    /// view, then the difference view; `size` is each view's). GL computes in the window's
+    /// context; the others' streams are read back and uploaded to it each frame.
+    pub backends: Vec<Backend>,
 }
 
 impl LiveOptions {
@@ -88,6 +100,7 @@ impl LiveOptions {
             exit_after: None,
             overlay: true,
             panel: true,
+            backends: vec![Backend::Gl],
         }
     }
 }
@@ -103,21 +116,63 @@ pub struct Finished {
     pub last_frame: Option<RgbaImage>,
 }
 
-/// The headless twin of [`run_window`]: makes the simulation on a headless runtime, runs
+/// The headless twin of [`run_window`]: makes the simulation on a headless GL runtime, runs
 /// `steps` steps and renders its view at `size` as the window would show it.
 pub fn run_headless<S: Simulation>(
-    make: impl FnOnce(&Runtime) -> Result<S, BrookError>,
+    make: impl Fn(&Runtime) -> Result<S, BrookError>,
     steps: u64,
     size: (u32, u32),
 ) -> Result<RgbaImage, VizError> {
-    let rt = Runtime::gl()?;
-    let mut sim = make(&rt)?;
-    check_constants(&mut sim)?;
+    Ok(run_headless_on(&[Backend::Gl], make, steps, size)?.image)
+}
+
+/// What [`run_headless_on`] made: the picture, and each backend's mean step time.
+#[derive(Debug)]
+pub struct HeadlessRun {
+    /// With one backend the view at `size`; with several, the views side by side (each
+    /// `size`, with a label strip above it) and the difference view after them.
+    pub image: RgbaImage,
+    /// Each backend's mean step time (its kernels finished), in `backends`' order.
+    pub step_times: Vec<(Backend, Duration)>,
+}
+
+/// [`run_headless`] on each of `backends` (GL on a headless context): `steps` steps of each
+/// simulation, then the picture the window would show of them.
+pub fn run_headless_on<S: Simulation>(
+    backends: &[Backend],
+    make: impl Fn(&Runtime) -> Result<S, BrookError>,
+    steps: u64,
+    size: (u32, u32),
+) -> Result<HeadlessRun, VizError> {
+    let mut lanes = Lanes::new(backends, None, &make)?;
     for _ in 0..steps {
-        sim.step(&rt)?;
+        lanes.step()?;
     }
-    let (stream, view) = sim.view();
-    renderer_for(&rt)?.render(stream, &view, &Camera::default(), size)
+    // GL streams are drawn from their own textures on the GL lane's context.
+    let gl = lanes.lanes.iter().find(|l| l.backend == Backend::Gl);
+    let renderer = renderer_for(&gl.unwrap_or(&lanes.lanes[0]).rt)?;
+    let view = lanes.lanes[0].sim.view().1;
+    lanes.compare(None, &view)?;
+    let cells = lanes.cells(None);
+    let size = picture_size(size, cells.len());
+    let mut labels = Labels::new(renderer.context());
+    let image = renderer.render_with(size, || {
+        let area = [0, 0, size.0, size.1];
+        draw_picture(
+            &renderer,
+            &cells,
+            &view,
+            &Camera::default(),
+            size,
+            area,
+            &mut labels,
+        )
+        .map(|_| ())
+    })?;
+    Ok(HeadlessRun {
+        image,
+        step_times: lanes.mean_steps(),
+    })
 }
 
 /// Runs `steps` steps of a simulation headless on GL with every call recorded for the

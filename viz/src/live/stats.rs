@@ -39,6 +39,11 @@ impl Stats {
         self.kernels = mix(self.kernels, took.as_secs_f64());
     }
 
+    /// The smoothed step time in seconds.
+    pub fn kernel_seconds(&self) -> f64 {
+        self.kernels
+    }
+
     /// The overlay's first line.
     pub fn line(&self, paused: bool) -> String {
         let fps = if self.frame > 0.0 {

@@ -10,7 +10,7 @@ use glutin::context::{
     ContextApi, ContextAttributesBuilder, GlProfile, PossiblyCurrentContext, Version,
 };
 use glutin::display::{Display, GetGlDisplay, GlDisplay};
-use glutin::prelude::{GlSurface, NotCurrentGlContext};
+use glutin::prelude::{GlSurface, NotCurrentGlContext, PossiblyCurrentGlContext};
 use glutin::surface::{Surface, SwapInterval, WindowSurface};
 use glutin_winit::{DisplayBuilder, GlWindow as _};
 use raw_window_handle::HasWindowHandle;
@@ -123,6 +123,14 @@ impl GlWindow {
     /// speaks another glow version than the runtime).
     pub fn proc_address(&self, name: &CStr) -> *const std::ffi::c_void {
         self.display.get_proc_address(name)
+    }
+
+    /// Makes the window's context current again: another backend's runtime (wgpu, on a
+    /// device of its own) may make a context of its own current on this thread.
+    pub fn make_current(&self) -> Result<(), VizError> {
+        self.context
+            .make_current(&self.surface)
+            .map_err(|e| window_error("cannot make the window's context current", e))
     }
 
     /// The drawable size in pixels.

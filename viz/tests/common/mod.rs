@@ -1,5 +1,11 @@
-//! What the window test files share: whether a window can open, and how far two pictures
-//! differ.
+//! What the window test files share: whether a window can open, how far two pictures
+//! differ, and a simulation whose every step shows.
+
+// Each test file uses some of these.
+#![allow(dead_code)]
+
+use brook::{args, BrookError, Program, Runtime, Stream};
+use brook_viz::{ColorMap, Simulation, View};
 
 /// `true` when there is an X display. Without one the test should return, skipped: this
 /// prints why, and fails instead where `CI` is set, since CI runs under Xvfb (`.ci/run`) and
@@ -23,4 +29,58 @@ pub fn max_difference(a: &image::RgbaImage, b: &image::RgbaImage) -> u8 {
         .flat_map(|(p, q)| p.0.into_iter().zip(q.0).map(|(x, y)| x.abs_diff(y)))
         .max()
         .unwrap_or(0)
+}
+
+/// A gradient that scrolls one column left per step (a gather of the right neighbour,
+/// wrapping), so each frame differs and the step count is visible in the picture.
+const SCROLL: &str = "
+kernel void scroll(float cells[][], float2 size, out float next<>) {
+    float2 p = indexof(next).xy;
+    next = cells[fmod(p + float2(1.0, 0.0), size)];
+}
+";
+
+const SHAPE: [usize; 2] = [48, 64];
+
+pub struct Scroll {
+    program: Program,
+    cells: Stream,
+    next: Stream,
+}
+
+impl Scroll {
+    pub fn new(rt: &Runtime) -> Result<Scroll, BrookError> {
+        let program = rt.compile(SCROLL, "scroll.br")?;
+        let cells = rt.stream_of(1, &SHAPE)?;
+        let data: Vec<f32> = (0..SHAPE[0] * SHAPE[1])
+            .map(|i| ((i % SHAPE[1]) + (i / SHAPE[1]) / 4) as f32)
+            .collect();
+        cells.read(&data)?;
+        let next = rt.stream_of(1, &SHAPE)?;
+        Ok(Scroll {
+            program,
+            cells,
+            next,
+        })
+    }
+}
+
+impl Simulation for Scroll {
+    fn step(&mut self, rt: &Runtime) -> Result<(), BrookError> {
+        let size = [SHAPE[1] as f32, SHAPE[0] as f32];
+        rt.run(
+            &self.program,
+            "scroll",
+            args![&self.cells, size, &self.next],
+        )?;
+        std::mem::swap(&mut self.cells, &mut self.next);
+        Ok(())
+    }
+
+    fn view(&self) -> (&Stream, View) {
+        (
+            &self.cells,
+            View::scalar(ColorMap::Viridis).with_range(0.0, 75.0),
+        )
+    }
 }
