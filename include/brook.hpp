@@ -186,6 +186,53 @@ typedef ::brook::matrix<4, 3> float4x3;
 typedef ::brook::matrix<4, 4> float4x4;
 #endif
 
+// The original's host element types for `char`, `uchar`, `fixed` and `shortfixed` streams
+// (a `fixed` is an unsigned byte standing for x / 255, as in its brt.hpp). A host array of
+// them is read into and written from the stream's floats by the runtime, which converts
+// each component (HostScalar in brook-core).
+typedef unsigned char uchar;
+#define BROOK_HOST_VECTOR2(T, S) struct T { S x, y; T() {} T(S x_, S y_) : x(x_), y(y_) {} };
+#define BROOK_HOST_VECTOR3(T, S)                                                          \
+    struct T {                                                                            \
+        S x, y, z;                                                                        \
+        T() {}                                                                            \
+        T(S x_, S y_, S z_) : x(x_), y(y_), z(z_) {}                                      \
+    };
+#define BROOK_HOST_VECTOR4(T, S)                                                          \
+    struct T {                                                                            \
+        S x, y, z, w;                                                                     \
+        T() {}                                                                            \
+        T(S x_, S y_, S z_, S w_) : x(x_), y(y_), z(z_), w(w_) {}                         \
+    };
+BROOK_HOST_VECTOR2(char2, char)
+BROOK_HOST_VECTOR3(char3, char)
+BROOK_HOST_VECTOR4(char4, char)
+BROOK_HOST_VECTOR2(uchar2, uchar)
+BROOK_HOST_VECTOR3(uchar3, uchar)
+BROOK_HOST_VECTOR4(uchar4, uchar)
+BROOK_HOST_VECTOR2(fixed2, uchar)
+BROOK_HOST_VECTOR3(fixed3, uchar)
+BROOK_HOST_VECTOR4(fixed4, uchar)
+BROOK_HOST_VECTOR2(shortfixed2, unsigned short)
+BROOK_HOST_VECTOR3(shortfixed3, unsigned short)
+BROOK_HOST_VECTOR4(shortfixed4, unsigned short)
+#undef BROOK_HOST_VECTOR2
+#undef BROOK_HOST_VECTOR3
+#undef BROOK_HOST_VECTOR4
+// The scalar fixed types, also made from a float in [0, 1] as the original's were.
+struct fixed {
+    uchar x;
+    fixed() {}
+    fixed(uchar v) : x(v) {}
+    fixed(float v) : x(uchar((v > 1 ? 1 : v < 0 ? 0 : v) * 255)) {}
+};
+struct shortfixed {
+    unsigned short x;
+    shortfixed() {}
+    shortfixed(unsigned short v) : x(v) {}
+    shortfixed(float v) : x((unsigned short)(.5f + (v > 1 ? 1 : v < 0 ? 0 : v) * 65535)) {}
+};
+
 // The original runtime's allocation helpers: plain heap memory for host arrays.
 inline void* brmalloc(size_t bytes) { return std::malloc(bytes); }
 inline void* brcalloc(size_t count, size_t bytes) { return std::calloc(count, bytes); }
@@ -300,8 +347,8 @@ struct stream_domain {
 };
 
 // The original's element type codes (`brook::getStreamType((float4*)0)`), for streams made
-// by `stream::create<T>(…)` or `stream(type, extents…, -1)`. Cg's fixed and half types are
-// floats of their width here, as kernels see them.
+// by `stream::create<T>(…)` or `stream(type, extents…, -1)`; fixed, shortfixed and char
+// streams are float streams whose host arrays hold that type, as declared ones are.
 enum StreamType {
     __BRTNONE = -1, __BRTSTREAM = 0, __BRTFLOAT = 1, __BRTFLOAT2 = 2, __BRTFLOAT3 = 3,
     __BRTFLOAT4 = 4, __BRTFIXED = 5, __BRTFIXED2 = 6, __BRTFIXED3 = 7, __BRTFIXED4 = 8,
@@ -320,16 +367,40 @@ BROOK_STREAM_TYPE(float2, __BRTFLOAT2)
 BROOK_STREAM_TYPE(float3, __BRTFLOAT3)
 BROOK_STREAM_TYPE(float4, __BRTFLOAT4)
 BROOK_STREAM_TYPE(int, __BRTINT)
+BROOK_STREAM_TYPE(fixed, __BRTFIXED)
+BROOK_STREAM_TYPE(fixed2, __BRTFIXED2)
+BROOK_STREAM_TYPE(fixed3, __BRTFIXED3)
+BROOK_STREAM_TYPE(fixed4, __BRTFIXED4)
+BROOK_STREAM_TYPE(shortfixed, __BRTSHORTFIXED)
+BROOK_STREAM_TYPE(shortfixed2, __BRTSHORTFIXED2)
+BROOK_STREAM_TYPE(shortfixed3, __BRTSHORTFIXED3)
+BROOK_STREAM_TYPE(shortfixed4, __BRTSHORTFIXED4)
+BROOK_STREAM_TYPE(char, __BRTCHAR)
+BROOK_STREAM_TYPE(char2, __BRTCHAR2)
+BROOK_STREAM_TYPE(char3, __BRTCHAR3)
+BROOK_STREAM_TYPE(char4, __BRTCHAR4)
 #undef BROOK_STREAM_TYPE
 
 // The Brook element type a one-field type list names, or 0.
 inline const char* stream_type_name(const StreamType* t) {
     if (!t || t[0] == __BRTNONE || t[1] != __BRTNONE) return 0;
     switch (t[0]) {
-    case __BRTFLOAT: case __BRTFIXED: case __BRTSHORTFIXED: return "float";
-    case __BRTFLOAT2: case __BRTFIXED2: case __BRTSHORTFIXED2: return "float2";
-    case __BRTFLOAT3: case __BRTFIXED3: case __BRTSHORTFIXED3: return "float3";
-    case __BRTFLOAT4: case __BRTFIXED4: case __BRTSHORTFIXED4: return "float4";
+    case __BRTFLOAT: return "float";
+    case __BRTFLOAT2: return "float2";
+    case __BRTFLOAT3: return "float3";
+    case __BRTFLOAT4: return "float4";
+    case __BRTFIXED: return "fixed";
+    case __BRTFIXED2: return "fixed2";
+    case __BRTFIXED3: return "fixed3";
+    case __BRTFIXED4: return "fixed4";
+    case __BRTSHORTFIXED: return "shortfixed";
+    case __BRTSHORTFIXED2: return "shortfixed2";
+    case __BRTSHORTFIXED3: return "shortfixed3";
+    case __BRTSHORTFIXED4: return "shortfixed4";
+    case __BRTCHAR: return "char";
+    case __BRTCHAR2: return "char2";
+    case __BRTCHAR3: return "char3";
+    case __BRTCHAR4: return "char4";
     case __BRTINT: return "int";
     default: return 0;
     }
@@ -387,7 +458,7 @@ class stream {
     // `stream(type, e0, e1, …, -1)`: the extents up to the -1.
     void from_type(const StreamType* type, va_list extents) {
         const char* name = stream_type_name(type);
-        if (!name) refuse("a stream of this StreamType list (only float..float4 and int)");
+        if (!name) refuse("a stream of this StreamType list (only float, fixed, shortfixed, char, their vectors, and int)");
         extent_list e = {{0, 0, 0, 0}, 0};
         for (int v = va_arg(extents, int); v != -1; v = va_arg(extents, int)) {
             if (e.rank == 4) refuse("a stream of more than 4 dimensions");

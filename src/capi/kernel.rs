@@ -102,7 +102,7 @@ pub unsafe extern "C" fn brook_kernel_run_vout(
         let room = (max as usize).saturating_mul(elements);
         if old.len() < room {
             let fresh = with_runtime(|rt| rt.stream(old.format().clone(), &[room]));
-            scratch.push(Box::new(BrookStream(fresh)));
+            scratch.push(Box::new(BrookStream(fresh, None)));
             arg.stream = &**scratch.last().expect("pushed just above");
         }
     }
@@ -113,7 +113,7 @@ pub unsafe extern "C" fn brook_kernel_run_vout(
     let out = std::slice::from_raw_parts_mut(replaced, n);
     out.fill(std::ptr::null_mut());
     for ((k, param, _), count) in vouts.into_iter().zip(counts) {
-        let old = &stream_ref((*args.add(k)).stream).0;
+        let BrookStream(old, host) = stream_ref((*args.add(k)).stream);
         if count == 0 {
             fail(&format!(
                 "`{name}`: vout `{param}` received no values, and this runtime has no empty streams"
@@ -123,7 +123,7 @@ pub unsafe extern "C" fn brook_kernel_run_vout(
         let values = or_exit(old.to_vec());
         let new = with_runtime(|rt| rt.stream(old.format().clone(), &[count]));
         or_exit(new.read(&values[..count * floats]));
-        out[k] = Box::into_raw(Box::new(BrookStream(new)));
+        out[k] = Box::into_raw(Box::new(BrookStream(new, *host)));
     }
 }
 
