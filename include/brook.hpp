@@ -65,7 +65,6 @@ void brook_reduce_value(const BrookProgram* program, const char* reduction,
 void brook_reduce_stream(const BrookProgram* program, const char* reduction,
                          const BrookArg* input, const BrookArg* args, size_t count,
                          const BrookStream* output);
-void brook_stream_swap(const BrookStream* a, const BrookStream* b);
 void brook_stream_scatter(const BrookStream* dst, const BrookStream* index, const BrookStream* data, int op);
 void brook_stream_scatter_reduce(const BrookStream* dst, const BrookStream* index,
                                  const BrookStream* data, const BrookProgram* program,
@@ -787,9 +786,10 @@ inline float4 streamSize(const brook::stream& s) {
     return float4(out[0], out[1], out[2], out[3]);
 }
 
-inline void streamSwap(const brook::stream& a, const brook::stream& b) {
-    brook_stream_swap(a.get(), b.get());
-}
+// streamSwap(a, b): the two names trade the streams they refer to, as the original's
+// `x.swap(y)` did, so the streams may differ in shape (its programs swap a vout buffer for a
+// longer one); a copy of either keeps the stream it had.
+inline void streamSwap(brook::stream& a, brook::stream& b) { a.swap(b); }
 // streamScatterOp(dst, index, data, op): for every element i of data, in index order,
 // dst[index[i]] = op(data[i], dst[index[i]]); indices round and clamp like gathers.
 enum { STREAM_SCATTER_ASSIGN = 0, STREAM_SCATTER_ADD = 1, STREAM_SCATTER_MIN = 2, STREAM_SCATTER_MAX = 3 };

@@ -259,17 +259,13 @@ fn runtime_errors_print_a_message_and_exit_non_zero() {
 }
 
 #[test]
-fn bad_reductions_and_swaps_are_runtime_errors() {
+fn bad_reductions_are_runtime_errors() {
     let cases = [
         (
             "float s<10>, r<3>; sum(s, r);",
             "must divide the input shape <10>",
         ),
         ("float2 s<4>; float v; sum(s, v);", "`sum`"),
-        (
-            "float a<4>, b<5>; streamSwap(a, b);",
-            "streamSwap needs two streams of one shape",
-        ),
     ];
     for (i, (body, message)) in cases.into_iter().enumerate() {
         let path = scratch(

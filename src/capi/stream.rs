@@ -242,16 +242,6 @@ pub unsafe extern "C" fn brook_stream_write(
     })
 }
 
-/// `streamSwap(a, b)`: exchanges the two streams' contents.
-///
-/// # Safety
-/// `a` and `b` are live streams.
-#[no_mangle]
-pub unsafe extern "C" fn brook_stream_swap(a: *const BrookStream, b: *const BrookStream) {
-    let (a, b) = (&stream_ref(a).0, &stream_ref(b).0);
-    with_runtime(|rt| rt.swap(a, b))
-}
-
 /// `streamScatterOp(dst, index, data, op)` with a built-in combiner: `op` is 0 (replace: the
 /// last element in index order wins), 1 (add), 2 (min) or 3 (max), as `brook.hpp`'s
 /// `STREAM_SCATTER_*` constants spell them.
