@@ -711,6 +711,27 @@ fn check_finds_bad_host_calls_at_their_line_without_running() {
     }
 }
 
+#[test]
+fn check_finds_bad_calls_of_another_files_kernels_at_their_line() {
+    let kernels = scratch(
+        "cross_kernels.br",
+        "kernel void scale(float a<>, float s, out float r<>) { r = a * s; }\n",
+    );
+    let main = scratch(
+        "cross_main.cpp",
+        "#include \"cross_kernels.hpp\"\nint main() {\n    float a<4>, r<4>;\n    scale(a, r);\n    scale(a, 2.0f, r);\n    return 0;\n}\n",
+    );
+    let o = run(brcc(&["check", &main, &kernels]));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    let expected = "error: kernel `scale` takes 3 argument(s) but is given 2\n  --> ";
+    let found = err.find(expected).unwrap_or_else(|| panic!("{err}"));
+    let location = err[found + expected.len()..].lines().next().unwrap();
+    assert!(location.ends_with("cross_main.cpp:4:5"), "{location}");
+    assert!(err.contains("    scale(a, r);\n") && err.contains('^'), "{err}");
+    assert_eq!(err.matches("error: ").count(), 1, "the right call passes: {err}");
+}
+
 /// A small program whose build is its own cache entry: it prints `k + 1`. Each test names
 /// its own (`test`): tests run at once, and a file being rewritten must not be read.
 fn numbered_program(test: &str, k: usize) -> String {

@@ -138,10 +138,9 @@ fn call_errors(
     let toks = &program.tokens;
     let name = toks[k].text(src);
     let Some(f) = program
-        .module
-        .functions
-        .iter()
-        .find(|f| f.name == name && f.kind != FunctionKind::Helper)
+        .kernels()
+        .chain(&program.other_kernels)
+        .find(|f| f.name == name)
     else {
         return Vec::new();
     };

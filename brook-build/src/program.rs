@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use brook_frontend::{Diagnostic, Diagnostics, Span};
-use brook_ir::Module;
+use brook_ir::{Function, FunctionKind, Module};
 
 use crate::items::{items, Item, ItemKind};
 use crate::scan::{tokenize, Token};
@@ -30,6 +30,9 @@ pub struct Program {
     pub kernel_source: String,
     /// The kernel part's checked IR, what every back end compiles.
     pub module: Module,
+    /// The kernels and reductions of the program's other files, which this file's host code
+    /// may call through their headers: `brcc check` checks those calls too.
+    pub(crate) other_kernels: Vec<Function>,
 }
 
 impl Program {
@@ -99,7 +102,21 @@ impl Program {
             stream_decls,
             kernel_source: parts.kernel_source,
             module,
+            other_kernels: Vec::new(),
         })
+    }
+
+    /// The kernels and reductions this file defines (what other files may call).
+    pub fn kernels(&self) -> impl Iterator<Item = &Function> {
+        self.module
+            .functions
+            .iter()
+            .filter(|f| f.kind != FunctionKind::Helper)
+    }
+
+    /// Makes the other files' kernels and reductions known to this file's host-call checks.
+    pub fn see_other_kernels(&mut self, kernels: Vec<Function>) {
+        self.other_kernels = kernels;
     }
 
     /// A diagnostic at byte range `span` of the original source.

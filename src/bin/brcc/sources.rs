@@ -57,7 +57,18 @@ pub fn load(files: &[PathBuf], host: &HostOptions) -> Result<Vec<Program>, Strin
     }
     // Again, knowing every file's kernel types (a stream in main.cpp of a struct of kernels.br).
     let types: Vec<String> = programs.iter().flat_map(Program::kernel_types).collect();
-    parse(&types)
+    let mut programs = parse(&types)?;
+    // Each file's host calls are checked against the other files' kernels too.
+    for i in 0..programs.len() {
+        let others = programs
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .flat_map(|(_, p)| p.kernels().cloned())
+            .collect();
+        programs[i].see_other_kernels(others);
+    }
+    Ok(programs)
 }
 
 /// Every file's C++ and header. `need_main`: exactly one file must define `main`.
