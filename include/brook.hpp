@@ -405,6 +405,13 @@ inline const char* stream_type_name(const StreamType* t) {
     }
 }
 
+// The Brook element type name of host type T, for `stream::create<T>(…)`: float..float4,
+// int, fixed, shortfixed and char (their StreamType), or a struct of a kernel file, for which
+// brcc specialises this after the struct's definition.
+template <class T> struct element_name {
+    static const char* get() { return stream_type_name(getStreamType(static_cast<T*>(0))); }
+};
+
 // Ends the program with `brook: error: WHAT is not supported …`, as a runtime error does.
 inline void refuse(const char* what) {
     std::string message(what);
@@ -458,13 +465,22 @@ class stream {
     void from_type(const StreamType* type, va_list extents) {
         const char* name = stream_type_name(type);
         if (!name) refuse("a stream of this StreamType list (only float, fixed, shortfixed, char, their vectors, and int)");
+        from_name(name, extents_until_end(extents));
+    }
+    void from_name(const char* name, const extent_list& e) {
+        s_ = fresh(0, name, e);
+        get();
+    }
+
+protected:
+    // Extents given as varargs up to a -1, as the original's constructors take them.
+    static extent_list extents_until_end(va_list extents) {
         extent_list e = {{0, 0, 0, 0}, 0};
         for (int v = va_arg(extents, int); v != -1; v = va_arg(extents, int)) {
             if (e.rank == 4) refuse("a stream of more than 4 dimensions");
             e.values[e.rank++] = v;
         }
-        s_ = fresh(0, name, e);
-        get();
+        return e;
     }
 
 public:
@@ -491,12 +507,18 @@ public:
         from_type(type, extents);
         va_end(extents);
     }
-    // The original's `stream::create<float4>(h, w)`.
+    // The original's `stream::create<float4>(h, w)`, also of a kernel file's struct.
     template <class T> static stream create(int e0) {
-        return stream(getStreamType(static_cast<T*>(0)), e0, -1);
+        return created(element_name<T>::get(), extents(e0));
     }
     template <class T> static stream create(int e0, int e1) {
-        return stream(getStreamType(static_cast<T*>(0)), e0, e1, -1);
+        return created(element_name<T>::get(), extents(e0, e1));
+    }
+    static stream created(const char* name, const extent_list& e) {
+        if (!name) refuse("stream::create of this type (only float, fixed, shortfixed, char, their vectors, int, and a kernel file's structs)");
+        stream s;
+        s.from_name(name, e);
+        return s;
     }
     stream(const stream& o) : s_(o.s_) {
         if (s_) ++s_->references;
@@ -548,6 +570,24 @@ public:
     }
     stream_domain domain(const int4& lo, const int4& hi) const {
         return make_domain(&lo.x, &hi.x, 4);
+    }
+};
+
+// The original's `brook::iter(type, e0, …, -1, start…, end…)`: an iterator stream of
+// float..float4 (the type's width), its bounds as the varargs after the extents' -1, the
+// start's components first (the original's runtime read them so).
+class iter : public stream {
+public:
+    explicit iter(StreamType type, ...) {
+        if (type < __BRTFLOAT || type > __BRTFLOAT4) refuse("a brook::iter of other than float..float4");
+        va_list args;
+        va_start(args, type);
+        extent_list e = extents_until_end(args);
+        float start[4] = {0, 0, 0, 0}, end[4] = {0, 0, 0, 0};
+        for (int k = 0; k < int(type); ++k) start[k] = float(va_arg(args, double));
+        for (int k = 0; k < int(type); ++k) end[k] = float(va_arg(args, double));
+        va_end(args);
+        stream::operator=(stream(unsigned(type), e, start, end, false));
     }
 };
 

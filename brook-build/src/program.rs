@@ -79,10 +79,14 @@ impl Program {
                 _ => Vec::new(),
             });
         }
+        // Element types of host streams: declared ones, `stream::create<T>(…)`'s here, and
+        // (a struct no kernel uses) those the other files' host code names.
         let stream_types: HashSet<String> = stream_decls
             .iter()
             .flatten()
             .map(|d| d.type_name.clone())
+            .chain(created_types(source, &tokens))
+            .chain(other_types.iter().cloned())
             .collect();
         let parts = split(source, &tokens, &items, &stream_types);
         // Plain functions that kernels call moved to the kernel part: they have no host
@@ -112,6 +116,12 @@ impl Program {
             .functions
             .iter()
             .filter(|f| f.kind != FunctionKind::Helper)
+    }
+
+    /// The element types this file's host code makes streams of with `stream::create<T>`:
+    /// another file that defines one gives it to its kernels, so the runtime knows it.
+    pub fn created_types(&self) -> Vec<String> {
+        created_types(&self.source, &self.tokens)
     }
 
     /// Makes the other files' kernels and reductions known to this file's host-call checks.
@@ -152,4 +162,12 @@ impl Program {
                 && !matches!(item.kind, ItemKind::Directive | ItemKind::Prototype { .. })
         })
     }
+}
+
+/// The `T` of every `create<T>` among `toks`.
+fn created_types(src: &str, toks: &[Token]) -> Vec<String> {
+    toks.windows(4)
+        .filter(|w| w[0].is(src, "create") && w[1].is(src, "<") && w[3].is(src, ">"))
+        .map(|w| w[2].text(src).to_string())
+        .collect()
 }
