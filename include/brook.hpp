@@ -469,7 +469,7 @@ class stream {
     }
     void from_name(const char* name, const extent_list& e) {
         s_ = fresh(0, name, e);
-        get();
+        if (!placeholder()) get();
     }
 
 protected:
@@ -489,7 +489,7 @@ public:
     // `T s<e0, e1, …>;`
     stream(const program& p, const char* type_name, const extent_list& e, bool lazy = false)
         : s_(fresh(&p, type_name, e)) {
-        if (!lazy) get();
+        if (!lazy && !placeholder()) get();
     }
     // `iter T s<…> = iter(start, end);` (`start` and `end` hold 4 floats)
     stream(unsigned components, const extent_list& e, const float* start, const float* end,
@@ -535,8 +535,25 @@ public:
         brook_stream_free(s_->handle);
         s_->handle = h;
     }
+    // A stream with a zero extent (`float3 s<0, 0>`): the original's placeholder, declared to
+    // be swapped or assigned a stream later. It has no storage; only its size may be asked.
+    bool placeholder() const {
+        if (!s_ || s_->iter_components) return false;
+        for (size_t k = 0; k < s_->extents.rank; ++k)
+            if (s_->extents.values[k] == 0) return true;
+        return false;
+    }
+    // The extents (first dimension first) into `e` (4 values); the rank.
+    size_t shape(long long* e) const {
+        if (!placeholder()) return brook_stream_shape(get(), e);
+        for (size_t k = 0; k < s_->extents.rank; ++k) e[k] = s_->extents.values[k];
+        return s_->extents.rank;
+    }
     const BrookStream* get() const {
         if (s_ && !s_->handle) {
+            if (placeholder())
+                brook_fail("a stream with a zero extent is a placeholder: swap or assign a stream "
+                           "into it before a kernel call, read or write uses it");
             if (s_->iter_components)
                 s_->handle = brook_iter_new(s_->iter_components, s_->extents.values,
                                             s_->extents.rank, s_->start, s_->end);
@@ -819,7 +836,7 @@ inline void streamWrite(const brook::stream_domain& d, void* data) {
 // in .x, then .y, .z; a fourth and higher dimension adds its extent to .w.
 inline float4 streamSize(const brook::stream& s) {
     long long e[4] = {0, 0, 0, 0};
-    size_t rank = brook_stream_shape(s.get(), e);
+    size_t rank = s.shape(e);
     float out[4] = {0, 0, 0, 0};
     for (size_t k = 0; k < rank && k < 3; ++k) out[k] = float(e[rank - 1 - k]);
     for (size_t k = 3; k < rank; ++k) out[3] += float(e[rank - 1 - k]);

@@ -259,6 +259,25 @@ fn runtime_errors_print_a_message_and_exit_non_zero() {
 }
 
 #[test]
+fn a_placeholder_stream_reaching_a_kernel_call_is_an_error() {
+    let path = scratch(
+        "placeholder.br",
+        "#include <stdio.h>\nkernel void k(float a<>, out float r<>) { r = a; }\n\
+         int main() { float a<0, 0>, r<4>; printf(\"%g\\n\", streamSize(a).x); k(a, r); printf(\"after\\n\"); return 0; }\n",
+    );
+    let o = run(brcc(&["check", &path]));
+    assert!(o.status.success(), "a zero extent declares a placeholder: {}", stderr(&o));
+    let o = run(brcc(&["run", &path, "--backend", "cpu"]));
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout(&o), "0\n");
+    assert!(
+        stderr(&o).starts_with("brook: error: a stream with a zero extent is a placeholder"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
 fn bad_reductions_are_runtime_errors() {
     let cases = [
         (
@@ -679,14 +698,14 @@ fn a_kernel_file_checks_alone_and_its_cpp_comes_with_a_header() {
 fn check_finds_bad_host_calls_at_their_line_without_running() {
     let path = scratch(
         "bad_calls.br",
-        "kernel void k(float a<>, float s, out float r<>) { r = a * s; }\nint main() {\n    float a<4>, r<0>;\n    k(a, r);\n    k(a, a, r);\n    ::k(a);\n    return 0;\n}\n",
+        "kernel void k(float a<>, float s, out float r<>) { r = a * s; }\nint main() {\n    float a<4>, r<-2>;\n    k(a, r);\n    k(a, a, r);\n    ::k(a);\n    return 0;\n}\n",
     );
     let o = run(brcc(&["check", &path]));
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     for (message, at) in [
         (
-            "stream `r` has extent 0: extents must be positive",
+            "stream `r` has extent -2: extents must not be negative",
             "bad_calls.br:3:19",
         ),
         (

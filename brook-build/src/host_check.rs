@@ -1,7 +1,7 @@
 //! What can be found wrong in host code without running it (`brcc check`, and before any
 //! build): calls of kernels and reductions with the wrong number of arguments, a stream where
 //! the parameter is a constant or a constant where it is a stream, a stream declared with a
-//! constant extent that is zero or negative, and operations this runtime lacks. Each is
+//! constant extent that is negative, and operations this runtime lacks. Each is
 //! reported at its line. Only what is certain is reported: an argument that is an expression
 //! is left to the run-time checks.
 
@@ -84,7 +84,8 @@ pub fn check(program: &Program, not_callable: &[(&str, &str)]) -> Vec<Diagnostic
     errors
 }
 
-/// A constant extent that is zero or negative: `float s<0>;`.
+/// A constant extent that is negative: `float s<-1>;`. (A zero extent declares the
+/// original's placeholder, `float3 s<0, 0>`, which a swap replaces before use.)
 fn extent_errors(program: &Program) -> Vec<Diagnostic> {
     let src = &program.source;
     let mut errors = Vec::new();
@@ -93,17 +94,17 @@ fn extent_errors(program: &Program) -> Vec<Diagnostic> {
             for r in &d.extents {
                 let text = src[r.clone()].trim();
                 if let Ok(v) = text.parse::<i64>() {
-                    if v <= 0 {
+                    if v < 0 {
                         let span = Span::new(r.start, r.end);
                         errors.push(
                             Diagnostic::error(
                                 format!(
-                                    "stream `{}` has extent {v}: extents must be positive",
+                                    "stream `{}` has extent {v}: extents must not be negative",
                                     d.name
                                 ),
                                 span,
                             )
-                            .with_label(span, "not a positive extent"),
+                            .with_label(span, "a negative extent"),
                         );
                     }
                 }
