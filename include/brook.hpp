@@ -885,6 +885,23 @@ inline void streamDisableWriteMask() { brook_write_mask_enable(0); }
 // Write queries: how many elements the kernel calls in between wrote.
 inline void streamBeginWriteQuery() { brook_write_query_begin(); }
 inline unsigned long long streamEndWriteQuery() { return brook_write_query_end(); }
+namespace brook {
+// The original's C++ write query: `q.begin()`, kernel calls, `q.end()`, then `q.count()`
+// elements written (streamBeginWriteQuery and streamEndWriteQuery). The count is known at
+// `end`, so `poll` is always true and `wait` has nothing to wait for.
+class write_query {
+    unsigned long long count_;
+
+public:
+    write_query() : count_(0) {}
+    static write_query create() { return write_query(); }
+    void begin() { brook_write_query_begin(); }
+    void end() { count_ = brook_write_query_end(); }
+    bool poll() { return true; }
+    void wait() {}
+    size_t count() { return size_t(count_); }
+};
+}  // namespace brook
 // C stdio output written before is flushed first, so the two appear in program order.
 inline void streamPrint(const brook::stream& s) { brook_stream_print(s.get()); }
 // The original's second argument (`flatten`): its runtime ignored it, and so does this one.

@@ -966,6 +966,19 @@ fn the_original_runtimes_internals_and_hand_written_shaders_are_refused_at_their
         "{err}"
     );
     assert!(err.contains("internals.br:3:5"), "{err}");
+
+    let path = scratch(
+        "depth_mask.cpp",
+        "int main() {\n    brook::write_mask m = brook::write_mask::create(4, 4);\n    return 0;\n}\n",
+    );
+    let o = run(brcc(&["check", &path]));
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("`write_mask` is not supported: the original's C++ write_mask"),
+        "{err}"
+    );
+    assert!(err.contains("depth_mask.cpp:2:12") && err.contains('^'), "{err}");
 }
 
 #[test]

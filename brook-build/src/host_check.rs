@@ -19,7 +19,8 @@ use crate::scan::{Kind, Token};
 const NOT_YET: &[&str] = &["indexof"];
 
 /// What host code written for the original may reach that this runtime refuses, with why:
-/// the original CPU runtime's internals, and kernels hand-written as ps20/fp30 assembly.
+/// the original CPU runtime's internals, kernels hand-written as ps20/fp30 assembly, and its
+/// depth-buffer write mask.
 const REFUSED: &[(&str, &str)] = &[
     ("__BrtFloat1", CPU_INTERNALS),
     ("__BrtFloat2", CPU_INTERNALS),
@@ -29,11 +30,15 @@ const REFUSED: &[(&str, &str)] = &[
     ("castToArg", CPU_INTERNALS),
     ("gpu_kernel_desc", SHADERS),
     ("cpu_kernel_desc", SHADERS),
+    ("write_mask", DEPTH_MASK),
 ];
 const CPU_INTERNALS: &str = "it belongs to the original CPU runtime's internals, which this \
     runtime does not have; use float..float4 and streamRead/streamWrite";
 const SHADERS: &str = "kernels hand-written as GPU assembly (ps20/fp30) are not supported; \
     write the kernel in Brook";
+const DEPTH_MASK: &str = "the original's C++ write_mask (a depth-buffer mask that kernel calls \
+    set where they write and test) has no equivalent here; use a mask stream with \
+    streamSetWriteMask and streamEnableWriteMask";
 
 /// Every problem found in `program`'s host code; `not_callable` names the kernels host code
 /// cannot call, with why.
