@@ -26,7 +26,7 @@ use brook_frontend::check::types::builtin_type;
 use brook_frontend::Diagnostics;
 use brook_ir::{Function, FunctionKind, Module, ParamClass, Type};
 
-use crate::items::ItemKind;
+use crate::items::{Item, ItemKind};
 use crate::program::Program;
 use crate::signature::{host_param, HostParam};
 use crate::streams::StreamDecl;
@@ -90,6 +90,10 @@ pub fn translate(program: &Program) -> Result<String, Diagnostics> {
                 entry = Some(if rename { "__brook_main" } else { "main" });
                 out.push_str(&rewrite(program, i, rename));
             }
+            ItemKind::Type { .. } if program.in_kernels[i] => {
+                out.push_str(&rewrite(program, i, false));
+                out.push_str(&element_names(program, item));
+            }
             _ => out.push_str(&rewrite(program, i, false)),
         }
         out.push('\n');
@@ -121,6 +125,7 @@ pub fn header(program: &Program, guard: &str) -> String {
     {
         out.push_str(&program.source[item.span.clone()]);
         out.push('\n');
+        out.push_str(&element_names(program, item));
     }
     for stub in stubs(&program.module) {
         let Ok(text) = stub.text else { continue };
@@ -129,6 +134,24 @@ pub fn header(program: &Program, guard: &str) -> String {
         }
     }
     let _ = writeln!(out, "\n#endif  // {guard}");
+    out
+}
+
+/// After a kernel type's definition: its name for the runtime, so that the original's
+/// `stream::create<T>(…)` makes a stream of it (`brook::element_name` in brook.hpp).
+fn element_names(program: &Program, item: &Item) -> String {
+    let ItemKind::Type { names } = &item.kind else {
+        return String::new();
+    };
+    let mut out = String::new();
+    for s in program.module.structs.iter().filter(|s| names.contains(&s.name)) {
+        let _ = writeln!(
+            out,
+            "namespace brook {{ template <> struct element_name< ::{0}> {{ static const char* get() {{ return {1}; }} }}; }}",
+            s.name,
+            c_string(&s.name)
+        );
+    }
     out
 }
 
