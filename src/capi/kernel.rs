@@ -123,6 +123,7 @@ pub unsafe extern "C" fn brook_kernel_run_vout(
         let values = or_exit(old.to_vec());
         let new = with_runtime(|rt| rt.stream(old.format().clone(), &[count]));
         or_exit(new.read(&values[..count * floats]));
+        new.gate.noted_copy(&new.arg(None), &old.arg(None));
         out[k] = Box::into_raw(Box::new(BrookStream(new)));
     }
 }

@@ -81,6 +81,21 @@ pub unsafe extern "C" fn brook_stream_new(
     Box::into_raw(Box::new(BrookStream(stream)))
 }
 
+/// Names stream `s` after its host variable in element histories (`brcc why`); a runtime
+/// recording none ignores it.
+///
+/// # Safety
+/// `s` is a live stream, `name` a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn brook_stream_name(s: *const BrookStream, name: *const c_char) {
+    let stream = &stream_ref(s).0;
+    let name = c_str(name, "the stream's name");
+    with_runtime(|rt| {
+        rt.name_stream(stream, name);
+        Ok(())
+    });
+}
+
 /// An iterator stream of `components` floats per element from `start` to `end` (4 floats
 /// each, the unused ones ignored): `iter float2 s<h, w> = iter(a, b)`.
 ///

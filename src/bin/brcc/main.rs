@@ -5,6 +5,7 @@
 //! brcc run FILES… [--backend gl|cpu|wgpu] [--timeout S] [-- ARGS…]   compile and run
 //! brcc build FILES… -o PROGRAM       an executable that runs the program
 //! brcc explain FILES… -o DIR [--backend gl,cpu,wgpu]   run it, every pass drawn as a static web site
+//! brcc why FILES… 'NAME[i][j]' [--backend B]   run it, then where that element's value came from
 //! brcc cpp FILE.br [-o OUT.cpp]      the generated C++ (brook.hpp and OUT.hpp beside it)
 //! brcc glsl FILE.br                  every kernel's GLSL passes
 //! brcc wgsl FILE.br                  every kernel's WGSL and dispatches
@@ -28,6 +29,7 @@ mod eviction;
 mod glsl;
 mod launch;
 mod sources;
+mod why;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -146,6 +148,21 @@ fn execute(command: Command) -> Result<ExitCode, String> {
             let code = launch::run(&library, name, &args, runtime, || drop(cache), |_| ())
                 .map_err(error)?;
             Ok(ExitCode::from(code as u8))
+        }
+        Command::Why {
+            args,
+            host,
+            backend,
+            depth,
+            elements,
+            program_args,
+        } => {
+            let (element, files) = args.split_last().expect("clap asks for two or more");
+            let files: Vec<PathBuf> = files.iter().map(PathBuf::from).collect();
+            let element = why::Element::parse(element).map_err(error)?;
+            let (t, runtime, cache, library) = prepare(&files, host, backend)?;
+            let limits = brook::why::Limits { depth, elements };
+            why::run(&t.programs[0].file_name, &library, runtime, cache, &element, limits, &program_args)
         }
         Command::Explain {
             files,
