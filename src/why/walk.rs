@@ -93,9 +93,10 @@ impl<'a> Walker<'a> {
                 let input = self.element(*from, linear, depth + 1, "");
                 node(format!("{head}: came by streamSwap, operation {}", version.op), op, vec![input])
             }
+            // The copy is the runtime's, not the program's: the element is the one copied.
             Origin::Copy { from } => {
-                let input = self.element(*from, linear, depth + 1, "");
-                node(format!("{head}: copied from the vout's result stream, operation {}", version.op), op, vec![input])
+                self.steps -= 1;
+                self.element(*from, linear, depth, via)
             }
             Origin::Kernel { call, param } => self.kernel(head, call, *param, at, linear, depth),
             Origin::Reduce(r) => self.reduce(head, r, at, linear, depth),
@@ -325,7 +326,8 @@ impl<'a> Walker<'a> {
                 }
                 Part::Fold { pass, dim, parts } => {
                     let mut inner = Vec::new();
-                    let v = self.fold(r, replay, parts, depth + 1, &mut inner)?;
+                    // A fold step is part of the same operation: no deeper.
+                    let v = self.fold(r, replay, parts, depth, &mut inner)?;
                     let text = format!("pass {pass} folded along dimension {dim}: {}", show(&v));
                     (node(text, Some(r.op), inner), v)
                 }
