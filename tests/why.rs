@@ -13,7 +13,9 @@ const BACKENDS: [&str; 3] = ["gl", "cpu", "wgpu"];
 
 /// `brcc why tests/why/PROGRAM ELEMENT --backend B EXTRA…`: its stdout, having succeeded.
 fn why(program: &str, element: &str, backend: &str, extra: &[&str]) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/why").join(program);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/why")
+        .join(program);
     let out = Command::new(BRCC)
         .arg("why")
         .arg(&path)
@@ -191,7 +193,10 @@ fn bad_elements_are_clear_errors() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/why/vout_push.br");
     for (element, message) in [
         ("o[4]", "o[4] is not an element of `o`, of extents <4>"),
-        ("x[0]", "no stream named `x` was recorded; the program's streams: a, o"),
+        (
+            "x[0]",
+            "no stream named `x` was recorded; the program's streams: a, o",
+        ),
         ("o(1)", "`o(1)` is not an element"),
     ] {
         let out = Command::new(BRCC)
@@ -226,11 +231,29 @@ fn rust_programs_ask_with_runtime_why() {
         let h = rt.why(&r, &[0]).unwrap().to_string();
         let names = h.lines().next().unwrap();
         assert!(names.starts_with("stream#"), "{h}");
-        assert!(names.contains("[0] = 9: kernel `k` (Brook line 1), operation 3, out `r`"), "{h}");
-        assert!(h.contains("`a` a[0] = 2: streamRead(a) from host memory, operation 1"), "{h}");
-        assert!(h.contains("index 2 rounds and clamps to [2], stream#"), "{h}");
+        assert!(
+            names.contains("[0] = 9: kernel `k` (Brook line 1), operation 3, out `r`"),
+            "{h}"
+        );
+        assert!(
+            h.contains("`a` a[0] = 2: streamRead(a) from host memory, operation 1"),
+            "{h}"
+        );
+        assert!(
+            h.contains("index 2 rounds and clamps to [2], stream#"),
+            "{h}"
+        );
         assert!(h.contains("[2] = 7: streamRead(stream#"), "{h}");
-        let short = rt.why_within(&r, &[0], Limits { depth: 0, elements: 10 }).unwrap();
+        let short = rt
+            .why_within(
+                &r,
+                &[0],
+                Limits {
+                    depth: 0,
+                    elements: 10,
+                },
+            )
+            .unwrap();
         assert!(short.stopped.is_some(), "{short}");
         assert!(rt.why(&r, &[3]).is_err());
         rt.record_history(false).unwrap();

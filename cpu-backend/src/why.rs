@@ -13,8 +13,8 @@ use brook_ir::{FunctionId, Module, ParamClass};
 
 use crate::args::{bind_input, Binding, CpuArg};
 use crate::error::CpuError;
-use crate::exec::{Frame, Interp, Interrupt};
 pub use crate::exec::GatherRead;
+use crate::exec::{Frame, Interp, Interrupt};
 use crate::kernel::Driver;
 use crate::reduce::Reducer;
 use crate::shape::{ravel, resize_index, unravel};

@@ -6,16 +6,16 @@
 use std::rc::Rc;
 
 use brook_core::{
-    BackendArg, BrookError, Combiner, GatherOpCall, KernelCall, Operand, ReduceCall,
-    ReduceOutput, ScatterCall, StreamArg,
+    BackendArg, BrookError, Combiner, GatherOpCall, KernelCall, Operand, ReduceCall, ReduceOutput,
+    ScatterCall, StreamArg,
 };
 use brook_ir::ParamClass;
 
 use super::handles::{inner, Prepared, StreamBody};
 use super::Gate;
 use crate::why::{
-    ArgRecord, At, CombinerRecord, GatherOpRecord, HistoryLog, KernelRecord, Origin,
-    ReduceRecord, ScatterRecord, StreamLog,
+    ArgRecord, At, CombinerRecord, GatherOpRecord, HistoryLog, KernelRecord, Origin, ReduceRecord,
+    ScatterRecord, StreamLog,
 };
 
 /// What an operation noted before it ran, for its outputs' versions after.
@@ -96,7 +96,8 @@ impl Gate {
             domain: None,
             ..*stream
         };
-        let mut out = vec![0.0; stream.shape.iter().product::<usize>() * stream.format.floats_per_element()];
+        let mut out =
+            vec![0.0; stream.shape.iter().product::<usize>() * stream.format.floats_per_element()];
         let read = match stream.iter {
             Some(spec) => spec.write(None, &mut out).map_err(BrookError::from),
             None => self.backend.write(&inner(&whole), &mut out),
@@ -129,7 +130,12 @@ impl Gate {
     }
 
     /// The arguments of a call as recorded (outputs at their version before it).
-    fn args(&self, log: &mut HistoryLog, params: &[brook_ir::Param], args: &[BackendArg]) -> Vec<ArgRecord> {
+    fn args(
+        &self,
+        log: &mut HistoryLog,
+        params: &[brook_ir::Param],
+        args: &[BackendArg],
+    ) -> Vec<ArgRecord> {
         (params.iter().zip(args))
             .map(|(p, a)| match a {
                 BackendArg::Constant(v) => ArgRecord::Constant(v.to_vec()),
@@ -137,7 +143,9 @@ impl Gate {
                     let at = self.at(log, s);
                     let domain = s.domain.cloned();
                     match p.class {
-                        ParamClass::Out | ParamClass::Vout { .. } => ArgRecord::Output { before: at, domain },
+                        ParamClass::Out | ParamClass::Vout { .. } => {
+                            ArgRecord::Output { before: at, domain }
+                        }
                         _ => ArgRecord::Input { at, domain },
                     }
                 }
@@ -227,7 +235,14 @@ impl Gate {
         let Some(Noted::Scatter(record)) = noted else {
             return;
         };
-        self.history(|log, gate| gate.wrote(log, &call.dst, Origin::Scatter(record.clone()), record.op_no));
+        self.history(|log, gate| {
+            gate.wrote(
+                log,
+                &call.dst,
+                Origin::Scatter(record.clone()),
+                record.op_no,
+            )
+        });
     }
 
     /// A gather-op is about to run.
@@ -287,7 +302,10 @@ impl Gate {
         };
         self.history(|log, _| {
             let op = log.next_op();
-            let (ca, cb) = (log.version(a).contents.clone(), log.version(b).contents.clone());
+            let (ca, cb) = (
+                log.version(a).contents.clone(),
+                log.version(b).contents.clone(),
+            );
             log.push(a.stream, cb, Origin::Swap { from: b }, op);
             log.push(b.stream, ca, Origin::Swap { from: a }, op);
         });
@@ -302,7 +320,11 @@ impl Gate {
             if log.streams[id].name.is_none() {
                 log.streams[id].name = log.streams[from.stream].name.clone();
             }
-            let contents = log.streams[id].versions.last().map(|v| v.contents.clone()).unwrap_or_default();
+            let contents = log.streams[id]
+                .versions
+                .last()
+                .map(|v| v.contents.clone())
+                .unwrap_or_default();
             let op = log.ops;
             log.push(id, contents, Origin::Copy { from }, op);
         });

@@ -56,7 +56,10 @@ pub(crate) enum Origin {
     /// `streamRead` from host memory, of the whole stream or a domain of it (the rest kept).
     HostRead { domain: Option<Domain> },
     /// A kernel call's `out` or `vout` parameter `param`.
-    Kernel { call: Rc<KernelRecord>, param: usize },
+    Kernel {
+        call: Rc<KernelRecord>,
+        param: usize,
+    },
     /// A reduction into this stream.
     Reduce(Rc<ReduceRecord>),
     /// `streamScatterOp` into this stream.

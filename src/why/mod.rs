@@ -20,8 +20,8 @@ use std::fmt;
 use brook_core::BrookError;
 
 pub(crate) use log::{
-    ArgRecord, At, CombinerRecord, GatherOpRecord, HistoryLog, KernelRecord, Origin,
-    ReduceRecord, ScatterRecord, StreamLog,
+    ArgRecord, At, CombinerRecord, GatherOpRecord, HistoryLog, KernelRecord, Origin, ReduceRecord,
+    ScatterRecord, StreamLog,
 };
 pub use tree::Why;
 
@@ -59,7 +59,10 @@ impl fmt::Display for History {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.tree)?;
         if let Some(why) = &self.stopped {
-            writeln!(f, "(stopped where marked: {why}; raise the limit to see further)")?;
+            writeln!(
+                f,
+                "(stopped where marked: {why}; raise the limit to see further)"
+            )?;
         }
         Ok(())
     }
@@ -113,8 +116,11 @@ impl Runtime {
         self.gate
             .history(|log, _| {
                 let id = log.named(name).ok_or_else(|| {
-                    let mut names: Vec<&str> =
-                        log.streams.iter().filter_map(|s| s.name.as_deref()).collect();
+                    let mut names: Vec<&str> = log
+                        .streams
+                        .iter()
+                        .filter_map(|s| s.name.as_deref())
+                        .collect();
                     names.sort_unstable();
                     names.dedup();
                     BrookError::Unknown {
@@ -135,8 +141,7 @@ impl Runtime {
 fn not_recording() -> Result<History, BrookError> {
     Err(BrookError::State {
         call: "why".into(),
-        message: "no history is being recorded: call `record_history(true)` before the run"
-            .into(),
+        message: "no history is being recorded: call `record_history(true)` before the run".into(),
     })
 }
 

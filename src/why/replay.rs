@@ -29,7 +29,12 @@ impl Replay {
                         (None, None)
                     } else {
                         let data = &log.version(*at).contents;
-                        let (shape, data) = cut(&stream.shape, stream.floats_per_element(), data, domain.as_ref());
+                        let (shape, data) = cut(
+                            &stream.shape,
+                            stream.floats_per_element(),
+                            data,
+                            domain.as_ref(),
+                        );
                         let s = CpuStream::from_data(&stream.widths, &shape, &data)
                             .map_err(|e| e.to_string())?;
                         (Some(s), None)
@@ -45,7 +50,12 @@ impl Replay {
     }
 
     /// The arguments for `func`'s parameters: `None` for outputs.
-    fn args<'a>(&'a self, log: &'a HistoryLog, func: &brook_ir::Function, args: &'a [ArgRecord]) -> Vec<Option<CpuArg<'a>>> {
+    fn args<'a>(
+        &'a self,
+        log: &'a HistoryLog,
+        func: &brook_ir::Function,
+        args: &'a [ArgRecord],
+    ) -> Vec<Option<CpuArg<'a>>> {
         (func.params.iter().zip(args).enumerate())
             .map(|(k, (p, a))| match a {
                 ArgRecord::Output { .. } => None,
@@ -128,7 +138,12 @@ pub(crate) fn combined(
 
 /// `data` (elements of `fpe` floats of a stream of `shape`) cut to `domain`: the domain's
 /// shape and elements, in order.
-fn cut(shape: &[usize], fpe: usize, data: &[f32], domain: Option<&Domain>) -> (Vec<usize>, Vec<f32>) {
+fn cut(
+    shape: &[usize],
+    fpe: usize,
+    data: &[f32],
+    domain: Option<&Domain>,
+) -> (Vec<usize>, Vec<f32>) {
     match domain {
         None => (shape.to_vec(), data.to_vec()),
         Some(d) => {

@@ -39,7 +39,13 @@ impl Why {
         }
     }
 
-    fn write(&self, f: &mut fmt::Formatter<'_>, prefix: &str, last: bool, root: bool) -> fmt::Result {
+    fn write(
+        &self,
+        f: &mut fmt::Formatter<'_>,
+        prefix: &str,
+        last: bool,
+        root: bool,
+    ) -> fmt::Result {
         let (branch, more) = match (root, last) {
             (true, _) => ("", ""),
             (false, false) => ("├─ ", "│  "),

@@ -7,7 +7,9 @@
 use brook_core::index::{gather_component_f, unravel};
 use brook_ir::ParamClass;
 
-use super::log::{ArgRecord, At, GatherOpRecord, HistoryLog, KernelRecord, Origin, ReduceRecord, ScatterRecord};
+use super::log::{
+    ArgRecord, At, GatherOpRecord, HistoryLog, KernelRecord, Origin, ReduceRecord, ScatterRecord,
+};
 use super::replay::{combined, in_domain, whole_linear, Replay};
 use super::tree::Why;
 use super::Limits;
@@ -36,7 +38,10 @@ impl<'a> Walker<'a> {
     fn name(&self, at: At, linear: usize) -> String {
         let s = &self.log.streams[at.stream];
         let idx = unravel(linear, &s.shape);
-        let subscripts: String = idx[..s.shape.len()].iter().map(|i| format!("[{i}]")).collect();
+        let subscripts: String = idx[..s.shape.len()]
+            .iter()
+            .map(|i| format!("[{i}]"))
+            .collect();
         format!("{}{subscripts}", s.label(at.stream))
     }
 
@@ -50,7 +55,11 @@ impl<'a> Walker<'a> {
     /// The history of element `linear` of version `at`, its line starting with `via` (how the
     /// reader reached it: a gather, a fold step).
     pub fn element(&mut self, at: At, linear: usize, depth: usize, via: &str) -> Why {
-        let head = format!("{via}{} = {}", self.name(at, linear), show(self.value(at, linear)));
+        let head = format!(
+            "{via}{} = {}",
+            self.name(at, linear),
+            show(self.value(at, linear))
+        );
         self.steps += 1;
         if depth > self.limits.depth || self.steps > self.limits.elements {
             let why = if depth > self.limits.depth {
@@ -84,14 +93,31 @@ impl<'a> Walker<'a> {
             Origin::HostRead { domain } => {
                 let shape = &self.log.streams[at.stream].shape;
                 if in_domain(shape, domain.as_ref(), linear).is_none() {
-                    self.kept(head, op, "outside the domain streamRead wrote", previous, linear, depth)
+                    self.kept(
+                        head,
+                        op,
+                        "outside the domain streamRead wrote",
+                        previous,
+                        linear,
+                        depth,
+                    )
                 } else {
-                    Why::leaf(format!("{head}: streamRead({name}) from host memory, operation {}", version.op), op)
+                    Why::leaf(
+                        format!(
+                            "{head}: streamRead({name}) from host memory, operation {}",
+                            version.op
+                        ),
+                        op,
+                    )
                 }
             }
             Origin::Swap { from } => {
                 let input = self.element(*from, linear, depth + 1, "");
-                node(format!("{head}: came by streamSwap, operation {}", version.op), op, vec![input])
+                node(
+                    format!("{head}: came by streamSwap, operation {}", version.op),
+                    op,
+                    vec![input],
+                )
             }
             // The copy is the runtime's, not the program's: the element is the one copied.
             Origin::Copy { from } => {
@@ -106,18 +132,41 @@ impl<'a> Walker<'a> {
     }
 
     /// The element kept its previous value through operation `op` (`because`).
-    fn kept(&mut self, head: String, op: Option<usize>, because: &str, previous: At, linear: usize, depth: usize) -> Why {
+    fn kept(
+        &mut self,
+        head: String,
+        op: Option<usize>,
+        because: &str,
+        previous: At,
+        linear: usize,
+        depth: usize,
+    ) -> Why {
         let number = op.unwrap_or(0);
         let before = self.element(previous, linear, depth, "");
-        node(format!("{head}: kept through operation {number} ({because})"), op, vec![before])
+        node(
+            format!("{head}: kept through operation {number} ({because})"),
+            op,
+            vec![before],
+        )
     }
 
-    fn kernel(&mut self, head: String, call: &KernelRecord, param: usize, at: At, linear: usize, depth: usize) -> Why {
+    fn kernel(
+        &mut self,
+        head: String,
+        call: &KernelRecord,
+        param: usize,
+        at: At,
+        linear: usize,
+        depth: usize,
+    ) -> Why {
         let module = &call.compiled.module;
         let func = module.func(call.kernel);
         let op = Some(call.op);
         let line = call.compiled.line_of(func);
-        let title = format!("kernel `{}` (Brook line {line}), operation {}", func.name, call.op);
+        let title = format!(
+            "kernel `{}` (Brook line {line}), operation {}",
+            func.name, call.op
+        );
         let ArgRecord::Output { before, domain } = &call.args[param] else {
             return Why::leaf(format!("{head}: {title}"), op);
         };
@@ -139,15 +188,29 @@ impl<'a> Walker<'a> {
         };
         if let Some(mask) = call.mask {
             let fpe = self.log.streams[mask.stream].floats_per_element();
-            let on = self.log.version(mask).contents.get(linear * fpe).is_some_and(|&m| m != 0.0);
+            let on = self
+                .log
+                .version(mask)
+                .contents
+                .get(linear * fpe)
+                .is_some_and(|&m| m != 0.0);
             if !on {
                 let because = format!("{title}: the write mask {} is off", self.name(mask, linear));
                 return self.kept(head, op, &because, *before, linear, depth);
             }
         }
-        let eval = match replay.kernel_element(self.log, module, call.kernel, &call.args, &call.shape, element) {
+        let eval = match replay.kernel_element(
+            self.log,
+            module,
+            call.kernel,
+            &call.args,
+            &call.shape,
+            element,
+        ) {
             Ok(e) => e,
-            Err(e) => return Why::leaf(format!("{head}: {title}; re-evaluating it failed: {e}"), op),
+            Err(e) => {
+                return Why::leaf(format!("{head}: {title}; re-evaluating it failed: {e}"), op)
+            }
         };
         let Some(outputs) = &eval.outputs else {
             let because = format!("{title}: this element executed `discard`");
@@ -159,7 +222,14 @@ impl<'a> Walker<'a> {
         }
         let mut inputs = Vec::new();
         if let Some(mask) = call.mask {
-            inputs.push(Why::leaf(format!("the write mask {} = {} is on: the element was written", self.name(mask, linear), show(self.value(mask, linear))), None));
+            inputs.push(Why::leaf(
+                format!(
+                    "the write mask {} = {} is on: the element was written",
+                    self.name(mask, linear),
+                    show(self.value(mask, linear))
+                ),
+                None,
+            ));
         }
         inputs.extend(self.reads(call, &eval, depth));
         node(text, op, inputs)
@@ -167,13 +237,21 @@ impl<'a> Walker<'a> {
 
     /// What a re-evaluated kernel element read: its stream and iterator elements, constants
     /// and gathers, each followed into its own history.
-    fn reads(&mut self, call: &KernelRecord, eval: &brook_cpu::why::ElementEval, depth: usize) -> Vec<Why> {
+    fn reads(
+        &mut self,
+        call: &KernelRecord,
+        eval: &brook_cpu::why::ElementEval,
+        depth: usize,
+    ) -> Vec<Why> {
         let module = &call.compiled.module;
         let func = module.func(call.kernel);
         let mut out = Vec::new();
         for (k, (p, a)) in func.params.iter().zip(&call.args).enumerate() {
             match a {
-                ArgRecord::Constant(v) => out.push(Why::leaf(format!("constant `{}` = {}", p.name, show(v)), None)),
+                ArgRecord::Constant(v) => out.push(Why::leaf(
+                    format!("constant `{}` = {}", p.name, show(v)),
+                    None,
+                )),
                 ArgRecord::Input { at, domain } => {
                     if let Some(read) = eval.inputs.iter().find(|r| r.param == k) {
                         let shape = &self.log.streams[at.stream].shape;
@@ -206,20 +284,50 @@ impl<'a> Walker<'a> {
     /// Element `linear` of a vout stream: which element's which push it is (the call's
     /// elements re-evaluated in order, each keeping at most `max` pushes).
     #[allow(clippy::too_many_arguments)]
-    fn vout(&mut self, head: String, title: &str, call: &KernelRecord, replay: &Replay, param: usize, max: usize, at: At, linear: usize, depth: usize) -> Why {
+    fn vout(
+        &mut self,
+        head: String,
+        title: &str,
+        call: &KernelRecord,
+        replay: &Replay,
+        param: usize,
+        max: usize,
+        at: At,
+        linear: usize,
+        depth: usize,
+    ) -> Why {
         let module = &call.compiled.module;
         let total: usize = call.shape.iter().product();
         let mut seen = 0;
         for e in 0..total {
-            let eval = match replay.kernel_element(self.log, module, call.kernel, &call.args, &call.shape, e) {
+            let eval = match replay.kernel_element(
+                self.log,
+                module,
+                call.kernel,
+                &call.args,
+                &call.shape,
+                e,
+            ) {
                 Ok(v) => v,
-                Err(err) => return Why::leaf(format!("{head}: {title}; re-evaluating it failed: {err}"), Some(call.op)),
+                Err(err) => {
+                    return Why::leaf(
+                        format!("{head}: {title}; re-evaluating it failed: {err}"),
+                        Some(call.op),
+                    )
+                }
             };
-            let pushes: Vec<&Vec<f32>> = (eval.pushed.iter()).filter(|(p, _)| *p == param).map(|(_, v)| v).take(max).collect();
+            let pushes: Vec<&Vec<f32>> = (eval.pushed.iter())
+                .filter(|(p, _)| *p == param)
+                .map(|(_, v)| v)
+                .take(max)
+                .collect();
             if linear < seen + pushes.len() {
                 let push = linear - seen;
                 let idx = unravel(e, &call.shape);
-                let element: String = idx[..call.shape.len()].iter().map(|i| format!("[{i}]")).collect();
+                let element: String = idx[..call.shape.len()]
+                    .iter()
+                    .map(|i| format!("[{i}]"))
+                    .collect();
                 let text = format!(
                     "{head}: {title}, vout `{}`: push {} of call element {element} (of its {} push(es)){}",
                     module.func(call.kernel).params[param].name,
@@ -232,14 +340,29 @@ impl<'a> Walker<'a> {
             }
             seen += pushes.len();
         }
-        Why::leaf(format!("{head}: {title}: beyond the {seen} values pushed, so zero"), Some(call.op))
+        Why::leaf(
+            format!("{head}: {title}: beyond the {seen} values pushed, so zero"),
+            Some(call.op),
+        )
     }
 
-    fn reduce(&mut self, head: String, r: &ReduceRecord, at: At, linear: usize, depth: usize) -> Why {
+    fn reduce(
+        &mut self,
+        head: String,
+        r: &ReduceRecord,
+        at: At,
+        linear: usize,
+        depth: usize,
+    ) -> Why {
         let module = &r.compiled.module;
         let func = module.func(r.function);
         let op = Some(r.op);
-        let title = format!("reduction `{}` (Brook line {}), operation {}", func.name, r.compiled.line_of(func), r.op);
+        let title = format!(
+            "reduction `{}` (Brook line {}), operation {}",
+            func.name,
+            r.compiled.line_of(func),
+            r.op
+        );
         let input = &self.log.streams[r.input.stream];
         let in_shape = r.domain.as_ref().map_or(input.shape.clone(), |d| d.shape());
         let rank = r.plan.input.len();
@@ -247,7 +370,9 @@ impl<'a> Walker<'a> {
         let mut target = vec![0; rank];
         let t = unravel(linear, out_shape);
         target[rank - out_shape.len()..].copy_from_slice(&t[..out_shape.len()]);
-        let block: Vec<usize> = (0..rank).map(|d| r.plan.input[d] / r.plan.target[d]).collect();
+        let block: Vec<usize> = (0..rank)
+            .map(|d| r.plan.input[d] / r.plan.target[d])
+            .collect();
         // The block's elements, row-major: each as (its linear position in the whole input).
         let count: usize = block.iter().product();
         let pad = rank - in_shape.len();
@@ -262,8 +387,12 @@ impl<'a> Walker<'a> {
                 whole_linear(&input.shape, r.domain.as_ref(), lin)
             })
             .collect();
-        let first = leaves.first().map_or(String::new(), |&l| self.name(r.input, l));
-        let last = leaves.last().map_or(String::new(), |&l| self.name(r.input, l));
+        let first = leaves
+            .first()
+            .map_or(String::new(), |&l| self.name(r.input, l));
+        let last = leaves
+            .last()
+            .map_or(String::new(), |&l| self.name(r.input, l));
         let replay = match Replay::new(self.log, &r.extra) {
             Ok(x) => x,
             Err(e) => return Why::leaf(format!("{head}: {title}; could not replay it: {e}"), op),
@@ -292,7 +421,17 @@ impl<'a> Walker<'a> {
             }
             grid = cells
                 .into_iter()
-                .map(|mut parts| if parts.len() == 1 { parts.pop().expect("one") } else { Part::Fold { pass: n + 1, dim: d, parts } })
+                .map(|mut parts| {
+                    if parts.len() == 1 {
+                        parts.pop().expect("one")
+                    } else {
+                        Part::Fold {
+                            pass: n + 1,
+                            dim: d,
+                            parts,
+                        }
+                    }
+                })
                 .collect();
             extents = next_extents;
         }
@@ -302,7 +441,9 @@ impl<'a> Walker<'a> {
         match root {
             Some(Part::Fold { parts, pass, dim }) => {
                 let folded = self.fold(r, &replay, parts, depth, &mut inputs);
-                text.push_str(&format!(" (pass {pass}, along dimension {dim}, folds the last step)"));
+                text.push_str(&format!(
+                    " (pass {pass}, along dimension {dim}, folds the last step)"
+                ));
                 if let Ok(v) = folded {
                     text.push_str(&agreement(self.value(at, linear), &v));
                 }
@@ -315,7 +456,14 @@ impl<'a> Walker<'a> {
 
     /// Folds `parts` in order (`r = f(a, r)`, starting from the first), pushing one step per
     /// part onto `out`; returns the folded value.
-    fn fold(&mut self, r: &ReduceRecord, replay: &Replay, parts: Vec<Part>, depth: usize, out: &mut Vec<Why>) -> Result<Vec<f32>, String> {
+    fn fold(
+        &mut self,
+        r: &ReduceRecord,
+        replay: &Replay,
+        parts: Vec<Part>,
+        depth: usize,
+        out: &mut Vec<Why>,
+    ) -> Result<Vec<f32>, String> {
         let module = &r.compiled.module;
         let mut acc: Option<Vec<f32>> = None;
         for part in parts {
@@ -341,25 +489,38 @@ impl<'a> Walker<'a> {
         acc.ok_or_else(|| "an empty block".to_string())
     }
 
-    fn scatter(&mut self, head: String, s: &ScatterRecord, at: At, linear: usize, depth: usize) -> Why {
+    fn scatter(
+        &mut self,
+        head: String,
+        s: &ScatterRecord,
+        at: At,
+        linear: usize,
+        depth: usize,
+    ) -> Why {
         let op = Some(s.op_no);
         let shape = self.log.streams[at.stream].shape.clone();
         let index = &self.log.streams[s.index.stream];
-        let rank = shape.len();
         let points: Vec<(usize, Vec<f32>, Vec<usize>)> = (0..index.shape.iter().product())
             .filter_map(|i| {
                 let v = self.value(s.index, i).to_vec();
-                let idx: Vec<usize> = (0..rank).map(|d| gather_component_f(v.get(rank - 1 - d).copied().unwrap_or(0.0), shape[d])).collect();
-                let mut lin = 0;
-                for d in 0..rank {
-                    lin = lin * shape[d] + idx[d];
-                }
+                let (lin, idx) = target(&v, &shape);
                 (lin == linear).then_some((i, v, idx))
             })
             .collect();
-        let title = format!("streamScatterOp with {}, operation {}", combiner_name(&s.op), s.op_no);
+        let title = format!(
+            "streamScatterOp with {}, operation {}",
+            combiner_name(&s.op),
+            s.op_no
+        );
         if points.is_empty() {
-            return self.kept(head, op, &format!("{title}: no point landed on it"), s.dst_before, linear, depth);
+            return self.kept(
+                head,
+                op,
+                &format!("{title}: no point landed on it"),
+                s.dst_before,
+                linear,
+                depth,
+            );
         }
         let mut acc = self.value(s.dst_before, linear).to_vec();
         let mut inputs = vec![self.element(s.dst_before, linear, depth + 1, "its value before: ")];
@@ -367,25 +528,33 @@ impl<'a> Walker<'a> {
             let x = self.value(s.data, *i).to_vec();
             acc = combined(self.log, &s.op, &x, &acc).unwrap_or_default();
             let element: String = idx.iter().map(|i| format!("[{i}]")).collect();
-            let via = format!("point {i}: {} = {} rounds and clamps to {element}; combined: {}; ", self.name(s.index, *i), show(v), show(&acc));
+            let via = format!(
+                "point {i}: {} = {} rounds and clamps to {element}; combined: {}; ",
+                self.name(s.index, *i),
+                show(v),
+                show(&acc)
+            );
             inputs.push(self.element(s.data, *i, depth + 1, &via));
         }
-        let text = format!("{head}: {title}: {} point(s) landed on it, combined in index order{}", points.len(), agreement(self.value(at, linear), &acc));
+        let text = format!(
+            "{head}: {title}: {} point(s) landed on it, combined in index order{}",
+            points.len(),
+            agreement(self.value(at, linear), &acc)
+        );
         node(text, op, inputs)
     }
 
-    fn gather_op(&mut self, head: String, g: &GatherOpRecord, dst: bool, linear: usize, depth: usize) -> Why {
+    fn gather_op(
+        &mut self,
+        head: String,
+        g: &GatherOpRecord,
+        dst: bool,
+        linear: usize,
+        depth: usize,
+    ) -> Why {
         let op = Some(g.op_no);
         let data_shape = self.log.streams[g.data_before.stream].shape.clone();
-        let rank = data_shape.len();
-        let target = |w: &Walker, i: usize| {
-            let v = w.value(g.index, i);
-            let mut lin = 0;
-            for d in 0..rank {
-                lin = lin * data_shape[d] + gather_component_f(v.get(rank - 1 - d).copied().unwrap_or(0.0), data_shape[d]);
-            }
-            lin
-        };
+        let target = |w: &Walker, i: usize| target(w.value(g.index, i), &data_shape).0;
         let title = format!("streamGatherOp, operation {}", g.op_no);
         if dst {
             let t = target(self, linear);
@@ -394,24 +563,56 @@ impl<'a> Walker<'a> {
                 (None, _) | (_, 0) => String::new(),
                 (Some(_), n) => format!(", after {n} earlier element(s) of the call updated it"),
             };
-            let via = format!("fetched via {} = {}: ", self.name(g.index, linear), show(self.value(g.index, linear)));
+            let via = format!(
+                "fetched via {} = {}: ",
+                self.name(g.index, linear),
+                show(self.value(g.index, linear))
+            );
             let input = self.element(g.data_before, t, depth + 1, &via);
             node(format!("{head}: {title}{updates}"), op, vec![input])
         } else {
-            let hits: Vec<usize> = (0..self.log.streams[g.index.stream].shape.iter().product()).filter(|&j| target(self, j) == linear).collect();
+            let hits: Vec<usize> = (0..self.log.streams[g.index.stream].shape.iter().product())
+                .filter(|&j| target(self, j) == linear)
+                .collect();
             if hits.is_empty() {
-                return self.kept(head, op, &format!("{title}: no element fetched it"), g.data_before, linear, depth);
+                return self.kept(
+                    head,
+                    op,
+                    &format!("{title}: no element fetched it"),
+                    g.data_before,
+                    linear,
+                    depth,
+                );
             }
             let input = self.element(g.data_before, linear, depth + 1, "its value before: ");
-            node(format!("{head}: {title}: updated by call element(s) {hits:?}, in that order"), op, vec![input])
+            node(
+                format!("{head}: {title}: updated by call element(s) {hits:?}, in that order"),
+                op,
+                vec![input],
+            )
         }
     }
+}
+
+/// The element (linear, and per dimension) an index element of a scatter or gather-op names:
+/// one float per dimension, column first, rounded and clamped by core's gather rule.
+fn target(index: &[f32], shape: &[usize]) -> (usize, Vec<usize>) {
+    let rank = shape.len();
+    let idx: Vec<usize> = (shape.iter().enumerate())
+        .map(|(d, &n)| gather_component_f(index.get(rank - 1 - d).copied().unwrap_or(0.0), n))
+        .collect();
+    let linear = idx.iter().zip(shape).fold(0, |l, (i, n)| l * n + i);
+    (linear, idx)
 }
 
 /// A partial result of a reduction's block: an input element, or a fold of partials.
 enum Part {
     Leaf(usize),
-    Fold { pass: usize, dim: usize, parts: Vec<Part> },
+    Fold {
+        pass: usize,
+        dim: usize,
+        parts: Vec<Part>,
+    },
 }
 
 fn node(text: String, op: Option<usize>, inputs: Vec<Why>) -> Why {
@@ -433,17 +634,30 @@ fn combiner_name(op: &super::log::CombinerRecord) -> String {
 pub(crate) fn show(v: &[f32]) -> String {
     match v {
         [x] => format!("{x}"),
-        _ => format!("({})", v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")),
+        _ => format!(
+            "({})",
+            v.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }
 
 /// What the CPU interpreter's re-evaluation says about the backend's value: nothing when they
 /// agree (as bits), the interpreter's value when they differ.
 fn agreement(backend: &[f32], cpu: &[f32]) -> String {
-    let same = backend.len() == cpu.len() && backend.iter().zip(cpu).all(|(a, b)| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()));
+    let same = backend.len() == cpu.len()
+        && backend
+            .iter()
+            .zip(cpu)
+            .all(|(a, b)| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()));
     if same || backend.is_empty() {
         String::new()
     } else {
-        format!(" (the CPU interpreter, re-evaluating it, gets {})", show(cpu))
+        format!(
+            " (the CPU interpreter, re-evaluating it, gets {})",
+            show(cpu)
+        )
     }
 }

@@ -162,7 +162,15 @@ fn execute(command: Command) -> Result<ExitCode, String> {
             let element = why::Element::parse(element).map_err(error)?;
             let (t, runtime, cache, library) = prepare(&files, host, backend)?;
             let limits = brook::why::Limits { depth, elements };
-            why::run(&t.programs[0].file_name, &library, runtime, cache, &element, limits, &program_args)
+            why::run(
+                &t.programs[0].file_name,
+                &library,
+                runtime,
+                cache,
+                &element,
+                limits,
+                &program_args,
+            )
         }
         Command::Explain {
             files,

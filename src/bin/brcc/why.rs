@@ -23,8 +23,14 @@ impl Element {
         let bad = || {
             format!("`{text}` is not an element: write the stream's name and its subscripts, e.g. `r[1][0]`")
         };
-        let (name, mut rest) = text.split_once('[').map(|(n, r)| (n.trim(), r)).ok_or_else(bad)?;
-        let is_name = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        let (name, mut rest) = text
+            .split_once('[')
+            .map(|(n, r)| (n.trim(), r))
+            .ok_or_else(bad)?;
+        let is_name = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         if !is_name {
             return Err(bad());
@@ -57,20 +63,35 @@ pub fn run(
     limits: Limits,
     args: &[String],
 ) -> Result<ExitCode, String> {
-    runtime.record_history(true).map_err(|e| format!("brcc: error: {e}"))?;
+    runtime
+        .record_history(true)
+        .map_err(|e| format!("brcc: error: {e}"))?;
     let backend = runtime.backend_name();
     let mut history = None;
-    let code = launch::run(library, file, args, runtime, || drop(cache), |rt| {
-        history = Some(rt.why_named(&element.name, &element.index, limits));
-    })?;
+    let code = launch::run(
+        library,
+        file,
+        args,
+        runtime,
+        || drop(cache),
+        |rt| {
+            history = Some(rt.why_named(&element.name, &element.index, limits));
+        },
+    )?;
     match history {
         Some(Ok(h)) => {
-            println!("where {}{} came from ({file} on {backend}):", element.name, subscripts(&element.index));
+            println!(
+                "where {}{} came from ({file} on {backend}):",
+                element.name,
+                subscripts(&element.index)
+            );
             print!("{h}");
             Ok(ExitCode::from(code as u8))
         }
         Some(Err(e)) => Err(format!("brcc: error: {e}")),
-        None => Err("brcc: error: the program's runtime was gone before its history could be read".into()),
+        None => Err(
+            "brcc: error: the program's runtime was gone before its history could be read".into(),
+        ),
     }
 }
 
