@@ -3,7 +3,7 @@
 //! the right values, indices and operations.
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output};
 
 use brook::prelude::*;
 use brook::why::Limits;
@@ -11,14 +11,11 @@ use brook::why::Limits;
 const BRCC: &str = env!("CARGO_BIN_EXE_brcc");
 const BACKENDS: [&str; 3] = ["gl", "cpu", "wgpu"];
 
-/// `brcc why tests/why/PROGRAM ELEMENT --backend B EXTRA…`: its stdout, having succeeded.
-fn why(program: &str, element: &str, backend: &str, extra: &[&str]) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/why")
-        .join(program);
-    let out = Command::new(BRCC)
+/// `brcc why PATH ELEMENT --backend B EXTRA…`.
+fn brcc_why(path: &Path, element: &str, backend: &str, extra: &[&str]) -> Output {
+    Command::new(BRCC)
         .arg("why")
-        .arg(&path)
+        .arg(path)
         .args([element, "--backend", backend])
         .args(extra)
         .env(
@@ -27,7 +24,15 @@ fn why(program: &str, element: &str, backend: &str, extra: &[&str]) -> String {
         )
         .env_remove("BRT_RUNTIME")
         .output()
-        .expect("brcc runs");
+        .expect("brcc runs")
+}
+
+/// `brcc why tests/why/PROGRAM ELEMENT --backend B EXTRA…`: its stdout, having succeeded.
+fn why(program: &str, element: &str, backend: &str, extra: &[&str]) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/why")
+        .join(program);
+    let out = brcc_why(&path, element, backend, extra);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
@@ -199,14 +204,7 @@ fn bad_elements_are_clear_errors() {
         ),
         ("o(1)", "`o(1)` is not an element"),
     ] {
-        let out = Command::new(BRCC)
-            .args(["why", path.to_str().unwrap(), element, "--backend", "cpu"])
-            .env(
-                "XDG_CACHE_HOME",
-                Path::new(env!("CARGO_TARGET_TMPDIR")).join("brcc-cache"),
-            )
-            .output()
-            .expect("brcc runs");
+        let out = brcc_why(&path, element, "cpu", &[]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{element}");
         assert!(stderr.contains(message), "{element}: {stderr}");
@@ -259,4 +257,61 @@ fn rust_programs_ask_with_runtime_why() {
         rt.record_history(false).unwrap();
         assert!(rt.why(&r, &[0]).is_err());
     }
+}
+
+/// Every stream of every program of `tests/programs/` has a history on the CPU: its first
+/// element's, which names it and its value and ends at data the program made (the streams
+/// are listed by asking for one that does not exist, each one's rank by asking for `[0]`).
+#[test]
+fn every_test_program_has_histories() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
+    let mut programs: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "br"))
+        .collect();
+    programs.sort();
+    let mut asked = 0;
+    for program in &programs {
+        let listed = brcc_why(program, "no_such_stream[0]", "cpu", &[]);
+        let stderr = String::from_utf8_lossy(&listed.stderr).into_owned();
+        let Some((_, names)) = stderr.split_once("the program's streams: ") else {
+            assert!(
+                stderr.contains("no stream named"),
+                "{}: {stderr}",
+                program.display()
+            );
+            continue;
+        };
+        for name in names.lines().next().unwrap().split(", ") {
+            let first = brcc_why(program, &format!("{name}[0]"), "cpu", &[]);
+            let error = String::from_utf8_lossy(&first.stderr).into_owned();
+            let element = match error.split_once("of extents <") {
+                Some((_, rest)) => {
+                    let rank = rest.split('>').next().unwrap().split(',').count();
+                    format!("{name}{}", "[0]".repeat(rank))
+                }
+                None => format!("{name}[0]"),
+            };
+            let out = brcc_why(program, &element, "cpu", &[]);
+            let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+            let context = format!(
+                "{} {element}: {}",
+                program.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let history = stdout
+                .split_once(&format!("where {element} came from"))
+                .unwrap_or_else(|| panic!("{context}\n{stdout}"))
+                .1;
+            assert!(
+                history.contains(&format!("\n{element} = ")),
+                "{context}\n{history}"
+            );
+            assert!(!history.contains("failed"), "{context}\n{history}");
+            assert!(!history.contains("could not"), "{context}\n{history}");
+            asked += 1;
+        }
+    }
+    assert!(asked > 100, "only {asked} streams asked about");
 }
