@@ -73,6 +73,7 @@ impl Gate {
         }
         let id = log.streams.len();
         log.by_address.insert(address, id);
+        log.by_storage.insert(storage_address(stream), id);
         log.streams.push(StreamLog {
             name: None,
             shape: body.shape.clone(),
@@ -87,7 +88,34 @@ impl Gate {
 
     /// A new stream: whatever the record knew at its address was another stream's.
     pub(super) fn history_created(&self, body: &StreamBody) {
-        self.history(|log, _| log.by_address.remove(&(body as *const StreamBody as usize)));
+        self.history(|log, _| {
+            log.by_address.remove(&(body as *const StreamBody as usize));
+            log.by_storage.remove(&storage_address(&body.arg(None)));
+        });
+    }
+
+    /// The histories of every element of the backend's `stream` as it is now, for the
+    /// explorer's card of its `operation` (its number for the operation just noted): none for
+    /// a stream of more than [`EXPLORED_ELEMENTS`] elements or one the record does not know.
+    #[cfg(feature = "explain")]
+    pub(super) fn explorer_histories(
+        &self,
+        stream: &StreamArg,
+        operation: usize,
+    ) -> Vec<brook_explain::HistoryStep> {
+        let address = stream.storage as *const dyn std::any::Any as *const () as usize;
+        self.history(|log, _| {
+            log.explorer.insert(log.ops, operation);
+            let Some(&id) = log.by_storage.get(&address) else {
+                return Vec::new();
+            };
+            if log.streams[id].shape.iter().product::<usize>() > EXPLORED_ELEMENTS {
+                return Vec::new();
+            }
+            let steps = crate::why::every_element(log, id, EXPLORED_LIMITS);
+            steps.iter().map(|w| explorer_step(log, w)).collect()
+        })
+        .unwrap_or_default()
     }
 
     /// The whole of the gate's `stream`, read back from the backend (empty if it cannot be).
@@ -313,6 +341,8 @@ impl Gate {
 
     /// `to` received a copy of `from`'s first elements (a vout's result): in histories its
     /// elements are `from`'s, and it takes `from`'s name when it has none.
+    // Only the C ABI copies a vout's result into a stream of its size.
+    #[cfg_attr(not(feature = "brcc"), allow(dead_code))]
     pub(crate) fn noted_copy(&self, to: &StreamArg, from: &StreamArg) {
         self.history(|log, gate| {
             let from = gate.at(log, from);
@@ -329,6 +359,35 @@ impl Gate {
             log.push(id, contents, Origin::Copy { from }, op);
         });
     }
+}
+
+/// The largest stream whose elements' histories the explorer's pages carry: they are
+/// computed for every element (the page is static), and small streams are what a learner
+/// clicks through.
+#[cfg(feature = "explain")]
+const EXPLORED_ELEMENTS: usize = 256;
+
+/// How far the explorer's histories go: the page links each step to its card, where the
+/// reader can click on.
+#[cfg(feature = "explain")]
+const EXPLORED_LIMITS: crate::why::Limits = crate::why::Limits {
+    depth: 4,
+    elements: 24,
+};
+
+/// A history step as the explorer shows it: operations by the explorer's numbers.
+#[cfg(feature = "explain")]
+fn explorer_step(log: &HistoryLog, why: &crate::why::Why) -> brook_explain::HistoryStep {
+    brook_explain::HistoryStep {
+        text: why.text.clone(),
+        operation: why.op.and_then(|op| log.explorer.get(&op).copied()),
+        inputs: why.inputs.iter().map(|w| explorer_step(log, w)).collect(),
+    }
+}
+
+/// The address of a gate stream's backend storage.
+fn storage_address(stream: &StreamArg) -> usize {
+    inner(stream).storage as *const dyn std::any::Any as *const () as usize
 }
 
 /// A combiner as recorded (its reduce function's program kept alive).

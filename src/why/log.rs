@@ -69,7 +69,8 @@ pub(crate) enum Origin {
     /// `streamSwap`: the other stream's contents, now this one's.
     Swap { from: At },
     /// The first elements of another stream, copied (a vout's result, replaced by a stream
-    /// of exactly its pushes, as the original's vout arguments are).
+    /// of exactly its pushes, as the original's vout arguments are: only the C ABI does).
+    #[cfg_attr(not(feature = "brcc"), allow(dead_code))]
     Copy { from: At },
 }
 
@@ -144,12 +145,17 @@ pub(crate) struct HistoryLog {
     /// The live stream at each gate stream address (a freed stream's address may be reused
     /// by a new one, which then gets a new id).
     pub by_address: HashMap<usize, StreamId>,
+    /// The same streams by the address of their backend storage (what the explorer's
+    /// recording is handed).
+    pub by_storage: HashMap<usize, StreamId>,
     /// Operations recorded so far.
     pub ops: usize,
     /// The write mask last set: the version it took.
     pub mask: Option<At>,
     /// Whether automatic fusion was on before the recording switched it off.
     pub fusion_was: bool,
+    /// Operation → the explorer's number for it, where the run is also explained.
+    pub explorer: HashMap<usize, usize>,
 }
 
 impl HistoryLog {

@@ -138,6 +138,14 @@ impl Runtime {
     }
 }
 
+/// The history of every element of stream `id` as it is now, within `limits`.
+pub(crate) fn every_element(log: &HistoryLog, id: usize, limits: Limits) -> Vec<Why> {
+    let count: usize = log.streams[id].shape.iter().product();
+    (0..count)
+        .map(|linear| walk::Walker::new(log, limits).element(log.current(id), linear, 0, ""))
+        .collect()
+}
+
 fn not_recording() -> Result<History, BrookError> {
     Err(BrookError::State {
         call: "why".into(),

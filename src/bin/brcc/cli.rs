@@ -65,6 +65,10 @@ pub enum Command {
         /// The most the site may take, in MiB; over it, nothing is written and brcc says so.
         #[arg(long, value_name = "MIB", default_value_t = 64)]
         max_mb: u64,
+        /// Record the run's history too (on the first backend): a click on an element of a
+        /// small result picture shows where its value came from, as `brcc why` does.
+        #[arg(long)]
+        why: bool,
         /// Arguments for the program's `main`, after `--`.
         #[arg(last = true, value_name = "ARGS")]
         args: Vec<String>,
@@ -226,6 +230,7 @@ mod tests {
                 backend: None,
                 max_side: 64,
                 max_mb: 64,
+                why: false,
                 args: vec!["3".into()]
             }
         );

@@ -179,6 +179,7 @@ fn execute(command: Command) -> Result<ExitCode, String> {
             backend,
             max_side,
             max_mb,
+            why,
             args,
         } => {
             // `gl,cpu`: the program runs once per backend, the first one's cards show all.
@@ -217,6 +218,9 @@ fn execute(command: Command) -> Result<ExitCode, String> {
                     // into a reduction and run later for a read must run where the others
                     // run it.
                     runtime.set_automatic_fusion(false).map_err(error)?;
+                }
+                if why && k == 0 {
+                    runtime.record_history(true).map_err(error)?;
                 }
                 runtime.start_explaining(max_side);
                 let status = launch::run(
