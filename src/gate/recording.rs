@@ -103,11 +103,16 @@ impl Gate {
             None => self.backend.write(&whole, &mut out),
         };
         let read = read.map(|()| out);
-        let mut contents = read_back(name, stream.shape, floats, read);
+        let contents = read_back(name, stream.shape, floats, read);
         #[cfg(feature = "cpu")]
-        if let Some(operation) = self.recorder.borrow().as_ref().map(Recorder::operations) {
-            contents.histories = self.explorer_histories(stream, operation);
-        }
+        let contents = {
+            let operation = self.recorder.borrow().as_ref().map(Recorder::operations);
+            StreamContents {
+                histories: (operation.map(|op| self.explorer_histories(stream, op)))
+                    .unwrap_or_default(),
+                ..contents
+            }
+        };
         contents
     }
 }

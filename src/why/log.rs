@@ -155,6 +155,7 @@ pub(crate) struct HistoryLog {
     /// Whether automatic fusion was on before the recording switched it off.
     pub fusion_was: bool,
     /// Operation → the explorer's number for it, where the run is also explained.
+    #[cfg(feature = "explain")]
     pub explorer: HashMap<usize, usize>,
 }
 

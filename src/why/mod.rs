@@ -138,7 +138,9 @@ impl Runtime {
     }
 }
 
-/// The history of every element of stream `id` as it is now, within `limits`.
+/// The history of every element of stream `id` as it is now, within `limits` (for the
+/// explorer's pages).
+#[cfg(feature = "explain")]
 pub(crate) fn every_element(log: &HistoryLog, id: usize, limits: Limits) -> Vec<Why> {
     let count: usize = log.streams[id].shape.iter().product();
     (0..count)
