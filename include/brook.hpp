@@ -50,6 +50,7 @@ BrookStream* brook_stream_new(const BrookProgram* program, const char* type_name
 BrookStream* brook_iter_new(unsigned components, const long long* extents, size_t rank,
                             const float* start, const float* end);
 void brook_stream_free(BrookStream* stream);
+void brook_stream_name(const BrookStream* stream, const char* name);
 size_t brook_stream_shape(const BrookStream* stream, long long* extents);
 void brook_stream_read(const BrookStream* stream, const float* data, const long long* lo,
                        const long long* hi, size_t rank);
@@ -431,6 +432,7 @@ class stream {
         extent_list extents;
         unsigned iter_components;  // non-zero: an iterator stream over [start, end)
         float start[4], end[4];
+        const char* name;  // the host variable, for element histories (`brcc why`); or 0
     };
     state* s_;
 
@@ -442,6 +444,7 @@ class stream {
         s->type_name = type_name;
         s->extents = e;
         s->iter_components = 0;
+        s->name = 0;
         return s;
     }
     void release() {
@@ -486,15 +489,18 @@ protected:
 public:
     // An empty stream, to be assigned one later.
     stream() : s_(0) {}
-    // `T s<e0, e1, …>;`
-    stream(const program& p, const char* type_name, const extent_list& e, bool lazy = false)
+    // `T s<e0, e1, …>;` (`name`: the variable's)
+    stream(const program& p, const char* type_name, const extent_list& e, bool lazy = false,
+           const char* name = 0)
         : s_(fresh(&p, type_name, e)) {
+        s_->name = name;
         if (!lazy && !placeholder()) get();
     }
     // `iter T s<…> = iter(start, end);` (`start` and `end` hold 4 floats)
     stream(unsigned components, const extent_list& e, const float* start, const float* end,
-           bool lazy)
+           bool lazy, const char* name = 0)
         : s_(fresh(0, 0, e)) {
+        s_->name = name;
         s_->iter_components = components;
         std::memcpy(s_->start, start, sizeof s_->start);
         std::memcpy(s_->end, end, sizeof s_->end);
@@ -563,6 +569,7 @@ public:
                 s_->handle = brook_stream_new(p->defining(s_->type_name), s_->type_name,
                                               s_->extents.values, s_->extents.rank);
             }
+            if (s_->name) brook_stream_name(s_->handle, s_->name);
         }
         return s_ ? s_->handle : 0;
     }
@@ -610,11 +617,12 @@ public:
 
 // `iter T s<…> = iter(start, end);`
 template <class T>
-stream iter_stream(const extent_list& e, const T& start, const T& end, bool lazy = false) {
+stream iter_stream(const extent_list& e, const T& start, const T& end, bool lazy = false,
+                   const char* name = 0) {
     float a[4] = {0, 0, 0, 0}, b[4] = {0, 0, 0, 0};
     lanes(start, a);
     lanes(end, b);
-    return stream(components<T>::value, e, a, b, lazy);
+    return stream(components<T>::value, e, a, b, lazy, name);
 }
 
 // ---------------------------------------------------------------- kernel calls

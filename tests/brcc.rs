@@ -332,7 +332,9 @@ fn cpp_writes_the_translation_and_its_header() {
         "{cpp}"
     );
     assert!(
-        cpp.contains("::brook::stream x(__brook_program(), \"float4\", ::brook::extents((4)))"),
+        cpp.contains(
+            "::brook::stream x(__brook_program(), \"float4\", ::brook::extents((4)), false, \"x\")"
+        ),
         "{cpp}"
     );
     assert!(cpp.contains("#line 8 "), "{cpp}");

@@ -406,8 +406,10 @@ fn stream_edits(
     let bytes = |r: &std::ops::Range<usize>| toks[r.start].span.start..toks[r.end - 1].span.end;
     let mut edits = vec![(bytes(&decl.head), "::brook::stream".to_string())];
     let ty = &decl.type_name;
-    let lazy = if lazy { ", true" } else { "" };
+    // The variable's name follows, for element histories (`brcc why`).
+    let lazy = if lazy { "true" } else { "false" };
     for d in &decl.declarators {
+        let named = format!(", {lazy}, {}", c_string(&d.name));
         let extents = d
             .extents
             .iter()
@@ -418,13 +420,13 @@ fn stream_edits(
             _ if d.pointers > 0 => format!("{}{}", "*".repeat(d.pointers), d.name),
             (_, true) => format!("&{}", d.name),
             (Some((a, b)), false) => format!(
-                "{}(::brook::iter_stream<{ty}>(::brook::extents({extents}), ({}), ({}){lazy}))",
+                "{}(::brook::iter_stream<{ty}>(::brook::extents({extents}), ({}), ({}){named}))",
                 d.name,
                 &src[a.clone()],
                 &src[b.clone()]
             ),
             (None, false) => format!(
-                "{}(__brook_program(), {}, ::brook::extents({extents}){lazy})",
+                "{}(__brook_program(), {}, ::brook::extents({extents}){named})",
                 d.name,
                 c_string(ty)
             ),
@@ -484,12 +486,12 @@ mod tests {
         );
         assert!(
             cpp.contains(
-                "::brook::stream a(__brook_program(), \"float\", ::brook::extents((n), (2)));"
+                "::brook::stream a(__brook_program(), \"float\", ::brook::extents((n), (2)), false, \"a\");"
             ),
             "{cpp}"
         );
         assert!(
-            cpp.contains("::brook::stream i(::brook::iter_stream<float2>(::brook::extents((4)), (float2(0, 1)), (float2(4, 5))));"),
+            cpp.contains("::brook::stream i(::brook::iter_stream<float2>(::brook::extents((4)), (float2(0, 1)), (float2(4, 5)), false, \"i\"));"),
             "{cpp}"
         );
         assert!(cpp.contains("int main()"), "{cpp}");

@@ -10,8 +10,8 @@ use crate::gather_op::GatherOp;
 use crate::program::Program;
 use crate::scatter::ScatterOp;
 use crate::stream::Stream;
-use brook_core::{ElementFormat, HostScalar};
 use crate::BrookError;
+use brook_core::{ElementFormat, HostScalar};
 
 /// A compiled Brook program (its kernels), owned by the C++ side.
 pub struct BrookProgram(Program);
@@ -90,6 +90,21 @@ pub unsafe extern "C" fn brook_stream_new(
         rt.stream(format, &shape)
     });
     Box::into_raw(Box::new(BrookStream(stream, host.map(|(s, _)| s))))
+}
+
+/// Names stream `s` after its host variable in element histories (`brcc why`); a runtime
+/// recording none ignores it.
+///
+/// # Safety
+/// `s` is a live stream, `name` a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn brook_stream_name(s: *const BrookStream, name: *const c_char) {
+    let stream = &stream_ref(s).0;
+    let name = c_str(name, "the stream's name");
+    with_runtime(|rt| {
+        rt.name_stream(stream, name);
+        Ok(())
+    });
 }
 
 /// An iterator stream of `components` floats per element from `start` to `end` (4 floats
@@ -187,7 +202,10 @@ pub unsafe extern "C" fn brook_stream_read(
             None => std::slice::from_raw_parts(data, n).into(),
             Some(h) => {
                 let mut out = vec![0.0; n];
-                h.decode(std::slice::from_raw_parts(data.cast(), n * h.bytes()), &mut out);
+                h.decode(
+                    std::slice::from_raw_parts(data.cast(), n * h.bytes()),
+                    &mut out,
+                );
                 out.into()
             }
         }
@@ -227,13 +245,18 @@ pub unsafe extern "C" fn brook_stream_write(
         Some(h) => {
             let mut floats = vec![0.0; n];
             write(&mut floats)?;
-            h.encode(&floats, std::slice::from_raw_parts_mut(out.cast(), n * h.bytes()));
+            h.encode(
+                &floats,
+                std::slice::from_raw_parts_mut(out.cast(), n * h.bytes()),
+            );
             Ok(())
         }
     };
     guarded(|| {
         if rank == 0 {
-            to_host(stream.len() * stream.floats_per_element(), &|f| stream.write(f))
+            to_host(stream.len() * stream.floats_per_element(), &|f| {
+                stream.write(f)
+            })
         } else {
             let (lo, hi) = (bounds(lo, rank), bounds(hi, rank));
             let d = stream.domain(&lo, &hi)?;

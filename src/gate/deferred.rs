@@ -67,7 +67,7 @@ use crate::runtime::Runtime;
 
 /// The kernel call waiting for a reduction, and the switch.
 pub(super) struct Deferred {
-    automatic: Cell<bool>,
+    pub(super) automatic: Cell<bool>,
     pending: RefCell<Option<Pending>>,
     /// An error a waiting call met where it could not be returned, for the next call.
     failed: RefCell<Option<BrookError>>,
