@@ -50,6 +50,7 @@ BrookStream* brook_stream_new(const BrookProgram* program, const char* type_name
 BrookStream* brook_iter_new(unsigned components, const long long* extents, size_t rank,
                             const float* start, const float* end);
 void brook_stream_free(BrookStream* stream);
+void brook_stream_name(const BrookStream* stream, const char* name);
 size_t brook_stream_shape(const BrookStream* stream, long long* extents);
 void brook_stream_read(const BrookStream* stream, const float* data, const long long* lo,
                        const long long* hi, size_t rank);
@@ -65,7 +66,6 @@ void brook_reduce_value(const BrookProgram* program, const char* reduction,
 void brook_reduce_stream(const BrookProgram* program, const char* reduction,
                          const BrookArg* input, const BrookArg* args, size_t count,
                          const BrookStream* output);
-void brook_stream_swap(const BrookStream* a, const BrookStream* b);
 void brook_stream_scatter(const BrookStream* dst, const BrookStream* index, const BrookStream* data, int op);
 void brook_stream_scatter_reduce(const BrookStream* dst, const BrookStream* index,
                                  const BrookStream* data, const BrookProgram* program,
@@ -186,6 +186,53 @@ typedef ::brook::matrix<4, 3> float4x3;
 typedef ::brook::matrix<4, 4> float4x4;
 #endif
 
+// The original's host element types for `char`, `uchar`, `fixed` and `shortfixed` streams
+// (a `fixed` is an unsigned byte standing for x / 255, as in its brt.hpp). A host array of
+// them is read into and written from the stream's floats by the runtime, which converts
+// each component (HostScalar in brook-core).
+typedef unsigned char uchar;
+#define BROOK_HOST_VECTOR2(T, S) struct T { S x, y; T() {} T(S x_, S y_) : x(x_), y(y_) {} };
+#define BROOK_HOST_VECTOR3(T, S)                                                          \
+    struct T {                                                                            \
+        S x, y, z;                                                                        \
+        T() {}                                                                            \
+        T(S x_, S y_, S z_) : x(x_), y(y_), z(z_) {}                                      \
+    };
+#define BROOK_HOST_VECTOR4(T, S)                                                          \
+    struct T {                                                                            \
+        S x, y, z, w;                                                                     \
+        T() {}                                                                            \
+        T(S x_, S y_, S z_, S w_) : x(x_), y(y_), z(z_), w(w_) {}                         \
+    };
+BROOK_HOST_VECTOR2(char2, char)
+BROOK_HOST_VECTOR3(char3, char)
+BROOK_HOST_VECTOR4(char4, char)
+BROOK_HOST_VECTOR2(uchar2, uchar)
+BROOK_HOST_VECTOR3(uchar3, uchar)
+BROOK_HOST_VECTOR4(uchar4, uchar)
+BROOK_HOST_VECTOR2(fixed2, uchar)
+BROOK_HOST_VECTOR3(fixed3, uchar)
+BROOK_HOST_VECTOR4(fixed4, uchar)
+BROOK_HOST_VECTOR2(shortfixed2, unsigned short)
+BROOK_HOST_VECTOR3(shortfixed3, unsigned short)
+BROOK_HOST_VECTOR4(shortfixed4, unsigned short)
+#undef BROOK_HOST_VECTOR2
+#undef BROOK_HOST_VECTOR3
+#undef BROOK_HOST_VECTOR4
+// The scalar fixed types, also made from a float in [0, 1] as the original's were.
+struct fixed {
+    uchar x;
+    fixed() {}
+    fixed(uchar v) : x(v) {}
+    fixed(float v) : x(uchar((v > 1 ? 1 : v < 0 ? 0 : v) * 255)) {}
+};
+struct shortfixed {
+    unsigned short x;
+    shortfixed() {}
+    shortfixed(unsigned short v) : x(v) {}
+    shortfixed(float v) : x((unsigned short)(.5f + (v > 1 ? 1 : v < 0 ? 0 : v) * 65535)) {}
+};
+
 // The original runtime's allocation helpers: plain heap memory for host arrays.
 inline void* brmalloc(size_t bytes) { return std::malloc(bytes); }
 inline void* brcalloc(size_t count, size_t bytes) { return std::calloc(count, bytes); }
@@ -300,8 +347,8 @@ struct stream_domain {
 };
 
 // The original's element type codes (`brook::getStreamType((float4*)0)`), for streams made
-// by `stream::create<T>(…)` or `stream(type, extents…, -1)`. Cg's fixed and half types are
-// floats of their width here, as kernels see them.
+// by `stream::create<T>(…)` or `stream(type, extents…, -1)`; fixed, shortfixed and char
+// streams are float streams whose host arrays hold that type, as declared ones are.
 enum StreamType {
     __BRTNONE = -1, __BRTSTREAM = 0, __BRTFLOAT = 1, __BRTFLOAT2 = 2, __BRTFLOAT3 = 3,
     __BRTFLOAT4 = 4, __BRTFIXED = 5, __BRTFIXED2 = 6, __BRTFIXED3 = 7, __BRTFIXED4 = 8,
@@ -320,20 +367,51 @@ BROOK_STREAM_TYPE(float2, __BRTFLOAT2)
 BROOK_STREAM_TYPE(float3, __BRTFLOAT3)
 BROOK_STREAM_TYPE(float4, __BRTFLOAT4)
 BROOK_STREAM_TYPE(int, __BRTINT)
+BROOK_STREAM_TYPE(fixed, __BRTFIXED)
+BROOK_STREAM_TYPE(fixed2, __BRTFIXED2)
+BROOK_STREAM_TYPE(fixed3, __BRTFIXED3)
+BROOK_STREAM_TYPE(fixed4, __BRTFIXED4)
+BROOK_STREAM_TYPE(shortfixed, __BRTSHORTFIXED)
+BROOK_STREAM_TYPE(shortfixed2, __BRTSHORTFIXED2)
+BROOK_STREAM_TYPE(shortfixed3, __BRTSHORTFIXED3)
+BROOK_STREAM_TYPE(shortfixed4, __BRTSHORTFIXED4)
+BROOK_STREAM_TYPE(char, __BRTCHAR)
+BROOK_STREAM_TYPE(char2, __BRTCHAR2)
+BROOK_STREAM_TYPE(char3, __BRTCHAR3)
+BROOK_STREAM_TYPE(char4, __BRTCHAR4)
 #undef BROOK_STREAM_TYPE
 
 // The Brook element type a one-field type list names, or 0.
 inline const char* stream_type_name(const StreamType* t) {
     if (!t || t[0] == __BRTNONE || t[1] != __BRTNONE) return 0;
     switch (t[0]) {
-    case __BRTFLOAT: case __BRTFIXED: case __BRTSHORTFIXED: return "float";
-    case __BRTFLOAT2: case __BRTFIXED2: case __BRTSHORTFIXED2: return "float2";
-    case __BRTFLOAT3: case __BRTFIXED3: case __BRTSHORTFIXED3: return "float3";
-    case __BRTFLOAT4: case __BRTFIXED4: case __BRTSHORTFIXED4: return "float4";
+    case __BRTFLOAT: return "float";
+    case __BRTFLOAT2: return "float2";
+    case __BRTFLOAT3: return "float3";
+    case __BRTFLOAT4: return "float4";
+    case __BRTFIXED: return "fixed";
+    case __BRTFIXED2: return "fixed2";
+    case __BRTFIXED3: return "fixed3";
+    case __BRTFIXED4: return "fixed4";
+    case __BRTSHORTFIXED: return "shortfixed";
+    case __BRTSHORTFIXED2: return "shortfixed2";
+    case __BRTSHORTFIXED3: return "shortfixed3";
+    case __BRTSHORTFIXED4: return "shortfixed4";
+    case __BRTCHAR: return "char";
+    case __BRTCHAR2: return "char2";
+    case __BRTCHAR3: return "char3";
+    case __BRTCHAR4: return "char4";
     case __BRTINT: return "int";
     default: return 0;
     }
 }
+
+// The Brook element type name of host type T, for `stream::create<T>(…)`: float..float4,
+// int, fixed, shortfixed and char (their StreamType), or a struct of a kernel file, for which
+// brcc specialises this after the struct's definition.
+template <class T> struct element_name {
+    static const char* get() { return stream_type_name(getStreamType(static_cast<T*>(0))); }
+};
 
 // Ends the program with `brook: error: WHAT is not supported …`, as a runtime error does.
 inline void refuse(const char* what) {
@@ -354,6 +432,7 @@ class stream {
         extent_list extents;
         unsigned iter_components;  // non-zero: an iterator stream over [start, end)
         float start[4], end[4];
+        const char* name;  // the host variable, for element histories (`brcc why`); or 0
     };
     state* s_;
 
@@ -365,6 +444,7 @@ class stream {
         s->type_name = type_name;
         s->extents = e;
         s->iter_components = 0;
+        s->name = 0;
         return s;
     }
     void release() {
@@ -387,28 +467,40 @@ class stream {
     // `stream(type, e0, e1, …, -1)`: the extents up to the -1.
     void from_type(const StreamType* type, va_list extents) {
         const char* name = stream_type_name(type);
-        if (!name) refuse("a stream of this StreamType list (only float..float4 and int)");
+        if (!name) refuse("a stream of this StreamType list (only float, fixed, shortfixed, char, their vectors, and int)");
+        from_name(name, extents_until_end(extents));
+    }
+    void from_name(const char* name, const extent_list& e) {
+        s_ = fresh(0, name, e);
+        if (!placeholder()) get();
+    }
+
+protected:
+    // Extents given as varargs up to a -1, as the original's constructors take them.
+    static extent_list extents_until_end(va_list extents) {
         extent_list e = {{0, 0, 0, 0}, 0};
         for (int v = va_arg(extents, int); v != -1; v = va_arg(extents, int)) {
             if (e.rank == 4) refuse("a stream of more than 4 dimensions");
             e.values[e.rank++] = v;
         }
-        s_ = fresh(0, name, e);
-        get();
+        return e;
     }
 
 public:
     // An empty stream, to be assigned one later.
     stream() : s_(0) {}
-    // `T s<e0, e1, …>;`
-    stream(const program& p, const char* type_name, const extent_list& e, bool lazy = false)
+    // `T s<e0, e1, …>;` (`name`: the variable's)
+    stream(const program& p, const char* type_name, const extent_list& e, bool lazy = false,
+           const char* name = 0)
         : s_(fresh(&p, type_name, e)) {
-        if (!lazy) get();
+        s_->name = name;
+        if (!lazy && !placeholder()) get();
     }
     // `iter T s<…> = iter(start, end);` (`start` and `end` hold 4 floats)
     stream(unsigned components, const extent_list& e, const float* start, const float* end,
-           bool lazy)
+           bool lazy, const char* name = 0)
         : s_(fresh(0, 0, e)) {
+        s_->name = name;
         s_->iter_components = components;
         std::memcpy(s_->start, start, sizeof s_->start);
         std::memcpy(s_->end, end, sizeof s_->end);
@@ -421,12 +513,18 @@ public:
         from_type(type, extents);
         va_end(extents);
     }
-    // The original's `stream::create<float4>(h, w)`.
+    // The original's `stream::create<float4>(h, w)`, also of a kernel file's struct.
     template <class T> static stream create(int e0) {
-        return stream(getStreamType(static_cast<T*>(0)), e0, -1);
+        return created(element_name<T>::get(), extents(e0));
     }
     template <class T> static stream create(int e0, int e1) {
-        return stream(getStreamType(static_cast<T*>(0)), e0, e1, -1);
+        return created(element_name<T>::get(), extents(e0, e1));
+    }
+    static stream created(const char* name, const extent_list& e) {
+        if (!name) refuse("stream::create of this type (only float, fixed, shortfixed, char, their vectors, int, and a kernel file's structs)");
+        stream s;
+        s.from_name(name, e);
+        return s;
     }
     stream(const stream& o) : s_(o.s_) {
         if (s_) ++s_->references;
@@ -443,8 +541,25 @@ public:
         brook_stream_free(s_->handle);
         s_->handle = h;
     }
+    // A stream with a zero extent (`float3 s<0, 0>`): the original's placeholder, declared to
+    // be swapped or assigned a stream later. It has no storage; only its size may be asked.
+    bool placeholder() const {
+        if (!s_ || s_->iter_components) return false;
+        for (size_t k = 0; k < s_->extents.rank; ++k)
+            if (s_->extents.values[k] == 0) return true;
+        return false;
+    }
+    // The extents (first dimension first) into `e` (4 values); the rank.
+    size_t shape(long long* e) const {
+        if (!placeholder()) return brook_stream_shape(get(), e);
+        for (size_t k = 0; k < s_->extents.rank; ++k) e[k] = s_->extents.values[k];
+        return s_->extents.rank;
+    }
     const BrookStream* get() const {
         if (s_ && !s_->handle) {
+            if (placeholder())
+                brook_fail("a stream with a zero extent is a placeholder: swap or assign a stream "
+                           "into it before a kernel call, read or write uses it");
             if (s_->iter_components)
                 s_->handle = brook_iter_new(s_->iter_components, s_->extents.values,
                                             s_->extents.rank, s_->start, s_->end);
@@ -454,6 +569,7 @@ public:
                 s_->handle = brook_stream_new(p->defining(s_->type_name), s_->type_name,
                                               s_->extents.values, s_->extents.rank);
             }
+            if (s_->name) brook_stream_name(s_->handle, s_->name);
         }
         return s_ ? s_->handle : 0;
     }
@@ -481,13 +597,32 @@ public:
     }
 };
 
+// The original's `brook::iter(type, e0, …, -1, start…, end…)`: an iterator stream of
+// float..float4 (the type's width), its bounds as the varargs after the extents' -1, the
+// start's components first (the original's runtime read them so).
+class iter : public stream {
+public:
+    explicit iter(StreamType type, ...) {
+        if (type < __BRTFLOAT || type > __BRTFLOAT4) refuse("a brook::iter of other than float..float4");
+        va_list args;
+        va_start(args, type);
+        extent_list e = extents_until_end(args);
+        float start[4] = {0, 0, 0, 0}, end[4] = {0, 0, 0, 0};
+        for (int k = 0; k < int(type); ++k) start[k] = float(va_arg(args, double));
+        for (int k = 0; k < int(type); ++k) end[k] = float(va_arg(args, double));
+        va_end(args);
+        stream::operator=(stream(unsigned(type), e, start, end, false));
+    }
+};
+
 // `iter T s<…> = iter(start, end);`
 template <class T>
-stream iter_stream(const extent_list& e, const T& start, const T& end, bool lazy = false) {
+stream iter_stream(const extent_list& e, const T& start, const T& end, bool lazy = false,
+                   const char* name = 0) {
     float a[4] = {0, 0, 0, 0}, b[4] = {0, 0, 0, 0};
     lanes(start, a);
     lanes(end, b);
-    return stream(components<T>::value, e, a, b, lazy);
+    return stream(components<T>::value, e, a, b, lazy, name);
 }
 
 // ---------------------------------------------------------------- kernel calls
@@ -709,16 +844,17 @@ inline void streamWrite(const brook::stream_domain& d, void* data) {
 // in .x, then .y, .z; a fourth and higher dimension adds its extent to .w.
 inline float4 streamSize(const brook::stream& s) {
     long long e[4] = {0, 0, 0, 0};
-    size_t rank = brook_stream_shape(s.get(), e);
+    size_t rank = s.shape(e);
     float out[4] = {0, 0, 0, 0};
     for (size_t k = 0; k < rank && k < 3; ++k) out[k] = float(e[rank - 1 - k]);
     for (size_t k = 3; k < rank; ++k) out[3] += float(e[rank - 1 - k]);
     return float4(out[0], out[1], out[2], out[3]);
 }
 
-inline void streamSwap(const brook::stream& a, const brook::stream& b) {
-    brook_stream_swap(a.get(), b.get());
-}
+// streamSwap(a, b): the two names trade the streams they refer to, as the original's
+// `x.swap(y)` did, so the streams may differ in shape (its programs swap a vout buffer for a
+// longer one); a copy of either keeps the stream it had.
+inline void streamSwap(brook::stream& a, brook::stream& b) { a.swap(b); }
 // streamScatterOp(dst, index, data, op): for every element i of data, in index order,
 // dst[index[i]] = op(data[i], dst[index[i]]); indices round and clamp like gathers.
 enum { STREAM_SCATTER_ASSIGN = 0, STREAM_SCATTER_ADD = 1, STREAM_SCATTER_MIN = 2, STREAM_SCATTER_MAX = 3 };
@@ -757,6 +893,23 @@ inline void streamDisableWriteMask() { brook_write_mask_enable(0); }
 // Write queries: how many elements the kernel calls in between wrote.
 inline void streamBeginWriteQuery() { brook_write_query_begin(); }
 inline unsigned long long streamEndWriteQuery() { return brook_write_query_end(); }
+namespace brook {
+// The original's C++ write query: `q.begin()`, kernel calls, `q.end()`, then `q.count()`
+// elements written (streamBeginWriteQuery and streamEndWriteQuery). The count is known at
+// `end`, so `poll` is always true and `wait` has nothing to wait for.
+class write_query {
+    unsigned long long count_;
+
+public:
+    write_query() : count_(0) {}
+    static write_query create() { return write_query(); }
+    void begin() { brook_write_query_begin(); }
+    void end() { count_ = brook_write_query_end(); }
+    bool poll() { return true; }
+    void wait() {}
+    size_t count() { return size_t(count_); }
+};
+}  // namespace brook
 // C stdio output written before is flushed first, so the two appear in program order.
 inline void streamPrint(const brook::stream& s) { brook_stream_print(s.get()); }
 // The original's second argument (`flatten`): its runtime ignored it, and so does this one.

@@ -17,6 +17,8 @@ mod runtime;
 mod scatter;
 mod stream;
 mod stream_copies;
+#[cfg(feature = "cpu")]
+pub mod why;
 
 /// What most programs use: `use brook::prelude::*;`.
 pub mod prelude {

@@ -8,7 +8,7 @@
 mod support;
 
 use brook::{args, Arg, Program, Runtime, Stream, TraceEntry};
-use support::runtimes;
+use support::{ints, runtimes};
 
 const SRC: &str = "
     kernel void absolute(float x<>, out float a<>) { a = abs(x); }
@@ -19,13 +19,6 @@ const SRC: &str = "
     reduce void sum(float a<>, reduce float r<>) { r += a; }";
 
 const N: usize = 64;
-
-/// Small integers with repeats and signs.
-fn ints(n: usize, salt: usize) -> Vec<f32> {
-    (0..n)
-        .map(|i| ((i * 7 + 3 + salt) % 13) as f32 - 6.0)
-        .collect()
-}
 
 /// A runtime, its program, and `float` streams of `N` elements, for one scenario.
 struct Setup<'a> {
@@ -322,6 +315,37 @@ fn only_kernels_that_feed_reductions_wait() {
     );
 }
 
+/// What is learned about a kernel belongs to its program, not to the memory it lived in: a
+/// program compiled after the first is dropped (often at the same address) starts unseen, so
+/// its kernel waits and fuses.
+#[test]
+fn a_new_program_is_not_taken_for_a_dropped_one() {
+    let rt = Runtime::gl().unwrap();
+    let (x, y) = (
+        rt.stream_of(1, &[N]).unwrap(),
+        rt.stream_of(1, &[N]).unwrap(),
+    );
+    x.read(&ints(N, 0)).unwrap();
+    for round in 0..4 {
+        let s = Setup {
+            rt: &rt,
+            p: rt.compile(SRC, "fusion.br").unwrap(),
+        };
+        let learned = traced(&rt, || {
+            s.run("absolute", args![&x, &y]);
+            s.sum(&y);
+            s.run("absolute", args![&x, &y]);
+            y.to_vec().unwrap(); // It waited for nothing: the next call runs at once.
+            s.run("absolute", args![&x, &y]);
+        });
+        assert_eq!(
+            learned,
+            ["fused sum", "kernel absolute", "kernel absolute"],
+            "program {round}"
+        );
+    }
+}
+
 #[test]
 fn the_cpu_and_wgpu_do_not_defer_unless_asked() {
     let cpu = Runtime::cpu();
@@ -362,12 +386,7 @@ fn errors_are_the_calls_or_reported_where_it_runs_at_the_kernels_line() {
     // of its output, the read reports it.
     let cpu = Runtime::cpu();
     cpu.set_automatic_fusion(true).unwrap();
-    let p = cpu
-        .compile(
-            "kernel void forever(float x<>, out float y<>) {\n  float a = x;\n  while (a > -1.0) { a += 1.0; }\n  y = a;\n}",
-            "forever.br",
-        )
-        .unwrap();
+    let p = cpu.compile(support::FOREVER, "forever.br").unwrap();
     let (x, y) = (
         cpu.stream_of(1, &[4]).unwrap(),
         cpu.stream_of(1, &[4]).unwrap(),

@@ -259,17 +259,32 @@ fn runtime_errors_print_a_message_and_exit_non_zero() {
 }
 
 #[test]
-fn bad_reductions_and_swaps_are_runtime_errors() {
+fn a_placeholder_stream_reaching_a_kernel_call_is_an_error() {
+    let path = scratch(
+        "placeholder.br",
+        "#include <stdio.h>\nkernel void k(float a<>, out float r<>) { r = a; }\n\
+         int main() { float a<0, 0>, r<4>; printf(\"%g\\n\", streamSize(a).x); k(a, r); printf(\"after\\n\"); return 0; }\n",
+    );
+    let o = run(brcc(&["check", &path]));
+    assert!(o.status.success(), "a zero extent declares a placeholder: {}", stderr(&o));
+    let o = run(brcc(&["run", &path, "--backend", "cpu"]));
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout(&o), "0\n");
+    assert!(
+        stderr(&o).starts_with("brook: error: a stream with a zero extent is a placeholder"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn bad_reductions_are_runtime_errors() {
     let cases = [
         (
             "float s<10>, r<3>; sum(s, r);",
             "must divide the input shape <10>",
         ),
         ("float2 s<4>; float v; sum(s, v);", "`sum`"),
-        (
-            "float a<4>, b<5>; streamSwap(a, b);",
-            "streamSwap needs two streams of one shape",
-        ),
     ];
     for (i, (body, message)) in cases.into_iter().enumerate() {
         let path = scratch(
@@ -317,7 +332,9 @@ fn cpp_writes_the_translation_and_its_header() {
         "{cpp}"
     );
     assert!(
-        cpp.contains("::brook::stream x(__brook_program(), \"float4\", ::brook::extents((4)))"),
+        cpp.contains(
+            "::brook::stream x(__brook_program(), \"float4\", ::brook::extents((4)), false, \"x\")"
+        ),
         "{cpp}"
     );
     assert!(cpp.contains("#line 8 "), "{cpp}");
@@ -683,14 +700,14 @@ fn a_kernel_file_checks_alone_and_its_cpp_comes_with_a_header() {
 fn check_finds_bad_host_calls_at_their_line_without_running() {
     let path = scratch(
         "bad_calls.br",
-        "kernel void k(float a<>, float s, out float r<>) { r = a * s; }\nint main() {\n    float a<4>, r<0>;\n    k(a, r);\n    k(a, a, r);\n    ::k(a);\n    return 0;\n}\n",
+        "kernel void k(float a<>, float s, out float r<>) { r = a * s; }\nint main() {\n    float a<4>, r<-2>;\n    k(a, r);\n    k(a, a, r);\n    ::k(a);\n    return 0;\n}\n",
     );
     let o = run(brcc(&["check", &path]));
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     for (message, at) in [
         (
-            "stream `r` has extent 0: extents must be positive",
+            "stream `r` has extent -2: extents must not be negative",
             "bad_calls.br:3:19",
         ),
         (
@@ -713,6 +730,27 @@ fn check_finds_bad_host_calls_at_their_line_without_running() {
         let location = err[found + expected.len()..].lines().next().unwrap();
         assert!(location.ends_with(at), "{message}: {location}");
     }
+}
+
+#[test]
+fn check_finds_bad_calls_of_another_files_kernels_at_their_line() {
+    let kernels = scratch(
+        "cross_kernels.br",
+        "kernel void scale(float a<>, float s, out float r<>) { r = a * s; }\n",
+    );
+    let main = scratch(
+        "cross_main.cpp",
+        "#include \"cross_kernels.hpp\"\nint main() {\n    float a<4>, r<4>;\n    scale(a, r);\n    scale(a, 2.0f, r);\n    return 0;\n}\n",
+    );
+    let o = run(brcc(&["check", &main, &kernels]));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    let expected = "error: kernel `scale` takes 3 argument(s) but is given 2\n  --> ";
+    let found = err.find(expected).unwrap_or_else(|| panic!("{err}"));
+    let location = err[found + expected.len()..].lines().next().unwrap();
+    assert!(location.ends_with("cross_main.cpp:4:5"), "{location}");
+    assert!(err.contains("    scale(a, r);\n") && err.contains('^'), "{err}");
+    assert_eq!(err.matches("error: ").count(), 1, "the right call passes: {err}");
 }
 
 /// A small program whose build is its own cache entry: it prints `k + 1`. Each test names
@@ -930,6 +968,19 @@ fn the_original_runtimes_internals_and_hand_written_shaders_are_refused_at_their
         "{err}"
     );
     assert!(err.contains("internals.br:3:5"), "{err}");
+
+    let path = scratch(
+        "depth_mask.cpp",
+        "int main() {\n    brook::write_mask m = brook::write_mask::create(4, 4);\n    return 0;\n}\n",
+    );
+    let o = run(brcc(&["check", &path]));
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("`write_mask` is not supported: the original's C++ write_mask"),
+        "{err}"
+    );
+    assert!(err.contains("depth_mask.cpp:2:12") && err.contains('^'), "{err}");
 }
 
 #[test]

@@ -1,119 +1,11 @@
-//! A backend defined here, outside the workspace's crates, plugs into the runtime: it wraps
-//! the CPU backend and counts the calls that reach it. Calls the runtime's checks refuse never
+//! A backend defined outside the workspace's crates (`support/counting.rs`) plugs into the
+//! runtime: it wraps the CPU backend and counts the calls that reach it. Calls the runtime's checks refuse never
 //! reach it, so a backend implements mechanisms, not rules.
 
-use std::any::Any;
-use std::cell::RefCell;
-use std::collections::BTreeMap;
-use std::rc::Rc;
+mod support;
 
-use brook::core::{
-    BackendProgram, BackendStream, Compiled, GatherOpCall, IterSpec, KernelCall, ReduceCall,
-    ReduceOutput, ScatterCall, StreamArg,
-};
-use brook::{args, Backend, BrookError, CpuBackend, ElementFormat, Runtime, ScatterOp, TraceEntry};
-
-/// Another backend, with every call counted by name.
-struct Counting {
-    inner: Rc<dyn Backend>,
-    calls: RefCell<BTreeMap<&'static str, usize>>,
-    /// Whether `map_reduce` says it fused (as GL does when it can): the output stream is
-    /// then the runtime's to write if it is read.
-    fuses: bool,
-}
-
-impl Counting {
-    fn count(&self, name: &'static str) {
-        *self.calls.borrow_mut().entry(name).or_default() += 1;
-    }
-
-    fn calls(&self, name: &str) -> usize {
-        self.calls.borrow().get(name).copied().unwrap_or(0)
-    }
-}
-
-impl Backend for Counting {
-    fn name(&self) -> &'static str {
-        "counting"
-    }
-    fn describe(&self) -> String {
-        format!("counting calls to {}", self.inner.describe())
-    }
-    fn create_stream(&self, f: &ElementFormat, s: &[usize]) -> Result<BackendStream, BrookError> {
-        self.count("create_stream");
-        self.inner.create_stream(f, s)
-    }
-    fn create_iter(&self, spec: &IterSpec) -> Result<BackendStream, BrookError> {
-        self.count("create_iter");
-        self.inner.create_iter(spec)
-    }
-    fn read(&self, stream: &StreamArg, data: &[f32]) -> Result<(), BrookError> {
-        self.count("read");
-        self.inner.read(stream, data)
-    }
-    fn write(&self, stream: &StreamArg, out: &mut [f32]) -> Result<(), BrookError> {
-        self.count("write");
-        self.inner.write(stream, out)
-    }
-    fn prepare(&self, program: &Rc<Compiled>) -> Result<BackendProgram, BrookError> {
-        self.count("prepare");
-        self.inner.prepare(program)
-    }
-    fn run_kernel(&self, call: &KernelCall) -> Result<Vec<usize>, BrookError> {
-        self.count("run_kernel");
-        self.inner.run_kernel(call)
-    }
-    fn reduce(&self, call: &ReduceCall, output: ReduceOutput) -> Result<(), BrookError> {
-        self.count("reduce");
-        self.inner.reduce(call, output)
-    }
-    fn map_reduce(
-        &self,
-        kernel: &KernelCall,
-        reduce: &ReduceCall,
-        output: ReduceOutput,
-    ) -> Result<bool, BrookError> {
-        self.count("map_reduce");
-        self.inner.map_reduce(kernel, reduce, output)?;
-        Ok(self.fuses)
-    }
-    fn scatter(&self, call: &ScatterCall) -> Result<(), BrookError> {
-        self.count("scatter");
-        self.inner.scatter(call)
-    }
-    fn gather_op(&self, call: &GatherOpCall) -> Result<(), BrookError> {
-        self.count("gather_op");
-        self.inner.gather_op(call)
-    }
-    fn set_write_mask(&self, mask: &StreamArg) -> Result<(), BrookError> {
-        self.count("set_write_mask");
-        self.inner.set_write_mask(mask)
-    }
-    fn begin_write_query(&self) -> Result<(), BrookError> {
-        self.count("begin_write_query");
-        self.inner.begin_write_query()
-    }
-    fn end_write_query(&self) -> Result<u64, BrookError> {
-        self.count("end_write_query");
-        self.inner.end_write_query()
-    }
-    fn swap(&self, a: &StreamArg, b: &StreamArg) -> Result<(), BrookError> {
-        self.count("swap");
-        self.inner.swap(a, b)
-    }
-    fn set_trace(&self, on: bool) {
-        self.inner.set_trace(on);
-    }
-    fn take_trace(&self) -> Vec<TraceEntry> {
-        self.inner.take_trace()
-    }
-    fn finish(&self) {
-        self.inner.finish();
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-}
+use brook::{args, BrookError, Runtime, ScatterOp};
+use support::counting::Counting;
 
 const SRC: &str =
     "kernel void saxpy(float a, float4 x<>, float4 y<>, out float4 r<>) { r = a * x + y; }
@@ -122,11 +14,7 @@ kernel void keep(float a<>, out float b<>) { if (a > 1.5) { b = a; } else { disc
 
 #[test]
 fn a_backend_defined_outside_runs_checked_calls() {
-    let counting = Rc::new(Counting {
-        inner: Rc::new(CpuBackend::default()),
-        calls: RefCell::new(BTreeMap::new()),
-        fuses: false,
-    });
+    let counting = Counting::cpu(false);
     let rt = Runtime::with_backend(counting.clone());
     assert_eq!(rt.backend_name(), "counting");
     let program = rt.compile(SRC, "custom.br").unwrap();
@@ -226,11 +114,7 @@ fn a_backend_defined_outside_runs_checked_calls() {
 /// read, and runs before a reduction that writes a stream it reads.
 #[test]
 fn a_backend_that_fuses_gets_a_call_and_the_reduction_of_its_output_together() {
-    let counting = Rc::new(Counting {
-        inner: Rc::new(CpuBackend::default()),
-        calls: RefCell::new(BTreeMap::new()),
-        fuses: true,
-    });
+    let counting = Counting::cpu(true);
     let rt = Runtime::with_backend(counting.clone());
     rt.set_automatic_fusion(true).unwrap();
     let program = rt

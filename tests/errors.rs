@@ -1,6 +1,6 @@
 //! Bad input gets a clear error, never a panic or an unchecked GL error.
 
-use brook::{args, BrookError, ContextOptions, Runtime};
+use brook::{args, BrookError, ContextOptions, Runtime, ScatterOp};
 
 const SAXPY: &str = "kernel void saxpy(float a, float4 x<>, float4 y<>, out float4 result<>) {
     result = a * x + y;
@@ -237,4 +237,177 @@ fn a_file_name_with_a_newline_stays_inside_the_shader_comments() {
     a.read(&[1.0, 2.0]).unwrap();
     gl.run(&p, "inc", args![&a, &b]).unwrap();
     assert_eq!(b.to_vec().unwrap(), [2.0, 3.0]);
+}
+
+/// Brook's call rules are brook-core's, so every backend refuses a call that breaks one with
+/// the same variant before the backend sees it (the wgpu and CPU engines no longer check
+/// them): arguments, vouts, the write-mask state, reductions and scatters.
+#[test]
+fn broken_call_rules_are_cores_variants_on_every_backend() {
+    for rt in [
+        Runtime::gl().unwrap(),
+        Runtime::wgpu().unwrap(),
+        Runtime::cpu(),
+    ] {
+        let name = rt.backend_name();
+        let p = rt
+            .compile(
+                "kernel void k(float a<>, out float r<>, out float q<>) { r = a; q = a; }\n\
+                 kernel void v(float a<>, vout[1] float o<>) { o = a; push(o); }\n\
+                 reduce void sum(float a<>, reduce float r<>) { r += a; }",
+                "rules.br",
+            )
+            .unwrap();
+        let s = |c: u8, n: usize| rt.stream_of(c, &[n]).unwrap();
+        let (a, r, q, w) = (s(1, 4), s(1, 4), s(1, 4), s(2, 4));
+        let iter = rt
+            .iter(brook::IterSpec::new(&[4], 1, [0.0; 4], [4.0; 4]).unwrap())
+            .unwrap();
+        let param = |e: BrookError, want: &str| {
+            assert!(
+                matches!(&e, BrookError::ArgumentType { param, .. } if param == want),
+                "{name}: {e}"
+            );
+        };
+        // Elements of another size; an iterator as an output.
+        param(
+            rt.run(&p, "k", args![&w, &r, &q])
+                .map_err(unplaced)
+                .unwrap_err(),
+            "a",
+        );
+        param(
+            rt.run(&p, "k", args![&a, &iter, &q])
+                .map_err(unplaced)
+                .unwrap_err(),
+            "r",
+        );
+        // A vout without room for N per element.
+        let e = rt
+            .run(&p, "v", args![&a, &s(1, 2)])
+            .map_err(unplaced)
+            .unwrap_err();
+        assert!(
+            matches!(&e, BrookError::ShapeMismatch { .. })
+                && e.to_string().contains("vout `o` needs room for 4"),
+            "{name}: {e}"
+        );
+        // The write-mask state: enabling none, ending no query, a second query, a mask or a
+        // query on a vout kernel, a mask of another shape than the outputs.
+        let state = |e: BrookError, call: &str| {
+            assert!(
+                matches!(&e, BrookError::State { call: c, .. } if c == call),
+                "{name}: {e}"
+            );
+        };
+        state(
+            rt.enable_write_mask().map_err(unplaced).unwrap_err(),
+            "streamEnableWriteMask",
+        );
+        state(
+            rt.end_write_query().map_err(unplaced).unwrap_err(),
+            "streamEndWriteQuery",
+        );
+        rt.begin_write_query().unwrap();
+        state(
+            rt.begin_write_query().map_err(unplaced).unwrap_err(),
+            "streamBeginWriteQuery",
+        );
+        let e = rt
+            .run(&p, "v", args![&a, &r])
+            .map_err(unplaced)
+            .unwrap_err();
+        assert!(
+            matches!(&e, BrookError::Unsupported { call, .. } if call == "kernel `v`"),
+            "{name}: {e}"
+        );
+        rt.end_write_query().unwrap();
+        rt.set_write_mask(&s(1, 5)).unwrap();
+        rt.enable_write_mask().unwrap();
+        let e = rt
+            .run(&p, "k", args![&a, &r, &q])
+            .map_err(unplaced)
+            .unwrap_err();
+        assert!(
+            matches!(&e, BrookError::ShapeMismatch { .. })
+                && e.to_string().contains("write mask has shape <5>"),
+            "{name}: {e}"
+        );
+        rt.disable_write_mask().unwrap();
+        // Reductions: a kernel as the reduce function, into its own input, into a stream
+        // whose shape does not divide the input's, with arguments it does not take.
+        let e = rt
+            .reduce_to_stream(&p, "k", &a, &r, args![])
+            .map_err(unplaced)
+            .unwrap_err();
+        assert!(
+            matches!(&e, BrookError::Unknown { name, .. } if name == "k"),
+            "{name}: {e}"
+        );
+        let e = rt
+            .reduce_to_stream(&p, "sum", &a, &a, args![])
+            .map_err(unplaced)
+            .unwrap_err();
+        assert!(matches!(&e, BrookError::Aliasing { .. }), "{name}: {e}");
+        let e = (rt.reduce_to_stream(&p, "sum", &a, &s(1, 3), args![]))
+            .map_err(unplaced)
+            .unwrap_err();
+        assert!(
+            matches!(&e, BrookError::ShapeMismatch { .. }),
+            "{name}: {e}"
+        );
+        let e = rt
+            .reduce_to_value(&p, "sum", &a, args![1.0f32])
+            .map_err(unplaced)
+            .unwrap_err();
+        assert!(
+            matches!(
+                &e,
+                BrookError::ArgumentCount {
+                    expected: 0,
+                    got: 1,
+                    ..
+                }
+            ),
+            "{name}: {e}"
+        );
+        // Scatters: one stream in two roles, an index of the wrong width, index and data of
+        // different lengths, a combiner that is no reduce function.
+        let index = s(1, 4);
+        index.read(&[0.0, 1.0, 2.0, 3.0]).unwrap();
+        let e = rt
+            .scatter(&a, &index, &a, ScatterOp::Add)
+            .map_err(unplaced)
+            .unwrap_err();
+        assert!(matches!(&e, BrookError::Aliasing { .. }), "{name}: {e}");
+        param(
+            rt.scatter(&a, &w, &r, ScatterOp::Add)
+                .map_err(unplaced)
+                .unwrap_err(),
+            "index",
+        );
+        let e = rt
+            .scatter(&a, &index, &s(1, 5), ScatterOp::Add)
+            .map_err(unplaced)
+            .unwrap_err();
+        assert!(
+            matches!(&e, BrookError::ShapeMismatch { .. }),
+            "{name}: {e}"
+        );
+        let e = (rt.scatter(&a, &index, &r, ScatterOp::Reduce(&p, "k")))
+            .map_err(unplaced)
+            .unwrap_err();
+        assert!(
+            matches!(&e, BrookError::Unknown { name, .. } if name == "k"),
+            "{name}: {e}"
+        );
+    }
+}
+
+/// An error without the Brook line the runtime placed it at.
+fn unplaced(e: BrookError) -> BrookError {
+    match e {
+        BrookError::At { error, .. } => *error,
+        e => e,
+    }
 }

@@ -428,18 +428,20 @@ fn the_docs_sites_load_and_their_screenshots_are_not_blank() {
         Some(dir) => root.join(dir),
         None => site_dir("docs"),
     };
-    let sites: [(&str, &str, &[&str]); 6] = [
-        ("saxpy", "saxpy", &[]),
-        ("reduction", "reduce_sum", &[]),
-        ("scatter", "scatter", &[]),
-        ("mask", "gather_op_and_masks", &[]),
-        ("vout", "vout_from_host", &[]),
-        ("backends", "saxpy", &["--backend", "gl,cpu,wgpu"]),
+    let sites: [(&str, &str, &[&str]); 7] = [
+        ("saxpy", "programs/saxpy", &[]),
+        ("reduction", "programs/reduce_sum", &[]),
+        ("scatter", "programs/scatter", &[]),
+        ("mask", "programs/gather_op_and_masks", &[]),
+        ("vout", "programs/vout_from_host", &[]),
+        ("backends", "programs/saxpy", &["--backend", "gl,cpu,wgpu"]),
+        // The page loads with the history of the first element clicked: the panel shows.
+        ("why", "why/reduce_2d", &["--why"]),
     ];
     for (name, program, extra) in sites {
         let dir = out.join(name);
         let _ = std::fs::remove_dir_all(&dir);
-        let program = Path::new("tests/programs").join(format!("{program}.br"));
+        let program = Path::new("tests").join(format!("{program}.br"));
         let (status, _, err) = brcc_explain(&program, &dir, extra);
         assert_eq!(status, Some(0), "{name}: {err}");
         let page = dir.canonicalize().unwrap().join("index.html");
@@ -654,6 +656,51 @@ fn brcc_explain_shows_kernels_fused_into_the_reductions_of_their_output() {
         3,
         "every reduction computes the kernel"
     );
+}
+
+/// `brcc explain --why`: every element of a small result picture carries its history (as
+/// `brcc why` gives it, `tests/why.rs`), and in a real browser a click on an element shows it
+/// in the panel, its steps linking to their cards; on every backend.
+#[test]
+fn brcc_explain_why_shows_an_elements_history_on_click() {
+    let program = Path::new("tests/why/reduce_2d.br");
+    for backend in ["gl", "cpu", "wgpu"] {
+        let dir = site_dir(&format!("brcc-why-{backend}"));
+        let (status, _, err) = brcc_explain(program, &dir, &["--why", "--backend", backend]);
+        assert_eq!(status, Some(0), "{err}");
+        let why = std::fs::read_to_string(dir.join("why.js")).unwrap();
+        // s = the 2×2 block sums of b = 2a (a = 1..16): s[1][0] = 18 + 20 + 26 + 28, on the
+        // reduction's card (2), its elements from the kernel's (1).
+        assert!(
+            why.contains("{t:\"s[1][0] = 92: reduction `sum` (Brook line 2), operation 3"),
+            "{backend}: {why}"
+        );
+        assert!(
+            why.contains(
+                "{t:\"b[3][1] = 28: kernel `twice` (Brook line 6), operation 2, out `b`\",c:1,"
+            ),
+            "{backend}"
+        );
+        let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+        assert_eq!(
+            html.matches(" data-why=\"").count(),
+            2,
+            "{backend}: b and s"
+        );
+        let Some(browser) = browser() else {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "no Chromium on PATH under CI"
+            );
+            continue;
+        };
+        let page = dir.canonicalize().unwrap().join("index.html");
+        let (status, stderr) = load_in_browser(&browser, &page);
+        assert!(
+            status.starts_with("ok: ") && status.ends_with(", history b[0][0] = 2: kernel `twice` (Brook line 6), operation 2, out `b` (2 steps, 1 card links)"),
+            "{backend}: {status}\n{stderr}"
+        );
+    }
 }
 
 /// `brcc explain --backend gl,cpu,wgpu`: the program runs on each (its output printed once

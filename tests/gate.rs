@@ -3,25 +3,16 @@
 //! flushed by hand. For each operation, a call waits on every backend and GL layout (fusion
 //! switched on where the backend does not fuse) and the operation touches it; everything the
 //! operation sees or leaves must be what running the call at once gives — the CPU without
-//! fusion — bit for bit (small integers: every order of summation is exact). Then a backend
-//! defined here adds an operation of its own, which gets the waiting call's output without a
-//! flush written for it.
+//! fusion — bit for bit (small integers: every order of summation is exact). Then an operation
+//! of a backend's own (over the support's counting backend) gets the waiting call's output
+//! without a flush written for it.
 
 mod support;
 
-use std::any::Any;
-use std::cell::Cell;
-use std::rc::Rc;
-
-use brook::core::{
-    BackendProgram, BackendStream, Compiled, GatherOpCall, IterSpec, KernelCall, ReduceCall,
-    ReduceOutput, ScatterCall, StreamArg,
-};
-use brook::{
-    args, Backend, BrookError, CpuBackend, ElementFormat, GatherOp, Program, Runtime, ScatterOp,
-    Stream, TraceEntry,
-};
-use support::runtimes;
+use brook::core::StreamArg;
+use brook::{args, BrookError, GatherOp, Program, Runtime, ScatterOp, Stream, TraceEntry};
+use support::counting::Counting;
+use support::{ints, runtimes};
 
 const SRC: &str = "
     kernel void twice(float a<>, out float b<>) { b = 2.0 * a; }
@@ -32,13 +23,6 @@ const SRC: &str = "
 /// The streams' shape: 64 elements, two-dimensional for reductions to a stream.
 const SHAPE: [usize; 2] = [8, 8];
 const N: usize = 64;
-
-/// Small integers with repeats, signs and zeros.
-fn ints(n: usize, salt: usize) -> Vec<f32> {
-    (0..n)
-        .map(|i| ((i * 7 + 3 + salt) % 13) as f32 - 6.0)
-        .collect()
-}
 
 /// One scenario's runtime and program, and `twice(x, y)`: the call that waits. `y` holds other
 /// values before it, so an operation that ran before the call would see them.
@@ -83,6 +67,13 @@ impl Case<'_> {
         self.rt.reduce_to_value(&self.p, "sum", s, args![]).unwrap()
     }
 
+    /// The output (read first: reading may run the waiting call, into the trace if it is on)
+    /// after how many `twice` calls the trace then shows.
+    fn output_then_traced(&self) -> Seen {
+        let seen = self.y.to_vec().unwrap();
+        [vec![self.traced_calls()], seen].concat()
+    }
+
     /// How many `twice` calls the trace since the last take shows.
     fn traced_calls(&self) -> f32 {
         let trace = self.rt.take_trace();
@@ -97,6 +88,11 @@ impl Case<'_> {
 /// What an operation saw and left, for comparison.
 type Seen = Vec<f32>;
 
+/// The contents of `streams`, one after another, read in that order.
+fn contents(streams: &[&Stream]) -> Seen {
+    streams.iter().flat_map(|s| s.to_vec().unwrap()).collect()
+}
+
 /// A scenario: calls `twice` (or lets the operation under test surround it) and returns what
 /// it observed.
 type Scenario = fn(&Case) -> Seen;
@@ -106,7 +102,7 @@ const OPERATIONS: &[(&str, Scenario)] = &[
     ("streamRead into its input", |c| {
         c.call();
         c.x.read(&ints(N, 5)).unwrap();
-        [c.y.to_vec().unwrap(), c.x.to_vec().unwrap()].concat()
+        contents(&[&c.y, &c.x])
     }),
     ("streamRead into its output", |c| {
         c.call();
@@ -119,7 +115,7 @@ const OPERATIONS: &[(&str, Scenario)] = &[
             .unwrap()
             .read(&[9.0; 8])
             .unwrap();
-        [c.y.to_vec().unwrap(), c.x.to_vec().unwrap()].concat()
+        contents(&[&c.y, &c.x])
     }),
     ("streamWrite of its output", |c| {
         c.call();
@@ -144,13 +140,13 @@ const OPERATIONS: &[(&str, Scenario)] = &[
         let z = c.stream(&SHAPE, 2);
         c.call();
         c.run("bump", args![&c.y, &z]);
-        [z.to_vec().unwrap(), c.y.to_vec().unwrap()].concat()
+        contents(&[&z, &c.y])
     }),
     ("a kernel call writing its input", |c| {
         let w = c.stream(&SHAPE, 3);
         c.call();
         c.run("bump", args![&w, &c.x]);
-        [c.y.to_vec().unwrap(), c.x.to_vec().unwrap()].concat()
+        contents(&[&c.y, &c.x])
     }),
     ("a kernel call reading a domain of its output", |c| {
         let z = c.stream(&[4, 2], 2);
@@ -173,7 +169,7 @@ const OPERATIONS: &[(&str, Scenario)] = &[
         c.call();
         c.rt.reduce_to_stream(&c.p, "sum", &c.y, &r, args![])
             .unwrap();
-        [r.to_vec().unwrap(), c.y.to_vec().unwrap()].concat()
+        contents(&[&r, &c.y])
     }),
     ("a reduction of its input", |c| {
         c.call();
@@ -184,7 +180,7 @@ const OPERATIONS: &[(&str, Scenario)] = &[
         c.call();
         c.rt.reduce_to_stream(&c.p, "sum", &w, &c.x, args![])
             .unwrap();
-        [c.y.to_vec().unwrap(), c.x.to_vec().unwrap()].concat()
+        contents(&[&c.y, &c.x])
     }),
     ("a kernel and reduction at once reading its output", |c| {
         let z = c.rt.stream_of(1, &SHAPE).unwrap();
@@ -214,7 +210,7 @@ const OPERATIONS: &[(&str, Scenario)] = &[
         c.call();
         c.rt.scatter(&c.x, &index, &data, ScatterOp::Replace)
             .unwrap();
-        [c.y.to_vec().unwrap(), c.x.to_vec().unwrap()].concat()
+        contents(&[&c.y, &c.x])
     }),
     ("a gather-op fetching its output", |c| {
         let (index, dst) = (c.index(16, 5), c.stream(&[16], 1));
@@ -227,12 +223,7 @@ const OPERATIONS: &[(&str, Scenario)] = &[
         c.call();
         c.rt.gather_op(&dst, &index, &c.x, GatherOp::Increment)
             .unwrap();
-        [
-            c.y.to_vec().unwrap(),
-            c.x.to_vec().unwrap(),
-            dst.to_vec().unwrap(),
-        ]
-        .concat()
+        contents(&[&c.y, &c.x, &dst])
     }),
     (
         "a write mask taken from its output, enabled, then cleared",
@@ -245,7 +236,7 @@ const OPERATIONS: &[(&str, Scenario)] = &[
             c.run("bump", args![&c.x, &z]);
             c.rt.disable_write_mask().unwrap();
             c.run("bump", args![&c.x, &c.y]);
-            [z.to_vec().unwrap(), c.y.to_vec().unwrap()].concat()
+            contents(&[&z, &c.y])
         },
     ),
     ("a write mask enabled while it waits", |c| {
@@ -262,13 +253,13 @@ const OPERATIONS: &[(&str, Scenario)] = &[
         let z = c.stream(&SHAPE, 2);
         c.call();
         c.rt.swap(&c.y, &z).unwrap();
-        [c.y.to_vec().unwrap(), z.to_vec().unwrap()].concat()
+        contents(&[&c.y, &z])
     }),
     ("streamSwap of its input", |c| {
         let w = c.stream(&SHAPE, 3);
         c.call();
         c.rt.swap(&c.x, &w).unwrap();
-        [c.y.to_vec().unwrap(), c.x.to_vec().unwrap()].concat()
+        contents(&[&c.y, &c.x])
     }),
     ("its output lent and read by the backend itself", |c| {
         c.call();
@@ -296,16 +287,14 @@ const OPERATIONS: &[(&str, Scenario)] = &[
         c.call();
         // It runs before the trace starts.
         c.rt.set_trace(true);
-        let seen = c.y.to_vec().unwrap();
-        [vec![c.traced_calls()], seen].concat()
+        c.output_then_traced()
     }),
     ("the trace switched off", |c| {
         c.rt.set_trace(true);
         c.call();
         // It runs into the trace before the trace stops.
         c.rt.set_trace(false);
-        let seen = c.y.to_vec().unwrap();
-        [vec![c.traced_calls()], seen].concat()
+        c.output_then_traced()
     }),
     ("the trace taken", |c| {
         c.rt.set_trace(true);
@@ -339,12 +328,7 @@ const QUERY: Scenario = |c| {
 
 fn observe(rt: &Runtime, scenario: Scenario) -> Seen {
     let p = rt.compile(SRC, "gate.br").unwrap();
-    let (x, y) = (
-        rt.stream_of(1, &SHAPE).unwrap(),
-        rt.stream_of(1, &SHAPE).unwrap(),
-    );
-    x.read(&ints(N, 0)).unwrap();
-    y.read(&ints(N, 1)).unwrap();
+    let (x, y) = inputs(rt);
     scenario(&Case { rt, p, x, y })
 }
 
@@ -382,12 +366,7 @@ fn a_write_query_does_not_count_the_waiting_call() {
 fn finish_runs_the_waiting_call() {
     let cpu = Runtime::cpu();
     cpu.set_automatic_fusion(true).unwrap();
-    let p = cpu
-        .compile(
-            "kernel void forever(float x<>, out float y<>) {\n  float a = x;\n  while (a > -1.0) { a += 1.0; }\n  y = a;\n}",
-            "forever.br",
-        )
-        .unwrap();
+    let p = cpu.compile(support::FOREVER, "forever.br").unwrap();
     let [x, y, z] = [0; 3].map(|_| cpu.stream_of(1, &[4]).unwrap());
     x.read(&[0.0; 4]).unwrap();
     cpu.set_time_limit(Some(std::time::Duration::from_millis(50)))
@@ -406,12 +385,7 @@ fn finish_runs_the_waiting_call() {
 fn gl_textures_lend_the_waiting_calls_output() {
     let gl = Runtime::gl().unwrap();
     let p = gl.compile(SRC, "gate.br").unwrap();
-    let (x, y) = (
-        gl.stream_of(1, &SHAPE).unwrap(),
-        gl.stream_of(1, &SHAPE).unwrap(),
-    );
-    x.read(&ints(N, 0)).unwrap();
-    y.read(&ints(N, 1)).unwrap();
+    let (x, y) = inputs(&gl);
     gl.run(&p, "twice", args![&x, &y]).unwrap();
     let textures = y.gl_textures().unwrap().expect("a GL stream has textures");
     let mut seen = vec![0.0; N];
@@ -427,12 +401,7 @@ fn wgpu_buffers_lend_the_waiting_calls_output() {
     let rt = support::wgpu();
     rt.set_automatic_fusion(true).unwrap();
     let p = rt.compile(SRC, "gate.br").unwrap();
-    let (x, y) = (
-        rt.stream_of(1, &SHAPE).unwrap(),
-        rt.stream_of(1, &SHAPE).unwrap(),
-    );
-    x.read(&ints(N, 0)).unwrap();
-    y.read(&ints(N, 1)).unwrap();
+    let (x, y) = inputs(&rt);
     rt.run(&p, "twice", args![&x, &y]).unwrap();
     let backend = rt.as_wgpu().unwrap();
     let (device, queue) = (backend.device(), backend.queue());
@@ -462,140 +431,66 @@ fn wgpu_buffers_lend_the_waiting_calls_output() {
     assert_eq!(seen, want);
 }
 
-/// A backend defined here: the CPU's, saying it fuses (so automatic fusion is on by default
-/// and calls wait), counting the kernel calls that reach it, with an operation of its own.
-struct Summing {
-    inner: CpuBackend,
-    kernels: Cell<usize>,
-}
-
-impl Summing {
-    /// The new operation: the sum of a stream's floats, from its storage as the runtime lends
-    /// it ([`Stream::storage`]). No flush is written for it: lending passes the gate.
-    fn total(&self, stream: &Stream) -> Result<f32, BrookError> {
-        let lent = StreamArg {
-            storage: stream.storage()?,
-            format: stream.format(),
-            shape: stream.shape(),
-            domain: None,
-            iter: None,
-        };
-        let mut values = vec![0.0; stream.len() * stream.floats_per_element()];
-        self.inner.write(&lent, &mut values)?;
-        Ok(values.iter().sum())
-    }
-}
-
-impl Backend for Summing {
-    fn name(&self) -> &'static str {
-        "summing"
-    }
-    fn describe(&self) -> String {
-        "the CPU with an operation of its own".into()
-    }
-    fn fuses(&self) -> bool {
-        true
-    }
-    fn create_stream(&self, f: &ElementFormat, s: &[usize]) -> Result<BackendStream, BrookError> {
-        self.inner.create_stream(f, s)
-    }
-    fn create_iter(&self, spec: &IterSpec) -> Result<BackendStream, BrookError> {
-        self.inner.create_iter(spec)
-    }
-    fn read(&self, stream: &StreamArg, data: &[f32]) -> Result<(), BrookError> {
-        self.inner.read(stream, data)
-    }
-    fn write(&self, stream: &StreamArg, out: &mut [f32]) -> Result<(), BrookError> {
-        self.inner.write(stream, out)
-    }
-    fn prepare(&self, program: &Rc<Compiled>) -> Result<BackendProgram, BrookError> {
-        self.inner.prepare(program)
-    }
-    fn run_kernel(&self, call: &KernelCall) -> Result<Vec<usize>, BrookError> {
-        self.kernels.set(self.kernels.get() + 1);
-        self.inner.run_kernel(call)
-    }
-    fn reduce(&self, call: &ReduceCall, output: ReduceOutput) -> Result<(), BrookError> {
-        self.inner.reduce(call, output)
-    }
-    fn scatter(&self, call: &ScatterCall) -> Result<(), BrookError> {
-        self.inner.scatter(call)
-    }
-    fn gather_op(&self, call: &GatherOpCall) -> Result<(), BrookError> {
-        self.inner.gather_op(call)
-    }
-    fn set_write_mask(&self, mask: &StreamArg) -> Result<(), BrookError> {
-        self.inner.set_write_mask(mask)
-    }
-    fn begin_write_query(&self) -> Result<(), BrookError> {
-        self.inner.begin_write_query()
-    }
-    fn end_write_query(&self) -> Result<u64, BrookError> {
-        self.inner.end_write_query()
-    }
-    fn swap(&self, a: &StreamArg, b: &StreamArg) -> Result<(), BrookError> {
-        self.inner.swap(a, b)
-    }
-    fn set_trace(&self, on: bool) {
-        self.inner.set_trace(on);
-    }
-    fn take_trace(&self) -> Vec<TraceEntry> {
-        self.inner.take_trace()
-    }
-    fn finish(&self) {
-        self.inner.finish();
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-}
-
-#[test]
-fn a_new_operation_gets_the_waiting_calls_output_without_a_flush_of_its_own() {
-    let rt = Runtime::with_backend(Rc::new(Summing {
-        inner: CpuBackend::default(),
-        kernels: Cell::new(0),
-    }));
-    fn summing(rt: &Runtime) -> &Summing {
-        (rt.backend().as_any().downcast_ref()).expect("the runtime's backend is Summing")
-    }
+/// `twice`'s input and output on `rt`, holding different values (so an operation that ran
+/// before the call would see the output's old ones).
+fn inputs(rt: &Runtime) -> (Stream, Stream) {
     let (x, y) = (
         rt.stream_of(1, &SHAPE).unwrap(),
         rt.stream_of(1, &SHAPE).unwrap(),
     );
     x.read(&ints(N, 0)).unwrap();
     y.read(&ints(N, 1)).unwrap();
+    (x, y)
+}
+
+/// An operation of a backend's own: the sum of a stream's floats, from its storage as the
+/// runtime lends it ([`Stream::storage`]), read by the backend under the support's
+/// `Counting`. No flush is written for it: lending passes the gate.
+fn total(backend: &Counting, stream: &Stream) -> Result<f32, BrookError> {
+    let lent = StreamArg {
+        storage: stream.storage()?,
+        format: stream.format(),
+        shape: stream.shape(),
+        domain: None,
+        iter: None,
+    };
+    let mut values = vec![0.0; stream.len() * stream.floats_per_element()];
+    backend.inner.write(&lent, &mut values)?;
+    Ok(values.iter().sum())
+}
+
+#[test]
+fn a_new_operation_gets_the_waiting_calls_output_without_a_flush_of_its_own() {
+    // The CPU, saying it fuses (so automatic fusion is on by default and calls wait),
+    // counting the kernel calls that reach it.
+    let counting = Counting::cpu(true);
+    let rt = Runtime::with_backend(counting.clone());
+    let kernels = || counting.calls("run_kernel");
+    let (x, y) = inputs(&rt);
     // `twice(x, y)`, waiting: of a fresh program each time, as a kernel whose call waited
-    // for no reduction runs at once from then on (kept alive: kernels are told apart by
-    // their program's address).
-    let programs = std::cell::RefCell::new(Vec::new());
+    // for no reduction runs at once from then on.
     let call = || {
         let p = rt.compile(SRC, "gate.br").unwrap();
         rt.run(&p, "twice", args![&x, &y]).unwrap();
-        programs.borrow_mut().push(p);
     };
     call();
-    assert_eq!(
-        summing(&rt).kernels.get(),
-        0,
-        "a backend that fuses: the call waits"
-    );
+    assert_eq!(kernels(), 0, "a backend that fuses: the call waits");
     let want: f32 = ints(N, 0).iter().map(|v| 2.0 * v).sum();
-    assert_eq!(summing(&rt).total(&y).unwrap(), want);
-    assert_eq!(summing(&rt).kernels.get(), 1, "lending its output ran it");
+    assert_eq!(total(&counting, &y).unwrap(), want);
+    assert_eq!(kernels(), 1, "lending its output ran it");
     // Its input lent: the borrower may change it, so the call runs first.
     call();
     assert_eq!(
-        summing(&rt).total(&x).unwrap(),
+        total(&counting, &x).unwrap(),
         ints(N, 0).iter().sum::<f32>()
     );
-    assert_eq!(summing(&rt).kernels.get(), 2);
+    assert_eq!(kernels(), 2);
     // A stream it does not use: it keeps waiting.
     let z = rt.stream_of(1, &SHAPE).unwrap();
     z.read(&[1.0; N]).unwrap();
     call();
-    assert_eq!(summing(&rt).total(&z).unwrap(), N as f32);
-    assert_eq!(summing(&rt).kernels.get(), 2, "still waiting");
-    assert_eq!(summing(&rt).total(&y).unwrap(), want);
-    assert_eq!(summing(&rt).kernels.get(), 3);
+    assert_eq!(total(&counting, &z).unwrap(), N as f32);
+    assert_eq!(kernels(), 2, "still waiting");
+    assert_eq!(total(&counting, &y).unwrap(), want);
+    assert_eq!(kernels(), 3);
 }

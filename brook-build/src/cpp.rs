@@ -26,7 +26,7 @@ use brook_frontend::check::types::builtin_type;
 use brook_frontend::Diagnostics;
 use brook_ir::{Function, FunctionKind, Module, ParamClass, Type};
 
-use crate::items::ItemKind;
+use crate::items::{Item, ItemKind};
 use crate::program::Program;
 use crate::signature::{host_param, HostParam};
 use crate::streams::StreamDecl;
@@ -90,6 +90,10 @@ pub fn translate(program: &Program) -> Result<String, Diagnostics> {
                 entry = Some(if rename { "__brook_main" } else { "main" });
                 out.push_str(&rewrite(program, i, rename));
             }
+            ItemKind::Type { .. } if program.in_kernels[i] => {
+                out.push_str(&rewrite(program, i, false));
+                out.push_str(&element_names(program, item));
+            }
             _ => out.push_str(&rewrite(program, i, false)),
         }
         out.push('\n');
@@ -121,6 +125,7 @@ pub fn header(program: &Program, guard: &str) -> String {
     {
         out.push_str(&program.source[item.span.clone()]);
         out.push('\n');
+        out.push_str(&element_names(program, item));
     }
     for stub in stubs(&program.module) {
         let Ok(text) = stub.text else { continue };
@@ -129,6 +134,24 @@ pub fn header(program: &Program, guard: &str) -> String {
         }
     }
     let _ = writeln!(out, "\n#endif  // {guard}");
+    out
+}
+
+/// After a kernel type's definition: its name for the runtime, so that the original's
+/// `stream::create<T>(…)` makes a stream of it (`brook::element_name` in brook.hpp).
+fn element_names(program: &Program, item: &Item) -> String {
+    let ItemKind::Type { names } = &item.kind else {
+        return String::new();
+    };
+    let mut out = String::new();
+    for s in program.module.structs.iter().filter(|s| names.contains(&s.name)) {
+        let _ = writeln!(
+            out,
+            "namespace brook {{ template <> struct element_name< ::{0}> {{ static const char* get() {{ return {1}; }} }}; }}",
+            s.name,
+            c_string(&s.name)
+        );
+    }
     out
 }
 
@@ -383,8 +406,10 @@ fn stream_edits(
     let bytes = |r: &std::ops::Range<usize>| toks[r.start].span.start..toks[r.end - 1].span.end;
     let mut edits = vec![(bytes(&decl.head), "::brook::stream".to_string())];
     let ty = &decl.type_name;
-    let lazy = if lazy { ", true" } else { "" };
+    // The variable's name follows, for element histories (`brcc why`).
+    let lazy = if lazy { "true" } else { "false" };
     for d in &decl.declarators {
+        let named = format!(", {lazy}, {}", c_string(&d.name));
         let extents = d
             .extents
             .iter()
@@ -395,13 +420,13 @@ fn stream_edits(
             _ if d.pointers > 0 => format!("{}{}", "*".repeat(d.pointers), d.name),
             (_, true) => format!("&{}", d.name),
             (Some((a, b)), false) => format!(
-                "{}(::brook::iter_stream<{ty}>(::brook::extents({extents}), ({}), ({}){lazy}))",
+                "{}(::brook::iter_stream<{ty}>(::brook::extents({extents}), ({}), ({}){named}))",
                 d.name,
                 &src[a.clone()],
                 &src[b.clone()]
             ),
             (None, false) => format!(
-                "{}(__brook_program(), {}, ::brook::extents({extents}){lazy})",
+                "{}(__brook_program(), {}, ::brook::extents({extents}){named})",
                 d.name,
                 c_string(ty)
             ),
@@ -461,12 +486,12 @@ mod tests {
         );
         assert!(
             cpp.contains(
-                "::brook::stream a(__brook_program(), \"float\", ::brook::extents((n), (2)));"
+                "::brook::stream a(__brook_program(), \"float\", ::brook::extents((n), (2)), false, \"a\");"
             ),
             "{cpp}"
         );
         assert!(
-            cpp.contains("::brook::stream i(::brook::iter_stream<float2>(::brook::extents((4)), (float2(0, 1)), (float2(4, 5))));"),
+            cpp.contains("::brook::stream i(::brook::iter_stream<float2>(::brook::extents((4)), (float2(0, 1)), (float2(4, 5)), false, \"i\"));"),
             "{cpp}"
         );
         assert!(cpp.contains("int main()"), "{cpp}");

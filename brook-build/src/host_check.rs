@@ -1,7 +1,7 @@
 //! What can be found wrong in host code without running it (`brcc check`, and before any
 //! build): calls of kernels and reductions with the wrong number of arguments, a stream where
 //! the parameter is a constant or a constant where it is a stream, a stream declared with a
-//! constant extent that is zero or negative, and operations this runtime lacks. Each is
+//! constant extent that is negative, and operations this runtime lacks. Each is
 //! reported at its line. Only what is certain is reported: an argument that is an expression
 //! is left to the run-time checks.
 
@@ -19,7 +19,8 @@ use crate::scan::{Kind, Token};
 const NOT_YET: &[&str] = &["indexof"];
 
 /// What host code written for the original may reach that this runtime refuses, with why:
-/// the original CPU runtime's internals, and kernels hand-written as ps20/fp30 assembly.
+/// the original CPU runtime's internals, kernels hand-written as ps20/fp30 assembly, and its
+/// depth-buffer write mask.
 const REFUSED: &[(&str, &str)] = &[
     ("__BrtFloat1", CPU_INTERNALS),
     ("__BrtFloat2", CPU_INTERNALS),
@@ -29,11 +30,15 @@ const REFUSED: &[(&str, &str)] = &[
     ("castToArg", CPU_INTERNALS),
     ("gpu_kernel_desc", SHADERS),
     ("cpu_kernel_desc", SHADERS),
+    ("write_mask", DEPTH_MASK),
 ];
 const CPU_INTERNALS: &str = "it belongs to the original CPU runtime's internals, which this \
     runtime does not have; use float..float4 and streamRead/streamWrite";
 const SHADERS: &str = "kernels hand-written as GPU assembly (ps20/fp30) are not supported; \
     write the kernel in Brook";
+const DEPTH_MASK: &str = "the original's C++ write_mask (a depth-buffer mask that kernel calls \
+    set where they write and test) has no equivalent here; use a mask stream with \
+    streamSetWriteMask and streamEnableWriteMask";
 
 /// Every problem found in `program`'s host code; `not_callable` names the kernels host code
 /// cannot call, with why.
@@ -84,7 +89,8 @@ pub fn check(program: &Program, not_callable: &[(&str, &str)]) -> Vec<Diagnostic
     errors
 }
 
-/// A constant extent that is zero or negative: `float s<0>;`.
+/// A constant extent that is negative: `float s<-1>;`. (A zero extent declares the
+/// original's placeholder, `float3 s<0, 0>`, which a swap replaces before use.)
 fn extent_errors(program: &Program) -> Vec<Diagnostic> {
     let src = &program.source;
     let mut errors = Vec::new();
@@ -93,17 +99,17 @@ fn extent_errors(program: &Program) -> Vec<Diagnostic> {
             for r in &d.extents {
                 let text = src[r.clone()].trim();
                 if let Ok(v) = text.parse::<i64>() {
-                    if v <= 0 {
+                    if v < 0 {
                         let span = Span::new(r.start, r.end);
                         errors.push(
                             Diagnostic::error(
                                 format!(
-                                    "stream `{}` has extent {v}: extents must be positive",
+                                    "stream `{}` has extent {v}: extents must not be negative",
                                     d.name
                                 ),
                                 span,
                             )
-                            .with_label(span, "not a positive extent"),
+                            .with_label(span, "a negative extent"),
                         );
                     }
                 }
@@ -138,10 +144,9 @@ fn call_errors(
     let toks = &program.tokens;
     let name = toks[k].text(src);
     let Some(f) = program
-        .module
-        .functions
-        .iter()
-        .find(|f| f.name == name && f.kind != FunctionKind::Helper)
+        .kernels()
+        .chain(&program.other_kernels)
+        .find(|f| f.name == name)
     else {
         return Vec::new();
     };

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use brook_frontend::{Diagnostic, Diagnostics, Span};
-use brook_ir::Module;
+use brook_ir::{Function, FunctionKind, Module};
 
 use crate::items::{items, Item, ItemKind};
 use crate::scan::{tokenize, Token};
@@ -30,6 +30,9 @@ pub struct Program {
     pub kernel_source: String,
     /// The kernel part's checked IR, what every back end compiles.
     pub module: Module,
+    /// The kernels and reductions of the program's other files, which this file's host code
+    /// may call through their headers: `brcc check` checks those calls too.
+    pub(crate) other_kernels: Vec<Function>,
 }
 
 impl Program {
@@ -76,10 +79,14 @@ impl Program {
                 _ => Vec::new(),
             });
         }
+        // Element types of host streams: declared ones, `stream::create<T>(…)`'s here, and
+        // (a struct no kernel uses) those the other files' host code names.
         let stream_types: HashSet<String> = stream_decls
             .iter()
             .flatten()
             .map(|d| d.type_name.clone())
+            .chain(created_types(source, &tokens))
+            .chain(other_types.iter().cloned())
             .collect();
         let parts = split(source, &tokens, &items, &stream_types);
         // Plain functions that kernels call moved to the kernel part: they have no host
@@ -99,7 +106,27 @@ impl Program {
             stream_decls,
             kernel_source: parts.kernel_source,
             module,
+            other_kernels: Vec::new(),
         })
+    }
+
+    /// The kernels and reductions this file defines (what other files may call).
+    pub fn kernels(&self) -> impl Iterator<Item = &Function> {
+        self.module
+            .functions
+            .iter()
+            .filter(|f| f.kind != FunctionKind::Helper)
+    }
+
+    /// The element types this file's host code makes streams of with `stream::create<T>`:
+    /// another file that defines one gives it to its kernels, so the runtime knows it.
+    pub fn created_types(&self) -> Vec<String> {
+        created_types(&self.source, &self.tokens)
+    }
+
+    /// Makes the other files' kernels and reductions known to this file's host-call checks.
+    pub fn see_other_kernels(&mut self, kernels: Vec<Function>) {
+        self.other_kernels = kernels;
     }
 
     /// A diagnostic at byte range `span` of the original source.
@@ -135,4 +162,12 @@ impl Program {
                 && !matches!(item.kind, ItemKind::Directive | ItemKind::Prototype { .. })
         })
     }
+}
+
+/// The `T` of every `create<T>` among `toks`.
+fn created_types(src: &str, toks: &[Token]) -> Vec<String> {
+    toks.windows(4)
+        .filter(|w| w[0].is(src, "create") && w[1].is(src, "<") && w[3].is(src, ">"))
+        .map(|w| w[2].text(src).to_string())
+        .collect()
 }

@@ -25,7 +25,7 @@ use brook_ir::Span;
 use brook_ir::{Block, ExprKind, FunctionId, Module, Stmt, StmtKind};
 
 use crate::loops::MAX_CALL_DEPTH;
-use crate::walk::{expr, for_each_expr};
+use brook_ir::walk::{expr, for_each_expr};
 
 /// The deepest loop nesting, counting the loops of called functions, a shader may have.
 pub const MAX_LOOP_NESTING: usize = 12;

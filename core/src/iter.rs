@@ -4,7 +4,9 @@
 //! `iter(0, 10)` over 10 gives 0..9 and `iter(9, -1)` gives 9..0. `float2..float4`
 //! iterators interpolate each component the same way. A 2D iterator is a
 //! `float2` whose `.x` runs from `a.x` to `b.x` along the columns and `.y` from
-//! `a.y` to `b.y` along the rows. More dimensions are an error.
+//! `a.y` to `b.y` along the rows; likewise a 3D `float3` and a 4D `float4` iterator,
+//! whose `.z` and `.w` run along the third- and fourth-last dimensions (as the
+//! original's address-translation test `at_iterator` checks them).
 //!
 //! The step `(b − a)/N` is computed once, in `f32`, and every value is
 //! `start + float(i)·step`. Generated GLSL receives [`IterSpec::step`] as a
@@ -25,7 +27,8 @@ pub struct IterSpec {
 
 impl IterSpec {
     /// An iterator of `shape` from `start` to `end` (exclusive): 1D with 1 to 4
-    /// components, or 2D with 2. Components past `components` are ignored.
+    /// components, or N-D (N = 2..4) with N, one per dimension. Components past
+    /// `components` are ignored.
     pub fn new(
         shape: &[usize],
         components: u8,
@@ -39,16 +42,16 @@ impl IterSpec {
                     "an iterator has float..float4 elements, not {components} components"
                 )))
             }
-            2 if components == 2 => {}
-            2 => {
+            rank @ 2..=4 if usize::from(components) == rank => {}
+            rank @ 2..=4 => {
                 return Err(StreamError::Format(format!(
-                    "a 2D iterator has float2 elements (.x along columns, .y along rows), \
-                     not {components} components"
+                    "a {rank}D iterator has float{rank} elements (.x along columns, .y along \
+                     rows, .z and .w along the dimensions before), not {components} components"
                 )))
             }
             rank => {
                 return Err(StreamError::Shape(format!(
-                    "iterators of more than 2 dimensions are an error (this one has {rank})"
+                    "iterators have 1 to 4 dimensions (this one has {rank})"
                 )))
             }
         }
@@ -129,25 +132,28 @@ impl IterSpec {
 
     /// Every element's value, row-major, `components` floats each.
     pub fn values(&self) -> Vec<f32> {
-        let columns = self.shape[self.shape.len() - 1];
         let elements: usize = self.shape.iter().product();
         let components = usize::from(self.components);
         let mut values = Vec::with_capacity(elements * components);
+        let mut index = vec![0; self.shape.len()];
         for linear in 0..elements {
-            let index = [linear / columns, linear % columns];
-            let index = &index[2 - self.shape.len()..];
-            values.extend_from_slice(&self.value_at(index)[..components]);
+            let mut rest = linear;
+            for (i, &extent) in index.iter_mut().zip(&self.shape).rev() {
+                *i = rest % extent;
+                rest /= extent;
+            }
+            values.extend_from_slice(&self.value_at(&index)[..components]);
         }
         values
     }
 
-    /// The dimension component `c` varies along: the columns (last dimension),
-    /// except `.y` of a 2D iterator, which runs along the rows.
+    /// The dimension component `c` varies along: the columns (last dimension) for every
+    /// component of a 1D iterator; in N-D, `.x` the last, `.y` the one before, and so on.
     fn dimension_of(&self, c: usize) -> usize {
-        if self.shape.len() == 2 && c == 1 {
+        if self.shape.len() == 1 {
             0
         } else {
-            self.shape.len() - 1
+            self.shape.len() - 1 - c
         }
     }
 
@@ -222,11 +228,26 @@ mod tests {
     }
 
     #[test]
+    fn four_d_runs_each_component_along_its_own_dimension() {
+        // at_iterator's 4D case: shape <w, z, y, x> = <5, 8, 6, 3>.
+        let it = spec(&[5, 8, 6, 3], 4, [0.0, 1.0, 0.0, 10.0], [3.0, 7.0, 24.0, 0.0]);
+        assert_eq!(it.step(), [1.0, 1.0, 3.0, -2.0]);
+        assert_eq!(it.value_at(&[4, 7, 5, 2]), [2.0, 6.0, 21.0, 2.0]);
+        let values = it.values();
+        assert_eq!(values.len(), 5 * 8 * 6 * 3 * 4);
+        // Element [1][2][3][1], linear ((1·8 + 2)·6 + 3)·3 + 1.
+        let at = (((8 + 2) * 6 + 3) * 3 + 1) * 4;
+        assert_eq!(&values[at..at + 4], &[1.0, 4.0, 6.0, 8.0]);
+        let three = spec(&[2, 2, 2], 3, [0.0; 4], [2.0, 4.0, 6.0, 0.0]);
+        assert_eq!(three.value_at(&[1, 0, 1]), [1.0, 0.0, 3.0, 0.0]);
+    }
+
+    #[test]
     fn bad_iterators_are_errors() {
         let err = IterSpec::new(&[2, 2, 2], 1, [0.0; 4], [1.0; 4]).unwrap_err();
-        assert!(err
-            .to_string()
-            .contains("iterators of more than 2 dimensions are an error"));
+        assert!(err.to_string().contains("a 3D iterator has float3 elements"));
+        let err = IterSpec::new(&[2, 2, 2, 2, 2], 4, [0.0; 4], [1.0; 4]).unwrap_err();
+        assert!(err.to_string().contains("iterators have 1 to 4 dimensions"));
         assert!(IterSpec::new(&[4, 4], 1, [0.0; 4], [1.0; 4]).is_err());
         assert!(IterSpec::new(&[4], 5, [0.0; 4], [1.0; 4]).is_err());
         assert!(IterSpec::new(&[0], 1, [0.0; 4], [1.0; 4]).is_err());

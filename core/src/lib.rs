@@ -5,7 +5,8 @@
 //! the types of this crate, so they agree on what a call means before they differ in how
 //! they run it:
 //!
-//! - [`ElementFormat`], [`Domain`], [`IterSpec`], [`shape`]: what a stream is.
+//! - [`ElementFormat`], [`Domain`], [`IterSpec`], [`shape`]: what a stream is; [`HostScalar`]:
+//!   the original's byte and fixed-point host arrays of float streams.
 //! - [`index`]: Brook's index rules (resizing, gather rounding and clamping, `indexof`).
 //! - [`call`]: the checks every call passes (kinds, element types, aliasing, shapes).
 //! - [`ReducePlan`], [`Rounds`], [`scan_levels`]: how reductions, colliding scatters and vout
@@ -25,6 +26,7 @@ pub mod call;
 mod domain;
 mod error;
 mod format;
+mod host_scalar;
 pub mod index;
 mod iter;
 pub mod loops;
@@ -36,7 +38,6 @@ mod rounds;
 mod scan;
 pub mod shape;
 pub mod trace;
-pub mod walk;
 
 pub use backend::{
     Backend, BackendArg, BackendProgram, BackendStream, Combiner, GatherOpCall, KernelCall,
@@ -45,6 +46,7 @@ pub use backend::{
 pub use domain::Domain;
 pub use error::{fmt_shape, BrookError, ShaderRejection, StreamError};
 pub use format::{ElementFormat, MemberFormat};
+pub use host_scalar::HostScalar;
 pub use iter::IterSpec;
 pub use mask::WriteMaskState;
 pub use observe::{Grid, ObservedPass, PassObserver, Readback};

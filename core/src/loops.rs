@@ -12,7 +12,7 @@ use brook_ir::{
 };
 
 use crate::program::SourceText;
-use crate::walk::{expr, for_each_expr};
+use brook_ir::walk::{expr, for_each_expr};
 
 /// The loop iterations one shader invocation may make, over all its loops, before the driver
 /// named `driver` (a GL renderer string, a wgpu adapter's name) silently ends them: 65,535 on

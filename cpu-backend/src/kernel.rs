@@ -422,20 +422,21 @@ fn call_shape(bindings: &[Binding]) -> Option<Vec<usize>> {
     })
 }
 
-/// The read-only state shared by all chunks of one call.
-struct Driver<'a> {
-    interp: Interp<'a>,
-    func: &'a brook_ir::Function,
-    bindings: &'a [Binding<'a>],
-    out_shape: &'a [usize],
-    out_fpe: &'a [usize],
-    vout_fpe: &'a [usize],
+/// The read-only state shared by all chunks of one call (and by [`crate::why`], which
+/// re-evaluates one element).
+pub(crate) struct Driver<'a> {
+    pub(crate) interp: Interp<'a>,
+    pub(crate) func: &'a brook_ir::Function,
+    pub(crate) bindings: &'a [Binding<'a>],
+    pub(crate) out_shape: &'a [usize],
+    pub(crate) out_fpe: &'a [usize],
+    pub(crate) vout_fpe: &'a [usize],
 }
 
 impl<'a> Driver<'a> {
     /// Fills the frame's parameters for the output element at `out_idx` (outputs start at
     /// zero).
-    fn load_params(&self, frame: &mut Frame<'a>, linear: usize, out_idx: &Index) {
+    pub(crate) fn load_params(&self, frame: &mut Frame<'a>, linear: usize, out_idx: &Index) {
         let module = self.interp.module;
         for (k, b) in self.bindings.iter().enumerate() {
             match b {

@@ -55,6 +55,8 @@ pub mod stream;
 pub mod value;
 #[doc(hidden)]
 pub mod watchdog;
+#[doc(hidden)]
+pub mod why;
 
 pub use backend::CpuBackend;
 pub use error::CpuError;

@@ -15,6 +15,9 @@ pub struct Assets {
     pub images: BTreeMap<String, Vec<u8>>,
     /// Picture name → its values, as a JavaScript array literal.
     pub values: BTreeMap<String, String>,
+    /// Element histories of pictures ([`Image::why`] indexes them), each a JavaScript array
+    /// literal of one tree per element (`crate::history::js_trees`).
+    pub histories: Vec<String>,
 }
 
 #[derive(Clone)]
@@ -36,6 +39,9 @@ pub struct Image {
     /// Points drawn over the picture, as (left, top) percentages of its size: where a
     /// scatter's points landed ([`crate::scatter_points`]).
     pub points: Vec<(f32, f32)>,
+    /// Where each element's value came from, when the page has it: an index into
+    /// [`Assets::histories`] (a click on the element shows its history).
+    pub why: Option<usize>,
 }
 
 /// The longest side of a picture on the page, in CSS pixels.
@@ -105,6 +111,7 @@ pub fn image(picture: &Picture, assets: &mut Assets) -> Image {
             Vec::new()
         },
         points: Vec::new(),
+        why: None,
     }
 }
 

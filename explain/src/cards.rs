@@ -90,6 +90,14 @@ pub fn cards(
         }
         at += op.entries;
     }
+    // Operation → the number of its first card, when the page draws it.
+    let mut first_card = vec![None; primary.operations.len()];
+    for (index, op) in starts.iter().enumerate() {
+        if let Some(op) = op {
+            first_card[*op] = drawn.get(index).copied().unwrap_or(true).then_some(index + 1);
+        }
+    }
+    let card_of = |op: usize| first_card.get(op).copied().flatten();
     let names: Vec<&str> = recordings.iter().map(|r| r.name.as_str()).collect();
     let mut shots = shots.iter();
     let mut shown = HashSet::new();
@@ -158,7 +166,7 @@ pub fn cards(
             // pictures kept out of the site.
             let mut scratch = Assets::default();
             let into = if draw { &mut *assets } else { &mut scratch };
-            let (rows, differ) = result_rows(&names, &per_backend, into);
+            let (rows, differ) = result_rows(&names, &per_backend, &card_of, into);
             differing = differ;
             if draw {
                 card.results = rows;

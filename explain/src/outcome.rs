@@ -6,6 +6,7 @@
 //! ([`crate::Recorder::operation`]), which every backend can do, so every card gets pictures of
 //! its results and backends can be compared element by element ([`crate::compare`]).
 
+use crate::history::HistoryStep;
 use crate::picture::Picture;
 
 /// One stream an operation wrote, as the runtime read it back.
@@ -19,6 +20,9 @@ pub struct StreamContents {
     pub components: usize,
     /// Every element's floats, or why they could not be read.
     pub values: Result<Vec<f32>, String>,
+    /// Where each element's value came from (one history per element, in order), for a
+    /// small stream of a run whose history was recorded; empty otherwise.
+    pub histories: Vec<HistoryStep>,
 }
 
 /// One operation as the explorer keeps it.
@@ -37,6 +41,8 @@ pub struct Outcome {
     pub name: String,
     /// Its sampled elements, or why they could not be read back.
     pub sampled: Result<Sampled, String>,
+    /// Each element's history, when the run recorded one ([`StreamContents::histories`]).
+    pub histories: Vec<HistoryStep>,
 }
 
 /// A stream's elements laid out as a picture (`[n]` is one row, `[h, w]` is `h` rows of `w`,
@@ -114,6 +120,7 @@ mod tests {
             shape: shape.to_vec(),
             components,
             values: Ok((0..n).map(|i| i as f32).collect()),
+            histories: Vec::new(),
         }
     }
 

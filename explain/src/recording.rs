@@ -80,6 +80,7 @@ impl Recorder {
             .map(|c| Outcome {
                 sampled: Sampled::of(&c, self.max_side),
                 name: c.name,
+                histories: c.histories,
             })
             .collect();
         self.operations.push(Operation {
@@ -87,6 +88,12 @@ impl Recorder {
             outcomes,
         });
         self.trace.extend(entries);
+    }
+
+    /// Operations reported so far: the number ([`Recording::operations`]' index) the next one
+    /// gets, which element histories link to.
+    pub fn operations(&self) -> usize {
+        self.operations.len()
     }
 
     /// A program was compiled while recording: its source is kept for the cards.

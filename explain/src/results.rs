@@ -4,6 +4,7 @@
 
 use crate::assets::{image, Assets, Image};
 use crate::compare::difference;
+use crate::history::js_trees;
 use crate::outcome::{Outcome, Sampled};
 
 /// One output stream, across backends.
@@ -31,11 +32,13 @@ pub struct Diff {
 }
 
 /// The rows of one operation: `per_backend[b]` is backend `b`'s outcomes of it (`None`: that
-/// backend ran fewer operations), named `names[b]`; the first is the reference.
-/// Also returns how many elements differ in all.
+/// backend ran fewer operations), named `names[b]`; the first is the reference, whose
+/// pictures carry their elements' histories where it has them (their steps linking to the
+/// card `card` gives for an operation). Also returns how many elements differ in all.
 pub fn result_rows(
     names: &[&str],
     per_backend: &[Option<&[Outcome]>],
+    card: &dyn Fn(usize) -> Option<usize>,
     assets: &mut Assets,
 ) -> (Vec<ResultRow>, usize) {
     let Some(Some(reference)) = per_backend.first() else {
@@ -70,7 +73,17 @@ pub fn result_rows(
                         .map_err(Clone::clone)
                         .and_then(Sampled::picture)
                     {
-                        Ok(p) => cell.image = Some(image(&p, assets)),
+                        Ok(p) => {
+                            let mut img = image(&p, assets);
+                            // Histories of every element, one per texel of a picture in full.
+                            let whole = p.step == 1
+                                && outcome.histories.len() == (p.width * p.height) as usize;
+                            if b == 0 && whole {
+                                img.why = Some(assets.histories.len());
+                                assets.histories.push(js_trees(&outcome.histories, card));
+                            }
+                            cell.image = Some(img);
+                        }
                         Err(e) => cell.problem = Some(format!("could not be read: {e}")),
                     }
                     if b > 0 {

@@ -1,4 +1,5 @@
-//! Writing the site: `index.html`, `images/*.png` and `values.js` in one directory, every
+//! Writing the site: `index.html`, `images/*.png`, `values.js` and `why.js` (element
+//! histories, where the run recorded them) in one directory, every
 //! path relative, so it opens from disk with no server and no network.
 
 use std::path::Path;
@@ -113,8 +114,10 @@ pub fn write_side_by_side(
         .map(|(name, array)| format!("BROOK_VALUES[\"{name}\"]={array};\n"))
         .collect();
     let values = format!("var BROOK_VALUES={{}};\n{values}");
+    let why = format!("var BROOK_WHY=[{}];\n", assets.histories.join(",\n"));
     let needed = html.len() as u64
         + values.len() as u64
+        + why.len() as u64
         + assets.images.values().map(|b| b.len() as u64).sum::<u64>();
     if needed > options.max_bytes {
         return Err(ExplainError::TooLarge {
@@ -137,6 +140,7 @@ pub fn write_side_by_side(
         put(&images.join(format!("{name}.png")), png)?;
     }
     put(&dir.join("values.js"), values.as_bytes())?;
+    put(&dir.join("why.js"), why.as_bytes())?;
     put(&dir.join("index.html"), html.as_bytes())?;
     Ok(Summary {
         operations: outline.len(),

@@ -294,6 +294,12 @@ pub fn tokenize<'a>(source: &'a str, diags: &mut Vec<Diagnostic>) -> Vec<Spanned
                     );
                 }
             }
+            // C's `unsigned` (a keyword, never a name): Brook kernels have no unsigned types.
+            Tok::Ident("unsigned") => diags.push(
+                Diagnostic::error("`unsigned` types are not supported in kernels", Span::new(s, e))
+                    .with_label(Span::new(s, e), "not a Brook type")
+                    .with_hint("write `uchar` for `unsigned char` (a float, as the original's GPU backends computed it) or `int`"),
+            ),
             Tok::Ident(name) => {
                 if let Some(body) = macros.get(name) {
                     if toks.len() + body.len() > MAX_TOKENS {

@@ -21,7 +21,7 @@ use crate::source::SourceText;
 use crate::types::glsl_type;
 use crate::variant::{Access, OutputRegion, Target, Variant};
 use brook_core::budget::refuse_over_budget;
-use brook_core::walk::can_discard;
+use brook_ir::walk::can_discard;
 
 /// Why kernel `kernel` (called as `variant`) cannot run inside a pass of reduction
 /// `reduce_fn` that folds `k` elements per fragment, or `None` when it can. The reasons are

@@ -18,7 +18,7 @@
 //! integral when the locals it reads are. A local passed to a call or to `frexp`/`modf`, which
 //! may write it, is dropped outright.
 
-use brook_core::walk::for_each_expr;
+use brook_ir::walk::for_each_expr;
 use brook_ir::{
     BinaryOp, Builtin, Expr, ExprKind, Function, PlaceRoot, Scalar, Stmt, StmtKind, UnaryOp,
 };

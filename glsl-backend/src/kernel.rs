@@ -164,7 +164,7 @@ impl<'a> KernelShader<'a> {
             || variant.params.iter().any(|a| {
                 matches!(
                     a,
-                    Access::Resized(..) | Access::Domain(..) | Access::Iter1(_) | Access::Iter2(_)
+                    Access::Resized(..) | Access::Domain(..) | Access::Iter1(_) | Access::IterNd(_)
                 )
             });
         if needs_output_index && !mapped {
@@ -206,7 +206,7 @@ impl<'a> KernelShader<'a> {
                     s.fetches.push_str(&format!("    {ty} {name} = {value};\n"));
                 }
                 (ParamClass::Stream | ParamClass::Iter, Access::Iter1(resize)) => s.iterator(i, &name, &p.ty, resize, false)?,
-                (ParamClass::Stream | ParamClass::Iter, Access::Iter2(resize)) => s.iterator(i, &name, &p.ty, resize, true)?,
+                (ParamClass::Stream | ParamClass::Iter, Access::IterNd(resize)) => s.iterator(i, &name, &p.ty, resize, true)?,
                 (ParamClass::Gather { .. }, access @ (Access::GatherDirect { .. } | Access::GatherTranslated { .. } | Access::GatherDomain { .. })) => {
                     s.parts.gather_function(module, i, &name, &p.ty, access)?
                 }
@@ -317,7 +317,7 @@ impl<'a> KernelShader<'a> {
         name: &str,
         ty: &Type,
         resize: Resize,
-        two_d: bool,
+        n_d: bool,
     ) -> Result<(), GenError> {
         self.parts.extent_uniform(param, name);
         self.parts.uniform(
@@ -343,8 +343,10 @@ impl<'a> KernelShader<'a> {
         );
         self.fetches.push_str(&format!("    {idx} = {index};\n"));
         // The same f32 operations as the host's `start + i * step`, so both agree.
-        let position = if two_d {
-            format!("vec4(vec2({idx}.xy), 0.0, 0.0)")
+        // N-D: the index is column first, so component k runs along its own dimension (the
+        // index's unused lanes are 0, as are the step's).
+        let position = if n_d {
+            format!("vec4({idx})")
         } else {
             format!("vec4(float({idx}.x))")
         };

@@ -41,8 +41,9 @@ pub enum Access {
     },
     /// A 1D iterator: component k is `start.k + i * step.k` at the (resized) element i.
     Iter1(Resize),
-    /// A 2D `float2` iterator: `.x` follows the column, `.y` the row.
-    Iter2(Resize),
+    /// An N-D (2..4) iterator of N components: `.x` follows the column, `.y` the row, `.z`
+    /// and `.w` the dimensions before.
+    IterNd(Resize),
     /// Constants and outputs: nothing to fetch.
     Value,
 }

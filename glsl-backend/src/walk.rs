@@ -2,9 +2,9 @@
 
 use brook_ir::{Block, ExprKind};
 
-pub use brook_core::walk::callees;
+pub use brook_ir::walk::callees;
 
 /// Whether `block` uses `indexof`.
 pub fn uses_indexof(block: &Block) -> bool {
-    brook_core::walk::any_expr(block, &mut |e| matches!(e.kind, ExprKind::IndexOf(_)))
+    brook_ir::walk::any_expr(block, &mut |e| matches!(e.kind, ExprKind::IndexOf(_)))
 }

@@ -127,7 +127,7 @@ fn iterators_of_the_output_shape_read_the_output_index() {
     let src = "kernel void k(iter float2 it<>, out float2 r<>) { r = it; }";
     let text = fragment(
         src,
-        vec![Access::Iter2(Resize([Axis::Same; 4])), Access::Value],
+        vec![Access::IterNd(Resize([Axis::Same; 4])), Access::Value],
     );
     assert!(
         text.contains("brook_index_it = brook_output_index;"),

@@ -11,7 +11,9 @@
 //!   and any back end;
 //! - [`lower_composites`]: the built-ins defined by a formula of others (`lerp`, `smoothstep`,
 //!   `clamp`, …) rewritten into that formula, once for every back end;
-//! - [`visit`]: a mutable walk over the IR for rewrites;
+//! - [`visit`]: read-only and mutable walks over the IR, one traversal order for both, and
+//!   [`walk`]: the questions backends and analyses ask with it (every expression, the
+//!   functions a kernel calls, whether it can `discard`);
 //! - [`Span`] and [`Diagnostics`]: positions in the Brook source, and errors that point at
 //!   them with carets.
 
@@ -25,6 +27,7 @@ pub mod module;
 pub mod span;
 mod valid;
 pub mod visit;
+pub mod walk;
 
 pub use builtin::Builtin;
 pub use composite::{lower_composites, unlowered, DEGREES_PER_RADIAN, RADIANS_PER_DEGREE};

@@ -137,8 +137,8 @@ pub fn variant_for(
             }
             (ParamClass::Stream | ParamClass::Iter, KernelArg::Iter(it)) => {
                 let resize = Resize::between(&out_shape, it.shape());
-                if it.shape().len() == 2 {
-                    Access::Iter2(resize)
+                if it.shape().len() >= 2 {
+                    Access::IterNd(resize)
                 } else {
                     Access::Iter1(resize)
                 }

@@ -94,15 +94,18 @@ pub unsafe extern "C" fn brook_kernel_run_vout(
     let mut raw: Vec<BrookArg> = (0..n).map(|k| std::ptr::read(args.add(k))).collect();
     let elements = call_elements(program, name, &raw);
     let mut scratch: Vec<Box<BrookStream>> = Vec::new();
+    // Each vout argument's shape as passed: a 2D one gets its result in rows of its length.
+    let mut passed: Vec<Vec<usize>> = vec![Vec::new(); n];
     for &(k, _, max) in &vouts {
         let Some(arg) = raw.get_mut(k).filter(|a| !a.stream.is_null()) else {
             continue;
         };
         let old = &stream_ref(arg.stream).0;
+        passed[k] = old.shape().to_vec();
         let room = (max as usize).saturating_mul(elements);
-        if old.len() < room {
+        if old.len() < room || old.shape().len() != 1 {
             let fresh = with_runtime(|rt| rt.stream(old.format().clone(), &[room]));
-            scratch.push(Box::new(BrookStream(fresh)));
+            scratch.push(Box::new(BrookStream(fresh, None)));
             arg.stream = &**scratch.last().expect("pushed just above");
         }
     }
@@ -113,17 +116,32 @@ pub unsafe extern "C" fn brook_kernel_run_vout(
     let out = std::slice::from_raw_parts_mut(replaced, n);
     out.fill(std::ptr::null_mut());
     for ((k, param, _), count) in vouts.into_iter().zip(counts) {
-        let old = &stream_ref((*args.add(k)).stream).0;
+        let BrookStream(old, host) = stream_ref((*args.add(k)).stream);
         if count == 0 {
             fail(&format!(
                 "`{name}`: vout `{param}` received no values, and this runtime has no empty streams"
             ));
         }
         let floats = old.floats_per_element();
-        let values = or_exit(old.to_vec());
-        let new = with_runtime(|rt| rt.stream(old.format().clone(), &[count]));
-        or_exit(new.read(&values[..count * floats]));
-        out[k] = Box::into_raw(Box::new(BrookStream(new)));
+        let mut values = or_exit(old.to_vec());
+        let shape = result_shape(&passed[k], count);
+        values.truncate(count * floats);
+        values.resize(shape.iter().product::<usize>() * floats, f32::INFINITY);
+        let new = with_runtime(|rt| rt.stream(old.format().clone(), &shape));
+        or_exit(new.read(&values));
+        new.gate.noted_copy(&new.arg(None), &old.arg(None));
+        out[k] = Box::into_raw(Box::new(BrookStream(new, *host)));
+    }
+}
+
+/// The shape of a vout result of `count` values, as the original made it: a 1D stream of
+/// exactly the values pushed, or, for a 2D argument of rows of `L`, `ceil(count / L)` rows of
+/// `L`, the last one padded with +inf (the original gathered the tail from its sentinel
+/// stream, which holds +inf).
+fn result_shape(passed: &[usize], count: usize) -> Vec<usize> {
+    match passed {
+        [_, row] if *row > 0 => vec![count.div_ceil(*row), *row],
+        _ => vec![count],
     }
 }
 

@@ -24,9 +24,9 @@ pub use runtime::{
 };
 pub use stream::{
     brook_iter_new, brook_program_defines, brook_program_free, brook_program_new,
-    brook_stream_free, brook_stream_gather_op, brook_stream_gather_reduce, brook_stream_new,
-    brook_stream_print, brook_stream_read, brook_stream_scatter, brook_stream_scatter_reduce,
-    brook_stream_shape, brook_stream_swap, brook_stream_write, brook_write_mask_enable,
+    brook_stream_free, brook_stream_gather_op, brook_stream_gather_reduce, brook_stream_name,
+    brook_stream_new, brook_stream_print, brook_stream_read, brook_stream_scatter,
+    brook_stream_scatter_reduce, brook_stream_shape, brook_stream_write, brook_write_mask_enable,
     brook_write_mask_set, brook_write_query_begin, brook_write_query_end, BrookProgram,
     BrookStream,
 };
@@ -41,11 +41,11 @@ pub fn keep_linked() {
         brook_program_defines as *const (),
         brook_program_free as *const (),
         brook_stream_new as *const (),
+        brook_stream_name as *const (),
         brook_iter_new as *const (),
         brook_stream_free as *const (),
         brook_stream_read as *const (),
         brook_stream_write as *const (),
-        brook_stream_swap as *const (),
         brook_stream_scatter as *const (),
         brook_stream_gather_op as *const (),
         brook_stream_gather_reduce as *const (),

@@ -11,12 +11,15 @@ use crate::program::Program;
 use crate::scatter::ScatterOp;
 use crate::stream::Stream;
 use crate::BrookError;
+use brook_core::{ElementFormat, HostScalar};
 
 /// A compiled Brook program (its kernels), owned by the C++ side.
 pub struct BrookProgram(Program);
 
-/// A stream, owned by the C++ side.
-pub struct BrookStream(pub(crate) Stream);
+/// A stream, owned by the C++ side, and how its host arrays hold components: as floats
+/// (`None`), or as the original's `char`, `uchar`, `fixed` or `shortfixed`, converted by
+/// `streamRead`/`streamWrite` (see [`HostScalar`]).
+pub struct BrookStream(pub(crate) Stream, pub(crate) Option<HostScalar>);
 
 /// Compiles the kernel part of a program (`name` appears in diagnostics).
 ///
@@ -61,8 +64,9 @@ pub unsafe extern "C" fn brook_program_free(p: *mut BrookProgram) {
     }
 }
 
-/// A stream of Brook element type `type_name` (`float4`, or a struct of `program`) and
-/// `rank` extents, first dimension first.
+/// A stream of Brook element type `type_name` (`float4`, or a struct of `program`; `char`,
+/// `uchar`, `fixed`, `shortfixed` and their vectors are float streams of that width whose
+/// host arrays hold that type) and `rank` extents, first dimension first.
 ///
 /// # Safety
 /// `program` is a live program, `type_name` a NUL-terminated string, `extents` points to
@@ -77,8 +81,30 @@ pub unsafe extern "C" fn brook_stream_new(
     let program = program_ref(program);
     let type_name = c_str(type_name, "the stream's element type");
     let shape = shape(extents, rank);
-    let stream = with_runtime(|rt| rt.stream(program.element_format(type_name)?, &shape));
-    Box::into_raw(Box::new(BrookStream(stream)))
+    let host = HostScalar::of_type_name(type_name);
+    let stream = with_runtime(|rt| {
+        let format = match host {
+            Some((_, width)) => ElementFormat::scalar(width)?,
+            None => program.element_format(type_name)?,
+        };
+        rt.stream(format, &shape)
+    });
+    Box::into_raw(Box::new(BrookStream(stream, host.map(|(s, _)| s))))
+}
+
+/// Names stream `s` after its host variable in element histories (`brcc why`); a runtime
+/// recording none ignores it.
+///
+/// # Safety
+/// `s` is a live stream, `name` a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn brook_stream_name(s: *const BrookStream, name: *const c_char) {
+    let stream = &stream_ref(s).0;
+    let name = c_str(name, "the stream's name");
+    with_runtime(|rt| {
+        rt.name_stream(stream, name);
+        Ok(())
+    });
 }
 
 /// An iterator stream of `components` floats per element from `start` to `end` (4 floats
@@ -106,7 +132,7 @@ pub unsafe extern "C" fn brook_iter_new(
     let (start, end) = (four(start), four(end));
     let components = u8::try_from(components).unwrap_or(u8::MAX);
     let stream = with_runtime(|rt| rt.iter(IterSpec::new(&shape, components, start, end)?));
-    Box::into_raw(Box::new(BrookStream(stream)))
+    Box::into_raw(Box::new(BrookStream(stream, None)))
 }
 
 /// Writes the stream's extents (first dimension first, at most 4) to `extents` and returns
@@ -166,20 +192,32 @@ pub unsafe extern "C" fn brook_stream_read(
     hi: *const i64,
     rank: usize,
 ) {
-    let stream = &stream_ref(s).0;
+    let BrookStream(stream, host) = stream_ref(s);
     if data.is_null() {
         fail("streamRead: the host array is a null pointer");
     }
+    // The host array's `n` components as floats: itself, or converted from its host type.
+    let floats = |n: usize| -> std::borrow::Cow<'_, [f32]> {
+        match host {
+            None => std::slice::from_raw_parts(data, n).into(),
+            Some(h) => {
+                let mut out = vec![0.0; n];
+                h.decode(
+                    std::slice::from_raw_parts(data.cast(), n * h.bytes()),
+                    &mut out,
+                );
+                out.into()
+            }
+        }
+    };
     guarded(|| {
         if rank == 0 {
-            let n = stream.len() * stream.floats_per_element();
-            stream.read(std::slice::from_raw_parts(data, n))
+            stream.read(&floats(stream.len() * stream.floats_per_element()))
         } else {
             let (lo, hi) = (bounds(lo, rank), bounds(hi, rank));
-            stream.domain(&lo, &hi).and_then(|d| {
-                let n = d.len() * stream.floats_per_element();
-                d.read(std::slice::from_raw_parts(data, n))
-            })
+            stream
+                .domain(&lo, &hi)
+                .and_then(|d| d.read(&floats(d.len() * stream.floats_per_element())))
         }
     })
 }
@@ -196,32 +234,35 @@ pub unsafe extern "C" fn brook_stream_write(
     hi: *const i64,
     rank: usize,
 ) {
-    let stream = &stream_ref(s).0;
+    let BrookStream(stream, host) = stream_ref(s);
     if out.is_null() {
         fail("streamWrite: the host array is a null pointer");
     }
+    // Writes `n` components through `write`: straight into the host array, or through
+    // floats converted to its host type.
+    let to_host = |n: usize, write: &dyn Fn(&mut [f32]) -> Result<(), BrookError>| match host {
+        None => write(std::slice::from_raw_parts_mut(out, n)),
+        Some(h) => {
+            let mut floats = vec![0.0; n];
+            write(&mut floats)?;
+            h.encode(
+                &floats,
+                std::slice::from_raw_parts_mut(out.cast(), n * h.bytes()),
+            );
+            Ok(())
+        }
+    };
     guarded(|| {
         if rank == 0 {
-            let n = stream.len() * stream.floats_per_element();
-            stream.write(std::slice::from_raw_parts_mut(out, n))
+            to_host(stream.len() * stream.floats_per_element(), &|f| {
+                stream.write(f)
+            })
         } else {
             let (lo, hi) = (bounds(lo, rank), bounds(hi, rank));
-            stream.domain(&lo, &hi).and_then(|d| {
-                let n = d.len() * stream.floats_per_element();
-                d.write(std::slice::from_raw_parts_mut(out, n))
-            })
+            let d = stream.domain(&lo, &hi)?;
+            to_host(d.len() * stream.floats_per_element(), &|f| d.write(f))
         }
     })
-}
-
-/// `streamSwap(a, b)`: exchanges the two streams' contents.
-///
-/// # Safety
-/// `a` and `b` are live streams.
-#[no_mangle]
-pub unsafe extern "C" fn brook_stream_swap(a: *const BrookStream, b: *const BrookStream) {
-    let (a, b) = (&stream_ref(a).0, &stream_ref(b).0);
-    with_runtime(|rt| rt.swap(a, b))
 }
 
 /// `streamScatterOp(dst, index, data, op)` with a built-in combiner: `op` is 0 (replace: the

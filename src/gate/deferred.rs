@@ -67,7 +67,7 @@ use crate::runtime::Runtime;
 
 /// The kernel call waiting for a reduction, and the switch.
 pub(super) struct Deferred {
-    automatic: Cell<bool>,
+    pub(super) automatic: Cell<bool>,
     pending: RefCell<Option<Pending>>,
     /// An error a waiting call met where it could not be returned, for the next call.
     failed: RefCell<Option<BrookError>>,
@@ -126,7 +126,7 @@ impl Pending {
         if call.mask != MaskUse::default() || in_place || !whole {
             return None;
         }
-        if !worth.should_wait(key(call.compiled, call.kernel), output) {
+        if !worth.should_wait(key(Prepared::of(call.program), call.kernel), output) {
             return None;
         }
         let args = (call.args.iter())
@@ -175,7 +175,7 @@ impl Pending {
 
     /// Its kernel, for [`WorthDeferring`].
     fn key(&self) -> KernelKey {
-        key(&self.program.compiled, self.kernel)
+        key(&self.program, self.kernel)
     }
 
     fn output(&self) -> StreamArg<'_> {
@@ -216,7 +216,7 @@ impl Pending {
         let compiled = &self.program.compiled;
         old.ran
             && self.writes(&old.output())
-            && !brook_core::walk::can_discard(&compiled.module, self.kernel)
+            && !brook_ir::walk::can_discard(&compiled.module, self.kernel)
     }
 }
 

@@ -12,6 +12,12 @@
 
 mod deferred;
 mod handles;
+// Element histories re-evaluate elements on the CPU interpreter (cargo feature `cpu`).
+#[cfg(feature = "cpu")]
+mod history;
+#[cfg(not(feature = "cpu"))]
+#[path = "no_history.rs"]
+mod history;
 #[cfg(feature = "explain")]
 mod recording;
 // Without the explorer (cargo feature `explain` off) nothing is recorded.
@@ -21,7 +27,7 @@ mod recording;
 mod worth_deferring;
 
 use std::any::Any;
-#[cfg(feature = "explain")]
+#[cfg(any(feature = "explain", feature = "cpu"))]
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -44,6 +50,9 @@ pub(crate) struct Gate {
     /// The explorer's recorder, while a run is explained (`crate::explaining`).
     #[cfg(feature = "explain")]
     recorder: RefCell<Option<Recorder>>,
+    /// The record element histories are walked in, while one is kept (`crate::why`).
+    #[cfg(feature = "cpu")]
+    history: RefCell<Option<crate::why::HistoryLog>>,
 }
 
 impl Gate {
@@ -54,6 +63,8 @@ impl Gate {
             backend,
             #[cfg(feature = "explain")]
             recorder: RefCell::new(None),
+            #[cfg(feature = "cpu")]
+            history: RefCell::new(None),
         }
     }
 
@@ -69,24 +80,18 @@ impl Gate {
         shape: &[usize],
     ) -> Result<Rc<StreamBody>, BrookError> {
         let storage = self.backend.create_stream(format, shape)?;
-        Ok(StreamBody::new(
-            format.clone(),
-            shape.to_vec(),
-            storage,
-            None,
-        ))
+        let body = StreamBody::new(format.clone(), shape.to_vec(), storage, None);
+        self.history_created(&body);
+        Ok(body)
     }
 
     /// An iterator stream.
     pub(crate) fn iter(&self, spec: &IterSpec) -> Result<Rc<StreamBody>, BrookError> {
         let storage = self.backend.create_iter(spec)?;
         let format = ElementFormat::scalar(spec.components())?;
-        Ok(StreamBody::new(
-            format,
-            spec.shape().to_vec(),
-            storage,
-            Some(spec.clone()),
-        ))
+        let body = StreamBody::new(format, spec.shape().to_vec(), storage, Some(spec.clone()));
+        self.history_created(&body);
+        Ok(body)
     }
 
     /// `compiled` prepared for the backend; its source is kept when a run is recorded.
@@ -137,7 +142,9 @@ impl Backend for Gate {
     /// Replacing a stream's contents: a waiting call that reads or writes it runs first.
     fn read(&self, stream: &StreamArg, data: &[f32]) -> Result<(), BrookError> {
         self.run_waiting(|call| call.uses(stream))?;
-        self.backend.read(&inner(stream), data)
+        self.backend.read(&inner(stream), data)?;
+        self.noted_read(stream);
+        Ok(())
     }
 
     /// Reading a stream: a waiting call that writes it runs first.
@@ -160,7 +167,9 @@ impl Backend for Gate {
             if self.defer(call, inner)? {
                 return Ok(Vec::new());
             }
+            let noted = self.note_kernel(call);
             let pushed = self.backend.run_kernel(inner)?;
+            self.noted_kernel(noted, call);
             self.record_kernel(inner);
             Ok(pushed)
         })
@@ -178,7 +187,9 @@ impl Backend for Gate {
     /// Fuses with the waiting call that computes its input, or runs that call first (see
     /// [`deferred`]).
     fn reduce(&self, call: &ReduceCall, mut output: ReduceOutput) -> Result<(), BrookError> {
+        let noted = self.note_reduce(call);
         self.reduce_fusing(call, &mut output)?;
+        self.noted_reduce(noted, &output);
         self.record_reduction(&output);
         Ok(())
     }
@@ -191,6 +202,12 @@ impl Backend for Gate {
         mut output: ReduceOutput,
     ) -> Result<bool, BrookError> {
         self.run_waiting(|_| true)?;
+        if self.recording_history() {
+            // A history needs the kernel's output as written: the two calls run apart.
+            self.run_kernel(kernel)?;
+            self.reduce(reduce, output)?;
+            return Ok(false);
+        }
         let fused = with_kernel(kernel, |kernel| {
             with_reduce(reduce, |reduce| {
                 (self.backend).map_reduce(kernel, reduce, inner_output(&mut output))
@@ -203,12 +220,14 @@ impl Backend for Gate {
     /// The waiting call runs first: scatters are not fused with it.
     fn scatter(&self, call: &ScatterCall) -> Result<(), BrookError> {
         self.run_waiting(|_| true)?;
+        let noted = self.note_scatter(call);
         self.backend.scatter(&ScatterCall {
             dst: inner(&call.dst),
             index: inner(&call.index),
             data: inner(&call.data),
             op: inner_combiner(&call.op),
         })?;
+        self.noted_scatter(noted, call);
         self.record(None, &[("dst", &call.dst)]);
         Ok(())
     }
@@ -216,12 +235,14 @@ impl Backend for Gate {
     /// The waiting call runs first, as for a scatter.
     fn gather_op(&self, call: &GatherOpCall) -> Result<(), BrookError> {
         self.run_waiting(|_| true)?;
+        let noted = self.note_gather_op(call);
         self.backend.gather_op(&GatherOpCall {
             dst: inner(&call.dst),
             index: inner(&call.index),
             data: inner(&call.data),
             update: (call.update.as_ref()).map(|(op, operand)| (inner_combiner(op), *operand)),
         })?;
+        self.noted_gather_op(noted, call);
         let wrote: &[(&str, &StreamArg)] = match call.update {
             Some(_) => &[("dst", &call.dst), ("data", &call.data)],
             None => &[("dst", &call.dst)],
@@ -235,6 +256,7 @@ impl Backend for Gate {
     fn set_write_mask(&self, mask: &StreamArg) -> Result<(), BrookError> {
         self.run_waiting(|_| true)?;
         self.backend.set_write_mask(&inner(mask))?;
+        self.noted_mask(mask);
         self.record_write_mask(mask);
         Ok(())
     }
@@ -254,7 +276,9 @@ impl Backend for Gate {
     /// The waiting call runs first: its streams' storage is exchanged.
     fn swap(&self, a: &StreamArg, b: &StreamArg) -> Result<(), BrookError> {
         self.run_waiting(|_| true)?;
+        let noted = self.note_swap(a, b);
         self.backend.swap(&inner(a), &inner(b))?;
+        self.noted_swap(noted);
         self.record_swap(a, b);
         Ok(())
     }

@@ -89,7 +89,8 @@ impl Gate {
         }
     }
 
-    /// The whole of `stream` (the backend's), read back from the backend.
+    /// The whole of `stream` (the backend's), read back from the backend, with its elements'
+    /// histories where the run records them.
     fn read_back(&self, name: &str, stream: &StreamArg) -> StreamContents {
         let whole = StreamArg {
             domain: None,
@@ -102,7 +103,17 @@ impl Gate {
             None => self.backend.write(&whole, &mut out),
         };
         let read = read.map(|()| out);
-        read_back(name, stream.shape, floats, read)
+        let contents = read_back(name, stream.shape, floats, read);
+        #[cfg(feature = "cpu")]
+        let contents = {
+            let operation = self.recorder.borrow().as_ref().map(Recorder::operations);
+            StreamContents {
+                histories: (operation.map(|op| self.explorer_histories(stream, op)))
+                    .unwrap_or_default(),
+                ..contents
+            }
+        };
+        contents
     }
 }
 
@@ -118,6 +129,7 @@ fn read_back(
         shape: shape.to_vec(),
         components,
         values: values.map_err(|e| e.to_string()),
+        histories: Vec::new(),
     }
 }
 

@@ -8,14 +8,28 @@
 //! the next reduction folds is remembered as feeding, so it waits from its next call on.
 //! Only speed depends on this: a deferred call and one run at once give the same results.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::VecDeque;
+use std::rc::{Rc, Weak};
 
-use brook_core::{Compiled, StreamArg};
+use brook_core::StreamArg;
 use brook_ir::FunctionId;
 
-/// A kernel: its program's compiled module (by address) and its function.
-pub(crate) type KernelKey = (usize, u32);
+use super::handles::{Prepared, StreamBody};
+
+/// A kernel: its program (a weak handle on the gate's program, which keeps the allocation,
+/// so no later program can take its address while the key is remembered) and its function.
+#[derive(Clone)]
+pub(crate) struct KernelKey {
+    program: Weak<Prepared>,
+    function: u32,
+}
+
+impl PartialEq for KernelKey {
+    fn eq(&self, other: &KernelKey) -> bool {
+        self.function == other.function && self.program.ptr_eq(&other.program)
+    }
+}
 
 /// How many kernels are remembered: a loop of a few kernels fits, and the memory is bounded
 /// however many programs a long run compiles.
@@ -26,17 +40,21 @@ const REMEMBERED: usize = 16;
 pub(crate) struct WorthDeferring {
     seen: RefCell<VecDeque<(KernelKey, bool)>>,
     /// The last call run at once because it was not worth deferring, and its output stream
-    /// (by address): a reduction of that output teaches that the kernel feeds one.
-    ran_at_once: Cell<Option<(KernelKey, usize)>>,
+    /// (a weak handle, so its identity outlives it): a reduction of that output teaches that the kernel feeds one.
+    ran_at_once: RefCell<Option<(KernelKey, Weak<StreamBody>)>>,
 }
 
-/// The key of kernel `kernel` of `compiled`.
-pub(crate) fn key(compiled: &Compiled, kernel: FunctionId) -> KernelKey {
-    (compiled as *const Compiled as usize, kernel.0)
+/// The key of kernel `kernel` of `program`.
+pub(crate) fn key(program: &Rc<Prepared>, kernel: FunctionId) -> KernelKey {
+    KernelKey {
+        program: Rc::downgrade(program),
+        function: kernel.0,
+    }
 }
 
-fn address(stream: &StreamArg) -> usize {
-    stream.storage as *const dyn std::any::Any as *const () as usize
+/// A weak handle on a gate's stream: its identity, kept while remembered.
+fn identity(stream: &StreamArg) -> Weak<StreamBody> {
+    Rc::downgrade(&StreamBody::of(stream).handle())
 }
 
 impl WorthDeferring {
@@ -46,8 +64,7 @@ impl WorthDeferring {
         let fed = (self.seen.borrow().iter())
             .find(|(k, _)| *k == kernel)
             .is_none_or(|(_, fed)| *fed);
-        self.ran_at_once
-            .set((!fed).then(|| (kernel, address(output))));
+        *self.ran_at_once.borrow_mut() = (!fed).then(|| (kernel, identity(output)));
         fed
     }
 
@@ -65,7 +82,7 @@ impl WorthDeferring {
     /// last run at once, that kernel feeds reductions after all.
     pub(crate) fn reduced(&self, input: &StreamArg) {
         if let Some((kernel, output)) = self.ran_at_once.take() {
-            if output == address(input) {
+            if output.ptr_eq(&identity(input)) {
                 self.learn(kernel, true);
             }
         }

@@ -2,6 +2,8 @@
 //! backend.
 #![allow(dead_code)] // each test binary uses a subset
 
+pub mod counting;
+
 use brook::{Arg, ContextOptions, Runtime, Stream};
 
 /// A headless GL runtime; `max_texture_size` lowers the limit to force address translation,
@@ -140,6 +142,14 @@ pub fn ulp_distance(a: f32, b: f32) -> u32 {
     key(a).abs_diff(key(b))
 }
 
+/// Small integers with repeats, signs and zeros (`salt` shifts them): every order of
+/// summing them is exact, so results compare bit for bit.
+pub fn ints(n: usize, salt: usize) -> Vec<f32> {
+    (0..n)
+        .map(|i| ((i * 7 + 3 + salt) % 13) as f32 - 6.0)
+        .collect()
+}
+
 /// 0, 1, 2, … as floats: every element distinct, so misplaced reads are caught.
 pub fn ramp(n: usize) -> Vec<f32> {
     (0..n).map(|i| i as f32).collect()
@@ -207,6 +217,11 @@ impl Samples {
         v.clamp(lo, hi) as f32
     }
 }
+
+/// A kernel whose loop never ends (`forever.br`: its statements on lines 1 to 4), for the
+/// CPU's time limit.
+pub const FOREVER: &str =
+    "kernel void forever(float x<>, out float y<>) {\n  float a = x;\n  while (a > -1.0) { a += 1.0; }\n  y = a;\n}";
 
 /// A kernel whose loop runs `n` times (a driver's iteration cap cuts it short for large `n`).
 pub const COUNT_TO_N: &str = "kernel void k(float n<>, out float r<>) {

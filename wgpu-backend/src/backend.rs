@@ -1,7 +1,9 @@
-//! The crate's API: every Brook operation on wgpu, shaped like the runtime's backend trait
-//! (stream creation, read/write with domains, programs, kernels with vouts, reductions,
-//! scatter and gather-op, write masks and queries, swap, trace, finish), so the runtime's
-//! seam is glue over it.
+//! The backend: its device access (public), and the engine's entry points for every Brook
+//! operation on wgpu, shaped like the runtime's backend trait (stream creation, read/write
+//! with domains, programs, kernels with vouts, reductions, scatter and gather-op, write masks
+//! and queries, swap, trace, finish), so the seam is glue over them. The entry points take
+//! calls brook-core has checked; they are public only as hidden hooks for the bench and the
+//! example.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -84,11 +86,6 @@ impl WgpuBackend {
         self.gpu.describe()
     }
 
-    /// The device, queue and adapter facts the backend runs on.
-    pub fn gpu(&self) -> &Gpu {
-        &self.gpu
-    }
-
     /// The wgpu device, for an application's own buffers and pipelines beside Brook's.
     pub fn device(&self) -> &wgpu::Device {
         &self.gpu.device
@@ -102,6 +99,22 @@ impl WgpuBackend {
     /// The adapter's name, driver and backend (lavapipe shows as a CPU device).
     pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
         &self.gpu.info
+    }
+
+    /// How many bind groups kernel calls keep for reuse (one per pipeline and set of buffers
+    /// bound; a dropped stream's go with it), to check that they do not pile up.
+    pub fn kept_bind_groups(&self) -> usize {
+        self.gpu.binds.len()
+    }
+}
+
+/// The engine's entry points, on the crate's own types: hooks for its bench and example,
+/// hidden from the docs. Calls through `brook::Runtime` reach them by the seam, checked.
+#[doc(hidden)]
+impl WgpuBackend {
+    /// The device, queue and adapter facts the backend runs on.
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
     }
 
     /// A stream of `shape` whose elements have members of `widths` floats (`[4]` for
@@ -122,11 +135,9 @@ impl WgpuBackend {
     /// (the domain's elements row-major).
     pub fn read(&self, s: &WgpuStream, domain: Option<&Domain>, data: &[f32]) -> Result<()> {
         self.own("streamRead", &[s])?;
-        let buf = s.buffer().ok_or_else(|| WgpuError::ArgumentType {
-            call: "streamRead".into(),
-            param: String::new(),
-            message: "an iterator stream is computed, it cannot be read into".into(),
-        })?;
+        let buf = s
+            .buffer()
+            .ok_or_else(|| WgpuError::precondition("streamRead", "an iterator stream"))?;
         let fpe = s.floats_per_element();
         let expected = domain.map_or(s.len(), Domain::len) * fpe;
         if data.len() != expected {
@@ -136,6 +147,9 @@ impl WgpuBackend {
             }
             .into());
         }
+        if let Some(d) = domain {
+            d.fits(s.shape())?;
+        }
         self.gpu.scoped("streamRead", || {
             match domain {
                 None => self
@@ -143,7 +157,6 @@ impl WgpuBackend {
                     .queue
                     .write_buffer(&buf, 0, bytemuck::cast_slice(data)),
                 Some(d) => {
-                    crate::stream::check_domain(d, s.shape())?;
                     let mut at = 0;
                     for (first, len) in crate::stream::domain_runs(d, s.shape()) {
                         let n = len * fpe;
@@ -174,7 +187,7 @@ impl WgpuBackend {
             .into());
         }
         if let Some(d) = domain {
-            crate::stream::check_domain(d, s.shape())?;
+            d.fits(s.shape())?;
         }
         let all: Vec<f32> = match &s.storage {
             Storage::Iter(r) => r.values(),
@@ -222,16 +235,10 @@ impl WgpuBackend {
     pub fn swap(&self, a: &WgpuStream, b: &WgpuStream) -> Result<()> {
         self.own("streamSwap", &[a, b])?;
         if a.shape() != b.shape() || a.widths() != b.widths() {
-            return Err(WgpuError::ShapeMismatch {
-                call: "streamSwap".into(),
-                message: format!(
-                    "streamSwap needs two streams of one shape and format, got {:?} {:?} and {:?} {:?}",
-                    a.shape(),
-                    a.widths(),
-                    b.shape(),
-                    b.widths()
-                ),
-            });
+            return Err(WgpuError::precondition(
+                "streamSwap",
+                "two streams of different shapes or formats",
+            ));
         }
         a.swap_with(b)?;
         self.record_steps("streamSwap", Vec::new());
@@ -257,25 +264,20 @@ impl WgpuBackend {
             .unwrap_or_default()
     }
 
-    /// How many bind groups kernel calls keep for reuse (one per pipeline and set of buffers
-    /// bound; a dropped stream's go with it), to check that they do not pile up.
-    pub fn kept_bind_groups(&self) -> usize {
-        self.gpu.binds.len()
-    }
-
     /// Waits until all work issued so far has finished.
     pub fn finish(&self) -> Result<()> {
         self.gpu.wait()
     }
 
-    /// Checks that every stream was made by this backend (a buffer of another device would
-    /// be undefined behaviour in the driver, not an error).
+    /// Checks that every stream was made by this backend: the runtime passes only its own,
+    /// but a buffer of another device bound here would be undefined behaviour in the driver.
     /// `call` is formatted only for the error.
     pub(crate) fn own(&self, call: impl std::fmt::Display, streams: &[&WgpuStream]) -> Result<()> {
         if streams.iter().any(|s| s.owner != self.serial) {
-            return Err(WgpuError::ForeignStream {
-                call: call.to_string(),
-            });
+            return Err(WgpuError::precondition(
+                call,
+                "a stream made by another wgpu backend (another device)",
+            ));
         }
         Ok(())
     }

@@ -9,12 +9,13 @@ pub const ADAPTER_PACKAGES: &str = "install Mesa's Vulkan driver (Debian/Ubuntu:
 mesa-vulkan-drivers libvulkan1`, which gives lavapipe) or Mesa's EGL/GL drivers (`libegl1 \
 libegl-mesa0 libgl1-mesa-dri`) for wgpu's GL backend";
 
-/// The backend's errors. Each kind of call mistake has a variant of its own mirroring
-/// brook-core's [`brook_core::BrookError`] (mapped through field for field in `seam.rs`),
-/// rather than one variant boxing a `BrookError`: that keeps `WgpuError` `Clone` and
-/// `PartialEq` (its users and tests compare errors), keeps the crate's own API matchable
-/// without brook-core's runtime-only variants, and leaves no `BrookError` inside a
-/// `BrookError::Backend` when a call goes through the runtime.
+/// What fails on the wgpu backend itself: no adapter, the device (creation, loss, memory,
+/// limits), wgpu refusing an operation, a shader this backend generated wrongly, what it
+/// does not do. Brook's rules about calls (argument kinds and counts, element types,
+/// aliasing, shapes, the write-mask state) are brook-core's: the runtime checks them before a
+/// call gets here and reports them as [`brook_core::BrookError`], which wraps this type at the
+/// seam; the crate's own entry points (hooks for its bench and example) meet a broken one as
+/// [`WgpuError::Precondition`].
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum WgpuError {
     /// No adapter could be created: no GPU driver, Vulkan or GL library was found.
@@ -53,7 +54,8 @@ pub enum WgpuError {
     /// The device was lost (driver reset, GPU removed); create a new backend.
     #[error("the GPU device was lost: {0}")]
     DeviceLost(String),
-    /// The device cannot do it at this size (a stream larger than its storage buffers).
+    /// The device cannot do it at this size (a stream larger than its storage buffers, more
+    /// buffers than a stage binds, a loop its driver cuts).
     #[error("{call}: {message}")]
     DeviceLimit {
         /// The call that failed, as messages name it (`kernel \`saxpy\``, `streamSwap`).
@@ -61,89 +63,16 @@ pub enum WgpuError {
         /// What is wrong, and what to change.
         message: String,
     },
-    /// A stream request that makes no sense on any device (a bad shape, element format or
-    /// domain, a host array of the wrong size): brook-core's error, as every backend reports it.
-    #[error(transparent)]
-    Stream(#[from] brook_core::StreamError),
-    /// A stream of another wgpu backend (another device) passed to this one.
-    #[error(
-        "{call}: a stream made by another wgpu backend (another device) was passed to this one"
-    )]
-    ForeignStream {
-        /// The call that failed, as messages name it (`kernel \`saxpy\``, `streamSwap`).
-        call: String,
-    },
-    /// Streams that do not fit together (a `streamSwap` of two shapes or formats).
-    #[error("{call}: {message}")]
-    ShapeMismatch {
-        /// The call that failed, as messages name it (`kernel \`saxpy\``, `streamSwap`).
-        call: String,
-        /// What is wrong, and what to change.
-        message: String,
-    },
-    /// An argument of the wrong kind or element size (an iterator where stored elements are
-    /// needed, a stream for a constant, `float2` elements for a `float` parameter); `param`
-    /// names the parameter, empty when the call has none to name.
-    #[error("{call}: {message}")]
-    ArgumentType {
-        /// The call that failed, as messages name it (`kernel \`saxpy\``, `streamSwap`).
-        call: String,
-        /// The parameter the argument was passed for (empty when there is none to name).
-        param: String,
-        /// What is wrong, and what to change.
-        message: String,
-    },
-    /// Nothing of that name or number: no kernel or reduce function (`what` says which was
-    /// looked for), as brook-core's program lookup reports it.
-    #[error("{message}")]
-    Unknown {
-        /// The name looked for.
-        name: String,
-        /// What kind of thing was looked for (`kernel`, `reduce function`).
-        what: &'static str,
-        /// The whole message.
-        message: String,
-    },
-    /// A call with more or fewer arguments than its function has parameters (brook-core's
-    /// text).
-    #[error("{}", brook_core::BrookError::ArgumentCount { call: call.clone(), expected: *expected, got: *got })]
-    ArgumentCount {
-        /// The call that failed, as messages name it (`kernel \`saxpy\``, `streamSwap`).
-        call: String,
-        /// Parameters the function declares.
-        expected: usize,
-        /// Arguments the call passed.
-        got: usize,
-    },
-    /// One stream in two roles of a call that Brook does not allow (the streams of a scatter
-    /// or gather-op, a reduction's input and output).
-    #[error("{call}: {message}")]
-    Aliasing {
-        /// The call that failed, as messages name it (`kernel \`saxpy\``, `streamSwap`).
-        call: String,
-        /// What is wrong, and what to change.
-        message: String,
-    },
-    /// A call that does not fit the backend's state: enabling a write mask never set, a
-    /// second write query, ending one never begun.
-    #[error("{call}: {message}")]
-    State {
-        /// The call that failed, as messages name it (`kernel \`saxpy\``, `streamSwap`).
-        call: String,
-        /// What is wrong, and what to change.
-        message: String,
-    },
-    /// Something Brook or this backend does not do (a reduce function of the wrong form, a
-    /// write mask on a kernel with vouts).
+    /// What this backend does not do (a function past brook-core's compile budget).
     #[error("{call}: {message}")]
     Unsupported {
-        /// The call that failed, as messages name it (`kernel \`saxpy\``, `streamSwap`).
+        /// What was being done (`compute shader generation`).
         call: String,
         /// What is wrong, and what to change.
         message: String,
     },
-    /// An error about one statement of the Brook source (a function past brook-core's compile
-    /// budget), placed at its line as brook-core's `BrookError::At` places it.
+    /// An error about one statement of the Brook source, placed at its line as brook-core's
+    /// `BrookError::At` places it.
     #[error("{file}:{line}: {error}\n    {line} | {text}")]
     At {
         /// The Brook file.
@@ -155,6 +84,37 @@ pub enum WgpuError {
         /// What is wrong there.
         error: Box<WgpuError>,
     },
+    /// A host array of the wrong size, a shape that is none: brook-core's error, as every
+    /// backend reports it.
+    #[error(transparent)]
+    Stream(#[from] brook_core::StreamError),
+    /// A call that breaks what the engine relies on (arguments of the kinds, counts, element
+    /// sizes and shapes brook-core's call checks guarantee, streams of this device): reachable
+    /// only by calling this crate directly, never through `brook::Runtime`. Refused rather
+    /// than bound, since a buffer of another device or a binding of the wrong size is
+    /// undefined in the driver or silently wrong.
+    #[error(
+        "a call of {call} that brook-core's checks would refuse reached the wgpu backend: {reason}"
+    )]
+    Precondition {
+        /// The call, as messages name it (`kernel \`saxpy\``, `streamSwap`).
+        call: String,
+        /// What does not hold.
+        reason: String,
+    },
+}
+
+impl WgpuError {
+    /// A [`WgpuError::Precondition`] of `call`.
+    pub(crate) fn precondition(
+        call: impl std::fmt::Display,
+        reason: impl Into<String>,
+    ) -> WgpuError {
+        WgpuError::Precondition {
+            call: call.to_string(),
+            reason: reason.into(),
+        }
+    }
 }
 
 /// What every fallible operation of this crate returns.

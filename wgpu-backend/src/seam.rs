@@ -2,7 +2,8 @@
 //! `BRT_RUNTIME=wgpu`, `brcc run --backend wgpu`) runs every Brook program here.
 //!
 //! Calls arrive checked by the runtime (argument kinds, element types, aliasing, shapes, the
-//! write-mask state), so this module only translates: a stream's storage is a
+//! write-mask state), so the engine checks none of Brook's rules again and this module only
+//! translates: a stream's storage is a
 //! [`WgpuStream`], a program's a [`WgpuProgram`], and each call's own trace records become
 //! brook-core's [`TraceEntry`]s (one pass per dispatch, copy or clear).
 
@@ -25,45 +26,15 @@ use crate::program::WgpuProgram;
 use crate::stream::WgpuStream;
 use crate::trace::{CallTrace, Step};
 
+/// The backend's own failures inside brook-core's error: a device limit, what it does not do
+/// and a place in the source as core's variants of the same name (every backend reports them
+/// alike), a stream request as core's, and the device's own failures as `Backend`.
 impl From<WgpuError> for BrookError {
     fn from(e: WgpuError) -> BrookError {
         match e {
             WgpuError::Stream(e) => BrookError::Stream(e),
-            WgpuError::ForeignStream { call } => BrookError::ForeignStream { call },
-            WgpuError::ShapeMismatch { call, message } => {
-                BrookError::ShapeMismatch { call, message }
-            }
-            WgpuError::ArgumentType {
-                call,
-                param,
-                message,
-            } => BrookError::ArgumentType {
-                call,
-                param,
-                message,
-            },
-            WgpuError::Unknown {
-                name,
-                what,
-                message,
-            } => BrookError::Unknown {
-                name,
-                what,
-                message,
-            },
-            WgpuError::ArgumentCount {
-                call,
-                expected,
-                got,
-            } => BrookError::ArgumentCount {
-                call,
-                expected,
-                got,
-            },
-            WgpuError::Aliasing { call, message } => BrookError::Aliasing { call, message },
-            WgpuError::State { call, message } => BrookError::State { call, message },
-            WgpuError::Unsupported { call, message } => BrookError::Unsupported { call, message },
             WgpuError::DeviceLimit { call, message } => BrookError::DeviceLimit { call, message },
+            WgpuError::Unsupported { call, message } => BrookError::Unsupported { call, message },
             WgpuError::At {
                 file,
                 line,

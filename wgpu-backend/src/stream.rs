@@ -21,15 +21,7 @@ use brook_core::StreamError;
 use crate::error::{Result, WgpuError};
 use crate::gpu::Gpu;
 
-/// The most dimensions a Brook stream has.
-pub const MAX_RANK: usize = 4;
-
 pub use brook_core::{Domain, IterSpec};
-
-/// Checks that `d` lies in a stream of `shape`.
-pub fn check_domain(d: &Domain, shape: &[usize]) -> Result<()> {
-    Ok(d.fits(shape)?)
-}
 
 /// Linear positions (in the whole stream of `shape`) of a domain's rows: each run of
 /// consecutive elements along the last dimension, as (first, length). Buffer copies of a
@@ -71,13 +63,9 @@ impl WgpuStream {
         shape: &[usize],
         id: u32,
     ) -> Result<WgpuStream> {
-        check_shape(shape)?;
-        if widths.is_empty() || widths.iter().any(|&w| !(1..=4).contains(&w)) {
-            return Err(StreamError::Format(format!(
-                "an element has 1 or more members of 1 to 4 floats, not {widths:?}"
-            ))
-            .into());
-        }
+        brook_core::shape::element_count(shape)?;
+        // brook-core's `ElementFormat` has members of 1 to 4 floats.
+        debug_assert!(!widths.is_empty() && widths.iter().all(|&w| (1..=4).contains(&w)));
         let fpe: usize = widths.iter().map(|&w| w as usize).sum();
         let bytes = byte_size(shape, fpe, &gpu.limits)?;
         let buffer = gpu.scoped("creating a stream", || {
@@ -178,11 +166,7 @@ impl WgpuStream {
                 other.id.set(id);
                 Ok(())
             }
-            _ => Err(WgpuError::ArgumentType {
-                call: "streamSwap".into(),
-                param: String::new(),
-                message: "an iterator stream is computed, it has no storage to swap".into(),
-            }),
+            _ => Err(WgpuError::precondition("streamSwap", "an iterator stream")),
         }
     }
 }
@@ -193,17 +177,6 @@ pub fn stream_usages() -> wgpu::BufferUsages {
         | wgpu::BufferUsages::COPY_SRC
         | wgpu::BufferUsages::COPY_DST
         | wgpu::BufferUsages::VERTEX
-}
-
-/// Checks a stream shape: 1 to 4 dimensions, none of extent zero.
-pub fn check_shape(shape: &[usize]) -> Result<()> {
-    if shape.is_empty() || shape.len() > MAX_RANK || shape.contains(&0) {
-        return Err(StreamError::Shape(format!(
-            "a stream has 1 to 4 dimensions, none of extent zero, not {shape:?}"
-        ))
-        .into());
-    }
-    Ok(())
 }
 
 /// The bytes of a stream of `shape` with `fpe` floats per element, checked against the

@@ -279,8 +279,13 @@ impl<'a> Interp<'a> {
         let shape = stream.shape();
         let rank = shape.len();
         let mut idx = [0usize; 4];
+        // The index as written, kept only when the element's reads are logged.
+        let mut written = f.reads.as_ref().map(|_| Vec::new());
         if let [one] = indices {
             let v = self.eval(f, one)?;
+            if let Some(w) = written.as_mut() {
+                w.extend((0..v.width() as usize).filter_map(|k| v.comp(k).map(|c| c.to_f32())));
+            }
             for k in 0..(v.width() as usize).min(rank) {
                 let d = rank - 1 - k;
                 idx[d] = gather_index(v.comp(k).ok_or_else(|| bad("gather index"))?, shape[d]);
@@ -299,10 +304,23 @@ impl<'a> Interp<'a> {
             for (j, e) in indices.iter().enumerate() {
                 let v = self.eval(f, e)?;
                 let d = off + j;
-                idx[d] = gather_index(v.comp(0).ok_or_else(|| bad("gather index"))?, shape[d]);
+                let c = v.comp(0).ok_or_else(|| bad("gather index"))?;
+                if let Some(w) = written.as_mut() {
+                    w.push(c.to_f32());
+                }
+                idx[d] = gather_index(c, shape[d]);
             }
         }
         let lin = ravel(&idx, shape);
+        if let (Some(index), Some(log)) = (written, f.reads.as_mut()) {
+            log.push(super::GatherRead {
+                param: p,
+                index,
+                element: idx[..rank].to_vec(),
+                linear: lin,
+                at: indices.first().map_or(0, |e| e.span.start),
+            });
+        }
         Ok(Value::decode(&param.ty, self.module, stream.element(lin)).0)
     }
 
@@ -396,7 +414,19 @@ impl<'a> Interp<'a> {
                 c.gathers[i] = f.gathers.get(q).copied().flatten();
             }
         }
-        let ret = self.run(&mut c)?;
+        c.reads = f.reads.as_ref().map(|_| Vec::new());
+        let ret = self.run(&mut c);
+        // The callee's gathers are the caller's: each gather parameter was passed one of the
+        // caller's (checked above).
+        if let (Some(log), Some(callee_log)) = (f.reads.as_mut(), c.reads.take()) {
+            for mut read in callee_log {
+                if let ExprKind::Param(q) = args[read.param].kind {
+                    read.param = q as usize;
+                    log.push(read);
+                }
+            }
+        }
+        let ret = ret?;
         for (i, p) in callee.params.iter().enumerate() {
             if p.class != ParamClass::Out {
                 continue;

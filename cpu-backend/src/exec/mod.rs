@@ -44,6 +44,27 @@ pub struct Frame<'a> {
     /// The values pushed onto `vout` parameters by this element, in push order, with the
     /// parameter each went to (the kernel driver drains it after every element).
     pub pushed: Vec<(u32, Value)>,
+    /// Every gather the element made, in order, when someone asked for them
+    /// ([`crate::why`]); `None`, and nothing logged, on the normal path.
+    pub reads: Option<Vec<GatherRead>>,
+}
+
+/// One gather an element made: which gather parameter, the index as the kernel computed it
+/// (each component as a float, in the order written: one vector, or the subscripts), the
+/// element it rounded and clamped to, and where in the Brook source the gather is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GatherRead {
+    /// The gather parameter of the function the log belongs to.
+    pub param: usize,
+    /// The index expression's value: a vector index's components (`.x` first) or the
+    /// subscripts (C order).
+    pub index: Vec<f32>,
+    /// The element it selected, first dimension first.
+    pub element: Vec<usize>,
+    /// The element's linear position in the gathered stream.
+    pub linear: usize,
+    /// The byte offset of the gather expression in the Brook source.
+    pub at: u32,
 }
 
 impl<'a> Frame<'a> {
@@ -68,6 +89,7 @@ impl<'a> Frame<'a> {
                 .map(|l| Value::zero(&l.ty, module))
                 .collect(),
             pushed: Vec::new(),
+            reads: None,
         }
     }
 }

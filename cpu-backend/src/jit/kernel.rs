@@ -616,7 +616,7 @@ fn input_index(l: &mut Lower, p: u32, same: &[bool], here: &Here) -> (Vec<Value>
 }
 
 /// An iterator's value at `idx` (brook-core's `IterSpec::value_at`): 1D `start + i * step` per component;
-/// 2D `.x` along the columns and `.y` along the rows.
+/// N-D `.x` along the columns, `.y` along the rows, `.z` and `.w` along the dimensions before.
 fn iterator(l: &mut Lower, p: u32, ty: &brook_ir::Type, idx: &[Value]) -> Res<Val> {
     let n = ty.width().unwrap_or(1);
     let comp =
@@ -625,9 +625,9 @@ fn iterator(l: &mut Lower, p: u32, ty: &brook_ir::Type, idx: &[Value]) -> Res<Va
     let steps: Vec<Value> = (0..n).map(|c| comp(l, Slot::IterStep, c)).collect();
     // Indices are below 2^63: the signed conversion gives the unsigned one's float.
     let as_float = |l: &mut Lower, i: Value| l.b.ins().fcvt_from_sint(types::F32, i);
-    let at = if idx.len() == 2 {
-        let (x, y) = (as_float(l, idx[1]), as_float(l, idx[0]));
-        from_lanes(l.b, Scalar::Float, &[x, y])
+    let at = if idx.len() >= 2 {
+        let lanes: Vec<Value> = idx.iter().rev().map(|&i| as_float(l, i)).collect();
+        from_lanes(l.b, Scalar::Float, &lanes)
     } else {
         let i = as_float(l, idx[0]);
         Num::scalar(Scalar::Float, i).widen(l.b, n)

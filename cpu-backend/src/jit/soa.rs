@@ -56,7 +56,7 @@ pub(crate) fn scalar_kernel(
 ) -> Result<Module, String> {
     // Checked on the kernel as written: splitting drops the components nothing reads, and
     // with them any helper call inside them, which could `discard`.
-    if brook_core::walk::can_discard(module, id) {
+    if brook_ir::walk::can_discard(module, id) {
         return Err("`discard`".into());
     }
     let f = module.func(id);

@@ -50,7 +50,7 @@ pub(crate) fn split(module: &Module, id: FunctionId, variant: &Variant) -> Res<M
             .get(id.0 as usize)
             .ok_or("no such function")?;
         let f = function(module, f, keys)?;
-        brook_core::walk::any_expr(&f.body, &mut |e| {
+        brook_ir::walk::any_expr(&f.body, &mut |e| {
             if let ExprKind::Call(callee, _) = e.kind {
                 todo.push((callee, &[]));
             }
@@ -585,5 +585,5 @@ fn take(mut xs: Vec<Expr>, n: usize) -> Res<Vec<Expr>> {
 
 /// Whether `e` reads local `l`.
 fn reads(e: &Expr, l: LocalId) -> bool {
-    brook_core::walk::any_in(e, &mut |x| matches!(x.kind, ExprKind::Local(m) if m == l))
+    brook_ir::walk::any_in(e, &mut |x| matches!(x.kind, ExprKind::Local(m) if m == l))
 }

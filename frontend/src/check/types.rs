@@ -15,9 +15,10 @@ use brook_ir::{Expr, ExprKind, Scalar, StructDef, Type};
 /// The type a built-in type name denotes (`float`, `float1`..`float4`, `int`.., `bool`..,
 /// `float2x2`..`float4x4`); `void` is handled separately. Cg's lower-precision types `half`,
 /// `fixed` and `shortfixed` (and their vectors) are floats of that width, as the original's
-/// CPU backend computed them.
+/// CPU backend computed them; so are `char` and `uchar`, which the original's GPU backends
+/// emulated with floats (host arrays of them are converted at `streamRead`/`streamWrite`).
 pub fn builtin_type(name: &str) -> Option<Type> {
-    let float_like = ["float", "half", "shortfixed", "fixed"]
+    let float_like = ["float", "half", "shortfixed", "fixed", "uchar", "char"]
         .iter()
         .find_map(|p| name.strip_prefix(p));
     let (scalar, rest) = if let Some(r) = float_like {
@@ -257,6 +258,8 @@ mod tests {
         assert_eq!(builtin_type("float5"), None);
         assert_eq!(builtin_type("half"), Some(Type::FLOAT));
         assert_eq!(builtin_type("fixed3"), Some(Type::Vector(Scalar::Float, 3)));
+        assert_eq!(builtin_type("char"), Some(Type::Scalar(Scalar::Float)));
+        assert_eq!(builtin_type("uchar4"), Some(Type::Vector(Scalar::Float, 4)));
         assert_eq!(
             builtin_type("shortfixed4"),
             Some(Type::Vector(Scalar::Float, 4))

@@ -201,7 +201,7 @@ impl Backend for GlBackend {
             .map_err(|e| e.placed(call.compiled))?;
         self.unreported_link
             .set(both(self.unreported_link.take(), linked));
-        Ok(!checks_loops && !brook_core::walk::can_discard(&call.compiled.module, call.kernel))
+        Ok(!checks_loops && !brook_ir::walk::can_discard(&call.compiled.module, call.kernel))
     }
 
     fn plan_kernel(&self, call: &KernelCall) -> Result<Vec<PassTrace>, BrookError> {

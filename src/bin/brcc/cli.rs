@@ -65,9 +65,36 @@ pub enum Command {
         /// The most the site may take, in MiB; over it, nothing is written and brcc says so.
         #[arg(long, value_name = "MIB", default_value_t = 64)]
         max_mb: u64,
+        /// Record the run's history too (on the first backend): a click on an element of a
+        /// small result picture shows where its value came from, as `brcc why` does.
+        #[arg(long)]
+        why: bool,
         /// Arguments for the program's `main`, after `--`.
         #[arg(last = true, value_name = "ARGS")]
         args: Vec<String>,
+    },
+    /// Run the program recording every operation, then print where one element's final
+    /// value came from: the operation that wrote it and its Brook line, each element it read
+    /// (a gather's index, rounded and clamped), and so on back to the host's streamRead.
+    Why {
+        /// The program's files, as for `run`, then the element: `NAME[i][j]`, NAME a stream
+        /// variable of the host code, first dimension first (quote it for the shell).
+        #[arg(required = true, num_args = 2.., value_name = "FILES… ELEMENT")]
+        args: Vec<String>,
+        #[command(flatten)]
+        host: HostOptions,
+        /// The backend (default: $BRT_RUNTIME, else gl).
+        #[arg(long, value_name = "NAME")]
+        backend: Option<String>,
+        /// How many operations back to follow an input.
+        #[arg(long, value_name = "N", default_value_t = 8)]
+        depth: usize,
+        /// How many elements to show in all.
+        #[arg(long, value_name = "N", default_value_t = 64)]
+        elements: usize,
+        /// Arguments for the program's `main`, after `--`.
+        #[arg(last = true, value_name = "ARGS")]
+        program_args: Vec<String>,
     },
     /// Build the program into an executable that runs it (the backend: $BRT_RUNTIME, else gl).
     Build {
@@ -203,7 +230,19 @@ mod tests {
                 backend: None,
                 max_side: 64,
                 max_mb: 64,
+                why: false,
                 args: vec!["3".into()]
+            }
+        );
+        assert_eq!(
+            parse("why a.br r[1][0] --backend cpu --depth 3 -- 5").unwrap(),
+            Command::Why {
+                args: vec!["a.br".into(), "r[1][0]".into()],
+                host: HostOptions::default(),
+                backend: Some("cpu".into()),
+                depth: 3,
+                elements: 64,
+                program_args: vec!["5".into()]
             }
         );
         assert_eq!(

@@ -5,6 +5,7 @@
 //! brcc run FILES… [--backend gl|cpu|wgpu] [--timeout S] [-- ARGS…]   compile and run
 //! brcc build FILES… -o PROGRAM       an executable that runs the program
 //! brcc explain FILES… -o DIR [--backend gl,cpu,wgpu]   run it, every pass drawn as a static web site
+//! brcc why FILES… 'NAME[i][j]' [--backend B]   run it, then where that element's value came from
 //! brcc cpp FILE.br [-o OUT.cpp]      the generated C++ (brook.hpp and OUT.hpp beside it)
 //! brcc glsl FILE.br                  every kernel's GLSL passes
 //! brcc wgsl FILE.br                  every kernel's WGSL and dispatches
@@ -28,6 +29,7 @@ mod eviction;
 mod glsl;
 mod launch;
 mod sources;
+mod why;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -147,6 +149,29 @@ fn execute(command: Command) -> Result<ExitCode, String> {
                 .map_err(error)?;
             Ok(ExitCode::from(code as u8))
         }
+        Command::Why {
+            args,
+            host,
+            backend,
+            depth,
+            elements,
+            program_args,
+        } => {
+            let (element, files) = args.split_last().expect("clap asks for two or more");
+            let files: Vec<PathBuf> = files.iter().map(PathBuf::from).collect();
+            let element = why::Element::parse(element).map_err(error)?;
+            let (t, runtime, cache, library) = prepare(&files, host, backend)?;
+            let limits = brook::why::Limits { depth, elements };
+            why::run(
+                &t.programs[0].file_name,
+                &library,
+                runtime,
+                cache,
+                &element,
+                limits,
+                &program_args,
+            )
+        }
         Command::Explain {
             files,
             host,
@@ -154,6 +179,7 @@ fn execute(command: Command) -> Result<ExitCode, String> {
             backend,
             max_side,
             max_mb,
+            why,
             args,
         } => {
             // `gl,cpu`: the program runs once per backend, the first one's cards show all.
@@ -192,6 +218,9 @@ fn execute(command: Command) -> Result<ExitCode, String> {
                     // into a reduction and run later for a read must run where the others
                     // run it.
                     runtime.set_automatic_fusion(false).map_err(error)?;
+                }
+                if why && k == 0 {
+                    runtime.record_history(true).map_err(error)?;
                 }
                 runtime.start_explaining(max_side);
                 let status = launch::run(

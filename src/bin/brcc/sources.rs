@@ -55,9 +55,25 @@ pub fn load(files: &[PathBuf], host: &HostOptions) -> Result<Vec<Program>, Strin
     if programs.len() == 1 {
         return Ok(programs);
     }
-    // Again, knowing every file's kernel types (a stream in main.cpp of a struct of kernels.br).
-    let types: Vec<String> = programs.iter().flat_map(Program::kernel_types).collect();
-    parse(&types)
+    // Again, knowing every file's kernel types (a stream in main.cpp of a struct of kernels.br)
+    // and the types every file makes streams of (`create<ShadingHit>` of a struct only
+    // kernels.br defines).
+    let types: Vec<String> = programs
+        .iter()
+        .flat_map(|p| p.kernel_types().into_iter().chain(p.created_types()))
+        .collect();
+    let mut programs = parse(&types)?;
+    // Each file's host calls are checked against the other files' kernels too.
+    for i in 0..programs.len() {
+        let others = programs
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .flat_map(|(_, p)| p.kernels().cloned())
+            .collect();
+        programs[i].see_other_kernels(others);
+    }
+    Ok(programs)
 }
 
 /// Every file's C++ and header. `need_main`: exactly one file must define `main`.

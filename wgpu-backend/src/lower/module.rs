@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use brook_core::walk::{can_discard, expr, for_each_expr};
+use brook_ir::walk::{can_discard, expr, for_each_expr};
 use brook_ir::{self as ir, ExprKind, FunctionId, ParamClass, StmtKind};
 use naga::{
     AddressSpace, Expression, Function, GlobalVariable, Handle, ResourceBinding, Span, Type,

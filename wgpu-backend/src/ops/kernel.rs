@@ -1,13 +1,13 @@
-//! A kernel call: checks, the shader variant, the call info, in-place copies, one dispatch,
+//! A kernel call: the shader variant, the call info, in-place copies, one dispatch,
 //! then the vouts' packing (`vout.rs`).
 
 use brook_core::index::resize_ratio;
 use brook_core::loops::{cut_loop_message, iteration_bound_given};
 use brook_core::SourceText;
-use brook_ir::{FunctionKind, ParamClass, Scalar, Type};
+use brook_ir::{FunctionKind, ParamClass};
 
 use super::vout::{pack_vouts, VoutScratch};
-use super::{call_shape_of, check_fpe, KernelArg};
+use super::{call_shape_of, KernelArg};
 use brook_core::call::CallName;
 
 use crate::backend::WgpuBackend;
@@ -53,8 +53,9 @@ fn resize_slots(info: &mut [[u32; 4]], slot: u32, shape: &[usize], own: &[usize]
 }
 
 impl WgpuBackend {
-    /// Checks a kernel call and finds (or builds) its pipeline; `None` for a call with no
-    /// outputs (nothing observable to compute).
+    /// Finds (or builds) a kernel call's pipeline; `None` for a call with no outputs (nothing
+    /// observable to compute). The call arrives checked by brook-core: what would bind
+    /// wrongly if it did not is refused as a precondition.
     fn prepare_call(
         &self,
         program: &WgpuProgram,
@@ -62,31 +63,17 @@ impl WgpuBackend {
         args: &[KernelArg],
     ) -> Result<Option<Prepared>> {
         let module = &program.module;
-        let func = module
-            .functions
-            .get(kernel.0 as usize)
-            .ok_or_else(|| WgpuError::Unknown {
-                name: format!("#{}", kernel.0),
-                what: "kernel",
-                message: format!(
-                    "the program has no kernel #{} (a function id from another program?)",
-                    kernel.0
-                ),
+        let func = (module.functions.get(kernel.0 as usize))
+            .filter(|f| f.kind == FunctionKind::Kernel)
+            .ok_or_else(|| {
+                WgpuError::precondition(format_args!("#{}", kernel.0), "no kernel of this program")
             })?;
         let call = CallName("kernel", &func.name);
-        if func.kind != FunctionKind::Kernel {
-            return Err(WgpuError::Unknown {
-                name: func.name.clone(),
-                what: "kernel",
-                message: format!("`{}` is not a kernel of this program", func.name),
-            });
-        }
         if args.len() != func.params.len() {
-            return Err(WgpuError::ArgumentCount {
-                call: call.to_string(),
-                expected: func.params.len(),
-                got: args.len(),
-            });
+            return Err(WgpuError::precondition(
+                &call,
+                "another number of arguments than parameters",
+            ));
         }
         let streams: Vec<&WgpuStream> = args
             .iter()
@@ -94,111 +81,52 @@ impl WgpuBackend {
             .map(|a| a.stream())
             .collect();
         self.own(&call, &streams)?;
-        // Check every argument against its parameter.
         for (p, a) in func.params.iter().zip(args) {
-            let wrong = |message: String| WgpuError::ArgumentType {
-                call: call.to_string(),
-                param: p.name.clone(),
-                message,
-            };
-            let what = |w: &str| wrong(format!("parameter `{}` needs {w}", p.name));
-            match (p.class, a) {
-                (ParamClass::Constant, KernelArg::Constant(v)) => {
-                    let n = flat_len(module, &p.ty) as usize;
-                    if v.len() != n {
-                        return Err(wrong(format!(
-                            "constant `{}` needs {n} floats, got {}",
-                            p.name,
-                            v.len()
-                        )));
-                    }
-                }
-                (ParamClass::Constant, _) => return Err(what("a constant")),
-                (_, KernelArg::Constant(_)) => return Err(what("a stream")),
-                (ParamClass::Stream | ParamClass::Iter, a) if a.stream().iter_spec().is_some() => {
-                    let s = a.stream();
-                    let c = s.widths()[0];
-                    if p.ty != Type::vector(Scalar::Float, c) {
-                        return Err(wrong(format!(
-                            "iterator `{}`: the parameter's type does not match an iterator of {c} float component(s)",
-                            p.name
-                        )));
-                    }
-                }
-                (ParamClass::Iter, _) => return Err(what("an iterator")),
-                (
-                    ParamClass::Stream
-                    | ParamClass::Gather { .. }
-                    | ParamClass::Out
-                    | ParamClass::Vout { .. },
-                    a,
-                ) => {
-                    if a.stream().iter_spec().is_some() {
-                        return Err(wrong(format!(
-                            "an iterator cannot be bound to `{}`; pass a stream (copy the iterator into one with a kernel first)",
-                            p.name
-                        )));
-                    }
-                    check_fpe(module, &call, p, a.stream().floats_per_element())?;
-                    if let KernelArg::Domain(s, d) = a {
-                        crate::stream::check_domain(d, s.shape())?;
-                    }
-                }
-                (ParamClass::Reduce, _) => return Err(what("no reduce parameter in a kernel")),
+            if let Some(reason) = unfit(module, p.class, &p.ty, a) {
+                return Err(WgpuError::precondition(
+                    &call,
+                    format!("`{}`: {reason}", p.name),
+                ));
             }
         }
         // The call's shape: the outputs' (all the same), or for vouts alone the first input's.
-        let out_shapes: Vec<Vec<usize>> = func
-            .params
-            .iter()
-            .zip(args)
+        let mut outputs = (func.params.iter().zip(args))
             .filter(|(p, _)| p.class == ParamClass::Out)
-            .map(|(_, a)| call_shape_of(a))
-            .collect();
-        if out_shapes.windows(2).any(|w| w[0] != w[1]) {
-            return Err(WgpuError::ShapeMismatch {
-                call: call.to_string(),
-                message: format!(
-                    "all output streams of one call must have the same shape, got {}",
-                    out_shapes
-                        .iter()
-                        .map(|s| brook_core::fmt_shape(s))
-                        .collect::<Vec<_>>()
-                        .join(" and ")
-                ),
-            });
+            .map(|(_, a)| call_shape_of(a));
+        let first_output = outputs.next();
+        // The shaders run without bounds checks (`pipeline::brook_shader_checks`): an output
+        // of another shape, or a domain outside its stream, would be written out of bounds.
+        if !outputs.all(|s| Some(&s) == first_output.as_ref()) {
+            return Err(WgpuError::precondition(
+                &call,
+                "outputs of different shapes",
+            ));
         }
         let has_vouts = func
             .params
             .iter()
             .any(|p| matches!(p.class, ParamClass::Vout { .. }));
-        let shape = match out_shapes.first() {
-            Some(s) => s.clone(),
+        let shape = match first_output {
+            Some(s) => s,
             None if !has_vouts => return Ok(None),
-            None => func
-                .params
-                .iter()
-                .zip(args)
+            None => (func.params.iter().zip(args))
                 .find(|(p, _)| matches!(p.class, ParamClass::Stream | ParamClass::Iter))
                 .map(|(_, a)| call_shape_of(a))
-                .ok_or_else(|| WgpuError::ShapeMismatch {
-                    call: call.to_string(),
-                    message: "it writes only vout streams, so it needs an input stream or iterator to give the call its shape".into(),
+                .ok_or_else(|| {
+                    WgpuError::precondition(
+                        &call,
+                        "only vouts, and no input to give the call its shape",
+                    )
                 })?,
         };
         let elements: usize = shape.iter().product();
         for (p, a) in func.params.iter().zip(args) {
             if let ParamClass::Vout { max } = p.class {
-                let needed = max as usize * elements;
-                if a.stream().len() < needed {
-                    return Err(WgpuError::ShapeMismatch {
-                        call: call.to_string(),
-                        message: format!(
-                            "vout `{}` needs room for {needed} elements (its N = {max} times the {elements} elements of the call) but its stream has {}",
-                            p.name,
-                            a.stream().len()
-                        ),
-                    });
+                if a.stream().len() < max as usize * elements {
+                    return Err(WgpuError::precondition(
+                        &call,
+                        format!("vout `{}` without room for its values", p.name),
+                    ));
                 }
             }
         }
@@ -258,19 +186,6 @@ impl WgpuBackend {
             pipeline,
             compiled,
         }))
-    }
-
-    /// The WGSL of the compute shader a kernel call runs (empty for a call with no outputs).
-    pub fn wgsl(
-        &self,
-        program: &WgpuProgram,
-        kernel: brook_ir::FunctionId,
-        args: &[KernelArg],
-    ) -> Result<String> {
-        Ok(self
-            .prepare_call(program, kernel, args)?
-            .map(|p| p.pipeline.wgsl())
-            .unwrap_or_default())
     }
 
     pub(crate) fn kernel_call(
@@ -487,6 +402,37 @@ impl WgpuBackend {
             call: format!("kernel `{kernel}`"),
             message: cut_loop_message(&source, source.line_of(offset), &self.gpu.info.name, cap),
         })
+    }
+}
+
+/// Why argument `a` cannot be bound to a parameter of class `class` and type `ty` as the
+/// shader plans bind it (brook-core's call checks refuse each of these first): `None` when
+/// it can. A constant or element of another size would be read wrongly without an error, a
+/// domain outside its stream out of bounds.
+fn unfit(
+    module: &brook_ir::Module,
+    class: ParamClass,
+    ty: &brook_ir::Type,
+    a: &KernelArg,
+) -> Option<&'static str> {
+    let floats = flat_len(module, ty) as usize;
+    let iter = |a: &KernelArg| a.stream().iter_spec().is_some();
+    match (class, a) {
+        (ParamClass::Constant, KernelArg::Constant(v)) => {
+            (v.len() != floats).then_some("a constant of another size")
+        }
+        (ParamClass::Constant, _) => Some("a stream for a constant"),
+        (_, KernelArg::Constant(_)) => Some("a constant for a stream"),
+        (ParamClass::Reduce, _) => Some("a reduce parameter in a kernel"),
+        (ParamClass::Iter, a) if !iter(a) => Some("a stored stream for an iterator"),
+        (ParamClass::Gather { .. } | ParamClass::Out | ParamClass::Vout { .. }, a) if iter(a) => {
+            Some("an iterator where elements are stored")
+        }
+        (_, KernelArg::Domain(s, d)) if d.fits(s.shape()).is_err() => {
+            Some("a domain outside its stream")
+        }
+        (_, a) => (a.stream().floats_per_element() != floats)
+            .then_some("elements of another size than the parameter's"),
     }
 }
 

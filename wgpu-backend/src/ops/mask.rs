@@ -33,19 +33,14 @@ pub struct CallMasking {
     pub counter: Option<(wgpu::Buffer, BufferKey)>,
 }
 
+#[doc(hidden)]
 impl WgpuBackend {
     /// `streamSetWriteMask(mask)`.
     pub fn set_write_mask(&self, mask: &WgpuStream) -> Result<()> {
         self.own("streamSetWriteMask", &[mask])?;
         let src = mask
             .buffer()
-            .ok_or_else(|| WgpuError::ArgumentType {
-                call: "streamSetWriteMask".into(),
-                param: "mask".into(),
-                message:
-                    "an iterator cannot be a write mask; copy it into a stream with a kernel first"
-                        .into(),
-            })?
+            .ok_or_else(|| WgpuError::precondition("streamSetWriteMask", "an iterator mask"))?
             .clone();
         let gpu = &self.gpu;
         let copy = gpu.scoped("streamSetWriteMask", || {
@@ -75,10 +70,10 @@ impl WgpuBackend {
     pub fn enable_write_mask(&self, on: bool) -> Result<()> {
         let mut m = self.mask.borrow_mut();
         if on && m.mask.is_none() {
-            return Err(WgpuError::State {
-                call: "streamEnableWriteMask".into(),
-                message: "no write mask was set (streamSetWriteMask) before enabling it".into(),
-            });
+            return Err(WgpuError::precondition(
+                "streamEnableWriteMask",
+                "no write mask was set",
+            ));
         }
         m.enabled = on;
         Ok(())
@@ -88,10 +83,10 @@ impl WgpuBackend {
     pub fn begin_write_query(&self) -> Result<()> {
         let mut m = self.mask.borrow_mut();
         if m.query.is_some() {
-            return Err(WgpuError::State {
-                call: "streamBeginWriteQuery".into(),
-                message: "a write query is already open; end it first".into(),
-            });
+            return Err(WgpuError::precondition(
+                "streamBeginWriteQuery",
+                "a write query is already open",
+            ));
         }
         let gpu = &self.gpu;
         let counter = gpu.scoped("streamBeginWriteQuery", || {
@@ -105,15 +100,9 @@ impl WgpuBackend {
 
     /// `streamEndWriteQuery`: the elements written since the query began.
     pub fn end_write_query(&self) -> Result<u64> {
-        let counter = self
-            .mask
-            .borrow_mut()
-            .query
-            .take()
-            .ok_or_else(|| WgpuError::State {
-                call: "streamEndWriteQuery".into(),
-                message: "no write query is open (streamBeginWriteQuery)".into(),
-            })?;
+        let counter = self.mask.borrow_mut().query.take().ok_or_else(|| {
+            WgpuError::precondition("streamEndWriteQuery", "no write query is open")
+        })?;
         let bytes = self.gpu.read_back(counter.buffer(), 0..4)?;
         Ok(u64::from(u32::from_le_bytes([
             bytes[0], bytes[1], bytes[2], bytes[3],
@@ -132,10 +121,10 @@ impl WgpuBackend {
         let m = self.mask.borrow();
         let active = m.enabled || m.query.is_some();
         if active && has_vouts {
-            return Err(WgpuError::Unsupported {
-                call: format!("kernel `{kernel}`"),
-                message: "write masks and write queries do not apply to kernels with vout parameters; disable the mask (end the query) first".into(),
-            });
+            return Err(WgpuError::precondition(
+                format_args!("kernel `{kernel}`"),
+                "a write mask or query on a kernel with vouts",
+            ));
         }
         let whole = func
             .params
@@ -146,14 +135,10 @@ impl WgpuBackend {
         let mask = match (&m.mask, m.enabled, &whole) {
             (Some((buf, mshape, fpe)), true, Some(whole)) => {
                 if mshape != whole {
-                    return Err(WgpuError::ShapeMismatch {
-                        call: format!("kernel `{kernel}`"),
-                        message: format!(
-                            "the write mask has shape {} but the outputs have shape {}; set a mask of the outputs' shape",
-                            brook_core::fmt_shape(mshape),
-                            brook_core::fmt_shape(whole)
-                        ),
-                    });
+                    return Err(WgpuError::precondition(
+                        format_args!("kernel `{kernel}`"),
+                        "a write mask of another shape than the outputs",
+                    ));
                 }
                 Some((buf, *fpe))
             }

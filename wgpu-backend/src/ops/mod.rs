@@ -1,4 +1,6 @@
-//! The host side of each Brook operation on wgpu: checks, buffers, call info, dispatches.
+//! The host side of each Brook operation on wgpu: buffers, call info, dispatches. Calls
+//! arrive checked by brook-core; what would bind wrongly if they did not is refused as
+//! [`WgpuError::Precondition`].
 //!
 //! - [`kernel`]: kernel calls (in-place copies, domains, masks, queries).
 //! - `vout`: packing `vout` values after a kernel (scan and compaction).
@@ -51,7 +53,8 @@ pub fn call_shape_of(a: &KernelArg) -> Vec<usize> {
     }
 }
 
-/// Checks that a stream's elements (of `got` floats) have the floats of the parameter's type;
+/// Checks that a stream's elements (of `got` floats) have the floats of the parameter's type,
+/// as brook-core's call checks guarantee (elements of another size would be read wrongly);
 /// `call` names the call (`kernel \`saxpy\``) for the error.
 pub fn check_fpe(
     module: &Module,
@@ -59,16 +62,14 @@ pub fn check_fpe(
     p: &Param,
     got: usize,
 ) -> Result<(), WgpuError> {
-    let expected = flat_len(module, &p.ty) as usize;
-    if got != expected {
-        return Err(WgpuError::ArgumentType {
-            call: call.to_string(),
-            param: p.name.clone(),
-            message: format!(
-                "parameter `{}` has elements of {expected} floats, the stream's have {got}; pass a stream of the parameter's element type",
+    if got != flat_len(module, &p.ty) as usize {
+        return Err(WgpuError::precondition(
+            call,
+            format!(
+                "`{}`: elements of another size than the parameter's",
                 p.name
             ),
-        });
+        ));
     }
     Ok(())
 }

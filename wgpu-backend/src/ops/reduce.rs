@@ -24,6 +24,7 @@ pub enum ReduceTarget<'a> {
     Stream(&'a WgpuStream),
 }
 
+#[doc(hidden)]
 impl WgpuBackend {
     /// Reduces `input` with reduce function `f` in index order (`extra`: its constant and
     /// gather arguments in parameter order) into `target`.
@@ -48,29 +49,13 @@ impl WgpuBackend {
         let func = module
             .functions
             .get(f.0 as usize)
-            .ok_or_else(|| WgpuError::Unknown {
-                name: format!("#{}", f.0),
-                what: "reduce function",
-                message: format!(
-                    "the program has no reduce function #{} (a function id from another program?)",
-                    f.0
-                ),
-            })?;
+            .ok_or_else(|| WgpuError::precondition(format_args!("#{}", f.0), "no function"))?;
         let call = CallName("reduction", &func.name);
-        let wrong = |param: &str, message: String| WgpuError::ArgumentType {
-            call: call.to_string(),
-            param: param.to_string(),
-            message,
+        let wrong = |param: &str, message: String| {
+            WgpuError::precondition(&call, format!("`{param}`: {message}"))
         };
         if func.kind != FunctionKind::Reduce {
-            return Err(WgpuError::Unknown {
-                name: func.name.clone(),
-                what: "reduce function",
-                message: format!(
-                    "`{0}` is not a reduce function; declare it `reduce void {0}(T a<>, reduce T r<>)`",
-                    func.name
-                ),
-            });
+            return Err(WgpuError::precondition(&call, "not a reduce function"));
         }
         let one = |c: ParamClass| {
             let mut it = func.params.iter().enumerate().filter(|(_, p)| p.class == c);
@@ -80,10 +65,10 @@ impl WgpuBackend {
             }
         };
         let roles = || {
-            WgpuError::Unsupported {
-            call: call.to_string(),
-            message: "a reduce function needs exactly one input stream and one `reduce` parameter of the same type".into(),
-        }
+            WgpuError::precondition(
+                &call,
+                "not one input and one `reduce` parameter of one type",
+            )
         };
         let (Some(a), Some(r)) = (one(ParamClass::Stream), one(ParamClass::Reduce)) else {
             return Err(roles());
@@ -99,11 +84,10 @@ impl WgpuBackend {
         }
         check_fpe(module, &call, &func.params[a], input.floats_per_element())?;
         if extra.len() + 2 != func.params.len() {
-            return Err(WgpuError::ArgumentCount {
-                call: format!("{call} (besides its input and accumulator)"),
-                expected: func.params.len() - 2,
-                got: extra.len(),
-            });
+            return Err(WgpuError::precondition(
+                &call,
+                "another number of arguments than parameters",
+            ));
         }
         let extra_params: Vec<_> = func
             .params
@@ -126,13 +110,10 @@ impl WgpuBackend {
         let (out_shape, out_stream) = match &target {
             ReduceTarget::Value(v) => {
                 if v.len() != fpe {
-                    return Err(WgpuError::ShapeMismatch {
-                        call: call.to_string(),
-                        message: format!(
-                            "the result needs {fpe} float(s) but the target holds {}",
-                            v.len()
-                        ),
-                    });
+                    return Err(WgpuError::precondition(
+                        &call,
+                        "a target of another size than the result",
+                    ));
                 }
                 (vec![1; input.shape().len()], None)
             }
@@ -144,10 +125,7 @@ impl WgpuBackend {
                     ));
                 }
                 if std::ptr::eq(*s, input) {
-                    return Err(WgpuError::Aliasing {
-                        call: call.to_string(),
-                        message: "a reduction cannot write its own input stream; reduce into another stream".into(),
-                    });
+                    return Err(WgpuError::precondition(&call, "a target that is its input"));
                 }
                 check_fpe(module, &call, &func.params[r], s.floats_per_element())?;
                 (s.shape().to_vec(), Some(*s))
@@ -161,14 +139,10 @@ impl WgpuBackend {
         };
         let (ins, outs) = (pad(input.shape()), pad(&out_shape));
         if ins.iter().zip(&outs).any(|(i, o)| i % o != 0) {
-            return Err(WgpuError::ShapeMismatch {
-                call: call.to_string(),
-                message: format!(
-                    "the output shape {} must divide the input shape {} in every dimension",
-                    brook_core::fmt_shape(&out_shape),
-                    brook_core::fmt_shape(input.shape())
-                ),
-            });
+            return Err(WgpuError::precondition(
+                &call,
+                "a target whose shape does not divide the input's",
+            ));
         }
         let block: Vec<usize> = ins.iter().zip(&outs).map(|(i, o)| i / o).collect();
         let segments: usize = outs.iter().product();

@@ -44,70 +44,28 @@ impl ScatterOp<'_> {
     }
 }
 
-/// Checks a ScatterOp or GatherOp call: `index` has one element per element of `elements`,
-/// one float per dimension of `addressed`; `elements` and `addressed` have one layout.
+/// Refuses a ScatterOp or GatherOp call that brook-core's checks would (`index` with one
+/// element per element of `elements`, one float per dimension of `addressed`; `elements` and
+/// `addressed` of one layout; three stored streams): the shaders would read or write wrongly.
 fn check_indexed(
     op: &str,
     addressed: &WgpuStream,
     index: &WgpuStream,
     elements: &WgpuStream,
 ) -> Result<()> {
-    let wrong = |param: &str, message: String| WgpuError::ArgumentType {
-        call: op.to_string(),
-        param: param.to_string(),
-        message,
-    };
-    for (s, role) in [
-        (addressed, "addressed"),
-        (index, "index"),
-        (elements, "elements"),
-    ] {
-        if s.buffer().is_none() {
-            return Err(wrong(
-                role,
-                format!("an iterator cannot be the {role} stream; copy it into a stream with a kernel first"),
-            ));
-        }
-    }
-    if std::ptr::eq(addressed, elements)
+    let stored = [addressed, index, elements]
+        .iter()
+        .all(|s| s.buffer().is_some());
+    let distinct = !(std::ptr::eq(addressed, elements)
         || std::ptr::eq(addressed, index)
-        || std::ptr::eq(index, elements)
-    {
-        return Err(WgpuError::Aliasing {
-            call: op.to_string(),
-            message: "the destination, index and data streams must be three different streams"
-                .into(),
-        });
-    }
-    let rank = addressed.shape().len();
-    if index.widths() != [rank as u8] {
-        return Err(wrong(
-            "index",
-            format!(
-                "the index stream must have one float per dimension of the indexed stream {} (float{rank}), but its elements have widths {:?}",
-                brook_core::fmt_shape(addressed.shape()),
-                index.widths()
-            ),
-        ));
-    }
-    if index.len() != elements.len() {
-        return Err(WgpuError::ShapeMismatch {
-            call: op.to_string(),
-            message: format!(
-                "the index stream {} and the element stream {} must have one element each",
-                brook_core::fmt_shape(index.shape()),
-                brook_core::fmt_shape(elements.shape())
-            ),
-        });
-    }
-    if addressed.widths() != elements.widths() {
-        return Err(wrong(
-            "data",
-            format!(
-                "the elements ({:?}) and the indexed stream ({:?}) must have the same member widths",
-                elements.widths(),
-                addressed.widths()
-            ),
+        || std::ptr::eq(index, elements));
+    let fit = index.widths() == [addressed.shape().len() as u8]
+        && index.len() == elements.len()
+        && addressed.widths() == elements.widths();
+    if !(stored && distinct && fit) {
+        return Err(WgpuError::precondition(
+            op,
+            "streams that are not three stored streams of matching layouts",
         ));
     }
     Ok(())
@@ -129,6 +87,7 @@ fn round_pairs(rounds: &Rounds, targets: &[u32]) -> (Vec<u32>, Vec<(u32, u32)>) 
     (pairs, starts.collect())
 }
 
+#[doc(hidden)]
 impl WgpuBackend {
     /// The rounds of a call and the target of every index element (read back: the one
     /// read-back of the round path).
@@ -184,24 +143,13 @@ impl WgpuBackend {
                     || stream_params != 1
                     || reduce_params != 1
                 {
-                    return Err(if func.kind != FunctionKind::Reduce {
-                        WgpuError::Unknown {
-                            name: func.name.clone(),
-                            what: "reduce function",
-                            message: format!(
-                                "{op_name}: `{0}` is not a reduce function; declare it `reduce void {0}(T a<>, reduce T r<>)`",
-                                func.name
-                            ),
-                        }
-                    } else {
-                        WgpuError::Unsupported {
-                            call: op_name.into(),
-                            message: format!(
-                                "the combiner `{0}` must be `reduce void {0}(T a<>, reduce T r<>)` with no other parameters",
-                                func.name
-                            ),
-                        }
-                    });
+                    return Err(WgpuError::precondition(
+                        op_name,
+                        format!(
+                            "`{}`: a combiner that is not `reduce void f(T a<>, reduce T r<>)`",
+                            func.name
+                        ),
+                    ));
                 }
                 let ty = func.params[0].ty.clone();
                 super::check_fpe(program.module(), &op_name, &func.params[0], fpe)?;
@@ -419,14 +367,10 @@ impl WgpuBackend {
         let fpe = data.floats_per_element();
         if let Some((_, Operand::Constant(operand))) = update {
             if operand.len() != fpe {
-                return Err(WgpuError::ArgumentType {
-                    call: OP.into(),
-                    param: "operand".into(),
-                    message: format!(
-                        "the operand has {} floats but an element of the data stream has {fpe}",
-                        operand.len()
-                    ),
-                });
+                return Err(WgpuError::precondition(
+                    OP,
+                    "an operand of another size than an element",
+                ));
             }
         }
         let n = index.len() as u64;

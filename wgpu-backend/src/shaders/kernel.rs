@@ -26,7 +26,7 @@ use crate::lower::address::{linearize, position, resize, unlinearize};
 use crate::lower::module::{info_slot, LoopCheck, StreamAccess};
 use crate::lower::values::{assemble, flat_len, vector_width, Elements};
 use crate::lower::{FnBuilder, Lowered, ShaderModule};
-use brook_core::walk::for_each_expr;
+use brook_ir::walk::for_each_expr;
 
 /// How one argument of a kernel call is bound, as far as the shader is concerned.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -531,8 +531,9 @@ fn shifted_linear(
     linearize(b, &shifted, full)
 }
 
-/// An iterator's value at its index `own`: `start + i * step` per component (1D), or
-/// `.x` along the columns and `.y` along the rows (2D), as the host computes it.
+/// An iterator's value at its index `own` (column first): `start + i * step` per component
+/// (1D), or each component along its own dimension (N-D: `.x` the columns, `.y` the rows, …),
+/// as the host computes it.
 fn iterator_value(
     b: &mut FnBuilder,
     info: Handle<naga::GlobalVariable>,
@@ -546,8 +547,8 @@ fn iterator_value(
     let n = ty.width().unwrap_or(1);
     let mut comps = Vec::with_capacity(n as usize);
     for c in 0..u32::from(n) {
-        let i = if own.len() == 2 {
-            own[c.min(1) as usize]
+        let i = if own.len() >= 2 {
+            own[c as usize]
         } else {
             own[0]
         };

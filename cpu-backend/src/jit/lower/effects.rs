@@ -1,6 +1,6 @@
 //! Questions about IR asked before lowering it.
 
-use brook_core::walk::{any_expr, any_in};
+use brook_ir::walk::{any_expr, any_in};
 use brook_ir::{Block, Builtin, Expr, ExprKind, FunctionId, Module, ParamClass, StmtKind};
 
 /// Whether evaluating `e` can write a variable or end the element (an `out` argument,
