@@ -243,3 +243,20 @@ fn the_difference_view_marks_the_elements_that_disagree() {
     let difference = crop(&agree, 2 * w, strip, w, h);
     assert_eq!(not_of(&difference, agreeing()), 0);
 }
+
+#[test]
+fn a_backend_named_twice_or_none_is_an_error() {
+    let err = run_headless_on(
+        &[Backend::Cpu, Backend::Gl, Backend::Cpu],
+        life::Life::new,
+        1,
+        SIZE,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("--backend names cpu twice"), "{err}");
+    let err = run_headless_on(&[], life::Life::new, 1, SIZE)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("no backend"), "{err}");
+}

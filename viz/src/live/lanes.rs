@@ -65,14 +65,10 @@ impl<S: Simulation> Lanes<S> {
         if backends.is_empty() {
             return Err(VizError::Usage("no backend to run on".into()));
         }
-        if let Some((i, b)) =
+        if let Some((_, twice)) =
             (backends.iter().enumerate()).find(|(i, b)| backends[..*i].contains(b))
         {
-            return Err(VizError::Usage(format!(
-                "--backend names {b} twice (at {} and {})",
-                backends.iter().position(|x| x == b).unwrap_or(0) + 1,
-                i + 1
-            )));
+            return Err(VizError::Usage(format!("--backend names {twice} twice")));
         }
         let mut lanes = Vec::with_capacity(backends.len());
         for &backend in backends {
