@@ -315,3 +315,51 @@ fn every_test_program_has_histories() {
     }
     assert!(asked > 100, "only {asked} streams asked about");
 }
+
+/// An output domain (the rest kept), a swap (the element came from the other stream) and a
+/// kernel fused into a reduction (run apart while recording, so its output has a history),
+/// on the CPU and on GL, which fuses such calls otherwise.
+#[test]
+fn domains_swaps_and_fused_calls_keep_their_histories() {
+    let source = "kernel void inc(float a<>, out float r<>) { r = a + 1.0; }
+reduce void sum(float a<>, reduce float r<>) { r = r + a; }";
+    for rt in [Runtime::cpu(), Runtime::gl().expect("GL")] {
+        let program = rt.compile(source, "inc.br").unwrap();
+        rt.record_history(true).unwrap();
+        let [a, r, t] = ["a", "r", "t"].map(|name| {
+            let s = rt.stream_of(1, &[4]).unwrap();
+            rt.name_stream(&s, name);
+            s
+        });
+        let s = rt.stream_of(1, &[2]).unwrap();
+        rt.name_stream(&s, "s");
+        a.read(&[1.0, 2.0, 3.0, 4.0]).unwrap();
+        r.read(&[0.0; 4]).unwrap();
+        // r[1..3] = a + 1, a resized to the call's shape <2> (a[0], a[2]): r = 0 2 4 0.
+        let middle = r.domain(&[1], &[3]).unwrap();
+        rt.run(&program, "inc", args![&a, &middle]).unwrap();
+        let h = rt.why(&r, &[0]).unwrap().to_string();
+        assert!(h.starts_with("r[0] = 0: kept through operation 3 (kernel `inc` (Brook line 1), operation 3: outside the domain it wrote)"), "{h}");
+        let h = rt.why(&r, &[2]).unwrap().to_string();
+        assert!(h.starts_with("r[2] = 4: kernel `inc`"), "{h}");
+        assert!(h.contains("`a` a[2] = 3: streamRead(a)"), "{h}");
+        // a and r swap: a[2] is r's 4, made by `inc`.
+        rt.swap(&a, &r).unwrap();
+        let h = rt.why(&a, &[2]).unwrap().to_string();
+        assert!(
+            h.starts_with("a[2] = 4: came by streamSwap, operation 4"),
+            "{h}"
+        );
+        assert!(h.contains("r[2] = 4: kernel `inc`"), "{h}");
+        // t = a + 1 = 1 3 5 1, summed in pairs: s[1] = 5 + 1 = 6.
+        rt.map_reduce_to_stream(&program, "inc", args![&a, &t], "sum", &s, &[])
+            .unwrap();
+        let h = rt.why(&s, &[1]).unwrap().to_string();
+        assert!(
+            h.starts_with("s[1] = 6: reduction `sum` (Brook line 2)"),
+            "{h}"
+        );
+        assert!(h.contains("t[2] = 5: kernel `inc`"), "{h}");
+        assert!(h.contains("t[3] = 1: kernel `inc`"), "{h}");
+    }
+}

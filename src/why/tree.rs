@@ -25,20 +25,6 @@ impl Why {
         }
     }
 
-    /// Every step, depth first, with its depth (the root is 0).
-    pub fn steps(&self) -> Vec<(usize, &Why)> {
-        let mut out = Vec::new();
-        self.walk(0, &mut out);
-        out
-    }
-
-    fn walk<'a>(&'a self, depth: usize, out: &mut Vec<(usize, &'a Why)>) {
-        out.push((depth, self));
-        for i in &self.inputs {
-            i.walk(depth + 1, out);
-        }
-    }
-
     fn write(
         &self,
         f: &mut fmt::Formatter<'_>,
