@@ -21,8 +21,13 @@ const SIDE: usize = 1024;
 
 /// Small integers with signs: sums and products of them are exact in any order.
 fn ints(n: usize, modulus: usize) -> Vec<f32> {
-    (0..n).map(|i| (i % modulus) as f32 - (modulus / 2) as f32).collect()
+    (0..n)
+        .map(|i| (i % modulus) as f32 - (modulus / 2) as f32)
+        .collect()
 }
+
+/// One way of running an application on a setup (`true`: the explicit `map_reduce_*`).
+type Work = fn(&Setup, bool) -> Vec<f32>;
 
 /// One runtime of a comparison: the program, the inputs `x` (and `a` for SGEMV), the kernel's
 /// output and the row sums.
@@ -61,8 +66,14 @@ impl Setup {
     fn sasum(&self, explicit: bool) -> Vec<f32> {
         let (rt, p) = (&self.rt, &self.p);
         if explicit {
-            return (rt.map_reduce_to_value(p, "absolute", args![&self.x, &self.out], "sum", args![]))
-                .unwrap();
+            return (rt.map_reduce_to_value(
+                p,
+                "absolute",
+                args![&self.x, &self.out],
+                "sum",
+                args![],
+            ))
+            .unwrap();
         }
         rt.run(p, "absolute", args![&self.x, &self.out]).unwrap();
         rt.reduce_to_value(p, "sum", &self.out, args![]).unwrap()
@@ -90,7 +101,8 @@ fn main() {
     let sgemv: Vec<f64> = (0..SIDE)
         .map(|i| (0..SIDE).map(|j| f64::from(a[i * SIDE + j] * v[j])).sum())
         .collect();
-    let backends: [(&str, fn() -> Runtime); 3] = [
+    type Make = fn() -> Runtime;
+    let backends: [(&str, Make); 3] = [
         ("gl", || Runtime::gl().expect("a headless GL context")),
         ("wgpu", || Runtime::wgpu().expect("a wgpu adapter")),
         ("cpu", Runtime::cpu),
@@ -101,10 +113,19 @@ fn main() {
             Setup::new(make(), true),
             Setup::new(make(), false),
         );
-        type Work = fn(&Setup, bool) -> Vec<f32>;
         let apps: [(&str, &str, Work, &Vec<f64>); 2] = [
-            ("sasum of 1024x1024 floats", "map_reduce_to_value", Setup::sasum, &sasum),
-            ("sgemv row sums of 1024x1024", "map_reduce_to_stream", Setup::sgemv, &sgemv),
+            (
+                "sasum of 1024x1024 floats",
+                "map_reduce_to_value",
+                Setup::sasum,
+                &sasum,
+            ),
+            (
+                "sgemv row sums of 1024x1024",
+                "map_reduce_to_stream",
+                Setup::sgemv,
+                &sgemv,
+            ),
         ];
         for (app, call, work, expected) in apps {
             Comparison::new(
