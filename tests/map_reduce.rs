@@ -627,3 +627,41 @@ fn the_cpus_time_limit_stops_a_fused_kernel() {
         assert!(trace.is_empty(), "nothing ran to its end: {trace:?}");
     }
 }
+
+/// wgpu's fused reduction is one call whose first pass binds the kernel's input and never its
+/// output (nor the reduction's input, which is that output); the CPU's is one reduction whose
+/// variant names the kernel fused into its fold.
+#[test]
+fn wgpu_and_the_cpu_trace_one_reduction_that_never_touches_the_kernels_output() {
+    for rt in [support::wgpu(), Runtime::cpu(), Runtime::cpu_interpreter()] {
+        let p = rt.compile(SASUM, "sasum.br").unwrap();
+        let (x, scratch) = (
+            rt.stream_of(1, &[64, 64]).unwrap(),
+            rt.stream_of(1, &[64, 64]).unwrap(),
+        );
+        x.read(&ints(64 * 64, 0)).unwrap();
+        let trace = traced(&rt, || {
+            rt.map_reduce_to_value(&p, "absolute", args![&x, &scratch], "sum", args![])
+                .unwrap();
+        });
+        let what = rt.describe();
+        let [TraceEntry::Reduce(call)] = &trace[..] else {
+            panic!("{what}: one reduction, not {trace:#?}");
+        };
+        let fused_into = match rt.backend_name() {
+            "wgpu" => "kernel `absolute` fused into pass 1",
+            _ => "kernel `absolute` fused into the fold",
+        };
+        assert!(call.variant.contains(fused_into), "{what}: {}", call.variant);
+        if rt.backend_name() == "wgpu" {
+            let bound: Vec<&str> = (call.passes[0].targets.iter())
+                .map(|(name, _)| name.as_str())
+                .collect();
+            assert!(bound.contains(&"x"), "{what}: {bound:?}");
+            assert!(
+                !bound.iter().any(|b| *b == "input" || b.starts_with("out a")),
+                "{what}: the fused pass binds the kernel's output: {bound:?}"
+            );
+        }
+    }
+}
