@@ -652,14 +652,20 @@ fn wgpu_and_the_cpu_trace_one_reduction_that_never_touches_the_kernels_output() 
             "wgpu" => "kernel `absolute` fused into pass 1",
             _ => "kernel `absolute` fused into the fold",
         };
-        assert!(call.variant.contains(fused_into), "{what}: {}", call.variant);
+        assert!(
+            call.variant.contains(fused_into),
+            "{what}: {}",
+            call.variant
+        );
         if rt.backend_name() == "wgpu" {
             let bound: Vec<&str> = (call.passes[0].targets.iter())
                 .map(|(name, _)| name.as_str())
                 .collect();
             assert!(bound.contains(&"x"), "{what}: {bound:?}");
             assert!(
-                !bound.iter().any(|b| *b == "input" || b.starts_with("out a")),
+                !bound
+                    .iter()
+                    .any(|b| *b == "input" || b.starts_with("out a")),
                 "{what}: the fused pass binds the kernel's output: {bound:?}"
             );
         }
