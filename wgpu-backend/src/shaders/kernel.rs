@@ -414,7 +414,14 @@ pub type OutLocal = (usize, Handle<Expression>, usize, Option<(u32, u32)>);
 
 /// A vout in the shader: its index, candidates and count locals, candidates' and counts'
 /// buffers, N.
-pub type VoutLocals = (usize, Handle<Expression>, Handle<Expression>, usize, usize, u32);
+pub type VoutLocals = (
+    usize,
+    Handle<Expression>,
+    Handle<Expression>,
+    usize,
+    usize,
+    u32,
+);
 
 /// What the kernel is called with for one element, and where its outputs go.
 pub struct Args {
