@@ -195,13 +195,15 @@ impl Runtime {
     /// [`Runtime::reduce_to_value`], `extra` binding its constants and gathers), and returns
     /// the result's floats — the same result as the two calls. The kernel has one `out`
     /// parameter, passed a whole stream: it gives the kernel's shape and element type, and
-    /// afterwards its contents are unspecified, because GL computes the kernel inside the
-    /// reduction's first pass and never writes it, as a hand-written reduction would (the
-    /// pass trace shows that pass). Where fusing could change a result (a kernel that can
-    /// `discard`, a write mask, a reduce function with arguments of its own, struct elements,
-    /// …) GL runs the two calls; the CPU and wgpu always do. A plain [`Runtime::run`] then
-    /// reduction of its output fuses the same way on GL without this call, keeping the
-    /// output's values ([`Runtime::set_automatic_fusion`]).
+    /// afterwards its contents are unspecified, because GL and wgpu compute the kernel inside
+    /// the reduction's first pass and the CPU inside its fold, and never write it, as a
+    /// hand-written reduction would (the trace shows one reduction, its variant naming the
+    /// kernel fused into it). Where fusing could change a result (a kernel that can
+    /// `discard`, a write mask or query, a reduction target the kernel reads:
+    /// `brook_core::call::fusion_refused`; on GL also a reduce function with arguments of
+    /// its own, struct elements, loops the driver caps) the backend runs the two calls. A
+    /// plain [`Runtime::run`] then reduction of its output fuses the same way without this
+    /// call, keeping the output's values ([`Runtime::set_automatic_fusion`]).
     ///
     /// ```no_run
     /// # use brook::{args, Runtime};

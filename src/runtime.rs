@@ -38,7 +38,7 @@ impl Runtime {
     /// A runtime on any backend, this crate's or one's own: every call reaches it checked
     /// (argument kinds and element types, aliasing, shapes, the write-mask state). Automatic
     /// fusion ([`Runtime::set_automatic_fusion`]) is on where the backend fuses
-    /// ([`Backend::fuses`]: GL).
+    /// ([`Backend::fuses`]: GL, wgpu and the CPU).
     pub fn with_backend(backend: Rc<dyn Backend>) -> Runtime {
         Runtime {
             gate: Rc::new(Gate::new(backend)),

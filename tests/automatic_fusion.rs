@@ -1,9 +1,9 @@
 //! Automatic kernel → reduction fusion (`Runtime::set_automatic_fusion`): a plain kernel call
-//! waits, a reduction of its output computes it inside its first pass on GL, and every
-//! interleaving of later operations sees what running each call at once gives. Every scenario
-//! runs on every backend and GL layout with deferral on and must equal the CPU with it off,
-//! bit for bit (small integers: every order of summation is exact). The GL traces show that
-//! the kernel ran inside the reduction and nowhere else.
+//! waits, a reduction of its output computes it inside its first pass (GL, wgpu) or its fold
+//! (the CPU), and every interleaving of later operations sees what running each call at once
+//! gives. Every scenario runs on every backend and GL layout with deferral on and must equal
+//! the CPU with it off, bit for bit (small integers: every order of summation is exact). The
+//! traces show that the kernel ran inside the reduction and nowhere else.
 
 mod support;
 
@@ -16,6 +16,7 @@ const SRC: &str = "
     kernel void bump(float a<>, out float b<>) { b = a + 1.0; }
     kernel void positive(float x<>, out float a<>) { if (x < 0.0) discard; a = x; }
     kernel void offset(float x<>, float w<>, out float y<>) { y = x + w; }
+    kernel void both(float x<>, out float a<>, out float b<>) { a = abs(x); b = x - 1.0; }
     reduce void sum(float a<>, reduce float r<>) { r += a; }";
 
 const N: usize = 64;
@@ -47,6 +48,14 @@ type Scenario = fn(&Setup) -> Vec<f32>;
 
 /// The scenarios, by name.
 const SCENARIOS: &[(&str, Scenario)] = &[
+    ("a kernel with two outputs, one reduced, both read", |s| {
+        let (x, a, b) = (s.stream(0), s.stream(1), s.stream(2));
+        s.run("both", args![&x, &a, &b]);
+        let mut seen = vec![s.sum(&a), s.sum(&b)];
+        seen.extend(a.to_vec().unwrap());
+        seen.extend(b.to_vec().unwrap());
+        seen
+    }),
     ("the output read after the reduction", |s| {
         let (x, y) = (s.stream(0), s.stream(1));
         s.run("absolute", args![&x, &y]);
@@ -205,6 +214,7 @@ fn observe(rt: &Runtime, scenario: Scenario) -> Vec<f32> {
 #[test]
 fn every_interleaving_gives_the_cpus_results_without_deferral() {
     let cpu = Runtime::cpu();
+    cpu.set_automatic_fusion(false).unwrap();
     let reference: Vec<Vec<f32>> = SCENARIOS.iter().map(|(_, f)| observe(&cpu, *f)).collect();
     for rt in runtimes() {
         rt.set_automatic_fusion(true).unwrap();
@@ -220,7 +230,7 @@ fn calls(trace: &[TraceEntry]) -> Vec<String> {
         .iter()
         .map(|t| match t {
             TraceEntry::Kernel(c) => format!("kernel {}", c.function),
-            TraceEntry::Reduce(c) if c.variant.contains("fused into pass 1") => {
+            TraceEntry::Reduce(c) if c.variant.contains("fused into") => {
                 format!("fused {}", c.function)
             }
             TraceEntry::Reduce(c) => format!("reduce {}", c.function),
@@ -229,7 +239,7 @@ fn calls(trace: &[TraceEntry]) -> Vec<String> {
         .collect()
 }
 
-/// What `f` traced on GL.
+/// What `f` traced.
 fn traced(rt: &Runtime, f: impl FnOnce()) -> Vec<String> {
     rt.set_trace(true);
     f();
@@ -238,51 +248,80 @@ fn traced(rt: &Runtime, f: impl FnOnce()) -> Vec<String> {
     calls(&trace)
 }
 
+/// GL, wgpu, and the CPU's native code and interpreter: every backend fuses by default.
+fn fusing_runtimes() -> Vec<Runtime> {
+    vec![
+        Runtime::gl().unwrap(),
+        support::wgpu(),
+        Runtime::cpu(),
+        Runtime::cpu_interpreter(),
+    ]
+}
+
 #[test]
-fn on_gl_a_call_then_a_reduction_of_its_output_is_one_fused_reduction() {
-    let rt = Runtime::gl().unwrap();
+fn on_every_backend_a_call_then_a_reduction_of_its_output_is_one_fused_reduction() {
+    for rt in fusing_runtimes() {
+        one_fused_reduction(&rt);
+    }
+}
+
+fn one_fused_reduction(rt: &Runtime) {
     let s = Setup {
-        rt: &rt,
+        rt,
         p: rt.compile(SRC, "fusion.br").unwrap(),
     };
     let (x, y) = (s.stream(0), s.stream(1));
-    let fused = traced(&rt, || {
+    let fused = traced(rt, || {
         s.run("absolute", args![&x, &y]);
         s.sum(&y);
     });
-    assert_eq!(fused, ["fused sum"]);
+    assert_eq!(fused, ["fused sum"], "{}", rt.describe());
 
     // The loop: each iteration's call replaces the last, which already ran fused.
-    let looped = traced(&rt, || {
+    let looped = traced(rt, || {
         for _ in 0..3 {
             s.run("absolute", args![&x, &y]);
             s.sum(&y);
         }
     });
-    assert_eq!(looped, ["fused sum"; 3]);
+    assert_eq!(looped, ["fused sum"; 3], "{}", rt.describe());
 
     // Reading the output afterwards runs the kernel for it, after the reduction.
-    let read = traced(&rt, || {
+    let read = traced(rt, || {
         s.run("absolute", args![&x, &y]);
         s.sum(&y);
-        y.to_vec().unwrap();
+        let abs: Vec<f32> = ints(N, 0).iter().map(|v| v.abs()).collect();
+        assert_eq!(y.to_vec().unwrap(), abs, "{}", rt.describe());
     });
-    assert_eq!(read, ["fused sum", "kernel absolute"]);
+    assert_eq!(read, ["fused sum", "kernel absolute"], "{}", rt.describe());
 
-    // A call GL does not fuse (it can discard) runs once, before the plain reduction.
-    let refused = traced(&rt, || {
+    // A kernel with two outputs never waits: it runs at its call, then the plain reduction.
+    let z = s.stream(2);
+    let two = traced(rt, || {
+        s.run("both", args![&x, &y, &z]);
+        s.sum(&y);
+    });
+    assert_eq!(two, ["kernel both", "reduce sum"], "{}", rt.describe());
+
+    // A call no backend fuses (it can discard) runs once, before the plain reduction.
+    let refused = traced(rt, || {
         s.run("positive", args![&x, &y]);
         s.sum(&y);
         y.to_vec().unwrap();
     });
-    assert_eq!(refused, ["kernel positive", "reduce sum"]);
+    assert_eq!(
+        refused,
+        ["kernel positive", "reduce sum"],
+        "{}",
+        rt.describe()
+    );
 
     rt.set_automatic_fusion(false).unwrap();
-    let off = traced(&rt, || {
+    let off = traced(rt, || {
         s.run("absolute", args![&x, &y]);
         s.sum(&y);
     });
-    assert_eq!(off, ["kernel absolute", "reduce sum"]);
+    assert_eq!(off, ["kernel absolute", "reduce sum"], "{}", rt.describe());
 }
 
 /// A kernel whose call waited for a reduction that did not come runs at once from then on
@@ -344,28 +383,6 @@ fn a_new_program_is_not_taken_for_a_dropped_one() {
             "program {round}"
         );
     }
-}
-
-#[test]
-fn the_cpu_and_wgpu_do_not_defer_unless_asked() {
-    let cpu = Runtime::cpu();
-    let s = Setup {
-        rt: &cpu,
-        p: cpu.compile(SRC, "fusion.br").unwrap(),
-    };
-    let (x, y) = (s.stream(0), s.stream(1));
-    let trace = traced(&cpu, || {
-        s.run("absolute", args![&x, &y]);
-    });
-    assert_eq!(trace, ["kernel absolute"], "ran at the call");
-    cpu.set_automatic_fusion(true).unwrap();
-    let trace = traced(&cpu, || {
-        s.run("absolute", args![&x, &y]);
-        s.sum(&y);
-        y.to_vec().unwrap();
-    });
-    // map_reduce runs both calls on the CPU: nothing is left to run for the read.
-    assert_eq!(trace, ["kernel absolute", "reduce sum"]);
 }
 
 #[test]

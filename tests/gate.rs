@@ -1,11 +1,11 @@
 //! Every stream operation passes the runtime's gate (`src/gate/`), which runs a kernel call
 //! waiting for a reduction (automatic fusion) before an operation that touches it: nothing is
-//! flushed by hand. For each operation, a call waits on every backend and GL layout (fusion
-//! switched on where the backend does not fuse) and the operation touches it; everything the
-//! operation sees or leaves must be what running the call at once gives — the CPU without
-//! fusion — bit for bit (small integers: every order of summation is exact). Then an operation
-//! of a backend's own (over the support's counting backend) gets the waiting call's output
-//! without a flush written for it.
+//! flushed by hand. For each operation, a call waits on every backend and GL layout (and the
+//! CPU's interpreter) and the operation touches it; everything the operation sees or leaves
+//! must be what running the call at once gives — the CPU without fusion — bit for bit (small
+//! integers: every order of summation is exact). Then an operation of a backend's own (over
+//! the support's counting backend) gets the waiting call's output without a flush written
+//! for it.
 
 mod support;
 
@@ -335,10 +335,13 @@ fn observe(rt: &Runtime, scenario: Scenario) -> Seen {
 #[test]
 fn every_operation_touching_a_waiting_call_sees_what_running_it_at_once_gives() {
     let cpu = Runtime::cpu();
+    cpu.set_automatic_fusion(false).unwrap();
     let reference: Vec<Seen> = (OPERATIONS.iter())
         .map(|(_, f)| observe(&cpu, *f))
         .collect();
-    for rt in runtimes() {
+    let mut rts = runtimes();
+    rts.push(Runtime::cpu_interpreter());
+    for rt in rts {
         rt.set_automatic_fusion(true).unwrap();
         for ((name, scenario), want) in OPERATIONS.iter().zip(&reference) {
             assert_eq!(&observe(&rt, *scenario), want, "{}: {name}", rt.describe());
@@ -348,7 +351,9 @@ fn every_operation_touching_a_waiting_call_sees_what_running_it_at_once_gives() 
 
 #[test]
 fn a_write_query_does_not_count_the_waiting_call() {
-    let want = observe(&Runtime::cpu(), QUERY);
+    let cpu = Runtime::cpu();
+    cpu.set_automatic_fusion(false).unwrap();
+    let want = observe(&cpu, QUERY);
     for rt in runtimes() {
         if rt.begin_write_query().is_err() {
             continue; // ES 3.0 has no occlusion query.

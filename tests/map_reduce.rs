@@ -1,9 +1,11 @@
 //! `Runtime::map_reduce_to_value` and `map_reduce_to_stream`: a kernel whose output only feeds
-//! a reduction. GL computes the kernel inside the reduction's first pass; every result must
-//! equal the CPU backend's kernel call followed by its reduction. The data are small integers,
-//! so every order of summation is exact and the comparison is bit for bit, as in
-//! `reductions.rs`; the non-commutative case (2×2 matrix products of 0/±1 matrices) is exact
-//! too and catches any reordering.
+//! a reduction. GL and wgpu compute the kernel inside the reduction's first pass, the CPU
+//! inside its fold; every result must equal the CPU backend's kernel call followed by its
+//! reduction. The data are small integers, so every order of summation is exact and the
+//! comparison is bit for bit, as in `reductions.rs`; the non-commutative case (2×2 matrix
+//! products of 0/±1 matrices) is exact too and catches any reordering. With floats that round,
+//! each backend's fused result must equal its own two calls bit for bit (fusing keeps its
+//! reduction order).
 
 mod support;
 
@@ -94,21 +96,20 @@ impl Case {
                 self.reduction
             );
             assert_eq!(fused, reference, "{what}");
-            if rt.backend_name() == "gl" {
-                assert_fused(&trace, &what);
-            }
+            assert_fused(&trace, &what);
         }
     }
 }
 
-/// The trace of a call GL fused: one reduction, its kernel in its first pass.
+/// The trace of a fused call: one reduction, its kernel in its first pass (GL, wgpu) or its
+/// fold (the CPU).
 fn assert_fused(trace: &[TraceEntry], what: &str) {
     let calls: Vec<&TraceEntry> = trace
         .iter()
         .filter(|e| matches!(e, TraceEntry::Kernel(_) | TraceEntry::Reduce(_)))
         .collect();
     match calls[..] {
-        [TraceEntry::Reduce(c)] if c.variant.contains("fused into pass 1") => {}
+        [TraceEntry::Reduce(c)] if c.variant.contains("fused into") => {}
         _ => panic!("{what}: not fused: {calls:#?}"),
     }
 }
@@ -269,13 +270,11 @@ fn iterators_gathers_constants_and_indexof_reach_the_fused_kernel() {
         let mut fused = Vec::new();
         let trace = traced(&rt, || fused = run(&rt, true));
         assert_eq!(fused, run(&Runtime::cpu(), false), "{}", rt.describe());
-        if rt.backend_name() == "gl" {
-            assert_fused(&trace, &rt.describe());
-        }
+        assert_fused(&trace, &rt.describe());
     }
 }
 
-/// The trace of one call on GL.
+/// The trace of what `call` runs.
 fn traced(rt: &Runtime, call: impl FnOnce()) -> Vec<TraceEntry> {
     rt.set_trace(true);
     call();
@@ -329,7 +328,7 @@ fn the_trace_shows_the_fused_pass_and_no_kernel_call() {
 }
 
 #[test]
-fn where_fusing_could_change_the_result_gl_runs_both_calls() {
+fn where_fusing_could_change_the_result_every_backend_runs_both_calls() {
     // An element that discards keeps its old value: the scratch stream's, read in first.
     let src = "
         kernel void positive(float x<>, out float a<>) { if (x < 0.0) { discard; } a = x; }
@@ -366,9 +365,7 @@ fn where_fusing_could_change_the_result_gl_runs_both_calls() {
     for rt in runtimes() {
         let (value, kinds) = run(&rt);
         assert_eq!(value, on_cpu, "{}", rt.describe());
-        if rt.backend_name() == "gl" {
-            assert_eq!(kinds, ["kernel", "reduction"], "{}", rt.describe());
-        }
+        assert_eq!(kinds, ["kernel", "reduction"], "{}", rt.describe());
     }
 }
 
@@ -433,4 +430,244 @@ fn kernels_that_cannot_be_reduced_at_once_are_clear_errors() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("must be a whole stream"), "{err}");
+}
+
+/// Floats whose sums round: fusing must not change the order they are added in.
+fn rounding(n: usize, salt: usize) -> Vec<f32> {
+    (0..n)
+        .map(|i| {
+            let h = (i as u32 ^ (salt as u32).wrapping_mul(0x9e37_79b9)).wrapping_mul(0x85eb_ca6b);
+            ((h >> 8) as f32 / (1 << 24) as f32 - 0.3) * (1.0 + (i % 7) as f32 * 1e-3)
+        })
+        .collect()
+}
+
+/// A kernel-then-reduce case of [`fusing_keeps_each_backends_reduction_order_bit_for_bit`]:
+/// the reduction's constant, if it takes one, and the inputs', output's and target's
+/// components and shapes (no target: a value).
+struct Rounding {
+    kernel: &'static str,
+    reduction: &'static str,
+    k: Option<f32>,
+    inputs: Vec<(u8, Vec<usize>)>,
+    out: (u8, Vec<usize>),
+    target: Option<Vec<usize>>,
+}
+
+/// Every backend (and both CPU engines, each CPU layout) gives the same bits fused as unfused
+/// on floats whose sums round, over sizes that span several of the CPU's chunks and runs: a
+/// gather kernel, SGEMV's row sums, a 2D reduction to a smaller stream, `float4` elements, a
+/// reduce function with a constant of its own (GL runs that as two calls; the CPU and wgpu
+/// fuse it).
+#[test]
+fn fusing_keeps_each_backends_reduction_order_bit_for_bit() {
+    let src = "
+        kernel void taps(float g[], float x<>, out float t<>) {
+            float2 i = indexof(t);
+            t = x * g[i.x + 1.0] + g[i.x * 0.5];
+        }
+        kernel void mul(float a<>, float x<>, out float t<>) { t = a * x; }
+        kernel void f4(float4 x<>, float4 y<>, out float4 t<>) { t = x * y + 0.25; }
+        reduce void sum(float a<>, reduce float r<>) { r += a; }
+        reduce void sum4(float4 a<>, reduce float4 r<>) { r += a; }
+        reduce void scaled(float a<>, float k, reduce float r<>) { r = r * k + a; }";
+    let case =
+        |kernel, reduction, k, inputs: &[(u8, &[usize])], out: (u8, &[usize]), target| Rounding {
+            kernel,
+            reduction,
+            k,
+            inputs: inputs.iter().map(|(c, s)| (*c, s.to_vec())).collect(),
+            out: (out.0, out.1.to_vec()),
+            target,
+        };
+    let cases = [
+        case(
+            "taps",
+            "sum",
+            None,
+            &[(1, &[9001]), (1, &[9000])],
+            (1, &[9000]),
+            None,
+        ),
+        case(
+            "mul",
+            "sum",
+            None,
+            &[(1, &[70, 1500]), (1, &[1, 1500])],
+            (1, &[70, 1500]),
+            Some(vec![70, 1]),
+        ),
+        case(
+            "mul",
+            "sum",
+            None,
+            &[(1, &[60, 300]), (1, &[60, 300])],
+            (1, &[60, 300]),
+            Some(vec![6, 20]),
+        ),
+        case(
+            "mul",
+            "sum",
+            None,
+            &[(1, &[40, 30]), (1, &[40, 30])],
+            (1, &[40, 30]),
+            Some(vec![1, 30]),
+        ),
+        case(
+            "f4",
+            "sum4",
+            None,
+            &[(4, &[5003]), (4, &[5003])],
+            (4, &[5003]),
+            None,
+        ),
+        case(
+            "mul",
+            "scaled",
+            Some(0.999),
+            &[(1, &[6000]), (1, &[6000])],
+            (1, &[6000]),
+            None,
+        ),
+    ];
+    let mut rts = runtimes();
+    rts.extend([Runtime::cpu_interpreter(), Runtime::cpu_one_element()]);
+    for rt in rts {
+        // The two calls run as two (automatic fusion would fuse them too).
+        rt.set_automatic_fusion(false).unwrap();
+        let p = rt.compile(src, "rounding.br").unwrap();
+        for Rounding {
+            kernel,
+            reduction,
+            k,
+            inputs,
+            out: (oc, oshape),
+            target,
+        } in &cases
+        {
+            // GL with 64-texel textures holds 4096 elements: it skips the larger cases.
+            if inputs
+                .iter()
+                .any(|(_, shape)| shape.iter().product::<usize>() > 4096)
+                && rt.stream_of(1, &[9001]).is_err()
+            {
+                continue;
+            }
+            let inputs: Vec<_> = (inputs.iter().enumerate())
+                .map(|(i, (c, shape))| {
+                    let s = rt.stream_of(*c, shape).unwrap();
+                    s.read(&rounding(shape.iter().product::<usize>() * *c as usize, i))
+                        .unwrap();
+                    s
+                })
+                .collect();
+            let scratch = rt.stream_of(*oc, oshape).unwrap();
+            let mut args: Vec<Arg> = inputs.iter().map(Arg::from).collect();
+            args.push(Arg::from(&scratch));
+            let extra: Vec<Arg> = k.iter().map(|&k| Arg::from(k)).collect();
+            let what = format!(
+                "{}: `{kernel}` into `{reduction}` {target:?}",
+                rt.describe()
+            );
+            let target = target.as_ref().map(|t| rt.stream_of(*oc, t).unwrap());
+            let mut fused = Vec::new();
+            let trace = traced(&rt, || {
+                fused = match &target {
+                    None => (rt.map_reduce_to_value(&p, kernel, &args, reduction, &extra))
+                        .unwrap_or_else(|e| panic!("{what}: {e}")),
+                    Some(t) => {
+                        (rt.map_reduce_to_stream(&p, kernel, &args, reduction, t, &extra))
+                            .unwrap_or_else(|e| panic!("{what}: {e}"));
+                        t.to_vec().unwrap()
+                    }
+                }
+            });
+            if !(rt.backend_name() == "gl" && k.is_some()) {
+                assert_fused(&trace, &what);
+            }
+            rt.run(&p, kernel, &args).unwrap();
+            let unfused = match &target {
+                None => rt.reduce_to_value(&p, reduction, &scratch, &extra).unwrap(),
+                Some(t) => {
+                    rt.reduce_to_stream(&p, reduction, &scratch, t, &extra)
+                        .unwrap();
+                    t.to_vec().unwrap()
+                }
+            };
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&fused), bits(&unfused), "{what}");
+        }
+    }
+}
+
+/// The CPU's time limit stops a kernel computed inside the fold, on either engine, as it stops
+/// the kernel's own call: an error at the kernel.
+#[test]
+fn the_cpus_time_limit_stops_a_fused_kernel() {
+    let src = "kernel void forever(float x<>, out float y<>) {\n  float a = x;\n  while (a > -1.0) { a += 1.0; }\n  y = a;\n}
+        reduce void sum(float a<>, reduce float r<>) { r += a; }";
+    for rt in [Runtime::cpu(), Runtime::cpu_interpreter()] {
+        let p = rt.compile(src, "forever.br").unwrap();
+        let (x, y) = (
+            rt.stream_of(1, &[4]).unwrap(),
+            rt.stream_of(1, &[4]).unwrap(),
+        );
+        x.read(&[0.0; 4]).unwrap();
+        rt.set_time_limit(Some(std::time::Duration::from_millis(50)))
+            .unwrap();
+        let mut result = None;
+        let trace = traced(&rt, || {
+            result = Some(rt.map_reduce_to_value(&p, "forever", args![&x, &y], "sum", args![]));
+        });
+        let err = result.unwrap().expect_err("stopped").to_string();
+        assert!(
+            err.contains("`forever`") && err.contains("time limit"),
+            "{err}"
+        );
+        assert!(trace.is_empty(), "nothing ran to its end: {trace:?}");
+    }
+}
+
+/// wgpu's fused reduction is one call whose first pass binds the kernel's input and never its
+/// output (nor the reduction's input, which is that output); the CPU's is one reduction whose
+/// variant names the kernel fused into its fold.
+#[test]
+fn wgpu_and_the_cpu_trace_one_reduction_that_never_touches_the_kernels_output() {
+    for rt in [support::wgpu(), Runtime::cpu(), Runtime::cpu_interpreter()] {
+        let p = rt.compile(SASUM, "sasum.br").unwrap();
+        let (x, scratch) = (
+            rt.stream_of(1, &[64, 64]).unwrap(),
+            rt.stream_of(1, &[64, 64]).unwrap(),
+        );
+        x.read(&ints(64 * 64, 0)).unwrap();
+        let trace = traced(&rt, || {
+            rt.map_reduce_to_value(&p, "absolute", args![&x, &scratch], "sum", args![])
+                .unwrap();
+        });
+        let what = rt.describe();
+        let [TraceEntry::Reduce(call)] = &trace[..] else {
+            panic!("{what}: one reduction, not {trace:#?}");
+        };
+        let fused_into = match rt.backend_name() {
+            "wgpu" => "kernel `absolute` fused into pass 1",
+            _ => "kernel `absolute` fused into the fold",
+        };
+        assert!(
+            call.variant.contains(fused_into),
+            "{what}: {}",
+            call.variant
+        );
+        if rt.backend_name() == "wgpu" {
+            let bound: Vec<&str> = (call.passes[0].targets.iter())
+                .map(|(name, _)| name.as_str())
+                .collect();
+            assert!(bound.contains(&"x"), "{what}: {bound:?}");
+            assert!(
+                !bound
+                    .iter()
+                    .any(|b| *b == "input" || b.starts_with("out a")),
+                "{what}: the fused pass binds the kernel's output: {bound:?}"
+            );
+        }
+    }
 }

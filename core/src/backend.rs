@@ -296,9 +296,10 @@ pub trait Backend {
     fn reduce(&self, call: &ReduceCall, output: ReduceOutput) -> Result<(), BrookError>;
     /// A kernel call whose one output, `reduce.input`, is reduced at once
     /// (`Runtime::map_reduce_to_value`): the result must equal running the kernel, then the
-    /// reduction. A backend may compute the kernel inside the reduction instead (GL fuses it
-    /// into the first pass, as a hand-written reduction would), so the output stream's
-    /// contents afterwards are unspecified. Returns whether it did: `true` when the output
+    /// reduction. A backend may compute the kernel inside the reduction instead (GL and wgpu
+    /// in its first pass, as a hand-written reduction would, the CPU in its fold), so the
+    /// output stream's contents afterwards are unspecified; `call::fusion_refused` says where
+    /// that could change the result. Returns whether it did: `true` when the output
     /// stream was not written, `false` when the kernel ran and wrote it (the runtime's
     /// automatic fusion then has nothing left to materialise).
     fn map_reduce(

@@ -190,6 +190,37 @@ impl KernelPlan {
         run(module, self, args, mask, watchdog)
     }
 
+    /// The native code for a call bound as `bindings` with outputs of `out_shape` (`watched`:
+    /// with a time limit), compiling it on first use (which `execution` records); `None`
+    /// where the plan asks for the interpreter or the JIT does not take the kernel
+    /// (`execution` says why).
+    pub(crate) fn native(
+        &self,
+        module: &Module,
+        bindings: &[Binding],
+        out_shape: &[usize],
+        watched: bool,
+        execution: &mut Execution,
+    ) -> Option<Arc<Code>> {
+        if !self.jit {
+            return None;
+        }
+        let variant = jit::drive::variant(bindings, out_shape, watched);
+        let (k, compiled) = self.variant(module, variant);
+        execution.compiled = compiled;
+        k.map_err(|why| execution.fell_back(Some(why))).ok()
+    }
+
+    /// Whether the plan runs native code where the JIT takes the kernel.
+    pub(crate) fn jit(&self) -> bool {
+        self.jit
+    }
+
+    /// The kernel this plan runs.
+    pub fn kernel(&self) -> FunctionId {
+        self.kernel
+    }
+
     /// The compiled code of `variant`, compiling it on first use (with the four-element
     /// function where the kernel allows it and the plan does not turn it off).
     fn variant(
@@ -256,6 +287,100 @@ pub fn run_kernel(
     KernelPlan::new(module, kernel).run(module, args)
 }
 
+/// A kernel call's arguments bound to its parameters and checked against what the engines
+/// read without bounds checks.
+pub(crate) struct Bound<'a, 'b> {
+    pub func: &'a brook_ir::Function,
+    pub bindings: Vec<Binding<'b>>,
+    pub outs: Vec<&'b mut CpuStream>,
+    pub vouts: Vec<(usize, &'b mut CpuStream)>,
+    /// The call's shape; `None` for a call with no outputs (nothing to compute).
+    pub out_shape: Option<Vec<usize>>,
+}
+
+impl<'a, 'b> Bound<'a, 'b> {
+    pub(crate) fn new(
+        module: &'a Module,
+        kernel: FunctionId,
+        args: &'b mut [CpuArg],
+        mask: Option<&[bool]>,
+    ) -> Result<Bound<'a, 'b>, CpuError> {
+        let func = module.func(kernel);
+        let unchecked = |reason: String| CpuError::precondition(&func.name, reason);
+        if args.len() != func.params.len() {
+            return Err(unchecked(format!(
+                "{} argument(s) for {} parameter(s)",
+                args.len(),
+                func.params.len()
+            )));
+        }
+
+        let mut bindings = Vec::with_capacity(args.len());
+        let mut outs: Vec<&mut CpuStream> = Vec::new();
+        let mut vouts: Vec<(usize, &mut CpuStream)> = Vec::new();
+        for (i, arg) in args.iter_mut().enumerate() {
+            let p = &func.params[i];
+            match (p.class, arg) {
+                (ParamClass::Out, CpuArg::Out(s)) => {
+                    check_elements(module, &func.name, p, s.floats_per_element())?;
+                    bindings.push(Binding::Out(outs.len()));
+                    outs.push(&mut **s);
+                }
+                (ParamClass::Vout { .. }, CpuArg::Out(s)) => {
+                    check_elements(module, &func.name, p, s.floats_per_element())?;
+                    bindings.push(Binding::Vout(vouts.len()));
+                    vouts.push((i, &mut **s));
+                }
+                (_, arg) => bindings.push(bind_input(module, func, i, arg)?),
+            }
+        }
+
+        let out_shape = match (outs.first(), vouts.is_empty()) {
+            (Some(first), _) => first.shape().to_vec(),
+            // No outputs: nothing observable to compute.
+            (None, true) => {
+                return Ok(Bound {
+                    func,
+                    bindings,
+                    outs,
+                    vouts,
+                    out_shape: None,
+                })
+            }
+            (None, false) => call_shape(&bindings).ok_or_else(|| {
+                unchecked("only vouts, and no input to give the call its shape".into())
+            })?,
+        };
+        // What native code writes and reads without bounds checks: the runtime's call checks
+        // (`brook_core::call`) guarantee it, the crate's own entry points check it here.
+        if outs.iter().any(|o| o.shape() != out_shape.as_slice()) {
+            return Err(unchecked("outputs of different shapes".into()));
+        }
+        let total: usize = out_shape.iter().product();
+        if mask.is_some_and(|m| m.len() != total) {
+            return Err(unchecked("a mask of another element count".into()));
+        }
+        for (i, v) in &vouts {
+            let Some(ParamClass::Vout { max }) = func.params.get(*i).map(|p| p.class) else {
+                unreachable!("bound as a vout above");
+            };
+            if v.len() < max as usize * total {
+                return Err(unchecked(format!(
+                    "vout `{}` without room for its pushes",
+                    func.params[*i].name
+                )));
+            }
+        }
+        Ok(Bound {
+            func,
+            bindings,
+            outs,
+            vouts,
+            out_shape: Some(out_shape),
+        })
+    }
+}
+
 fn run(
     module: &Module,
     plan: &KernelPlan,
@@ -263,80 +388,32 @@ fn run(
     mask: Option<&[bool]>,
     watchdog: Watchdog,
 ) -> Result<KernelRun, CpuError> {
-    let kernel = plan.kernel;
-    let func = module.func(kernel);
-    let unchecked = |reason: String| CpuError::precondition(&func.name, reason);
-    if args.len() != func.params.len() {
-        return Err(unchecked(format!(
-            "{} argument(s) for {} parameter(s)",
-            args.len(),
-            func.params.len()
-        )));
-    }
-
-    let mut bindings = Vec::with_capacity(args.len());
-    let mut outs: Vec<&mut CpuStream> = Vec::new();
-    let mut vouts: Vec<(usize, &mut CpuStream)> = Vec::new();
-    for (i, arg) in args.iter_mut().enumerate() {
-        let p = &func.params[i];
-        match (p.class, arg) {
-            (ParamClass::Out, CpuArg::Out(s)) => {
-                check_elements(module, &func.name, p, s.floats_per_element())?;
-                bindings.push(Binding::Out(outs.len()));
-                outs.push(&mut **s);
-            }
-            (ParamClass::Vout { .. }, CpuArg::Out(s)) => {
-                check_elements(module, &func.name, p, s.floats_per_element())?;
-                bindings.push(Binding::Vout(vouts.len()));
-                vouts.push((i, &mut **s));
-            }
-            (_, arg) => bindings.push(bind_input(module, func, i, arg)?),
-        }
-    }
-
+    let Bound {
+        func,
+        bindings,
+        mut outs,
+        vouts,
+        out_shape,
+    } = Bound::new(module, plan.kernel, args, mask)?;
     let mut done = KernelRun {
         vout_counts: Vec::new(),
         written: 0,
         execution: Execution::planned(plan.jit),
     };
-    let out_shape = match (outs.first(), vouts.is_empty()) {
-        (Some(first), _) => first.shape().to_vec(),
-        (None, true) => return Ok(done), // No outputs: nothing observable to compute.
-        (None, false) => call_shape(&bindings).ok_or_else(|| {
-            unchecked("only vouts, and no input to give the call its shape".into())
-        })?,
+    let Some(out_shape) = out_shape else {
+        return Ok(done);
     };
-    // What native code writes and reads without bounds checks: the runtime's call checks
-    // (`brook_core::call`) guarantee it, the crate's own entry points check it here.
-    if outs.iter().any(|o| o.shape() != out_shape.as_slice()) {
-        return Err(unchecked("outputs of different shapes".into()));
-    }
     let total: usize = out_shape.iter().product();
-    if mask.is_some_and(|m| m.len() != total) {
-        return Err(unchecked("a mask of another element count".into()));
-    }
-    for (i, v) in &vouts {
-        let Some(ParamClass::Vout { max }) = func.params.get(*i).map(|p| p.class) else {
-            unreachable!("bound as a vout above");
-        };
-        if v.len() < max as usize * total {
-            return Err(unchecked(format!(
-                "vout `{}` without room for its pushes",
-                func.params[*i].name
-            )));
-        }
-    }
     let out_fpe: Vec<usize> = outs.iter().map(|o| o.floats_per_element()).collect();
     let vout_fpe: Vec<usize> = vouts.iter().map(|(_, v)| v.floats_per_element()).collect();
 
-    let native = if plan.jit {
-        let variant = jit::drive::variant(&bindings, &out_shape, watchdog.is_limited());
-        let (k, compiled) = plan.variant(module, variant);
-        done.execution.compiled = compiled;
-        k.map_err(|why| done.execution.fell_back(Some(why))).ok()
-    } else {
-        None
-    };
+    let native = plan.native(
+        module,
+        &bindings,
+        &out_shape,
+        watchdog.is_limited(),
+        &mut done.execution,
+    );
     // Per chunk (tile), the floats each vout received; in chunk order they are in element
     // order.
     let pushed: Vec<Vec<Vec<f32>>> = match native {
@@ -472,7 +549,7 @@ impl<'a> Driver<'a> {
     /// Runs elements `base..base + n` (those `mask` leaves on), writing `out`s into `slices`
     /// and appending each vout's pushes to its buffer in `bufs`; returns how many elements
     /// wrote their outputs.
-    fn run_chunk(
+    pub(crate) fn run_chunk(
         &self,
         base: usize,
         n: usize,

@@ -23,6 +23,8 @@
 //! - `run_kernel` / `KernelPlan`: one kernel call over all output elements, split into
 //!   chunks run in parallel with rayon (see `kernel`).
 //! - `run_reduce`: reductions to one value or to a smaller stream (see `reduce`).
+//! - `run_map_reduce`: a kernel computed inside the fold of a reduction of its output, never
+//!   written (see `fused`).
 //! - `run_scatter`: `streamScatterOp`, sequential in index order (see `scatter`).
 //! - `run_gather_op`: `streamGatherOp` (fetch-and-op), sequential in index order.
 //! - `Value`: the interpreter's runtime values (see `value`).
@@ -37,6 +39,8 @@ mod backend;
 mod error;
 #[doc(hidden)]
 pub mod exec;
+#[doc(hidden)]
+pub mod fused;
 #[doc(hidden)]
 pub mod gather_op;
 #[doc(hidden)]
@@ -64,6 +68,8 @@ pub use jit::{clif_text, ClifError};
 
 #[doc(hidden)]
 pub use args::CpuArg;
+#[doc(hidden)]
+pub use fused::run_map_reduce;
 #[doc(hidden)]
 pub use gather_op::run_gather_op;
 #[doc(hidden)]

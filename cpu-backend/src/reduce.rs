@@ -200,6 +200,18 @@ impl ReducePlan {
         extra: &mut [CpuArg],
         output: ReduceTarget,
     ) -> Result<Execution, CpuError> {
+        self.run_over(module, input, extra, output)
+    }
+
+    /// Reduces the elements `input` gives into `output` (a stream, or a kernel computed run
+    /// by run: [`crate::fused`]).
+    pub(crate) fn run_over(
+        &self,
+        module: &Module,
+        input: &dyn Elements,
+        extra: &mut [CpuArg],
+        output: ReduceTarget,
+    ) -> Result<Execution, CpuError> {
         let red = Reducer::new(module, self.func, input.floats_per_element(), extra)?;
         let mut execution = Execution::planned(self.jit);
         match self.native(&red, &mut execution) {
@@ -265,6 +277,61 @@ pub fn run_reduce(
     ReducePlan::new(module, reduce_fn)
         .run(module, input, extra, output)
         .map(drop)
+}
+
+/// What a reduction folds: elements in stream layout, given run by run.
+pub(crate) trait Elements: Sync {
+    /// The extents, outermost first.
+    fn shape(&self) -> &[usize];
+    /// Floats per element.
+    fn floats_per_element(&self) -> usize;
+    /// Calls `fold` on the elements `start..start + count` (row-major positions), in order,
+    /// as one or more runs of consecutive elements.
+    fn runs(
+        &self,
+        start: usize,
+        count: usize,
+        fold: &mut dyn FnMut(&[f32]) -> Result<(), CpuError>,
+    ) -> Result<(), CpuError>;
+}
+
+impl Elements for CpuStream {
+    fn shape(&self) -> &[usize] {
+        CpuStream::shape(self)
+    }
+
+    fn floats_per_element(&self) -> usize {
+        CpuStream::floats_per_element(self)
+    }
+
+    fn runs(
+        &self,
+        start: usize,
+        count: usize,
+        fold: &mut dyn FnMut(&[f32]) -> Result<(), CpuError>,
+    ) -> Result<(), CpuError> {
+        let fpe = CpuStream::floats_per_element(self);
+        fold(&self.data()[start * fpe..(start + count) * fpe])
+    }
+}
+
+/// `acc = f(acc, x)` for each element of `elements`, `acc` starting as the first element
+/// when it is `None`.
+fn fold_into<F: Fold>(
+    f: &F,
+    acc: &mut Option<F::Acc>,
+    elements: &[f32],
+    fpe: usize,
+) -> Result<(), CpuError> {
+    match acc {
+        None => {
+            let mut a = f.start(&elements[..fpe]);
+            f.fold(&mut a, &elements[fpe..])?;
+            *acc = Some(a);
+        }
+        Some(a) => f.fold(a, elements)?,
+    }
+    Ok(())
 }
 
 /// A left fold over stream elements, as one engine runs it.
@@ -393,7 +460,7 @@ impl Fold for Native {
 fn reduce<F: Fold>(
     red: &Reducer,
     f: &F,
-    input: &CpuStream,
+    input: &dyn Elements,
     output: ReduceTarget,
 ) -> Result<(), CpuError> {
     let (module, func, ty) = (red.interp.module, red.func, red.ty);
@@ -424,13 +491,14 @@ fn reduce<F: Fold>(
 
 /// The whole stream to one value: chunks of [`CHUNK`] elements folded in parallel, then
 /// their results folded in order.
-fn reduce_all<F: Fold>(f: &F, input: &CpuStream) -> Result<F::Acc, CpuError> {
-    let (n, fpe, data) = (input.len(), input.floats_per_element(), input.data());
+fn reduce_all<F: Fold>(f: &F, input: &dyn Elements) -> Result<F::Acc, CpuError> {
+    let (n, fpe): (usize, usize) = (input.shape().iter().product(), input.floats_per_element());
     let chunk = |c: usize| -> Result<F::Acc, CpuError> {
-        let end = ((c + 1) * CHUNK).min(n);
-        let mut acc = f.start(&data[c * CHUNK * fpe..(c * CHUNK + 1) * fpe]);
-        f.fold(&mut acc, &data[(c * CHUNK + 1) * fpe..end * fpe])?;
-        Ok(acc)
+        let (start, mut acc) = (c * CHUNK, None);
+        input.runs(start, CHUNK.min(n - start), &mut |run| {
+            fold_into(f, &mut acc, run, fpe)
+        })?;
+        Ok(acc.expect("a chunk holds one element at least"))
     };
     if n <= CHUNK {
         return chunk(0);
@@ -449,10 +517,10 @@ fn reduce_all<F: Fold>(f: &F, input: &CpuStream) -> Result<F::Acc, CpuError> {
 fn reduce_blocks<F: Fold>(
     red: &Reducer,
     f: &F,
-    input: &CpuStream,
+    input: &dyn Elements,
     out: &mut CpuStream,
 ) -> Result<(), CpuError> {
-    let rank = input.rank().max(out.rank());
+    let rank = input.shape().len().max(out.rank());
     let pad = |s: &[usize]| -> Vec<usize> {
         let mut p = vec![1; rank - s.len()];
         p.extend_from_slice(s);
@@ -469,7 +537,7 @@ fn reduce_blocks<F: Fold>(
     let block: Vec<usize> = ins.iter().zip(&outs).map(|(i, o)| i / o).collect();
     let row = block[rank - 1];
     let rows = block.iter().product::<usize>() / row;
-    let (data, in_fpe) = (input.data(), input.floats_per_element());
+    let in_fpe = input.floats_per_element();
     let fpe = out.floats_per_element();
     out.data_mut()
         .par_chunks_mut(CHUNK * fpe)
@@ -484,16 +552,8 @@ fn reduce_blocks<F: Fold>(
                     for d in 0..rank {
                         idx[d] = o[d] * block[d] + local[d];
                     }
-                    let at = ravel(&idx, &ins) * in_fpe;
-                    let elements = &data[at..at + row * in_fpe];
-                    match &mut acc {
-                        None => {
-                            let mut a = f.start(&elements[..in_fpe]);
-                            f.fold(&mut a, &elements[in_fpe..])?;
-                            acc = Some(a);
-                        }
-                        Some(a) => f.fold(a, elements)?,
-                    }
+                    let at = ravel(&idx, &ins);
+                    input.runs(at, row, &mut |run| fold_into(f, &mut acc, run, in_fpe))?;
                 }
                 if let Some(a) = &acc {
                     f.encode(a, dst);

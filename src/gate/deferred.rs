@@ -48,9 +48,10 @@
 //!   nothing else could see it; brcc runs it when `main` returns
 //!   ([`Runtime::finish_checked`](crate::Runtime::finish_checked)) and fails then.
 //!
-//! On GL this is on by default; the CPU and wgpu do not fuse (their `map_reduce` runs the two
-//! calls), so waiting gains nothing there and it is off, but the tests run it there too, as
-//! the same bookkeeping must give the same results on every backend.
+//! It is on by default on every backend of this crate, each fusing its own way: GL and wgpu
+//! compute the kernel in the reduction's first pass, the CPU in its fold (the kernel's native
+//! code run just before the fold takes each run of elements). A backend whose `fuses` is
+//! false (the default of `Backend`) gets it only when asked, with the same bookkeeping.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -339,10 +340,10 @@ impl Gate {
 }
 
 impl Runtime {
-    /// Switches automatic kernel → reduction fusion (on by default where the backend fuses,
-    /// GL; off on the CPU and wgpu, which do not): a kernel call with one whole `out` stream
-    /// waits, and a reduction of that output that follows computes it inside its first pass,
-    /// as [`Runtime::map_reduce_to_value`] does; the output stream still gets the kernel's
+    /// Switches automatic kernel → reduction fusion (on by default where the backend fuses:
+    /// GL, wgpu and the CPU): a kernel call with one whole `out` stream waits, and a
+    /// reduction of that output that follows computes it inside itself, as
+    /// [`Runtime::map_reduce_to_value`] does; the output stream still gets the kernel's
     /// values if anything reads it later. Results are those of running each call at once;
     /// an error only running finds (a GL error, a CPU time limit) is reported by the
     /// operation that runs the call, located at the kernel (GL runs a call whose loops it

@@ -77,6 +77,7 @@ pub fn describe(module: &Module, file: &str) -> String {
                         function: id,
                         blocks: false,
                         extras,
+                        mapped: None,
                     },
                 )
             }

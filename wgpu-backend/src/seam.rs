@@ -267,6 +267,55 @@ impl Backend for WgpuBackend {
         )
     }
 
+    /// The kernel computed in the reduction's first pass, its output never written
+    /// (`shaders/reduce.rs`), where `brook_core::call::fusion_refused` allows and the
+    /// kernel's shader needs nothing a reduction pass does not bind; otherwise the two calls.
+    fn map_reduce(
+        &self,
+        kernel: &KernelCall,
+        reduce: &ReduceCall,
+        output: ReduceOutput,
+    ) -> Result<bool, BrookError> {
+        if brook_core::call::fusion_refused(kernel, reduce, &output).is_some() {
+            Backend::run_kernel(self, kernel)?;
+            Backend::reduce(self, reduce, output)?;
+            return Ok(false);
+        }
+        let func = reduce.function();
+        let name = CallName("reduction", &func.name);
+        let kname = CallName("kernel", &kernel.function().name);
+        let input = stream(&reduce.input, &name)?;
+        let extra = kernel_args(reduce.extra, &name)?;
+        let args = kernel_args(kernel.args, &kname)?;
+        let mut output = output;
+        let target_stream = match &output {
+            ReduceOutput::Stream(s) => Some(stream(s, &name)?),
+            ReduceOutput::Value(_) => None,
+        };
+        let p = program(reduce.program)?;
+        let fused = self.traced(
+            || {
+                let target = match (&mut output, target_stream) {
+                    (_, Some(s)) => ReduceTarget::Stream(s),
+                    (ReduceOutput::Value(v), None) => ReduceTarget::Value(v),
+                    (ReduceOutput::Stream(_), None) => unreachable!("found above"),
+                };
+                let map = Some((kernel.kernel, args.as_slice()));
+                self.reduce_mapped(p, reduce.function, input, &extra, target, map)
+            },
+            |c| TraceEntry::Reduce(call_trace(c, reduce.compiled, Some(func.name.as_str()))),
+        )?;
+        if !fused {
+            Backend::run_kernel(self, kernel)?;
+            Backend::reduce(self, reduce, output)?;
+        }
+        Ok(fused)
+    }
+
+    fn fuses(&self) -> bool {
+        true
+    }
+
     fn scatter(&self, call: &ScatterCall) -> Result<(), BrookError> {
         let name = "streamScatterOp";
         let (dst, index, data) = (

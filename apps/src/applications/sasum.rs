@@ -80,7 +80,7 @@ struct BrookSasum<'a> {
     rt: &'a Runtime,
     program: Program,
     inputs: Inputs,
-    /// The kernel's output stream: scratch, never written on GL (the kernel is fused).
+    /// The kernel's output stream: scratch, never written (the kernel is fused).
     absolute: Stream,
     sum: f32,
 }

@@ -3,6 +3,7 @@
 //! outputs, reductions, vouts, scatters and gathers need. One place, so every backend accepts
 //! and refuses exactly the same calls with the same messages.
 
+mod fusion;
 mod indexed;
 mod kernel;
 mod reduce;
@@ -15,6 +16,7 @@ use crate::backend::{BackendArg, StreamArg};
 use crate::error::BrookError;
 use crate::format::ElementFormat;
 
+pub use fusion::fusion_refused;
 pub use indexed::{check_gather_op, check_indexed, check_scatter};
 pub use kernel::{check_kernel, check_resize};
 pub use reduce::{check_reduce, reduce_roles, ReduceShape};

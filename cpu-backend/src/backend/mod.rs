@@ -23,8 +23,8 @@ use brook_ir::{FunctionId, FunctionKind, ParamClass};
 
 use crate::error::CpuError;
 use crate::{
-    run_gather_op, run_scatter, CpuArg, CpuStream, Engine, Execution, KernelPlan, ReducePlan,
-    ReduceTarget, ScatterCombine, Watchdog,
+    run_gather_op, run_map_reduce, run_scatter, CpuArg, CpuStream, Engine, Execution, KernelPlan,
+    ReducePlan, ReduceTarget, ScatterCombine, Watchdog,
 };
 use mask::CpuMasking;
 
@@ -227,108 +227,34 @@ impl Backend for CpuBackend {
     fn run_kernel(&self, call: &KernelCall) -> Result<Vec<usize>, BrookError> {
         let program = cpu_program(call.program)?;
         let func = call.function();
-        let name = CallName("kernel", &func.name);
-        let args = call.args;
-        // Inputs that are domains are read from a copy of the sub-stream; an input that is also
-        // an output of this call (in place) from a copy of the stream, so every element sees
-        // the old values. Copies first: no output is borrowed mutably yet. An output domain is
-        // written into a copy of the region, copied back after the call: elements the kernel
-        // discards keep their values, the rest of the stream is untouched.
-        let aliases_output = |s: &StreamArg| {
-            args.iter()
-                .zip(&func.params)
-                .any(|(a, p)| is_output(p.class) && a.stream().is_some_and(|o| o.same_storage(s)))
-        };
-        let mut copies: Vec<Option<CpuStream>> = Vec::with_capacity(args.len());
-        for (arg, param) in args.iter().zip(&func.params) {
-            let copy = match arg.stream() {
-                Some(s) if s.iter.is_none() => {
-                    let d = data(s.storage, &name)?;
-                    match s.domain {
-                        Some(domain) => Some(sub_stream(&*borrow(d, &name)?, domain)?),
-                        None if !is_output(param.class) && aliases_output(s) => {
-                            Some(borrow(d, &name)?.clone())
-                        }
-                        None => None,
-                    }
-                }
-                _ => None,
-            };
-            copies.push(copy);
-        }
-        let mut held = Vec::with_capacity(args.len());
-        for ((arg, param), copy) in args.iter().zip(&func.params).zip(copies.iter_mut()) {
-            held.push(match (arg, copy) {
-                (_, Some(copy)) => {
-                    if is_output(param.class) {
-                        Held::Region(copy)
-                    } else {
-                        Held::Copy(copy)
-                    }
-                }
-                (BackendArg::Constant(v), None) => Held::Constant(v),
-                (BackendArg::Stream(s), None) => match storage(s.storage, &name)? {
-                    CpuStorage::Iter(it) => Held::Iter(it),
-                    CpuStorage::Data(d) if is_output(param.class) => {
-                        Held::Out(borrow_mut(d, &name)?)
-                    }
-                    CpuStorage::Data(d) => Held::Input(borrow(d, &name)?),
-                },
-            });
-        }
-        let mut cpu_args: Vec<CpuArg> = held
-            .iter_mut()
-            .zip(&func.params)
-            .map(|(h, p)| {
-                let input: &CpuStream = match h {
-                    Held::Constant(v) => return CpuArg::Constant(v.to_vec()),
-                    Held::Iter(it) => return CpuArg::Iter(it),
-                    Held::Out(o) => return CpuArg::Out(o),
-                    Held::Region(r) => return CpuArg::Out(r),
-                    Held::Input(i) => i,
-                    Held::Copy(c) => c,
-                };
-                if matches!(p.class, ParamClass::Gather { .. }) {
-                    CpuArg::Gather(input)
-                } else {
-                    CpuArg::Stream(input)
-                }
-            })
-            .collect();
         let plan = program.plan(call.kernel);
         let module = &program.compiled.module;
         let result = std::cell::Cell::new(None);
-        let watchdog = self
-            .time_limit
-            .get()
-            .map_or_else(Watchdog::default, Watchdog::limited);
-        let run = |a: &mut [CpuArg], mask: Option<&[bool]>| {
-            let done = plan.run_watched(module, a, mask, watchdog)?;
-            result.set(Some(done.clone()));
-            Ok(done)
-        };
-        if call.mask.masked || call.mask.counting {
-            // Every output of a call has the first one's shape and place (checked by the
-            // runtime), so the first output masks them all.
-            let place = args.iter().zip(&func.params).find_map(|(a, p)| match a {
-                BackendArg::Stream(s) if p.class == ParamClass::Out => Some(s),
-                _ => None,
-            });
-            let domain = place.and_then(|s| s.domain.map(|d| (s.shape, d)));
-            self.masking.run(call.mask, &mut cpu_args, domain, run)?;
-        } else {
-            run(&mut cpu_args, None)?;
-        }
-        drop(cpu_args);
-        drop(held);
-        for ((arg, param), copy) in args.iter().zip(&func.params).zip(&copies) {
-            if let (true, Some(s), Some(region)) = (is_output(param.class), arg.stream(), copy) {
-                if let Some(domain) = s.domain {
-                    let mut whole = borrow_mut(data(s.storage, &name)?, &name)?;
-                    set_region(&mut whole, domain, region.data())?;
-                }
+        let watchdog = self.watchdog();
+        with_kernel_args(call, |cpu_args| {
+            let run = |a: &mut [CpuArg], mask: Option<&[bool]>| {
+                let done = plan.run_watched(module, a, mask, watchdog)?;
+                result.set(Some(done.clone()));
+                Ok(done)
+            };
+            if call.mask.masked || call.mask.counting {
+                // Every output of a call has the first one's shape and place (checked by the
+                // runtime), so the first output masks them all.
+                let place = call
+                    .args
+                    .iter()
+                    .zip(&func.params)
+                    .find_map(|(a, p)| match a {
+                        BackendArg::Stream(s) if p.class == ParamClass::Out => Some(s),
+                        _ => None,
+                    });
+                let domain = place.and_then(|s| s.domain.map(|d| (s.shape, d)));
+                self.masking.run(call.mask, cpu_args, domain, run)?;
+            } else {
+                run(cpu_args, None)?;
             }
-        }
+            Ok(())
+        })?;
         let done = result.take();
         if let Some(done) = &done {
             self.record(|| {
@@ -349,41 +275,9 @@ impl Backend for CpuBackend {
         let plan = program.reduction(call.function)?;
         let name = CallName("reduction", &call.function().name);
         let input = borrow(data(call.input.storage, &name)?, &name)?;
-        let held = call
-            .extra
-            .iter()
-            .map(|a| match a {
-                BackendArg::Stream(s) => Ok(Some(borrow(data(s.storage, &name)?, &name)?)),
-                BackendArg::Constant(_) => Ok(None),
-            })
-            .collect::<Result<Vec<_>, BrookError>>()?;
-        let mut cpu_args: Vec<CpuArg> = call
-            .extra
-            .iter()
-            .zip(&held)
-            .map(|(a, h)| match (a, h) {
-                (_, Some(g)) => CpuArg::Gather(g),
-                (BackendArg::Constant(v), None) => CpuArg::Constant(v.to_vec()),
-                (BackendArg::Stream(_), None) => unreachable!("every stream is held above"),
-            })
-            .collect();
-        let (execution, target) = match output {
-            ReduceOutput::Value(dst) => (
-                plan.run(module, &input, &mut cpu_args, ReduceTarget::Value(dst))?,
-                "a value".to_string(),
-            ),
-            ReduceOutput::Stream(out) => {
-                let mut out = borrow_mut(data(out.storage, &name)?, &name)?;
-                let shape = brook_core::fmt_shape(out.shape());
-                let run = plan.run(
-                    module,
-                    &input,
-                    &mut cpu_args,
-                    ReduceTarget::Stream(&mut out),
-                );
-                (run?, shape)
-            }
-        };
+        let (execution, target) = with_reduce_args(call, output, |extra, target| {
+            Ok(plan.run(module, &input, extra, target)?)
+        })?;
         self.record(|| {
             let shapes = format!("{} -> {target}", brook_core::fmt_shape(input.shape()));
             TraceEntry::Reduce(call_trace(
@@ -394,6 +288,48 @@ impl Backend for CpuBackend {
             ))
         });
         Ok(())
+    }
+
+    /// The kernel computed inside the reduction's fold, its output never written
+    /// (`crate::fused`), where `brook_core::call::fusion_refused` allows; otherwise the two
+    /// calls. The trace shows one reduction whose variant names the kernel it computed.
+    fn map_reduce(
+        &self,
+        kernel: &KernelCall,
+        reduce: &ReduceCall,
+        output: ReduceOutput,
+    ) -> Result<bool, BrookError> {
+        if brook_core::call::fusion_refused(kernel, reduce, &output).is_some() {
+            self.run_kernel(kernel)?;
+            self.reduce(reduce, output)?;
+            return Ok(false);
+        }
+        let program = cpu_program(kernel.program)?;
+        let module = &program.compiled.module;
+        let plan = program.plan(kernel.kernel);
+        let reduction = program.reduction(reduce.function)?;
+        let watchdog = self.watchdog();
+        let (executions, target) = with_kernel_args(kernel, |args| {
+            with_reduce_args(reduce, output, |extra, target| {
+                let run = run_map_reduce(module, &plan, args, reduction, extra, target, watchdog);
+                Ok(run?)
+            })
+        })?;
+        self.record(|| {
+            let (k, r) = &executions;
+            let shapes = format!(
+                "kernel `{}` fused into the fold ({}), {} -> {target}",
+                kernel.function().name,
+                engine(k),
+                brook_core::fmt_shape(&kernel.shape),
+            );
+            TraceEntry::Reduce(call_trace(reduce.compiled, reduce.function(), shapes, r))
+        });
+        Ok(true)
+    }
+
+    fn fuses(&self) -> bool {
+        true
     }
 
     fn scatter(&self, call: &ScatterCall) -> Result<(), BrookError> {
@@ -603,6 +539,141 @@ impl From<CpuError> for BrookError {
                 message,
             },
             e => BrookError::backend("CPU", e),
+        }
+    }
+}
+
+impl CpuBackend {
+    /// A kernel call's time limit as its engines check it.
+    fn watchdog(&self) -> Watchdog {
+        self.time_limit
+            .get()
+            .map_or_else(Watchdog::default, Watchdog::limited)
+    }
+}
+
+/// Runs `f` on a kernel call's arguments as the engines take them. Inputs that are domains are
+/// read from a copy of the sub-stream; an input that is also an output of this call (in place)
+/// from a copy of the stream, so every element sees the old values. Copies first: no output is
+/// borrowed mutably yet. An output domain is written into a copy of the region, copied back
+/// after `f`: elements the kernel discards keep their values, the rest of the stream is
+/// untouched.
+fn with_kernel_args<R>(
+    call: &KernelCall,
+    f: impl FnOnce(&mut [CpuArg]) -> Result<R, BrookError>,
+) -> Result<R, BrookError> {
+    let func = call.function();
+    let name = CallName("kernel", &func.name);
+    let args = call.args;
+    let aliases_output = |s: &StreamArg| {
+        args.iter()
+            .zip(&func.params)
+            .any(|(a, p)| is_output(p.class) && a.stream().is_some_and(|o| o.same_storage(s)))
+    };
+    let mut copies: Vec<Option<CpuStream>> = Vec::with_capacity(args.len());
+    for (arg, param) in args.iter().zip(&func.params) {
+        let copy = match arg.stream() {
+            Some(s) if s.iter.is_none() => {
+                let d = data(s.storage, &name)?;
+                match s.domain {
+                    Some(domain) => Some(sub_stream(&*borrow(d, &name)?, domain)?),
+                    None if !is_output(param.class) && aliases_output(s) => {
+                        Some(borrow(d, &name)?.clone())
+                    }
+                    None => None,
+                }
+            }
+            _ => None,
+        };
+        copies.push(copy);
+    }
+    let mut held = Vec::with_capacity(args.len());
+    for ((arg, param), copy) in args.iter().zip(&func.params).zip(copies.iter_mut()) {
+        held.push(match (arg, copy) {
+            (_, Some(copy)) => {
+                if is_output(param.class) {
+                    Held::Region(copy)
+                } else {
+                    Held::Copy(copy)
+                }
+            }
+            (BackendArg::Constant(v), None) => Held::Constant(v),
+            (BackendArg::Stream(s), None) => match storage(s.storage, &name)? {
+                CpuStorage::Iter(it) => Held::Iter(it),
+                CpuStorage::Data(d) if is_output(param.class) => Held::Out(borrow_mut(d, &name)?),
+                CpuStorage::Data(d) => Held::Input(borrow(d, &name)?),
+            },
+        });
+    }
+    let mut cpu_args: Vec<CpuArg> = held
+        .iter_mut()
+        .zip(&func.params)
+        .map(|(h, p)| {
+            let input: &CpuStream = match h {
+                Held::Constant(v) => return CpuArg::Constant(v.to_vec()),
+                Held::Iter(it) => return CpuArg::Iter(it),
+                Held::Out(o) => return CpuArg::Out(o),
+                Held::Region(r) => return CpuArg::Out(r),
+                Held::Input(i) => i,
+                Held::Copy(c) => c,
+            };
+            if matches!(p.class, ParamClass::Gather { .. }) {
+                CpuArg::Gather(input)
+            } else {
+                CpuArg::Stream(input)
+            }
+        })
+        .collect();
+    let result = f(&mut cpu_args)?;
+    drop(cpu_args);
+    drop(held);
+    for ((arg, param), copy) in args.iter().zip(&func.params).zip(&copies) {
+        if let (true, Some(s), Some(region)) = (is_output(param.class), arg.stream(), copy) {
+            if let Some(domain) = s.domain {
+                let mut whole = borrow_mut(data(s.storage, &name)?, &name)?;
+                set_region(&mut whole, domain, region.data())?;
+            }
+        }
+    }
+    Ok(result)
+}
+
+/// Runs `f` on a reduction's constant and gather arguments as the engines take them and its
+/// target; returns `f`'s result and the target as the trace names it.
+fn with_reduce_args<R>(
+    call: &ReduceCall,
+    output: ReduceOutput,
+    f: impl FnOnce(&mut [CpuArg], ReduceTarget) -> Result<R, BrookError>,
+) -> Result<(R, String), BrookError> {
+    let name = CallName("reduction", &call.function().name);
+    let held = call
+        .extra
+        .iter()
+        .map(|a| match a {
+            BackendArg::Stream(s) => Ok(Some(borrow(data(s.storage, &name)?, &name)?)),
+            BackendArg::Constant(_) => Ok(None),
+        })
+        .collect::<Result<Vec<_>, BrookError>>()?;
+    let mut cpu_args: Vec<CpuArg> = call
+        .extra
+        .iter()
+        .zip(&held)
+        .map(|(a, h)| match (a, h) {
+            (_, Some(g)) => CpuArg::Gather(g),
+            (BackendArg::Constant(v), None) => CpuArg::Constant(v.to_vec()),
+            (BackendArg::Stream(_), None) => unreachable!("every stream is held above"),
+        })
+        .collect();
+    match output {
+        ReduceOutput::Value(dst) => {
+            let r = f(&mut cpu_args, ReduceTarget::Value(dst))?;
+            Ok((r, "a value".to_string()))
+        }
+        ReduceOutput::Stream(out) => {
+            let mut out = borrow_mut(data(out.storage, &name)?, &name)?;
+            let shape = brook_core::fmt_shape(out.shape());
+            let r = f(&mut cpu_args, ReduceTarget::Stream(&mut out))?;
+            Ok((r, shape))
         }
     }
 }

@@ -150,46 +150,16 @@ pub(crate) unsafe fn run(
     vout_fpe: &[usize],
     narrow_gathers: bool,
 ) -> Result<(usize, Vec<VoutTile>), TimeUp> {
-    let tile_fn = tile(k);
     // Four elements per iteration where the code has it, no write mask picks elements, and
     // every gathered extent fits the 32-bit lane indices of its gathers.
-    let quads_fn = quads(k).filter(|_| mask.is_none() && narrow_gathers);
+    let quads = mask.is_none() && narrow_gathers;
     let tile = tile_size(total);
     let one = |t: usize| -> Result<(usize, VoutTile), TimeUp> {
         let start = t * tile;
         let count = tile.min(total - start);
         let mut vouts = VoutTile::new(vout_fpe.to_vec());
-        let mask = mask.map_or(std::ptr::null(), |m| m.as_ptr());
-        // SAFETY (both calls): the caller's contract; this tile writes only elements
-        // start..start+count.
-        let elements = |vouts: &mut VoutTile, from: usize, n: usize| match unsafe {
-            tile_fn(ctx.as_ptr(), from as i64, n as i64, mask, vouts)
-        } {
-            -1 => Err(TimeUp),
-            w => Ok(w as usize),
-        };
-        let Some(quads_fn) = quads_fn else {
-            let written = elements(&mut vouts, start, count)?;
-            return Ok((written, vouts));
-        };
-        // Quads until one bails out (its lanes disagreed on a condition), which then runs one
-        // element at a time; the elements after the last quad run one at a time.
-        let (mut at, end) = (start, start + count / 4 * 4);
-        let mut written = 0;
-        while at < end {
-            let n = (end - at) as i64;
-            let done = unsafe { quads_fn(ctx.as_ptr(), at as i64, n, mask, &mut vouts) };
-            let done = usize::try_from(done).map_err(|_| TimeUp)?;
-            (at, written) = (at + done, written + done);
-            if at < end {
-                written += elements(&mut vouts, at, 4)?;
-                at += 4;
-            }
-        }
-        // The elements after the last quad: only a tile's last has any.
-        if end < start + count {
-            written += elements(&mut vouts, end, start + count - end)?;
-        }
+        // SAFETY: the caller's contract; this tile writes only elements start..start+count.
+        let written = unsafe { run_elements(k, ctx, start, count, mask, quads, &mut vouts) }?;
         Ok((written, vouts))
     };
     let n_tiles = total.div_ceil(tile);
@@ -203,4 +173,53 @@ pub(crate) unsafe fn run(
     };
     let written = tiles.iter().map(|(w, _)| w).sum();
     Ok((written, tiles.into_iter().map(|(_, v)| v).collect()))
+}
+
+/// Runs elements `start..start + count` of a call on this thread, four per iteration where
+/// `k` has the code for it and `quads` allows it: returns how many wrote their outputs, or
+/// [`TimeUp`].
+///
+/// # Safety
+/// As [`run`], for the elements `start..start + count`; `quads` only where `mask` is `None`
+/// and gathers are narrow ([`narrow_gathers`]).
+pub(crate) unsafe fn run_elements(
+    k: &Code,
+    ctx: &[u64],
+    start: usize,
+    count: usize,
+    mask: Option<&[bool]>,
+    quads_allowed: bool,
+    vouts: &mut VoutTile,
+) -> Result<usize, TimeUp> {
+    let tile_fn = tile(k);
+    let mask = mask.map_or(std::ptr::null(), |m| m.as_ptr());
+    // SAFETY (both calls): the caller's contract.
+    let elements = |vouts: &mut VoutTile, from: usize, n: usize| match unsafe {
+        tile_fn(ctx.as_ptr(), from as i64, n as i64, mask, vouts)
+    } {
+        -1 => Err(TimeUp),
+        w => Ok(w as usize),
+    };
+    let Some(quads_fn) = quads(k).filter(|_| quads_allowed) else {
+        return elements(vouts, start, count);
+    };
+    // Quads until one bails out (its lanes disagreed on a condition), which then runs one
+    // element at a time; the elements after the last quad run one at a time.
+    let (mut at, end) = (start, start + count / 4 * 4);
+    let mut written = 0;
+    while at < end {
+        let n = (end - at) as i64;
+        let done = unsafe { quads_fn(ctx.as_ptr(), at as i64, n, mask, vouts) };
+        let done = usize::try_from(done).map_err(|_| TimeUp)?;
+        (at, written) = (at + done, written + done);
+        if at < end {
+            written += elements(vouts, at, 4)?;
+            at += 4;
+        }
+    }
+    // The elements after the last quad: a call's last tile has them, and a fused run.
+    if end < start + count {
+        written += elements(vouts, end, start + count - end)?;
+    }
+    Ok(written)
 }

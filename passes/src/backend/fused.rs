@@ -3,7 +3,7 @@
 //! call then a reduction otherwise.
 
 use brook_core::call::CallName;
-use brook_core::{Backend, BrookError, KernelCall, MaskUse, ReduceCall, ReduceOutput};
+use brook_core::{Backend, BrookError, KernelCall, ReduceCall, ReduceOutput};
 use brook_glsl::{fusion_refused, Variant};
 
 use super::kernel::kernel_classes;
@@ -42,9 +42,10 @@ impl GlBackend {
     }
 
     /// The variant the kernel is computed as inside the reduction, or `None` when fusing
-    /// could change a result: a write mask or query applies to the kernel's writes, the
-    /// reduction writes a stream the kernel reads (the fused pass would sample its own
-    /// target), or the generator refuses the kernel ([`fusion_refused`]).
+    /// could change a result: where every backend refuses
+    /// (`brook_core::call::fusion_refused`: a write mask or query, a reduction target the
+    /// kernel uses, whose texture the fused pass would sample, …), or where the generator
+    /// refuses the kernel ([`fusion_refused`]).
     fn fused_variant(
         &self,
         kernel: &KernelCall,
@@ -53,15 +54,7 @@ impl GlBackend {
         output: &ReduceOutput,
     ) -> Result<Option<Variant>, BrookError> {
         let func = kernel.function();
-        let feeds_back = match output {
-            ReduceOutput::Stream(target) => kernel
-                .args
-                .iter()
-                .filter_map(|a| a.stream())
-                .any(|s| s.same_storage(target)),
-            ReduceOutput::Value(_) => false,
-        };
-        if kernel.mask != MaskUse::default() || feeds_back {
+        if brook_core::call::fusion_refused(kernel, reduce, output).is_some() {
             return Ok(None);
         }
         let Some(out) = args.iter().find_map(|a| match a {

@@ -16,7 +16,9 @@ use crate::error::{Result, WgpuError};
 use crate::lower::values::flat_len;
 use crate::pipeline::scratch;
 use crate::program::{PipelineKey, WgpuProgram};
-use crate::shaders::kernel::{kernel_module, ArgPlan, ArgShape, KernelVariant, CALL_EXTENT, HEAD};
+use crate::shaders::kernel::{
+    kernel_module, ArgPlan, ArgShape, KernelPlan, KernelVariant, CALL_EXTENT, HEAD,
+};
 use crate::shaders::WORKGROUP;
 use crate::stream::WgpuStream;
 use crate::trace::CallTrace;
@@ -30,6 +32,14 @@ struct Prepared {
     masking: super::mask::CallMasking,
     pipeline: std::rc::Rc<crate::pipeline::Pipeline>,
     compiled: crate::program::Built,
+}
+
+/// A checked kernel call: its shader variant, shape, element count and masking.
+pub(crate) struct Checked {
+    pub variant: KernelVariant,
+    pub shape: Vec<usize>,
+    pub elements: usize,
+    pub masking: super::mask::CallMasking,
 }
 
 /// Extents as an info slot: `.x` the last dimension, 1 in unused ones.
@@ -62,6 +72,43 @@ impl WgpuBackend {
         kernel: brook_ir::FunctionId,
         args: &[KernelArg],
     ) -> Result<Option<Prepared>> {
+        let Some(Checked {
+            variant,
+            shape,
+            elements,
+            masking,
+        }) = self.check_call(program, kernel, args)?
+        else {
+            return Ok(None);
+        };
+        let module = &program.module;
+        let func = module.func(kernel);
+        let gpu = &self.gpu;
+        let (pipeline, compiled) = program.lowered_pipeline(
+            gpu,
+            &PipelineKey::Kernel(variant.clone()),
+            kernel,
+            format_args!("kernel {}", func.name),
+            || kernel_module(module, &variant).map(|(m, plan)| (m, plan.resources)),
+        )?;
+        Ok(Some(Prepared {
+            variant,
+            shape,
+            elements,
+            masking,
+            pipeline,
+            compiled,
+        }))
+    }
+
+    /// Checks a kernel call and finds its shader variant; `None` for a call with no outputs
+    /// (nothing observable to compute).
+    pub(crate) fn check_call(
+        &self,
+        program: &WgpuProgram,
+        kernel: brook_ir::FunctionId,
+        args: &[KernelArg],
+    ) -> Result<Option<Checked>> {
         let module = &program.module;
         let func = (module.functions.get(kernel.0 as usize))
             .filter(|f| f.kind == FunctionKind::Kernel)
@@ -170,21 +217,11 @@ impl WgpuBackend {
                 iteration_bound_given(module, kernel, &constant).is_none_or(|b| b > u64::from(cap))
             }),
         };
-        let gpu = &self.gpu;
-        let (pipeline, compiled) = program.lowered_pipeline(
-            gpu,
-            &PipelineKey::Kernel(variant.clone()),
-            kernel,
-            format_args!("kernel {}", func.name),
-            || kernel_module(module, &variant).map(|(m, plan)| (m, plan.resources)),
-        )?;
-        Ok(Some(Prepared {
+        Ok(Some(Checked {
             variant,
             shape,
             elements,
             masking,
-            pipeline,
-            compiled,
         }))
     }
 
@@ -220,116 +257,16 @@ impl WgpuBackend {
             // this call has no key, and its bind group is not kept.
             let mut bound: Vec<Option<(wgpu::Buffer, u32, Option<BufferKey>)>> =
                 vec![None; plan.resources.len()];
-            let mut vout_scratch = Vec::new();
-            let outputs: Vec<&WgpuStream> = func
-                .params
-                .iter()
-                .zip(args)
-                .filter(|(p, _)| p.class.is_output())
-                .map(|(_, a)| a.stream())
-                .collect();
-            for (k, ((p, a), ap)) in func.params.iter().zip(args).zip(&plan.args).enumerate() {
-                let domain_slots = |info: &mut Vec<[u32; 4]>, d: Option<(u32, u32)>| {
-                    if let (Some((lo, full)), KernelArg::Domain(s, dom)) = (d, a) {
-                        info[lo as usize] = extent_slot(dom.lo());
-                        info[lo as usize]
-                            .iter_mut()
-                            .skip(dom.lo().len())
-                            .for_each(|x| *x = 0);
-                        info[full as usize] = extent_slot(s.shape());
-                    }
-                };
-                match ap {
-                    ArgPlan::Stream {
-                        buffer,
-                        extent,
-                        domain,
-                        ..
-                    }
-                    | ArgPlan::Gather {
-                        buffer,
-                        extent,
-                        domain,
-                    } => {
-                        info[*extent as usize] = extent_slot(&call_shape_of(a));
-                        if let ArgPlan::Stream { resize, .. } = ap {
-                            resize_slots(&mut info, *resize, &shape, &call_shape_of(a));
-                        }
-                        domain_slots(&mut info, *domain);
-                        let s = a.stream();
-                        let (buf, key) = s.keyed_buffer().expect("checked: not an iterator");
-                        // In place: an input that is also an output of this call is read
-                        // from a copy, unless each element reads exactly the one it writes
-                        // (then the shader binds that one buffer read-write).
-                        let aliased = outputs.iter().any(|o| std::ptr::eq(*o, s));
-                        let same_element =
-                            matches!(variant.args[k], ArgShape::Stream { aliased: true, .. });
-                        if aliased && !same_element {
-                            let copy = scratch(gpu, "brook in-place copy", buf.size());
-                            work.copy(
-                                &format!("{} (also an output) to a scratch buffer", p.name),
-                                &buf,
-                                0,
-                                &copy,
-                                0,
-                                buf.size(),
-                            );
-                            bound[*buffer] = Some((copy, s.id(), None));
-                        } else {
-                            bound[*buffer] = Some((buf, s.id(), Some(key)));
-                        }
-                    }
-                    ArgPlan::Iter {
-                        start,
-                        step,
-                        extent,
-                        resize,
-                    } => {
-                        let s = a.stream();
-                        let r = s.iter_spec().expect("checked: an iterator");
-                        info[*start as usize] = r.start().map(f32::to_bits);
-                        info[*step as usize] = r.step().map(f32::to_bits);
-                        info[*extent as usize] = extent_slot(s.shape());
-                        resize_slots(&mut info, *resize, &shape, s.shape());
-                    }
-                    ArgPlan::Constant { slot } => {
-                        let KernelArg::Constant(v) = a else {
-                            unreachable!("checked above")
-                        };
-                        for (i, x) in v.iter().enumerate() {
-                            info[*slot as usize + i / 4][i % 4] = x.to_bits();
-                        }
-                    }
-                    ArgPlan::Out { buffer, domain } => {
-                        domain_slots(&mut info, *domain);
-                        let s = a.stream();
-                        let (buf, key) = s.keyed_buffer().expect("checked: not an iterator");
-                        bound[*buffer] = Some((buf, s.id(), Some(key)));
-                    }
-                    ArgPlan::Vout { candidates, counts } => {
-                        let ParamClass::Vout { max } = p.class else {
-                            unreachable!("vout plan")
-                        };
-                        let fpe = flat_len(module, &p.ty) as u64;
-                        let cand = scratch(
-                            gpu,
-                            "brook vout candidates",
-                            elements as u64 * u64::from(max) * fpe * 4,
-                        );
-                        let cnt = scratch(gpu, "brook vout counts", elements as u64 * 4);
-                        bound[*candidates] = Some((cand.clone(), 0, None));
-                        bound[*counts] = Some((cnt.clone(), 0, None));
-                        vout_scratch.push(VoutScratch {
-                            param: p.name.clone(),
-                            stream: a.stream(),
-                            candidates: cand,
-                            counts: cnt,
-                            max,
-                            fpe: fpe as u32,
-                        });
-                    }
-                }
-            }
+            let vout_scratch = self.bind_args(
+                &mut work,
+                (&plan, &variant),
+                program,
+                kernel,
+                args,
+                &shape,
+                &mut info,
+                &mut bound,
+            );
             for (r, b) in [(plan.mask, &masking.mask), (plan.counter, &masking.counter)] {
                 if let (Some(r), Some((buf, key))) = (r, b) {
                     bound[r] = Some((buf.clone(), 0, Some(*key)));
@@ -376,6 +313,142 @@ impl WgpuBackend {
             pipeline.forget_bind_groups();
         }
         result
+    }
+}
+
+impl WgpuBackend {
+    /// Fills the slots of `plan` (`variant`'s, of `kernel` of `program`) in `info` and the
+    /// buffers of its resources in `bound` from the call's `args` (of call shape `shape`):
+    /// extents, resize ratios, domains, iterators, constants; each stream's buffer, or for an
+    /// input the call also writes elsewhere than at the element reading it, a copy recorded
+    /// in `work`; scratch buffers for vouts, returned for their packing.
+    #[allow(clippy::too_many_arguments)] // the call, and what its dispatch binds
+    pub(crate) fn bind_args<'a>(
+        &self,
+        work: &mut Work,
+        (plan, variant): (&KernelPlan, &KernelVariant),
+        program: &WgpuProgram,
+        kernel: brook_ir::FunctionId,
+        args: &[KernelArg<'a>],
+        shape: &[usize],
+        info: &mut [[u32; 4]],
+        bound: &mut [Option<(wgpu::Buffer, u32, Option<BufferKey>)>],
+    ) -> Vec<VoutScratch<'a>> {
+        let module = &program.module;
+        let func = module.func(kernel);
+        let gpu = &self.gpu;
+        let elements: usize = shape.iter().product();
+        let mut vout_scratch = Vec::new();
+        let outputs: Vec<&WgpuStream> = func
+            .params
+            .iter()
+            .zip(args)
+            .filter(|(p, _)| p.class.is_output())
+            .map(|(_, a)| a.stream())
+            .collect();
+        for (k, ((p, a), ap)) in func.params.iter().zip(args).zip(&plan.args).enumerate() {
+            let domain_slots = |info: &mut [[u32; 4]], d: Option<(u32, u32)>| {
+                if let (Some((lo, full)), KernelArg::Domain(s, dom)) = (d, a) {
+                    info[lo as usize] = extent_slot(dom.lo());
+                    info[lo as usize]
+                        .iter_mut()
+                        .skip(dom.lo().len())
+                        .for_each(|x| *x = 0);
+                    info[full as usize] = extent_slot(s.shape());
+                }
+            };
+            match ap {
+                ArgPlan::Stream {
+                    buffer,
+                    extent,
+                    domain,
+                    ..
+                }
+                | ArgPlan::Gather {
+                    buffer,
+                    extent,
+                    domain,
+                } => {
+                    info[*extent as usize] = extent_slot(&call_shape_of(a));
+                    if let ArgPlan::Stream { resize, .. } = ap {
+                        resize_slots(info, *resize, shape, &call_shape_of(a));
+                    }
+                    domain_slots(info, *domain);
+                    let s = a.stream();
+                    let (buf, key) = s.keyed_buffer().expect("checked: not an iterator");
+                    // In place: an input that is also an output of this call is read
+                    // from a copy, unless each element reads exactly the one it writes
+                    // (then the shader binds that one buffer read-write).
+                    let aliased = outputs.iter().any(|o| std::ptr::eq(*o, s));
+                    let same_element =
+                        matches!(variant.args[k], ArgShape::Stream { aliased: true, .. });
+                    if aliased && !same_element {
+                        let copy = scratch(gpu, "brook in-place copy", buf.size());
+                        work.copy(
+                            &format!("{} (also an output) to a scratch buffer", p.name),
+                            &buf,
+                            0,
+                            &copy,
+                            0,
+                            buf.size(),
+                        );
+                        bound[*buffer] = Some((copy, s.id(), None));
+                    } else {
+                        bound[*buffer] = Some((buf, s.id(), Some(key)));
+                    }
+                }
+                ArgPlan::Iter {
+                    start,
+                    step,
+                    extent,
+                    resize,
+                } => {
+                    let s = a.stream();
+                    let r = s.iter_spec().expect("checked: an iterator");
+                    info[*start as usize] = r.start().map(f32::to_bits);
+                    info[*step as usize] = r.step().map(f32::to_bits);
+                    info[*extent as usize] = extent_slot(s.shape());
+                    resize_slots(info, *resize, shape, s.shape());
+                }
+                ArgPlan::Constant { slot } => {
+                    let KernelArg::Constant(v) = a else {
+                        unreachable!("checked above")
+                    };
+                    for (i, x) in v.iter().enumerate() {
+                        info[*slot as usize + i / 4][i % 4] = x.to_bits();
+                    }
+                }
+                ArgPlan::Out { buffer, domain } => {
+                    domain_slots(info, *domain);
+                    let s = a.stream();
+                    let (buf, key) = s.keyed_buffer().expect("checked: not an iterator");
+                    bound[*buffer] = Some((buf, s.id(), Some(key)));
+                }
+                ArgPlan::Vout { candidates, counts } => {
+                    let ParamClass::Vout { max } = p.class else {
+                        unreachable!("vout plan")
+                    };
+                    let fpe = flat_len(module, &p.ty) as u64;
+                    let cand = scratch(
+                        gpu,
+                        "brook vout candidates",
+                        elements as u64 * u64::from(max) * fpe * 4,
+                    );
+                    let cnt = scratch(gpu, "brook vout counts", elements as u64 * 4);
+                    bound[*candidates] = Some((cand.clone(), 0, None));
+                    bound[*counts] = Some((cnt.clone(), 0, None));
+                    vout_scratch.push(VoutScratch {
+                        param: p.name.clone(),
+                        stream: a.stream(),
+                        candidates: cand,
+                        counts: cnt,
+                        max,
+                        fpe: fpe as u32,
+                    });
+                }
+            }
+        }
+        vout_scratch
     }
 }
 

@@ -1,4 +1,5 @@
-//! Reductions to a value or to a stream (the tree: `shaders/reduce.rs`).
+//! Reductions to a value or to a stream (the tree: `shaders/reduce.rs`), and a kernel call
+//! computed in a reduction's first pass (`Backend::map_reduce`).
 
 use brook_ir::{FunctionId, FunctionKind, ParamClass};
 
@@ -10,7 +11,10 @@ use crate::lower::values::flat_len;
 use crate::pipeline::scratch;
 use crate::program::{PipelineKey, WgpuProgram};
 use crate::shaders::kernel::{ArgPlan, ArgShape};
-use crate::shaders::reduce::{plan, reduce_module, ReduceVariant, GROUP, MAX_PER_THREAD};
+use crate::shaders::kernel::{CALL_EXTENT, HEAD};
+use crate::shaders::reduce::{
+    layout, plan, reduce_module, Bind, ReduceVariant, GROUP, MAX_PER_THREAD,
+};
 use crate::stream::WgpuStream;
 use crate::trace::CallTrace;
 use crate::work::Work;
@@ -36,6 +40,25 @@ impl WgpuBackend {
         extra: &[KernelArg],
         target: ReduceTarget,
     ) -> Result<()> {
+        self.reduce_mapped(program, f, input, extra, target, None)
+            .map(drop)
+    }
+
+    /// [`WgpuBackend::reduce`] of `input`, the one output of the kernel call `map` (the
+    /// kernel and its arguments), computing the kernel in the first pass instead of reading
+    /// `input` (`shaders/reduce.rs`), which is never written. Returns `false`, having run
+    /// nothing, where the kernel's shader needs what a reduction pass does not bind (a write
+    /// mask or query, the loop check). The caller has ruled out what would change the result
+    /// (`brook_core::call::fusion_refused`).
+    pub(crate) fn reduce_mapped(
+        &self,
+        program: &WgpuProgram,
+        f: FunctionId,
+        input: &WgpuStream,
+        extra: &[KernelArg],
+        target: ReduceTarget,
+        map: Option<(FunctionId, &[KernelArg])>,
+    ) -> Result<bool> {
         self.own("reduction", &[input])?;
         for x in extra {
             if let KernelArg::Stream(s) | KernelArg::Domain(s, _) = x {
@@ -148,9 +171,21 @@ impl WgpuBackend {
         let segments: usize = outs.iter().product();
         let block_len: usize = block.iter().product();
 
+        let mapped = match map {
+            None => None,
+            Some((kernel, args)) => match self.check_call(program, kernel, args)? {
+                Some(c) if !(c.variant.check_loops || c.variant.masked || c.variant.counting) => {
+                    Some((kernel, args, c))
+                }
+                _ => return Ok(false),
+            },
+        };
         let gpu = &self.gpu;
+        let fused = mapped.as_ref().map_or(String::new(), |(k, ..)| {
+            format!(", kernel `{}` fused into pass 1", module.func(*k).name)
+        });
         let label = format!(
-            "reduce `{}` to {}",
+            "reduce `{}` to {}{fused}",
             func.name,
             if out_stream.is_some() {
                 "a stream"
@@ -173,16 +208,23 @@ impl WgpuBackend {
         )?;
         let mut compiled = None;
         let mut pipelines = Vec::new();
-        for blocks in [!contiguous, false] {
+        let first = mapped.as_ref().map(|(.., c)| c.variant.clone());
+        let mut variants = Vec::new();
+        for (blocks, mapped) in [(!contiguous, first), (false, None)] {
             let v = ReduceVariant {
                 function: f,
                 blocks,
                 extras: extras.clone(),
+                mapped,
             };
             let label = format!(
-                "reduce {}{}",
+                "reduce {}{}{}",
                 func.name,
-                if blocks { " (blocks)" } else { "" }
+                if blocks { " (blocks)" } else { "" },
+                v.mapped.as_ref().map_or(String::new(), |k| format!(
+                    " computing kernel {}",
+                    module.func(k.kernel).name
+                )),
             );
             let (p, built) =
                 program.lowered_pipeline(gpu, &PipelineKey::Reduce(v.clone()), f, label, || {
@@ -190,6 +232,7 @@ impl WgpuBackend {
                 })?;
             compiled = crate::program::both(compiled, built);
             pipelines.push(p);
+            variants.push(v);
         }
         let (info_plan, _, extra_plans) = plan(
             module,
@@ -197,6 +240,7 @@ impl WgpuBackend {
                 function: f,
                 blocks: false,
                 extras: extras.clone(),
+                mapped: None,
             },
         );
         let mut base_info = vec![[0u32; 4]; info_plan.slots as usize];
@@ -220,6 +264,31 @@ impl WgpuBackend {
         }
         let value = gpu.scoped(&label, || {
             let mut work = Work::new(gpu, self.tracing());
+            // The mapped kernel's slots and buffers, for the first pass.
+            let first_pass = match &mapped {
+                Some((kernel, args, c)) => {
+                    let layout = layout(module, &variants[0]);
+                    let kplan = layout.kernel.as_ref().expect("a mapped pass's kernel plan");
+                    let mut info = base_info.clone();
+                    info.resize(layout.info.slots as usize, [0; 4]);
+                    info[(kplan.head + HEAD) as usize] = [c.elements as u32, 0, 0, 0];
+                    info[(kplan.head + CALL_EXTENT) as usize] = extent_slot(&c.shape);
+                    let mut bound = vec![None; kplan.resources.len()];
+                    let vouts = self.bind_args(
+                        &mut work,
+                        (kplan, &c.variant),
+                        program,
+                        *kernel,
+                        args,
+                        &c.shape,
+                        &mut info,
+                        &mut bound,
+                    );
+                    debug_assert!(vouts.is_empty(), "a mapped kernel has no vout");
+                    Some((layout, info, bound))
+                }
+                None => None,
+            };
             let in_buf = input.buffer().expect("checked").clone();
             let mut source = (in_buf, input.id());
             let mut seg_len = block_len;
@@ -241,15 +310,33 @@ impl WgpuBackend {
                         0,
                     ),
                 };
-                let mut info = base_info.clone();
+                pass += 1;
+                let mut info = match (&first_pass, pass) {
+                    (Some((_, info, _)), 1) => info.clone(),
+                    _ => base_info.clone(),
+                };
                 info[0] = [workgroups as u32, 0, seg_len as u32, runs as u32];
                 info[1] = [per as u32, run as u32, 0, 0];
-                let mut bufs: Vec<(&wgpu::Buffer, u32)> =
-                    vec![(&source.0, source.1), (&dest.0, dest.1)];
-                for (b, id) in &extra_buffers {
-                    bufs.push((b, *id));
-                }
-                pass += 1;
+                let bufs: Vec<(&wgpu::Buffer, u32)> = match (&first_pass, pass) {
+                    (Some((layout, _, kernel)), 1) => (layout.resources.iter())
+                        .map(|(bind, _)| match *bind {
+                            Bind::Reduce(0) => (&source.0, source.1),
+                            Bind::Reduce(1) => (&dest.0, dest.1),
+                            Bind::Reduce(k) => (&extra_buffers[k - 2].0, extra_buffers[k - 2].1),
+                            Bind::Kernel(k) => {
+                                let (b, id, _) = kernel[k].as_ref().expect("every input is bound");
+                                (b, *id)
+                            }
+                        })
+                        .collect(),
+                    _ => {
+                        let mut bufs = vec![(&source.0, source.1), (&dest.0, dest.1)];
+                        for (b, id) in &extra_buffers {
+                            bufs.push((b, *id));
+                        }
+                        bufs
+                    }
+                };
                 work.dispatch(
                     &format!("pass {pass}: {segments} segment(s) of {seg_len} in runs of {run}"),
                     &pipelines[usize::from(pass > 1)],
@@ -279,6 +366,6 @@ impl WgpuBackend {
             compiled,
             steps,
         });
-        Ok(())
+        Ok(mapped.is_some())
     }
 }

@@ -148,6 +148,8 @@ pub enum ArgPlan {
 pub struct KernelPlan {
     /// The slots of the info uniform the shader reads.
     pub info: InfoPlan,
+    /// The first of them: [`HEAD`], then [`CALL_EXTENT`] (0 but for [`KernelPlan::after`]).
+    pub head: u32,
     /// The storage buffers it binds, from binding 1.
     pub resources: Vec<Resource>,
     /// Where it finds each argument, in parameter order.
@@ -173,9 +175,15 @@ pub const RESIZE_SLOTS: u32 = 2;
 impl KernelPlan {
     /// Allocates the slots and resources of variant `v` of its kernel in `brook`.
     pub fn new(brook: &ir::Module, v: &KernelVariant) -> KernelPlan {
+        KernelPlan::after(brook, v, InfoPlan::default())
+    }
+
+    /// [`KernelPlan::new`] with its slots after those `info` already holds (a reduction's,
+    /// whose first pass computes the kernel: `shaders/fused.rs`): [`HEAD`] and
+    /// [`CALL_EXTENT`] are then relative to `info.slots`.
+    pub fn after(brook: &ir::Module, v: &KernelVariant, mut info: InfoPlan) -> KernelPlan {
         let func = brook.func(v.kernel);
-        let mut info = InfoPlan::default();
-        info.alloc(2);
+        let head = info.alloc(2);
         let mut resources = Vec::new();
         let mut resource = |name: String, writable: bool, elem: Elem| {
             resources.push(Resource::new(name, writable, elem));
@@ -229,6 +237,7 @@ impl KernelPlan {
             .then(|| resource("loop status".into(), true, Elem::AtomicU32));
         KernelPlan {
             info,
+            head,
             resources,
             args,
             mask,
@@ -250,42 +259,9 @@ pub fn kernel_module(brook: &ir::Module, v: &KernelVariant) -> Lowered<(naga::Mo
         info,
         zero_slot: HEAD,
     });
-    // Gathers and `indexof` reach the kernel's streams through module globals.
-    let uses_indexof = module_uses_indexof(brook);
-    let vec4 = sm.types.vector(naga::Scalar::F32, 4);
     sm.streams = vec![None; func.params.len()];
     sm.positions = vec![None; func.params.len()];
-    for (k, (p, a)) in func.params.iter().zip(&plan.args).enumerate() {
-        if let (
-            ArgPlan::Gather {
-                buffer,
-                extent,
-                domain,
-            },
-            ArgShape::Gather { rank, .. },
-        ) = (a, &v.args[k])
-        {
-            sm.streams[k] = Some(StreamAccess {
-                buffer: buffers[*buffer],
-                fpe: flat_len(brook, &p.ty),
-                rank: *rank,
-                extent_slot: *extent,
-                domain: *domain,
-            });
-        }
-        if uses_indexof
-            && matches!(
-                p.class,
-                ParamClass::Stream | ParamClass::Iter | ParamClass::Out
-            )
-        {
-            sm.positions[k] = Some(sm.variable(
-                &format!("brook_index_{}", p.name),
-                AddressSpace::Private,
-                vec4,
-            ));
-        }
-    }
+    bind_streams(&mut sm, v, &plan, &buffers);
     let identity = (0..func.params.len() as u32).map(Some).collect();
     let kernel_fn = sm.instance(v.kernel, identity)?;
     let (discard, positions) = (sm.discard, sm.positions.clone());
@@ -303,98 +279,20 @@ pub fn kernel_module(brook: &ir::Module, v: &KernelVariant) -> Lowered<(naga::Mo
     let no = b.bool(false);
     b.store(flag, no);
 
-    let mut call_args = Vec::new();
-    let mut outs = Vec::new(); // (param, local pointer, buffer, domain)
-    let mut vouts = Vec::new(); // (param, candidates local, count local, plan)
-    for (k, (p, a)) in func.params.iter().zip(&plan.args).enumerate() {
-        let ty = crate::lower::types::naga_type(b.types, brook, &p.ty);
-        match (a, &v.args[k]) {
-            (
-                ArgPlan::Stream {
-                    buffer,
-                    extent,
-                    resize,
-                    domain,
-                },
-                ArgShape::Stream { direct, rank, .. },
-            ) => {
-                let (linear, own) = if *direct {
-                    (id, index.clone())
-                } else {
-                    let slots = (*extent, *resize);
-                    element_of(&mut b, info, &index, slots, *domain, *rank)
-                };
-                if let Some(g) = positions[k] {
-                    let pos = position(&mut b, &own);
-                    let gp = b.global(g);
-                    b.store(gp, pos);
-                }
-                let elements = Elements {
-                    buffer: buffers[*buffer],
-                    fpe: flat_len(brook, &p.ty),
-                };
-                call_args.push(elements.load(&mut b, brook, linear, &p.ty));
-            }
-            (
-                ArgPlan::Iter {
-                    start,
-                    step,
-                    resize,
-                    ..
-                },
-                ArgShape::Iter { rank },
-            ) => {
-                let own = resized(&mut b, info, &index, *resize, *rank);
-                if let Some(g) = positions[k] {
-                    let pos = position(&mut b, &own);
-                    let gp = b.global(g);
-                    b.store(gp, pos);
-                }
-                call_args.push(iterator_value(&mut b, info, *start, *step, &own, &p.ty));
-            }
-            (ArgPlan::Constant { slot }, _) => {
-                let n = flat_len(brook, &p.ty);
-                let mut floats = Vec::with_capacity(n as usize);
-                for i in 0..n {
-                    let s = info_slot(&mut b, info, slot + i / 4);
-                    let bits = b.index(s, i % 4);
-                    let f = b.bitcast(bits, naga::ScalarKind::Float);
-                    floats.push((f, ir::Scalar::Float));
-                }
-                call_args.push(
-                    assemble(&mut b, brook, &p.ty, &mut floats.into_iter())
-                        .expect("flat_len floats make the type"),
-                );
-            }
-            (ArgPlan::Out { buffer, domain }, _) => {
-                if let Some(g) = positions[k] {
-                    let pos = position(&mut b, &index);
-                    let gp = b.global(g);
-                    b.store(gp, pos);
-                }
-                let local = b.local(&p.name, ty.expect("outputs have types"));
-                call_args.push(local);
-                outs.push((k, local, *buffer, *domain));
-            }
-            (ArgPlan::Vout { candidates, counts }, _) => {
-                let ParamClass::Vout { max } = p.class else {
-                    unreachable!("a vout plan is made for vout parameters")
-                };
-                let elem = ty.expect("vouts have types");
-                let value = b.local(&p.name, elem);
-                call_args.push(value);
-                let arr = b.types.array_of(elem, max);
-                let cand = b.local(&format!("{}_candidates", p.name), arr);
-                let i32_ty = b.types.i32();
-                let n = b.local(&format!("{}_count", p.name), i32_ty);
-                call_args.push(cand);
-                call_args.push(n);
-                vouts.push((k, cand, n, *candidates, *counts, max));
-            }
-            (ArgPlan::Gather { .. }, _) => {}
-            _ => unreachable!("plans follow the variant"),
-        }
-    }
+    let Args {
+        call_args,
+        outs,
+        vouts,
+    } = kernel_args(
+        &mut b,
+        brook,
+        v,
+        &plan,
+        (info, &buffers),
+        &positions,
+        id,
+        &index,
+    );
     b.call(kernel_fn, call_args, false);
     let discarded = b.load(flag);
 
@@ -463,6 +361,194 @@ pub fn kernel_module(brook: &ir::Module, v: &KernelVariant) -> Lowered<(naga::Mo
     let entry = b.finish();
     add_entry(&mut sm, entry, WORKGROUP);
     Ok((sm.finish(), plan))
+}
+
+/// Makes the kernel's gathers and `indexof` reach its streams through module globals
+/// (`sm.streams` and `sm.positions`, indexed by kernel parameter, already long enough).
+pub fn bind_streams(
+    sm: &mut ShaderModule,
+    v: &KernelVariant,
+    plan: &KernelPlan,
+    buffers: &[Handle<naga::GlobalVariable>],
+) {
+    let brook = sm.brook;
+    let func = brook.func(v.kernel);
+    let uses_indexof = module_uses_indexof(brook);
+    let vec4 = sm.types.vector(naga::Scalar::F32, 4);
+    for (k, (p, a)) in func.params.iter().zip(&plan.args).enumerate() {
+        if let (
+            ArgPlan::Gather {
+                buffer,
+                extent,
+                domain,
+            },
+            ArgShape::Gather { rank, .. },
+        ) = (a, &v.args[k])
+        {
+            sm.streams[k] = Some(StreamAccess {
+                buffer: buffers[*buffer],
+                fpe: flat_len(brook, &p.ty),
+                rank: *rank,
+                extent_slot: *extent,
+                domain: *domain,
+            });
+        }
+        if uses_indexof
+            && matches!(
+                p.class,
+                ParamClass::Stream | ParamClass::Iter | ParamClass::Out
+            )
+        {
+            sm.positions[k] = Some(sm.variable(
+                &format!("brook_index_{}", p.name),
+                AddressSpace::Private,
+                vec4,
+            ));
+        }
+    }
+}
+
+/// An `out` parameter in the shader: its index, the local it is written into, its buffer
+/// (an index into [`KernelPlan::resources`]) and domain slots.
+pub type OutLocal = (usize, Handle<Expression>, usize, Option<(u32, u32)>);
+
+/// A vout in the shader: its index, candidates and count locals, candidates' and counts'
+/// buffers, N.
+pub type VoutLocals = (
+    usize,
+    Handle<Expression>,
+    Handle<Expression>,
+    usize,
+    usize,
+    u32,
+);
+
+/// What the kernel is called with for one element, and where its outputs go.
+pub struct Args {
+    /// The kernel function's arguments, in parameter order (vouts take three).
+    pub call_args: Vec<Handle<Expression>>,
+    /// Per `out` parameter, in parameter order.
+    pub outs: Vec<OutLocal>,
+    /// Per vout, in parameter order.
+    pub vouts: Vec<VoutLocals>,
+}
+
+/// The arguments of kernel call variant `v` (`plan`, the `info` uniform and `buffers`, its
+/// resources' globals) for the call's element `id` at `index`: each input read or computed
+/// (resized, through its domain, an iterator's value, a constant's floats), `indexof` of
+/// each stored in `positions`, and a zeroed local per output.
+#[allow(clippy::too_many_arguments)] // the element, and where the shader finds its inputs
+pub fn kernel_args(
+    b: &mut FnBuilder,
+    brook: &ir::Module,
+    v: &KernelVariant,
+    plan: &KernelPlan,
+    (info, buffers): (
+        Handle<naga::GlobalVariable>,
+        &[Handle<naga::GlobalVariable>],
+    ),
+    positions: &[Option<Handle<naga::GlobalVariable>>],
+    id: Handle<Expression>,
+    index: &[Handle<Expression>],
+) -> Args {
+    let func = brook.func(v.kernel);
+    let mut call_args = Vec::new();
+    let mut outs = Vec::new();
+    let mut vouts = Vec::new();
+    for (k, (p, a)) in func.params.iter().zip(&plan.args).enumerate() {
+        let ty = crate::lower::types::naga_type(b.types, brook, &p.ty);
+        match (a, &v.args[k]) {
+            (
+                ArgPlan::Stream {
+                    buffer,
+                    extent,
+                    resize,
+                    domain,
+                },
+                ArgShape::Stream { direct, rank, .. },
+            ) => {
+                let (linear, own) = if *direct {
+                    (id, index.to_vec())
+                } else {
+                    let slots = (*extent, *resize);
+                    element_of(b, info, index, slots, *domain, *rank)
+                };
+                if let Some(g) = positions[k] {
+                    let pos = position(b, &own);
+                    let gp = b.global(g);
+                    b.store(gp, pos);
+                }
+                let elements = Elements {
+                    buffer: buffers[*buffer],
+                    fpe: flat_len(brook, &p.ty),
+                };
+                call_args.push(elements.load(b, brook, linear, &p.ty));
+            }
+            (
+                ArgPlan::Iter {
+                    start,
+                    step,
+                    resize,
+                    ..
+                },
+                ArgShape::Iter { rank },
+            ) => {
+                let own = resized(b, info, index, *resize, *rank);
+                if let Some(g) = positions[k] {
+                    let pos = position(b, &own);
+                    let gp = b.global(g);
+                    b.store(gp, pos);
+                }
+                call_args.push(iterator_value(b, info, *start, *step, &own, &p.ty));
+            }
+            (ArgPlan::Constant { slot }, _) => {
+                let n = flat_len(brook, &p.ty);
+                let mut floats = Vec::with_capacity(n as usize);
+                for i in 0..n {
+                    let s = info_slot(b, info, slot + i / 4);
+                    let bits = b.index(s, i % 4);
+                    let f = b.bitcast(bits, naga::ScalarKind::Float);
+                    floats.push((f, ir::Scalar::Float));
+                }
+                call_args.push(
+                    assemble(b, brook, &p.ty, &mut floats.into_iter())
+                        .expect("flat_len floats make the type"),
+                );
+            }
+            (ArgPlan::Out { buffer, domain }, _) => {
+                if let Some(g) = positions[k] {
+                    let pos = position(b, index);
+                    let gp = b.global(g);
+                    b.store(gp, pos);
+                }
+                let local = b.local(&p.name, ty.expect("outputs have types"));
+                call_args.push(local);
+                outs.push((k, local, *buffer, *domain));
+            }
+            (ArgPlan::Vout { candidates, counts }, _) => {
+                let ParamClass::Vout { max } = p.class else {
+                    unreachable!("a vout plan is made for vout parameters")
+                };
+                let elem = ty.expect("vouts have types");
+                let value = b.local(&p.name, elem);
+                call_args.push(value);
+                let arr = b.types.array_of(elem, max);
+                let cand = b.local(&format!("{}_candidates", p.name), arr);
+                let i32_ty = b.types.i32();
+                let n = b.local(&format!("{}_count", p.name), i32_ty);
+                call_args.push(cand);
+                call_args.push(n);
+                vouts.push((k, cand, n, *candidates, *counts, max));
+            }
+            (ArgPlan::Gather { .. }, _) => {}
+            _ => unreachable!("plans follow the variant"),
+        }
+    }
+    Args {
+        call_args,
+        outs,
+        vouts,
+    }
 }
 
 /// The element of an input stream read by the call's element `index`: resized into the

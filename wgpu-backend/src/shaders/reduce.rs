@@ -19,11 +19,24 @@
 //!
 //! Combining `left` and `right` is `r = left; f(right, &r)` (the reduce function's `reduce`
 //! parameter is the accumulator); a `discard` in it keeps `left`, as on the CPU.
+//!
+//! A kernel whose one output only feeds the reduction (`Backend::map_reduce`) is computed in
+//! the first pass ([`ReduceVariant::mapped`]): where the pass would load element `L` of its
+//! input, it evaluates the kernel for its output's element `L` (its inputs read, resized,
+//! gathered or computed as the kernel's own shader does, `shaders/kernel.rs`'s
+//! `kernel_args`), so the kernel's output is never written nor read. Every element is folded
+//! in the same place of the same tree, so the result is the two calls' bit for bit. The
+//! pass's parameters are the kernel's, then the reduce function's numbered after them (for
+//! gathers and `indexof`); its slots the reduction's, then the kernel's
+//! ([`KernelPlan::after`]); its resources the reduction's but its input, then the kernel's
+//! but its output ([`PassLayout`]).
 
 use brook_ir::{self as ir, FunctionId, ParamClass};
 use naga::{AddressSpace, Expression, Handle};
 
-use super::kernel::{ArgPlan, ArgShape};
+use super::kernel::{
+    bind_streams, kernel_args, ArgPlan, ArgShape, Args, KernelPlan, KernelVariant, CALL_EXTENT,
+};
 use super::{add_entry, declare_info, declare_storage, entry_ids, Elem, InfoPlan, Resource};
 use crate::lower::address::{linearize, unlinearize};
 use crate::lower::module::{info_slot, StreamAccess};
@@ -50,6 +63,63 @@ pub struct ReduceVariant {
     /// The constant and gather arguments (in parameter order, the input and accumulator left
     /// out): `Constant` or `Gather`.
     pub extras: Vec<ArgShape>,
+    /// The kernel call computing the input in this pass (the first), instead of reading it.
+    pub mapped: Option<KernelVariant>,
+}
+
+/// Which buffer a resource of a reduction pass binds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bind {
+    /// Resource `k` of [`plan`]: 0 the input, 1 the output, then the extras' gathers.
+    Reduce(usize),
+    /// Resource `k` of the mapped kernel's [`KernelPlan`].
+    Kernel(usize),
+}
+
+/// The slots and resources of a reduction pass, with a mapped kernel's.
+pub struct PassLayout {
+    /// The slots: [`plan`]'s, then the kernel's.
+    pub info: InfoPlan,
+    /// The storage buffers in binding order, and what each binds.
+    pub resources: Vec<(Bind, Resource)>,
+    /// Where the shader finds the extras ([`plan`]'s).
+    pub extras: Vec<ArgPlan>,
+    /// The mapped kernel's plan.
+    pub kernel: Option<KernelPlan>,
+}
+
+/// The layout of a pass of `v`: [`plan`]'s, or with a mapped kernel, its resources but the
+/// input (never read) followed by the kernel's but its output (never written).
+pub fn layout(brook: &ir::Module, v: &ReduceVariant) -> PassLayout {
+    let (info, resources, extras) = plan(brook, v);
+    let Some(kv) = &v.mapped else {
+        let resources = (resources.into_iter().enumerate())
+            .map(|(k, r)| (Bind::Reduce(k), r))
+            .collect();
+        return PassLayout {
+            info,
+            resources,
+            extras,
+            kernel: None,
+        };
+    };
+    let kernel = KernelPlan::after(brook, kv, info);
+    let own = (resources.into_iter().enumerate().skip(1)).map(|(k, r)| (Bind::Reduce(k), r));
+    let outputs: Vec<usize> = (kernel.args.iter())
+        .filter_map(|a| match a {
+            ArgPlan::Out { buffer, .. } => Some(*buffer),
+            _ => None,
+        })
+        .collect();
+    let kernel_own = (kernel.resources.iter().cloned().enumerate())
+        .filter(|(k, _)| !outputs.contains(k))
+        .map(|(k, r)| (Bind::Kernel(k), r));
+    PassLayout {
+        info: kernel.info.clone(),
+        resources: own.chain(kernel_own).collect(),
+        extras,
+        kernel: Some(kernel),
+    }
 }
 
 /// Slots and resources of a reduction pass: resource 0 the input (stream or partials),
@@ -97,7 +167,8 @@ pub fn reduce_module(
     v: &ReduceVariant,
 ) -> Lowered<(naga::Module, Vec<Resource>)> {
     let func = brook.func(v.function);
-    let (info_plan, resources, extra_plans) = plan(brook, v);
+    let layout = layout(brook, v);
+    let extra_plans = &layout.extras;
     let acc_index = func
         .params
         .iter()
@@ -106,9 +177,39 @@ pub fn reduce_module(
     let ty = func.params[acc_index].ty.clone();
     let fpe = flat_len(brook, &ty);
     let mut sm = ShaderModule::new(brook);
-    let info = declare_info(&mut sm, info_plan.slots);
-    let g = declare_storage(&mut sm, &resources);
-    sm.streams = vec![None; func.params.len()];
+    let info = declare_info(&mut sm, layout.info.slots);
+    let resources: Vec<Resource> = layout.resources.iter().map(|(_, r)| r.clone()).collect();
+    let declared = declare_storage(&mut sm, &resources);
+    let global = |bind: Bind| {
+        let at = layout.resources.iter().position(|(b, _)| *b == bind);
+        at.map(|k| declared[k])
+    };
+    let g: Vec<_> = (0..plan(brook, v).1.len())
+        .map(|k| global(Bind::Reduce(k)))
+        .collect();
+    // The kernel's parameters first, then the reduce function's.
+    let kparams = v
+        .mapped
+        .as_ref()
+        .map_or(0, |kv| brook.func(kv.kernel).params.len());
+    sm.streams = vec![None; kparams + func.params.len()];
+    sm.positions = vec![None; kparams + func.params.len()];
+    let mapped = match (&v.mapped, &layout.kernel) {
+        (Some(kv), Some(kplan)) => {
+            // The kernel's output resources are never bound: their indices get any global,
+            // which `kernel_args` never reads for an output.
+            let any = declared[0];
+            let kernel_g: Vec<_> = (0..kplan.resources.len())
+                .map(|k| global(Bind::Kernel(k)).unwrap_or(any))
+                .collect();
+            bind_streams(&mut sm, kv, kplan, &kernel_g);
+            let identity = (0..kparams as u32).map(Some).collect();
+            let kernel_fn = sm.instance(kv.kernel, identity)?;
+            Some((kv, kplan, kernel_g, kernel_fn))
+        }
+        _ => None,
+    };
+    let positions = sm.positions.clone();
     let extra_params: Vec<usize> = (0..func.params.len())
         .filter(|&k| {
             !matches!(
@@ -121,8 +222,8 @@ pub fn reduce_module(
         if let (ArgPlan::Gather { buffer, extent, .. }, ArgShape::Gather { rank, .. }) =
             (plan, shape)
         {
-            sm.streams[k] = Some(StreamAccess {
-                buffer: g[*buffer],
+            sm.streams[kparams + k] = Some(StreamAccess {
+                buffer: g[*buffer].expect("an extra's gather is bound"),
                 fpe: flat_len(brook, &func.params[k].ty),
                 rank: *rank,
                 extent_slot: *extent,
@@ -130,8 +231,8 @@ pub fn reduce_module(
             });
         }
     }
-    let identity = (0..func.params.len() as u32).map(Some).collect();
-    let f = sm.instance(v.function, identity)?;
+    let after_kernel = (0..func.params.len()).map(|k| Some((kparams + k) as u32));
+    let f = sm.instance(v.function, after_kernel.collect())?;
     let elem = crate::lower::types::value_type(&mut sm.types, brook, &ty);
     let shared_ty = sm.types.array_of(elem, GROUP);
     let shared = sm.variable("partial", AddressSpace::WorkGroup, shared_ty);
@@ -181,7 +282,7 @@ pub fn reduce_module(
 
     // Extras: constants from the info slots (gathers are reached through `streams`).
     let mut extra_values = Vec::new();
-    for (&k, plan) in extra_params.iter().zip(&extra_plans) {
+    for (&k, plan) in extra_params.iter().zip(extra_plans) {
         if let ArgPlan::Constant { slot } = plan {
             let p = &func.params[k];
             let n = flat_len(brook, &p.ty);
@@ -198,8 +299,11 @@ pub fn reduce_module(
             ));
         }
     }
-    let input = Elements { buffer: g[0], fpe };
-    let output = Elements { buffer: g[1], fpe };
+    let input = g[0].map(|buffer| Elements { buffer, fpe });
+    let output = Elements {
+        buffer: g[1].expect("the output is bound"),
+        fpe,
+    };
     let may_discard = sm_may_discard;
     let fetch = |b: &mut FnBuilder, k: Handle<Expression>| -> Handle<Expression> {
         let linear = if v.blocks {
@@ -220,7 +324,28 @@ pub fn reduce_module(
             let base = b.mul(seg, seg_len);
             b.add_(base, k)
         };
-        input.load(b, brook, linear, &ty)
+        match (&mapped, &input) {
+            (Some((kv, kplan, kernel_g, kernel_fn)), _) => {
+                let extents = info_slot(b, info, kplan.head + CALL_EXTENT);
+                let index = unlinearize(b, linear, extents, kv.rank);
+                let Args {
+                    call_args, outs, ..
+                } = kernel_args(
+                    b,
+                    brook,
+                    kv,
+                    kplan,
+                    (info, kernel_g),
+                    &positions,
+                    linear,
+                    &index,
+                );
+                b.call(*kernel_fn, call_args, false);
+                b.load(outs[0].1)
+            }
+            (None, Some(input)) => input.load(b, brook, linear, &ty),
+            (None, None) => unreachable!("an unmapped pass binds its input"),
+        }
     };
     let combine = |b: &mut FnBuilder,
                    left: Handle<Expression>,

@@ -1,7 +1,8 @@
 //! The Brook version of 001 §3.3: `mul` forms `T = A·x` element by element (`x<1,n>` is
 //! resized over the rows of `T<n,n>`), `sum` reduces each row of `T` into `Ax<n,1>`, and
 //! `axpby` applies α and β. The plain product's row sums are its result. `mul` and `sum` run
-//! as one `map_reduce_to_stream` call, which GL fuses (the products are never written).
+//! as one `map_reduce_to_stream` call, which every backend fuses (the products are never
+//! written: GL and wgpu compute them in the first reduction pass, the CPU in its fold).
 
 use brook::{args, Program, Runtime, Stream};
 
@@ -28,7 +29,7 @@ pub struct BrookGemv<'a> {
     rt: &'a Runtime,
     program: Program,
     inputs: Inputs,
-    /// The products `A[i][j]·x[j]`: scratch, never written on GL (the kernel is fused).
+    /// The products `A[i][j]·x[j]`: scratch, never written (the kernel is fused).
     products: Stream,
     /// The row sums `Ax`.
     sums: Stream,
