@@ -11,6 +11,7 @@
 //!   and any back end;
 //! - [`lower_composites`]: the built-ins defined by a formula of others (`lerp`, `smoothstep`,
 //!   `clamp`, …) rewritten into that formula, once for every back end;
+//! - [`exact`]: which constants an accurate back end hides from the driver's compiler;
 //! - [`visit`]: a mutable walk over the IR for rewrites;
 //! - [`Span`] and [`Diagnostics`]: positions in the Brook source, and errors that point at
 //!   them with carets.
@@ -21,6 +22,7 @@ pub mod accuracy;
 pub mod builtin;
 mod composite;
 pub mod diagnostics;
+pub mod exact;
 pub mod module;
 pub mod span;
 mod valid;

@@ -38,7 +38,25 @@ pub fn swizzle_text(components: &[u8]) -> String {
 }
 
 impl FunctionLowering<'_> {
+    /// `e` as GLSL; a float constant hidden from the driver's compiler
+    /// (`brook_ir::exact`), in the accurate mode.
     pub(super) fn expr(&mut self, e: &Expr) -> Result<String, GenError> {
+        let text = self.expr_value(e)?;
+        Ok(if brook_ir::exact::hidden_constant(e) {
+            self.hidden(&text)
+        } else {
+            text
+        })
+    }
+
+    /// `value`, a float constant, as the same bits the compiler cannot know: exclusive-or
+    /// the `brook_zero` uniform, which it cannot see is zero (`brook_ir::exact` says why).
+    pub(super) fn hidden(&mut self, value: &str) -> String {
+        self.prelude.require(Helper::Zero);
+        format!("uintBitsToFloat(floatBitsToUint({value}) ^ uint(brook_zero))")
+    }
+
+    fn expr_value(&mut self, e: &Expr) -> Result<String, GenError> {
         Ok(match &e.kind {
             ExprKind::Float(v) => float_literal(*v),
             ExprKind::Int(v) if *v < 0 => format!("({v})"),
@@ -53,11 +71,7 @@ impl FunctionLowering<'_> {
                 accept,
                 reject,
             } => {
-                let (c, a, b) = (
-                    self.expr(cond)?,
-                    self.opaque_operand(accept)?,
-                    self.opaque_operand(reject)?,
-                );
+                let (c, a, b) = (self.expr(cond)?, self.expr(accept)?, self.expr(reject)?);
                 if matches!(cond.ty, Type::Vector(..)) {
                     self.prelude.require(Helper::Select);
                     format!("brook_select({c}, {a}, {b})")
@@ -126,40 +140,8 @@ impl FunctionLowering<'_> {
                 return Ok(format!("({a} * {sign}brook_inf())"));
             }
         }
-        let (a, b) = if matches!(
-            op,
-            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div
-        ) {
-            (self.opaque_operand(l)?, self.opaque_operand(r)?)
-        } else {
-            (self.expr(l)?, self.expr(r)?)
-        };
+        let (a, b) = (self.expr(l)?, self.expr(r)?);
         Ok(binary_text(op, (&a, &l.ty), (&b, &r.ty), ty, self))
-    }
-
-    /// `e`, made opaque to the driver's compiler where it is a float constant it could fold
-    /// into an identity that does not hold for special values: GLSL lets a compiler turn
-    /// `x * 0.0` into 0 and `x + 0.0` into `x`, which Mesa does even under `precise` (NaN · 0
-    /// and inf · 0 are NaN, −0 + 0 is +0), also for a zero it computes (`x * abs(0.0)`, or a
-    /// local initialised to 0). An expression of literals `c` (a lone non-zero literal
-    /// aside: no identity on one changes a special value) becomes its bits exclusive-or the
-    /// `brook_zero` uniform, which the compiler cannot see is zero: `c` itself, bit for bit,
-    /// whatever it is, but unknown until the shader runs. Used for the operands of `+ - * /`,
-    /// the sides of `?:` (whose condition the compiler may know) and initialisers.
-    pub(super) fn opaque_operand(&mut self, e: &Expr) -> Result<String, GenError> {
-        let float = matches!(
-            e.ty,
-            Type::Scalar(Scalar::Float) | Type::Vector(Scalar::Float, _)
-        );
-        let nonzero_literal = matches!(e.kind, ExprKind::Float(v) if v != 0.0);
-        if !float || nonzero_literal || !literals_only(e) {
-            return self.expr(e);
-        }
-        let v = self.expr(e)?;
-        self.prelude.require(Helper::Zero);
-        Ok(format!(
-            "uintBitsToFloat(floatBitsToUint({v}) ^ uint(brook_zero))"
-        ))
     }
 
     fn swizzle(&mut self, base: &Expr, comps: &[u8], ty: &Type) -> Result<String, GenError> {
@@ -288,22 +270,6 @@ impl FunctionLowering<'_> {
             }
         }
         Ok(text)
-    }
-}
-
-/// Whether `e` is computed from literals alone, so a compiler knows its value.
-fn literals_only(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Float(_) | ExprKind::Int(_) | ExprKind::Bool(_) => true,
-        ExprKind::Unary(_, x) | ExprKind::Convert(x) | ExprKind::Swizzle(x, _) => literals_only(x),
-        ExprKind::Binary(_, a, b) => literals_only(a) && literals_only(b),
-        ExprKind::Select {
-            cond,
-            accept,
-            reject,
-        } => literals_only(cond) && literals_only(accept) && literals_only(reject),
-        ExprKind::Construct(parts) | ExprKind::Builtin(_, parts) => parts.iter().all(literals_only),
-        _ => false,
     }
 }
 

@@ -23,7 +23,7 @@ use naga::{AddressSpace, Expression, Handle};
 
 use super::{add_entry, declare_info, entry_ids, Elem, InfoPlan, Resource, WORKGROUP};
 use crate::lower::address::{linearize, position, resize, unlinearize};
-use crate::lower::module::{info_slot, LoopCheck, StreamAccess};
+use crate::lower::module::{info_slot, LoopCheck, OpaqueZero, StreamAccess};
 use crate::lower::values::{assemble, flat_len, vector_width, Elements};
 use crate::lower::{FnBuilder, Lowered, ShaderModule};
 use brook_core::walk::for_each_expr;
@@ -160,8 +160,8 @@ pub struct KernelPlan {
     pub loop_status: Option<usize>,
 }
 
-/// Slot 0: element count, invocations per grid row, mask floats per element, 0 (the loop
-/// check's opaque zero).
+/// Slot 0: element count, invocations per grid row, mask floats per element, 0 (the opaque
+/// zero, `lower::module::OpaqueZero`).
 pub const HEAD: u32 = 0;
 /// Slot 1: the call's extents.
 pub const CALL_EXTENT: u32 = 1;
@@ -245,11 +245,8 @@ pub fn kernel_module(brook: &ir::Module, v: &KernelVariant) -> Lowered<(naga::Mo
     let mut sm = ShaderModule::new(brook);
     let info = declare_info(&mut sm, plan.info.slots);
     let buffers = super::declare_storage(&mut sm, &plan.resources);
-    sm.loop_check = plan.loop_status.map(|r| LoopCheck {
-        status: buffers[r],
-        info,
-        zero_slot: HEAD,
-    });
+    sm.zero = Some(OpaqueZero { info, slot: HEAD });
+    sm.loop_check = plan.loop_status.map(|r| LoopCheck { status: buffers[r] });
     // Gathers and `indexof` reach the kernel's streams through module globals.
     let uses_indexof = module_uses_indexof(brook);
     let vec4 = sm.types.vector(naga::Scalar::F32, 4);

@@ -26,7 +26,7 @@ use naga::{AddressSpace, Expression, Handle};
 use super::kernel::{ArgPlan, ArgShape};
 use super::{add_entry, declare_info, declare_storage, entry_ids, Elem, InfoPlan, Resource};
 use crate::lower::address::{linearize, unlinearize};
-use crate::lower::module::{info_slot, StreamAccess};
+use crate::lower::module::{info_slot, OpaqueZero, StreamAccess};
 use crate::lower::values::{assemble, flat_len, vector_width, Elements};
 use crate::lower::{FnBuilder, Lowered, ShaderModule};
 
@@ -35,7 +35,8 @@ pub const GROUP: u32 = 256;
 /// The most elements one invocation folds before the tree.
 pub const MAX_PER_THREAD: u32 = 8;
 
-/// Slot 0: `[workgroups, row, segment length, runs per segment]`; slot 1: `[P, G, 0, 0]`;
+/// Slot 0: `[workgroups, row, segment length, runs per segment]`; slot 1: `[P, G, 0, 0]`
+/// (its `.w` the opaque zero, `lower::module::OpaqueZero`);
 /// slots 2–4: the input's, a block's and the output's extents (first pass).
 pub const EXTRA_SLOTS: u32 = 5;
 
@@ -107,6 +108,7 @@ pub fn reduce_module(
     let fpe = flat_len(brook, &ty);
     let mut sm = ShaderModule::new(brook);
     let info = declare_info(&mut sm, info_plan.slots);
+    sm.zero = Some(OpaqueZero { info, slot: 1 });
     let g = declare_storage(&mut sm, &resources);
     sm.streams = vec![None; func.params.len()];
     let extra_params: Vec<usize> = (0..func.params.len())
