@@ -93,6 +93,12 @@ fn results(rt: &Runtime) -> Vec<Vec<f32>> {
 /// machine cannot open it (no such driver, or one that fails to start: wgpu's GL backend on
 /// an NVIDIA machine says `Device("Parent device is lost")`).
 fn make(column: &str) -> Result<Runtime, String> {
+    // `gl-fast`, `wgpu-fast`: the backend with fast math on (`Runtime::set_fast_math`).
+    if let Some(base) = column.strip_suffix("-fast") {
+        let rt = make(base)?;
+        rt.set_fast_math(true).map_err(|e| e.to_string())?;
+        return Ok(rt);
+    }
     let gl = |profile| {
         Runtime::gl_with(ContextOptions {
             profile,
@@ -266,12 +272,17 @@ fn special_values_match_the_contract_on_every_backend() {
             Ok(m) => m,
             Err(why) => {
                 // Not a failure: this machine has no such backend. One that opens is checked.
-                report.push_str(&format!("\n{column}: skipped, cannot be opened here: {why}\n"));
+                report.push_str(&format!(
+                    "\n{column}: skipped, cannot be opened here: {why}\n"
+                ));
                 continue;
             }
         };
         report.push_str(&format!("\n{column}: {description}\n"));
-        if column == "wgpu" && !description.contains("Vulkan") {
+        if column.starts_with("wgpu")
+            && !column.starts_with("wgpu-gl")
+            && !description.contains("Vulkan")
+        {
             // `Runtime::wgpu` falls back to wgpu's GL backend: that is the next column.
             report.push_str("  not checked: no Vulkan adapter here\n");
             continue;

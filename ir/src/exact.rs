@@ -11,12 +11,25 @@
 //! program reaches the driver as a value it cannot know: its bits exclusive-or a zero the
 //! host supplies at run time (GL: the uniform `brook_zero`, never set; wgpu: a slot of the
 //! call-info uniform the host leaves 0). The value is the constant's, bit for bit; the
-//! compiler can only compute with it as with any other input.
+//! compiler can only compute with it as with any other input. Fast math
+//! ([`MathMode::Fast`]) shows the constants as they are.
 //!
 //! This is the one statement of the rule; each back end asks [`hidden_constant`] of every
 //! expression it lowers.
 
 use crate::module::{Expr, ExprKind, Scalar, Type};
+
+/// How a back end computes floats.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum MathMode {
+    /// Brook's contract: IEEE single precision operation by operation, special values
+    /// included, and the built-ins within `crate::accuracy`'s bounds.
+    #[default]
+    Accurate,
+    /// Opted into (`Runtime::set_fast_math`): the driver may apply its identities and use its
+    /// own built-ins; accuracy as `docs/limits.md` states per back end.
+    Fast,
+}
 
 /// Whether `e` is a float constant that an accurate back end emits hidden (see the module
 /// docs): a float literal, or a conversion to float of an expression of literals alone

@@ -11,7 +11,8 @@
 //!   and any back end;
 //! - [`lower_composites`]: the built-ins defined by a formula of others (`lerp`, `smoothstep`,
 //!   `clamp`, …) rewritten into that formula, once for every back end;
-//! - [`exact`]: which constants an accurate back end hides from the driver's compiler;
+//! - [`exact`]: which constants an accurate back end hides from the driver's compiler, and
+//!   the [`MathMode`] that asks for it;
 //! - [`visit`]: a mutable walk over the IR for rewrites;
 //! - [`Span`] and [`Diagnostics`]: positions in the Brook source, and errors that point at
 //!   them with carets.
@@ -31,6 +32,7 @@ pub mod visit;
 pub use builtin::Builtin;
 pub use composite::{lower_composites, unlowered, DEGREES_PER_RADIAN, RADIANS_PER_DEGREE};
 pub use diagnostics::{Diagnostic, Diagnostics};
+pub use exact::MathMode;
 pub use module::*;
 pub use span::Span;
 pub use valid::{validate, Invalid, ValidationError};

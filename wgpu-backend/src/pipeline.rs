@@ -151,7 +151,11 @@ pub fn build(
         )
     })?;
     gpu.scoped(format_args!("creating the pipeline of {label}"), || {
-        let shader = match &gpu.exact {
+        let exact = match gpu.math.get() {
+            brook_ir::MathMode::Accurate => gpu.exact.as_ref(),
+            brook_ir::MathMode::Fast => None,
+        };
+        let shader = match exact {
             Some(exact) => {
                 let spirv = exact
                     .write(&module, &module_info)

@@ -26,7 +26,8 @@ fn a_validation_failure_points_at_the_brook_line() {
         counting: false,
         check_loops: false,
     };
-    let (mut naga_module, plan) = kernel_module(&module, &variant).unwrap();
+    let (mut naga_module, plan) =
+        kernel_module(&module, &variant, brook_ir::MathMode::Accurate).unwrap();
     // Break the lowered `r = t;` (line 3): store through something that is not a pointer.
     let line3 = SRC.find("r = t").unwrap() as u32;
     let span = naga::Span::new(line3, line3 + 5);

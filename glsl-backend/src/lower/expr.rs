@@ -1,6 +1,8 @@
 //! Brook expressions as GLSL expressions.
 
-use brook_ir::{Access, BinaryOp, Expr, ExprKind, Place, PlaceRoot, Scalar, Type, UnaryOp};
+use brook_ir::{
+    Access, BinaryOp, Expr, ExprKind, MathMode, Place, PlaceRoot, Scalar, Type, UnaryOp,
+};
 
 use super::builtins::lower_builtin;
 use super::{gather_function, index_global, FunctionLowering};
@@ -42,11 +44,33 @@ impl FunctionLowering<'_> {
     /// (`brook_ir::exact`), in the accurate mode.
     pub(super) fn expr(&mut self, e: &Expr) -> Result<String, GenError> {
         let text = self.expr_value(e)?;
-        Ok(if brook_ir::exact::hidden_constant(e) {
-            self.hidden(&text)
-        } else {
-            text
-        })
+        Ok(
+            if self.math == MathMode::Accurate && brook_ir::exact::hidden_constant(e) {
+                self.hidden(&text)
+            } else {
+                text
+            },
+        )
+    }
+
+    /// Whether a `?:` is written as GLSL's `mix` with a boolean: Mesa evaluates `?:` into a
+    /// temporary of its own under an `if`, whose condition `precise` does not reach
+    /// (`((x - x) <= (x - x)) ? …` took the accepting side for an infinite `x`), and `mix`
+    /// keeps the condition in the `precise` assignment. For float results whose sides call
+    /// no function (`mix` computes both), with a condition that computes with floats, in
+    /// the accurate mode.
+    fn select_as_mix(&self, cond: &Expr, accept: &Expr, reject: &Expr, ty: &Type) -> bool {
+        let float = matches!(
+            ty,
+            Type::Scalar(Scalar::Float) | Type::Vector(Scalar::Float, _)
+        );
+        let mut calls = false;
+        for side in [accept, reject] {
+            brook_core::walk::expr(side, &mut |e| {
+                calls |= matches!(e.kind, ExprKind::Call(..));
+            });
+        }
+        float && !calls && self.precise_condition(cond)
     }
 
     /// `value`, a float constant, as the same bits the compiler cannot know: exclusive-or
@@ -72,7 +96,14 @@ impl FunctionLowering<'_> {
                 reject,
             } => {
                 let (c, a, b) = (self.expr(cond)?, self.expr(accept)?, self.expr(reject)?);
-                if matches!(cond.ty, Type::Vector(..)) {
+                if self.select_as_mix(cond, accept, reject, &e.ty) {
+                    // `mix` with a boolean selects without arithmetic, as `?:` does.
+                    let c = match (&cond.ty, &e.ty) {
+                        (Type::Scalar(_), Type::Vector(_, n)) => format!("bvec{n}({c})"),
+                        _ => c,
+                    };
+                    format!("mix({b}, {a}, {c})")
+                } else if matches!(cond.ty, Type::Vector(..)) {
                     self.prelude.require(Helper::Select);
                     format!("brook_select({c}, {a}, {b})")
                 } else {
@@ -103,7 +134,7 @@ impl FunctionLowering<'_> {
                     .map(|a| self.expr(a))
                     .collect::<Result<Vec<_>, _>>()?;
                 let types: Vec<&Type> = args.iter().map(|a| &a.ty).collect();
-                lower_builtin(*b, &lowered, &types, &e.ty, self.prelude)?
+                lower_builtin(*b, &lowered, &types, &e.ty, self.prelude, self.math)?
             }
             ExprKind::Call(f, args) => {
                 let lowered = args

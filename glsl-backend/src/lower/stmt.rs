@@ -1,6 +1,6 @@
 //! Brook statements as GLSL statements, each preceded by the Brook line it came from.
 
-use brook_ir::{BinaryOp, Block, Expr, Scalar, Stmt, StmtKind};
+use brook_ir::{BinaryOp, Block, Expr, MathMode, Scalar, Stmt, StmtKind};
 
 use super::expr::binary_text;
 use super::FunctionLowering;
@@ -39,7 +39,10 @@ impl FunctionLowering<'_> {
                     Some(e) => self.expr(e)?,
                     // A float local declared without a value starts at a zero the driver's
                     // compiler cannot know, as a literal zero would (`brook_ir::exact`).
-                    None if matches!(ty.scalar(), Some(Scalar::Float)) && ty.width().is_some() => {
+                    None if matches!(ty.scalar(), Some(Scalar::Float))
+                        && ty.width().is_some()
+                        && self.math == MathMode::Accurate =>
+                    {
                         let zero = zero_value(self.module, ty);
                         self.hidden(&zero)
                     }
@@ -47,7 +50,8 @@ impl FunctionLowering<'_> {
                 };
                 // `brook_precise` (`Profile::header`): Brook's arithmetic is IEEE's, every step.
                 let code = format!(
-                    "brook_precise {} {}{} = {value};",
+                    "{}{} {}{} = {value};",
+                    self.precise(),
                     glsl_type(self.module, ty),
                     self.local_names[local.0 as usize],
                     array_suffix(ty)
@@ -213,7 +217,10 @@ impl FunctionLowering<'_> {
     /// an infinite `x`). Only conditions that compute with floats. A loop's condition is not
     /// covered: computed so at the top of the body, Mesa 22.3 still folded it
     /// (docs/semantics.md).
-    fn precise_condition(&self, cond: &Expr) -> bool {
+    pub(super) fn precise_condition(&self, cond: &Expr) -> bool {
+        if self.math == MathMode::Fast {
+            return false;
+        }
         let mut floats = false;
         brook_core::walk::expr(cond, &mut |e| {
             floats |= e.ty.scalar() == Some(Scalar::Float);

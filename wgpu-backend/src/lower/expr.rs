@@ -12,11 +12,11 @@ use super::values::{assemble, components, Comp, Elements};
 use super::{naga_span, Lowered};
 
 impl FnLower<'_, '_> {
-    /// `e` as a naga expression; a float constant hidden from the driver's compiler
-    /// (`brook_ir::exact`) where the module has an opaque zero.
+    /// `e` as a naga expression; in the accurate mode, a float constant hidden from the
+    /// driver's compiler (`brook_ir::exact`) where the module has an opaque zero.
     pub fn expr(&mut self, e: &Expr) -> Lowered<Handle<Expression>> {
         let v = self.expr_value(e)?;
-        if !brook_ir::exact::hidden_constant(e) {
+        if self.env.math == brook_ir::MathMode::Fast || !brook_ir::exact::hidden_constant(e) {
             return Ok(v);
         }
         let Some(zero) = self.opaque_zero() else {

@@ -67,6 +67,7 @@ pub struct Env<'a> {
     pub may_discard: &'a [bool],
     pub loop_check: Option<LoopCheck>,
     pub zero: Option<OpaqueZero>,
+    pub math: ir::MathMode,
 }
 
 /// The state of one function being lowered.
@@ -115,6 +116,7 @@ pub fn lower_function(
         may_discard,
         loop_check,
         zero,
+        math,
         ..
     } = sm;
     let env = Env {
@@ -125,6 +127,7 @@ pub fn lower_function(
         may_discard,
         loop_check: *loop_check,
         zero: *zero,
+        math: *math,
     };
     let mut b = FnBuilder::new(types, &name);
     b.span = naga_span(func.span);

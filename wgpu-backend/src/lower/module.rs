@@ -79,6 +79,9 @@ pub struct ShaderModule<'a> {
     /// The module's opaque zero, set by shaders that lower Brook functions; required by the
     /// loop check.
     pub zero: Option<OpaqueZero>,
+    /// Accurate: constants hidden with [`ShaderModule::zero`], transcendentals from Brook's
+    /// math library; fast: neither (naga's built-in functions).
+    pub math: ir::MathMode,
 }
 
 impl<'a> ShaderModule<'a> {
@@ -115,6 +118,7 @@ impl<'a> ShaderModule<'a> {
             may_discard: may_discard(brook),
             loop_check: None,
             zero: None,
+            math: ir::MathMode::Accurate,
         }
     }
 

@@ -211,8 +211,8 @@ impl WgpuBackend {
                 if blocks { " (blocks)" } else { "" }
             );
             let (p, built) =
-                program.lowered_pipeline(gpu, &PipelineKey::Reduce(v.clone()), f, label, || {
-                    reduce_module(module, &v)
+                program.lowered_pipeline(gpu, &PipelineKey::Reduce(v.clone()), f, label, |m| {
+                    reduce_module(module, &v, m)
                 })?;
             compiled = crate::program::both(compiled, built);
             pipelines.push(p);

@@ -238,11 +238,16 @@ impl KernelPlan {
     }
 }
 
-/// The shader module of a kernel call of `variant`.
-pub fn kernel_module(brook: &ir::Module, v: &KernelVariant) -> Lowered<(naga::Module, KernelPlan)> {
+/// The shader module of a kernel call of `variant`, in `math`'s mode.
+pub fn kernel_module(
+    brook: &ir::Module,
+    v: &KernelVariant,
+    math: ir::MathMode,
+) -> Lowered<(naga::Module, KernelPlan)> {
     let plan = KernelPlan::new(brook, v);
     let func = brook.func(v.kernel);
     let mut sm = ShaderModule::new(brook);
+    sm.math = math;
     let info = declare_info(&mut sm, plan.info.slots);
     let buffers = super::declare_storage(&mut sm, &plan.resources);
     sm.zero = Some(OpaqueZero { info, slot: HEAD });

@@ -96,6 +96,7 @@ pub fn plan(brook: &ir::Module, v: &ReduceVariant) -> (InfoPlan, Vec<Resource>, 
 pub fn reduce_module(
     brook: &ir::Module,
     v: &ReduceVariant,
+    math: ir::MathMode,
 ) -> Lowered<(naga::Module, Vec<Resource>)> {
     let func = brook.func(v.function);
     let (info_plan, resources, extra_plans) = plan(brook, v);
@@ -107,6 +108,7 @@ pub fn reduce_module(
     let ty = func.params[acc_index].ty.clone();
     let fpe = flat_len(brook, &ty);
     let mut sm = ShaderModule::new(brook);
+    sm.math = math;
     let info = declare_info(&mut sm, info_plan.slots);
     sm.zero = Some(OpaqueZero { info, slot: 1 });
     let g = declare_storage(&mut sm, &resources);

@@ -404,6 +404,7 @@ pub fn round(
     input: RoundInput,
     ty: &ir::Type,
     operand_floats: u32,
+    math: ir::MathMode,
 ) -> Lowered<(naga::Module, Vec<Resource>)> {
     let gather = input != RoundInput::Scattered;
     let fpe = crate::lower::values::flat_len(brook, ty);
@@ -422,6 +423,7 @@ pub fn round(
         ]
     };
     let mut sm = ShaderModule::new(brook);
+    sm.math = math;
     let info = declare_info(&mut sm, ROUND_OPERAND + operand_floats.div_ceil(4));
     sm.zero = Some(OpaqueZero { info, slot: 2 });
     let g = declare_storage(&mut sm, &resources);
