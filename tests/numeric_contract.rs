@@ -3,7 +3,8 @@
 //! table per function against an f64 reference, the same bits on every backend for the exact and
 //! formula built-ins, C's special values, division by a literal zero, denormals. GL and wgpu
 //! compute the transcendentals with the same math library (`glsl-backend/src/math/*.glsl`;
-//! wgpu parses it into naga), not the driver's functions, which miss the contract.
+//! wgpu parses it into naga), not the driver's functions, which miss the contract; opt-in
+//! fast math uses those, within the bounds docs/limits.md's fast-math table states.
 
 mod support;
 
@@ -674,6 +675,149 @@ fn saturate_and_unit_clamps_inside_max_keep_a_larger_constant() {
                     short(&rt)
                 );
             }
+        }
+    }
+}
+
+/// The worst error in ulps of each row of [`table`] on `rt`, over the same arguments as
+/// [`every_function_meets_its_ulp_bound_on_every_backend`] draws.
+fn worst_ulps(rt: &Runtime) -> Vec<f64> {
+    table()
+        .iter()
+        .enumerate()
+        .map(|(n, row)| {
+            let mut rng = Samples(n as u64 + 1);
+            let mut args: Vec<(f32, f32)> = (0..16384)
+                .map(|_| {
+                    (
+                        rng.in_range(row.x.0, row.x.1),
+                        rng.in_range(row.y.0, row.y.1),
+                    )
+                })
+                .collect();
+            args.extend(&row.extra);
+            let (x, y): (Vec<f32>, Vec<f32>) = args.iter().copied().unzip();
+            let got = map(rt, row.expr, &x, &y);
+            got.iter()
+                .enumerate()
+                .map(|(i, g)| ulps(*g, (row.exact)(x[i] as f64, y[i] as f64)))
+                .fold(0.0, f64::max)
+        })
+        .collect()
+}
+
+/// A row of the fast-math table: its call, and per column its bound in ulps (`None`: any).
+type FastMathRow = (String, Vec<Option<f64>>);
+
+/// The fast-math table of docs/limits.md: per row of [`table`], its call, and per backend
+/// column (`gl`, `gles`, `wgpu`, `cpu`) the worst error stated, in ulps (`any`: unbounded).
+fn fast_math_doc() -> (Vec<String>, Vec<FastMathRow>) {
+    let doc = include_str!("../docs/limits.md");
+    let start = doc
+        .find("<!-- fast-math -->")
+        .expect("the fast-math table in docs/limits.md");
+    let end = doc[start..]
+        .find("<!-- end fast-math -->")
+        .expect("the end of the fast-math table")
+        + start;
+    let cells = |line: &str| -> Vec<String> {
+        line.trim()
+            .trim_matches('|')
+            .split('|')
+            .map(|c| c.trim().trim_matches('`').to_string())
+            .collect()
+    };
+    let mut lines = doc[start..end].lines().filter(|l| l.starts_with('|'));
+    let header = cells(lines.next().expect("the table's header"));
+    let rows = lines
+        .skip(1)
+        .map(|l| {
+            let c = cells(l);
+            let bounds = c[2..]
+                .iter()
+                .map(|b| {
+                    (b != "any").then(|| {
+                        b.parse::<f64>()
+                            .unwrap_or_else(|_| panic!("`{b}`: ulps or `any`"))
+                    })
+                })
+                .collect();
+            (c[0].clone(), bounds)
+        })
+        .collect();
+    (header[2..].to_vec(), rows)
+}
+
+/// Opt-in fast math, per built-in and backend: the worst error over the contract's
+/// arguments against the f64 reference, within the bound docs/limits.md states (measured on
+/// llvmpipe, lavapipe and the CPU, and asserted there; elsewhere printed). The CPU computes
+/// as in the accurate mode, so its column is the contract's.
+#[test]
+fn fast_math_meets_the_bounds_the_limits_doc_states() {
+    let (columns, rows) = fast_math_doc();
+    let exprs: Vec<&str> = table().iter().map(|r| r.expr).collect();
+    let documented: Vec<&str> = rows.iter().map(|(e, _)| e.as_str()).collect();
+    assert_eq!(
+        documented, exprs,
+        "the fast-math table's rows are the contract's rows"
+    );
+    let mut failures = Vec::new();
+    let mut report = String::new();
+    for rt in runtimes() {
+        rt.set_fast_math(true).unwrap();
+        let column = match (rt.backend_name(), short(&rt).as_str()) {
+            ("cpu", _) => "cpu",
+            ("wgpu", _) => "wgpu",
+            (_, s) if s.contains("ES") || s.contains("es") => "gles",
+            _ => "gl",
+        };
+        let c = columns
+            .iter()
+            .position(|n| n == column)
+            .unwrap_or_else(|| panic!("no `{column}` column"));
+        let measured = {
+            let d = rt.describe().to_lowercase();
+            d.contains("llvmpipe") || d.contains("cpu")
+        };
+        report.push_str(&format!("\n{column}: {}\n", rt.describe()));
+        for ((expr, bounds), worst) in rows.iter().zip(worst_ulps(&rt)) {
+            report.push_str(&format!("  {expr:<20} {worst:>14.2}\n"));
+            if let Some(bound) = bounds[c] {
+                if worst > bound && measured {
+                    failures.push(format!(
+                        "{column}: {expr} is {worst:.2} ulp off, the table says {bound}"
+                    ));
+                }
+            }
+        }
+    }
+    println!("worst ulps in fast math{report}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Switching modes never reuses the other mode's shaders: `exp` near its overflow, where
+/// llvmpipe's own `exp` is tens of ulps off, gives the accurate bits, then the driver's,
+/// then the accurate bits again, on one program.
+#[test]
+fn switching_math_modes_switches_the_compiled_code() {
+    let x: Vec<f32> = (0..256).map(|i| 80.0 + i as f32 * (8.7 / 256.0)).collect();
+    for rt in runtimes() {
+        let run = |fast: bool| {
+            rt.set_fast_math(fast).unwrap();
+            map(&rt, "exp(x)", &x, &x)
+        };
+        let (accurate, fast, again) = (run(false), run(true), run(false));
+        assert_eq!(
+            accurate.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            again.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            "{}: the accurate mode after fast math",
+            rt.describe()
+        );
+        let differs = accurate.iter().zip(&fast).any(|(a, f)| a != f);
+        if rt.backend_name() == "cpu" {
+            assert!(!differs, "the CPU computes as accurately in fast math");
+        } else if rt.describe().contains("llvmpipe") {
+            assert!(differs, "{}: fast math ran the accurate exp", rt.describe());
         }
     }
 }

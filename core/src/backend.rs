@@ -362,6 +362,13 @@ pub trait Backend {
             }),
         }
     }
+    /// Computes later calls in `mode` (`brook_ir::MathMode`): the accurate contract, or the
+    /// driver's fast math, each mode's accuracy as `docs/limits.md` states. A backend whose
+    /// accurate code is its fast code keeps it: the default, which accepts either mode.
+    fn set_math_mode(&self, mode: brook_ir::MathMode) -> Result<(), BrookError> {
+        let _ = mode;
+        Ok(())
+    }
     /// Installs (or with `None` removes) an observer told about every pass before and after
     /// it runs, with what the pass binds readable ([`crate::observe`]; the pipeline
     /// explorer's pictures). A backend with no passes to show refuses one: the default.

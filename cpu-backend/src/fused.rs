@@ -70,7 +70,7 @@ pub fn run_map_reduce(
             "a kernel computed inside a reduction has one `out` stream and no vout",
         ));
     };
-    if brook_core::walk::can_discard(module, kernel.kernel()) {
+    if brook_ir::walk::can_discard(module, kernel.kernel()) {
         return Err(unchecked(
             "a kernel that can `discard` is not computed inside a reduction",
         ));

@@ -159,6 +159,7 @@ mod tests {
         profile: Profile::Gl33Core,
         max_draw_buffers: 8,
         loop_cap: Some(65_535),
+        math: brook_ir::MathMode::Accurate,
     };
 
     const STEP: ReduceStep = ReduceStep {

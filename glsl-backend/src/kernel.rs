@@ -70,7 +70,7 @@ pub fn generate_kernel(
         kernel,
         &mut shader.parts.prelude,
         source,
-        check_loops,
+        (check_loops, target.math),
     )?;
     let mut outputs = member_slots(module, func, ParamClass::Out)?;
     outputs.extend(vout_slots(module, func)?);

@@ -107,7 +107,13 @@ pub(crate) fn reduce_program(
     refuse_over_budget(module, reduce_fn)?;
     refuse_uncheckable_loops(module, reduce_fn, u32::from(step.k), target)?;
     let roots: Vec<FunctionId> = mapped.iter().map(|m| m.kernel).chain([reduce_fn]).collect();
-    let mut functions = lowered_functions_of(module, &roots, &mut parts.prelude, source, false)?;
+    let mut functions = lowered_functions_of(
+        module,
+        &roots,
+        &mut parts.prelude,
+        source,
+        (false, target.math),
+    )?;
     if let Some(m) = &mapped {
         functions.push_str(m.function);
     }
@@ -290,6 +296,7 @@ mod tests {
         profile: Profile::Gl33Core,
         max_draw_buffers: 8,
         loop_cap: None,
+        math: brook_ir::MathMode::Accurate,
     };
 
     fn pass(src: &str, step: ReduceStep, target: &Target) -> KernelProgram {

@@ -329,7 +329,13 @@ pub fn generate_scatter_reduce(
         ShaderBuilder::new(Stage::Fragment, Some(module)).after(&vertex.samplers, &vertex.uniforms);
     refuse_over_budget(module, reduce_fn)?;
     refuse_uncheckable_loops(module, reduce_fn, 1, target)?;
-    let functions = lowered_functions(module, reduce_fn, &mut parts.prelude, source, false)?;
+    let functions = lowered_functions(
+        module,
+        reduce_fn,
+        &mut parts.prelude,
+        source,
+        (false, target.math),
+    )?;
     parts.declare("flat in highp int brook_element;");
     parts.prelude.require(Helper::Layout);
     parts.uniform(
@@ -382,6 +388,7 @@ mod tests {
             profile: Profile::Gl33Core,
             max_draw_buffers: 1,
             loop_cap: None,
+            math: brook_ir::MathMode::Accurate,
         };
         let p = generate_scatter_write(&target, &[1, 3], false);
         assert!(p.vertex.contains("brook_gather_index(v, brook_dst_extent)"));
@@ -405,6 +412,7 @@ mod tests {
             profile: Profile::Gl33Core,
             max_draw_buffers: 8,
             loop_cap: None,
+            math: brook_ir::MathMode::Accurate,
         };
         let p = generate_scatter_write(&target, &[1, 3], false);
         assert!(p
@@ -430,6 +438,7 @@ mod tests {
             profile: Profile::Gl33Core,
             max_draw_buffers: 8,
             loop_cap: None,
+            math: brook_ir::MathMode::Accurate,
         };
         let p = generate_gather_fetch(&target, &[4]);
         assert!(p
@@ -455,6 +464,7 @@ mod tests {
             profile: Profile::Gl33Core,
             max_draw_buffers: 8,
             loop_cap: None,
+            math: brook_ir::MathMode::Accurate,
         };
         let err = generate_scatter_reduce(&module, id, &target, None).unwrap_err();
         assert!(err.to_string().contains("no other parameters"), "{err}");

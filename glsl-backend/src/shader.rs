@@ -17,17 +17,18 @@ use crate::types::glsl_type;
 use crate::variant::{Access, Placement, Target, Wrap};
 use crate::vout::{candidate_name, candidate_of, count_name};
 use crate::walk::callees;
+use brook_ir::MathMode;
 
 /// `root` and every function it calls as GLSL, callees first; with `check_loops`, loops
-/// record how they ended (`loops.rs`).
+/// record how they ended (`loops.rs`); in `math`'s mode (`FunctionLowering::in_mode`).
 pub fn lowered_functions(
     module: &Module,
     root: FunctionId,
     prelude: &mut Prelude,
     source: Option<&SourceText>,
-    check_loops: bool,
+    (check_loops, math): (bool, MathMode),
 ) -> Result<String, GenError> {
-    lowered_functions_of(module, &[root], prelude, source, check_loops)
+    lowered_functions_of(module, &[root], prelude, source, (check_loops, math))
 }
 
 /// [`lowered_functions`] of several roots in one shader (a kernel fused into a reduction):
@@ -37,7 +38,7 @@ pub fn lowered_functions_of(
     roots: &[FunctionId],
     prelude: &mut Prelude,
     source: Option<&SourceText>,
-    check_loops: bool,
+    (check_loops, math): (bool, MathMode),
 ) -> Result<String, GenError> {
     let mut order: Vec<FunctionId> = Vec::new();
     for &root in roots {
@@ -50,7 +51,8 @@ pub fn lowered_functions_of(
     let mut functions = String::new();
     for f in order {
         let lowering = FunctionLowering::new(module, module.func(f), prelude, source)
-            .checking_loops(check_loops);
+            .checking_loops(check_loops)
+            .in_mode(math);
         functions.push_str(&lowering.lower()?);
         functions.push('\n');
     }

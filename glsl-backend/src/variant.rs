@@ -177,6 +177,9 @@ pub struct Target {
     /// (llvmpipe: 65,535), if the driver caps them: kernels whose loops could go past it
     /// check at run time whether they did (`loops.rs`).
     pub loop_cap: Option<u32>,
+    /// Brook's accurate contract (`precise`, hidden constants, Brook's math library) or the
+    /// driver's fast math (`Runtime::set_fast_math`).
+    pub math: brook_ir::MathMode,
 }
 
 /// The GLSL dialect.

@@ -14,6 +14,7 @@ const TARGET: Target = Target {
     profile: Profile::Gl33Core,
     max_draw_buffers: 8,
     loop_cap: None,
+    math: brook_ir::MathMode::Accurate,
 };
 
 const SRC: &str =

@@ -12,6 +12,7 @@ const TARGET: Target = Target {
     profile: Profile::Gl33Core,
     max_draw_buffers: 8,
     loop_cap: None,
+    math: brook_ir::MathMode::Accurate,
 };
 
 /// The first pass's GLSL of kernel `k` of `src`, and the seconds its generation took (front

@@ -17,6 +17,7 @@ fn fragment(params: Vec<Access>, output: OutputRegion) -> String {
         profile: Profile::Gl33Core,
         max_draw_buffers: 8,
         loop_cap: None,
+        math: brook_ir::MathMode::Accurate,
     };
     let program = generate_kernel(&module, id, &Variant { params, output }, &target, None).unwrap();
     program.passes[0].fragment.clone()

@@ -11,6 +11,8 @@
 //!   and any back end;
 //! - [`lower_composites`]: the built-ins defined by a formula of others (`lerp`, `smoothstep`,
 //!   `clamp`, …) rewritten into that formula, once for every back end;
+//! - [`exact`]: which constants an accurate back end hides from the driver's compiler, and
+//!   the [`MathMode`] that asks for it;
 //! - [`visit`]: read-only and mutable walks over the IR, one traversal order for both, and
 //!   [`walk`]: the questions backends and analyses ask with it (every expression, the
 //!   functions a kernel calls, whether it can `discard`);
@@ -23,6 +25,7 @@ pub mod accuracy;
 pub mod builtin;
 mod composite;
 pub mod diagnostics;
+pub mod exact;
 pub mod module;
 pub mod span;
 mod valid;
@@ -32,6 +35,7 @@ pub mod walk;
 pub use builtin::Builtin;
 pub use composite::{lower_composites, unlowered, DEGREES_PER_RADIAN, RADIANS_PER_DEGREE};
 pub use diagnostics::{Diagnostic, Diagnostics};
+pub use exact::MathMode;
 pub use module::*;
 pub use span::Span;
 pub use valid::{validate, Invalid, ValidationError};

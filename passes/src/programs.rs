@@ -19,7 +19,7 @@ use brook_glsl::{
     scan_down_pass, scan_up_pass, vertex_shader, ReduceStep, ScatterProgram, ScatterRoles, Target,
     Variant,
 };
-use brook_ir::FunctionId;
+use brook_ir::{FunctionId, MathMode};
 use brook_texture_streams::GlContext;
 
 use crate::error::PassError;
@@ -111,12 +111,14 @@ impl LinkedScatter {
 pub struct GlProgram {
     pub compiled: Rc<Compiled>,
     /// A kernel variant, and whether it checks its loops (`encode::kernel::call_target`).
-    kernels: Memo<(FunctionId, Variant, bool), LinkedKernel>,
-    reductions: Memo<(FunctionId, ReduceStep, Variant), LinkedKernel>,
+    /// Every key holds the math mode (`Target::math`): a program generated in one mode is
+    /// never used in the other.
+    kernels: Memo<(FunctionId, Variant, bool, MathMode), LinkedKernel>,
+    reductions: Memo<(FunctionId, ReduceStep, Variant, MathMode), LinkedKernel>,
     /// A reduction's first step with a kernel variant fused in: (kernel, variant, reduce
     /// function, step).
-    fused: Memo<(FunctionId, Variant, FunctionId, ReduceStep), LinkedKernel>,
-    combiners: Memo<FunctionId, LinkedScatter>,
+    fused: Memo<(FunctionId, Variant, FunctionId, ReduceStep, MathMode), LinkedKernel>,
+    combiners: Memo<(FunctionId, MathMode), LinkedScatter>,
 }
 
 impl GlProgram {
@@ -143,11 +145,13 @@ impl GlProgram {
             generate_kernel(&c.module, kernel, variant, target, Some(&c.source))
         };
         let checked = target.loop_cap.is_some();
-        self.kernels
-            .get_with_key((kernel, variant, checked), |(_, variant, _)| {
+        self.kernels.get_with_key(
+            (kernel, variant, checked, target.math),
+            |(_, variant, ..)| {
                 let generated = generate(variant)?;
                 LinkedKernel::link(ctx, generated)
-            })
+            },
+        )
     }
 
     /// One reduction step of `function`, and its link time if linked now.
@@ -159,12 +163,19 @@ impl GlProgram {
         step: ReduceStep,
         variant: &Variant,
     ) -> Result<(Rc<LinkedKernel>, Linked), PassError> {
-        self.reductions.get((function, step, variant.clone()), || {
-            let c = &self.compiled;
-            let generated =
-                generate_reduce_pass(&c.module, function, &step, variant, target, Some(&c.source))?;
-            LinkedKernel::link(ctx, generated)
-        })
+        self.reductions
+            .get((function, step, variant.clone(), target.math), || {
+                let c = &self.compiled;
+                let generated = generate_reduce_pass(
+                    &c.module,
+                    function,
+                    &step,
+                    variant,
+                    target,
+                    Some(&c.source),
+                )?;
+                LinkedKernel::link(ctx, generated)
+            })
     }
 
     /// The first step of reduction `function` computing kernel `kernel` (as `variant`) in
@@ -178,8 +189,9 @@ impl GlProgram {
         function: FunctionId,
         step: ReduceStep,
     ) -> Result<(Rc<LinkedKernel>, Linked), PassError> {
-        self.fused
-            .get((kernel, variant.clone(), function, step), || {
+        self.fused.get(
+            (kernel, variant.clone(), function, step, target.math),
+            || {
                 let c = &self.compiled;
                 let generated = generate_fused_reduce_pass(
                     &c.module,
@@ -191,7 +203,8 @@ impl GlProgram {
                     Some(&c.source),
                 )?;
                 LinkedKernel::link(ctx, generated)
-            })
+            },
+        )
     }
 
     /// A scatter combining through the reduce function `function`.
@@ -201,7 +214,7 @@ impl GlProgram {
         target: &Target,
         function: FunctionId,
     ) -> Result<(Rc<LinkedScatter>, Linked), PassError> {
-        self.combiners.get(function, || {
+        self.combiners.get((function, target.math), || {
             let c = &self.compiled;
             let program = generate_scatter_reduce(&c.module, function, target, Some(&c.source))?;
             LinkedScatter::link(ctx, "streamScatterOp", program, true)

@@ -289,6 +289,12 @@ impl Backend for Gate {
         self.backend.set_time_limit(limit)
     }
 
+    /// The waiting call runs first, in the mode it was called in.
+    fn set_math_mode(&self, mode: brook_ir::MathMode) -> Result<(), BrookError> {
+        self.run_waiting(|_| true)?;
+        self.backend.set_math_mode(mode)
+    }
+
     /// A waiting call that has not run in any form runs first, into the trace it was called
     /// under (its error kept for the next call that can return one).
     fn set_trace(&self, on: bool) {

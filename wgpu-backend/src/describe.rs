@@ -9,7 +9,7 @@
 
 use std::fmt::Write;
 
-use brook_ir::{FunctionId, FunctionKind, Module, ParamClass};
+use brook_ir::{FunctionId, FunctionKind, MathMode, Module, ParamClass};
 
 use crate::lower::module::{validate, wgsl};
 use crate::shaders::kernel::{kernel_module, ArgShape, KernelVariant};
@@ -49,7 +49,7 @@ pub fn describe(module: &Module, file: &str) -> String {
                         )
                     }
                 );
-                kernel_module(module, &v).map(|(m, plan)| (m, plan.resources))
+                kernel_module(module, &v, MathMode::Accurate).map(|(m, plan)| (m, plan.resources))
             }
             FunctionKind::Reduce => {
                 let _ = writeln!(
@@ -79,6 +79,7 @@ pub fn describe(module: &Module, file: &str) -> String {
                         extras,
                         mapped: None,
                     },
+                    MathMode::Accurate,
                 )
             }
         };

@@ -31,6 +31,9 @@ pub struct Gpu {
     /// How modules become exact SPIR-V on this device (`exact.rs`); `None` where they go to
     /// wgpu as naga IR.
     pub exact: Option<ExactSpirv>,
+    /// The math mode pipelines are built in now (`WgpuBackend::set_math_mode`): part of every
+    /// program pipeline's key, and fast math builds without [`Gpu::exact`].
+    pub math: std::cell::Cell<brook_ir::MathMode>,
     /// The bind groups kernel calls keep, shared with the buffers and pipelines they bind.
     pub(crate) binds: Arc<BindGroups>,
 }
@@ -154,6 +157,7 @@ impl Gpu {
             own,
             uncaptured,
             exact: None,
+            math: std::cell::Cell::default(),
             binds: Arc::default(),
         }
     }

@@ -151,7 +151,11 @@ pub fn build(
         )
     })?;
     gpu.scoped(format_args!("creating the pipeline of {label}"), || {
-        let shader = match &gpu.exact {
+        let exact = match gpu.math.get() {
+            brook_ir::MathMode::Accurate => gpu.exact.as_ref(),
+            brook_ir::MathMode::Fast => None,
+        };
+        let shader = match exact {
             Some(exact) => {
                 let spirv = exact
                     .write(&module, &module_info)
@@ -350,7 +354,8 @@ mod tests {
             counting: false,
             check_loops: false,
         };
-        let (mut naga_module, plan) = kernel_module(&module, &variant).unwrap();
+        let (mut naga_module, plan) =
+            kernel_module(&module, &variant, brook_ir::MathMode::Accurate).unwrap();
         // Break the lowered `r = t;` (line 3): store through something that is not a pointer.
         let line3 = SRC.find("r = t").unwrap() as u32;
         let span = naga::Span::new(line3, line3 + 5);

@@ -7,7 +7,7 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use brook_core::budget::{refuse_over_budget, OverBudget};
-use brook_ir::{Function, FunctionId, FunctionKind, Module};
+use brook_ir::{Function, FunctionId, FunctionKind, MathMode, Module};
 
 use crate::error::{Result, WgpuError};
 use crate::gpu::Gpu;
@@ -62,7 +62,8 @@ pub(crate) enum PipelineKey {
 pub struct WgpuProgram {
     pub(crate) module: Rc<Module>,
     pub(crate) source: Option<Source>,
-    pipelines: RefCell<HashMap<PipelineKey, Rc<Pipeline>>>,
+    /// By the math mode they were built in ([`Gpu::math`]) and their key.
+    pipelines: RefCell<HashMap<(MathMode, PipelineKey), Rc<Pipeline>>>,
 }
 
 impl WgpuProgram {
@@ -90,7 +91,8 @@ impl WgpuProgram {
         function: FunctionId,
         make: impl FnOnce() -> Result<(String, naga::Module, Vec<crate::shaders::Resource>)>,
     ) -> Result<(Rc<Pipeline>, Built)> {
-        if let Some(p) = self.pipelines.borrow().get(key) {
+        let key = (gpu.math.get(), key.clone());
+        if let Some(p) = self.pipelines.borrow().get(&key) {
             return Ok((p.clone(), None));
         }
         let started = Instant::now();
@@ -106,25 +108,30 @@ impl WgpuProgram {
             name,
             self.source.as_ref(),
         )?);
-        self.pipelines.borrow_mut().insert(key.clone(), p.clone());
+        self.pipelines.borrow_mut().insert(key, p.clone());
         Ok((p, Some(started.elapsed())))
     }
 
     /// Like [`WgpuProgram::pipeline`] for a module lowered from the program's Brook code:
     /// a function past the compile budget (`brook_core::budget`: lavapipe compiles through
     /// Mesa as llvmpipe does) and a construct the lowering refuses are reported at their
-    /// Brook line. `label` is formatted only when the pipeline is built.
+    /// Brook line. `label` is formatted only when the pipeline is built; `make` lowers in the
+    /// math mode it is given ([`Gpu::math`]).
     pub(crate) fn lowered_pipeline(
         &self,
         gpu: &Gpu,
         key: &PipelineKey,
         function: FunctionId,
         label: impl std::fmt::Display,
-        make: impl FnOnce() -> crate::lower::Lowered<(naga::Module, Vec<crate::shaders::Resource>)>,
+        make: impl FnOnce(
+            MathMode,
+        )
+            -> crate::lower::Lowered<(naga::Module, Vec<crate::shaders::Resource>)>,
     ) -> Result<(Rc<Pipeline>, Built)> {
+        let math = gpu.math.get();
         self.pipeline(gpu, key, function, || {
             refuse_over_budget(&self.module, function).map_err(|e| self.over_budget(e))?;
-            let (m, r) = make().map_err(|e| {
+            let (m, r) = make(math).map_err(|e| {
                 shader_error(
                     &self.module.func(function).name,
                     self.source.as_ref(),

@@ -375,6 +375,12 @@ impl Backend for WgpuBackend {
         )
     }
 
+    /// Later calls build (and cache, by mode) their pipelines in `mode` ([`crate::gpu::Gpu::math`]).
+    fn set_math_mode(&self, mode: brook_ir::MathMode) -> Result<(), BrookError> {
+        self.gpu.math.set(mode);
+        Ok(())
+    }
+
     fn set_trace(&self, on: bool) {
         WgpuBackend::set_trace(self, on);
         self.entries.borrow_mut().clear();

@@ -6,7 +6,7 @@
 use brook_ir::ParamClass;
 
 use crate::backend::{KernelCall, MaskUse, ReduceCall, ReduceOutput};
-use crate::walk::can_discard;
+use brook_ir::walk::can_discard;
 
 /// Why the kernel call `kernel` cannot be computed inside the reduction `reduce` of its one
 /// output into `output`, or `None` when it can. Refused: a kernel with more than one output

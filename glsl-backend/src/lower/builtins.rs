@@ -1,7 +1,7 @@
 //! Cg's primitive built-ins as GLSL. The composite ones (`lerp`, `smoothstep`, `clamp`, …)
 //! never get here: `brook_ir::lower_composites` wrote them as their formulas.
 
-use brook_ir::{unlowered, Builtin, Scalar, Type};
+use brook_ir::{unlowered, Builtin, MathMode, Scalar, Type};
 
 use crate::error::GenError;
 use crate::math::MathFile;
@@ -14,8 +14,14 @@ pub fn lower_builtin(
     arg_types: &[&Type],
     ret: &Type,
     prelude: &mut Prelude,
+    math_mode: MathMode,
 ) -> Result<String, GenError> {
     use Builtin::*;
+    if math_mode == MathMode::Fast {
+        if let Some(text) = driver_builtin(builtin, args, arg_types, ret) {
+            return Ok(text);
+        }
+    }
     let call = |name: &str, args: &[String]| format!("{name}({})", args.join(", "));
     // Component-wise functions: splat scalar arguments to the result's width, which every
     // GLSL overload accepts (Cg allows a scalar where GLSL wants a vector, e.g. in `pow`).
@@ -93,6 +99,44 @@ pub fn lower_builtin(
         }
         Clamp | Degrees | Distance | Frac | Length | Lerp | Normalize | Radians | Rsqrt
         | Smoothstep | Step => return Err(GenError::Unsupported(unlowered(builtin))),
+    })
+}
+
+/// Fast math: the driver's own function for a transcendental Brook's math library provides
+/// in the accurate mode (`None` for the others, lowered as in the accurate mode). GLSL has no
+/// `log10`: `log2(x)` times `log10(2)`.
+fn driver_builtin(
+    builtin: Builtin,
+    args: &[String],
+    arg_types: &[&Type],
+    ret: &Type,
+) -> Option<String> {
+    use Builtin::*;
+    let splat = |k: usize| match (arg_types[k], ret) {
+        (Type::Scalar(Scalar::Float), Type::Vector(Scalar::Float, n)) => {
+            format!("vec{n}({})", args[k])
+        }
+        _ => args[k].clone(),
+    };
+    let one = |name: &str| format!("{name}({})", args[0]);
+    Some(match builtin {
+        Exp => one("exp"),
+        Exp2 => one("exp2"),
+        Log => one("log"),
+        Log2 => one("log2"),
+        Log10 => format!("(log2({}) * 0.30102999566398120)", args[0]),
+        Sin => one("sin"),
+        Cos => one("cos"),
+        Tan => one("tan"),
+        Asin => one("asin"),
+        Acos => one("acos"),
+        Atan if args.len() == 1 => one("atan"),
+        Atan | Atan2 => format!("atan({}, {})", splat(0), splat(1)),
+        Sinh => one("sinh"),
+        Cosh => one("cosh"),
+        Tanh => one("tanh"),
+        Pow => format!("pow({}, {})", splat(0), splat(1)),
+        _ => return None,
     })
 }
 

@@ -1,6 +1,8 @@
 //! Brook expressions as GLSL expressions.
 
-use brook_ir::{Access, BinaryOp, Expr, ExprKind, Place, PlaceRoot, Scalar, Type, UnaryOp};
+use brook_ir::{
+    Access, BinaryOp, Expr, ExprKind, MathMode, Place, PlaceRoot, Scalar, Type, UnaryOp,
+};
 
 use super::builtins::lower_builtin;
 use super::{gather_function, index_global, FunctionLowering};
@@ -38,7 +40,47 @@ pub fn swizzle_text(components: &[u8]) -> String {
 }
 
 impl FunctionLowering<'_> {
+    /// `e` as GLSL; a float constant hidden from the driver's compiler
+    /// (`brook_ir::exact`), in the accurate mode.
     pub(super) fn expr(&mut self, e: &Expr) -> Result<String, GenError> {
+        let text = self.expr_value(e)?;
+        Ok(
+            if self.math == MathMode::Accurate && brook_ir::exact::hidden_constant(e) {
+                self.hidden(&text)
+            } else {
+                text
+            },
+        )
+    }
+
+    /// Whether a `?:` is written as GLSL's `mix` with a boolean: Mesa evaluates `?:` into a
+    /// temporary of its own under an `if`, whose condition `precise` does not reach
+    /// (`((x - x) <= (x - x)) ? …` took the accepting side for an infinite `x`), and `mix`
+    /// keeps the condition in the `precise` assignment. For float results whose sides call
+    /// no function (`mix` computes both), with a condition that computes with floats, in
+    /// the accurate mode.
+    fn select_as_mix(&self, cond: &Expr, accept: &Expr, reject: &Expr, ty: &Type) -> bool {
+        let float = matches!(
+            ty,
+            Type::Scalar(Scalar::Float) | Type::Vector(Scalar::Float, _)
+        );
+        let mut calls = false;
+        for side in [accept, reject] {
+            brook_ir::walk::expr(side, &mut |e| {
+                calls |= matches!(e.kind, ExprKind::Call(..));
+            });
+        }
+        float && !calls && self.precise_condition(cond)
+    }
+
+    /// `value`, a float constant, as the same bits the compiler cannot know: exclusive-or
+    /// the `brook_zero` uniform, which it cannot see is zero (`brook_ir::exact` says why).
+    pub(super) fn hidden(&mut self, value: &str) -> String {
+        self.prelude.require(Helper::Zero);
+        format!("uintBitsToFloat(floatBitsToUint({value}) ^ uint(brook_zero))")
+    }
+
+    fn expr_value(&mut self, e: &Expr) -> Result<String, GenError> {
         Ok(match &e.kind {
             ExprKind::Float(v) => float_literal(*v),
             ExprKind::Int(v) if *v < 0 => format!("({v})"),
@@ -53,12 +95,15 @@ impl FunctionLowering<'_> {
                 accept,
                 reject,
             } => {
-                let (c, a, b) = (
-                    self.expr(cond)?,
-                    self.opaque_operand(accept)?,
-                    self.opaque_operand(reject)?,
-                );
-                if matches!(cond.ty, Type::Vector(..)) {
+                let (c, a, b) = (self.expr(cond)?, self.expr(accept)?, self.expr(reject)?);
+                if self.select_as_mix(cond, accept, reject, &e.ty) {
+                    // `mix` with a boolean selects without arithmetic, as `?:` does.
+                    let c = match (&cond.ty, &e.ty) {
+                        (Type::Scalar(_), Type::Vector(_, n)) => format!("bvec{n}({c})"),
+                        _ => c,
+                    };
+                    format!("mix({b}, {a}, {c})")
+                } else if matches!(cond.ty, Type::Vector(..)) {
                     self.prelude.require(Helper::Select);
                     format!("brook_select({c}, {a}, {b})")
                 } else {
@@ -89,7 +134,7 @@ impl FunctionLowering<'_> {
                     .map(|a| self.expr(a))
                     .collect::<Result<Vec<_>, _>>()?;
                 let types: Vec<&Type> = args.iter().map(|a| &a.ty).collect();
-                lower_builtin(*b, &lowered, &types, &e.ty, self.prelude)?
+                lower_builtin(*b, &lowered, &types, &e.ty, self.prelude, self.math)?
             }
             ExprKind::Call(f, args) => {
                 let lowered = args
@@ -126,40 +171,8 @@ impl FunctionLowering<'_> {
                 return Ok(format!("({a} * {sign}brook_inf())"));
             }
         }
-        let (a, b) = if matches!(
-            op,
-            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div
-        ) {
-            (self.opaque_operand(l)?, self.opaque_operand(r)?)
-        } else {
-            (self.expr(l)?, self.expr(r)?)
-        };
+        let (a, b) = (self.expr(l)?, self.expr(r)?);
         Ok(binary_text(op, (&a, &l.ty), (&b, &r.ty), ty, self))
-    }
-
-    /// `e`, made opaque to the driver's compiler where it is a float constant it could fold
-    /// into an identity that does not hold for special values: GLSL lets a compiler turn
-    /// `x * 0.0` into 0 and `x + 0.0` into `x`, which Mesa does even under `precise` (NaN · 0
-    /// and inf · 0 are NaN, −0 + 0 is +0), also for a zero it computes (`x * abs(0.0)`, or a
-    /// local initialised to 0). An expression of literals `c` (a lone non-zero literal
-    /// aside: no identity on one changes a special value) becomes its bits exclusive-or the
-    /// `brook_zero` uniform, which the compiler cannot see is zero: `c` itself, bit for bit,
-    /// whatever it is, but unknown until the shader runs. Used for the operands of `+ - * /`,
-    /// the sides of `?:` (whose condition the compiler may know) and initialisers.
-    pub(super) fn opaque_operand(&mut self, e: &Expr) -> Result<String, GenError> {
-        let float = matches!(
-            e.ty,
-            Type::Scalar(Scalar::Float) | Type::Vector(Scalar::Float, _)
-        );
-        let nonzero_literal = matches!(e.kind, ExprKind::Float(v) if v != 0.0);
-        if !float || nonzero_literal || !literals_only(e) {
-            return self.expr(e);
-        }
-        let v = self.expr(e)?;
-        self.prelude.require(Helper::Zero);
-        Ok(format!(
-            "uintBitsToFloat(floatBitsToUint({v}) ^ uint(brook_zero))"
-        ))
     }
 
     fn swizzle(&mut self, base: &Expr, comps: &[u8], ty: &Type) -> Result<String, GenError> {
@@ -288,22 +301,6 @@ impl FunctionLowering<'_> {
             }
         }
         Ok(text)
-    }
-}
-
-/// Whether `e` is computed from literals alone, so a compiler knows its value.
-fn literals_only(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Float(_) | ExprKind::Int(_) | ExprKind::Bool(_) => true,
-        ExprKind::Unary(_, x) | ExprKind::Convert(x) | ExprKind::Swizzle(x, _) => literals_only(x),
-        ExprKind::Binary(_, a, b) => literals_only(a) && literals_only(b),
-        ExprKind::Select {
-            cond,
-            accept,
-            reject,
-        } => literals_only(cond) && literals_only(accept) && literals_only(reject),
-        ExprKind::Construct(parts) | ExprKind::Builtin(_, parts) => parts.iter().all(literals_only),
-        _ => false,
     }
 }
 

@@ -12,7 +12,7 @@ mod builtins;
 mod expr;
 mod stmt;
 
-use brook_ir::{Function, FunctionKind, Module, ParamClass};
+use brook_ir::{Function, FunctionKind, MathMode, Module, ParamClass};
 
 use crate::error::GenError;
 use crate::integral::Integral;
@@ -39,6 +39,9 @@ pub struct FunctionLowering<'a> {
     loop_flags: Vec<Option<String>>,
     /// Which float values hold integers, so a gather at them skips the rounding.
     integral: Integral,
+    /// Accurate: `brook_precise` declarations, hidden constants, Brook's math library; fast:
+    /// none of them, the driver's built-ins.
+    math: MathMode,
 }
 
 /// GLSL name of the global function that gathers from parameter `name`.
@@ -96,6 +99,23 @@ impl<'a> FunctionLowering<'a> {
             check_loops: false,
             loop_flags: Vec::new(),
             integral: Integral::of(func),
+            math: MathMode::Accurate,
+        }
+    }
+
+    /// Lowers in `math`'s mode: in fast math, variables are declared without
+    /// `brook_precise`, constants are shown to the driver and the transcendentals are the
+    /// driver's (`builtins.rs`).
+    pub fn in_mode(mut self, math: MathMode) -> Self {
+        self.math = math;
+        self
+    }
+
+    /// `brook_precise ` in the accurate mode, nothing in fast math.
+    fn precise(&self) -> &'static str {
+        match self.math {
+            MathMode::Accurate => "brook_precise ",
+            MathMode::Fast => "",
         }
     }
 
@@ -118,14 +138,16 @@ impl<'a> FunctionLowering<'a> {
             // `inout`, not `out`: a GLSL `out` parameter starts undefined inside the
             // function, and Brook outputs start at the zero `main` gives them.
             // `brook_precise` (`Profile::header`) on every parameter, as on every local.
-            let qualifier = match p.class {
-                ParamClass::Out | ParamClass::Reduce | ParamClass::Vout { .. } => {
-                    "brook_precise inout "
-                }
-                _ => "brook_precise ",
+            let inout = match p.class {
+                ParamClass::Out | ParamClass::Reduce | ParamClass::Vout { .. } => "inout ",
+                _ => "",
             };
             let (ty, name) = (glsl_type(self.module, &p.ty), glsl_name(&p.name));
-            params.push(format!("{qualifier}{ty} {name}{}", array_suffix(&p.ty)));
+            let precise = self.precise();
+            params.push(format!(
+                "{precise}{inout}{ty} {name}{}",
+                array_suffix(&p.ty)
+            ));
             // A vout's candidates and push count (see `vout.rs`).
             if let ParamClass::Vout { max } = p.class {
                 params.extend((0..max).map(|k| format!("inout {ty} {}", candidate_name(&name, k))));

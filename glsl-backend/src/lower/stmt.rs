@@ -1,12 +1,15 @@
 //! Brook statements as GLSL statements, each preceded by the Brook line it came from.
 
-use brook_ir::{BinaryOp, Block, Stmt, StmtKind};
+use brook_ir::{BinaryOp, Block, Expr, MathMode, Scalar, Stmt, StmtKind};
 
 use super::expr::binary_text;
 use super::FunctionLowering;
 use crate::error::GenError;
 use crate::types::{array_suffix, glsl_type, zero_value};
 use crate::vout::{push_lines, vout_param};
+
+/// The `brook_precise` local a branch's condition is computed into.
+const COND: &str = "brook_cond";
 
 impl FunctionLowering<'_> {
     pub(super) fn block(&mut self, block: &Block) -> Result<(), GenError> {
@@ -33,12 +36,22 @@ impl FunctionLowering<'_> {
             StmtKind::Decl { local, init } => {
                 let ty = &self.func.local(*local).ty;
                 let value = match init {
-                    Some(e) => self.opaque_operand(e)?,
+                    Some(e) => self.expr(e)?,
+                    // A float local declared without a value starts at a zero the driver's
+                    // compiler cannot know, as a literal zero would (`brook_ir::exact`).
+                    None if matches!(ty.scalar(), Some(Scalar::Float))
+                        && ty.width().is_some()
+                        && self.math == MathMode::Accurate =>
+                    {
+                        let zero = zero_value(self.module, ty);
+                        self.hidden(&zero)
+                    }
                     None => zero_value(self.module, ty),
                 };
                 // `brook_precise` (`Profile::header`): Brook's arithmetic is IEEE's, every step.
                 let code = format!(
-                    "brook_precise {} {}{} = {value};",
+                    "{}{} {}{} = {value};",
+                    self.precise(),
                     glsl_type(self.module, ty),
                     self.local_names[local.0 as usize],
                     array_suffix(ty)
@@ -59,13 +72,23 @@ impl FunctionLowering<'_> {
                 otherwise,
             } => {
                 let c = self.expr(cond)?;
-                self.line(&format!("if ({c}) {{"));
+                let precise = self.precise_condition(cond);
+                if precise {
+                    self.line("{");
+                    self.indent += 1;
+                    self.line(&format!("brook_precise bool {COND} = {c};"));
+                }
+                self.line(&format!("if ({}) {{", if precise { COND } else { &c }));
                 self.nested(then)?;
                 if !otherwise.is_empty() {
                     self.line("} else {");
                     self.nested(otherwise)?;
                 }
                 self.line("}");
+                if precise {
+                    self.indent -= 1;
+                    self.line("}");
+                }
             }
             StmtKind::Loop {
                 init,
@@ -186,6 +209,23 @@ impl FunctionLowering<'_> {
             "if (brook_loop_cut == 0 && {count} != {before} + 1) brook_loop_cut = {line};"
         ));
         Ok(())
+    }
+
+    /// Whether the condition of an `if` is computed into a `brook_precise` local before the
+    /// branch: GLSL's `precise` covers what is assigned to such a variable, and Mesa
+    /// evaluates a branch's own condition without it (`if (x - x == 0.0)` took the branch for
+    /// an infinite `x`). Only conditions that compute with floats. A loop's condition is not
+    /// covered: computed so at the top of the body, Mesa 22.3 still folded it
+    /// (docs/semantics.md).
+    pub(super) fn precise_condition(&self, cond: &Expr) -> bool {
+        if self.math == MathMode::Fast {
+            return false;
+        }
+        let mut floats = false;
+        brook_ir::walk::expr(cond, &mut |e| {
+            floats |= e.ty.scalar() == Some(Scalar::Float);
+        });
+        floats
     }
 
     fn nested(&mut self, block: &Block) -> Result<(), GenError> {

@@ -13,6 +13,7 @@ pub fn fragment(src: &str, params: impl FnOnce(&brook_ir::Function) -> Vec<Acces
         profile: Profile::Gl33Core,
         max_draw_buffers: 8,
         loop_cap: None,
+        math: brook_ir::MathMode::Accurate,
     };
     let variant = Variant {
         params: params(f),

@@ -73,7 +73,7 @@ impl GlBackend {
             &variant,
             reduce.function,
             k,
-            &self.target,
+            &self.target.get(),
         );
         Ok(refused.is_none().then_some(variant))
     }

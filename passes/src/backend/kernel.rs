@@ -138,7 +138,7 @@ impl GlBackend {
         // element, so the layout's padding texels are not counted.
         let counting_mask = if counting && !masked {
             let layout = passes.output.stream.layout();
-            let program = self.builtins.mask(&self.ctx, &self.target)?;
+            let program = self.builtins.mask(&self.ctx, &self.target.get())?;
             Some((WriteMask::new(&self.ctx, layout)?, program))
         } else {
             None

@@ -36,7 +36,8 @@ pub use storage::gl_textures;
 /// Brook on one GL context.
 pub struct GlBackend {
     ctx: Rc<GlContext>,
-    target: Target,
+    /// Changes only with the math mode ([`Backend::set_math_mode`]).
+    target: Cell<Target>,
     exec: Executor,
     builtins: Builtins,
     reduce_spares: SpareStreams,
@@ -64,11 +65,12 @@ impl GlBackend {
             profile: crate::linked::profile(&ctx),
             max_draw_buffers: ctx.caps().max_draw_buffers,
             loop_cap: ctx.caps().loop_iteration_cap(),
+            math: brook_ir::MathMode::Accurate,
         };
         GlBackend {
             exec: Executor::new(&ctx),
             ctx,
-            target,
+            target: Cell::new(target),
             builtins: Builtins::default(),
             reduce_spares: SpareStreams::default(),
             vout_spares: SpareStreams::default(),
@@ -108,7 +110,7 @@ impl GlBackend {
     fn encoder(&self, tracing: bool) -> Encoder<'_> {
         Encoder {
             ctx: &self.ctx,
-            target: &self.target,
+            target: self.target.get(),
             builtins: &self.builtins,
             tracing,
         }
@@ -272,6 +274,16 @@ impl Backend for GlBackend {
     }
 
     /// Every step (draw, copy, clear) of every call, its textures readable, timed alone.
+    /// Later calls generate (and cache, by mode) their shaders in `mode`
+    /// (`brook_glsl::Target::math`).
+    fn set_math_mode(&self, mode: brook_ir::MathMode) -> Result<(), BrookError> {
+        self.target.set(Target {
+            math: mode,
+            ..self.target.get()
+        });
+        Ok(())
+    }
+
     fn set_pass_observer(&self, observer: Option<Box<dyn PassObserver>>) -> Result<(), BrookError> {
         self.exec.set_observer(observer);
         Ok(())

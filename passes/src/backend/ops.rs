@@ -146,7 +146,7 @@ impl GlBackend {
         let name: &dyn Display = &"streamSetWriteMask";
         let stream = textures(mask, name)?;
         let made = WriteMask::new(&self.ctx, stream.layout())?;
-        let program = self.builtins.mask(&self.ctx, &self.target)?;
+        let program = self.builtins.mask(&self.ctx, &self.target.get())?;
         let enc = self.encoder(self.exec.described());
         let label = enc.label(|| "the mask's first float into depth".into());
         let steps = [made.draw(&program, stream.textures().first(), label)?];

@@ -71,7 +71,7 @@ impl<'a> KernelPasses<'a> {
         let variant = variant_for(func, args, &output).map_err(fail)?;
         let region = variant.output;
         let described = enc.label(|| format!("{variant:?}"));
-        let target = call_target(enc.target, &program.compiled.module, kernel, args);
+        let target = call_target(&enc.target, &program.compiled.module, kernel, args);
         let (linked, compiled) = program.kernel(enc.ctx, &target, kernel, variant)?;
         let loop_status = if linked.passes.iter().any(|p| p.plan.loop_status.is_some()) {
             let layout = output.stream.layout();

@@ -21,7 +21,7 @@ use crate::programs::Builtins;
 /// the context, and whether the steps will be traced (labels are only built then).
 pub struct Encoder<'a> {
     pub ctx: &'a Rc<GlContext>,
-    pub target: &'a Target,
+    pub target: Target,
     pub builtins: &'a Builtins,
     pub tracing: bool,
 }

@@ -110,9 +110,9 @@ impl Reduction {
             };
             let (linked, now) = match map.filter(|_| i == 0) {
                 Some(m) => {
-                    program.fused(enc.ctx, enc.target, m.kernel, m.variant, function, step)?
+                    program.fused(enc.ctx, &enc.target, m.kernel, m.variant, function, step)?
                 }
-                None => program.reduction(enc.ctx, enc.target, function, step, &variant)?,
+                None => program.reduction(enc.ctx, &enc.target, function, step, &variant)?,
             };
             compiled = both(compiled, now);
             programs.push(linked);

@@ -64,7 +64,7 @@ impl PointCombiner {
                     "the combiner's program was compiled for another runtime".into(),
                 )
             })?;
-            let (linked, compiled) = program.combiner(enc.ctx, enc.target, *function)?;
+            let (linked, compiled) = program.combiner(enc.ctx, &enc.target, *function)?;
             let old = Stream::new(dst.context(), dst.format().clone(), dst.layout().shape())?;
             return Ok(PointCombiner {
                 linked,
@@ -87,7 +87,7 @@ impl PointCombiner {
         }
         let (linked, compiled) =
             enc.builtins
-                .scatter_write(enc.ctx, enc.target, &dst.format().widths(), ordered)?;
+                .scatter_write(enc.ctx, &enc.target, &dst.format().widths(), ordered)?;
         Ok(PointCombiner {
             linked,
             blend,
@@ -242,7 +242,7 @@ impl GatherOp {
         };
         let (fetch, fetch_compiled) =
             enc.builtins
-                .fetch(enc.ctx, enc.target, &dst.format().widths())?;
+                .fetch(enc.ctx, &enc.target, &dst.format().widths())?;
         let (order, counts) = plan_rounds(enc, CALL, data, index)?;
         Ok(GatherOp {
             fetch,

@@ -143,8 +143,8 @@ impl Packing {
         v: &VoutArg,
         elements: usize,
     ) -> Result<Packing, PassError> {
-        let up = enc.builtins.scan(enc.ctx, enc.target, true)?;
-        let down = enc.builtins.scan(enc.ctx, enc.target, false)?;
+        let up = enc.builtins.scan(enc.ctx, &enc.target, true)?;
+        let down = enc.builtins.scan(enc.ctx, &enc.target, false)?;
         let compactions = v
             .stream
             .format()
@@ -152,7 +152,7 @@ impl Packing {
             .iter()
             .map(|m| {
                 enc.builtins
-                    .compaction(enc.ctx, enc.target, v.max, m.components)
+                    .compaction(enc.ctx, &enc.target, v.max, m.components)
             })
             .collect::<Result<_, _>>()?;
         let one = ElementFormat::scalar(1)?;

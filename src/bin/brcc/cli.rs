@@ -36,6 +36,11 @@ pub enum Command {
         /// Stop the program after this many seconds, with an error (exit status 124).
         #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
         timeout: Option<f64>,
+        /// Opt into fast math: GL and wgpu use the driver's `exp`, `log`, `pow`, `sin`, … and
+        /// may apply identities that change NaN, ±inf and −0 (`Runtime::set_fast_math`;
+        /// accuracy in docs/limits.md).
+        #[arg(long)]
+        fast_math: bool,
         /// Arguments for the program's `main`, after `--`.
         #[arg(last = true, value_name = "ARGS")]
         args: Vec<String>,
@@ -204,6 +209,7 @@ mod tests {
                 host: HostOptions::default(),
                 backend: Some("cpu".into()),
                 timeout: Some(2.5),
+                fast_math: false,
                 args: vec!["x".into(), "--backend".into()]
             }
         );

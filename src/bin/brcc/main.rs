@@ -2,7 +2,7 @@
 //! took them (001 §4, appendix A).
 //!
 //! ```text
-//! brcc run FILES… [--backend gl|cpu|wgpu] [--timeout S] [-- ARGS…]   compile and run
+//! brcc run FILES… [--backend gl|cpu|wgpu] [--timeout S] [--fast-math] [-- ARGS…]   compile and run
 //! brcc build FILES… -o PROGRAM       an executable that runs the program
 //! brcc explain FILES… -o DIR [--backend gl,cpu,wgpu]   run it, every pass drawn as a static web site
 //! brcc why FILES… 'NAME[i][j]' [--backend B]   run it, then where that element's value came from
@@ -138,9 +138,13 @@ fn execute(command: Command) -> Result<ExitCode, String> {
             host,
             backend,
             timeout,
+            fast_math,
             args,
         } => {
             let (t, runtime, cache, library) = prepare(&files, host, backend)?;
+            if fast_math {
+                runtime.set_fast_math(true).map_err(error)?;
+            }
             if let Some(seconds) = timeout {
                 launch::watchdog(&t.programs[0].file_name, seconds);
             }

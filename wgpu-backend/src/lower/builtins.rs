@@ -10,7 +10,7 @@
 //! the accuracy contract (`brook_ir::accuracy`) as on GL.
 
 use brook_ir::Span;
-use brook_ir::{unlowered, Builtin, Expr, ExprKind, Scalar as BScalar, Type as BType};
+use brook_ir::{unlowered, Builtin, Expr, ExprKind, MathMode, Scalar as BScalar, Type as BType};
 use naga::{Expression, Handle, MathFunction as M, ScalarKind};
 
 use super::builder::FnBuilder;
@@ -163,7 +163,7 @@ impl FnLower<'_, '_> {
             Abs | Acos | Asin | Atan | Atan2 | Ceil | Cos | Cosh | Exp | Exp2 | Floor | Fmod
             | Ldexp | Log | Log2 | Log10 | Max | Min | Pow | Round | Saturate | Sign | Sin
             | Sinh | Sqrt | Tan | Tanh => {
-                let r = float_builtin(b, f, &fv, n)
+                let r = float_builtin(b, f, &fv, n, self.env.math)
                     .ok_or_else(|| error(format!("{}() is not supported here", f.name()), span))?;
                 (r, BType::vector(BScalar::Float, n))
             }
@@ -303,8 +303,13 @@ fn constant(b: &mut FnBuilder, v: f32, n: u8) -> H {
 
 /// The component-wise float built-ins, on float arguments already splatted to one width;
 /// `None` for the others, which [`FnLower::builtin`] lowers itself.
-fn float_builtin(b: &mut FnBuilder, f: Builtin, a: &[H], n: u8) -> Option<H> {
+fn float_builtin(b: &mut FnBuilder, f: Builtin, a: &[H], n: u8, math: MathMode) -> Option<H> {
     use Builtin::*;
+    if math == MathMode::Fast {
+        if let Some(r) = naga_builtin(b, f, a, n) {
+            return Some(r);
+        }
+    }
     Some(match f {
         Abs => b.math(M::Abs, &[a[0]]),
         Acos => library(b, "brook_acos", a, n),
@@ -352,6 +357,37 @@ fn float_builtin(b: &mut FnBuilder, f: Builtin, a: &[H], n: u8) -> Option<H> {
         | IsNan | Length | Lerp | Modf | Mul | Normalize | Pack4ubyte | Radians | Rsqrt
         | Smoothstep | Step | Unpack4ubyte => return None,
     })
+}
+
+/// Fast math: naga's own function for a transcendental that Brook's math library provides
+/// in the accurate mode (`None` for the others). naga has no `log10`: `log2(x)` times
+/// `log10(2)`.
+fn naga_builtin(b: &mut FnBuilder, f: Builtin, a: &[H], n: u8) -> Option<H> {
+    use Builtin::*;
+    let fun = match f {
+        Exp => M::Exp,
+        Exp2 => M::Exp2,
+        Log => M::Log,
+        Log2 => M::Log2,
+        Log10 => {
+            let l = b.math(M::Log2, &[a[0]]);
+            let k = constant(b, std::f32::consts::LOG10_2, n);
+            return Some(b.mul(l, k));
+        }
+        Sin => M::Sin,
+        Cos => M::Cos,
+        Tan => M::Tan,
+        Asin => M::Asin,
+        Acos => M::Acos,
+        Atan if a.len() == 1 => M::Atan,
+        Atan | Atan2 => M::Atan2,
+        Sinh => M::Sinh,
+        Cosh => M::Cosh,
+        Tanh => M::Tanh,
+        Pow => M::Pow,
+        _ => return None,
+    };
+    Some(b.math(fun, a))
 }
 
 /// `sign`: 1, -1, or +0 (also for NaN), component-wise. The -1 is chosen last: Mesa turns

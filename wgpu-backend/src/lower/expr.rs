@@ -12,7 +12,27 @@ use super::values::{assemble, components, Comp, Elements};
 use super::{naga_span, Lowered};
 
 impl FnLower<'_, '_> {
+    /// `e` as a naga expression; in the accurate mode, a float constant hidden from the
+    /// driver's compiler (`brook_ir::exact`) where the module has an opaque zero.
     pub fn expr(&mut self, e: &Expr) -> Lowered<Handle<Expression>> {
+        let v = self.expr_value(e)?;
+        if self.env.math == brook_ir::MathMode::Fast || !brook_ir::exact::hidden_constant(e) {
+            return Ok(v);
+        }
+        let Some(zero) = self.opaque_zero() else {
+            return Ok(v);
+        };
+        // The constant's bits exclusive-or the zero: the same value, known only at run time.
+        let zero = match e.ty.width() {
+            Some(n) if n > 1 => self.b.splat(zero, n),
+            _ => zero,
+        };
+        let bits = self.b.bitcast(v, naga::ScalarKind::Uint);
+        let bits = self.b.bin(naga::BinaryOperator::ExclusiveOr, bits, zero);
+        Ok(self.b.bitcast(bits, naga::ScalarKind::Float))
+    }
+
+    fn expr_value(&mut self, e: &Expr) -> Lowered<Handle<Expression>> {
         self.b.span = naga_span(e.span);
         let brook = self.env.brook;
         Ok(match &e.kind {

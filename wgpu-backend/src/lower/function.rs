@@ -21,7 +21,8 @@ use naga::{Expression, Function, GlobalVariable, Handle, Type};
 
 use super::builder::FnBuilder;
 use super::module::{
-    function_pointer, info_slot, visit_block, Binding, LoopCheck, ShaderModule, StreamAccess,
+    function_pointer, info_slot, visit_block, Binding, LoopCheck, OpaqueZero, ShaderModule,
+    StreamAccess,
 };
 use super::types::value_type;
 use super::{naga_span, Lowered};
@@ -65,6 +66,8 @@ pub struct Env<'a> {
     /// Per Brook function: whether calling it may set the discard flag.
     pub may_discard: &'a [bool],
     pub loop_check: Option<LoopCheck>,
+    pub zero: Option<OpaqueZero>,
+    pub math: ir::MathMode,
 }
 
 /// The state of one function being lowered.
@@ -112,6 +115,8 @@ pub fn lower_function(
         positions,
         may_discard,
         loop_check,
+        zero,
+        math,
         ..
     } = sm;
     let env = Env {
@@ -121,6 +126,8 @@ pub fn lower_function(
         callees,
         may_discard,
         loop_check: *loop_check,
+        zero: *zero,
+        math: *math,
     };
     let mut b = FnBuilder::new(types, &name);
     b.span = naga_span(func.span);
@@ -238,6 +245,13 @@ fn gather_slot(
 }
 
 impl FnLower<'_, '_> {
+    /// The module's opaque zero (`OpaqueZero`) as a `u32`, where the module has one.
+    pub fn opaque_zero(&mut self) -> Option<Handle<Expression>> {
+        let z = self.env.zero?;
+        let slot = info_slot(&mut self.b, z.info, z.slot);
+        Some(self.b.index(slot, 3))
+    }
+
     /// `discard`: raise the flag and leave the function.
     pub fn discard(&mut self) {
         let flag = self.b.global(self.env.discard);

@@ -42,10 +42,15 @@ pub struct LoopCheck {
     /// `array<atomic<u32>>`: element 0 is 0, or 1 + the Brook byte offset of a loop the driver
     /// cut short (the largest, when several were).
     pub status: Handle<GlobalVariable>,
-    /// The per-call uniform and the slot whose `.w` the host sets to 0: a zero the driver's
-    /// compiler cannot see, so it cannot fold the check away.
+}
+
+/// A zero the driver's compiler cannot see: `info[slot].w`, a component of the call-info
+/// uniform the host leaves 0. Constants are hidden with it in the accurate mode
+/// (`brook_ir::exact`, `expr.rs`), and the loop check reads it so it cannot be folded away.
+#[derive(Debug, Clone, Copy)]
+pub struct OpaqueZero {
     pub info: Handle<GlobalVariable>,
-    pub zero_slot: u32,
+    pub slot: u32,
 }
 
 /// A binding: for each parameter of a function, the kernel parameter it stands for.
@@ -71,6 +76,12 @@ pub struct ShaderModule<'a> {
     pub may_discard: Vec<bool>,
     /// Set when every loop of the module's functions records how it ended.
     pub loop_check: Option<LoopCheck>,
+    /// The module's opaque zero, set by shaders that lower Brook functions; required by the
+    /// loop check.
+    pub zero: Option<OpaqueZero>,
+    /// Accurate: constants hidden with [`ShaderModule::zero`], transcendentals from Brook's
+    /// math library; fast: neither (naga's built-in functions).
+    pub math: ir::MathMode,
 }
 
 impl<'a> ShaderModule<'a> {
@@ -106,6 +117,8 @@ impl<'a> ShaderModule<'a> {
             instances: HashMap::new(),
             may_discard: may_discard(brook),
             loop_check: None,
+            zero: None,
+            math: ir::MathMode::Accurate,
         }
     }
 

@@ -34,11 +34,13 @@
 //! mask), which its compiler can neither fold nor compute ahead of them; it is never reset, so
 //! a cut in a later run of the loop finds the count of the run before.
 
-use brook_ir::{Block, Expr, ParamClass, Stmt, StmtKind, Type as BType};
+use brook_ir::{
+    Block, Expr, ExprKind, ParamClass, Scalar as BScalar, Stmt, StmtKind, Type as BType,
+};
 use naga::Statement;
 
 use super::function::{FnLower, VoutSlot};
-use super::module::{error, has_effects, info_slot};
+use super::module::{error, has_effects};
 use super::ops::coerce;
 use super::types::value_type;
 use super::{naga_span, Lowered};
@@ -62,6 +64,18 @@ impl FnLower<'_, '_> {
                     Some(e) => {
                         let x = self.expr(e)?;
                         coerce(&mut self.b, brook, x, &e.ty, ty)
+                    }
+                    // A float local declared without a value starts at a literal zero, hidden
+                    // as every float literal is (`brook_ir::exact`): naga's zero would be one
+                    // the driver's compiler can fold.
+                    None if ty.scalar() == Some(BScalar::Float) && ty.width().is_some() => {
+                        let zero = Expr {
+                            kind: ExprKind::Float(0.0),
+                            ty: BType::FLOAT,
+                            span: s.span,
+                        };
+                        let x = self.expr(&zero)?;
+                        coerce(&mut self.b, brook, x, &zero.ty, ty)
                     }
                     None => {
                         let t = value_type(self.b.types, brook, ty);
@@ -154,9 +168,10 @@ impl FnLower<'_, '_> {
         let checked = self.env.loop_check.zip(self.loop_counts.next());
         let before = checked.map(|(_, count)| self.b.load(count));
         let loop_body = self.lower_block_into(|l| {
-            if let Some((check, count)) = checked {
-                let slot = info_slot(&mut l.b, check.info, check.zero_slot);
-                let zero = l.b.index(slot, 3);
+            if let Some((_, count)) = checked {
+                let zero = l
+                    .opaque_zero()
+                    .expect("a module with a loop check has a zero");
                 let u0 = l.b.u32(0);
                 let never = l.b.ne(zero, u0);
                 l.b.when(never, |b| {

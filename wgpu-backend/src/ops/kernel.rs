@@ -89,7 +89,7 @@ impl WgpuBackend {
             &PipelineKey::Kernel(variant.clone()),
             kernel,
             format_args!("kernel {}", func.name),
-            || kernel_module(module, &variant).map(|(m, plan)| (m, plan.resources)),
+            |m| kernel_module(module, &variant, m).map(|(m, plan)| (m, plan.resources)),
         )?;
         Ok(Some(Prepared {
             variant,

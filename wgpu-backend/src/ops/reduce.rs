@@ -227,8 +227,8 @@ impl WgpuBackend {
                 )),
             );
             let (p, built) =
-                program.lowered_pipeline(gpu, &PipelineKey::Reduce(v.clone()), f, label, || {
-                    reduce_module(module, &v)
+                program.lowered_pipeline(gpu, &PipelineKey::Reduce(v.clone()), f, label, |m| {
+                    reduce_module(module, &v, m)
                 })?;
             compiled = crate::program::both(compiled, built);
             pipelines.push(p);

@@ -164,8 +164,8 @@ impl WgpuBackend {
                 );
                 // One combination per invocation and round.
                 super::refuse_unbounded_loops(&self.gpu, program.module(), f, 1, 0)?;
-                program.lowered_pipeline(&self.gpu, &PipelineKey::Round(f, input), f, label, || {
-                    sh::round(program.module(), Combine::Reduce(f), input, &ty, operand)
+                program.lowered_pipeline(&self.gpu, &PipelineKey::Round(f, input), f, label, |m| {
+                    sh::round(program.module(), Combine::Reduce(f), input, &ty, operand, m)
                 })
             }
             _ => {
@@ -179,12 +179,18 @@ impl WgpuBackend {
                 let name = format!("round {combine:?} of {fpe} floats, {input:?}");
                 let ty = Type::Array(Box::new(Type::Scalar(Scalar::Float)), fpe as u32);
                 let p = self.cached_pipeline(&name, || {
-                    sh::round(self.empty_module(), combine, input, &ty, operand).map_err(|e| {
-                        WgpuError::Shader {
-                            function: name.clone(),
-                            place: "<built-in round shader>".into(),
-                            message: e.message,
-                        }
+                    sh::round(
+                        self.empty_module(),
+                        combine,
+                        input,
+                        &ty,
+                        operand,
+                        brook_ir::MathMode::Accurate,
+                    )
+                    .map_err(|e| WgpuError::Shader {
+                        function: name.clone(),
+                        place: "<built-in round shader>".into(),
+                        message: e.message,
                     })
                 })?;
                 Ok((p, None))

@@ -23,7 +23,7 @@ use naga::{AddressSpace, Expression, Handle};
 
 use super::{add_entry, declare_info, entry_ids, Elem, InfoPlan, Resource, WORKGROUP};
 use crate::lower::address::{linearize, position, resize, unlinearize};
-use crate::lower::module::{info_slot, LoopCheck, StreamAccess};
+use crate::lower::module::{info_slot, LoopCheck, OpaqueZero, StreamAccess};
 use crate::lower::values::{assemble, flat_len, vector_width, Elements};
 use crate::lower::{FnBuilder, Lowered, ShaderModule};
 use brook_ir::walk::for_each_expr;
@@ -162,8 +162,8 @@ pub struct KernelPlan {
     pub loop_status: Option<usize>,
 }
 
-/// Slot 0: element count, invocations per grid row, mask floats per element, 0 (the loop
-/// check's opaque zero).
+/// Slot 0: element count, invocations per grid row, mask floats per element, 0 (the opaque
+/// zero, `lower::module::OpaqueZero`).
 pub const HEAD: u32 = 0;
 /// Slot 1: the call's extents.
 pub const CALL_EXTENT: u32 = 1;
@@ -247,18 +247,20 @@ impl KernelPlan {
     }
 }
 
-/// The shader module of a kernel call of `variant`.
-pub fn kernel_module(brook: &ir::Module, v: &KernelVariant) -> Lowered<(naga::Module, KernelPlan)> {
+/// The shader module of a kernel call of `variant`, in `math`'s mode.
+pub fn kernel_module(
+    brook: &ir::Module,
+    v: &KernelVariant,
+    math: ir::MathMode,
+) -> Lowered<(naga::Module, KernelPlan)> {
     let plan = KernelPlan::new(brook, v);
     let func = brook.func(v.kernel);
     let mut sm = ShaderModule::new(brook);
+    sm.math = math;
     let info = declare_info(&mut sm, plan.info.slots);
     let buffers = super::declare_storage(&mut sm, &plan.resources);
-    sm.loop_check = plan.loop_status.map(|r| LoopCheck {
-        status: buffers[r],
-        info,
-        zero_slot: HEAD,
-    });
+    sm.zero = Some(OpaqueZero { info, slot: HEAD });
+    sm.loop_check = plan.loop_status.map(|r| LoopCheck { status: buffers[r] });
     sm.streams = vec![None; func.params.len()];
     sm.positions = vec![None; func.params.len()];
     bind_streams(&mut sm, v, &plan, &buffers);

@@ -39,7 +39,7 @@ use super::kernel::{
 };
 use super::{add_entry, declare_info, declare_storage, entry_ids, Elem, InfoPlan, Resource};
 use crate::lower::address::{linearize, unlinearize};
-use crate::lower::module::{info_slot, StreamAccess};
+use crate::lower::module::{info_slot, OpaqueZero, StreamAccess};
 use crate::lower::values::{assemble, flat_len, vector_width, Elements};
 use crate::lower::{FnBuilder, Lowered, ShaderModule};
 
@@ -48,7 +48,8 @@ pub const GROUP: u32 = 256;
 /// The most elements one invocation folds before the tree.
 pub const MAX_PER_THREAD: u32 = 8;
 
-/// Slot 0: `[workgroups, row, segment length, runs per segment]`; slot 1: `[P, G, 0, 0]`;
+/// Slot 0: `[workgroups, row, segment length, runs per segment]`; slot 1: `[P, G, 0, 0]`
+/// (its `.w` the opaque zero, `lower::module::OpaqueZero`);
 /// slots 2–4: the input's, a block's and the output's extents (first pass).
 pub const EXTRA_SLOTS: u32 = 5;
 
@@ -165,6 +166,7 @@ pub fn plan(brook: &ir::Module, v: &ReduceVariant) -> (InfoPlan, Vec<Resource>, 
 pub fn reduce_module(
     brook: &ir::Module,
     v: &ReduceVariant,
+    math: ir::MathMode,
 ) -> Lowered<(naga::Module, Vec<Resource>)> {
     let func = brook.func(v.function);
     let layout = layout(brook, v);
@@ -177,7 +179,9 @@ pub fn reduce_module(
     let ty = func.params[acc_index].ty.clone();
     let fpe = flat_len(brook, &ty);
     let mut sm = ShaderModule::new(brook);
+    sm.math = math;
     let info = declare_info(&mut sm, layout.info.slots);
+    sm.zero = Some(OpaqueZero { info, slot: 1 });
     let resources: Vec<Resource> = layout.resources.iter().map(|(_, r)| r.clone()).collect();
     let declared = declare_storage(&mut sm, &resources);
     let global = |bind: Bind| {

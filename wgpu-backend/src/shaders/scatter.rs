@@ -24,7 +24,7 @@ use naga::{AtomicFunction, Expression, Handle, ScalarKind, Statement};
 
 use super::{add_entry, declare_info, declare_storage, entry_ids, Elem, Resource, WORKGROUP};
 use crate::lower::address::{gather_component_f, linearize};
-use crate::lower::module::info_slot;
+use crate::lower::module::{info_slot, OpaqueZero};
 use crate::lower::values::Elements;
 use crate::lower::{FnBuilder, Lowered, ShaderModule};
 
@@ -344,7 +344,8 @@ pub fn add(brook: &ir::Module) -> (naga::Module, Vec<Resource>) {
 }
 
 /// Info of a round shader: slot 0 `[count, row, rank, fpe]`, slot 1 the extents of the
-/// combined stream, slot 2 `[_, first, 0, 0]`, then the operand's floats from slot 3.
+/// combined stream, slot 2 `[_, first, 0, 0]` (its `.w` the opaque zero,
+/// `lower::module::OpaqueZero`), then the operand's floats from slot 3.
 pub const ROUND_OPERAND: u32 = 3;
 
 /// What a round combines into its target: a scattered element, or for a gather-op, the
@@ -403,6 +404,7 @@ pub fn round(
     input: RoundInput,
     ty: &ir::Type,
     operand_floats: u32,
+    math: ir::MathMode,
 ) -> Lowered<(naga::Module, Vec<Resource>)> {
     let gather = input != RoundInput::Scattered;
     let fpe = crate::lower::values::flat_len(brook, ty);
@@ -421,7 +423,9 @@ pub fn round(
         ]
     };
     let mut sm = ShaderModule::new(brook);
+    sm.math = math;
     let info = declare_info(&mut sm, ROUND_OPERAND + operand_floats.div_ceil(4));
+    sm.zero = Some(OpaqueZero { info, slot: 2 });
     let g = declare_storage(&mut sm, &resources);
     let reduce = match op {
         Combine::Reduce(f) => {
