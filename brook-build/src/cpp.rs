@@ -551,8 +551,7 @@ mod tests {
         assert_eq!(
             lines,
             [
-                "t.br:4:21: stream `z` has extent 0: extents must be positive",
-                "t.br:4:27: stream `n` has extent -2: extents must be positive",
+                "t.br:4:27: stream `n` has extent -2: extents must not be negative",
                 "t.br:6:1: kernel `k` takes 3 argument(s) but is given 2",
                 "t.br:7:6: argument 2 of kernel `k` (`s`) is a stream, but the parameter is a constant: `a`",
                 "t.br:8:3: argument 1 of kernel `k` (`a`) is a constant, but the parameter is a stream: `2.0`",
