@@ -1000,3 +1000,42 @@ fn a_bri_file_is_preprocessed_and_its_brh_prototypes_become_its_header() {
         assert_eq!(words(&stdout(&o)), words(&expected), "{backend}");
     }
 }
+
+/// `brcc run --fast-math` reaches the runtime: `exp` near its overflow, where llvmpipe's own
+/// `exp` is tens of ulps off Brook's, prints other digits on GL with the flag than without
+/// it (and the accurate digits again after a fast run: the build cache keeps the modes
+/// apart); the CPU prints the same either way (it computes as accurately).
+#[test]
+fn fast_math_is_asked_for_on_the_command_line() {
+    let path = scratch(
+        "fast_math.br",
+        "#include <stdio.h>\n\
+         kernel void e(float x<>, out float r<>) { r = exp(x); }\n\
+         int main() {\n\
+             float in[64], out[64];\n\
+             for (int i = 0; i < 64; i++) in[i] = 80.0f + i * (8.7f / 64.0f);\n\
+             float x<64>, r<64>;\n\
+             streamRead(x, in);\n\
+             e(x, r);\n\
+             streamWrite(r, out);\n\
+             for (int i = 0; i < 64; i++) printf(\"%.9g\\n\", out[i]);\n\
+             return 0;\n\
+         }\n",
+    );
+    let printed = |backend: &str, fast: bool| {
+        let mut args = vec!["run", path.as_str(), "--backend", backend];
+        if fast {
+            args.push("--fast-math");
+        }
+        let o = run(brcc(&args));
+        assert!(o.status.success(), "{backend} fast={fast}: {}", stderr(&o));
+        stdout(&o)
+    };
+    let cpu = printed("cpu", false);
+    assert_eq!(printed("cpu", true), cpu, "the CPU's fast math is its accurate math");
+    let (accurate, fast) = (printed("gl", false), printed("gl", true));
+    assert_eq!(printed("gl", false), accurate, "the accurate mode again after a fast run");
+    if brook::Runtime::gl().is_ok_and(|gl| gl.describe().contains("llvmpipe")) {
+        assert_ne!(fast, accurate, "--fast-math ran Brook's accurate exp on GL");
+    }
+}
