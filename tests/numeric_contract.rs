@@ -712,27 +712,9 @@ type FastMathRow = (String, Vec<Option<f64>>);
 /// The fast-math table of docs/limits.md: per row of [`table`], its call, and per backend
 /// column (`gl`, `gles`, `wgpu`, `cpu`) the worst error stated, in ulps (`any`: unbounded).
 fn fast_math_doc() -> (Vec<String>, Vec<FastMathRow>) {
-    let doc = include_str!("../docs/limits.md");
-    let start = doc
-        .find("<!-- fast-math -->")
-        .expect("the fast-math table in docs/limits.md");
-    let end = doc[start..]
-        .find("<!-- end fast-math -->")
-        .expect("the end of the fast-math table")
-        + start;
-    let cells = |line: &str| -> Vec<String> {
-        line.trim()
-            .trim_matches('|')
-            .split('|')
-            .map(|c| c.trim().trim_matches('`').to_string())
-            .collect()
-    };
-    let mut lines = doc[start..end].lines().filter(|l| l.starts_with('|'));
-    let header = cells(lines.next().expect("the table's header"));
-    let rows = lines
-        .skip(1)
-        .map(|l| {
-            let c = cells(l);
+    let (header, rows) = support::doc_table(include_str!("../docs/limits.md"), "fast-math");
+    let rows = (rows.into_iter())
+        .map(|c| {
             let bounds = c[2..]
                 .iter()
                 .map(|b| {

@@ -14,6 +14,8 @@
 //! llvmpipe and lavapipe): elsewhere it is printed, not asserted, so the test can be run on
 //! a GPU driver to see what it does.
 
+mod support;
+
 use std::rc::Rc;
 
 use brook::wgpu_backend::WgpuBackend;
@@ -211,27 +213,9 @@ fn same(a: f32, b: f32) -> bool {
 /// The table of `docs/semantics.md` between its markers: the column names, then each row's
 /// identity and cells.
 fn contract() -> (Vec<String>, Vec<(String, Vec<String>)>) {
-    let doc = include_str!("../docs/semantics.md");
-    let start = doc
-        .find("<!-- special-values -->")
-        .expect("the special-values table in docs/semantics.md");
-    let end = doc[start..]
-        .find("<!-- end special-values -->")
-        .expect("the end of the special-values table")
-        + start;
-    let cells = |line: &str| -> Vec<String> {
-        line.trim()
-            .trim_matches('|')
-            .split('|')
-            .map(|c| c.trim().trim_matches('`').to_string())
-            .collect()
-    };
-    let mut lines = doc[start..end].lines().filter(|l| l.starts_with('|'));
-    let header = cells(lines.next().expect("the table's header"));
-    let rows = lines
-        .skip(1) // the | --- | line
-        .map(|l| {
-            let mut c = cells(l);
+    let (header, rows) = support::doc_table(include_str!("../docs/semantics.md"), "special-values");
+    let rows = (rows.into_iter())
+        .map(|mut c| {
             let name = c.remove(0);
             (name, c)
         })

@@ -231,3 +231,27 @@ pub const COUNT_TO_N: &str = "kernel void k(float n<>, out float r<>) {
         x += 1.0;
     r = x;
 }";
+
+/// The markdown table of `doc` between `<!-- name -->` and `<!-- end name -->` (the tables
+/// the docs state and the tests pin): its header's cells, then each row's, trimmed and
+/// without backticks; the `| --- |` line is skipped.
+pub fn doc_table(doc: &str, name: &str) -> (Vec<String>, Vec<Vec<String>>) {
+    let begin = format!("<!-- {name} -->");
+    let start = doc
+        .find(&begin)
+        .unwrap_or_else(|| panic!("the table `{begin}` in the doc"));
+    let end = doc[start..]
+        .find(&format!("<!-- end {name} -->"))
+        .unwrap_or_else(|| panic!("the end of the table `{begin}`"))
+        + start;
+    let cells = |line: &str| -> Vec<String> {
+        line.trim()
+            .trim_matches('|')
+            .split('|')
+            .map(|c| c.trim().trim_matches('`').to_string())
+            .collect()
+    };
+    let mut lines = doc[start..end].lines().filter(|l| l.starts_with('|'));
+    let header = cells(lines.next().expect("the table's header"));
+    (header, lines.skip(1).map(cells).collect())
+}
