@@ -266,7 +266,11 @@ fn a_placeholder_stream_reaching_a_kernel_call_is_an_error() {
          int main() { float a<0, 0>, r<4>; printf(\"%g\\n\", streamSize(a).x); k(a, r); printf(\"after\\n\"); return 0; }\n",
     );
     let o = run(brcc(&["check", &path]));
-    assert!(o.status.success(), "a zero extent declares a placeholder: {}", stderr(&o));
+    assert!(
+        o.status.success(),
+        "a zero extent declares a placeholder: {}",
+        stderr(&o)
+    );
     let o = run(brcc(&["run", &path, "--backend", "cpu"]));
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(stdout(&o), "0\n");
@@ -749,8 +753,15 @@ fn check_finds_bad_calls_of_another_files_kernels_at_their_line() {
     let found = err.find(expected).unwrap_or_else(|| panic!("{err}"));
     let location = err[found + expected.len()..].lines().next().unwrap();
     assert!(location.ends_with("cross_main.cpp:4:5"), "{location}");
-    assert!(err.contains("    scale(a, r);\n") && err.contains('^'), "{err}");
-    assert_eq!(err.matches("error: ").count(), 1, "the right call passes: {err}");
+    assert!(
+        err.contains("    scale(a, r);\n") && err.contains('^'),
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("error: ").count(),
+        1,
+        "the right call passes: {err}"
+    );
 }
 
 /// A small program whose build is its own cache entry: it prints `k + 1`. Each test names
@@ -980,7 +991,10 @@ fn the_original_runtimes_internals_and_hand_written_shaders_are_refused_at_their
         err.contains("`write_mask` is not supported: the original's C++ write_mask"),
         "{err}"
     );
-    assert!(err.contains("depth_mask.cpp:2:12") && err.contains('^'), "{err}");
+    assert!(
+        err.contains("depth_mask.cpp:2:12") && err.contains('^'),
+        "{err}"
+    );
 }
 
 #[test]
@@ -1032,9 +1046,17 @@ fn fast_math_is_asked_for_on_the_command_line() {
         stdout(&o)
     };
     let cpu = printed("cpu", false);
-    assert_eq!(printed("cpu", true), cpu, "the CPU's fast math is its accurate math");
+    assert_eq!(
+        printed("cpu", true),
+        cpu,
+        "the CPU's fast math is its accurate math"
+    );
     let (accurate, fast) = (printed("gl", false), printed("gl", true));
-    assert_eq!(printed("gl", false), accurate, "the accurate mode again after a fast run");
+    assert_eq!(
+        printed("gl", false),
+        accurate,
+        "the accurate mode again after a fast run"
+    );
     if brook::Runtime::gl().is_ok_and(|gl| gl.describe().contains("llvmpipe")) {
         assert_ne!(fast, accurate, "--fast-math ran Brook's accurate exp on GL");
     }

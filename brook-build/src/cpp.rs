@@ -144,7 +144,12 @@ fn element_names(program: &Program, item: &Item) -> String {
         return String::new();
     };
     let mut out = String::new();
-    for s in program.module.structs.iter().filter(|s| names.contains(&s.name)) {
+    for s in program
+        .module
+        .structs
+        .iter()
+        .filter(|s| names.contains(&s.name))
+    {
         let _ = writeln!(
             out,
             "namespace brook {{ template <> struct element_name< ::{0}> {{ static const char* get() {{ return {1}; }} }}; }}",

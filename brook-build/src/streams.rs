@@ -11,9 +11,30 @@ use crate::scan::{Kind, Token};
 /// Element types of streams that need no declaration (the original's `char`, `uchar`,
 /// `fixed` and `shortfixed` are float streams whose host arrays hold those types).
 pub const BUILTIN_ELEMENT_TYPES: &[&str] = &[
-    "float", "float2", "float3", "float4", "int", "int2", "int3", "int4", "char", "char2",
-    "char3", "char4", "uchar", "uchar2", "uchar3", "uchar4", "fixed", "fixed2", "fixed3",
-    "fixed4", "shortfixed", "shortfixed2", "shortfixed3", "shortfixed4",
+    "float",
+    "float2",
+    "float3",
+    "float4",
+    "int",
+    "int2",
+    "int3",
+    "int4",
+    "char",
+    "char2",
+    "char3",
+    "char4",
+    "uchar",
+    "uchar2",
+    "uchar3",
+    "uchar4",
+    "fixed",
+    "fixed2",
+    "fixed3",
+    "fixed4",
+    "shortfixed",
+    "shortfixed2",
+    "shortfixed3",
+    "shortfixed4",
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq)]

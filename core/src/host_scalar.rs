@@ -77,7 +77,9 @@ impl HostScalar {
             HostScalar::Char => out[0] = (v as i32) as i8 as u8,
             HostScalar::UChar => out[0] = (v as i32) as u8,
             HostScalar::Fixed => out[0] = unorm(255.0) as u8,
-            HostScalar::ShortFixed => out[..2].copy_from_slice(&(unorm(65535.0) as u16).to_ne_bytes()),
+            HostScalar::ShortFixed => {
+                out[..2].copy_from_slice(&(unorm(65535.0) as u16).to_ne_bytes())
+            }
         }
     }
 
@@ -102,10 +104,22 @@ mod tests {
 
     #[test]
     fn type_names_give_scalar_and_width() {
-        assert_eq!(HostScalar::of_type_name("char"), Some((HostScalar::Char, 1)));
-        assert_eq!(HostScalar::of_type_name("uchar3"), Some((HostScalar::UChar, 3)));
-        assert_eq!(HostScalar::of_type_name("fixed4"), Some((HostScalar::Fixed, 4)));
-        assert_eq!(HostScalar::of_type_name("shortfixed2"), Some((HostScalar::ShortFixed, 2)));
+        assert_eq!(
+            HostScalar::of_type_name("char"),
+            Some((HostScalar::Char, 1))
+        );
+        assert_eq!(
+            HostScalar::of_type_name("uchar3"),
+            Some((HostScalar::UChar, 3))
+        );
+        assert_eq!(
+            HostScalar::of_type_name("fixed4"),
+            Some((HostScalar::Fixed, 4))
+        );
+        assert_eq!(
+            HostScalar::of_type_name("shortfixed2"),
+            Some((HostScalar::ShortFixed, 2))
+        );
         assert_eq!(HostScalar::of_type_name("float2"), None);
         assert_eq!(HostScalar::of_type_name("char5"), None);
     }

@@ -230,7 +230,12 @@ mod tests {
     #[test]
     fn four_d_runs_each_component_along_its_own_dimension() {
         // at_iterator's 4D case: shape <w, z, y, x> = <5, 8, 6, 3>.
-        let it = spec(&[5, 8, 6, 3], 4, [0.0, 1.0, 0.0, 10.0], [3.0, 7.0, 24.0, 0.0]);
+        let it = spec(
+            &[5, 8, 6, 3],
+            4,
+            [0.0, 1.0, 0.0, 10.0],
+            [3.0, 7.0, 24.0, 0.0],
+        );
         assert_eq!(it.step(), [1.0, 1.0, 3.0, -2.0]);
         assert_eq!(it.value_at(&[4, 7, 5, 2]), [2.0, 6.0, 21.0, 2.0]);
         let values = it.values();
@@ -245,7 +250,9 @@ mod tests {
     #[test]
     fn bad_iterators_are_errors() {
         let err = IterSpec::new(&[2, 2, 2], 1, [0.0; 4], [1.0; 4]).unwrap_err();
-        assert!(err.to_string().contains("a 3D iterator has float3 elements"));
+        assert!(err
+            .to_string()
+            .contains("a 3D iterator has float3 elements"));
         let err = IterSpec::new(&[2, 2, 2, 2, 2], 4, [0.0; 4], [1.0; 4]).unwrap_err();
         assert!(err.to_string().contains("iterators have 1 to 4 dimensions"));
         assert!(IterSpec::new(&[4, 4], 1, [0.0; 4], [1.0; 4]).is_err());

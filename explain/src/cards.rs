@@ -94,7 +94,11 @@ pub fn cards(
     let mut first_card = vec![None; primary.operations.len()];
     for (index, op) in starts.iter().enumerate() {
         if let Some(op) = op {
-            first_card[*op] = drawn.get(index).copied().unwrap_or(true).then_some(index + 1);
+            first_card[*op] = drawn
+                .get(index)
+                .copied()
+                .unwrap_or(true)
+                .then_some(index + 1);
         }
     }
     let card_of = |op: usize| first_card.get(op).copied().flatten();

@@ -91,7 +91,9 @@ fn two_d_float2() {
 fn an_n_d_iterator_has_one_component_per_dimension_and_at_most_four() {
     let err = IterSpec::new(&[2, 3, 4], 2, at(&[0.0]), at(&[1.0])).unwrap_err();
     assert!(matches!(err, StreamError::Format(_)));
-    assert!(err.to_string().contains("a 3D iterator has float3 elements"));
+    assert!(err
+        .to_string()
+        .contains("a 3D iterator has float3 elements"));
     let err = IterSpec::new(&[2, 2, 2, 2, 2], 4, at(&[0.0]), at(&[1.0])).unwrap_err();
     assert!(matches!(err, StreamError::Shape(_)));
     assert!(err.to_string().contains("iterators have 1 to 4 dimensions"));
