@@ -210,16 +210,27 @@ pub fn store(partial: &Path, library: &Path) -> Result<(), String> {
         .map_err(|e| format!("could not store `{}`: {e}", digest.display()))
 }
 
-/// Writes `path` owner-only (0600), replacing what was there.
+/// Writes `path` owner-only (0600), replacing what was there in one step: the contents go
+/// to a file of this process's own, which is then renamed over `path`. Concurrent runs
+/// writing the same file (the same program's sources and headers) then neither fail on each
+/// other's file nor read half of one; removing `path` and creating it anew did both.
 pub fn write_private(path: &Path, contents: &[u8]) -> io::Result<()> {
     use std::io::Write;
-    let _ = std::fs::remove_file(path);
-    std::fs::OpenOptions::new()
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(format!(".{}.partial", std::process::id()));
+    let partial = PathBuf::from(partial);
+    let _ = std::fs::remove_file(&partial);
+    let written = (std::fs::OpenOptions::new())
         .write(true)
         .create_new(true)
         .mode(0o600)
-        .open(path)?
-        .write_all(contents)
+        .open(&partial)
+        .and_then(|mut file| file.write_all(contents))
+        .and_then(|()| std::fs::rename(&partial, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    written
 }
 
 fn digest_path(library: &Path) -> PathBuf {
