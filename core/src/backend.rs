@@ -298,8 +298,9 @@ pub trait Backend {
     /// (`Runtime::map_reduce_to_value`): the result must equal running the kernel, then the
     /// reduction. A backend may compute the kernel inside the reduction instead (GL and wgpu
     /// in its first pass, as a hand-written reduction would, the CPU in its fold), so the
-    /// output stream's contents afterwards are unspecified; `call::fusion_refused` says where
-    /// that could change the result. Returns whether it did: `true` when the output
+    /// output stream's contents afterwards are unspecified. The runtime's gate calls it only
+    /// where `call::fusion_refused` allows (elsewhere fusing could change the result) and runs
+    /// the two calls itself otherwise, so a backend refuses only what its mechanism cannot do. Returns whether it did: `true` when the output
     /// stream was not written, `false` when the kernel ran and wrote it (the runtime's
     /// automatic fusion then has nothing left to materialise).
     fn map_reduce(

@@ -260,7 +260,12 @@ impl Gate {
             Some(mut pending) if pending.feeds(reduce, target) => {
                 let fused = pending.with_call(|kernel| {
                     with_reduce(reduce, |reduce| {
-                        (self.backend).map_reduce(kernel, reduce, inner_output(target))
+                        super::map_reduce_where_allowed(
+                            &*self.backend,
+                            kernel,
+                            reduce,
+                            inner_output(target),
+                        )
                     })
                 })?;
                 deferred.worth.learn(pending.key(), fused);

@@ -210,7 +210,7 @@ impl Backend for Gate {
         }
         let fused = with_kernel(kernel, |kernel| {
             with_reduce(reduce, |reduce| {
-                (self.backend).map_reduce(kernel, reduce, inner_output(&mut output))
+                map_reduce_where_allowed(&*self.backend, kernel, reduce, inner_output(&mut output))
             })
         })?;
         self.record_reduction(&output);
@@ -318,4 +318,22 @@ impl Backend for Gate {
     fn as_any(&self) -> &dyn Any {
         self.backend.as_any()
     }
+}
+
+/// `backend.map_reduce` where brook-core's rule allows fusing the pair
+/// (`brook_core::call::fusion_refused`), else the two calls: the one place the rule is
+/// asked, so a backend's `map_reduce` only sees pairs it may fuse (and refuses only what its
+/// own mechanism cannot do).
+fn map_reduce_where_allowed(
+    backend: &dyn Backend,
+    kernel: &KernelCall,
+    reduce: &ReduceCall,
+    output: ReduceOutput,
+) -> Result<bool, BrookError> {
+    if brook_core::call::fusion_refused(kernel, reduce, &output).is_some() {
+        backend.run_kernel(kernel)?;
+        backend.reduce(reduce, output)?;
+        return Ok(false);
+    }
+    backend.map_reduce(kernel, reduce, output)
 }

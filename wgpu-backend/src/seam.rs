@@ -268,19 +268,15 @@ impl Backend for WgpuBackend {
     }
 
     /// The kernel computed in the reduction's first pass, its output never written
-    /// (`shaders/reduce.rs`), where `brook_core::call::fusion_refused` allows and the
-    /// kernel's shader needs nothing a reduction pass does not bind; otherwise the two calls.
+    /// (`shaders/reduce.rs`), where the kernel's shader needs nothing a reduction pass
+    /// does not bind (otherwise the two calls); the runtime's gate asks
+    /// `brook_core::call::fusion_refused` first.
     fn map_reduce(
         &self,
         kernel: &KernelCall,
         reduce: &ReduceCall,
         output: ReduceOutput,
     ) -> Result<bool, BrookError> {
-        if brook_core::call::fusion_refused(kernel, reduce, &output).is_some() {
-            Backend::run_kernel(self, kernel)?;
-            Backend::reduce(self, reduce, output)?;
-            return Ok(false);
-        }
         let func = reduce.function();
         let name = CallName("reduction", &func.name);
         let kname = CallName("kernel", &kernel.function().name);

@@ -291,19 +291,13 @@ impl Backend for CpuBackend {
     }
 
     /// The kernel computed inside the reduction's fold, its output never written
-    /// (`crate::fused`), where `brook_core::call::fusion_refused` allows; otherwise the two
-    /// calls. The trace shows one reduction whose variant names the kernel it computed.
+    /// (`crate::fused`); the runtime's gate asks `brook_core::call::fusion_refused` first. The trace shows one reduction whose variant names the kernel it computed.
     fn map_reduce(
         &self,
         kernel: &KernelCall,
         reduce: &ReduceCall,
         output: ReduceOutput,
     ) -> Result<bool, BrookError> {
-        if brook_core::call::fusion_refused(kernel, reduce, &output).is_some() {
-            self.run_kernel(kernel)?;
-            self.reduce(reduce, output)?;
-            return Ok(false);
-        }
         let program = cpu_program(kernel.program)?;
         let module = &program.compiled.module;
         let plan = program.plan(kernel.kernel);

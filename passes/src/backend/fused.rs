@@ -24,7 +24,7 @@ impl GlBackend {
         let name = CallName("kernel", &func.name);
         let held = hold(kernel.args, &name)?;
         let args = kernel_args(&held, kernel_classes(func));
-        let Some(variant) = self.fused_variant(kernel, reduce, &args, &output)? else {
+        let Some(variant) = self.fused_variant(kernel, reduce, &args)? else {
             drop(args);
             drop(held);
             self.run_kernel(kernel)?;
@@ -41,22 +41,16 @@ impl GlBackend {
         Ok(true)
     }
 
-    /// The variant the kernel is computed as inside the reduction, or `None` when fusing
-    /// could change a result: where every backend refuses
-    /// (`brook_core::call::fusion_refused`: a write mask or query, a reduction target the
-    /// kernel uses, whose texture the fused pass would sample, …), or where the generator
-    /// refuses the kernel ([`fusion_refused`]).
+    /// The variant the kernel is computed as inside the reduction, or `None` where the
+    /// generator refuses the kernel ([`fusion_refused`]); what every backend refuses
+    /// (`brook_core::call::fusion_refused`) the runtime's gate has already run apart.
     fn fused_variant(
         &self,
         kernel: &KernelCall,
         reduce: &ReduceCall,
         args: &[KernelArg],
-        output: &ReduceOutput,
     ) -> Result<Option<Variant>, BrookError> {
         let func = kernel.function();
-        if brook_core::call::fusion_refused(kernel, reduce, output).is_some() {
-            return Ok(None);
-        }
         let Some(out) = args.iter().find_map(|a| match a {
             KernelArg::Out(s) => Some(*s),
             _ => None,
