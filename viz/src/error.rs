@@ -15,6 +15,9 @@ pub enum VizError {
     /// A stream of another backend could not be staged into the renderer's textures.
     #[error("staging the stream for drawing: {0}")]
     Staging(#[from] StoreError),
+    /// Drawing a wgpu stream with wgpu failed (a pipeline, a draw or its read-back).
+    #[error("wgpu view: {0}")]
+    Wgpu(String),
     /// A view shader did not compile or link; the driver's log is included.
     #[error("viz shader `{what}` failed: {log}")]
     Shader {

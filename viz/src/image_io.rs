@@ -12,11 +12,21 @@ use crate::error::VizError;
 /// An image from RGBA float pixels (bottom row first), each channel clamped to `[0, 1]` and
 /// rounded to 8 bits as GL does when it writes a normalised framebuffer.
 pub(crate) fn rgba_from_floats(floats: &[f32], size: (u32, u32)) -> RgbaImage {
-    let bytes: Vec<u8> = floats
+    rgba_from_bytes(&bytes_from_floats(floats), size)
+}
+
+/// [`rgba_from_floats`] for pixels top row first (wgpu's order): nothing to flip.
+pub(crate) fn rgba_from_floats_top_down(floats: &[f32], size: (u32, u32)) -> RgbaImage {
+    RgbaImage::from_raw(size.0, size.1, bytes_from_floats(floats))
+        .expect("one RGBA pixel per texel read back")
+}
+
+/// Each channel clamped to `[0, 1]` and rounded to 8 bits.
+fn bytes_from_floats(floats: &[f32]) -> Vec<u8> {
+    floats
         .iter()
         .map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8)
-        .collect();
-    rgba_from_bytes(&bytes, size)
+        .collect()
 }
 
 /// An image from RGBA8 pixels, bottom row first.

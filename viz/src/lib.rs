@@ -46,6 +46,7 @@ mod shaders;
 mod snapshot;
 mod text;
 mod view;
+mod wgpu_renderer;
 
 pub use backend::Backend;
 /// The colour maps are defined once, in the pipeline explorer (`brook::explain`), which
@@ -63,6 +64,7 @@ pub use live::{
 pub use renderer::{Renderer, AXIS, BACKGROUND, PANEL, PLOT_LINE, POINT};
 pub use snapshot::{render, renderer_for, snapshot};
 pub use view::{Range, View, ViewKind};
+pub use wgpu_renderer::WgpuRenderer;
 
 /// The panel's GUI library, for scripts' events ([`run_window_scripted`]).
 pub use egui;

@@ -1,11 +1,13 @@
-//! Drawing a view of a stream with GL, straight from the stream's own textures (a stream of
-//! another backend is staged into textures of the renderer's context first).
+//! Drawing a view of a stream with GL, straight from the stream's own textures. A wgpu
+//! stream is drawn by wgpu from its buffer ([`WgpuRenderer`], once the renderer is given its
+//! runtime) and the finished picture of its area drawn here; a stream of another backend is
+//! staged into textures of the renderer's context first.
 
-use std::cell::Ref;
+use std::cell::{Ref, RefCell};
 use std::rc::Rc;
 
 use brook::texture_streams::{GlContext, Stream as GlStream, TexelRect, Texture};
-use brook::Stream;
+use brook::{Runtime, Stream};
 use glow::HasContext;
 use image::RgbaImage;
 
@@ -18,6 +20,7 @@ use crate::shaders::{
     fullscreen_vertex, with_header, ELEMENT_VERTEX, FLAT_FRAGMENT, IMAGE_FRAGMENT,
 };
 use crate::view::{View, ViewKind};
+use crate::wgpu_renderer::WgpuRenderer;
 
 /// Behind and around the content.
 pub const BACKGROUND: [f32; 3] = [0.08, 0.08, 0.1];
@@ -30,7 +33,7 @@ pub const AXIS: [f32; 3] = [0.4, 0.4, 0.45];
 /// Points.
 pub const POINT: [f32; 4] = [0.85, 0.9, 1.0, 1.0];
 /// Side of a point in pixels.
-const POINT_SIZE: f32 = 3.0;
+pub(crate) const POINT_SIZE: f32 = 3.0;
 
 /// One texture to draw from: its width (the layout's `W`) and how its elements form rows.
 pub(crate) struct Source {
@@ -73,6 +76,10 @@ pub struct Renderer {
     ctx: Rc<GlContext>,
     image: Program,
     elements: Program,
+    /// Draws the streams of one wgpu runtime ([`show_wgpu_streams_of`](Self::show_wgpu_streams_of)).
+    wgpu: Option<WgpuRenderer>,
+    /// The texture the wgpu-drawn pictures are uploaded into, kept while their size stays.
+    picture: RefCell<Option<Texture>>,
 }
 
 impl Renderer {
@@ -92,7 +99,21 @@ impl Renderer {
                 &with_header(ctx, ELEMENT_VERTEX),
                 &with_header(ctx, FLAT_FRAGMENT),
             )?,
+            wgpu: None,
+            picture: RefCell::new(None),
         })
+    }
+
+    /// Draws the streams of `rt` with wgpu from their buffers from now on, when `rt` is a
+    /// wgpu runtime (else nothing changes): the picture of each view's area is drawn on
+    /// `rt`'s device, read back and drawn here, instead of the stream being staged. The
+    /// renderer knows one wgpu runtime: give it the one whose streams it draws (another's
+    /// buffers belong to another device).
+    pub fn show_wgpu_streams_of(&mut self, rt: &Runtime) -> Result<(), VizError> {
+        if rt.as_wgpu().is_some() {
+            self.wgpu = Some(WgpuRenderer::new(rt)?);
+        }
+        Ok(())
     }
 
     /// The context the programs live in.
@@ -138,6 +159,12 @@ impl Renderer {
                 .gl()
                 .get_parameter_framebuffer(glow::DRAW_FRAMEBUFFER_BINDING)
         };
+        if let Some(wgpu) = self.wgpu.as_ref().filter(|_| is_wgpu(stream)) {
+            let resolved = resolve(stream, view)?;
+            let picture = wgpu.draw_area(stream, view, &resolved, camera, viewport, area)?;
+            self.draw_picture(&picture, bound, viewport, area)?;
+            return Ok(resolved);
+        }
         // GL work that binds framebuffers of its own (a deferred kernel call writing the
         // stream, which lending its textures runs; an auto range's read-back) runs before the
         // one that was bound is restored.
@@ -147,6 +174,47 @@ impl Renderer {
         unsafe { self.ctx.gl().bind_framebuffer(glow::FRAMEBUFFER, bound) };
         self.draw_resolved(&textures, view, &resolved, camera, viewport, area)?;
         Ok(resolved)
+    }
+
+    /// Draws `pixels` (RGBA floats, top row first) into `area` of framebuffer `bound`, one
+    /// pixel to one: uploaded into a texture and drawn as an RGB view, which copies values
+    /// in `[0, 1]` unchanged.
+    fn draw_picture(
+        &self,
+        pixels: &[f32],
+        bound: Option<glow::Framebuffer>,
+        viewport: (u32, u32),
+        area: [u32; 4],
+    ) -> Result<(), VizError> {
+        let (width, height) = (area[2], area[3]);
+        let mut kept = self.picture.borrow_mut();
+        let texture = match kept.take() {
+            Some(t) if (t.width(), t.height()) == (width, height) => t,
+            _ => Texture::new(&self.ctx, width, height, 4)?,
+        };
+        let texel_rect = TexelRect {
+            x: 0,
+            y: 0,
+            width,
+            height,
+        };
+        texture.upload(texel_rect, pixels)?;
+        // SAFETY: rebinding the framebuffer that was bound (or the default one).
+        unsafe { self.ctx.gl().bind_framebuffer(glow::FRAMEBUFFER, bound) };
+        let source = Source {
+            texture: texture.raw(),
+            width,
+            count: (width * height) as usize,
+            columns: width as usize,
+        };
+        let unit = Resolved {
+            value: (0.0, 1.0),
+            x: (0.0, 1.0),
+        };
+        let rect = area.map(|v| v as f32);
+        self.draw_source(&source, &View::rgb(), &unit, rect, rect, viewport)?;
+        *kept = Some(texture);
+        Ok(())
     }
 
     /// Renders `view` of `stream` into a new `width × height` image (no window needed).
@@ -368,6 +436,11 @@ impl Renderer {
     }
 }
 
+/// Whether `stream` lives in a wgpu buffer.
+fn is_wgpu(stream: &Stream) -> bool {
+    stream.wgpu_buffer().is_ok_and(|b| b.is_some())
+}
+
 /// Clears `rect` (the whole viewport for `None`) to `colour`.
 fn fill(gl: &glow::Context, rect: Option<[f32; 4]>, colour: [f32; 3]) {
     // SAFETY: plain state changes and a clear on the current context.
@@ -383,7 +456,7 @@ fn fill(gl: &glow::Context, rect: Option<[f32; 4]>, colour: [f32; 3]) {
 }
 
 /// The part of rectangle `a` inside `b` (empty: zero width or height).
-fn intersect(a: [f32; 4], b: [f32; 4]) -> [f32; 4] {
+pub(crate) fn intersect(a: [f32; 4], b: [f32; 4]) -> [f32; 4] {
     let x0 = a[0].max(b[0]);
     let y0 = a[1].max(b[1]);
     let x1 = (a[0] + a[2]).min(b[0] + b[2]);
@@ -396,10 +469,17 @@ fn intersect(a: [f32; 4], b: [f32; 4]) -> [f32; 4] {
 /// # Safety
 /// A GL context must be current.
 unsafe fn scissor(gl: &glow::Context, rect: [f32; 4]) {
+    let [x, y, w, h] = scissor_pixels(rect);
+    gl.enable(glow::SCISSOR_TEST);
+    gl.scissor(x, y, w, h);
+}
+
+/// The whole pixels a scissor over `rect` keeps (`[x, y, width, height]`): `rect` rounded
+/// outwards. The wgpu views scissor the same pixels.
+pub(crate) fn scissor_pixels(rect: [f32; 4]) -> [i32; 4] {
     let x0 = rect[0].floor();
     let y0 = rect[1].floor();
     let w = (rect[0] + rect[2]).ceil() - x0;
     let h = (rect[1] + rect[3]).ceil() - y0;
-    gl.enable(glow::SCISSOR_TEST);
-    gl.scissor(x0 as i32, y0 as i32, w.max(0.0) as i32, h.max(0.0) as i32);
+    [x0 as i32, y0 as i32, w.max(0.0) as i32, h.max(0.0) as i32]
 }

@@ -1,7 +1,14 @@
-//! The GLSL of viz's views. Each shader maps a pixel (or a vertex) to an element's linear
-//! index and fetches its texel through `brook_texel_at`, the layout rule's helper the
+//! The shaders of viz's views, in GLSL (GL streams, drawn from their textures) and WGSL (wgpu
+//! streams, drawn from their storage buffers), side by side: the two languages cannot share
+//! source, so each GLSL shader has its WGSL twin right below it, statement for statement, and
+//! `tests/wgpu_views.rs` pins the pair equal (every view kind and colour map drawn both ways,
+//! pixel for pixel). What the views share beyond the per-pixel arithmetic — the colour maps'
+//! stops, the ranges, the content rectangle — is computed once on the host and passed in.
+//!
+//! The GLSL fetches an element's texel through `brook_texel_at`, the layout rule's helper the
 //! generated kernels, scatters and scans call too (`brook::glsl::layout_helpers`), so
 //! address-translated streams display like direct ones and a change of layout reaches viz.
+//! The WGSL reads the buffer in C order (`element`), as the wgpu backend stores streams.
 
 use std::rc::Rc;
 
@@ -63,6 +70,80 @@ void main() {
 }
 ";
 
+/// [`IMAGE_FRAGMENT`] for a wgpu stream: `element` replaces the texel fetch, and `frame` turns
+/// wgpu's top-down `@builtin(position)` in a target of `frame.z` rows placed at `frame.xy` into
+/// GL's bottom-up `gl_FragCoord`, so the rectangle, the rows and the checkerboard are those
+/// of the GL view. WGSL has no `isnan`/`isinf` (`special` tests the exponent bits) and its
+/// `%` truncates (`modulo` is GLSL's `mod`).
+pub(crate) const IMAGE_WGSL: &str = "
+struct Image {
+    rect: vec4<f32>,
+    range: vec2<f32>,
+    grid: vec2<i32>,
+    background: vec4<f32>,
+    mode: i32,
+    component: i32,
+    stop_count: i32,
+    pad: i32,
+    fetch: vec4<i32>,
+    frame: vec4<f32>,
+    stops: array<vec4<f32>, 16>,
+}
+@group(0) @binding(1) var<uniform> u: Image;
+
+fn colormap(t: f32) -> vec3<f32> {
+    let s = clamp(t, 0.0, 1.0) * f32(u.stop_count - 1);
+    let i = min(i32(floor(s)), u.stop_count - 2);
+    return mix(u.stops[i].xyz, u.stops[i + 1].xyz, s - f32(i));
+}
+
+fn modulo(x: vec3<f32>, y: f32) -> vec3<f32> {
+    return x - y * floor(x / y);
+}
+
+fn hsv(h: f32, s: f32, v: f32) -> vec3<f32> {
+    let k = clamp(abs(modulo(h * 6.0 + vec3<f32>(0.0, 4.0, 2.0), 6.0) - 3.0) - 1.0,
+                  vec3<f32>(0.0), vec3<f32>(1.0));
+    return v * mix(vec3<f32>(1.0), k, s);
+}
+
+fn special(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7f800000u) == 0x7f800000u;
+}
+
+@fragment fn image(@builtin(position) position: vec4<f32>) -> @location(0) vec4<f32> {
+    let frag = u.frame.xy + vec2<f32>(position.x, u.frame.z - position.y);
+    let p = (frag - u.rect.xy) / u.rect.zw;
+    if (p.x < 0.0 || p.y < 0.0 || p.x >= 1.0 || p.y >= 1.0) {
+        return vec4<f32>(u.background.xyz, 1.0);
+    }
+    let column = min(i32(p.x * f32(u.grid.x)), u.grid.x - 1);
+    let row = min(i32((1.0 - p.y) * f32(u.grid.y)), u.grid.y - 1);
+    let linear = row * u.grid.x + column;
+    let v = element(linear, u.fetch);
+    var rgb: vec3<f32>;
+    if (u.mode == 0) {
+        let x = v[u.component];
+        if (special(x)) {
+            rgb = vec3<f32>(1.0, 0.0, 1.0);
+        } else {
+            rgb = colormap((x - u.range.x) / (u.range.y - u.range.x));
+        }
+    } else if (u.mode == 1) {
+        let turn = atan2(v.y, v.x) / 6.28318530718;
+        rgb = hsv(fract(turn + 1.0), 1.0, clamp(length(v.xy) / u.range.y, 0.0, 1.0));
+    } else if (u.mode == 2) {
+        rgb = clamp(v.xyz, vec3<f32>(0.0), vec3<f32>(1.0));
+    } else {
+        let cell = vec2<i32>(frag) / 8;
+        let checker = select(0.6, 0.4, (cell.x + cell.y) % 2 == 0);
+        rgb = mix(vec3<f32>(checker), clamp(v.xyz, vec3<f32>(0.0), vec3<f32>(1.0)),
+                  clamp(v.w, 0.0, 1.0));
+    }
+    return vec4<f32>(rgb, 1.0);
+}
+";
+
 /// Plots and points: one vertex per element, fetched in the vertex shader (no vertex buffer;
 /// the vertex id is the element's linear index), drawn as a line strip or as points.
 pub(crate) const ELEMENT_VERTEX: &str = "
@@ -92,10 +173,104 @@ void main() {
 }
 ";
 
+/// [`ELEMENT_VERTEX`] for a wgpu stream. WGSL has no point size: a point is two triangles
+/// (six vertices) covering the square GL rasterises for `gl_PointSize`. The target is the
+/// area at `origin` (GL pixels), `viewport` pixels, of a framebuffer of `window.xy` pixels.
+pub(crate) const ELEMENT_WGSL: &str = "
+struct Elements {
+    rect: vec4<f32>,
+    bounds: vec4<f32>,
+    colour: vec4<f32>,
+    viewport: vec2<f32>,
+    origin: vec2<f32>,
+    mode: i32,
+    component: i32,
+    count: i32,
+    point_size: f32,
+    fetch: vec4<i32>,
+    window: vec4<f32>,
+}
+@group(0) @binding(1) var<uniform> e: Elements;
+
+var<private> corners: array<vec2<f32>, 6> = array<vec2<f32>, 6>(
+    vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, -1.0), vec2<f32>(1.0, 1.0),
+    vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, 1.0), vec2<f32>(-1.0, 1.0),
+);
+
+@vertex fn elements(@builtin(vertex_index) id: u32) -> @builtin(position) vec4<f32> {
+    var linear = i32(id);
+    var corner = vec2<f32>(0.0);
+    if (e.mode == 1) {
+        linear = i32(id / 6u);
+        // GL's point keeps the pixels whose centres lie on its lower edge and drops those on
+        // its upper edge; wgpu's triangles do the opposite (their y runs down): a shift down
+        // by one sub-pixel step (1/256) makes the triangles' choice GL's.
+        corner = corners[id % 6u] * (e.point_size * 0.5) - vec2<f32>(0.0, 1.0 / 256.0);
+    }
+    let v = element(linear, e.fetch);
+    var q: vec2<f32>;
+    if (e.mode == 0) {
+        q = vec2<f32>((f32(linear) + 0.5) / f32(e.count), v[e.component]);
+    } else {
+        q = v.xy;
+        q.x = (q.x - e.bounds.x) / (e.bounds.y - e.bounds.x);
+    }
+    q.y = (q.y - e.bounds.z) / (e.bounds.w - e.bounds.z);
+    let centre = e.rect.xy + q * e.rect.zw;
+    // GL drops a point whose centre is outside the viewport (`window.xy`, the whole
+    // framebuffer), even where its square would reach in.
+    let outside = any(centre < vec2<f32>(0.0)) || any(centre > e.window.xy);
+    if (e.mode == 1 && outside) {
+        return vec4<f32>(2.0, 2.0, 2.0, 1.0);
+    }
+    let pixel = centre - e.origin + corner;
+    return vec4<f32>(pixel / e.viewport * 2.0 - 1.0, 0.0, 1.0);
+}
+
+@fragment fn flat() -> @location(0) vec4<f32> {
+    return e.colour;
+}
+";
+
 pub(crate) const FLAT_FRAGMENT: &str = "
 uniform vec4 u_colour;
 out vec4 colour;
 void main() { colour = u_colour; }
+";
+
+/// What every WGSL view reads: the stream's buffer, and element `linear`'s member as a
+/// `vec4` the way `texelFetch` returns a texel of `fetch.z` channels (missing ones 0, alpha 1);
+/// `fetch` is (floats per element, the member's offset, its components, unused).
+pub(crate) const ELEMENT_FETCH_WGSL: &str = "
+@group(0) @binding(0) var<storage, read> floats: array<f32>;
+
+fn element(linear: i32, fetch: vec4<i32>) -> vec4<f32> {
+    var v = vec4<f32>(0.0, 0.0, 0.0, 1.0);
+    let base = linear * fetch.x + fetch.y;
+    for (var c = 0; c < fetch.z; c++) {
+        v[c] = floats[base + c];
+    }
+    return v;
+}
+";
+
+/// One triangle over the target (the WGSL of `brook::glsl::vertex_shader`), for image views
+/// and fills.
+pub(crate) const FULLSCREEN_WGSL: &str = "
+@vertex fn fullscreen(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {
+    let p = vec2<f32>(f32((i << 1u) & 2u), f32(i & 2u));
+    return vec4<f32>(p * 2.0 - 1.0, 0.0, 1.0);
+}
+";
+
+/// The fill of a rectangle (the scissor's) with one colour: the WGSL of the GL renderer's
+/// scissored clears.
+pub(crate) const FILL_WGSL: &str = "
+@group(0) @binding(0) var<uniform> fill_colour: vec4<f32>;
+
+@fragment fn fill() -> @location(0) vec4<f32> {
+    return fill_colour;
+}
 ";
 
 /// The kernels' vertex shader for this context: one triangle over the viewport.

@@ -13,18 +13,23 @@ use crate::error::VizError;
 use crate::image_io::save_png;
 use crate::renderer::Renderer;
 use crate::view::View;
+use crate::wgpu_renderer::WgpuRenderer;
 
 /// A renderer on `rt`'s GL context; on a runtime without one (the CPU, wgpu), a renderer on a
-/// headless GL context of its own, which stages each stream's contents into textures to draw.
+/// headless GL context of its own, which stages each CPU stream's contents into textures to
+/// draw and has wgpu draw each of `rt`'s wgpu streams from its buffer.
 pub fn renderer_for(rt: &Runtime) -> Result<Renderer, VizError> {
-    match rt.gl_context() {
-        Some(ctx) => Renderer::new(ctx),
-        None => Renderer::new(&GlContext::headless(ContextOptions::default())?),
-    }
+    let mut renderer = match rt.gl_context() {
+        Some(ctx) => Renderer::new(ctx)?,
+        None => Renderer::new(&GlContext::headless(ContextOptions::default())?)?,
+    };
+    renderer.show_wgpu_streams_of(rt)?;
+    Ok(renderer)
 }
 
-/// `view` of `stream` as a `width × height` image, content fitted as in a window of that size.
-/// Builds the view shaders each call: keep a [`Renderer`] to render many.
+/// `view` of `stream` (one of `rt`'s) as a `width × height` image, content fitted as in a
+/// window of that size: drawn with GL, or with wgpu alone on a wgpu runtime. Builds the view
+/// shaders each call: keep a [`Renderer`] or a [`WgpuRenderer`] to render many.
 pub fn render(
     rt: &Runtime,
     stream: &Stream,
@@ -32,7 +37,11 @@ pub fn render(
     width: u32,
     height: u32,
 ) -> Result<RgbaImage, VizError> {
-    renderer_for(rt)?.render(stream, view, &Camera::default(), (width, height))
+    let (camera, size) = (Camera::default(), (width, height));
+    if rt.as_wgpu().is_some() && stream.wgpu_buffer()?.is_some() {
+        return WgpuRenderer::new(rt)?.render(stream, view, &camera, size);
+    }
+    renderer_for(rt)?.render(stream, view, &camera, size)
 }
 
 /// `view` of `stream` rendered at `width × height` and saved as a PNG at `path`.

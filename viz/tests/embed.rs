@@ -26,7 +26,7 @@ fn a_wgpu_app_draws_a_streams_buffer_in_its_own_pass_as_viz_shows_it() {
     // Two pixels per element, so every element shows.
     let size = (2 * SHAPE[1] as u32, 2 * SHAPE[0] as u32);
     let drawn = offscreen(&app, &device, &queue, size).unwrap();
-    // viz's picture of the same stream (read back and staged into a GL context of its own).
+    // viz's picture of the same stream, drawn by viz's own wgpu views from the same buffer.
     let view = View::scalar(ColorMap::Grey).with_range(RANGE.0, RANGE.1);
     let want = render(&app.rt, &app.field, &view, size.0, size.1).unwrap();
     assert_eq!(drawn.dimensions(), want.dimensions());

@@ -189,9 +189,13 @@ impl<S: Simulation, F: Fn(&Runtime) -> Result<S, BrookError>> App<'_, '_, S, F> 
                 ..ContextOptions::default()
             },
         )?;
-        let renderer = Renderer::new(&ctx)?;
+        let mut renderer = Renderer::new(&ctx)?;
         let gui = Gui::new(&window)?;
         let lanes = Lanes::new(&self.options.backends, Some(&ctx), &make)?;
+        // The wgpu lane's streams are drawn by wgpu, their pictures then here.
+        for lane in &lanes.lanes {
+            renderer.show_wgpu_streams_of(&lane.rt)?;
+        }
         window.make_current()?;
         self.running = Some(Running {
             lanes,

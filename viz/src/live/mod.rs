@@ -150,7 +150,11 @@ pub fn run_headless_on<S: Simulation>(
     }
     // GL streams are drawn from their own textures on the GL lane's context.
     let gl = lanes.lanes.iter().find(|l| l.backend == Backend::Gl);
-    let renderer = renderer_for(&gl.unwrap_or(&lanes.lanes[0]).rt)?;
+    let mut renderer = renderer_for(&gl.unwrap_or(&lanes.lanes[0]).rt)?;
+    // The wgpu lane's streams are drawn by wgpu.
+    for lane in &lanes.lanes {
+        renderer.show_wgpu_streams_of(&lane.rt)?;
+    }
     let view = lanes.lanes[0].sim.view().1;
     lanes.compare(None, &view)?;
     let cells = lanes.cells(None);
