@@ -242,25 +242,38 @@ impl Headless {
             self.size,
         )
         .map_err(|err| err.to_string())?;
-        let mut pixels = vec![0u8; (w * h * 4) as usize];
-        // SAFETY: the target is bound again (Brook binds its own FBOs) and `pixels` holds it.
-        unsafe {
-            gl.bind_framebuffer(glow17::FRAMEBUFFER, Some(self.target.0));
-            gl.pixel_store_i32(glow17::PACK_ALIGNMENT, 1);
-            gl.read_pixels(
-                0,
-                0,
-                w as i32,
-                h as i32,
-                glow17::RGBA,
-                glow17::UNSIGNED_BYTE,
-                glow17::PixelPackData::Slice(Some(&mut pixels)),
-            );
-        }
-        let mut image = image::RgbaImage::from_raw(w, h, pixels).ok_or("short read")?;
-        image::imageops::flip_vertical_in_place(&mut image);
+        // The target again: Brook binds its own FBOs.
+        let image = read_pixels(&gl, Some(self.target.0), (w, h))?;
         Ok((image, rect))
     }
+}
+
+/// The `size` pixels of `framebuffer` (the default one for `None`: the window's back
+/// buffer) as an image, row 0 at the top.
+fn read_pixels(
+    gl: &glow17::Context,
+    framebuffer: Option<glow17::Framebuffer>,
+    size: (u32, u32),
+) -> Result<image::RgbaImage, String> {
+    let (w, h) = size;
+    let mut pixels = vec![0u8; (w * h * 4) as usize];
+    // SAFETY: the app's current context; `pixels` holds `size` RGBA8 pixels at alignment 1.
+    unsafe {
+        gl.bind_framebuffer(glow17::FRAMEBUFFER, framebuffer);
+        gl.pixel_store_i32(glow17::PACK_ALIGNMENT, 1);
+        gl.read_pixels(
+            0,
+            0,
+            w as i32,
+            h as i32,
+            glow17::RGBA,
+            glow17::UNSIGNED_BYTE,
+            glow17::PixelPackData::Slice(Some(&mut pixels)),
+        );
+    }
+    let mut image = image::RgbaImage::from_raw(w, h, pixels).ok_or("short read")?;
+    image::imageops::flip_vertical_in_place(&mut image);
+    Ok(image)
 }
 
 impl Drop for Headless {
@@ -275,7 +288,7 @@ impl Drop for Headless {
     }
 }
 
-mod window {
+pub mod window {
     //! The same application in a winit window with a glutin context (GLX or EGL on X11).
 
     use std::num::NonZeroU32;
@@ -306,6 +319,8 @@ mod window {
         gfx: Option<Gfx>,
         pub frames: Option<u64>,
         pub error: Option<String>,
+        /// What the last of `frames` frames showed.
+        pub last_frame: Option<image::RgbaImage>,
     }
 
     impl App {
@@ -314,6 +329,7 @@ mod window {
                 gfx: None,
                 frames,
                 error: None,
+                last_frame: None,
             }
         }
 
@@ -381,7 +397,9 @@ mod window {
             })
         }
 
-        fn frame(g: &mut Gfx) -> Result<(), String> {
+        /// One step and one painted frame; with `capture`, what the frame shows (read from
+        /// the back buffer before the swap, row 0 at the top).
+        fn frame(g: &mut Gfx, capture: bool) -> Result<Option<image::RgbaImage>, String> {
             g.app.step().map_err(|err| err.to_string())?;
             let size = g.window.inner_size();
             let size = (size.width.max(1), size.height.max(1));
@@ -391,9 +409,13 @@ mod window {
             let (_, platform) = paint_frame(&mut g.app, &g.egui, &mut g.painter, input, size)
                 .map_err(|err| err.to_string())?;
             g.input.handle_platform_output(&g.window, platform);
+            let shown = capture
+                .then(|| read_pixels(g.painter.gl(), None, size))
+                .transpose()?;
             g.surface
                 .swap_buffers(&g.context)
-                .map_err(|err| format!("swapping buffers: {err}"))
+                .map_err(|err| format!("swapping buffers: {err}"))?;
+            Ok(shown)
         }
     }
 
@@ -423,9 +445,12 @@ mod window {
                     }
                 }
                 WindowEvent::RedrawRequested => {
-                    if let Err(err) = App::frame(g) {
-                        self.error = Some(err);
-                        return event_loop.exit();
+                    match App::frame(g, self.frames == Some(1)) {
+                        Ok(shown) => self.last_frame = shown.or(self.last_frame.take()),
+                        Err(err) => {
+                            self.error = Some(err);
+                            return event_loop.exit();
+                        }
                     }
                     if let Some(left) = &mut self.frames {
                         *left = left.saturating_sub(1);

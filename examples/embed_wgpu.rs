@@ -231,15 +231,13 @@ pub fn headless(steps: u64, size: (u32, u32)) -> Result<image::RgbaImage, String
     offscreen(&app, &device, &queue, size)
 }
 
-/// The application's pass into an offscreen `size` texture (`Rgba8Unorm`), read back; the
-/// width a multiple of 64 pixels, wgpu's row alignment.
+/// The application's pass into an offscreen `size` texture (`Rgba8Unorm`), read back.
 pub fn offscreen(
     app: &Embedded,
     device: &wgpu::Device,
     queue: &wgpu::Queue,
     size: (u32, u32),
 ) -> Result<image::RgbaImage, String> {
-    let format = wgpu::TextureFormat::Rgba8Unorm;
     let texture = device.create_texture(&wgpu::TextureDescriptor {
         label: Some("offscreen"),
         size: wgpu::Extent3d {
@@ -250,17 +248,28 @@ pub fn offscreen(
         mip_level_count: 1,
         sample_count: 1,
         dimension: wgpu::TextureDimension::D2,
-        format,
+        format: wgpu::TextureFormat::Rgba8Unorm,
         usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
         view_formats: &[],
     });
     let view = texture.create_view(&Default::default());
     app.draw(device, queue, &view, size)
         .map_err(|e| e.to_string())?;
-    let bytes = u64::from(size.0 * size.1 * 4);
+    read_texture(device, queue, &texture)
+}
+
+/// The pixels of `texture` (8-bit RGBA or BGRA, with `COPY_SRC`) as an RGBA image: an
+/// offscreen target, or a window's surface texture before it is presented.
+pub fn read_texture(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    texture: &wgpu::Texture,
+) -> Result<image::RgbaImage, String> {
+    let (w, h) = (texture.width(), texture.height());
+    let row = (w * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
     let staging = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("readback"),
-        size: bytes,
+        size: u64::from(row * h),
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
@@ -271,7 +280,7 @@ pub fn offscreen(
             buffer: &staging,
             layout: wgpu::TexelCopyBufferLayout {
                 offset: 0,
-                bytes_per_row: Some(size.0 * 4),
+                bytes_per_row: Some(row),
                 rows_per_image: None,
             },
         },
@@ -284,20 +293,34 @@ pub fn offscreen(
     device
         .poll(wgpu::PollType::wait_indefinitely())
         .map_err(|e| e.to_string())?;
-    let pixels = staging
+    let mapped = staging
         .slice(..)
         .get_mapped_range()
-        .map_err(|e| e.to_string())?
-        .to_vec();
-    image::RgbaImage::from_raw(size.0, size.1, pixels).ok_or_else(|| "short readback".into())
+        .map_err(|e| e.to_string())?;
+    let bgra = matches!(
+        texture.format(),
+        wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb
+    );
+    let pixels: Vec<u8> = mapped
+        .chunks_exact(row as usize)
+        .flat_map(|r| r[..(w * 4) as usize].chunks_exact(4))
+        .flat_map(|p| {
+            if bgra {
+                [p[2], p[1], p[0], p[3]]
+            } else {
+                [p[0], p[1], p[2], p[3]]
+            }
+        })
+        .collect();
+    image::RgbaImage::from_raw(w, h, pixels).ok_or_else(|| "short readback".into())
 }
 
-mod window {
+pub mod window {
     //! The same application in a winit window: a step and a draw into the surface per frame.
 
     use std::sync::Arc;
 
-    use super::{device_for, wgpu, Embedded};
+    use super::{device_for, read_texture, wgpu, Embedded};
     use winit::application::ApplicationHandler;
     use winit::event::WindowEvent;
     use winit::event_loop::ActiveEventLoop;
@@ -316,6 +339,8 @@ mod window {
         gfx: Option<Gfx>,
         pub frames: Option<u64>,
         pub error: Option<String>,
+        /// What the last of `frames` frames showed.
+        pub last_frame: Option<image::RgbaImage>,
     }
 
     impl App {
@@ -324,6 +349,7 @@ mod window {
                 gfx: None,
                 frames,
                 error: None,
+                last_frame: None,
             }
         }
 
@@ -343,9 +369,18 @@ mod window {
                 .map_err(|e| e.to_string())?;
             let (adapter, device, queue) = device_for(&instance, Some(&surface))?;
             let size = window.inner_size();
-            let config = surface
+            let mut config = surface
                 .get_default_config(&adapter, size.width.max(1), size.height.max(1))
                 .ok_or("the surface does not fit the adapter")?;
+            // The field's values as they are, not sRGB-encoded; and copies out of the
+            // surface where it allows them, so a frame can be checked (`last_frame`).
+            let capabilities = surface.get_capabilities(&adapter);
+            if let Some(linear) = capabilities.formats.iter().find(|f| !f.is_srgb()) {
+                config.format = *linear;
+            }
+            if capabilities.usages.contains(wgpu::TextureUsages::COPY_SRC) {
+                config.usage |= wgpu::TextureUsages::COPY_SRC;
+            }
             surface.configure(&device, &config);
             let app = Embedded::new(&device, &queue, adapter.get_info(), config.format)
                 .map_err(|e| e.to_string())?;
@@ -359,21 +394,30 @@ mod window {
             })
         }
 
-        fn frame(g: &mut Gfx) -> Result<(), String> {
+        /// One step and one frame; with `capture`, what the frame shows (the surface
+        /// texture read back before it is presented).
+        fn frame(g: &mut Gfx, capture: bool) -> Result<Option<image::RgbaImage>, String> {
             g.app.step().map_err(|e| e.to_string())?;
+            let mut shown = None;
             match g.surface.get_current_texture() {
                 wgpu::CurrentSurfaceTexture::Success(frame)
                 | wgpu::CurrentSurfaceTexture::Suboptimal(frame) => {
                     let view = frame.texture.create_view(&Default::default());
                     let size = (g.config.width, g.config.height);
                     (g.app.draw(&g.device, &g.queue, &view, size)).map_err(|e| e.to_string())?;
+                    if capture {
+                        if !g.config.usage.contains(wgpu::TextureUsages::COPY_SRC) {
+                            return Err("the surface allows no copies out of it".into());
+                        }
+                        shown = Some(read_texture(&g.device, &g.queue, &frame.texture)?);
+                    }
                     g.window.pre_present_notify();
                     g.queue.present(frame);
                 }
                 wgpu::CurrentSurfaceTexture::Outdated => g.surface.configure(&g.device, &g.config),
                 _ => {}
             }
-            Ok(())
+            Ok(shown)
         }
     }
 
@@ -400,9 +444,12 @@ mod window {
                     g.surface.configure(&g.device, &g.config);
                 }
                 WindowEvent::RedrawRequested => {
-                    if let Err(e) = App::frame(g) {
-                        self.error = Some(e);
-                        return event_loop.exit();
+                    match App::frame(g, self.frames == Some(1)) {
+                        Ok(shown) => self.last_frame = shown.or(self.last_frame.take()),
+                        Err(e) => {
+                            self.error = Some(e);
+                            return event_loop.exit();
+                        }
                     }
                     if let Some(left) = &mut self.frames {
                         *left = left.saturating_sub(1);

@@ -84,3 +84,38 @@ impl Simulation for Scroll {
         )
     }
 }
+
+/// Whether the calling test should do its work here. winit allows one event loop per process,
+/// so each window test runs in a process of its own: called in the test harness, this runs
+/// `test` (the calling test's name) again in a child process of this test binary, fails if it
+/// fails there (with its output), and returns `false`; in that child it returns `true`.
+pub fn in_own_process(test: &str) -> bool {
+    const CHILD: &str = "BROOK_VIZ_WINDOW_TEST";
+    if std::env::var_os(CHILD).is_some_and(|t| t == test) {
+        return true;
+    }
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let out = std::process::Command::new(exe)
+        .args([test, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD, test)
+        .output()
+        .expect("the test binary runs again");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    println!("{stdout}");
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "{test} in its own process: {}\n{stdout}\n{stderr}",
+        out.status
+    );
+    false
+}
+
+/// An event loop for a test's window: tests run off the main thread.
+pub fn test_event_loop() -> winit::event_loop::EventLoop<()> {
+    let mut builder = winit::event_loop::EventLoop::builder();
+    winit::platform::x11::EventLoopBuilderExtX11::with_any_thread(&mut builder, true);
+    builder.build().expect("an event loop on the X display")
+}
