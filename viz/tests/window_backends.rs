@@ -1,24 +1,86 @@
-//! The live window side by side under a real display (Xvfb in CI): `--backend gl,wgpu,cpu`
-//! runs the same simulation on the window's GL context, on wgpu and on the CPU; the last frame
-//! has a view per backend, each equal to that backend's headless picture (the wgpu and CPU
-//! streams uploaded to the window's context each frame), and an empty difference view.
-//! Skipped, with the reason printed, when no display is available.
-//!
-//! One test in this file: winit allows a single event loop per process.
+//! The live window of each backend under a real display (Xvfb in CI): `--backend wgpu` (its
+//! streams drawn by wgpu from their buffers, the picture then drawn in the window) and
+//! `--backend cpu` (its streams uploaded each frame) show their headless pictures (GL's own
+//! window is `window.rs`), and `--backend gl,wgpu,cpu` runs the same simulation on the
+//! window's GL context, on wgpu and on the CPU: the last frame has a view per backend, each
+//! equal to that backend's headless picture, and an empty difference view. Skipped, with the
+//! reason printed, when no display is available. Each window runs in a process of its own
+//! (`common::in_own_process`: winit allows one event loop per process).
 
 mod common;
 
-use common::{display_available, max_difference, Scroll};
+use common::{display_available, in_own_process, max_difference, Scroll};
 
-use brook_viz::{run_headless_on, run_window, Backend, ColorMap, LiveOptions};
+use brook_viz::{run_headless_on, run_window, Backend, ColorMap, LiveOptions, RgbaImage};
 
 const STEPS: u64 = 4;
 const SIZE: (u32, u32) = (128, 96);
 const ALL: [Backend; 3] = [Backend::Gl, Backend::Wgpu, Backend::Cpu];
 
+/// `backend`'s headless picture after `steps` steps, on contexts and devices of its own, in
+/// a thread of its own (GL contexts are per thread).
+fn alone(backend: Backend, steps: u64) -> RgbaImage {
+    std::thread::spawn(move || {
+        run_headless_on(&[backend], Scroll::new, steps, SIZE)
+            .unwrap()
+            .image
+    })
+    .join()
+    .unwrap()
+}
+
+/// `backend`'s window shows its headless picture (and not the one of a step before).
+fn one_backend_window(backend: Backend, test: &str) {
+    if !display_available() || !in_own_process(test) {
+        return;
+    }
+    let finished = run_window(
+        LiveOptions {
+            size: SIZE,
+            exit_after: Some(STEPS),
+            backends: vec![backend],
+            ..LiveOptions::new("brook-viz one-backend window test")
+        },
+        Scroll::new,
+    )
+    .expect("a window with a GL 3.3 core or ES 3.0 context, and the backend");
+    assert_eq!(finished.steps, STEPS);
+    let window = finished.last_frame.expect("the last frame is kept");
+    assert_eq!(window.dimensions(), SIZE);
+    let colours: std::collections::HashSet<[u8; 4]> = window.pixels().map(|p| p.0).collect();
+    assert!(
+        colours.len() > 40,
+        "the window looks blank: {} colours",
+        colours.len()
+    );
+    let (want, before) = (alone(backend, STEPS), alone(backend, STEPS - 1));
+    assert!(
+        max_difference(&window, &want) <= 1,
+        "the {backend} window differs from its headless picture by {}",
+        max_difference(&window, &want)
+    );
+    assert!(
+        max_difference(&window, &before) > 1,
+        "the {backend} window shows {STEPS} steps, not {}",
+        STEPS - 1
+    );
+}
+
+#[test]
+fn the_wgpu_window_shows_its_headless_picture() {
+    one_backend_window(Backend::Wgpu, "the_wgpu_window_shows_its_headless_picture");
+}
+
+#[test]
+fn the_cpu_window_shows_its_headless_picture() {
+    one_backend_window(Backend::Cpu, "the_cpu_window_shows_its_headless_picture");
+}
+
 #[test]
 fn the_side_by_side_window_shows_each_backend_as_it_shows_alone() {
-    if !display_available() {
+    if !display_available()
+        || !in_own_process("the_side_by_side_window_shows_each_backend_as_it_shows_alone")
+    {
         return;
     }
     let finished = run_window(
@@ -39,15 +101,7 @@ fn the_side_by_side_window_shows_each_backend_as_it_shows_alone() {
     assert!(strip > 8, "a label strip above the views: {strip} pixels");
     let cell = |i: u32| image::imageops::crop_imm(&window, i * w, strip, w, h).to_image();
     for (i, backend) in ALL.into_iter().enumerate() {
-        // Each reference on headless contexts of its own, in its own thread (contexts are
-        // per thread).
-        let alone = std::thread::spawn(move || {
-            run_headless_on(&[backend], Scroll::new, STEPS, SIZE)
-                .unwrap()
-                .image
-        })
-        .join()
-        .unwrap();
+        let alone = alone(backend, STEPS);
         let shown = cell(i as u32);
         assert!(
             max_difference(&shown, &alone) <= 1,
