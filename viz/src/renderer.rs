@@ -80,7 +80,13 @@ pub struct Renderer {
     wgpu: Option<WgpuRenderer>,
     /// The texture the wgpu-drawn pictures are uploaded into, kept while their size stays.
     picture: RefCell<Option<Texture>>,
+    /// Textures staged streams were uploaded into, kept for the next draw of a stream of the
+    /// same format and shape (a live window stages the same streams every frame).
+    staged: RefCell<Vec<GlStream>>,
 }
+
+/// The most staging textures kept (a side-by-side window stages two streams a frame).
+const KEPT_STAGES: usize = 4;
 
 impl Renderer {
     /// Builds the view shaders on `ctx` (the runtime's: `rt.gl_context()`).
@@ -101,6 +107,7 @@ impl Renderer {
             )?,
             wgpu: None,
             picture: RefCell::new(None),
+            staged: RefCell::new(Vec::new()),
         })
     }
 
@@ -173,6 +180,13 @@ impl Renderer {
         // SAFETY: rebinding the framebuffer that was bound (or the default one).
         unsafe { self.ctx.gl().bind_framebuffer(glow::FRAMEBUFFER, bound) };
         self.draw_resolved(&textures, view, &resolved, camera, viewport, area)?;
+        if let Textures::Staged(staged) = textures {
+            let mut kept = self.staged.borrow_mut();
+            if kept.len() == KEPT_STAGES {
+                kept.remove(0);
+            }
+            kept.push(staged);
+        }
         Ok(resolved)
     }
 
@@ -258,9 +272,9 @@ impl Renderer {
     /// The textures to draw `stream` from. A GL stream of this context is drawn from its own
     /// textures, lent by the runtime, which first runs a deferred kernel call writing them
     /// (it binds a framebuffer of its own, so this comes before the draw binds anything).
-    /// Any other stream (the CPU's, wgpu's, an iterator, a GL stream of another context) is
-    /// staged: read back and uploaded into textures of this context with the same layout,
-    /// each draw.
+    /// Any other stream (the CPU's, an iterator, a GL stream of another context, wgpu's when
+    /// the renderer does not draw them with wgpu) is staged: read back and uploaded into
+    /// textures of this context with the same layout, once each draw.
     fn textures<'a>(&self, stream: &'a Stream) -> Result<Textures<'a>, VizError> {
         let lent = (stream.gl_textures()?).filter(|t| Rc::ptr_eq(t.context(), &self.ctx));
         Ok(match lent {
@@ -299,9 +313,20 @@ impl Renderer {
         )
     }
 
-    /// `stream`'s contents in textures of this renderer's context, laid out as a GL stream.
+    /// `stream`'s contents in textures of this renderer's context, laid out as a GL stream:
+    /// one upload, into kept textures of the same format and shape when there are some.
     fn stage(&self, stream: &Stream) -> Result<GlStream, VizError> {
-        let mut staged = GlStream::new(&self.ctx, stream.format().clone(), stream.shape())?;
+        let kept = {
+            let mut kept = self.staged.borrow_mut();
+            let same = |s: &GlStream| {
+                s.format() == stream.format() && s.layout().shape() == stream.shape()
+            };
+            kept.iter().position(same).map(|i| kept.remove(i))
+        };
+        let mut staged = match kept {
+            Some(staged) => staged,
+            None => GlStream::new(&self.ctx, stream.format().clone(), stream.shape())?,
+        };
         staged.read(&stream.to_vec()?)?;
         Ok(staged)
     }
