@@ -17,7 +17,7 @@ use crate::image_io::rgba_from_floats;
 use crate::program::Program;
 use crate::range::{resolve, Resolved};
 use crate::shaders::{
-    fullscreen_vertex, with_header, ELEMENT_VERTEX, FLAT_FRAGMENT, IMAGE_FRAGMENT,
+    fullscreen_vertex, image_mode, with_header, ELEMENT_VERTEX, FLAT_FRAGMENT, IMAGE_FRAGMENT,
 };
 use crate::view::{View, ViewKind};
 use crate::wgpu_renderer::WgpuRenderer;
@@ -377,12 +377,7 @@ impl Renderer {
         unsafe { scissor(self.ctx.gl(), intersect(rect, clip)) };
         let p = &self.image;
         p.bind();
-        let (mode, stops) = match view.kind {
-            ViewKind::Scalar { map, .. } => (0, map.stops_f32()),
-            ViewKind::Vector { .. } => (1, Vec::new()),
-            ViewKind::Rgb => (2, Vec::new()),
-            _ => (3, Vec::new()),
-        };
+        let (mode, stops) = image_mode(view);
         p.set_i32("u_tex", 0);
         p.set_i32("u_mode", mode);
         p.set_i32("u_component", i32::from(view.component));

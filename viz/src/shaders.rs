@@ -14,6 +14,8 @@ use std::rc::Rc;
 
 use brook::texture_streams::{GlContext, Profile};
 
+use crate::view::{View, ViewKind};
+
 /// Image views: one triangle over the viewport (the kernels' own vertex shader), and a
 /// fragment shader that finds the element under each pixel of the content rectangle.
 pub(crate) const IMAGE_FRAGMENT: &str = "
@@ -272,6 +274,17 @@ pub(crate) const FILL_WGSL: &str = "
     return fill_colour;
 }
 ";
+
+/// What the image shaders' `mode` is for an image view (0 scalar, 1 vector, 2 RGB, 3 RGBA),
+/// and the colour map's stops of a scalar view.
+pub(crate) fn image_mode(view: &View) -> (i32, Vec<[f32; 3]>) {
+    match view.kind {
+        ViewKind::Scalar { map, .. } => (0, map.stops_f32()),
+        ViewKind::Vector { .. } => (1, Vec::new()),
+        ViewKind::Rgb => (2, Vec::new()),
+        _ => (3, Vec::new()),
+    }
+}
 
 /// The kernels' vertex shader for this context: one triangle over the viewport.
 pub(crate) fn fullscreen_vertex(ctx: &Rc<GlContext>) -> String {

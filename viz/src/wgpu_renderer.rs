@@ -4,6 +4,8 @@
 //! framebuffer (same rectangle, scissors and fills), so the picture equals the GL view of the
 //! same values pixel for pixel (`tests/wgpu_views.rs`).
 
+use std::cell::RefCell;
+
 use brook::wgpu_backend::wgpu;
 use brook::{Runtime, Stream};
 use image::RgbaImage;
@@ -16,7 +18,9 @@ use crate::range::{resolve, Resolved};
 use crate::renderer::{
     intersect, scissor_pixels, AXIS, BACKGROUND, PANEL, PLOT_LINE, POINT, POINT_SIZE,
 };
-use crate::shaders::{ELEMENT_FETCH_WGSL, ELEMENT_WGSL, FILL_WGSL, FULLSCREEN_WGSL, IMAGE_WGSL};
+use crate::shaders::{
+    image_mode, ELEMENT_FETCH_WGSL, ELEMENT_WGSL, FILL_WGSL, FULLSCREEN_WGSL, IMAGE_WGSL,
+};
 use crate::view::{View, ViewKind};
 use crate::MAX_STOPS;
 
@@ -37,12 +41,23 @@ pub struct WgpuRenderer {
     plot: wgpu::RenderPipeline,
     points: wgpu::RenderPipeline,
     fill: wgpu::RenderPipeline,
+    /// The last view's target, kept for the next of its size.
+    target: RefCell<Option<Target>>,
+}
+
+/// Which of the renderer's pipelines a draw uses.
+#[derive(Clone, Copy)]
+enum Pipeline {
+    Image,
+    Plot,
+    Points,
+    Fill,
 }
 
 /// One draw of a pass: a pipeline, its bind group, the vertices and the scissor (top-left
 /// origin, target pixels).
 struct Draw {
-    pipeline: usize,
+    pipeline: Pipeline,
     group: wgpu::BindGroup,
     vertices: u32,
     scissor: [u32; 4],
@@ -143,6 +158,7 @@ impl WgpuRenderer {
                 fill: pipeline(&fills, &fill, ("fullscreen", "fill"), triangles),
                 device: device.clone(),
                 queue: queue.clone(),
+                target: RefCell::new(None),
                 views,
                 fills,
             })
@@ -171,8 +187,8 @@ impl WgpuRenderer {
     }
 
     /// `view` of `stream` drawn over `area` (`[x, y, width, height]`, GL pixels of a
-    /// `viewport`-sized framebuffer) as the GL renderer draws it there: the area's pixels as RGBA floats,
-    /// top row first.
+    /// `viewport`-sized framebuffer) as the GL renderer draws it there: the area's pixels as
+    /// RGBA floats, top row first.
     pub(crate) fn draw_area(
         &self,
         stream: &Stream,
@@ -201,7 +217,7 @@ impl WgpuRenderer {
         let mut draws = Vec::new();
         let fill = |draws: &mut Vec<Draw>, r: [f32; 4], colour: [f32; 3]| {
             draws.push(Draw {
-                pipeline: 3,
+                pipeline: Pipeline::Fill,
                 group: self.group(&self.fills, None, &words(&colour_words(colour, 1.0))),
                 vertices: 3,
                 scissor: local(r),
@@ -212,12 +228,7 @@ impl WgpuRenderer {
         if view.is_image() {
             let columns = shape[shape.len() - 1];
             let rows = stream.len() / columns;
-            let (mode, stops) = match view.kind {
-                ViewKind::Scalar { map, .. } => (0, map.stops_f32()),
-                ViewKind::Vector { .. } => (1, Vec::new()),
-                ViewKind::Rgb => (2, Vec::new()),
-                _ => (3, Vec::new()),
-            };
+            let (mode, stops) = image_mode(view);
             let mut u = Vec::new();
             u.extend(floats(&rect));
             u.extend(floats(&[resolved.value.0, resolved.value.1]));
@@ -235,7 +246,7 @@ impl WgpuRenderer {
                 u.extend(colour_words(stops.get(i).copied().unwrap_or_default(), 0.0));
             }
             draws.push(Draw {
-                pipeline: 0,
+                pipeline: Pipeline::Image,
                 group: self.group(&self.views, Some(&buffer), &words(&u)),
                 vertices: 3,
                 scissor: local(intersect(rect, clip)),
@@ -268,7 +279,11 @@ impl WgpuRenderer {
             u.extend(floats(&[viewport.0 as f32, viewport.1 as f32, 0.0, 0.0]));
             let count = stream.len() as u32;
             draws.push(Draw {
-                pipeline: if points { 2 } else { 1 },
+                pipeline: if points {
+                    Pipeline::Points
+                } else {
+                    Pipeline::Plot
+                },
                 group: self.group(&self.views, Some(&buffer), &words(&u)),
                 vertices: if points { count * 6 } else { count },
                 scissor: local(intersect(rect, clip)),
@@ -314,22 +329,31 @@ impl WgpuRenderer {
     /// first).
     fn run(&self, draws: &[Draw], size: (u32, u32)) -> Result<Vec<f32>, VizError> {
         let (w, h) = size;
-        scoped(&self.device, "drawing a wgpu view", || {
-            let target = self.device.create_texture(&wgpu::TextureDescriptor {
-                label: Some("viz view target"),
-                size: wgpu::Extent3d {
-                    width: w,
-                    height: h,
-                    depth_or_array_layers: 1,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: TARGET,
-                usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-                view_formats: &[],
-            });
-            let pipelines = [&self.image, &self.plot, &self.points, &self.fill];
+        let row = (w * PIXEL_BYTES).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+        let mut kept = self.target.borrow_mut();
+        let Target { texture, staging } = match kept.take() {
+            Some(t) if t.texture.size() == extent(size) => t,
+            _ => Target {
+                texture: self.device.create_texture(&wgpu::TextureDescriptor {
+                    label: Some("viz view target"),
+                    size: extent(size),
+                    mip_level_count: 1,
+                    sample_count: 1,
+                    dimension: wgpu::TextureDimension::D2,
+                    format: TARGET,
+                    usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+                    view_formats: &[],
+                }),
+                staging: self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("viz view read-back"),
+                    size: u64::from(row) * u64::from(h),
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                }),
+            },
+        };
+        let target = &texture;
+        let pixels = scoped(&self.device, "drawing a wgpu view", || {
             let mut encoder = self.device.create_command_encoder(&Default::default());
             {
                 let view = target.create_view(&Default::default());
@@ -353,18 +377,16 @@ impl WgpuRenderer {
                 {
                     let [x, y, sw, sh] = draw.scissor;
                     pass.set_scissor_rect(x, y, sw, sh);
-                    pass.set_pipeline(pipelines[draw.pipeline]);
+                    pass.set_pipeline(match draw.pipeline {
+                        Pipeline::Image => &self.image,
+                        Pipeline::Plot => &self.plot,
+                        Pipeline::Points => &self.points,
+                        Pipeline::Fill => &self.fill,
+                    });
                     pass.set_bind_group(0, &draw.group, &[]);
                     pass.draw(0..draw.vertices, 0..1);
                 }
             }
-            let row = (w * PIXEL_BYTES).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
-            let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("viz view read-back"),
-                size: u64::from(row) * u64::from(h),
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
             encoder.copy_texture_to_buffer(
                 target.as_image_copy(),
                 wgpu::TexelCopyBufferInfo {
@@ -385,11 +407,35 @@ impl WgpuRenderer {
             let mapped = (staging.slice(..).get_mapped_range())
                 .map_err(|e| VizError::Wgpu(format!("reading a view back: {e}")))?;
             let used = (w * PIXEL_BYTES) as usize;
-            Ok(mapped
-                .chunks_exact(row as usize)
-                .flat_map(|r| floats_of(&r[..used]))
-                .collect())
-        })
+            let mut pixels = Vec::with_capacity(used / 4 * h as usize);
+            for r in mapped.chunks_exact(row as usize) {
+                // Mapped ranges are aligned (`wgpu::MAP_ALIGNMENT`), rows too (256 bytes).
+                pixels.extend_from_slice(bytemuck::cast_slice::<u8, f32>(&r[..used]));
+            }
+            drop(mapped);
+            staging.unmap();
+            Ok(pixels)
+        });
+        // After an error the buffer may still be mapped: the next view makes new ones.
+        if pixels.is_ok() {
+            *kept = Some(Target { texture, staging });
+        }
+        pixels
+    }
+}
+
+/// A target of `size` pixels and the buffer it is read back through, kept for the next view
+/// of the same size (a live window draws one every frame).
+struct Target {
+    texture: wgpu::Texture,
+    staging: wgpu::Buffer,
+}
+
+fn extent(size: (u32, u32)) -> wgpu::Extent3d {
+    wgpu::Extent3d {
+        width: size.0,
+        height: size.1,
+        depth_or_array_layers: 1,
     }
 }
 
@@ -433,12 +479,6 @@ fn colour_words(rgb: [f32; 3], a: f32) -> Vec<u32> {
 
 fn words(w: &[u32]) -> Vec<u8> {
     w.iter().flat_map(|w| w.to_ne_bytes()).collect()
-}
-
-fn floats_of(bytes: &[u8]) -> impl Iterator<Item = f32> + '_ {
-    bytes
-        .chunks_exact(4)
-        .map(|b| f32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
 }
 
 #[cfg(test)]
