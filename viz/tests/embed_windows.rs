@@ -6,7 +6,9 @@
 
 mod common;
 
-use common::{display_available, in_own_process, max_difference, test_event_loop};
+use winit::application::ApplicationHandler;
+
+use common::{assert_shows_the_last_step, display_available, in_own_process, test_event_loop};
 
 #[allow(dead_code)] // the example's `main`
 #[path = "../../examples/embed_egui.rs"]
@@ -17,6 +19,20 @@ mod embed_wgpu;
 
 const FRAMES: u64 = 6;
 
+/// Runs an example's window (its `App`, closing after `FRAMES` frames) and drops it (its
+/// context with it); what its last frame showed. `outcome` takes the app's error and frame.
+fn last_frame<A: ApplicationHandler>(
+    mut app: A,
+    outcome: impl FnOnce(&mut A) -> (Option<String>, Option<image::RgbaImage>),
+) -> image::RgbaImage {
+    test_event_loop()
+        .run_app(&mut app)
+        .expect("the event loop runs");
+    let (error, frame) = outcome(&mut app);
+    assert_eq!(error, None, "the app fails in its window");
+    frame.expect("the last frame is kept")
+}
+
 #[test]
 fn the_egui_apps_window_shows_its_streams_texture_as_headless() {
     use embed_egui::{window::App, Headless, IMAGE_AT, SCALE, SHAPE};
@@ -25,13 +41,9 @@ fn the_egui_apps_window_shows_its_streams_texture_as_headless() {
     {
         return;
     }
-    let mut app = App::new(Some(FRAMES));
-    test_event_loop()
-        .run_app(&mut app)
-        .expect("the event loop runs");
-    assert_eq!(app.error.take(), None, "the egui app fails in its window");
-    let window = app.last_frame.take().expect("the last frame is kept");
-    drop(app);
+    let window = last_frame(App::new(Some(FRAMES)), |app| {
+        (app.error.take(), app.last_frame.take())
+    });
     let size = window.dimensions();
     // The references on headless contexts of their own, in threads of their own (contexts
     // are per thread): after as many steps, and after one fewer.
@@ -64,16 +76,7 @@ fn the_egui_apps_window_shows_its_streams_texture_as_headless() {
         "the plasma shows: {} colours",
         colours.len()
     );
-    assert!(
-        max_difference(&shown, &want) <= 1,
-        "the window's image and the headless one differ by {}",
-        max_difference(&shown, &want)
-    );
-    assert!(
-        max_difference(&shown, &before) > 1,
-        "the window shows {FRAMES} steps, not {}",
-        FRAMES - 1
-    );
+    assert_shows_the_last_step("the egui app's image", FRAMES, &shown, &want, &before);
 }
 
 #[test]
@@ -84,13 +87,9 @@ fn the_wgpu_apps_window_shows_its_streams_buffer_as_headless() {
     {
         return;
     }
-    let mut app = App::new(Some(FRAMES));
-    test_event_loop()
-        .run_app(&mut app)
-        .expect("the event loop runs");
-    assert_eq!(app.error.take(), None, "the wgpu app fails in its window");
-    let window = app.last_frame.take().expect("the last frame is kept");
-    drop(app);
+    let window = last_frame(App::new(Some(FRAMES)), |app| {
+        (app.error.take(), app.last_frame.take())
+    });
     let size = window.dimensions();
     let (want, before) = (
         headless(FRAMES, size).unwrap(),
@@ -98,14 +97,5 @@ fn the_wgpu_apps_window_shows_its_streams_buffer_as_headless() {
     );
     let greys: std::collections::HashSet<u8> = window.pixels().map(|p| p.0[0]).collect();
     assert!(greys.len() > 100, "the ripples show: {} greys", greys.len());
-    assert!(
-        max_difference(&window, &want) <= 1,
-        "the window and the headless picture differ by {}",
-        max_difference(&window, &want)
-    );
-    assert!(
-        max_difference(&window, &before) > 1,
-        "the window shows {FRAMES} steps, not {}",
-        FRAMES - 1
-    );
+    assert_shows_the_last_step("the wgpu app's window", FRAMES, &window, &want, &before);
 }

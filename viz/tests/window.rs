@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{display_available, max_difference, Scroll};
+use common::{assert_shows_the_last_step, display_available, Scroll};
 
 use brook_viz::{run_headless, run_window, LiveOptions};
 
@@ -47,14 +47,5 @@ fn the_window_shows_what_the_headless_render_shows() {
     let before = std::thread::spawn(|| run_headless(Scroll::new, STEPS - 1, SIZE).unwrap())
         .join()
         .unwrap();
-    assert!(
-        max_difference(&window, &headless) <= 1,
-        "window and headless renders differ by {}",
-        max_difference(&window, &headless)
-    );
-    assert!(
-        max_difference(&window, &before) > 1,
-        "the window shows {STEPS} steps, not {}",
-        STEPS - 1
-    );
+    assert_shows_the_last_step("the window", STEPS, &window, &headless, &before);
 }

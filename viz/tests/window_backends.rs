@@ -9,7 +9,9 @@
 
 mod common;
 
-use common::{display_available, in_own_process, max_difference, Scroll};
+use common::{
+    assert_shows_the_last_step, display_available, in_own_process, max_difference, Scroll,
+};
 
 use brook_viz::{run_headless_on, run_window, Backend, ColorMap, LiveOptions, RgbaImage};
 
@@ -54,16 +56,8 @@ fn one_backend_window(backend: Backend, test: &str) {
         colours.len()
     );
     let (want, before) = (alone(backend, STEPS), alone(backend, STEPS - 1));
-    assert!(
-        max_difference(&window, &want) <= 1,
-        "the {backend} window differs from its headless picture by {}",
-        max_difference(&window, &want)
-    );
-    assert!(
-        max_difference(&window, &before) > 1,
-        "the {backend} window shows {STEPS} steps, not {}",
-        STEPS - 1
-    );
+    let what = format!("the {backend} window");
+    assert_shows_the_last_step(&what, STEPS, &window, &want, &before);
 }
 
 #[test]

@@ -119,3 +119,26 @@ pub fn test_event_loop() -> winit::event_loop::EventLoop<()> {
     winit::platform::x11::EventLoopBuilderExtX11::with_any_thread(&mut builder, true);
     builder.build().expect("an event loop on the X display")
 }
+
+/// `window` (what a window's last frame showed, after `steps` steps) is `want` (its headless
+/// picture after as many steps) within one 8-bit step, and is not `before` (the headless one
+/// a step earlier): the window shows the last step, not an older frame.
+pub fn assert_shows_the_last_step(
+    what: &str,
+    steps: u64,
+    window: &image::RgbaImage,
+    want: &image::RgbaImage,
+    before: &image::RgbaImage,
+) {
+    assert_eq!(window.dimensions(), want.dimensions(), "{what}: the sizes");
+    assert!(
+        max_difference(window, want) <= 1,
+        "{what} differs from its headless picture by {}",
+        max_difference(window, want)
+    );
+    assert!(
+        max_difference(window, before) > 1,
+        "{what} shows {} steps, not {steps}",
+        steps - 1
+    );
+}
