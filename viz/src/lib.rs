@@ -27,7 +27,8 @@
 //! sliders for the simulation's [`Constant`]s; [`run_window_scripted`] drives that panel
 //! from code. Every program takes `--backend gl|wgpu|cpu`, or several backends at once to
 //! run the same simulation on each side by side with a view of the elements where they
-//! differ ([`Backend`], [`run_headless_on`], [`TOLERANCE`]).
+//! differ ([`Backend`], [`run_headless_on`], [`TOLERANCE`]). wgpu streams are drawn by wgpu
+//! from their storage buffers ([`WgpuRenderer`]), with the same pictures as the GL views.
 
 #![warn(missing_docs)]
 
