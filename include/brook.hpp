@@ -420,6 +420,14 @@ inline void refuse(const char* what) {
     brook_fail(message.c_str());
 }
 
+// Where host code passed a stream to a kernel call: its `.br` file and line (the generated
+// code's `#line` directives make the compiler's __builtin_FILE and __builtin_LINE give them),
+// for the errors only the call can find (a placeholder passed). No file: not known.
+struct call_site {
+    const char* file;
+    int line;
+};
+
 // A stream: a handle on storage that copies share, as the original's `brook::stream` was
 // (a stream passed by value, or assigned, is the same stream). The runtime's stream is made
 // at the first `get` for a stream declared lazily (at file scope), at once otherwise.
@@ -435,6 +443,9 @@ class stream {
         const char* name;  // the host variable, for element histories (`brcc why`); or 0
     };
     state* s_;
+    // Where this copy was made: a stream passed by value to a kernel stub is copied at the
+    // call, so this is the call's place there (see stream_arg::passed).
+    call_site copied_at_ = {0, 0};
 
     static state* fresh(const program* p, const char* type_name, const extent_list& e) {
         state* s = new state;
@@ -526,9 +537,13 @@ public:
         s.from_name(name, e);
         return s;
     }
-    stream(const stream& o) : s_(o.s_) {
+    stream(const stream& o, const char* file = __builtin_FILE(), int line = __builtin_LINE())
+        : s_(o.s_) {
+        copied_at_.file = file;
+        copied_at_.line = line;
         if (s_) ++s_->references;
     }
+    const call_site& copied_at() const { return copied_at_; }
     stream& operator=(const stream& o) {
         if (o.s_) ++o.s_->references;
         release();
@@ -555,11 +570,17 @@ public:
         for (size_t k = 0; k < s_->extents.rank; ++k) e[k] = s_->extents.values[k];
         return s_->extents.rank;
     }
-    const BrookStream* get() const {
+    // The runtime's stream, made now if it is not yet; a kernel call passes where it is.
+    const BrookStream* get(const call_site& at = call_site()) const {
         if (s_ && !s_->handle) {
-            if (placeholder())
-                brook_fail("a stream with a zero extent is a placeholder: swap or assign a stream "
-                           "into it before a kernel call, read or write uses it");
+            if (placeholder()) {
+                std::string message;
+                if (at.file) message = std::string(at.file) + ":" + std::to_string(at.line) + ": ";
+                if (s_->name) message += std::string("stream `") + s_->name + "`: ";
+                message += "a stream with a zero extent is a placeholder: swap or assign a stream "
+                           "into it before a kernel call, read or write uses it";
+                brook_fail(message.c_str());
+            }
             if (s_->iter_components)
                 s_->handle = brook_iter_new(s_->iter_components, s_->extents.values,
                                             s_->extents.rank, s_->start, s_->end);
@@ -628,18 +649,34 @@ stream iter_stream(const extent_list& e, const T& start, const T& end, bool lazy
 // ---------------------------------------------------------------- kernel calls
 
 // A stream parameter of a kernel stub: a whole stream, or `s.domain(lo, hi)` of one.
+// Made where host code calls the kernel (the default arguments are the call's place), or by
+// `passed` from a stream the stub took by value (copied at the call).
 class stream_arg {
     const stream* stream_;
     stream_domain domain_;
     bool whole_;
+    call_site at_;
 
 public:
-    stream_arg(const stream& s) : stream_(&s), whole_(true) { domain_.rank = 0; }
-    stream_arg(const stream_domain& d) : stream_(d.target), domain_(d), whole_(false) {}
+    stream_arg(const stream& s, const char* file = __builtin_FILE(), int line = __builtin_LINE())
+        : stream_(&s), whole_(true) {
+        domain_.rank = 0;
+        at_.file = file;
+        at_.line = line;
+    }
+    stream_arg(const stream_domain& d, const char* file = __builtin_FILE(),
+               int line = __builtin_LINE())
+        : stream_(d.target), domain_(d), whole_(false) {
+        at_.file = file;
+        at_.line = line;
+    }
+    static stream_arg passed(const stream& s) {
+        return stream_arg(s, s.copied_at().file, s.copied_at().line);
+    }
     const stream& whole() const { return *stream_; }
 
     BrookArg abi() const {
-        BrookArg a = {stream_->get(), 0, 0, 0, 0, 0};
+        BrookArg a = {stream_->get(at_), 0, 0, 0, 0, 0};
         if (!whole_) {
             a.lo = domain_.lo;
             a.hi = domain_.hi;

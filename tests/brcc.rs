@@ -246,6 +246,45 @@ fn operations_this_runtime_lacks_are_named_at_their_line() {
 }
 
 #[test]
+fn a_kernel_of_int_streams_called_from_host_code_is_an_error_at_the_call() {
+    // The original's sum_int: its GPU backends kept int streams as floats; here a stream
+    // holds float..float4, so the call is refused where it is written, not at run time.
+    let path = scratch(
+        "int_streams.br",
+        "kernel void sum(int a<>, out int c<>) { c = a; }\nint main() {\n    int a<4>, c<4>;\n    sum(a, c);\n    return 0;\n}\n",
+    );
+    let o = run(brcc(&["check", &path]));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("int_streams.br:4:5"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("stream parameter `a` is of a type streams cannot hold"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_brook_call_from_another_thread_is_an_error() {
+    // The original's multibackend test gives each thread a runtime of its own; here the
+    // runtime belongs to the thread running main, and another thread's call says so.
+    let path = scratch(
+        "thread.br",
+        "#include <pthread.h>\n#include <stdio.h>\nkernel void k(float a<>, out float r<>) { r = a; }\n\
+         static void* work(void*) { float a<4>; return 0; }\n\
+         int main() { float b<4>; pthread_t t; printf(\"main\\n\"); pthread_create(&t, 0, work, 0); pthread_join(t, 0); return 0; }\n",
+    );
+    let o = run(brcc(&["run", &path, "--backend", "cpu"]));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "main\n");
+    assert!(
+        stderr(&o)
+            .contains("brook: error: a Brook call from a thread other than the one running `main`"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
 fn runtime_errors_print_a_message_and_exit_non_zero() {
     let path = scratch(
         "shapes.br",
@@ -263,7 +302,8 @@ fn a_placeholder_stream_reaching_a_kernel_call_is_an_error() {
     let path = scratch(
         "placeholder.br",
         "#include <stdio.h>\nkernel void k(float a<>, out float r<>) { r = a; }\n\
-         int main() { float a<0, 0>, r<4>; printf(\"%g\\n\", streamSize(a).x); k(a, r); printf(\"after\\n\"); return 0; }\n",
+         int main() { float a<0, 0>, r<4>; printf(\"%g\\n\", streamSize(a).x);\n\
+         k(a, r); printf(\"after\\n\"); return 0; }\n",
     );
     let o = run(brcc(&["check", &path]));
     assert!(
@@ -274,8 +314,12 @@ fn a_placeholder_stream_reaching_a_kernel_call_is_an_error() {
     let o = run(brcc(&["run", &path, "--backend", "cpu"]));
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(stdout(&o), "0\n");
+    // The error names the call's line and the stream, as the host code wrote them.
     assert!(
-        stderr(&o).starts_with("brook: error: a stream with a zero extent is a placeholder"),
+        stderr(&o).starts_with("brook: error: ")
+            && stderr(&o).contains(
+                "placeholder.br:4: stream `a`: a stream with a zero extent is a placeholder"
+            ),
         "{}",
         stderr(&o)
     );

@@ -300,7 +300,8 @@ fn original_form(name: &str, params: &[(&str, HostParam)]) -> String {
     let args: Vec<String> = params
         .iter()
         .map(|(n, p)| match p {
-            p if streams(p) => format!("::brook::stream_arg({n})"),
+            // Each stream was copied at the call: its place is the call's.
+            p if streams(p) => format!("::brook::stream_arg::passed({n})"),
             _ => n.to_string(),
         })
         .collect();

@@ -36,9 +36,12 @@ const CPU_INTERNALS: &str = "it belongs to the original CPU runtime's internals,
     runtime does not have; use float..float4 and streamRead/streamWrite";
 const SHADERS: &str = "kernels hand-written as GPU assembly (ps20/fp30) are not supported; \
     write the kernel in Brook";
-const DEPTH_MASK: &str = "the original's C++ write_mask (a depth-buffer mask that kernel calls \
-    set where they write and test) has no equivalent here; use a mask stream with \
-    streamSetWriteMask and streamEnableWriteMask";
+// The original made it only on DX9 (its OpenGL, GLES and CPU runtimes' createWriteMask
+// returned null), and its set mode needs to know which elements a call wrote, not only how
+// many: no backend here keeps that.
+const DEPTH_MASK: &str = "the original's C++ write_mask (a depth buffer that kernel calls \
+    set where they write, then test) has no equivalent here (the original had it on DX9 \
+    only); use a mask stream with streamSetWriteMask and streamEnableWriteMask";
 
 /// Every problem found in `program`'s host code; `not_callable` names the kernels host code
 /// cannot call, with why.

@@ -27,9 +27,15 @@ pub enum HostParam {
 /// The host form of `param`, or why host code cannot pass it.
 pub fn host_param(module: &Module, param: &Param) -> Result<HostParam, String> {
     Ok(match param.class {
-        ParamClass::Stream | ParamClass::Gather { .. } | ParamClass::Iter => HostParam::Stream,
-        ParamClass::Out => HostParam::Output,
-        ParamClass::Vout { .. } => HostParam::Vout,
+        ParamClass::Stream | ParamClass::Out | ParamClass::Vout { .. } => {
+            element_type(module, param)?;
+            match param.class {
+                ParamClass::Stream => HostParam::Stream,
+                ParamClass::Out => HostParam::Output,
+                _ => HostParam::Vout,
+            }
+        }
+        ParamClass::Gather { .. } | ParamClass::Iter => HostParam::Stream,
         ParamClass::Reduce => match constant(module, param)? {
             value @ (HostParam::Float(_) | HostParam::Struct(..)) => {
                 HostParam::Reduce(Box::new(value))
@@ -43,6 +49,19 @@ pub fn host_param(module: &Module, param: &Param) -> Result<HostParam, String> {
         },
         ParamClass::Constant => constant(module, param)?,
     })
+}
+
+/// Refuses a stream parameter of a type no stream holds (`int a<>`: the original's GPU
+/// backends kept such streams as floats, and its tests `sum_int`/`sum_uint` rely on that),
+/// so the host call is an error at its line rather than at run time.
+fn element_type(module: &Module, param: &Param) -> Result<(), String> {
+    match brook_core::ElementFormat::of_type(module, &param.ty) {
+        Some(_) => Ok(()),
+        None => Err(format!(
+            "stream parameter `{}` is of a type streams cannot hold (their elements are float..float4 or structs of them; the original's GPU backends computed int streams as floats: declare them float)",
+            param.name
+        )),
+    }
 }
 
 /// The host form of a value of `param`'s type.

@@ -9,7 +9,8 @@ use std::ops::Range;
 use crate::scan::{Kind, Token};
 
 /// Element types of streams that need no declaration (the original's `char`, `uchar`,
-/// `fixed` and `shortfixed` are float streams whose host arrays hold those types).
+/// `fixed` and `shortfixed` are float streams whose host arrays hold those types; C's
+/// `unsigned char` is `uchar`).
 pub const BUILTIN_ELEMENT_TYPES: &[&str] = &[
     "float",
     "float2",
@@ -87,6 +88,11 @@ pub fn find(
             continue;
         }
         let mut head_start = k;
+        let mut type_name = toks[k].text(src).to_string();
+        if type_name == "char" && k > range.start && toks[k - 1].is(src, "unsigned") {
+            head_start -= 1;
+            type_name = "uchar".into();
+        }
         while head_start > range.start
             && matches!(toks[head_start - 1].text(src), "iter" | "const" | "struct")
         {
@@ -111,7 +117,7 @@ pub fn find(
             next += 1;
         }
         out.push(StreamDecl {
-            type_name: toks[k].text(src).to_string(),
+            type_name,
             head: head_start..k + 1,
             declarators,
         });
@@ -264,6 +270,18 @@ mod tests {
         let (a, b) = it.declarators[0].iter.clone().unwrap();
         assert_eq!((&src[a], &src[b]), ("float2(0, 0)", "float2(1, g(1, 2))"));
         assert_eq!(d[3].type_name, "Ray");
+    }
+
+    #[test]
+    fn an_unsigned_char_stream_is_a_uchar_one() {
+        let src = "void f() { const unsigned char a<4>; }";
+        let d = decls(src);
+        assert_eq!(d[0].type_name, "uchar");
+        assert_eq!(
+            d[0].head.len(),
+            3,
+            "`const unsigned char` becomes the stream class"
+        );
     }
 
     #[test]

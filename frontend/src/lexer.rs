@@ -281,7 +281,8 @@ pub fn tokenize<'a>(source: &'a str, diags: &mut Vec<Diagnostic>) -> Vec<Spanned
 
     let mut macros: HashMap<&'a str, Vec<Spanned<'a>>> = HashMap::new();
     let mut toks: Vec<Spanned<'a>> = Vec::with_capacity(raw.len());
-    for (s, t, e) in raw {
+    let mut raw = raw.into_iter().peekable();
+    while let Some((s, t, e)) = raw.next() {
         match t {
             Tok::Directive(text) => {
                 let line_start = source[..s].rfind('\n').map_or(0, |i| i + 1);
@@ -294,12 +295,23 @@ pub fn tokenize<'a>(source: &'a str, diags: &mut Vec<Diagnostic>) -> Vec<Spanned
                     );
                 }
             }
-            // C's `unsigned` (a keyword, never a name): Brook kernels have no unsigned types.
-            Tok::Ident("unsigned") => diags.push(
-                Diagnostic::error("`unsigned` types are not supported in kernels", Span::new(s, e))
+            // C's `unsigned` (a keyword, never a name). `unsigned char` is the original's
+            // `uchar` (a float, as its GPU backends computed it): one token spanning both
+            // words. Brook kernels have no other unsigned type.
+            Tok::Ident("unsigned") => match raw.peek() {
+                Some(&(_, Tok::Ident("char"), end)) => {
+                    raw.next();
+                    toks.push((s, Tok::Ident("uchar"), end));
+                }
+                _ => diags.push(
+                    Diagnostic::error(
+                        "`unsigned` types other than `unsigned char` are not supported in kernels",
+                        Span::new(s, e),
+                    )
                     .with_label(Span::new(s, e), "not a Brook type")
-                    .with_hint("write `uchar` for `unsigned char` (a float, as the original's GPU backends computed it) or `int`"),
-            ),
+                    .with_hint("streams hold floats: write `float` (or `int` for a constant)"),
+                ),
+            },
             Tok::Ident(name) => {
                 if let Some(body) = macros.get(name) {
                     if toks.len() + body.len() > MAX_TOKENS {

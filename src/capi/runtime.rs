@@ -27,9 +27,15 @@ extern "C" {
     fn fflush(stream: *mut c_void) -> c_int;
 }
 
+/// Set once [`install_runtime`] has given a thread its runtime: a call from any other thread
+/// is then an error, not a second runtime of `BRT_RUNTIME`'s backend that the program's
+/// kernels (compiled on the first) cannot be used with.
+static INSTALLED: AtomicBool = AtomicBool::new(false);
+
 /// Makes `rt` the runtime of later C ABI calls on this thread (brcc: the `--backend` one).
 pub fn install_runtime(rt: Runtime) {
     RUNTIME.with(|r| *r.borrow_mut() = Some(rt));
+    INSTALLED.store(true, Ordering::SeqCst);
 }
 
 /// Set once [`take_runtime`] has ended the program's use of the runtime.
@@ -57,6 +63,13 @@ pub(crate) fn with_runtime<T>(f: impl FnOnce(&Runtime) -> Result<T, BrookError>)
     }
     RUNTIME.with(|r| {
         if r.borrow().is_none() {
+            if INSTALLED.load(Ordering::SeqCst) && !shut_down() {
+                fail(
+                    "a Brook call from a thread other than the one running `main`: the runtime \
+                     (and a GL context) belongs to that thread; one runtime per thread, as the \
+                     original's multibackend test starts, is not supported",
+                );
+            }
             let rt = or_exit(Runtime::from_env());
             *r.borrow_mut() = Some(rt);
         }
