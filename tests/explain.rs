@@ -670,14 +670,15 @@ fn brcc_explain_why_shows_an_elements_history_on_click() {
         assert_eq!(status, Some(0), "{err}");
         let why = std::fs::read_to_string(dir.join("why.js")).unwrap();
         // s = the 2×2 block sums of b = 2a (a = 1..16): s[1][0] = 18 + 20 + 26 + 28, on the
-        // reduction's card (2), its elements from the kernel's (1).
+        // reduction's card (2), its elements from the kernel's (1); the text numbers
+        // operations as the cards do (`brcc why` says operation 3 and 2, counting the read).
         assert!(
-            why.contains("{t:\"s[1][0] = 92: reduction `sum` (Brook line 2), operation 3"),
+            why.contains("{t:\"s[1][0] = 92: reduction `sum` (Brook line 2), card 2,"),
             "{backend}: {why}"
         );
         assert!(
             why.contains(
-                "{t:\"b[3][1] = 28: kernel `twice` (Brook line 6), operation 2, out `b`\",c:1,"
+                "{t:\"b[3][1] = 28: kernel `twice` (Brook line 6), card 1, out `b`\",c:1,"
             ),
             "{backend}"
         );
@@ -697,10 +698,82 @@ fn brcc_explain_why_shows_an_elements_history_on_click() {
         let page = dir.canonicalize().unwrap().join("index.html");
         let (status, stderr) = load_in_browser(&browser, &page);
         assert!(
-            status.starts_with("ok: ") && status.ends_with(", history b[0][0] = 2: kernel `twice` (Brook line 6), operation 2, out `b` (2 steps, 1 card links)"),
+            status.starts_with("ok: ") && status.ends_with(", history b[0][0] = 2: kernel `twice` (Brook line 6), card 1, out `b` (2 steps, 1 card links, the picture's value)"),
             "{backend}: {status}\n{stderr}"
         );
     }
+}
+
+/// `brcc explain --why` on every program of `tests/programs/`, each on one backend in turn
+/// (gl, cpu, wgpu: every backend explains a third of them, since a run and a page load per
+/// program and backend would take a quarter of an hour here), loaded in headless Chromium:
+/// the page clicks the first element of the first picture with histories, and its panel
+/// shows that element's history with the value the picture holds. Every program whose
+/// results include a small stream has such a picture.
+#[test]
+fn brcc_explain_why_click_shows_each_programs_value() {
+    let Some(browser) = browser() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "no Chromium on PATH under CI (.ci/run installs the Debian package `chromium`)"
+        );
+        eprintln!("skipped: no Chromium on PATH (apt-get install chromium)");
+        return;
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
+    let mut programs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "br"))
+        .collect();
+    programs.sort();
+    let check = |(k, path): (usize, &PathBuf)| -> Result<bool, String> {
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let backend = ["gl", "cpu", "wgpu"][k % 3];
+        let dir = site_dir(&format!("brcc-why-all-{name}"));
+        let (status, _, err) = brcc_explain(path, &dir, &["--why", "--backend", backend]);
+        let expected = if name == "exit_status" { 3 } else { 0 };
+        if status != Some(expected) {
+            return Err(format!("{name} on {backend}: status {status:?}: {err}"));
+        }
+        let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+        let clickable = html.contains(" data-why=\"");
+        let page = dir.canonicalize().unwrap().join("index.html");
+        let (status, stderr) = load_in_browser(&browser, &page);
+        let shown = status.starts_with("ok: ")
+            && status.contains(", history ")
+            && status.ends_with(", the picture's value)");
+        match (clickable, status.starts_with("ok: ")) {
+            (true, true) if shown => Ok(true),
+            (false, true) if !status.contains(", history ") => Ok(false),
+            _ => Err(format!("{name} on {backend}: {status}\n{stderr}")),
+        }
+    };
+    let half = programs.len().div_ceil(2);
+    let results: Vec<Result<bool, String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = programs
+            .iter()
+            .enumerate()
+            .collect::<Vec<_>>()
+            .chunks(half)
+            .map(|chunk| {
+                let chunk = chunk.to_vec();
+                s.spawn(move || chunk.into_iter().map(check).collect::<Vec<_>>())
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    let problems: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();
+    assert!(problems.is_empty(), "{problems:#?}");
+    let clicked = results.iter().filter(|r| matches!(r, Ok(true))).count();
+    assert!(
+        clicked + 5 >= programs.len(),
+        "only {clicked} of {} programs had an element to click",
+        programs.len()
+    );
 }
 
 /// `brcc explain --backend gl,cpu,wgpu`: the program runs on each (its output printed once

@@ -44,7 +44,7 @@ impl<'a> Walker<'a> {
             .iter()
             .map(|i| format!("[{i}]"))
             .collect();
-        format!("{}{subscripts}", s.label(at.stream))
+        format!("{}{subscripts}", s.label_at(at.stream, at.version))
     }
 
     /// The floats of element `linear` of `at`.
@@ -79,7 +79,7 @@ impl<'a> Walker<'a> {
             version: at.version.wrapping_sub(1),
             ..at
         };
-        let name = self.log.streams[at.stream].label(at.stream);
+        let name = self.log.streams[at.stream].label_at(at.stream, at.version);
         match &version.origin {
             Origin::Before => {
                 let what = match &self.log.streams[at.stream].iter {
@@ -118,6 +118,15 @@ impl<'a> Walker<'a> {
                 node(
                     format!("{head}: came by streamSwap, operation {}", version.op),
                     op,
+                    vec![input],
+                )
+            }
+            // Not an operation: the depth stays.
+            Origin::Renamed { before, from } => {
+                let input = self.element(*from, linear, depth, "");
+                node(
+                    format!("{head}: the stream `{before}` held, `{name}` since a streamSwap"),
+                    None,
                     vec![input],
                 )
             }
@@ -234,6 +243,7 @@ impl<'a> Walker<'a> {
             ));
         }
         inputs.extend(self.reads(call, &eval, depth));
+        read_nothing(&mut text, &inputs);
         node(text, op, inputs)
     }
 
@@ -330,7 +340,7 @@ impl<'a> Walker<'a> {
                     .iter()
                     .map(|i| format!("[{i}]"))
                     .collect();
-                let text = format!(
+                let mut text = format!(
                     "{head}: {title}, vout `{}`: push {} of call element {element} (of its {} push(es)){}",
                     module.func(call.kernel).params[param].name,
                     push + 1,
@@ -338,6 +348,7 @@ impl<'a> Walker<'a> {
                     agreement(self.value(at, linear), pushes[push])
                 );
                 let inputs = self.reads(call, &eval, depth);
+                read_nothing(&mut text, &inputs);
                 return node(text, Some(call.op), inputs);
             }
             seen += pushes.len();
@@ -346,6 +357,14 @@ impl<'a> Walker<'a> {
             format!("{head}: {title}: beyond the {seen} values pushed, so zero"),
             Some(call.op),
         )
+    }
+}
+
+/// A kernel element that read nothing (its value from `indexof` or literals alone) says so,
+/// so that its step is seen to end the walk rather than lose its inputs.
+fn read_nothing(text: &mut String, inputs: &[Why]) {
+    if inputs.is_empty() {
+        text.push_str(": it read no stream, iterator or constant");
     }
 }
 
