@@ -2,6 +2,8 @@
 //! out by hand in the comments, on every backend, the history names the right elements, with
 //! the right values, indices and operations.
 
+mod support;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -116,6 +118,8 @@ fn a_scatter_lists_the_points_that_landed_and_how_they_combined() {
                 "its value before: dst[1] = 0: streamRead(dst) from host memory, operation 1",
                 "point 0: index[0] = 1 rounds and clamps to [1]; combined: 5; data[0] = 5: streamRead(data) from host memory, operation 3",
                 "point 2: index[2] = 1.2 rounds and clamps to [1]; combined: 16; data[2] = 11: streamRead(data) from host memory, operation 3",
+                // Each point's index is followed back too.
+                "its index: index[2] = 1.2: streamRead(index) from host memory, operation 2",
             ],
             b,
         );
@@ -521,17 +525,10 @@ fn every_test_program_has_histories_that_agree_on_every_backend() {
         }
         problems
     };
-    let half = programs.len().div_ceil(2);
-    let problems: Vec<String> = std::thread::scope(|s| {
-        let handles: Vec<_> = programs
-            .chunks(half)
-            .map(|chunk| s.spawn(move || chunk.iter().flat_map(check).collect::<Vec<_>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap())
-            .collect()
-    });
+    let problems: Vec<String> = support::in_two_threads(&programs, check)
+        .into_iter()
+        .flatten()
+        .collect();
     assert!(
         problems.is_empty(),
         "{} problem(s):\n{}",

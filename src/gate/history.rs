@@ -395,6 +395,8 @@ fn explorer_step(log: &HistoryLog, why: &crate::why::Why) -> brook_explain::Hist
         text: why.text.clone(),
         operation: why.op.and_then(|op| log.explorer.get(&op).copied()),
         number: why.op,
+        read: why.read.clone(),
+        value: why.value.clone(),
         inputs: why.inputs.iter().map(|w| explorer_step(log, w)).collect(),
     }
 }

@@ -70,8 +70,9 @@ pub enum Command {
         /// The most the site may take, in MiB; over it, nothing is written and brcc says so.
         #[arg(long, value_name = "MIB", default_value_t = 64)]
         max_mb: u64,
-        /// Record the run's history too (on the first backend): a click on an element of a
-        /// small result picture shows where its value came from, as `brcc why` does.
+        /// Record the run's history too: a click on an element of a small result picture
+        /// shows where its value came from, as `brcc why` does (side by side, also where
+        /// another backend's history of it first differs).
         #[arg(long)]
         why: bool,
         /// Arguments for the program's `main`, after `--`.

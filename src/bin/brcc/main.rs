@@ -234,7 +234,9 @@ fn execute(command: Command) -> Result<ExitCode, String> {
                     // run it.
                     runtime.set_automatic_fusion(false).map_err(error)?;
                 }
-                if why && k == 0 {
+                // Every backend records: side by side, the page marks where another
+                // backend's history of an element first differs from the first one's.
+                if why {
                     runtime.record_history(true).map_err(error)?;
                 }
                 runtime.start_explaining(max_side);

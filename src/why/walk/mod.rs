@@ -55,8 +55,14 @@ impl<'a> Walker<'a> {
     }
 
     /// The history of element `linear` of version `at`, its line starting with `via` (how the
-    /// reader reached it: a gather, a fold step).
+    /// reader reached it: a gather, a fold step), and its value.
     pub fn element(&mut self, at: At, linear: usize, depth: usize, via: &str) -> Why {
+        let mut step = self.step(at, linear, depth, via);
+        step.value = self.value(at, linear).to_vec();
+        step
+    }
+
+    fn step(&mut self, at: At, linear: usize, depth: usize, via: &str) -> Why {
         let head = format!(
             "{via}{} = {}",
             self.name(at, linear),
@@ -269,7 +275,9 @@ impl<'a> Walker<'a> {
                         let shape = &self.log.streams[at.stream].shape;
                         let whole = whole_linear(shape, domain.as_ref(), read.linear);
                         let via = format!("`{}` ", p.name);
-                        out.push(self.element(*at, whole, depth + 1, &via));
+                        let mut step = self.element(*at, whole, depth + 1, &via);
+                        step.read = Some((p.name.clone(), whole));
+                        out.push(step);
                     }
                 }
                 ArgRecord::Output { .. } => {}
@@ -288,7 +296,9 @@ impl<'a> Walker<'a> {
                 func.params[g.param].name,
                 show(&g.index)
             );
-            out.push(self.element(*at, whole, depth + 1, &via));
+            let mut step = self.element(*at, whole, depth + 1, &via);
+            step.read = Some((func.params[g.param].name.clone(), whole));
+            out.push(step);
         }
         out
     }
@@ -369,7 +379,13 @@ fn read_nothing(text: &mut String, inputs: &[Why]) {
 }
 
 fn node(text: String, op: Option<usize>, inputs: Vec<Why>) -> Why {
-    Why { text, op, inputs }
+    Why {
+        text,
+        op,
+        inputs,
+        read: None,
+        value: Vec::new(),
+    }
 }
 
 fn combiner_name(op: &super::log::CombinerRecord) -> String {
