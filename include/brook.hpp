@@ -604,6 +604,15 @@ public:
         state* t = s_;
         s_ = o.s_;
         o.s_ = t;
+        // The names stay with the variables: histories (`brcc why`) name each stream after
+        // the variable that holds it now.
+        if (s_ && o.s_) {
+            const char* name = s_->name;
+            s_->name = o.s_->name;
+            o.s_->name = name;
+            if (s_->handle && s_->name) brook_stream_name(s_->handle, s_->name);
+            if (o.s_->handle && o.s_->name) brook_stream_name(o.s_->handle, o.s_->name);
+        }
     }
 
     stream_domain domain(int lo, int hi) const { return make_domain(&lo, &hi, 1); }

@@ -342,6 +342,44 @@ fn backends_side_by_side_agree_and_a_changed_element_is_marked() {
     assert!(first.starts_with(" data-kind=\"kernel\" data-differing=\"1\""));
 }
 
+/// Side by side with histories recorded on each backend: where one backend's history of an
+/// element first differs from the first one's, the first one's tree marks that step. Here
+/// the CPU run reads 1.5 where GL reads 1 into `a[1]` (as a backend that computed an input
+/// differently would): `r[1] = 2a[1]` differs on both, and the first difference along the
+/// history is the read, `a[1]`, not the kernel.
+#[test]
+fn side_by_side_histories_mark_where_the_backends_first_differ() {
+    let source = "kernel void twice(float a<>, out float r<>) { r = a * 2.0; }";
+    let runs = [(support::gl_with(None, None), 1.0), (Runtime::cpu(), 1.5)];
+    let recordings: Vec<Recording> = runs
+        .iter()
+        .map(|(rt, a1)| {
+            let p = rt.compile(source, "twice.br").unwrap();
+            rt.record_history(true).unwrap();
+            let (ran, recording) = rt.explain(128, |rt| -> Result<(), brook::BrookError> {
+                let a = rt.stream_of(1, &[3]).unwrap();
+                let r = rt.stream_of(1, &[3]).unwrap();
+                rt.name_stream(&a, "a");
+                rt.name_stream(&r, "r");
+                a.read(&[0.0, *a1, 2.0])?;
+                rt.run(&p, "twice", args![&a, &r])
+            });
+            ran.unwrap();
+            recording
+        })
+        .collect();
+    let dir = site_dir("side-by-side-why");
+    let sources = [SourceText::new("twice.br", source)];
+    explain::write_side_by_side(&recordings, &sources, &dir, &Options::default()).unwrap();
+    let why = std::fs::read_to_string(dir.join("why.js")).unwrap();
+    assert!(
+        why.contains("{t:\"`a` a[1] = 1: streamRead(a) from host memory\",c:0,r:[\"a\",1],d:\"cpu has 1.5 here\","),
+        "{why}"
+    );
+    // Only element 1's history differs, and only its read is marked.
+    assert_eq!(why.matches(",d:").count(), 1, "{why}");
+}
+
 #[test]
 fn shots_out_of_step_with_the_trace_are_refused() {
     let rt = support::gl_with(None, None);
@@ -369,6 +407,32 @@ fn browser() -> Option<PathBuf> {
     .iter()
     .flat_map(|name| std::env::split_paths(&path).map(move |d| d.join(name)))
     .find(|p| p.is_file())
+}
+
+/// [`browser`], or `None` having said the test is skipped; under CI, which installs
+/// Chromium (`.ci/run`), a missing one fails instead.
+fn browser_or_skip() -> Option<PathBuf> {
+    let found = browser();
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "no Chromium on PATH under CI (.ci/run installs the Debian package `chromium`)"
+        );
+        eprintln!("skipped: no Chromium on PATH (apt-get install chromium)");
+    }
+    found
+}
+
+/// The `.br` programs of `tests/programs/`, in name order.
+fn test_programs() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
+    let mut programs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "br"))
+        .collect();
+    programs.sort();
+    programs
 }
 
 /// A browser profile directory of its own for `page` (tests load pages in parallel), outside
@@ -415,12 +479,7 @@ fn screenshot(browser: &Path, page: &Path, png: &Path) {
 /// with every image and no error, and its screenshot is not blank.
 #[test]
 fn the_docs_sites_load_and_their_screenshots_are_not_blank() {
-    let Some(browser) = browser() else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "no Chromium on PATH under CI (.ci/run installs the Debian package `chromium`)"
-        );
-        eprintln!("skipped: no Chromium on PATH (apt-get install chromium)");
+    let Some(browser) = browser_or_skip() else {
         return;
     };
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -491,13 +550,7 @@ fn load_in_browser(browser: &Path, page: &Path) -> (String, String) {
 
 #[test]
 fn a_real_browser_loads_every_picture_with_no_errors() {
-    let Some(browser) = browser() else {
-        // `.ci/run` installs Chromium; CI must not skip this.
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "no Chromium on PATH under CI (.ci/run installs the Debian package `chromium`)"
-        );
-        eprintln!("skipped: no Chromium on PATH (apt-get install chromium)");
+    let Some(browser) = browser_or_skip() else {
         return;
     };
     let rt = support::gl_with(None, None);
@@ -538,13 +591,7 @@ fn a_real_browser_loads_every_picture_with_no_errors() {
 /// stdout and status), and the site has as many cards as brcc reports operations.
 #[test]
 fn brcc_explains_every_test_program() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
-    let mut programs: Vec<PathBuf> = std::fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "br"))
-        .collect();
-    programs.sort();
+    let programs = test_programs();
     assert!(programs.len() >= 25);
     let check = |path: &PathBuf| -> Option<String> {
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
@@ -596,17 +643,10 @@ fn brcc_explains_every_test_program() {
             .find(|src| image::open(dir.join(src)).is_err())
             .map(|src| format!("{name}: {src} does not load"))
     };
-    let half = programs.len().div_ceil(2);
-    let problems: Vec<String> = std::thread::scope(|s| {
-        let handles: Vec<_> = programs
-            .chunks(half)
-            .map(|chunk| s.spawn(move || chunk.iter().filter_map(check).collect::<Vec<_>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap())
-            .collect()
-    });
+    let problems: Vec<String> = support::in_two_threads(&programs, check)
+        .into_iter()
+        .flatten()
+        .collect();
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 
@@ -670,14 +710,15 @@ fn brcc_explain_why_shows_an_elements_history_on_click() {
         assert_eq!(status, Some(0), "{err}");
         let why = std::fs::read_to_string(dir.join("why.js")).unwrap();
         // s = the 2×2 block sums of b = 2a (a = 1..16): s[1][0] = 18 + 20 + 26 + 28, on the
-        // reduction's card (2), its elements from the kernel's (1).
+        // reduction's card (2), its elements from the kernel's (1); the text numbers
+        // operations as the cards do (`brcc why` says operation 3 and 2, counting the read).
         assert!(
-            why.contains("{t:\"s[1][0] = 92: reduction `sum` (Brook line 2), operation 3"),
+            why.contains("{t:\"s[1][0] = 92: reduction `sum` (Brook line 2), card 2,"),
             "{backend}: {why}"
         );
         assert!(
             why.contains(
-                "{t:\"b[3][1] = 28: kernel `twice` (Brook line 6), operation 2, out `b`\",c:1,"
+                "{t:\"b[3][1] = 28: kernel `twice` (Brook line 6), card 1, out `b`\",c:1,"
             ),
             "{backend}"
         );
@@ -696,11 +737,59 @@ fn brcc_explain_why_shows_an_elements_history_on_click() {
         };
         let page = dir.canonicalize().unwrap().join("index.html");
         let (status, stderr) = load_in_browser(&browser, &page);
+        // b[0][0] read a[0][0]: on GL its texel is marked in the pass's picture of `a_tex`;
+        // the other backends' cards have no pass pictures.
+        let marked = if backend == "gl" { 1 } else { 0 };
         assert!(
-            status.starts_with("ok: ") && status.ends_with(", history b[0][0] = 2: kernel `twice` (Brook line 6), operation 2, out `b` (2 steps, 1 card links)"),
+            status.starts_with("ok: ") && status.ends_with(&format!(", history b[0][0] = 2: kernel `twice` (Brook line 6), card 1, out `b` (2 steps, 1 card links, {marked} texels marked, the picture's value)")),
             "{backend}: {status}\n{stderr}"
         );
     }
+}
+
+/// `brcc explain --why` on every program of `tests/programs/`, each on one backend in turn
+/// (gl, cpu, wgpu: every backend explains a third of them, since a run and a page load per
+/// program and backend would take a quarter of an hour here), loaded in headless Chromium:
+/// the page clicks the first element of the first picture with histories, and its panel
+/// shows that element's history with the value the picture holds. Every program whose
+/// results include a small stream has such a picture.
+#[test]
+fn brcc_explain_why_click_shows_each_programs_value() {
+    let Some(browser) = browser_or_skip() else {
+        return;
+    };
+    let programs: Vec<(usize, PathBuf)> = test_programs().into_iter().enumerate().collect();
+    let check = |(k, path): &(usize, PathBuf)| -> Result<bool, String> {
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let backend = ["gl", "cpu", "wgpu"][k % 3];
+        let dir = site_dir(&format!("brcc-why-all-{name}"));
+        let (status, _, err) = brcc_explain(path, &dir, &["--why", "--backend", backend]);
+        let expected = if name == "exit_status" { 3 } else { 0 };
+        if status != Some(expected) {
+            return Err(format!("{name} on {backend}: status {status:?}: {err}"));
+        }
+        let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+        let clickable = html.contains(" data-why=\"");
+        let page = dir.canonicalize().unwrap().join("index.html");
+        let (status, stderr) = load_in_browser(&browser, &page);
+        let shown = status.starts_with("ok: ")
+            && status.contains(", history ")
+            && status.ends_with(", the picture's value)");
+        match (clickable, status.starts_with("ok: ")) {
+            (true, true) if shown => Ok(true),
+            (false, true) if !status.contains(", history ") => Ok(false),
+            _ => Err(format!("{name} on {backend}: {status}\n{stderr}")),
+        }
+    };
+    let results = support::in_two_threads(&programs, check);
+    let problems: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();
+    assert!(problems.is_empty(), "{problems:#?}");
+    let clicked = results.iter().filter(|r| matches!(r, Ok(true))).count();
+    assert!(
+        clicked + 5 >= programs.len(),
+        "only {clicked} of {} programs had an element to click",
+        programs.len()
+    );
 }
 
 /// `brcc explain --backend gl,cpu,wgpu`: the program runs on each (its output printed once

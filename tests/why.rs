@@ -2,6 +2,8 @@
 //! out by hand in the comments, on every backend, the history names the right elements, with
 //! the right values, indices and operations.
 
+mod support;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -116,6 +118,8 @@ fn a_scatter_lists_the_points_that_landed_and_how_they_combined() {
                 "its value before: dst[1] = 0: streamRead(dst) from host memory, operation 1",
                 "point 0: index[0] = 1 rounds and clamps to [1]; combined: 5; data[0] = 5: streamRead(data) from host memory, operation 3",
                 "point 2: index[2] = 1.2 rounds and clamps to [1]; combined: 16; data[2] = 11: streamRead(data) from host memory, operation 3",
+                // Each point's index is followed back too.
+                "its index: index[2] = 1.2: streamRead(index) from host memory, operation 2",
             ],
             b,
         );
@@ -175,6 +179,29 @@ fn a_vout_element_names_the_push_that_made_it() {
             &["o[3] = 4: kernel `spread` (Brook line 2), operation 2, vout `o`: push 1 of call element [2] (of its 1 push(es))"],
             b,
         );
+    }
+}
+
+#[test]
+fn names_follow_the_variables_through_brccs_stream_swap() {
+    // `now` and `next` trade streams after each of three diffusion steps of
+    // 0 0 0 16 16 0 0 0 (r = x[i-1]/4 + x[i]/2 + x[i+1]/4): step 1 gives 0 0 4 12 12 4 0 0,
+    // step 2 0 1 5 10 10 5 1 0, step 3 r[3] = 5/4 + 10/2 + 10/4 = 8.75, written into the
+    // stream then named `next`, `now` after the last swap. It read x[3] = 10 from the
+    // stream step 2 wrote as `next`, `now` when step 3 read it.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs/stream_swap.br");
+    for b in BACKENDS {
+        let out = brcc_why(&path, "now[3]", b, &[]);
+        let got = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{b}: {got}");
+        for expected in [
+            "\nnow[3] = 8.75: the stream `next` held, `now` since a streamSwap\n",
+            "└─ next[3] = 8.75: kernel `diffuse` (Brook line 6), operation ",
+            "gather `x` at Brook line 9: index 3 rounds and clamps to [3], now[3] = 10: the stream `next` held, `now` since a streamSwap\n",
+            "next[3] = 10: kernel `diffuse` (Brook line 6), operation ",
+        ] {
+            assert!(got.contains(expected), "{b}: no `{expected}` in\n{got}");
+        }
     }
 }
 
@@ -259,61 +286,255 @@ fn rust_programs_ask_with_runtime_why() {
     }
 }
 
-/// Every stream of every program of `tests/programs/` has a history on the CPU: its first
-/// element's, which names it and its value and ends at data the program made (the streams
-/// are listed by asking for one that does not exist, each one's rank by asking for `[0]`).
-#[test]
-fn every_test_program_has_histories() {
+/// Every program of `tests/programs/` (its `.br` files and its folders of several files),
+/// each with the brcc arguments it runs with.
+fn test_programs() -> Vec<(String, Vec<String>)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
-    let mut programs: Vec<_> = std::fs::read_dir(&dir)
+    let mut programs: Vec<(String, Vec<String>)> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "br"))
+        .map(|p| {
+            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+            (name, vec![p.to_string_lossy().into_owned()])
+        })
         .collect();
-    programs.sort();
-    let mut asked = 0;
-    for program in &programs {
-        let listed = brcc_why(program, "no_such_stream[0]", "cpu", &[]);
-        let stderr = String::from_utf8_lossy(&listed.stderr).into_owned();
-        let Some((_, names)) = stderr.split_once("the program's streams: ") else {
-            assert!(
-                stderr.contains("no stream named"),
-                "{}: {stderr}",
-                program.display()
-            );
-            continue;
-        };
-        for name in names.lines().next().unwrap().split(", ") {
-            let first = brcc_why(program, &format!("{name}[0]"), "cpu", &[]);
-            let error = String::from_utf8_lossy(&first.stderr).into_owned();
-            let element = match error.split_once("of extents <") {
-                Some((_, rest)) => {
-                    let rank = rest.split('>').next().unwrap().split(',').count();
-                    format!("{name}{}", "[0]".repeat(rank))
-                }
-                None => format!("{name}[0]"),
-            };
-            let out = brcc_why(program, &element, "cpu", &[]);
-            let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-            let context = format!(
-                "{} {element}: {}",
-                program.display(),
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let history = stdout
-                .split_once(&format!("where {element} came from"))
-                .unwrap_or_else(|| panic!("{context}\n{stdout}"))
-                .1;
-            assert!(
-                history.contains(&format!("\n{element} = ")),
-                "{context}\n{history}"
-            );
-            assert!(!history.contains("failed"), "{context}\n{history}");
-            assert!(!history.contains("could not"), "{context}\n{history}");
-            asked += 1;
-        }
+    let folders: [(&str, &[&str]); 3] = [
+        ("multifile", &["main.cpp", "kernels.br", "more.br"]),
+        (
+            "original_layout",
+            &["main.cpp", "kernels.br", "-D", "SIZE=4", "-DSCALE=3.0f"],
+        ),
+        ("original_preprocessed", &["main.cpp", "kernels.bri"]),
+    ];
+    for (name, args) in folders {
+        let args = args
+            .iter()
+            .map(|a| match a.starts_with('-') || a.contains('=') {
+                true => a.to_string(),
+                false => dir.join(name).join(a).to_string_lossy().into_owned(),
+            });
+        programs.push((name.into(), args.collect()));
     }
-    assert!(asked > 100, "only {asked} streams asked about");
+    programs.sort();
+    programs
+}
+
+/// One history of `brcc why --every-stream`'s output: the element, its root line's value
+/// and every line, its tree glyphs left in.
+struct Printed {
+    element: String,
+    value: String,
+    lines: Vec<String>,
+}
+
+impl Printed {
+    /// The histories `brcc why --every-stream` printed after the program's own output.
+    fn all(stdout: &str) -> Vec<Printed> {
+        let mut out: Vec<Printed> = Vec::new();
+        for line in stdout.lines() {
+            if let Some(rest) = line.strip_prefix("where ") {
+                if let Some((element, _)) = rest.split_once(" came from (") {
+                    out.push(Printed {
+                        element: element.into(),
+                        value: String::new(),
+                        lines: Vec::new(),
+                    });
+                    continue;
+                }
+            }
+            if let Some(p) = out
+                .last_mut()
+                .filter(|_| !line.starts_with("(stopped where"))
+            {
+                if p.lines.is_empty() {
+                    p.value = line
+                        .strip_prefix(&format!("{} = ", p.element))
+                        .and_then(|v| v.split(": ").next())
+                        .unwrap_or("")
+                        .to_string();
+                }
+                p.lines.push(line.into());
+            }
+        }
+        out
+    }
+
+    /// The history's shape: its lines with every number left out (the backends' values
+    /// differ in their last bits, and a gather's index may round to a neighbour).
+    fn structure(&self) -> Vec<String> {
+        self.lines
+            .iter()
+            .map(|l| {
+                let mut s = String::new();
+                let mut chars = l.chars().peekable();
+                while let Some(c) = chars.next() {
+                    if !c.is_ascii_digit() {
+                        s.push(c);
+                        continue;
+                    }
+                    if s.ends_with('-') {
+                        s.pop();
+                    }
+                    s.push('#');
+                    let mut last = c;
+                    while let Some(&n) = chars.peek() {
+                        let exponent = n == 'e' || (n == '-' && last == 'e');
+                        if !(n.is_ascii_digit() || n == '.' || exponent) {
+                            break;
+                        }
+                        last = n;
+                        chars.next();
+                    }
+                }
+                s
+            })
+            .collect()
+    }
+}
+
+/// Whether two printed values agree within what the backends' float arithmetic may differ
+/// by (the explorer's side-by-side tolerance: `explain/src/compare.rs`).
+fn close(a: &str, b: &str) -> bool {
+    let numbers = |v: &str| -> Vec<f64> {
+        v.trim_matches(['(', ')'])
+            .split(", ")
+            .map(|x| x.parse().unwrap_or(f64::NAN))
+            .collect()
+    };
+    let (a, b) = (numbers(a), numbers(b));
+    a.len() == b.len()
+        && a.iter().zip(&b).all(|(x, y)| {
+            x.to_bits() == y.to_bits()
+                || (x.is_nan() && y.is_nan())
+                || (x - y).abs() <= 1e-3 * x.abs().max(y.abs()) + 1e-6
+        })
+}
+
+/// `brcc why --every-stream` on every program of `tests/programs/` on every backend: the
+/// first and last element of every stream the host code named has a history on each, which
+/// names the element and its value, follows every input back to where it began (a host
+/// `streamRead`, an iterator, data from before the program's first operation) or says which
+/// limit stopped it, never fails to re-evaluate, and on the CPU the interpreter's
+/// re-evaluation of every step gets exactly what the JIT wrote. The backends' histories have
+/// the same steps, and the same values within float tolerance.
+#[test]
+fn every_test_program_has_histories_that_agree_on_every_backend() {
+    let programs = test_programs();
+    assert!(programs.len() > 70, "{}", programs.len());
+    let check = |(name, args): &(String, Vec<String>)| -> Vec<String> {
+        let mut problems = Vec::new();
+        let mut per_backend = Vec::new();
+        for backend in ["cpu", "gl", "wgpu"] {
+            let out = Command::new(BRCC)
+                .args(["why", "--every-stream", "--backend", backend])
+                .args(args)
+                .env(
+                    "XDG_CACHE_HOME",
+                    Path::new(env!("CARGO_TARGET_TMPDIR")).join("brcc-cache"),
+                )
+                .env_remove("BRT_RUNTIME")
+                .output()
+                .expect("brcc runs");
+            let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let status = if name == "exit_status" { 3 } else { 0 };
+            if out.status.code() != Some(status) {
+                problems.push(format!(
+                    "{name} on {backend}: status {:?}: {stderr}",
+                    out.status.code()
+                ));
+                continue;
+            }
+            let printed = Printed::all(&stdout);
+            for p in &printed {
+                let context = format!("{name} {} on {backend}", p.element);
+                let text = p.lines.join("\n");
+                if p.value.is_empty() {
+                    problems.push(format!("{context}: no value\n{text}"));
+                }
+                for bad in ["failed", "could not"] {
+                    if text.contains(bad) {
+                        problems.push(format!("{context}: `{bad}`\n{text}"));
+                    }
+                }
+                if backend == "cpu" && text.contains("re-evaluating it, gets") {
+                    problems.push(format!(
+                        "{context}: the interpreter disagrees with the JIT\n{text}"
+                    ));
+                }
+                // Each leaf (a line no deeper line follows) ends the walk where it began.
+                for (k, line) in p.lines.iter().enumerate() {
+                    let depth =
+                        |l: &str| l.len() - l.trim_start_matches(['│', '├', '└', '─', ' ']).len();
+                    let leaf = p
+                        .lines
+                        .get(k + 1)
+                        .is_none_or(|next| depth(next) <= depth(line));
+                    let ends = [
+                        "streamRead(",
+                        "iterator from",
+                        "held before the recording began",
+                        "not followed further",
+                        "constant `",
+                        "the write mask",
+                        "beyond the",
+                        "it read no stream",
+                    ];
+                    if leaf && !ends.iter().any(|e| line.contains(e)) {
+                        problems.push(format!(
+                            "{context}: a step that ends nowhere: {line}\n{text}"
+                        ));
+                    }
+                }
+            }
+            if printed.is_empty() && stdout.contains("where ") {
+                problems.push(format!("{name} on {backend}: unreadable output\n{stdout}"));
+            }
+            per_backend.push((backend, printed));
+        }
+        if let [(_, cpu), others @ ..] = &per_backend[..] {
+            for (backend, printed) in others {
+                let elements =
+                    |p: &[Printed]| p.iter().map(|p| p.element.clone()).collect::<Vec<_>>();
+                if elements(cpu) != elements(printed) {
+                    problems.push(format!(
+                        "{name}: cpu asked {:?}, {backend} {:?}",
+                        elements(cpu),
+                        elements(printed)
+                    ));
+                    continue;
+                }
+                for (c, o) in cpu.iter().zip(printed) {
+                    if !close(&c.value, &o.value) {
+                        problems.push(format!(
+                            "{name} {}: cpu {}, {backend} {}",
+                            c.element, c.value, o.value
+                        ));
+                    }
+                    if c.structure() != o.structure() {
+                        problems.push(format!(
+                            "{name} {}: cpu's history\n{}\n{backend}'s\n{}",
+                            c.element,
+                            c.lines.join("\n"),
+                            o.lines.join("\n")
+                        ));
+                    }
+                }
+            }
+        }
+        problems
+    };
+    let problems: Vec<String> = support::in_two_threads(&programs, check)
+        .into_iter()
+        .flatten()
+        .collect();
+    assert!(
+        problems.is_empty(),
+        "{} problem(s):\n{}",
+        problems.len(),
+        problems.join("\n\n")
+    );
 }
 
 /// An output domain (the rest kept), a swap (the element came from the other stream) and a

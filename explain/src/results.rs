@@ -4,7 +4,7 @@
 
 use crate::assets::{image, Assets, Image};
 use crate::compare::difference;
-use crate::history::js_trees;
+use crate::history::{js_trees, HistoryStep};
 use crate::outcome::{Outcome, Sampled};
 
 /// One output stream, across backends.
@@ -79,8 +79,22 @@ pub fn result_rows(
                             let whole = p.step == 1
                                 && outcome.histories.len() == (p.width * p.height) as usize;
                             if b == 0 && whole {
+                                // The other backends' histories of the same elements, where
+                                // they recorded them: each one's first difference is marked.
+                                let others: Vec<(&str, &[HistoryStep])> = (names.iter())
+                                    .zip(per_backend)
+                                    .skip(1)
+                                    .filter_map(|(name, o)| {
+                                        let o = o.and_then(|o| o.get(k))?;
+                                        let same = o.name == first.name
+                                            && o.histories.len() == outcome.histories.len();
+                                        same.then_some((*name, &o.histories[..]))
+                                    })
+                                    .collect();
                                 img.why = Some(assets.histories.len());
-                                assets.histories.push(js_trees(&outcome.histories, card));
+                                assets
+                                    .histories
+                                    .push(js_trees(&outcome.histories, card, &others));
                             }
                             cell.image = Some(img);
                         }

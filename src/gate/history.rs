@@ -55,11 +55,24 @@ impl Gate {
         history.as_mut().map(|log| f(log, self))
     }
 
-    /// Names `stream` in histories.
+    /// Names `stream` in histories (again: renames it from now on).
     pub(crate) fn name_stream(&self, stream: &StreamArg, name: &str) {
         self.history(|log, gate| {
             let id = gate.history_id(log, stream);
-            log.streams[id].name = Some(name.into());
+            // A stream named before takes a new name from a new version, so that what it
+            // held before is still shown under the name it had then (brcc's streamSwap).
+            let before = log.streams[id]
+                .name()
+                .filter(|&n| n != name)
+                .map(String::from);
+            if let Some(before) = before {
+                let from = log.current(id);
+                let contents = log.version(from).contents.clone();
+                let origin = Origin::Renamed { before, from };
+                let op = log.ops;
+                log.push(id, contents, origin, op);
+            }
+            log.streams[id].rename(name);
         });
     }
 
@@ -75,7 +88,7 @@ impl Gate {
         log.by_address.insert(address, id);
         log.by_storage.insert(storage_address(stream), id);
         log.streams.push(StreamLog {
-            name: None,
+            names: Vec::new(),
             shape: body.shape.clone(),
             widths: body.format.widths(),
             iter: body.iter.clone(),
@@ -347,8 +360,8 @@ impl Gate {
         self.history(|log, gate| {
             let from = gate.at(log, from);
             let id = gate.history_id(log, to);
-            if log.streams[id].name.is_none() {
-                log.streams[id].name = log.streams[from.stream].name.clone();
+            if log.streams[id].names.is_empty() {
+                log.streams[id].names = log.streams[from.stream].names.clone();
             }
             let contents = log.streams[id]
                 .versions
@@ -381,6 +394,9 @@ fn explorer_step(log: &HistoryLog, why: &crate::why::Why) -> brook_explain::Hist
     brook_explain::HistoryStep {
         text: why.text.clone(),
         operation: why.op.and_then(|op| log.explorer.get(&op).copied()),
+        number: why.op,
+        read: why.read.clone(),
+        value: why.value.clone(),
         inputs: why.inputs.iter().map(|w| explorer_step(log, w)).collect(),
     }
 }

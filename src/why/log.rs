@@ -20,9 +20,11 @@ pub(crate) struct At {
     pub version: usize,
 }
 
-/// One stream: its name (the host's variable, or none given), layout and versions.
+/// One stream: its names (the host's variables, or none given), layout and versions.
 pub(crate) struct StreamLog {
-    pub name: Option<String>,
+    /// The names given, each with the version it was given at: brcc's `streamSwap` trades
+    /// the streams two variables hold, and each stream takes the other's name from then on.
+    pub names: Vec<(usize, String)>,
     pub shape: Vec<usize>,
     /// Floats of each member of an element.
     pub widths: Vec<u8>,
@@ -31,9 +33,31 @@ pub(crate) struct StreamLog {
 }
 
 impl StreamLog {
-    /// The name a history prints: the host's, or `stream#N`.
+    /// The name it has now, if it was given one.
+    pub fn name(&self) -> Option<&str> {
+        self.names.last().map(|(_, n)| n.as_str())
+    }
+
+    /// Names it from its current version on.
+    pub fn rename(&mut self, name: &str) {
+        let from = self.versions.len().saturating_sub(1);
+        self.names.retain(|(v, _)| *v < from);
+        self.names.push((from, name.into()));
+    }
+
+    /// The name a history prints for its version `version`: the host's variable that held
+    /// it then, or `stream#N`.
+    pub fn label_at(&self, id: StreamId, version: usize) -> String {
+        let name = self.names.iter().rev().find(|(v, _)| *v <= version);
+        match name.or(self.names.first()) {
+            Some((_, n)) => n.clone(),
+            None => format!("stream#{id}"),
+        }
+    }
+
+    /// The name it has now, or `stream#N`.
     pub fn label(&self, id: StreamId) -> String {
-        self.name.clone().unwrap_or_else(|| format!("stream#{id}"))
+        self.label_at(id, self.versions.len().saturating_sub(1))
     }
 
     pub fn floats_per_element(&self) -> usize {
@@ -68,6 +92,9 @@ pub(crate) enum Origin {
     GatherOp { call: Rc<GatherOpRecord>, dst: bool },
     /// `streamSwap`: the other stream's contents, now this one's.
     Swap { from: At },
+    /// The same contents under a new name: brcc's `streamSwap` trades the streams two
+    /// variables hold, and names each after the variable that holds it now.
+    Renamed { before: String, from: At },
     /// The first elements of another stream, copied (a vout's result, replaced by a stream
     /// of exactly its pushes, as the original's vout arguments are: only the C ABI does).
     #[cfg_attr(not(feature = "brcc"), allow(dead_code))]
@@ -188,7 +215,15 @@ impl HistoryLog {
     pub fn named(&self, name: &str) -> Option<StreamId> {
         (0..self.streams.len())
             .rev()
-            .find(|&id| self.streams[id].name.as_deref() == Some(name))
+            .find(|&id| self.streams[id].name() == Some(name))
+    }
+
+    /// Every name given to a stream, sorted, each once.
+    pub fn names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = (self.streams.iter()).filter_map(StreamLog::name).collect();
+        names.sort_unstable();
+        names.dedup();
+        names
     }
 
     pub fn version(&self, at: At) -> &Version {

@@ -104,6 +104,18 @@ impl Runtime {
             .unwrap_or_else(not_recording)
     }
 
+    /// Every stream name the recording knows ([`Runtime::name_stream`]) and the extents of
+    /// the last stream made with it, in name order (empty when nothing is recorded).
+    pub fn named_streams(&self) -> Vec<(String, Vec<usize>)> {
+        self.gate
+            .history(|log, _| {
+                (log.names().into_iter())
+                    .filter_map(|n| Some((n.to_string(), log.streams[log.named(n)?].shape.clone())))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// The history of element `element` of the last stream named `name`
     /// ([`Runtime::name_stream`]; brcc names every stream after its host variable), as it
     /// was when the recording last saw it: what `brcc why` prints after the program ended.
@@ -116,13 +128,7 @@ impl Runtime {
         self.gate
             .history(|log, _| {
                 let id = log.named(name).ok_or_else(|| {
-                    let mut names: Vec<&str> = log
-                        .streams
-                        .iter()
-                        .filter_map(|s| s.name.as_deref())
-                        .collect();
-                    names.sort_unstable();
-                    names.dedup();
+                    let names = log.names();
                     BrookError::Unknown {
                         name: name.into(),
                         what: "stream",

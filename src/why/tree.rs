@@ -14,6 +14,12 @@ pub struct Why {
     pub op: Option<usize>,
     /// What this step read, in the order it read it.
     pub inputs: Vec<Why>,
+    /// Where the step's reader read this element, when a kernel read it: the kernel's
+    /// parameter and the element's linear index in the whole stream (the explorer marks its
+    /// texel in the pass's input picture).
+    pub read: Option<(String, usize)>,
+    /// The element's value, where the step is an element's (empty for a fold step, a mask).
+    pub value: Vec<f32>,
 }
 
 impl Why {
@@ -22,6 +28,8 @@ impl Why {
             text,
             op,
             inputs: Vec::new(),
+            read: None,
+            value: Vec::new(),
         }
     }
 

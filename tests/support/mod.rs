@@ -255,3 +255,20 @@ pub fn doc_table(doc: &str, name: &str) -> (Vec<String>, Vec<Vec<String>>) {
     let header = cells(lines.next().expect("the table's header"));
     (header, lines.skip(1).map(cells).collect())
 }
+
+/// `f` of every item, in two threads (the test machine's cores), in order: for tests that run
+/// a program per file of `tests/programs/`.
+pub fn in_two_threads<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let half = items.len().div_ceil(2).max(1);
+    let f = &f;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = items
+            .chunks(half)
+            .map(|chunk| s.spawn(move || chunk.iter().map(f).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    })
+}

@@ -70,8 +70,9 @@ pub enum Command {
         /// The most the site may take, in MiB; over it, nothing is written and brcc says so.
         #[arg(long, value_name = "MIB", default_value_t = 64)]
         max_mb: u64,
-        /// Record the run's history too (on the first backend): a click on an element of a
-        /// small result picture shows where its value came from, as `brcc why` does.
+        /// Record the run's history too: a click on an element of a small result picture
+        /// shows where its value came from, as `brcc why` does (side by side, also where
+        /// another backend's history of it first differs).
         #[arg(long)]
         why: bool,
         /// Arguments for the program's `main`, after `--`.
@@ -83,9 +84,14 @@ pub enum Command {
     /// (a gather's index, rounded and clamped), and so on back to the host's streamRead.
     Why {
         /// The program's files, as for `run`, then the element: `NAME[i][j]`, NAME a stream
-        /// variable of the host code, first dimension first (quote it for the shell).
-        #[arg(required = true, num_args = 2.., value_name = "FILES… ELEMENT")]
+        /// variable of the host code, first dimension first (quote it for the shell); with
+        /// --every-stream, the files only.
+        #[arg(required = true, num_args = 1.., value_name = "FILES… ELEMENT")]
         args: Vec<String>,
+        /// Instead of one element: the first and the last element of every stream the host
+        /// code named, each history after the other.
+        #[arg(long)]
+        every_stream: bool,
         #[command(flatten)]
         host: HostOptions,
         /// The backend (default: $BRT_RUNTIME, else gl).
@@ -244,6 +250,7 @@ mod tests {
             parse("why a.br r[1][0] --backend cpu --depth 3 -- 5").unwrap(),
             Command::Why {
                 args: vec!["a.br".into(), "r[1][0]".into()],
+                every_stream: false,
                 host: HostOptions::default(),
                 backend: Some("cpu".into()),
                 depth: 3,

@@ -155,15 +155,26 @@ fn execute(command: Command) -> Result<ExitCode, String> {
         }
         Command::Why {
             args,
+            every_stream,
             host,
             backend,
             depth,
             elements,
             program_args,
         } => {
-            let (element, files) = args.split_last().expect("clap asks for two or more");
+            let (asked, files) = if every_stream {
+                (why::Asked::EveryStream, &args[..])
+            } else {
+                let Some((element, files)) = args.split_last().filter(|(_, f)| !f.is_empty())
+                else {
+                    return Err(error("brcc why needs the program's files and then the element, `NAME[i][j]` (or --every-stream)"));
+                };
+                (
+                    why::Asked::One(why::Element::parse(element).map_err(error)?),
+                    files,
+                )
+            };
             let files: Vec<PathBuf> = files.iter().map(PathBuf::from).collect();
-            let element = why::Element::parse(element).map_err(error)?;
             let (t, runtime, cache, library) = prepare(&files, host, backend)?;
             let limits = brook::why::Limits { depth, elements };
             why::run(
@@ -171,7 +182,7 @@ fn execute(command: Command) -> Result<ExitCode, String> {
                 &library,
                 runtime,
                 cache,
-                &element,
+                &asked,
                 limits,
                 &program_args,
             )
@@ -223,7 +234,9 @@ fn execute(command: Command) -> Result<ExitCode, String> {
                     // run it.
                     runtime.set_automatic_fusion(false).map_err(error)?;
                 }
-                if why && k == 0 {
+                // Every backend records: side by side, the page marks where another
+                // backend's history of an element first differs from the first one's.
+                if why {
                     runtime.record_history(true).map_err(error)?;
                 }
                 runtime.start_explaining(max_side);

@@ -1,6 +1,7 @@
 //! `brcc why FILES… 'NAME[i][j]'`: runs the program with its history recorded
 //! (`Runtime::record_history`), then prints where element `[i][j]` of the host's stream
-//! `NAME` got its final value (`Runtime::why_named`; how it is computed: `docs/why.md`).
+//! `NAME` got its final value (`Runtime::why_named`; how it is computed: `docs/why.md`), or
+//! with `--every-stream` the first and last element of every named stream.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -52,14 +53,22 @@ impl Element {
     }
 }
 
-/// Runs the program in `library` recording its history, then prints the element's; the
-/// status is the program's (1 when the history cannot be given).
+/// What `brcc why` is asked about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Asked {
+    One(Element),
+    /// The first and last element of every stream the host code named (`--every-stream`).
+    EveryStream,
+}
+
+/// Runs the program in `library` recording its history, then prints the elements'; the
+/// status is the program's (1 when a history cannot be given).
 pub fn run(
     file: &str,
     library: &Path,
     runtime: Runtime,
     cache: impl Sized,
-    element: &Element,
+    asked: &Asked,
     limits: Limits,
     args: &[String],
 ) -> Result<ExitCode, String> {
@@ -67,7 +76,7 @@ pub fn run(
         .record_history(true)
         .map_err(|e| format!("brcc: error: {e}"))?;
     let backend = runtime.backend_name();
-    let mut history = None;
+    let mut histories = None;
     let code = launch::run(
         library,
         file,
@@ -75,24 +84,53 @@ pub fn run(
         runtime,
         || drop(cache),
         |rt| {
-            history = Some(rt.why_named(&element.name, &element.index, limits));
+            let elements = match asked {
+                Asked::One(e) => vec![e.clone()],
+                Asked::EveryStream => first_and_last(rt),
+            };
+            let found = elements.into_iter().map(|e| {
+                let h = rt.why_named(&e.name, &e.index, limits);
+                (e, h)
+            });
+            histories = Some(found.collect::<Vec<_>>());
         },
     )?;
-    match history {
-        Some(Ok(h)) => {
-            println!(
-                "where {}{} came from ({file} on {backend}):",
-                element.name,
-                subscripts(&element.index)
-            );
-            print!("{h}");
-            Ok(ExitCode::from(code as u8))
-        }
-        Some(Err(e)) => Err(format!("brcc: error: {e}")),
-        None => Err(
+    let Some(histories) = histories else {
+        return Err(
             "brcc: error: the program's runtime was gone before its history could be read".into(),
-        ),
+        );
+    };
+    for (element, history) in histories {
+        let h = history.map_err(|e| format!("brcc: error: {e}"))?;
+        println!(
+            "where {}{} came from ({file} on {backend}):",
+            element.name,
+            subscripts(&element.index)
+        );
+        print!("{h}");
     }
+    Ok(ExitCode::from(code as u8))
+}
+
+/// The first and last element of every named stream, by name.
+fn first_and_last(rt: &Runtime) -> Vec<Element> {
+    let mut out = Vec::new();
+    for (name, shape) in rt.named_streams() {
+        if shape.iter().product::<usize>() == 0 {
+            continue;
+        }
+        out.push(Element {
+            name: name.clone(),
+            index: vec![0; shape.len()],
+        });
+        if shape.iter().any(|&n| n > 1) {
+            out.push(Element {
+                name,
+                index: shape.iter().map(|n| n - 1).collect(),
+            });
+        }
+    }
+    out
 }
 
 fn subscripts(index: &[usize]) -> String {

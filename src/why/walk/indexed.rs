@@ -1,6 +1,7 @@
 //! Elements written through indices: a scatter's destination (the points that landed on it,
 //! combined in index order) and a gather-op's destination and data (what each fetched, which
-//! elements updated it), the indices rounded and clamped by core's gather rule.
+//! elements updated it), the indices rounded and clamped by core's gather rule, and each
+//! index element followed back as any other element.
 
 use brook_core::index::gather_component_f;
 
@@ -10,6 +11,12 @@ use crate::why::replay::combined;
 use crate::why::tree::Why;
 
 impl Walker<'_> {
+    /// The history of index element `i` of a scatter or gather-op, below the element it
+    /// took there: where the index itself came from.
+    fn index(&mut self, index: At, i: usize, depth: usize) -> Why {
+        self.element(index, i, depth + 1, "its index: ")
+    }
+
     pub(super) fn scatter(
         &mut self,
         head: String,
@@ -55,7 +62,9 @@ impl Walker<'_> {
                 show(v),
                 show(&acc)
             );
-            inputs.push(self.element(s.data, *i, depth + 1, &via));
+            let mut point = self.element(s.data, *i, depth + 1, &via);
+            point.inputs.push(self.index(s.index, *i, depth));
+            inputs.push(point);
         }
         let text = format!(
             "{head}: {title}: {} point(s) landed on it, combined in index order{}",
@@ -89,7 +98,8 @@ impl Walker<'_> {
                 self.name(g.index, linear),
                 show(self.value(g.index, linear))
             );
-            let input = self.element(g.data_before, t, depth + 1, &via);
+            let mut input = self.element(g.data_before, t, depth + 1, &via);
+            input.inputs.push(self.index(g.index, linear, depth));
             node(format!("{head}: {title}{updates}"), op, vec![input])
         } else {
             let hits: Vec<usize> = (0..self.log.streams[g.index.stream].shape.iter().product())

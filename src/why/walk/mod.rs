@@ -44,7 +44,7 @@ impl<'a> Walker<'a> {
             .iter()
             .map(|i| format!("[{i}]"))
             .collect();
-        format!("{}{subscripts}", s.label(at.stream))
+        format!("{}{subscripts}", s.label_at(at.stream, at.version))
     }
 
     /// The floats of element `linear` of `at`.
@@ -55,8 +55,14 @@ impl<'a> Walker<'a> {
     }
 
     /// The history of element `linear` of version `at`, its line starting with `via` (how the
-    /// reader reached it: a gather, a fold step).
+    /// reader reached it: a gather, a fold step), and its value.
     pub fn element(&mut self, at: At, linear: usize, depth: usize, via: &str) -> Why {
+        let mut step = self.step(at, linear, depth, via);
+        step.value = self.value(at, linear).to_vec();
+        step
+    }
+
+    fn step(&mut self, at: At, linear: usize, depth: usize, via: &str) -> Why {
         let head = format!(
             "{via}{} = {}",
             self.name(at, linear),
@@ -79,7 +85,7 @@ impl<'a> Walker<'a> {
             version: at.version.wrapping_sub(1),
             ..at
         };
-        let name = self.log.streams[at.stream].label(at.stream);
+        let name = self.log.streams[at.stream].label_at(at.stream, at.version);
         match &version.origin {
             Origin::Before => {
                 let what = match &self.log.streams[at.stream].iter {
@@ -118,6 +124,15 @@ impl<'a> Walker<'a> {
                 node(
                     format!("{head}: came by streamSwap, operation {}", version.op),
                     op,
+                    vec![input],
+                )
+            }
+            // Not an operation: the depth stays.
+            Origin::Renamed { before, from } => {
+                let input = self.element(*from, linear, depth, "");
+                node(
+                    format!("{head}: the stream `{before}` held, `{name}` since a streamSwap"),
+                    None,
                     vec![input],
                 )
             }
@@ -234,6 +249,7 @@ impl<'a> Walker<'a> {
             ));
         }
         inputs.extend(self.reads(call, &eval, depth));
+        read_nothing(&mut text, &inputs);
         node(text, op, inputs)
     }
 
@@ -259,7 +275,9 @@ impl<'a> Walker<'a> {
                         let shape = &self.log.streams[at.stream].shape;
                         let whole = whole_linear(shape, domain.as_ref(), read.linear);
                         let via = format!("`{}` ", p.name);
-                        out.push(self.element(*at, whole, depth + 1, &via));
+                        let mut step = self.element(*at, whole, depth + 1, &via);
+                        step.read = Some((p.name.clone(), whole));
+                        out.push(step);
                     }
                 }
                 ArgRecord::Output { .. } => {}
@@ -278,7 +296,9 @@ impl<'a> Walker<'a> {
                 func.params[g.param].name,
                 show(&g.index)
             );
-            out.push(self.element(*at, whole, depth + 1, &via));
+            let mut step = self.element(*at, whole, depth + 1, &via);
+            step.read = Some((func.params[g.param].name.clone(), whole));
+            out.push(step);
         }
         out
     }
@@ -330,7 +350,7 @@ impl<'a> Walker<'a> {
                     .iter()
                     .map(|i| format!("[{i}]"))
                     .collect();
-                let text = format!(
+                let mut text = format!(
                     "{head}: {title}, vout `{}`: push {} of call element {element} (of its {} push(es)){}",
                     module.func(call.kernel).params[param].name,
                     push + 1,
@@ -338,6 +358,7 @@ impl<'a> Walker<'a> {
                     agreement(self.value(at, linear), pushes[push])
                 );
                 let inputs = self.reads(call, &eval, depth);
+                read_nothing(&mut text, &inputs);
                 return node(text, Some(call.op), inputs);
             }
             seen += pushes.len();
@@ -349,8 +370,22 @@ impl<'a> Walker<'a> {
     }
 }
 
+/// A kernel element that read nothing (its value from `indexof` or literals alone) says so,
+/// so that its step is seen to end the walk rather than lose its inputs.
+fn read_nothing(text: &mut String, inputs: &[Why]) {
+    if inputs.is_empty() {
+        text.push_str(": it read no stream, iterator or constant");
+    }
+}
+
 fn node(text: String, op: Option<usize>, inputs: Vec<Why>) -> Why {
-    Why { text, op, inputs }
+    Why {
+        text,
+        op,
+        inputs,
+        read: None,
+        value: Vec::new(),
+    }
 }
 
 fn combiner_name(op: &super::log::CombinerRecord) -> String {

@@ -100,7 +100,7 @@ impl Walker<'_> {
         }
         let root = grid.into_iter().next();
         let mut inputs = Vec::new();
-        let mut text = format!("{head}: {title}, the fold of its block of {count} element(s) of `{}`, {first} to {last}", input.label(r.input.stream));
+        let mut text = format!("{head}: {title}, the fold of its block of {count} element(s) of `{}`, {first} to {last}", input.label_at(r.input.stream, r.input.version));
         match root {
             Some(Part::Fold { parts, pass, dim }) => {
                 let folded = self.fold(r, &replay, parts, depth, &mut inputs);
