@@ -170,7 +170,8 @@ fn expr(rng: &mut Rng, vars: &[String], depth: u32) -> String {
 /// Statements computing `q` under a condition over `vars`: an `if`, a `?:`, a `while` or a
 /// do-while whose test is that condition (and a bound, so it ends).
 fn control(rng: &mut Rng, vars: &[String]) -> String {
-    let cond = condition(rng, vars);
+    // Parenthesised: `a || b && q < 2.0` would loop for ever where `a` holds.
+    let cond = format!("({})", condition(rng, vars));
     let (a, b) = (expr(rng, vars, 2), expr(rng, vars, 2));
     match rng.below(4) {
         0 => format!("    q = 0.0;\n    if ({cond}) q = {a}; else q = {b};\n"),
