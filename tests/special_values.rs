@@ -26,7 +26,7 @@ const INPUTS: [f32; 5] = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0, 2.0]
 
 /// Each identity: its name in the table and the Brook statements that compute it from `x`
 /// into `r`.
-const IDENTITIES: [(&str, &str); 11] = [
+const IDENTITIES: [(&str, &str); 12] = [
     ("x * 0", "r = x * 0.0;"),
     ("x + 0", "r = x + 0.0;"),
     ("x - x", "r = x - x;"),
@@ -39,6 +39,10 @@ const IDENTITIES: [(&str, &str); 11] = [
     (
         "if (x - x == 0)",
         "if (x - x == 0.0) r = 1.0; else r = 0.0;",
+    ),
+    (
+        "x - x == 0 && x < 3",
+        "r = x - x == 0.0 && x < 3.0 ? 1.0 : 0.0;",
     ),
     (
         "while (x - x == 0)",
@@ -247,7 +251,41 @@ fn special_values_match_the_contract_on_every_backend() {
         .collect();
     let table: Vec<&str> = rows.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(table, names, "the table's rows are the identities tested");
-    let reference = measure_interpreter();
+    let verdict = check(&columns, &rows, &measure_interpreter(), measure);
+    println!(
+        "inputs [NaN, inf, -inf, -0, 2]; the reduction sums over 0..8{}",
+        verdict.report
+    );
+    assert!(
+        verdict.failures.is_empty(),
+        "{}",
+        verdict.failures.join("\n")
+    );
+    // The CPU always opens: a run that skipped everything else still checked something.
+    assert!(
+        verdict.checked > 0,
+        "no backend could be opened:{}",
+        verdict.report
+    );
+}
+
+/// What [`check`] found: the report it prints, each cell that broke the contract, and how
+/// many backends it checked.
+struct Verdict {
+    report: String,
+    failures: Vec<String>,
+    checked: usize,
+}
+
+/// Each of `columns` measured by `measure` and held to its cells of `rows` against the
+/// interpreter's `reference`. A backend `measure` cannot open is reported as skipped, with
+/// why, and is no failure: this machine has no such backend.
+fn check(
+    columns: &[String],
+    rows: &[(String, Vec<String>)],
+    reference: &[Vec<f32>],
+    measure: impl Fn(&str) -> Result<(String, Vec<Vec<f32>>), String>,
+) -> Verdict {
     let mut report = String::new();
     let mut failures = Vec::new();
     let mut checked = 0;
@@ -255,7 +293,6 @@ fn special_values_match_the_contract_on_every_backend() {
         let (description, got) = match measure(column) {
             Ok(m) => m,
             Err(why) => {
-                // Not a failure: this machine has no such backend. One that opens is checked.
                 report.push_str(&format!(
                     "\n{column}: skipped, cannot be opened here: {why}\n"
                 ));
@@ -300,10 +337,71 @@ fn special_values_match_the_contract_on_every_backend() {
             }
         }
     }
-    println!("inputs [NaN, inf, -inf, -0, 2]; the reduction sums over 0..8{report}");
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-    // The CPU always opens: a run that skipped everything else still checked something.
-    assert!(checked > 0, "no backend could be opened:{report}");
+    Verdict {
+        report,
+        failures,
+        checked,
+    }
+}
+
+/// The table's cells of column `name` alone, named `name`.
+fn column_of(name: &str) -> (Vec<String>, Vec<(String, Vec<String>)>) {
+    let (columns, rows) = contract();
+    let c = columns
+        .iter()
+        .position(|n| n == name)
+        .unwrap_or_else(|| panic!("the table has no column `{name}`"));
+    let rows = rows
+        .into_iter()
+        .map(|(identity, cells)| (identity, vec![cells[c].clone()]))
+        .collect();
+    (vec![name.to_string()], rows)
+}
+
+#[test]
+fn a_backend_that_cannot_open_is_skipped_with_its_reason() {
+    // An ES 3.0 context in a process whose ES versions Mesa caps at 2.0: it cannot be had.
+    let (columns, rows) = column_of("gles");
+    let verdict = check(&columns, &rows, &measure_interpreter(), |column| {
+        measure_in_child(column, "2.0")
+    });
+    let skipped = "gles: skipped, cannot be opened here: ";
+    let line = (verdict.report.lines())
+        .find(|l| l.starts_with(skipped))
+        .unwrap_or_else(|| panic!("no skip reported:{}", verdict.report));
+    println!("{line}");
+    assert!(line.len() > skipped.len(), "a skip says why: {line}");
+    assert!(
+        verdict.failures.is_empty(),
+        "{}",
+        verdict.failures.join("\n")
+    );
+    assert_eq!(verdict.checked, 0, "{}", verdict.report);
+}
+
+#[test]
+fn a_backend_that_opens_with_other_answers_than_the_table_fails() {
+    let reference = measure_interpreter();
+    // ES 3.0 has no `precise`: `x - x` folds there, where the `gles` column (ES 3.2) says
+    // exact. Measured in a child process, as `gles-3.0` is.
+    let (columns, rows) = column_of("gles");
+    let verdict = check(&columns, &rows, &reference, |column| {
+        measure_in_child(column, "3.0")
+    });
+    assert_eq!(verdict.checked, 1, "{}", verdict.report);
+    assert!(
+        (verdict.failures.iter()).any(|f| f.contains("`x - x` gave") && f.contains("says exact")),
+        "a folded `x - x` is not noticed:\n{}",
+        verdict.report
+    );
+    // The other way: the CPU's exact rows against a column that says they are not.
+    let (_, fast) = column_of("gl-fast");
+    let verdict = check(&["cpu".to_string()], &fast, &reference, measure);
+    assert!(
+        (verdict.failures.iter()).any(|f| f.contains("`x * 0` is now exact")),
+        "an exact cell the table calls inexact is not noticed:\n{}",
+        verdict.report
+    );
 }
 
 /// The interpreter's rows: the reference every column is compared with.

@@ -25,6 +25,7 @@ pub mod accuracy;
 pub mod builtin;
 mod composite;
 pub mod diagnostics;
+pub mod effects;
 pub mod exact;
 pub mod module;
 pub mod span;

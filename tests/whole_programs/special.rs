@@ -39,8 +39,12 @@ const LITERALS: [&str; 6] = ["0.0", "1.0", "2.0", "0.5", "(-0.0)", "3.0"];
 /// Elements per input stream.
 const ELEMENTS: usize = 48;
 
-/// One generated case: a kernel `f(float x<>, float y<>, out float r<>, out float s<>)` and
-/// its two inputs.
+/// The kernel's outputs, in the order [`SpecialCase::run`] returns them.
+const OUTPUTS: [&str; 3] = ["r", "s", "q"];
+
+/// One generated case: a kernel `f(float x<>, float y<>, out float r<>, out float s<>, out
+/// float q<>)` and its two inputs: `r` and `s` straight-line expressions, `q` computed under
+/// control flow ([`control`]).
 pub struct SpecialCase {
     pub seed: u64,
     pub source: String,
@@ -73,8 +77,11 @@ impl SpecialCase {
             let e = expr(&mut rng, &vars, 3);
             body.push_str(&format!("    {out} = {e};\n"));
         }
+        // `q` from a generator of its own, so a seed's `r` and `s` stay what they were
+        // before `q` was added (the findings' seeds keep their programs).
+        body.push_str(&control(&mut Rng(seed ^ 0xc0de_f10e), &vars));
         let source = format!(
-            "kernel void f(float x<>, float y<>, out float r<>, out float s<>) {{\n{body}}}\n"
+            "kernel void f(float x<>, float y<>, out float r<>, out float s<>, out float q<>) {{\n{body}}}\n"
         );
         SpecialCase {
             seed,
@@ -85,7 +92,7 @@ impl SpecialCase {
         }
     }
 
-    /// Runs the kernel on `rt`: `r` then `s`.
+    /// Runs the kernel on `rt`: `r`, `s` then `q`.
     pub fn run(&self, rt: &Runtime) -> Result<Vec<f32>, String> {
         let e = |e: brook::BrookError| e.to_string();
         let p = rt.compile(&self.source, "special.br").map_err(e)?;
@@ -95,11 +102,14 @@ impl SpecialCase {
             Ok(s)
         };
         let (x, y) = (stream(&self.x)?, stream(&self.y)?);
-        let (r, s) = (stream(&[0.0; ELEMENTS])?, stream(&[0.0; ELEMENTS])?);
-        let args = [&x, &y, &r, &s].map(Arg::Stream);
+        let zeros = [0.0; ELEMENTS];
+        let (r, s, q) = (stream(&zeros)?, stream(&zeros)?, stream(&zeros)?);
+        let args = [&x, &y, &r, &s, &q].map(Arg::Stream);
         rt.run(&p, "f", &args).map_err(e)?;
-        let mut out = r.to_vec().map_err(e)?;
-        out.extend(s.to_vec().map_err(e)?);
+        let mut out = Vec::with_capacity(OUTPUTS.len() * ELEMENTS);
+        for o in [&r, &s, &q] {
+            out.extend(o.to_vec().map_err(e)?);
+        }
         Ok(out)
     }
 
@@ -107,7 +117,7 @@ impl SpecialCase {
     pub fn compare(&self, want: &[f32], got: &[f32]) -> Option<String> {
         let same = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
         let i = want.iter().zip(got).position(|(a, b)| !same(*a, *b))?;
-        let (out, k) = (["r", "s"][i / ELEMENTS], i % ELEMENTS);
+        let (out, k) = (OUTPUTS[i / ELEMENTS], i % ELEMENTS);
         Some(format!(
             "{out}[{k}] with x = {:e}, y = {:e}: interpreter {:e}, got {:e}",
             self.x[k], self.y[k], want[i], got[i]
@@ -154,5 +164,40 @@ fn expr(rng: &mut Rng, vars: &[String], depth: u32) -> String {
         13 => format!("({a} * 0.5)"),
         14 => format!("(-{a})"),
         _ => format!("abs({a})"),
+    }
+}
+
+/// Statements computing `q` under a condition over `vars`: an `if`, a `?:`, a `while` or a
+/// do-while whose test is that condition (and a bound, so it ends).
+fn control(rng: &mut Rng, vars: &[String]) -> String {
+    // Parenthesised: `a || b && q < 2.0` would loop for ever where `a` holds.
+    let cond = format!("({})", condition(rng, vars));
+    let (a, b) = (expr(rng, vars, 2), expr(rng, vars, 2));
+    match rng.below(4) {
+        0 => format!("    q = 0.0;\n    if ({cond}) q = {a}; else q = {b};\n"),
+        1 => format!("    q = {cond} ? {a} : {b};\n"),
+        2 => format!("    q = 0.0;\n    while ({cond} && q < 2.0) q += 1.0;\n"),
+        _ => format!("    q = 0.0;\n    do {{ q += 1.0; }} while ({cond} && q < 3.0);\n"),
+    }
+}
+
+/// A comparison of two expressions (half the time of one with itself), or two joined by
+/// `&&` or `||`, which Brook evaluates as C does.
+fn condition(rng: &mut Rng, vars: &[String]) -> String {
+    let compare = |rng: &mut Rng| {
+        let a = expr(rng, vars, 2);
+        let b = if rng.below(2) == 0 {
+            a.clone()
+        } else {
+            expr(rng, vars, 2)
+        };
+        let op = ["==", "!=", "<", "<=", ">", ">="][rng.below(6) as usize];
+        format!("({a} {op} {b})")
+    };
+    let first = compare(rng);
+    match rng.below(3) {
+        0 => first,
+        1 => format!("{first} && {}", compare(rng)),
+        _ => format!("{first} || {}", compare(rng)),
     }
 }

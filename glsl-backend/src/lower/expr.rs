@@ -172,7 +172,29 @@ impl FunctionLowering<'_> {
             }
         }
         let (a, b) = (self.expr(l)?, self.expr(r)?);
+        if self.eager_logic(op, l, r) {
+            let sym = if op == BinaryOp::And { "&" } else { "|" };
+            return Ok(format!("bool(uint({a}) {sym} uint({b}))"));
+        }
         Ok(binary_text(op, (&a, &l.ty), (&b, &r.ty), ty, self))
+    }
+
+    /// Whether a scalar `&&` or `||` is written without short-circuiting, both sides
+    /// computed: Mesa turns a short-circuit whose right side needs statements of its own (a
+    /// hidden constant's) into an `if` of its own, whose condition `precise` does not reach
+    /// (`x - x == 0.0 && r < 1.0` held for an infinite `x`). Where either side computes with
+    /// floats, in the accurate mode, and only where computing the right side when the left
+    /// decides is harmless: it has no effects (`brook_ir::effects`) and indexes no array
+    /// (`i < n && a[i] > 0.0` must not read past `a`, which GLSL leaves undefined).
+    fn eager_logic(&self, op: BinaryOp, l: &Expr, r: &Expr) -> bool {
+        let guarded = || {
+            brook_ir::effects::has_effects(r)
+                || brook_ir::walk::any_in(r, &mut |e| matches!(e.kind, ExprKind::Index(..)))
+        };
+        matches!(op, BinaryOp::And | BinaryOp::Or)
+            && matches!(l.ty, Type::Scalar(_))
+            && (self.precise_condition(l) || self.precise_condition(r))
+            && !guarded()
     }
 
     fn swizzle(&mut self, base: &Expr, comps: &[u8], ty: &Type) -> Result<String, GenError> {

@@ -104,6 +104,11 @@ impl FunctionLowering<'_> {
                     Some(c) => self.expr(c)?,
                     None => "true".into(),
                 };
+                let test = LoopTest {
+                    cond: c,
+                    precise: cond.as_ref().is_some_and(|c| self.precise_condition(c)),
+                    first: *test_first,
+                };
                 // The step statements are assignments, which GLSL allows as the comma-
                 // separated third clause, so `continue` still runs them.
                 let steps = step
@@ -112,17 +117,22 @@ impl FunctionLowering<'_> {
                     .collect::<Result<Vec<_>, _>>()?
                     .join(", ");
                 if self.check_loops {
-                    self.checked_loop(stmt, &c, &steps, body, *test_first)?;
+                    self.checked_loop(stmt, &test, &steps, body)?;
                 } else {
                     self.loop_flags.push(None);
-                    if *test_first {
-                        self.line(&format!("for (; {c}; {steps}) {{"));
+                    if test.precise {
+                        self.line(&test.header(&steps, self.loop_flags.len()));
+                        self.exit_unless(&test, "", self.loop_flags.len());
+                        self.nested(body)?;
+                        self.line("}");
+                    } else if test.first {
+                        self.line(&format!("for (; {}; {steps}) {{", test.cond));
                         self.nested(body)?;
                         self.line("}");
                     } else {
                         self.line("do {");
                         self.nested(body)?;
-                        self.line(&format!("}} while ({c});"));
+                        self.line(&format!("}} while ({});", test.cond));
                     }
                     self.loop_flags.pop();
                 }
@@ -176,30 +186,18 @@ impl FunctionLowering<'_> {
     fn checked_loop(
         &mut self,
         stmt: &Stmt,
-        cond: &str,
+        test: &LoopTest,
         steps: &str,
         body: &Block,
-        test_first: bool,
     ) -> Result<(), GenError> {
         let n = self.prelude.checked_loop();
         let (count, before) = (format!("brook_left{n}"), format!("brook_before{n}"));
         self.line(&format!("int {before} = {count};"));
-        let first = format!("brook_first{n}");
-        let (header, test) = if test_first {
-            (format!("for (;; {steps}) {{"), format!("!({cond})"))
-        } else {
-            // do-while: the condition is tested from the second iteration on (and `continue`
-            // goes to the test, as in C).
-            (
-                format!("for (bool {first} = true;; {first} = false) {{"),
-                format!("!{first} && !({cond})"),
-            )
-        };
-        self.line(&header);
+        self.line(&test.header(steps, n));
         self.line(&format!(
             "    if (brook_zero != 0) {{ {count} += 2; break; }}"
         ));
-        self.line(&format!("    if ({test}) {{ {count} += 1; break; }}"));
+        self.exit_unless(test, &format!("{count} += 1; "), n);
         self.loop_flags.push(Some(count.clone()));
         self.nested(body)?;
         self.loop_flags.pop();
@@ -211,12 +209,33 @@ impl FunctionLowering<'_> {
         Ok(())
     }
 
+    /// The loop's test at the top of its body: `exit` (statements) and `break` unless the
+    /// condition holds; a do-while's from the second iteration on (`continue` goes to the
+    /// test, as in C). A precise condition is computed into a `brook_precise` local first, as
+    /// an `if`'s is: Mesa evaluates the test of a loop, and a `break`'s condition, without
+    /// `precise` (`while (x - x == 0.0)` ran for an infinite `x`).
+    fn exit_unless(&mut self, test: &LoopTest, exit: &str, n: usize) {
+        self.indent += 1;
+        let guard = (!test.first).then(|| format!("if (!brook_first{n}) "));
+        let prefix = guard.clone().unwrap_or_default();
+        if test.precise {
+            self.line(&format!("{prefix}{{"));
+            self.indent += 1;
+            self.line(&format!("brook_precise bool {COND} = {};", test.cond));
+            self.line(&format!("if (!{COND}) {{ {exit}break; }}"));
+            self.indent -= 1;
+            self.line("}");
+        } else {
+            self.line(&format!("{prefix}if (!({})) {{ {exit}break; }}", test.cond));
+        }
+        self.indent -= 1;
+    }
+
     /// Whether the condition of an `if` is computed into a `brook_precise` local before the
     /// branch: GLSL's `precise` covers what is assigned to such a variable, and Mesa
     /// evaluates a branch's own condition without it (`if (x - x == 0.0)` took the branch for
-    /// an infinite `x`). Only conditions that compute with floats. A loop's condition is not
-    /// covered: computed so at the top of the body, Mesa 22.3 still folded it
-    /// (docs/semantics.md).
+    /// an infinite `x`). Only conditions that compute with floats; a loop's condition too
+    /// ([`Self::exit_unless`]).
     pub(super) fn precise_condition(&self, cond: &Expr) -> bool {
         if self.math == MathMode::Fast {
             return false;
@@ -260,6 +279,27 @@ impl FunctionLowering<'_> {
                 message: "a loop step must be an assignment or an expression".into(),
                 span: stmt.span,
             }),
+        }
+    }
+}
+
+/// A loop's condition as GLSL, and how it is tested.
+struct LoopTest {
+    cond: String,
+    /// Computed into a `brook_precise` local ([`FunctionLowering::precise_condition`]).
+    precise: bool,
+    /// Tested before the first iteration (`for`, `while`), not only after it (do-while).
+    first: bool,
+}
+
+impl LoopTest {
+    /// The header of a `for (;;)` loop whose body begins with the test: a do-while counts its
+    /// iterations with `brook_first{n}` (it has no steps).
+    fn header(&self, steps: &str, n: usize) -> String {
+        if self.first {
+            format!("for (;; {steps}) {{")
+        } else {
+            format!("for (bool brook_first{n} = true;; brook_first{n} = false) {{")
         }
     }
 }

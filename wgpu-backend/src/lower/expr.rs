@@ -5,11 +5,12 @@ use naga::{Expression, Handle};
 
 use super::address::{gather_component_i, gather_round_clamp, linearize};
 use super::function::{FnLower, ParamSlot};
-use super::module::{call_binding, error, has_effects};
+use super::module::{call_binding, error};
 use super::ops::{binary, coerce, unary};
 use super::types::value_type;
 use super::values::{assemble, components, Comp, Elements};
 use super::{naga_span, Lowered};
+use brook_ir::effects::has_effects;
 
 impl FnLower<'_, '_> {
     /// `e` as a naga expression; in the accurate mode, a float constant hidden from the

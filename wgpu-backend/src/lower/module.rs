@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use brook_ir::walk::{can_discard, expr, for_each_expr};
+use brook_ir::walk::{can_discard, for_each_expr};
 use brook_ir::{self as ir, ExprKind, FunctionId, ParamClass, StmtKind};
 use naga::{
     AddressSpace, Expression, Function, GlobalVariable, Handle, ResourceBinding, Span, Type,
@@ -336,19 +336,6 @@ pub fn visit_block(block: &[ir::Stmt], f: &mut impl FnMut(&ir::Stmt)) {
             _ => {}
         }
     }
-}
-
-/// Whether evaluating `e` can change anything (a call, or `frexp`/`modf` storing their
-/// second argument): such operands are evaluated under control flow, never eagerly.
-pub fn has_effects(e: &ir::Expr) -> bool {
-    let mut found = false;
-    expr(e, &mut |x| {
-        found |= matches!(
-            x.kind,
-            ExprKind::Call(..) | ExprKind::Builtin(ir::Builtin::Frexp | ir::Builtin::Modf, _)
-        );
-    });
-    found
 }
 
 /// An error at a Brook span.

@@ -40,10 +40,11 @@ use brook_ir::{
 use naga::Statement;
 
 use super::function::{FnLower, VoutSlot};
-use super::module::{error, has_effects};
+use super::module::error;
 use super::ops::coerce;
 use super::types::value_type;
 use super::{naga_span, Lowered};
+use brook_ir::effects::has_effects;
 
 impl FnLower<'_, '_> {
     pub fn block(&mut self, block: &Block) -> Lowered<()> {
