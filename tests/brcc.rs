@@ -353,14 +353,19 @@ fn clif_prints_each_kernels_cranelift_ir() {
     assert!(
         text.contains(
             "; kernel `saxpy` (rank 2 output; constant, stream, stream, out; \
-             one element per iteration)"
+             four elements per iteration)"
         ),
         "{text}"
     );
-    // Why not four per iteration: a float4 is not a scalar.
+    // Why a kernel keeps one element per iteration: a stream of structs.
+    let o = run(brcc(&["clif", &program("struct_gather.br")]));
+    assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        text.contains("; one element per iteration: `x` in `saxpy` is not a scalar"),
-        "{text}"
+        stdout(&o).contains(
+            "; one element per iteration: `spheres` in `volume` is not a scalar or vector"
+        ),
+        "{}",
+        stdout(&o)
     );
     // The tile function: its signature, the streams read as f32x4, `a * x + y` on them.
     assert!(

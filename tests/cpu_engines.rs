@@ -59,7 +59,7 @@ fn the_trace_names_the_engine_and_the_compile_time() {
     );
     assert_eq!(
         first.variant,
-        "<3, 5>, native code for rank 2 output; constant, stream, out; one element per iteration"
+        "<3, 5>, native code for rank 2 output; constant, stream, out; four elements per iteration"
     );
     let took = first.compiled.expect("the first call compiles");
     assert!(
@@ -316,4 +316,94 @@ fn a_discard_in_a_dropped_component_still_discards() {
         .collect();
     assert_eq!(outputs[0], want, "native code");
     assert_eq!(outputs[1], want, "interpreter");
+}
+
+/// A kernel on `float2`, `float3` and `float4` streams: vector inputs, outputs written whole,
+/// by component and by swizzle (`+=` reading another output), vector gathers (2D with a
+/// `float2` index, 1D of `float3`), a `float2` constant, built-ins that combine components,
+/// and a branch some quads disagree on (those quads run one element at a time).
+const VECTORS: &str = "kernel void vec(float2 a<>, float3 b<>, float4 g[][], float3 t[], float2 k,
+                                      out float4 o<>, out float3 p<>, out float2 q<>) {
+    float2 at = indexof(o).xy;
+    float4 x = g[at + float2(1.0, 0.0)] + g[float2(at.x - 1.0, at.y + a.x)];
+    float3 y = t[a.y] * b;
+    o = x * k.x + float4(b, a.x);
+    p = cross(y, b) + k.yyy;
+    q.y = dot(x.xy, a);
+    q.x = length(y);
+    o.xz += q.yx;
+    if (a.x > 2.0) {
+        o.w = -o.w;
+    }
+}";
+
+/// `vec` over a `rows` × `cols` grid on `rt`: its three outputs and its trace.
+fn vectors(rt: &Runtime, rows: usize, cols: usize) -> ([Vec<f32>; 3], Vec<TraceEntry>) {
+    let program = rt.compile(VECTORS, "vec.br").unwrap();
+    let n = rows * cols;
+    let stream = |c: u8, shape: &[usize]| rt.stream_of(c, shape).unwrap();
+    let (a, b, g, t) = (
+        stream(2, &[rows, cols]),
+        stream(3, &[rows, cols]),
+        stream(4, &[rows, cols]),
+        stream(3, &[5]),
+    );
+    let (o, p, q) = (
+        stream(4, &[rows, cols]),
+        stream(3, &[rows, cols]),
+        stream(2, &[rows, cols]),
+    );
+    let data = |len: usize, f: fn(usize) -> f32| (0..len).map(f).collect::<Vec<f32>>();
+    // `a.x` in 0..=3 (some quads' lanes on both sides of the branch), `a.y` indexes `t`.
+    a.read(&data(2 * n, |i| {
+        ((i * 7 / 3) % 4) as f32 + 0.1 * (i % 5) as f32
+    }))
+    .unwrap();
+    b.read(&data(3 * n, |i| (i % 13) as f32 * 0.29 - 1.7))
+        .unwrap();
+    g.read(&data(4 * n, |i| (i as f32 * 0.61).sin() * 3.0))
+        .unwrap();
+    t.read(&data(15, |i| 1.0 / (i as f32 + 0.7))).unwrap();
+    rt.set_trace(true);
+    rt.run(
+        &program,
+        "vec",
+        args![&a, &b, &g, &t, [1.25f32, -0.5], &o, &p, &q],
+    )
+    .unwrap();
+    let trace = rt.take_trace();
+    (
+        [
+            o.to_vec().unwrap(),
+            p.to_vec().unwrap(),
+            q.to_vec().unwrap(),
+        ],
+        trace,
+    )
+}
+
+#[test]
+fn kernels_on_vector_streams_run_four_elements_per_iteration_with_the_same_bits() {
+    // Sizes with and without tails, quads crossing rows, and several tiles.
+    for (rows, cols) in [(1, 1), (1, 3), (3, 2), (5, 9), (40, 33), (70, 301)] {
+        let (quads, trace) = vectors(&Runtime::cpu(), rows, cols);
+        let (one, one_trace) = vectors(&Runtime::cpu_one_element(), rows, cols);
+        let (interpreted, _) = vectors(&Runtime::cpu_interpreter(), rows, cols);
+        let variant = |t: &[TraceEntry]| match t {
+            [TraceEntry::Kernel(k)] => k.variant.clone(),
+            _ => panic!("one kernel entry expected: {t:?}"),
+        };
+        assert!(
+            variant(&trace).ends_with("; four elements per iteration"),
+            "{}",
+            variant(&trace)
+        );
+        assert!(variant(&one_trace).ends_with("; one element per iteration"));
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for (k, name) in ["o", "p", "q"].iter().enumerate() {
+            let want = bits(&interpreted[k]);
+            assert_eq!(bits(&quads[k]), want, "{name}, {rows} × {cols}");
+            assert_eq!(bits(&one[k]), want, "{name}, {rows} × {cols}");
+        }
+    }
 }

@@ -10,7 +10,7 @@ use super::effects::has_effects;
 use super::memory::{decode, Layout};
 use super::num::{from_lanes, swizzle, vconst, Comp, Num, Val};
 use super::ops::{index_value, truth};
-use super::{no, Bind, Lower, Res, Scope};
+use super::{no, transpose, Bind, Lower, Res, Scope};
 
 /// `clamp_index`: `i` clamped to `[0, len - 1]`, as an `i64`.
 pub(crate) fn clamp_index(l: &mut Lower, i: Value, len: usize) -> Value {
@@ -154,6 +154,19 @@ impl<'m> Lower<'m, '_, '_, '_> {
                 }
                 v => return no(format!("member {i} of {v:?}")),
             },
+            // In code for four elements, component `c` of a gather of vectors (split's
+            // `component`): that component of each lane's element.
+            ExprKind::Index(a, i) if self.soa.is_some() && literal_index(i).is_some() => {
+                match (&a.kind, literal_index(i)) {
+                    (ExprKind::Gather { param, indices }, Some(c)) => {
+                        self.gather(s, *param, indices, c as usize)?
+                    }
+                    _ => {
+                        let v = self.eval(s, a)?;
+                        self.index(&v, Err(literal_index(i).unwrap_or(0)))?
+                    }
+                }
+            }
             ExprKind::Index(a, i) => {
                 let idx = match literal_index(i) {
                     Some(k) => Err(k),
@@ -165,7 +178,7 @@ impl<'m> Lower<'m, '_, '_, '_> {
                 let v = self.eval(s, a)?;
                 self.index(&v, idx)?
             }
-            ExprKind::Gather { param, indices } => self.gather(s, *param, indices)?,
+            ExprKind::Gather { param, indices } => self.gather(s, *param, indices, 0)?,
             ExprKind::IndexOf(p) => match s.positions.get(*p as usize) {
                 Some(Some(pos)) => Val::Num(*pos),
                 Some(None) => self.zero(&Type::Vector(Scalar::Float, 4))?,
@@ -383,8 +396,9 @@ impl<'m> Lower<'m, '_, '_, '_> {
     }
 
     /// `a[i]`, `a[r][c]`, `a[v]` on gather parameter `p` (the interpreter's `gather`); in
-    /// code for four elements, each lane's element by that lane's indices.
-    fn gather(&mut self, s: &mut Scope<'m>, p: u32, indices: &'m [Expr]) -> Res<Val> {
+    /// code for four elements, component `comp` (0 for scalars) of each lane's element by
+    /// that lane's indices.
+    fn gather(&mut self, s: &mut Scope<'m>, p: u32, indices: &'m [Expr], comp: usize) -> Res<Val> {
         let Some(Bind::Gather(g)) = s.params.get(p as usize).cloned() else {
             return no("gather from a parameter that is not a gather");
         };
@@ -400,8 +414,15 @@ impl<'m> Lower<'m, '_, '_, '_> {
         if self.soa.is_none() {
             return self.gather_at(&g, &xs, &ty);
         }
-        let Type::Vector(k, 4) = ty else {
-            return no("a gather of four elements of a non-scalar");
+        // A scalar stream's type is four lanes; a vector stream's one four lanes per
+        // component (`soa::widened`).
+        let k = match ty {
+            Type::Vector(k, 4) if comp == 0 => k,
+            Type::Array(c, n) if (comp as u32) < n => match *c {
+                Type::Vector(k, 4) => k,
+                _ => return no("a gather of four elements of a non-scalar"),
+            },
+            _ => return no("a gather of four elements of a non-scalar"),
         };
         // Brook's rule on the four lanes at once, then one load per lane.
         let Some(off) = g.rank.checked_sub(xs.len()) else {
@@ -410,18 +431,19 @@ impl<'m> Lower<'m, '_, '_, '_> {
         let per_dim: Vec<Option<Value>> = (0..g.rank)
             .map(|d| (d >= off).then(|| gather_lanes(self.b, xs[d - off], g.last[d], g.last_f[d])))
             .collect();
-        if k == Scalar::Float && g.fpe == 1 {
-            return Ok(Val::Num(self.gather_row(&g, &per_dim)?));
+        if k == Scalar::Float {
+            return Ok(Val::Num(self.gather_row(&g, &per_dim, comp)?));
         }
-        self.gather_each(&g, &per_dim, k)
+        self.gather_each(&g, &per_dim, k, comp)
     }
 
-    /// A gather of four `float`s at per-lane indices `per_dim` (`i32x4` per dimension; `None`:
-    /// index 0), in code for four elements: where the four lanes read four consecutive
-    /// elements of one row (neighbouring output elements reading neighbouring inputs, as
-    /// Life's, Convolve's and the 64-tap loop's gathers do away from the edges) one vector
-    /// load of the same floats, else one load per lane.
-    fn gather_row(&mut self, g: &GatherRef, per_dim: &[Option<Value>]) -> Res<Num> {
+    /// Component `comp` of a gather of four `float`s or `float` vectors at per-lane indices
+    /// `per_dim` (`i32x4` per dimension; `None`: index 0), in code for four elements: where
+    /// the four lanes read four consecutive elements of one row (neighbouring output
+    /// elements reading neighbouring inputs, as Life's, Convolve's, Segment's and the 64-tap
+    /// loop's gathers do away from the edges) vector loads of the same floats (transposed
+    /// for vectors), else one load per lane.
+    fn gather_row(&mut self, g: &GatherRef, per_dim: &[Option<Value>], comp: usize) -> Res<Num> {
         let mut row = None;
         for (d, v) in per_dim.iter().enumerate() {
             let Some(v) = *v else { continue };
@@ -462,16 +484,19 @@ impl<'m> Lower<'m, '_, '_, '_> {
             })
             .collect();
         let lin = ravel(self.b, &idx, &g.strides);
-        let bytes = self.b.ins().imul_imm_s(lin, 4);
+        let bytes = self.b.ins().imul_imm_s(lin, 4 * g.fpe as i64);
         let addr = self.b.ins().iadd(g.data, bytes);
         let flags = MemFlagsData::new()
             .with_notrap()
             .with_readonly()
             .with_can_move();
-        let four = self.b.ins().load(types::F32X4, flags, addr, 0);
+        let four = match g.fpe {
+            1 => self.b.ins().load(types::F32X4, flags, addr, 0),
+            n => transpose::load(self.b, n as u8, flags, addr)[comp],
+        };
         self.b.ins().jump(done, &[four.into()]);
         self.b.switch_to_block(lanes);
-        let each = self.gather_each(g, per_dim, Scalar::Float)?;
+        let each = self.gather_each(g, per_dim, Scalar::Float, comp)?;
         let each = each
             .num()
             .ok_or_else(|| super::Unjittable("gather".into()))?
@@ -486,8 +511,15 @@ impl<'m> Lower<'m, '_, '_, '_> {
         })
     }
 
-    /// A gather of four elements of kind `k`, one load per lane at indices `per_dim`.
-    fn gather_each(&mut self, g: &GatherRef, per_dim: &[Option<Value>], k: Scalar) -> Res<Val> {
+    /// Component `comp` of a gather of four elements of kind `k`, one load per lane at
+    /// indices `per_dim`.
+    fn gather_each(
+        &mut self,
+        g: &GatherRef,
+        per_dim: &[Option<Value>],
+        k: Scalar,
+        comp: usize,
+    ) -> Res<Val> {
         let mut lanes = Vec::with_capacity(4);
         for j in 0..4u8 {
             let idx: Vec<Value> = per_dim
@@ -500,7 +532,7 @@ impl<'m> Lower<'m, '_, '_, '_> {
                     None => self.b.ins().iconst(types::I64, 0),
                 })
                 .collect();
-            let v = self.gather_load(g, &idx, &Type::Scalar(k))?;
+            let v = self.gather_load(g, &idx, &Type::Scalar(k), comp as i32)?;
             lanes.push(v.num().ok_or_else(|| super::Unjittable("gather".into()))?.v);
         }
         Ok(Val::Num(from_lanes(self.b, k, &lanes)))
@@ -532,14 +564,15 @@ impl<'m> Lower<'m, '_, '_, '_> {
                 None => self.b.ins().iconst(types::I64, 0),
             })
             .collect();
-        self.gather_load(g, &idx, ty)
+        self.gather_load(g, &idx, ty, 0)
     }
 
-    /// The element of `g` at clamped indices `idx` (`i64`, outermost first), read as `ty`.
-    fn gather_load(&mut self, g: &GatherRef, idx: &[Value], ty: &Type) -> Res<Val> {
+    /// The element of `g` at clamped indices `idx` (`i64`, outermost first), read as `ty`
+    /// from its float `at` on.
+    fn gather_load(&mut self, g: &GatherRef, idx: &[Value], ty: &Type, at: i32) -> Res<Val> {
         let lin = ravel(self.b, idx, &g.strides);
         let bytes = self.b.ins().imul_imm_s(lin, 4 * g.fpe as i64);
         let addr = self.b.ins().iadd(g.data, bytes);
-        decode(self, ty, addr, &mut 0, Layout::Stream, true)
+        decode(self, ty, addr, &mut { at }, Layout::Stream, true)
     }
 }

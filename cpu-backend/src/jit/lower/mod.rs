@@ -27,6 +27,7 @@ pub(crate) mod num;
 mod ops;
 mod place;
 mod stmt;
+pub(crate) mod transpose;
 mod value;
 
 pub(crate) use address::{gather_ref, position, ravel, resize, GatherRef};
