@@ -407,3 +407,78 @@ fn kernels_on_vector_streams_run_four_elements_per_iteration_with_the_same_bits(
         }
     }
 }
+
+/// Branches that differ between neighbouring elements, as Ray's nearest-hit test does: an
+/// `if`/`else if`/`else` of assignments inside a loop (a compound `int` assignment, a local
+/// declared in a side, an integer division by a lane's zero on the side not taken) and a
+/// vector output written under a condition. The four-element code computes such an `if` as
+/// selects instead of leaving the quad to the one-element code; every lane must still get
+/// the interpreter's bits.
+const BRANCHES: &str =
+    "kernel void nearest(float4 a<>, float t[], out float2 r<>, out float3 s<>) {
+    float best = 0.0;
+    float id = -1.0;
+    int hits = 0;
+    for (float i = 0.0; i < 6.0; i += 1.0) {
+        float d = t[i] - a.x;
+        if (d > 0.0 && (id < 0.0 || d < best)) {
+            best = d;
+            id = i;
+            hits += 1;
+        } else if (a.y > 0.5) {
+            float q = d * a.z;
+            best -= q;
+        } else {
+            hits = hits / int(a.w);
+        }
+    }
+    r = float2(best, id + float(hits));
+    s = a.xyz;
+    if (id > 2.0) {
+        s.yz = float2(best, -best);
+    }
+}";
+
+/// `nearest` over `len` elements on `rt`: its outputs and its trace.
+fn nearest(rt: &Runtime, len: usize) -> ([Vec<f32>; 2], Vec<TraceEntry>) {
+    let program = rt.compile(BRANCHES, "nearest.br").unwrap();
+    let (a, t) = (
+        rt.stream_of(4, &[len]).unwrap(),
+        rt.stream_of(1, &[6]).unwrap(),
+    );
+    let (r, s) = (
+        rt.stream_of(2, &[len]).unwrap(),
+        rt.stream_of(3, &[len]).unwrap(),
+    );
+    a.read(
+        &(0..4 * len)
+            .map(|i| ((i * 37 % 23) as f32 * 0.13).fract() * [4.0, 2.0, 2.0, 3.0][i % 4])
+            .map(f32::floor)
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    t.read(&[0.5, 3.25, 1.5, 2.75, 0.25, 3.5]).unwrap();
+    rt.set_trace(true);
+    rt.run(&program, "nearest", args![&a, &t, &r, &s]).unwrap();
+    let trace = rt.take_trace();
+    ([r.to_vec().unwrap(), s.to_vec().unwrap()], trace)
+}
+
+#[test]
+fn branches_that_differ_between_lanes_keep_the_interpreters_bits() {
+    for len in [1, 5, 8, 203, 9_001] {
+        let (quads, trace) = nearest(&Runtime::cpu(), len);
+        let (interpreted, _) = nearest(&Runtime::cpu_interpreter(), len);
+        let [TraceEntry::Kernel(k)] = trace.as_slice() else {
+            panic!("one kernel entry expected: {trace:?}");
+        };
+        assert!(
+            k.variant.ends_with("; four elements per iteration"),
+            "{}",
+            k.variant
+        );
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&quads[0]), bits(&interpreted[0]), "r, {len} elements");
+        assert_eq!(bits(&quads[1]), bits(&interpreted[1]), "s, {len} elements");
+    }
+}

@@ -50,6 +50,7 @@ pub(crate) mod kernel;
 pub(crate) mod lower;
 pub(crate) mod reduce;
 pub(crate) mod runtime;
+pub(crate) mod select;
 pub(crate) mod slots;
 pub(crate) mod soa;
 pub(crate) mod split;

@@ -44,6 +44,7 @@ use brook_ir::{
 
 use super::kernel::{ParamKey, Variant};
 use super::lower::{componentwise, has_effects};
+use super::select::selects;
 use super::split::split;
 
 /// Why kernel `id` of `module`, called as `variant`, keeps one element per iteration; `Ok`
@@ -80,7 +81,7 @@ pub(crate) fn scalar_kernel(
             ));
         }
     }
-    let split = split(module, id, variant)?;
+    let split = selects(split(module, id, variant)?);
     let mut check = Check {
         module: &split,
         seen: HashSet::new(),
