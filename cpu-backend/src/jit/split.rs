@@ -71,6 +71,8 @@ fn function(module: &Module, f: &Function, keys: &[ParamKey]) -> Res<Function> {
         keys,
         locals: Vec::with_capacity(f.locals.len()),
         map: Vec::with_capacity(f.locals.len()),
+        hoisted: Vec::new(),
+        hoist: true,
     };
     for l in &f.locals {
         let (kind, n) =
@@ -120,6 +122,14 @@ struct Split<'a> {
     locals: Vec<Local>,
     /// Per old local, its components' new locals.
     map: Vec<Vec<LocalId>>,
+    /// The components of the vector gathers in the statement being split, each declared in
+    /// a local of its own just before it: the four-element code then loads the gather once
+    /// for all its components (`Lower::gather`), where one expression per component would
+    /// load it once per component.
+    hoisted: Vec<Stmt>,
+    /// Whether the expression being split is evaluated once, before its statement (not a
+    /// loop's condition): only then may its gathers be hoisted.
+    hoist: bool,
 }
 
 /// A scalar expression of kind `s`.
@@ -165,14 +175,25 @@ fn spread(xs: Vec<Expr>, n: usize) -> Res<Vec<Expr>> {
 
 impl Split<'_> {
     fn block(&mut self, b: &Block) -> Res<Block> {
+        let outer = std::mem::take(&mut self.hoisted);
         let mut out = Vec::with_capacity(b.len());
         for s in b {
             self.stmt(s, &mut out)?;
         }
+        self.hoisted = outer;
         Ok(out)
     }
 
+    /// `st` split, after the declarations of the gathers it hoisted.
     fn stmt(&mut self, st: &Stmt, out: &mut Block) -> Res<()> {
+        let mut own = Vec::new();
+        self.statement(st, &mut own)?;
+        out.append(&mut self.hoisted);
+        out.append(&mut own);
+        Ok(())
+    }
+
+    fn statement(&mut self, st: &Stmt, out: &mut Block) -> Res<()> {
         let mut push = |kind| {
             out.push(Stmt {
                 kind,
@@ -210,7 +231,12 @@ impl Split<'_> {
                 test_first,
             } => push(StmtKind::Loop {
                 init: self.block(init)?,
-                cond: cond.as_ref().map(|c| self.one(c)).transpose()?,
+                cond: {
+                    self.hoist = false;
+                    let c = cond.as_ref().map(|c| self.one(c)).transpose();
+                    self.hoist = true;
+                    c?
+                },
                 step: self.block(step)?,
                 body: self.block(body)?,
                 test_first: *test_first,
@@ -416,9 +442,11 @@ impl Split<'_> {
                     },
                     ..e.clone()
                 };
-                (0..n as u8)
-                    .map(|c| component(whole.clone(), c, s))
-                    .collect()
+                let parts = (0..n as u8).map(|c| component(whole.clone(), c, s));
+                match self.hoist {
+                    true => parts.map(|part| self.declared(part)).collect(),
+                    false => parts.collect(),
+                }
             }
             ExprKind::Call(..) => return Err("a helper returning a vector".into()),
             ExprKind::Member(..) => return Err("a struct member".into()),
@@ -428,6 +456,27 @@ impl Split<'_> {
             true => Ok(out),
             false => Err(format!("{} components for a {:?}", out.len(), e.ty)),
         }
+    }
+
+    /// A new local holding scalar `value`, declared with it in [`Split::hoisted`], read.
+    fn declared(&mut self, value: Expr) -> Expr {
+        let t = LocalId(self.locals.len() as u32);
+        self.locals.push(Local {
+            name: "gather".into(),
+            ty: value.ty.clone(),
+        });
+        let read = Expr {
+            kind: ExprKind::Local(t),
+            ..value.clone()
+        };
+        self.hoisted.push(Stmt {
+            span: value.span,
+            kind: StmtKind::Decl {
+                local: t,
+                init: Some(value),
+            },
+        });
+        read
     }
 
     /// A gather's subscripts, one scalar each: a vector index becomes one subscript per

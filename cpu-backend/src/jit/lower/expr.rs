@@ -3,7 +3,7 @@
 
 use brook_ir::{BinaryOp, Builtin, Expr, ExprKind, Scalar, Type};
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{types, BlockArg, InstBuilder, MemFlagsData, Value};
 
 use super::address::{gather_component, gather_lanes, ravel, GatherRef};
 use super::effects::has_effects;
@@ -402,6 +402,11 @@ impl<'m> Lower<'m, '_, '_, '_> {
         let Some(Bind::Gather(g)) = s.params.get(p as usize).cloned() else {
             return no("gather from a parameter that is not a gather");
         };
+        if let Some((q, at, comps)) = &self.gathered {
+            if *q == p && *at == indices && comp < comps.len() {
+                return Ok(Val::Num(comps[comp]));
+            }
+        }
         let mut xs = Vec::with_capacity(indices.len());
         for e in indices {
             let v = self.eval(s, e)?;
@@ -432,18 +437,25 @@ impl<'m> Lower<'m, '_, '_, '_> {
             .map(|d| (d >= off).then(|| gather_lanes(self.b, xs[d - off], g.last[d], g.last_f[d])))
             .collect();
         if k == Scalar::Float {
-            return Ok(Val::Num(self.gather_row(&g, &per_dim, comp)?));
+            let comps = self.gather_row(&g, &per_dim)?;
+            let v = *comps
+                .get(comp)
+                .ok_or_else(|| super::Unjittable("gather component".into()))?;
+            if g.fpe > 1 {
+                self.gathered = Some((p, indices, comps));
+            }
+            return Ok(Val::Num(v));
         }
         self.gather_each(&g, &per_dim, k, comp)
     }
 
-    /// Component `comp` of a gather of four `float`s or `float` vectors at per-lane indices
+    /// The components of a gather of four `float`s or `float` vectors at per-lane indices
     /// `per_dim` (`i32x4` per dimension; `None`: index 0), in code for four elements: where
     /// the four lanes read four consecutive elements of one row (neighbouring output
     /// elements reading neighbouring inputs, as Life's, Convolve's, Segment's and the 64-tap
     /// loop's gathers do away from the edges) vector loads of the same floats (transposed
-    /// for vectors), else one load per lane.
-    fn gather_row(&mut self, g: &GatherRef, per_dim: &[Option<Value>], comp: usize) -> Res<Num> {
+    /// for vectors), else one load per lane (of its whole element, then transposed).
+    fn gather_row(&mut self, g: &GatherRef, per_dim: &[Option<Value>]) -> Res<Vec<Num>> {
         let mut row = None;
         for (d, v) in per_dim.iter().enumerate() {
             let Some(v) = *v else { continue };
@@ -468,21 +480,15 @@ impl<'m> Lower<'m, '_, '_, '_> {
             self.b.create_block(),
             self.b.create_block(),
         );
-        let result = self.b.append_block_param(done, types::F32X4);
+        let n = g.fpe;
+        let results: Vec<Value> = (0..n)
+            .map(|_| self.b.append_block_param(done, types::F32X4))
+            .collect();
         self.b.ins().brif(row, vector, &[], lanes, &[]);
         self.b.seal_block(vector);
         self.b.seal_block(lanes);
         self.b.switch_to_block(vector);
-        let idx: Vec<Value> = per_dim
-            .iter()
-            .map(|v| match v {
-                Some(v) => {
-                    let i = self.b.ins().extractlane(*v, 0);
-                    self.b.ins().uextend(types::I64, i)
-                }
-                None => self.b.ins().iconst(types::I64, 0),
-            })
-            .collect();
+        let idx = self.lane_index(per_dim, 0);
         let lin = ravel(self.b, &idx, &g.strides);
         let bytes = self.b.ins().imul_imm_s(lin, 4 * g.fpe as i64);
         let addr = self.b.ins().iadd(g.data, bytes);
@@ -490,25 +496,73 @@ impl<'m> Lower<'m, '_, '_, '_> {
             .with_notrap()
             .with_readonly()
             .with_can_move();
-        let four = match g.fpe {
-            1 => self.b.ins().load(types::F32X4, flags, addr, 0),
-            n => transpose::load(self.b, n as u8, flags, addr)[comp],
-        };
-        self.b.ins().jump(done, &[four.into()]);
+        let four: Vec<BlockArg> = match n {
+            1 => vec![self.b.ins().load(types::F32X4, flags, addr, 0)],
+            n => transpose::load(self.b, n as u8, flags, addr),
+        }
+        .into_iter()
+        .map(Into::into)
+        .collect();
+        self.b.ins().jump(done, &four);
         self.b.switch_to_block(lanes);
-        let each = self.gather_each(g, per_dim, Scalar::Float, comp)?;
-        let each = each
-            .num()
-            .ok_or_else(|| super::Unjittable("gather".into()))?
-            .v;
-        self.b.ins().jump(done, &[each.into()]);
+        let each: Vec<BlockArg> = match n {
+            1 => {
+                let each = self.gather_each(g, per_dim, Scalar::Float, 0)?;
+                let each = each
+                    .num()
+                    .ok_or_else(|| super::Unjittable("gather".into()))?;
+                vec![each.v.into()]
+            }
+            n => self
+                .gather_elements(g, per_dim, n as u8)?
+                .into_iter()
+                .map(Into::into)
+                .collect(),
+        };
+        self.b.ins().jump(done, &each);
         self.b.seal_block(done);
         self.b.switch_to_block(done);
-        Ok(Num {
-            s: Scalar::Float,
-            n: 4,
-            v: result,
-        })
+        Ok(results
+            .into_iter()
+            .map(|v| Num {
+                s: Scalar::Float,
+                n: 4,
+                v,
+            })
+            .collect())
+    }
+
+    /// The `n` components of a gather of four `float` vectors at per-lane indices `per_dim`:
+    /// each lane's element in one load, then transposed.
+    fn gather_elements(
+        &mut self,
+        g: &GatherRef,
+        per_dim: &[Option<Value>],
+        n: u8,
+    ) -> Res<Vec<Value>> {
+        let mut elements = Vec::with_capacity(4);
+        for j in 0..4u8 {
+            let idx = self.lane_index(per_dim, j);
+            let v = self.gather_load(g, &idx, &Type::Vector(Scalar::Float, n), 0)?;
+            elements.push(v.num().ok_or_else(|| super::Unjittable("gather".into()))?.v);
+        }
+        Ok((0..n)
+            .map(|c| transpose::pick(self.b, &elements, [0, 1, 2, 3].map(|j| (j, c))))
+            .collect())
+    }
+
+    /// Lane `j`'s indices (`i64`, outermost first) of per-lane indices `per_dim`.
+    fn lane_index(&mut self, per_dim: &[Option<Value>], j: u8) -> Vec<Value> {
+        per_dim
+            .iter()
+            .map(|v| match v {
+                Some(v) => {
+                    let i = self.b.ins().extractlane(*v, j);
+                    self.b.ins().uextend(types::I64, i)
+                }
+                None => self.b.ins().iconst(types::I64, 0),
+            })
+            .collect()
     }
 
     /// Component `comp` of a gather of four elements of kind `k`, one load per lane at
@@ -522,16 +576,7 @@ impl<'m> Lower<'m, '_, '_, '_> {
     ) -> Res<Val> {
         let mut lanes = Vec::with_capacity(4);
         for j in 0..4u8 {
-            let idx: Vec<Value> = per_dim
-                .iter()
-                .map(|v| match v {
-                    Some(v) => {
-                        let i = self.b.ins().extractlane(*v, j);
-                        self.b.ins().uextend(types::I64, i)
-                    }
-                    None => self.b.ins().iconst(types::I64, 0),
-                })
-                .collect();
+            let idx = self.lane_index(per_dim, j);
             let v = self.gather_load(g, &idx, &Type::Scalar(k), comp as i32)?;
             lanes.push(v.num().ok_or_else(|| super::Unjittable("gather".into()))?.v);
         }

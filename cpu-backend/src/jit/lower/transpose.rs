@@ -57,7 +57,7 @@ fn at(f: usize) -> From {
 }
 
 /// An `f32x4` whose lane `j` is lane `from[j].1` of `srcs[from[j].0]`.
-fn pick(b: &mut FunctionBuilder, srcs: &[Value], from: [From; 4]) -> Value {
+pub(crate) fn pick(b: &mut FunctionBuilder, srcs: &[Value], from: [From; 4]) -> Value {
     let mut used: Vec<usize> = Vec::with_capacity(4);
     for (s, _) in from {
         if !used.contains(&s) {
