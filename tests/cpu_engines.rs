@@ -269,15 +269,7 @@ fn vector_values_over_scalar_streams_run_four_elements_per_iteration_with_the_sa
     for (rows, cols) in [(1, 1), (3, 2), (5, 9), (40, 33), (17, 256)] {
         let (quads, trace) = blur(&Runtime::cpu(), rows, cols);
         let (interpreted, _) = blur(&Runtime::cpu_interpreter(), rows, cols);
-        let [TraceEntry::Kernel(k)] = trace.as_slice() else {
-            panic!("one kernel entry expected: {trace:?}");
-        };
-        assert!(
-            k.variant.ends_with("; four elements per iteration"),
-            "{}",
-            k.variant
-        );
-        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_four_per_iteration(&trace);
         assert_eq!(bits(&quads), bits(&interpreted), "{rows} × {cols}");
         // An element inside the grid: row 1, column 2 reads (1, 1), (1, 2) twice, (2, 3).
         if rows > 2 && cols > 3 {
@@ -389,17 +381,9 @@ fn kernels_on_vector_streams_run_four_elements_per_iteration_with_the_same_bits(
         let (quads, trace) = vectors(&Runtime::cpu(), rows, cols);
         let (one, one_trace) = vectors(&Runtime::cpu_one_element(), rows, cols);
         let (interpreted, _) = vectors(&Runtime::cpu_interpreter(), rows, cols);
-        let variant = |t: &[TraceEntry]| match t {
-            [TraceEntry::Kernel(k)] => k.variant.clone(),
-            _ => panic!("one kernel entry expected: {t:?}"),
-        };
-        assert!(
-            variant(&trace).ends_with("; four elements per iteration"),
-            "{}",
-            variant(&trace)
-        );
-        assert!(variant(&one_trace).ends_with("; one element per iteration"));
-        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_four_per_iteration(&trace);
+        assert!(matches!(one_trace.as_slice(), [TraceEntry::Kernel(k)]
+            if k.variant.ends_with("; one element per iteration")));
         for (k, name) in ["o", "p", "q"].iter().enumerate() {
             let want = bits(&interpreted[k]);
             assert_eq!(bits(&quads[k]), want, "{name}, {rows} × {cols}");
@@ -469,16 +453,25 @@ fn branches_that_differ_between_lanes_keep_the_interpreters_bits() {
     for len in [1, 5, 8, 203, 9_001] {
         let (quads, trace) = nearest(&Runtime::cpu(), len);
         let (interpreted, _) = nearest(&Runtime::cpu_interpreter(), len);
-        let [TraceEntry::Kernel(k)] = trace.as_slice() else {
-            panic!("one kernel entry expected: {trace:?}");
-        };
-        assert!(
-            k.variant.ends_with("; four elements per iteration"),
-            "{}",
-            k.variant
-        );
-        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_four_per_iteration(&trace);
         assert_eq!(bits(&quads[0]), bits(&interpreted[0]), "r, {len} elements");
         assert_eq!(bits(&quads[1]), bits(&interpreted[1]), "s, {len} elements");
     }
+}
+
+/// Asserts that `trace` is one kernel call, run four elements per iteration.
+fn assert_four_per_iteration(trace: &[TraceEntry]) {
+    let [TraceEntry::Kernel(k)] = trace else {
+        panic!("one kernel entry expected: {trace:?}");
+    };
+    assert!(
+        k.variant.ends_with("; four elements per iteration"),
+        "{}",
+        k.variant
+    );
+}
+
+/// The bits of `v`'s floats, to compare engines exactly.
+fn bits(v: &[f32]) -> Vec<u32> {
+    v.iter().map(|x| x.to_bits()).collect()
 }
