@@ -59,7 +59,7 @@ fn the_trace_names_the_engine_and_the_compile_time() {
     );
     assert_eq!(
         first.variant,
-        "<3, 5>, native code for rank 2 output; constant, stream, out; four elements per iteration"
+        "<3, 5>, native code for rank 2 output; constant, stream, out; one element per iteration"
     );
     let took = first.compiled.expect("the first call compiles");
     assert!(

@@ -81,6 +81,12 @@ pub(crate) fn scalar_kernel(
             ));
         }
     }
+    if full_width(f) {
+        return Err(format!(
+            "every vector in `{}` is a `float4`, already four lanes wide",
+            f.name
+        ));
+    }
     let split = selects(split(module, id, variant)?);
     let mut check = Check {
         module: &split,
@@ -212,6 +218,23 @@ impl VisitMut for Check<'_> {
         }
         walk_expr(self, e);
     }
+}
+
+/// Whether kernel `f` has a vector parameter and every vector parameter and local is four
+/// wide: its one-element code already fills every SIMD lane (SAXPY and matmul on
+/// `float4`), and four elements per iteration only add the transposes. Measured with
+/// `brook-report`: matmul's Brook CPU ÷ Brook GL went from 0.38–0.39 to 0.84 four per
+/// iteration; the lanes bench's `float4` SAXPY was equal (docs/cpu-backend.md). (Kernels
+/// on scalar streams keep four per iteration whatever their values.)
+fn full_width(f: &brook_ir::Function) -> bool {
+    let vector = |t: &&Type| matches!(t, Type::Vector(..));
+    let params: Vec<&Type> = f.params.iter().map(|p| &p.ty).filter(vector).collect();
+    let locals = f.locals.iter().map(|l| &l.ty).filter(vector);
+    !params.is_empty()
+        && params
+            .into_iter()
+            .chain(locals)
+            .all(|t| matches!(t, Type::Vector(_, 4)))
 }
 
 fn scalar(ty: &Type) -> bool {
