@@ -17,8 +17,9 @@
 //! iteration took 0.51–0.57× the time on the 64-tap scalar gather (the index rule on four
 //! lanes, the four loads still scalar), 0.31–0.35× on `float` SAXPY, and 0.04–0.10× on a
 //! `float` branch that diverges at random with both sides and a select; on `float4` SAXPY,
-//! transposing four elements in and out, it was equal (1.10×, interval holding 1); vector
-//! kernels run four per iteration too, measured per application in docs/cpu-backend.md.
+//! transposing four elements in and out, it was equal (1.10×, interval holding 1), so a
+//! kernel whose every vector is a `float4` keeps one element per iteration; other vector
+//! kernels run four (measured per application in docs/cpu-backend.md).
 //! What is built is the simplest correct form: a
 //! branch or loop whose condition differs between the four lanes is not masked but *bails
 //! out* (the quad runs through the one-element function), so a divergent branch runs at the

@@ -26,7 +26,8 @@
 //! component ([`super::lower::transpose`]), and back on the way out; a vector constant is
 //! each component in four lanes; a gather of vectors loads each lane's component.
 //!
-//! [`eligible`] decides which kernels: the ones that stay simple: every value scalar once
+//! [`eligible`] decides which kernels: not one whose vectors are all `float4` (its
+//! one-element code fills the lanes already), and the ones that stay simple: every value scalar once
 //! vectors are split (no matrix, struct or array anywhere in the kernel or the helpers it
 //! calls, no helper taking or returning a vector), every stream read at the
 //! element's own position (a stream of the output's shape, so four consecutive elements are
