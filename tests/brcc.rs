@@ -401,10 +401,23 @@ fn clif_prints_each_kernels_cranelift_ir() {
         ),
         "{text}"
     );
-    // Why not four per iteration: a float4 is not a scalar.
+    // Why not four per iteration: float4 values fill the SIMD lanes already.
     assert!(
-        text.contains("; one element per iteration: `x` in `saxpy` is not a scalar"),
+        text.contains(
+            "; one element per iteration: every vector in `saxpy` is a `float4`, already four \
+             lanes wide"
+        ),
         "{text}"
+    );
+    // Or a stream of structs.
+    let o = run(brcc(&["clif", &program("struct_gather.br")]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains(
+            "; one element per iteration: `spheres` in `volume` is not a scalar or vector"
+        ),
+        "{}",
+        stdout(&o)
     );
     // The tile function: its signature, the streams read as f32x4, `a * x + y` on them.
     assert!(

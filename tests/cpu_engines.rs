@@ -269,15 +269,7 @@ fn vector_values_over_scalar_streams_run_four_elements_per_iteration_with_the_sa
     for (rows, cols) in [(1, 1), (3, 2), (5, 9), (40, 33), (17, 256)] {
         let (quads, trace) = blur(&Runtime::cpu(), rows, cols);
         let (interpreted, _) = blur(&Runtime::cpu_interpreter(), rows, cols);
-        let [TraceEntry::Kernel(k)] = trace.as_slice() else {
-            panic!("one kernel entry expected: {trace:?}");
-        };
-        assert!(
-            k.variant.ends_with("; four elements per iteration"),
-            "{}",
-            k.variant
-        );
-        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_four_per_iteration(&trace);
         assert_eq!(bits(&quads), bits(&interpreted), "{rows} × {cols}");
         // An element inside the grid: row 1, column 2 reads (1, 1), (1, 2) twice, (2, 3).
         if rows > 2 && cols > 3 {
@@ -316,4 +308,170 @@ fn a_discard_in_a_dropped_component_still_discards() {
         .collect();
     assert_eq!(outputs[0], want, "native code");
     assert_eq!(outputs[1], want, "interpreter");
+}
+
+/// A kernel on `float2`, `float3` and `float4` streams: vector inputs, outputs written whole,
+/// by component and by swizzle (`+=` reading another output), vector gathers (2D with a
+/// `float2` index, 1D of `float3`), a `float2` constant, built-ins that combine components,
+/// and a branch some quads disagree on (those quads run one element at a time).
+const VECTORS: &str = "kernel void vec(float2 a<>, float3 b<>, float4 g[][], float3 t[], float2 k,
+                                      out float4 o<>, out float3 p<>, out float2 q<>) {
+    float2 at = indexof(o).xy;
+    float4 x = g[at + float2(1.0, 0.0)] + g[float2(at.x - 1.0, at.y + a.x)];
+    float3 y = t[a.y] * b;
+    o = x * k.x + float4(b, a.x);
+    p = cross(y, b) + k.yyy;
+    q.y = dot(x.xy, a);
+    q.x = length(y);
+    o.xz += q.yx;
+    if (a.x > 2.0) {
+        o.w = -o.w;
+    }
+}";
+
+/// `vec` over a `rows` × `cols` grid on `rt`: its three outputs and its trace.
+fn vectors(rt: &Runtime, rows: usize, cols: usize) -> ([Vec<f32>; 3], Vec<TraceEntry>) {
+    let program = rt.compile(VECTORS, "vec.br").unwrap();
+    let n = rows * cols;
+    let stream = |c: u8, shape: &[usize]| rt.stream_of(c, shape).unwrap();
+    let (a, b, g, t) = (
+        stream(2, &[rows, cols]),
+        stream(3, &[rows, cols]),
+        stream(4, &[rows, cols]),
+        stream(3, &[5]),
+    );
+    let (o, p, q) = (
+        stream(4, &[rows, cols]),
+        stream(3, &[rows, cols]),
+        stream(2, &[rows, cols]),
+    );
+    let data = |len: usize, f: fn(usize) -> f32| (0..len).map(f).collect::<Vec<f32>>();
+    // `a.x` in 0..=3 (some quads' lanes on both sides of the branch), `a.y` indexes `t`.
+    a.read(&data(2 * n, |i| {
+        ((i * 7 / 3) % 4) as f32 + 0.1 * (i % 5) as f32
+    }))
+    .unwrap();
+    b.read(&data(3 * n, |i| (i % 13) as f32 * 0.29 - 1.7))
+        .unwrap();
+    g.read(&data(4 * n, |i| (i as f32 * 0.61).sin() * 3.0))
+        .unwrap();
+    t.read(&data(15, |i| 1.0 / (i as f32 + 0.7))).unwrap();
+    rt.set_trace(true);
+    rt.run(
+        &program,
+        "vec",
+        args![&a, &b, &g, &t, [1.25f32, -0.5], &o, &p, &q],
+    )
+    .unwrap();
+    let trace = rt.take_trace();
+    (
+        [
+            o.to_vec().unwrap(),
+            p.to_vec().unwrap(),
+            q.to_vec().unwrap(),
+        ],
+        trace,
+    )
+}
+
+#[test]
+fn kernels_on_vector_streams_run_four_elements_per_iteration_with_the_same_bits() {
+    // Sizes with and without tails, quads crossing rows, and several tiles.
+    for (rows, cols) in [(1, 1), (1, 3), (3, 2), (5, 9), (40, 33), (70, 301)] {
+        let (quads, trace) = vectors(&Runtime::cpu(), rows, cols);
+        let (one, one_trace) = vectors(&Runtime::cpu_one_element(), rows, cols);
+        let (interpreted, _) = vectors(&Runtime::cpu_interpreter(), rows, cols);
+        assert_four_per_iteration(&trace);
+        assert!(matches!(one_trace.as_slice(), [TraceEntry::Kernel(k)]
+            if k.variant.ends_with("; one element per iteration")));
+        for (k, name) in ["o", "p", "q"].iter().enumerate() {
+            let want = bits(&interpreted[k]);
+            assert_eq!(bits(&quads[k]), want, "{name}, {rows} × {cols}");
+            assert_eq!(bits(&one[k]), want, "{name}, {rows} × {cols}");
+        }
+    }
+}
+
+/// Branches that differ between neighbouring elements, as Ray's nearest-hit test does: an
+/// `if`/`else if`/`else` of assignments inside a loop (a compound `int` assignment, a local
+/// declared in a side, an integer division by a lane's zero on the side not taken) and a
+/// vector output written under a condition. The four-element code computes such an `if` as
+/// selects instead of leaving the quad to the one-element code; every lane must still get
+/// the interpreter's bits.
+const BRANCHES: &str =
+    "kernel void nearest(float4 a<>, float t[], out float2 r<>, out float3 s<>) {
+    float best = 0.0;
+    float id = -1.0;
+    int hits = 0;
+    for (float i = 0.0; i < 6.0; i += 1.0) {
+        float d = t[i] - a.x;
+        if (d > 0.0 && (id < 0.0 || d < best)) {
+            best = d;
+            id = i;
+            hits += 1;
+        } else if (a.y > 0.5) {
+            float q = d * a.z;
+            best -= q;
+        } else {
+            hits = hits / int(a.w);
+        }
+    }
+    r = float2(best, id + float(hits));
+    s = a.xyz;
+    if (id > 2.0) {
+        s.yz = float2(best, -best);
+    }
+}";
+
+/// `nearest` over `len` elements on `rt`: its outputs and its trace.
+fn nearest(rt: &Runtime, len: usize) -> ([Vec<f32>; 2], Vec<TraceEntry>) {
+    let program = rt.compile(BRANCHES, "nearest.br").unwrap();
+    let (a, t) = (
+        rt.stream_of(4, &[len]).unwrap(),
+        rt.stream_of(1, &[6]).unwrap(),
+    );
+    let (r, s) = (
+        rt.stream_of(2, &[len]).unwrap(),
+        rt.stream_of(3, &[len]).unwrap(),
+    );
+    a.read(
+        &(0..4 * len)
+            .map(|i| ((i * 37 % 23) as f32 * 0.13).fract() * [4.0, 2.0, 2.0, 3.0][i % 4])
+            .map(f32::floor)
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    t.read(&[0.5, 3.25, 1.5, 2.75, 0.25, 3.5]).unwrap();
+    rt.set_trace(true);
+    rt.run(&program, "nearest", args![&a, &t, &r, &s]).unwrap();
+    let trace = rt.take_trace();
+    ([r.to_vec().unwrap(), s.to_vec().unwrap()], trace)
+}
+
+#[test]
+fn branches_that_differ_between_lanes_keep_the_interpreters_bits() {
+    for len in [1, 5, 8, 203, 9_001] {
+        let (quads, trace) = nearest(&Runtime::cpu(), len);
+        let (interpreted, _) = nearest(&Runtime::cpu_interpreter(), len);
+        assert_four_per_iteration(&trace);
+        assert_eq!(bits(&quads[0]), bits(&interpreted[0]), "r, {len} elements");
+        assert_eq!(bits(&quads[1]), bits(&interpreted[1]), "s, {len} elements");
+    }
+}
+
+/// Asserts that `trace` is one kernel call, run four elements per iteration.
+fn assert_four_per_iteration(trace: &[TraceEntry]) {
+    let [TraceEntry::Kernel(k)] = trace else {
+        panic!("one kernel entry expected: {trace:?}");
+    };
+    assert!(
+        k.variant.ends_with("; four elements per iteration"),
+        "{}",
+        k.variant
+    );
+}
+
+/// The bits of `v`'s floats, to compare engines exactly.
+fn bits(v: &[f32]) -> Vec<u32> {
+    v.iter().map(|x| x.to_bits()).collect()
 }

@@ -20,7 +20,7 @@
 //! gather of known rank, …). Extents and addresses are not: they come from the slots, so
 //! one variant serves every stream size.
 
-use brook_ir::{Function, FunctionId, Module, ParamClass, Scalar};
+use brook_ir::{Function, FunctionId, Module, ParamClass, Scalar, Type};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, AbiParam, Block, InstBuilder, MemFlagsData, Value};
 use cranelift_frontend::{FunctionBuilder, Variable};
@@ -28,8 +28,8 @@ use cranelift_frontend::{FunctionBuilder, Variable};
 use super::code::{Builder, Code};
 use super::lower::num::{from_lanes, Num, Val};
 use super::lower::{
-    self, decode, encode, gather_ref, position, ravel, resize, uses_indexof, Bind, Layout, Lower,
-    Quad, Res, Scope, VoutParam, Watch,
+    self, decode, encode, gather_ref, position, ravel, resize, transpose, uses_indexof, Bind,
+    Layout, Lower, Quad, Res, Scope, VoutParam, Watch,
 };
 use super::runtime::{Call, VoutTile};
 use super::slots::Slot;
@@ -236,7 +236,7 @@ fn bind_params(
             (ParamKey::Iter(same), _) => Fill::Iter(same.clone()),
             (ParamKey::Constant, _) => {
                 let v = constant(l, k, &e.ty)?;
-                Fill::Uniform(l.coerce(v, &p.ty)?)
+                Fill::Uniform(uniform(l, v, &p.ty)?)
             }
             (ParamKey::Out, ParamClass::Out) => Fill::Zero,
             (ParamKey::Vout, ParamClass::Vout { max }) => {
@@ -486,7 +486,11 @@ fn element<'m>(
                 };
                 let off = l.b.ins().imul_imm_s(elem, 4 * fpe);
                 let addr = l.b.ins().iadd(data, off);
-                (decode(l, &p.ty, addr, &mut 0, Layout::Stream, true)?, pos)
+                let v = match quad_vector(&p.ty).filter(|_| l.soa.is_some()) {
+                    Some((s, n)) => transpose::decode(l.b, s, n, addr),
+                    None => decode(l, &p.ty, addr, &mut 0, Layout::Stream, true)?,
+                };
+                (v, pos)
             }
             Fill::Iter(same) => {
                 let (in_idx, _) = input_index(l, k, same, here);
@@ -548,9 +552,37 @@ fn element<'m>(
         let data = l.slots.get(l.b.func, Slot::Data(k as u32), ptr);
         let off = l.b.ins().imul_imm_s(here.at, 4 * fpe);
         let addr = l.b.ins().iadd(data, off);
-        encode(l.b, &v, addr, &mut 0, Layout::Stream)?;
+        match quad_vector(&p.ty).filter(|_| l.soa.is_some()) {
+            Some(_) => transpose::encode(l.b, &v, addr)?,
+            None => encode(l.b, &v, addr, &mut 0, Layout::Stream)?,
+        }
     }
     Ok(())
+}
+
+/// The kind and width of a vector stream's or constant's elements, when `ty` is its type in
+/// code for four elements ([`soa::widened`]: one four-lane value per component).
+fn quad_vector(ty: &Type) -> Option<(Scalar, u8)> {
+    match ty {
+        Type::Array(comp, n) => match **comp {
+            Type::Vector(s, 4) => Some((s, *n as u8)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Constant `v` as a parameter of type `ty` holds it: in code for four elements, a vector
+/// constant is each component in all four lanes.
+fn uniform(l: &mut Lower, v: Val, ty: &Type) -> Res<Val> {
+    match (quad_vector(ty), &v) {
+        (Some((s, n)), Val::Num(x)) if x.s == s && x.n == n => Ok(Val::Agg(
+            (0..n as usize)
+                .map(|c| Val::Num(Num::scalar(s, x.lane(l.b, c)).widen(l.b, 4)))
+                .collect(),
+        )),
+        _ => l.coerce(v, ty),
+    }
 }
 
 /// `indexof` of the output for the four elements from index `first` on (of an output of

@@ -5,11 +5,11 @@
 //! stores the outputs, with Brook's vector types on 128-bit SIMD lanes (`float4` is one
 //! `f32x4`), gathers, resizing, iterators and `indexof` as inline address arithmetic, and
 //! real branches for control flow (one element at a time, nothing diverges); for kernels on
-//! scalars, also one over four elements per iteration (`soa`). Tiles run in
+//! scalar and vector streams, also one over four elements per iteration (`soa`). Tiles run in
 //! parallel with rayon (`drive`). A reduction becomes a fold over consecutive elements and
 //! a one-element update (`reduce`); ScatterOp and GatherOp call the update.
 //!
-//! Kernels whose every value is a scalar also get a second function that runs four
+//! Kernels whose every value splits into scalars also get a second function that runs four
 //! consecutive elements per iteration, one `f32x4` holding the same scalar of four elements
 //! (structure of arrays, what llvmpipe does with eight); `soa` says which kernels and how.
 //! Why (measured by `cargo bench -p brook-cpu --bench lanes`, the same kernels built both
@@ -17,8 +17,10 @@
 //! iteration took 0.51–0.57× the time on the 64-tap scalar gather (the index rule on four
 //! lanes, the four loads still scalar), 0.31–0.35× on `float` SAXPY, and 0.04–0.10× on a
 //! `float` branch that diverges at random with both sides and a select; on `float4` SAXPY,
-//! transposing four elements in and out, it was equal (1.10×, interval holding 1), so vector
-//! kernels keep one element per iteration. What is built is the simplest correct form: a
+//! transposing four elements in and out, it was equal (1.10×, interval holding 1), so a
+//! kernel whose every vector is a `float4` keeps one element per iteration; other vector
+//! kernels run four (measured per application in docs/cpu-backend.md).
+//! What is built is the simplest correct form: a
 //! branch or loop whose condition differs between the four lanes is not masked but *bails
 //! out* (the quad runs through the one-element function), so a divergent branch runs at the
 //! one-element speed rather than the bench's select; the rest of a tile after its last quad
@@ -49,6 +51,7 @@ pub(crate) mod kernel;
 pub(crate) mod lower;
 pub(crate) mod reduce;
 pub(crate) mod runtime;
+pub(crate) mod select;
 pub(crate) mod slots;
 pub(crate) mod soa;
 pub(crate) mod split;

@@ -1,8 +1,9 @@
-//! Four elements per iteration (structure of arrays) for kernels on streams of scalars.
+//! Four elements per iteration (structure of arrays) for kernels on streams of scalars and
+//! vectors.
 //!
-//! A kernel whose every stream holds scalars first has its vector values split into one
-//! scalar per component ([`super::split`]); the kernel, every value then a `float`, `int` or
-//! `bool` scalar, runs four consecutive
+//! A kernel first has its vector values split into one scalar per component
+//! ([`super::split`]); the kernel, every value then a `float`, `int` or `bool` scalar (or one
+//! component of a vector stream, constant or gather), runs four consecutive
 //! output elements per loop iteration, one 128-bit vector per scalar value holding it for
 //! the four elements (lane `j` is element `start + j`). The lowering needs no second set of
 //! rules for that: a kernel whose scalars all become four-wide vectors ([`widened`]) computes,
@@ -20,12 +21,17 @@
 //! `count % 4` elements run one at a time too. So every element's result comes from code that
 //! takes the same path through the kernel as the interpreter, lane for lane.
 //!
-//! [`eligible`] decides which kernels: the ones where it measured faster (`cargo bench -p
-//! brook-cpu --bench lanes`) and that stay simple: every value scalar once vectors are split
-//! (no vector parameter, matrix, struct or array anywhere in the kernel or the helpers it
+//! A stream of `n`-component vectors is read and written transposed: the four elements'
+//! `4n` consecutive floats are `n` vector loads, shuffled into one four-lane value per
+//! component ([`super::lower::transpose`]), and back on the way out; a vector constant is
+//! each component in four lanes; a gather of vectors loads each lane's component.
+//!
+//! [`eligible`] decides which kernels: not one whose vectors are all `float4` (its
+//! one-element code fills the lanes already), and the ones that stay simple: every value scalar once
+//! vectors are split (no matrix, struct or array anywhere in the kernel or the helpers it
 //! calls, no helper taking or returning a vector), every stream read at the
 //! element's own position (a stream of the output's shape, so four consecutive elements are
-//! four consecutive floats in every input and output) or gathered, `indexof` only as one
+//! four consecutive elements in every input and output) or gathered, `indexof` only as one
 //! component of a stream's or output's position (`indexof(o).x`, per lane), no `discard`,
 //! `vout` or write mask. Everything else keeps the one-element layout.
 
@@ -33,11 +39,13 @@ use std::collections::HashSet;
 
 use brook_ir::visit::{walk_expr, walk_place, walk_stmt, VisitMut};
 use brook_ir::{
-    BinaryOp, Builtin, Expr, ExprKind, FunctionId, Module, Place, Stmt, StmtKind, Type,
+    Access, BinaryOp, Builtin, Expr, ExprKind, FunctionId, Module, Place, PlaceRoot, Stmt,
+    StmtKind, Type,
 };
 
 use super::kernel::{ParamKey, Variant};
 use super::lower::{componentwise, has_effects};
+use super::select::selects;
 use super::split::split;
 
 /// Why kernel `id` of `module`, called as `variant`, keeps one element per iteration; `Ok`
@@ -65,12 +73,22 @@ pub(crate) fn scalar_kernel(
             ParamKey::Direct | ParamKey::Gather(_) | ParamKey::Constant | ParamKey::Out => {}
             _ => return Err(format!("parameter `{}` is not read at the element", p.name)),
         }
-        // Streams and constants of scalars only: values inside may be vectors (split).
-        if !scalar(&p.ty) {
-            return Err(format!("`{}` in `{}` is not a scalar", p.name, f.name));
+        // Streams and constants of scalars or vectors (each component read and written as
+        // its own four-lane value); values inside may be vectors (split).
+        if !matches!(p.ty, Type::Scalar(_) | Type::Vector(..)) {
+            return Err(format!(
+                "`{}` in `{}` is not a scalar or vector",
+                p.name, f.name
+            ));
         }
     }
-    let split = split(module, id, variant)?;
+    if full_width(f) {
+        return Err(format!(
+            "every vector in `{}` is a `float4`, already four lanes wide",
+            f.name
+        ));
+    }
+    let split = selects(split(module, id, variant)?);
     let mut check = Check {
         module: &split,
         seen: HashSet::new(),
@@ -106,7 +124,9 @@ impl Check<'_> {
         let Some(f) = self.module.functions.get(id.0 as usize) else {
             return self.fail("no such function");
         };
-        let params = f.params.iter().map(|p| (&p.name, &p.ty));
+        // The kernel's own parameters were checked against their binding.
+        let params = f.params.iter().filter(|_| self.kernel.is_none());
+        let params = params.map(|p| (&p.name, &p.ty));
         let locals = f.locals.iter().map(|l| (&l.name, &l.ty));
         if let Some((name, _)) = params.chain(locals).find(|(_, ty)| !scalar(ty)) {
             return self.fail(format!("`{name}` in `{}` is not a scalar", f.name));
@@ -124,7 +144,9 @@ impl VisitMut for Check<'_> {
         match &s.kind {
             StmtKind::Discard => self.fail("`discard`"),
             StmtKind::Push { .. } => self.fail("`push`"),
-            StmtKind::Assign { target, .. } if !target.path.is_empty() => {
+            StmtKind::Assign { target, .. }
+                if !target.path.is_empty() && component_of(target).is_none() =>
+            {
                 self.fail("an assignment to part of a value")
             }
             _ => {}
@@ -136,7 +158,9 @@ impl VisitMut for Check<'_> {
         if !scalar(&p.ty) {
             self.fail("an assignment of a non-scalar");
         }
-        walk_place(self, p);
+        if component_of(p).is_none() {
+            walk_place(self, p);
+        }
     }
 
     fn expr(&mut self, e: &mut Expr) {
@@ -178,6 +202,16 @@ impl VisitMut for Check<'_> {
                 }
                 _ => self.fail("a swizzle"),
             },
+            // One component of a vector stream, constant or gather (split's `component`):
+            // what is walked is a gather's subscripts.
+            ExprKind::Index(whole, c) if literal(c).is_some() => match &whole.kind {
+                ExprKind::Param(_) => return,
+                ExprKind::Gather { indices, .. } => {
+                    let mut indices = indices.clone();
+                    return indices.iter_mut().for_each(|i| self.expr(i));
+                }
+                _ => self.fail("an index"),
+            },
             ExprKind::Member(..) => self.fail("a struct member"),
             ExprKind::Index(..) => self.fail("an index"),
             ExprKind::IndexOf(_) => self.fail("`indexof`"),
@@ -187,8 +221,41 @@ impl VisitMut for Check<'_> {
     }
 }
 
+/// Whether kernel `f` has a vector parameter and every vector parameter and local is four
+/// wide: its one-element code already fills every SIMD lane (SAXPY and matmul on
+/// `float4`), and four elements per iteration only add the transposes. Measured with
+/// `brook-report`: matmul's Brook CPU ÷ Brook GL went from 0.38–0.39 to 0.84 four per
+/// iteration; the lanes bench's `float4` SAXPY was equal (docs/cpu-backend.md). (Kernels
+/// on scalar streams keep four per iteration whatever their values.)
+fn full_width(f: &brook_ir::Function) -> bool {
+    let vector = |t: &&Type| matches!(t, Type::Vector(..));
+    let params: Vec<&Type> = f.params.iter().map(|p| &p.ty).filter(vector).collect();
+    let locals = f.locals.iter().map(|l| &l.ty).filter(vector);
+    !params.is_empty()
+        && params
+            .into_iter()
+            .chain(locals)
+            .all(|t| matches!(t, Type::Vector(_, 4)))
+}
+
 fn scalar(ty: &Type) -> bool {
     matches!(ty, Type::Scalar(_))
+}
+
+fn literal(e: &Expr) -> Option<i32> {
+    match e.kind {
+        ExprKind::Int(c) => Some(c),
+        _ => None,
+    }
+}
+
+/// The component a place writes when it is one component of a vector output (split's
+/// `o[c] = …`).
+fn component_of(p: &Place) -> Option<i32> {
+    match (p.root, p.path.as_slice()) {
+        (PlaceRoot::Param(_), [Access::Index(c)]) => literal(c),
+        _ => None,
+    }
 }
 
 /// `module` with every scalar type made a four-wide vector of its kind: what the lowering of
@@ -196,7 +263,7 @@ fn scalar(ty: &Type) -> bool {
 pub(crate) fn widened(module: &Module) -> Module {
     let mut m = module.clone();
     for f in &mut m.functions {
-        f.params.iter_mut().for_each(|p| wide(&mut p.ty));
+        f.params.iter_mut().for_each(|p| wide_param(&mut p.ty));
         f.locals.iter_mut().for_each(|l| wide(&mut l.ty));
         wide(&mut f.ret);
         Widen.block(&mut f.body);
@@ -207,6 +274,15 @@ pub(crate) fn widened(module: &Module) -> Module {
 fn wide(ty: &mut Type) {
     if let Type::Scalar(s) = *ty {
         *ty = Type::Vector(s, 4);
+    }
+}
+
+/// A parameter's type four elements wide: a scalar a vector of the four, a vector of `n`
+/// components `n` such vectors, component by component (structure of arrays).
+fn wide_param(ty: &mut Type) {
+    match *ty {
+        Type::Vector(s, n) => *ty = Type::Array(Box::new(Type::Vector(s, 4)), n as u32),
+        _ => wide(ty),
     }
 }
 

@@ -1,6 +1,5 @@
 //! Vectors split into scalars: what lets a kernel with `float2`..`float4` (and `int`/`bool`
-//! vector) values run four elements per iteration ([`super::soa`]) when all its streams
-//! hold scalars.
+//! vector) values and streams run four elements per iteration ([`super::soa`]).
 //!
 //! [`split`] rewrites such a kernel into one whose every value is a scalar: a vector local
 //! becomes one scalar local per component, and a vector expression one scalar expression
@@ -13,13 +12,16 @@
 //! the last dimension, as the interpreter reads it); and the built-ins that combine
 //! components (`dot`, `length`, `distance`, `normalize`, `cross`, `any`, `all`) are written
 //! out with the interpreter's formulas in its order (`dot` is `((0 + x₀y₀) + x₁y₁) + …`,
-//! `length` the `sqrt` of that). Expressions have no effects the rewrite could repeat: a
+//! `length` the `sqrt` of that). A stream, constant or gather of vectors stays one
+//! parameter; its component `c` is read as `p[c]` (an output written as `o[c] = …`), which
+//! the four-element code holds as one four-lane value per component, the four elements'
+//! vectors transposed on load and store. Expressions have no effects the rewrite could repeat: a
 //! component needed twice is computed twice (Cranelift merges the repeats), and helper calls
 //! must take and return scalars.
 //!
 //! What does not split is refused, and the kernel keeps one element per iteration: matrices,
-//! structs, arrays, vector parameters, `frexp`/`modf`, indexing a vector, writes to part of
-//! an output.
+//! structs, arrays, helpers taking or returning vectors (unless one formula), `frexp`/`modf`,
+//! indexing a vector, writes through an index or member.
 
 use brook_ir::{
     Access, BinaryOp, Block, Builtin, Expr, ExprKind, Function, FunctionId, Local, LocalId, Module,
@@ -69,6 +71,8 @@ fn function(module: &Module, f: &Function, keys: &[ParamKey]) -> Res<Function> {
         keys,
         locals: Vec::with_capacity(f.locals.len()),
         map: Vec::with_capacity(f.locals.len()),
+        hoisted: Vec::new(),
+        hoist: true,
     };
     for l in &f.locals {
         let (kind, n) =
@@ -118,6 +122,14 @@ struct Split<'a> {
     locals: Vec<Local>,
     /// Per old local, its components' new locals.
     map: Vec<Vec<LocalId>>,
+    /// The components of the vector gathers in the statement being split, each declared in
+    /// a local of its own just before it: the four-element code then loads the gather once
+    /// for all its components (`Lower::gather`), where one expression per component would
+    /// load it once per component.
+    hoisted: Vec<Stmt>,
+    /// Whether the expression being split is evaluated once, before its statement (not a
+    /// loop's condition): only then may its gathers be hoisted.
+    hoist: bool,
 }
 
 /// A scalar expression of kind `s`.
@@ -163,14 +175,25 @@ fn spread(xs: Vec<Expr>, n: usize) -> Res<Vec<Expr>> {
 
 impl Split<'_> {
     fn block(&mut self, b: &Block) -> Res<Block> {
+        let outer = std::mem::take(&mut self.hoisted);
         let mut out = Vec::with_capacity(b.len());
         for s in b {
             self.stmt(s, &mut out)?;
         }
+        self.hoisted = outer;
         Ok(out)
     }
 
+    /// `st` split, after the declarations of the gathers it hoisted.
     fn stmt(&mut self, st: &Stmt, out: &mut Block) -> Res<()> {
+        let mut own = Vec::new();
+        self.statement(st, &mut own)?;
+        out.append(&mut self.hoisted);
+        out.append(&mut own);
+        Ok(())
+    }
+
+    fn statement(&mut self, st: &Stmt, out: &mut Block) -> Res<()> {
         let mut push = |kind| {
             out.push(Stmt {
                 kind,
@@ -208,7 +231,12 @@ impl Split<'_> {
                 test_first,
             } => push(StmtKind::Loop {
                 init: self.block(init)?,
-                cond: cond.as_ref().map(|c| self.one(c)).transpose()?,
+                cond: {
+                    self.hoist = false;
+                    let c = cond.as_ref().map(|c| self.one(c)).transpose();
+                    self.hoist = true;
+                    c?
+                },
                 step: self.block(step)?,
                 body: self.block(body)?,
                 test_first: *test_first,
@@ -234,41 +262,43 @@ impl Split<'_> {
         value: &Expr,
         out: &mut Block,
     ) -> Res<()> {
-        let l = match target.root {
-            PlaceRoot::Param(_)
-                if target.path.is_empty() && matches!(target.ty, Type::Scalar(_)) =>
-            {
-                let value = self.one(value)?;
-                out.push(Stmt {
-                    kind: StmtKind::Assign {
-                        target: target.clone(),
-                        op,
-                        value,
-                    },
-                    span: st.span,
-                });
-                return Ok(());
-            }
-            PlaceRoot::Param(_) => return Err("an output that is not a scalar".into()),
-            PlaceRoot::Local(l) => l,
+        // The variable's components, each a scalar place.
+        let parts: Vec<Place> = match target.root {
+            PlaceRoot::Param(p) => match self.func.params.get(p as usize).map(|p| &p.ty) {
+                Some(Type::Scalar(_)) if target.path.is_empty() => vec![target.clone()],
+                Some(&Type::Vector(s, n)) => (0..n)
+                    .map(|c| Place {
+                        root: target.root,
+                        path: vec![Access::Index(Box::new(int(c, value)))],
+                        ty: Type::Scalar(s),
+                    })
+                    .collect(),
+                _ => return Err("an output that is not a scalar or vector".into()),
+            },
+            PlaceRoot::Local(l) => self.map[l.0 as usize]
+                .iter()
+                .map(|&c| Place {
+                    root: PlaceRoot::Local(c),
+                    path: Vec::new(),
+                    ty: self.locals[c.0 as usize].ty.clone(),
+                })
+                .collect(),
         };
-        let parts = self.map[l.0 as usize].clone();
-        let written: Vec<LocalId> = match target.path.as_slice() {
-            [] => parts.clone(),
+        let written: Vec<Place> = match target.path.as_slice() {
+            [] => parts,
             [Access::Swizzle(sel)] => sel
                 .iter()
                 .map(|&c| {
                     parts
                         .get(c as usize)
-                        .copied()
+                        .cloned()
                         .ok_or("a swizzle past the end")
                 })
                 .collect::<Result<_, _>>()?,
             _ => return Err("an assignment through an index or member".into()),
         };
         let mut values = spread(self.comps(value)?, written.len())?;
-        let kind = self.locals[written[0].0 as usize].ty.clone();
-        if written.len() > 1 && reads(value, l) {
+        if written.len() > 1 && reads(value, target.root) {
             for v in values.iter_mut() {
                 let t = LocalId(self.locals.len() as u32);
                 self.locals.push(Local {
@@ -286,17 +316,9 @@ impl Split<'_> {
                 });
             }
         }
-        for (w, value) in written.into_iter().zip(values) {
+        for (target, value) in written.into_iter().zip(values) {
             out.push(Stmt {
-                kind: StmtKind::Assign {
-                    target: Place {
-                        root: PlaceRoot::Local(w),
-                        path: Vec::new(),
-                        ty: kind.clone(),
-                    },
-                    op,
-                    value,
-                },
+                kind: StmtKind::Assign { target, op, value },
                 span: st.span,
             });
         }
@@ -329,7 +351,12 @@ impl Split<'_> {
                 .collect(),
             ExprKind::Param(p) => match self.func.params.get(*p as usize).map(|p| &p.ty) {
                 Some(Type::Scalar(_)) => vec![e.clone()],
-                _ => return Err("a parameter that is not a scalar".into()),
+                // A stream or constant of vectors: one component each (the four-element
+                // code holds component `c` of four elements as one vector).
+                Some(Type::Vector(..)) => {
+                    (0..n as u8).map(|c| component(e.clone(), c, s)).collect()
+                }
+                _ => return Err("a parameter that is not a scalar or vector".into()),
             },
             ExprKind::Unary(op, a) => {
                 let a = self.comps(a)?;
@@ -383,30 +410,14 @@ impl Split<'_> {
             ExprKind::IndexOf(_) => (0..4u8)
                 .map(|c| scalar(ExprKind::Swizzle(Box::new(e.clone()), vec![c]), s, e))
                 .collect(),
-            ExprKind::Gather { param, indices } if n == 1 => {
-                let indices = match indices.as_slice() {
-                    [one] => {
-                        let rank = match self.keys.get(*param as usize) {
-                            Some(ParamKey::Gather(r)) => *r as usize,
-                            _ => return Err("a gather of no known rank".into()),
-                        };
-                        // `.x` is the last dimension; components past the rank are unread.
-                        let mut v = self.comps(one)?;
-                        v.truncate(rank);
-                        v.reverse();
-                        v
-                    }
-                    many => many.iter().map(|i| self.one(i)).collect::<Res<_>>()?,
-                };
-                vec![scalar(
-                    ExprKind::Gather {
-                        param: *param,
-                        indices,
-                    },
-                    s,
-                    e,
-                )]
-            }
+            ExprKind::Gather { param, indices } if n == 1 => vec![scalar(
+                ExprKind::Gather {
+                    param: *param,
+                    indices: self.gather_indices(*param, indices)?,
+                },
+                s,
+                e,
+            )],
             ExprKind::Builtin(bi, args) => self.builtin(*bi, args, e, s, n)?,
             // A helper on vectors that is one formula (the shared lowering's, such as
             // `normalize`'s, or the program's own): its formula, split.
@@ -422,7 +433,21 @@ impl Split<'_> {
                     ..e.clone()
                 }]
             }
-            ExprKind::Gather { .. } => return Err("a gather of vectors".into()),
+            // A gather of vectors: component `c` of the element each lane's indices pick.
+            ExprKind::Gather { param, indices } => {
+                let whole = Expr {
+                    kind: ExprKind::Gather {
+                        param: *param,
+                        indices: self.gather_indices(*param, indices)?,
+                    },
+                    ..e.clone()
+                };
+                let parts = (0..n as u8).map(|c| component(whole.clone(), c, s));
+                match self.hoist {
+                    true => parts.map(|part| self.declared(part)).collect(),
+                    false => parts.collect(),
+                }
+            }
             ExprKind::Call(..) => return Err("a helper returning a vector".into()),
             ExprKind::Member(..) => return Err("a struct member".into()),
             ExprKind::Index(..) => return Err("an index".into()),
@@ -430,6 +455,45 @@ impl Split<'_> {
         match out.len() == n {
             true => Ok(out),
             false => Err(format!("{} components for a {:?}", out.len(), e.ty)),
+        }
+    }
+
+    /// A new local holding scalar `value`, declared with it in [`Split::hoisted`], read.
+    fn declared(&mut self, value: Expr) -> Expr {
+        let t = LocalId(self.locals.len() as u32);
+        self.locals.push(Local {
+            name: "gather".into(),
+            ty: value.ty.clone(),
+        });
+        let read = Expr {
+            kind: ExprKind::Local(t),
+            ..value.clone()
+        };
+        self.hoisted.push(Stmt {
+            span: value.span,
+            kind: StmtKind::Decl {
+                local: t,
+                init: Some(value),
+            },
+        });
+        read
+    }
+
+    /// A gather's subscripts, one scalar each: a vector index becomes one subscript per
+    /// component (`.x` the last dimension; components past the rank are unread).
+    fn gather_indices(&mut self, param: u32, indices: &[Expr]) -> Res<Vec<Expr>> {
+        match indices {
+            [one] => {
+                let rank = match self.keys.get(param as usize) {
+                    Some(ParamKey::Gather(r)) => *r as usize,
+                    _ => return Err("a gather of no known rank".into()),
+                };
+                let mut v = self.comps(one)?;
+                v.truncate(rank);
+                v.reverse();
+                Ok(v)
+            }
+            many => many.iter().map(|i| self.one(i)).collect(),
         }
     }
 
@@ -583,7 +647,32 @@ fn take(mut xs: Vec<Expr>, n: usize) -> Res<Vec<Expr>> {
     Ok(xs)
 }
 
-/// Whether `e` reads local `l`.
-fn reads(e: &Expr, l: LocalId) -> bool {
-    brook_ir::walk::any_in(e, &mut |x| matches!(x.kind, ExprKind::Local(m) if m == l))
+/// Whether `e` reads the variable `root`.
+fn reads(e: &Expr, root: PlaceRoot) -> bool {
+    brook_ir::walk::any_in(e, &mut |x| match (&x.kind, root) {
+        (ExprKind::Local(m), PlaceRoot::Local(l)) => *m == l,
+        (ExprKind::Param(m), PlaceRoot::Param(p)) => *m == p,
+        _ => false,
+    })
+}
+
+/// The `int` literal `c`, where `like` is.
+fn int(c: u8, like: &Expr) -> Expr {
+    Expr {
+        kind: ExprKind::Int(c as i32),
+        ty: Type::INT,
+        span: like.span,
+    }
+}
+
+/// Component `c` (of kind `s`) of `whole`, a vector parameter or gather: `whole[c]`, which
+/// the four-element code reads as one vector holding that component of four elements.
+fn component(whole: Expr, c: u8, s: Scalar) -> Expr {
+    let span = whole.span;
+    let index = int(c, &whole);
+    Expr {
+        kind: ExprKind::Index(Box::new(whole), Box::new(index)),
+        ty: Type::Scalar(s),
+        span,
+    }
 }

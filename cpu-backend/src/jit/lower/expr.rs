@@ -3,14 +3,14 @@
 
 use brook_ir::{BinaryOp, Builtin, Expr, ExprKind, Scalar, Type};
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{types, BlockArg, InstBuilder, MemFlagsData, Value};
 
 use super::address::{gather_component, gather_lanes, ravel, GatherRef};
 use super::effects::has_effects;
 use super::memory::{decode, Layout};
 use super::num::{from_lanes, swizzle, vconst, Comp, Num, Val};
 use super::ops::{index_value, truth};
-use super::{no, Bind, Lower, Res, Scope};
+use super::{no, transpose, Bind, Lower, Res, Scope};
 
 /// `clamp_index`: `i` clamped to `[0, len - 1]`, as an `i64`.
 pub(crate) fn clamp_index(l: &mut Lower, i: Value, len: usize) -> Value {
@@ -154,6 +154,19 @@ impl<'m> Lower<'m, '_, '_, '_> {
                 }
                 v => return no(format!("member {i} of {v:?}")),
             },
+            // In code for four elements, component `c` of a gather of vectors (split's
+            // `component`): that component of each lane's element.
+            ExprKind::Index(a, i) if self.soa.is_some() && literal_index(i).is_some() => {
+                match (&a.kind, literal_index(i)) {
+                    (ExprKind::Gather { param, indices }, Some(c)) => {
+                        self.gather(s, *param, indices, c as usize)?
+                    }
+                    _ => {
+                        let v = self.eval(s, a)?;
+                        self.index(&v, Err(literal_index(i).unwrap_or(0)))?
+                    }
+                }
+            }
             ExprKind::Index(a, i) => {
                 let idx = match literal_index(i) {
                     Some(k) => Err(k),
@@ -165,7 +178,7 @@ impl<'m> Lower<'m, '_, '_, '_> {
                 let v = self.eval(s, a)?;
                 self.index(&v, idx)?
             }
-            ExprKind::Gather { param, indices } => self.gather(s, *param, indices)?,
+            ExprKind::Gather { param, indices } => self.gather(s, *param, indices, 0)?,
             ExprKind::IndexOf(p) => match s.positions.get(*p as usize) {
                 Some(Some(pos)) => Val::Num(*pos),
                 Some(None) => self.zero(&Type::Vector(Scalar::Float, 4))?,
@@ -383,11 +396,17 @@ impl<'m> Lower<'m, '_, '_, '_> {
     }
 
     /// `a[i]`, `a[r][c]`, `a[v]` on gather parameter `p` (the interpreter's `gather`); in
-    /// code for four elements, each lane's element by that lane's indices.
-    fn gather(&mut self, s: &mut Scope<'m>, p: u32, indices: &'m [Expr]) -> Res<Val> {
+    /// code for four elements, component `comp` (0 for scalars) of each lane's element by
+    /// that lane's indices.
+    fn gather(&mut self, s: &mut Scope<'m>, p: u32, indices: &'m [Expr], comp: usize) -> Res<Val> {
         let Some(Bind::Gather(g)) = s.params.get(p as usize).cloned() else {
             return no("gather from a parameter that is not a gather");
         };
+        if let Some((q, at, comps)) = &self.gathered {
+            if *q == p && *at == indices && comp < comps.len() {
+                return Ok(Val::Num(comps[comp]));
+            }
+        }
         let mut xs = Vec::with_capacity(indices.len());
         for e in indices {
             let v = self.eval(s, e)?;
@@ -400,8 +419,15 @@ impl<'m> Lower<'m, '_, '_, '_> {
         if self.soa.is_none() {
             return self.gather_at(&g, &xs, &ty);
         }
-        let Type::Vector(k, 4) = ty else {
-            return no("a gather of four elements of a non-scalar");
+        // A scalar stream's type is four lanes; a vector stream's one four lanes per
+        // component (`soa::widened`).
+        let k = match ty {
+            Type::Vector(k, 4) if comp == 0 => k,
+            Type::Array(c, n) if (comp as u32) < n => match *c {
+                Type::Vector(k, 4) => k,
+                _ => return no("a gather of four elements of a non-scalar"),
+            },
+            _ => return no("a gather of four elements of a non-scalar"),
         };
         // Brook's rule on the four lanes at once, then one load per lane.
         let Some(off) = g.rank.checked_sub(xs.len()) else {
@@ -410,18 +436,26 @@ impl<'m> Lower<'m, '_, '_, '_> {
         let per_dim: Vec<Option<Value>> = (0..g.rank)
             .map(|d| (d >= off).then(|| gather_lanes(self.b, xs[d - off], g.last[d], g.last_f[d])))
             .collect();
-        if k == Scalar::Float && g.fpe == 1 {
-            return Ok(Val::Num(self.gather_row(&g, &per_dim)?));
+        if k == Scalar::Float {
+            let comps = self.gather_row(&g, &per_dim)?;
+            let v = *comps
+                .get(comp)
+                .ok_or_else(|| super::Unjittable("gather component".into()))?;
+            if g.fpe > 1 {
+                self.gathered = Some((p, indices, comps));
+            }
+            return Ok(Val::Num(v));
         }
-        self.gather_each(&g, &per_dim, k)
+        self.gather_each(&g, &per_dim, k, comp)
     }
 
-    /// A gather of four `float`s at per-lane indices `per_dim` (`i32x4` per dimension; `None`:
-    /// index 0), in code for four elements: where the four lanes read four consecutive
-    /// elements of one row (neighbouring output elements reading neighbouring inputs, as
-    /// Life's, Convolve's and the 64-tap loop's gathers do away from the edges) one vector
-    /// load of the same floats, else one load per lane.
-    fn gather_row(&mut self, g: &GatherRef, per_dim: &[Option<Value>]) -> Res<Num> {
+    /// The components of a gather of four `float`s or `float` vectors at per-lane indices
+    /// `per_dim` (`i32x4` per dimension; `None`: index 0), in code for four elements: where
+    /// the four lanes read four consecutive elements of one row (neighbouring output
+    /// elements reading neighbouring inputs, as Life's, Convolve's, Segment's and the 64-tap
+    /// loop's gathers do away from the edges) vector loads of the same floats (transposed
+    /// for vectors), else one load per lane (of its whole element, then transposed).
+    fn gather_row(&mut self, g: &GatherRef, per_dim: &[Option<Value>]) -> Res<Vec<Num>> {
         let mut row = None;
         for (d, v) in per_dim.iter().enumerate() {
             let Some(v) = *v else { continue };
@@ -446,61 +480,104 @@ impl<'m> Lower<'m, '_, '_, '_> {
             self.b.create_block(),
             self.b.create_block(),
         );
-        let result = self.b.append_block_param(done, types::F32X4);
+        let n = g.fpe;
+        let results: Vec<Value> = (0..n)
+            .map(|_| self.b.append_block_param(done, types::F32X4))
+            .collect();
         self.b.ins().brif(row, vector, &[], lanes, &[]);
         self.b.seal_block(vector);
         self.b.seal_block(lanes);
         self.b.switch_to_block(vector);
-        let idx: Vec<Value> = per_dim
-            .iter()
-            .map(|v| match v {
-                Some(v) => {
-                    let i = self.b.ins().extractlane(*v, 0);
-                    self.b.ins().uextend(types::I64, i)
-                }
-                None => self.b.ins().iconst(types::I64, 0),
-            })
-            .collect();
+        let idx = self.lane_index(per_dim, 0);
         let lin = ravel(self.b, &idx, &g.strides);
-        let bytes = self.b.ins().imul_imm_s(lin, 4);
+        let bytes = self.b.ins().imul_imm_s(lin, 4 * g.fpe as i64);
         let addr = self.b.ins().iadd(g.data, bytes);
         let flags = MemFlagsData::new()
             .with_notrap()
             .with_readonly()
             .with_can_move();
-        let four = self.b.ins().load(types::F32X4, flags, addr, 0);
-        self.b.ins().jump(done, &[four.into()]);
+        let four: Vec<BlockArg> = match n {
+            1 => vec![self.b.ins().load(types::F32X4, flags, addr, 0)],
+            n => transpose::load(self.b, n as u8, flags, addr),
+        }
+        .into_iter()
+        .map(Into::into)
+        .collect();
+        self.b.ins().jump(done, &four);
         self.b.switch_to_block(lanes);
-        let each = self.gather_each(g, per_dim, Scalar::Float)?;
-        let each = each
-            .num()
-            .ok_or_else(|| super::Unjittable("gather".into()))?
-            .v;
-        self.b.ins().jump(done, &[each.into()]);
+        let each: Vec<BlockArg> = match n {
+            1 => {
+                let each = self.gather_each(g, per_dim, Scalar::Float, 0)?;
+                let each = each
+                    .num()
+                    .ok_or_else(|| super::Unjittable("gather".into()))?;
+                vec![each.v.into()]
+            }
+            n => self
+                .gather_elements(g, per_dim, n as u8)?
+                .into_iter()
+                .map(Into::into)
+                .collect(),
+        };
+        self.b.ins().jump(done, &each);
         self.b.seal_block(done);
         self.b.switch_to_block(done);
-        Ok(Num {
-            s: Scalar::Float,
-            n: 4,
-            v: result,
-        })
+        Ok(results
+            .into_iter()
+            .map(|v| Num {
+                s: Scalar::Float,
+                n: 4,
+                v,
+            })
+            .collect())
     }
 
-    /// A gather of four elements of kind `k`, one load per lane at indices `per_dim`.
-    fn gather_each(&mut self, g: &GatherRef, per_dim: &[Option<Value>], k: Scalar) -> Res<Val> {
+    /// The `n` components of a gather of four `float` vectors at per-lane indices `per_dim`:
+    /// each lane's element in one load, then transposed.
+    fn gather_elements(
+        &mut self,
+        g: &GatherRef,
+        per_dim: &[Option<Value>],
+        n: u8,
+    ) -> Res<Vec<Value>> {
+        let mut elements = Vec::with_capacity(4);
+        for j in 0..4u8 {
+            let idx = self.lane_index(per_dim, j);
+            let v = self.gather_load(g, &idx, &Type::Vector(Scalar::Float, n), 0)?;
+            elements.push(v.num().ok_or_else(|| super::Unjittable("gather".into()))?.v);
+        }
+        Ok((0..n)
+            .map(|c| transpose::pick(self.b, &elements, [0, 1, 2, 3].map(|j| (j, c))))
+            .collect())
+    }
+
+    /// Lane `j`'s indices (`i64`, outermost first) of per-lane indices `per_dim`.
+    fn lane_index(&mut self, per_dim: &[Option<Value>], j: u8) -> Vec<Value> {
+        per_dim
+            .iter()
+            .map(|v| match v {
+                Some(v) => {
+                    let i = self.b.ins().extractlane(*v, j);
+                    self.b.ins().uextend(types::I64, i)
+                }
+                None => self.b.ins().iconst(types::I64, 0),
+            })
+            .collect()
+    }
+
+    /// Component `comp` of a gather of four elements of kind `k`, one load per lane at
+    /// indices `per_dim`.
+    fn gather_each(
+        &mut self,
+        g: &GatherRef,
+        per_dim: &[Option<Value>],
+        k: Scalar,
+        comp: usize,
+    ) -> Res<Val> {
         let mut lanes = Vec::with_capacity(4);
         for j in 0..4u8 {
-            let idx: Vec<Value> = per_dim
-                .iter()
-                .map(|v| match v {
-                    Some(v) => {
-                        let i = self.b.ins().extractlane(*v, j);
-                        self.b.ins().uextend(types::I64, i)
-                    }
-                    None => self.b.ins().iconst(types::I64, 0),
-                })
-                .collect();
-            let v = self.gather_load(g, &idx, &Type::Scalar(k))?;
+            let idx = self.lane_index(per_dim, j);
+            let v = self.gather_load(g, &idx, &Type::Scalar(k), comp as i32)?;
             lanes.push(v.num().ok_or_else(|| super::Unjittable("gather".into()))?.v);
         }
         Ok(Val::Num(from_lanes(self.b, k, &lanes)))
@@ -532,14 +609,15 @@ impl<'m> Lower<'m, '_, '_, '_> {
                 None => self.b.ins().iconst(types::I64, 0),
             })
             .collect();
-        self.gather_load(g, &idx, ty)
+        self.gather_load(g, &idx, ty, 0)
     }
 
-    /// The element of `g` at clamped indices `idx` (`i64`, outermost first), read as `ty`.
-    fn gather_load(&mut self, g: &GatherRef, idx: &[Value], ty: &Type) -> Res<Val> {
+    /// The element of `g` at clamped indices `idx` (`i64`, outermost first), read as `ty`
+    /// from its float `at` on.
+    fn gather_load(&mut self, g: &GatherRef, idx: &[Value], ty: &Type, at: i32) -> Res<Val> {
         let lin = ravel(self.b, idx, &g.strides);
         let bytes = self.b.ins().imul_imm_s(lin, 4 * g.fpe as i64);
         let addr = self.b.ins().iadd(g.data, bytes);
-        decode(self, ty, addr, &mut 0, Layout::Stream, true)
+        decode(self, ty, addr, &mut { at }, Layout::Stream, true)
     }
 }

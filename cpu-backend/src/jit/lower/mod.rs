@@ -27,6 +27,7 @@ pub(crate) mod num;
 mod ops;
 mod place;
 mod stmt;
+pub(crate) mod transpose;
 mod value;
 
 pub(crate) use address::{gather_ref, position, ravel, resize, GatherRef};
@@ -114,6 +115,11 @@ pub(crate) struct Lower<'m, 'a, 'f, 'i> {
     /// In code running four elements per iteration ([`super::soa`]): the quad's state;
     /// `None` in code for one element.
     pub soa: Option<Quad>,
+    /// In that code, the components of the vector gather the statements just lowered
+    /// declared (split hoists a gather's components into consecutive declarations): the
+    /// gather's parameter and subscripts, and its components. Only consecutive
+    /// declarations of one block share it ([`Lower::stmt`] forgets it otherwise).
+    pub gathered: Option<(u32, &'m [brook_ir::Expr], Vec<Num>)>,
 }
 
 /// The quad of four elements code for four elements per iteration is running.
@@ -169,6 +175,7 @@ pub(crate) fn function<'m, 'f, 'i, R>(
         vout_state: None,
         watch: None,
         soa: None,
+        gathered: None,
     };
     for &s in earlier {
         l.slots.reserve(s);

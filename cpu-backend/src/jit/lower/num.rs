@@ -165,10 +165,16 @@ pub(crate) fn from_lanes(b: &mut FunctionBuilder, s: Scalar, lanes: &[Value]) ->
 
 /// Rearranges the 32-bit lanes of `v`: result lane `j` is lane `sel[j]`.
 pub(crate) fn shuffle(b: &mut FunctionBuilder, v: Value, sel: [u8; 4]) -> Value {
+    shuffle2(b, v, v, sel)
+}
+
+/// The vector (of `a`'s type) whose 32-bit lane `j` is lane `sel[j]` of `a` (0–3) or of
+/// `c` (4–7).
+pub(crate) fn shuffle2(b: &mut FunctionBuilder, a: Value, c: Value, sel: [u8; 4]) -> Value {
     if sel == [0, 1, 2, 3] {
-        return v;
+        return a;
     }
-    let ty = b.func.dfg.value_type(v);
+    let ty = b.func.dfg.value_type(a);
     let bytes: Vec<u8> = sel
         .iter()
         .flat_map(|&k| (0..4).map(move |byte| 4 * k + byte))
@@ -178,8 +184,12 @@ pub(crate) fn shuffle(b: &mut FunctionBuilder, v: Value, sel: [u8; 4]) -> Value 
         .dfg
         .immediates
         .push(ConstantData::from(bytes.as_slice()));
-    let v8 = b.ins().bitcast(types::I8X16, lane_cast(), v);
-    let s = b.ins().shuffle(v8, v8, mask);
+    let a8 = b.ins().bitcast(types::I8X16, lane_cast(), a);
+    let c8 = match c == a {
+        true => a8,
+        false => b.ins().bitcast(types::I8X16, lane_cast(), c),
+    };
+    let s = b.ins().shuffle(a8, c8, mask);
     b.ins().bitcast(ty, lane_cast(), s)
 }
 

@@ -1,7 +1,7 @@
 //! Statements: structured control flow becomes blocks and branches (the interpreter's
 //! `exec`).
 
-use brook_ir::{Scalar, Stmt, StmtKind};
+use brook_ir::{ExprKind, Scalar, Stmt, StmtKind};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, StackSlotData, StackSlotKind, Value};
 
@@ -13,13 +13,21 @@ use crate::jit::runtime::Call;
 
 impl<'m> Lower<'m, '_, '_, '_> {
     pub fn block(&mut self, s: &mut Scope<'m>, b: &'m [Stmt]) -> Res<()> {
+        self.gathered = None;
         for st in b {
             self.stmt(s, st)?;
         }
+        self.gathered = None;
         Ok(())
     }
 
     fn stmt(&mut self, s: &mut Scope<'m>, st: &'m Stmt) -> Res<()> {
+        // A gather's components are reused only by the declarations that follow it in the
+        // same block: nothing between can change its subscripts' values, and its code
+        // dominates them.
+        if !gather_decl(st) {
+            self.gathered = None;
+        }
         match &st.kind {
             StmtKind::Decl { local, init } => {
                 let l = local.0 as usize;
@@ -180,5 +188,18 @@ impl<'m> Lower<'m, '_, '_, '_> {
         self.b.seal_block(done);
         self.b.switch_to_block(done);
         Ok(())
+    }
+}
+
+/// Whether `st` declares a local holding one component of a gather (split's hoisting).
+fn gather_decl(st: &Stmt) -> bool {
+    match &st.kind {
+        StmtKind::Decl { init: Some(e), .. } => match &e.kind {
+            ExprKind::Index(a, c) => {
+                matches!(a.kind, ExprKind::Gather { .. }) && matches!(c.kind, ExprKind::Int(_))
+            }
+            _ => false,
+        },
+        _ => false,
     }
 }
