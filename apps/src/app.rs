@@ -127,6 +127,11 @@ pub trait Variant {
     fn sync(&self) {}
     /// Brings the result back to the host (streamWrite), flattened to floats.
     fn download(&mut self) -> Result<Vec<f32>, AppError>;
+    /// The host arrays `upload` copies, for the hand-written transfers a Brook variant's are
+    /// measured against (none: not compared).
+    fn host_inputs(&self) -> Vec<&[f32]> {
+        Vec::new()
+    }
 }
 
 /// What one `compute` achieves, to turn its time into a rate.

@@ -4,6 +4,7 @@
 
 use brook::{Runtime, Stream};
 
+use crate::app::Variant;
 use crate::error::AppError;
 
 /// Input streams with the host data each is read from.
@@ -30,11 +31,67 @@ impl Inputs {
         &self.streams[i].0
     }
 
+    /// The host data of every input, in the order added.
+    pub fn host(&self) -> Vec<&[f32]> {
+        self.streams
+            .iter()
+            .map(|(_, data)| data.as_slice())
+            .collect()
+    }
+
     /// streamRead of every input.
     pub fn upload(&self) -> Result<(), AppError> {
         for (stream, data) in &self.streams {
             stream.read(data)?;
         }
         Ok(())
+    }
+}
+
+/// A Brook variant run with fast math (`Runtime::set_fast_math(true)`): switched on for each
+/// of its steps and off again after, because the runtimes are shared by every application and
+/// the report interleaves the variants round by round.
+pub struct FastMath<'a> {
+    rt: &'a Runtime,
+    inner: Box<dyn Variant + 'a>,
+}
+
+impl<'a> FastMath<'a> {
+    /// `inner`, whose Brook calls run on `rt`, with fast math.
+    pub fn new(rt: &'a Runtime, inner: Box<dyn Variant + 'a>) -> Self {
+        FastMath { rt, inner }
+    }
+
+    fn fast<T>(
+        &mut self,
+        step: impl FnOnce(&mut dyn Variant) -> Result<T, AppError>,
+    ) -> Result<T, AppError> {
+        self.rt.set_fast_math(true)?;
+        let done = step(self.inner.as_mut());
+        // Switching back runs a deferred call first, still in fast math.
+        self.rt.set_fast_math(false)?;
+        done
+    }
+}
+
+impl Variant for FastMath<'_> {
+    fn upload(&mut self) -> Result<(), AppError> {
+        self.fast(|v| v.upload())
+    }
+
+    fn compute(&mut self) -> Result<(), AppError> {
+        self.fast(|v| v.compute())
+    }
+
+    fn sync(&self) {
+        self.inner.sync();
+    }
+
+    fn download(&mut self) -> Result<Vec<f32>, AppError> {
+        self.fast(|v| v.download())
+    }
+
+    fn host_inputs(&self) -> Vec<&[f32]> {
+        self.inner.host_inputs()
     }
 }

@@ -13,6 +13,7 @@ pub mod cost_model;
 pub mod data;
 pub mod error;
 pub mod glkit;
+pub mod hand_transfer;
 pub mod knee;
 pub mod measure;
 pub mod report;

@@ -12,6 +12,7 @@ use brook_bench_kit::stats::{median, median_interval};
 
 use crate::app::{Baseline, Env, Flavor, Instance, Tolerance, Variant, Work};
 use crate::error::AppError;
+use crate::hand_transfer::{self, Transfers};
 
 /// How long all the variants together keep repeating `compute`, and the most repetitions of
 /// each.
@@ -54,6 +55,10 @@ pub struct Row {
     pub passed: bool,
     /// Compute time over the hand-written GL version's, from the rounds both ran in.
     pub versus_hand_gl: Option<Ratio>,
+    /// streamRead and streamWrite over the hand-written upload and read back on the same API,
+    /// each timed once: Brook GL's over the hand-written GL version's, Brook wgpu's over
+    /// [`hand_transfer::wgpu`] of the same arrays (issue 34).
+    pub transfers_versus_hand: Option<(f64, f64)>,
 }
 
 /// A ratio of compute times: the median of per-round ratios and its 95% interval.
@@ -236,6 +241,7 @@ pub fn measure(
         }
     }
     let mut rows = Vec::new();
+    let mut hand_wgpu = None;
     for mut t in timings {
         progress(Stage::Checking(t.flavor));
         let download_start = Instant::now();
@@ -247,6 +253,13 @@ pub fn measure(
             }
         };
         let download = download_start.elapsed();
+        if let (Flavor::BrookWgpu, Some(env)) = (t.flavor, env) {
+            let inputs = t.variant.host_inputs();
+            match hand_transfer::wgpu(env.runtime(t.flavor), &inputs, &result) {
+                Ok(transfers) => hand_wgpu = transfers,
+                Err(e) => failures.push((t.flavor, e.to_string())),
+            }
+        }
         match Tolerance::error(&instance.reference, &result) {
             Ok(error) => {
                 let mut times: Vec<Duration> = t.computes.iter().map(|(_, d)| *d).collect();
@@ -262,6 +275,7 @@ pub fn measure(
                         error,
                         passed: error <= instance.tolerance.0,
                         versus_hand_gl: None,
+                        transfers_versus_hand: None,
                     },
                     t.computes,
                 ));
@@ -273,10 +287,26 @@ pub fn measure(
         .iter()
         .find(|(r, _)| r.flavor == Flavor::HandGl)
         .map(|(_, c)| c.clone());
+    let hand_gl = rows
+        .iter()
+        .find(|(r, _)| r.flavor == Flavor::HandGl)
+        .map(|(r, _)| Transfers {
+            upload: r.upload,
+            download: r.download,
+        });
     let rows = rows
         .into_iter()
         .map(|(mut row, computes)| {
             row.versus_hand_gl = hand.as_ref().and_then(|h| Ratio::paired(&computes, h));
+            let base = match row.flavor {
+                Flavor::BrookGl => hand_gl,
+                Flavor::BrookWgpu => hand_wgpu,
+                _ => None,
+            };
+            row.transfers_versus_hand = base.map(|h| {
+                let over = |t: Duration, h: Duration| t.as_secs_f64() / h.as_secs_f64().max(1e-9);
+                (over(row.upload, h.upload), over(row.download, h.download))
+            });
             row
         })
         .collect();

@@ -68,6 +68,7 @@ app_tests! {
     convolve => "Convolve",
     rotate => "Rotate",
     segment => "Segment",
+    segment_fast_math => "Segment-fast-math",
     scan => "Scan",
     histogram => "Histogram",
     fft => "FFT",

@@ -51,6 +51,14 @@ pub struct ObservedPass<'a> {
 pub trait PassObserver {
     /// Before `pass` runs: reading its inputs and targets is allowed.
     fn before(&mut self, pass: &ObservedPass);
-    /// After `pass` ran and the device finished it, which took `elapsed`.
+    /// Between `before` and the pass: a backend whose driver compiles at a program's first
+    /// use (GL: at the first draw) may run the pass once writing nothing, so that `after`'s
+    /// time is the pass's own; `took` is that warm-up, compile included. Not called where
+    /// there is nothing to warm up.
+    fn warmed_up(&mut self, pass: &ObservedPass, took: Duration) {
+        let _ = (pass, took);
+    }
+    /// After `pass` ran and the device finished it, which took `elapsed` (after the
+    /// warm-up, where there was one: the execution alone).
     fn after(&mut self, pass: &ObservedPass, elapsed: Duration);
 }

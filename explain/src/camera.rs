@@ -30,8 +30,13 @@ pub struct Shot {
     pub before: Vec<Snap>,
     /// Target `k` after the pass: what it wrote.
     pub after: Vec<Snap>,
-    /// The pass's own time: the device was idle before it and finished after it.
+    /// The pass's own time: the device was idle before it and finished after it, and on GL
+    /// the program had been drawn once already (the warm-up), so this is execution alone.
     pub elapsed: Duration,
+    /// The warm-up draw before the pass, which writes nothing: what the driver spent at the
+    /// draw compiling (the first time a program meets its state) plus an empty draw's cost.
+    /// `None` where the backend runs no warm-up.
+    pub warm_up: Option<Duration>,
 }
 
 /// The shots of a run, shared between the observer the backend owns and the explainer.
@@ -53,6 +58,7 @@ impl Film {
             film: self.clone(),
             max_side,
             pending: None,
+            warm_up: None,
         })
     }
 
@@ -67,6 +73,8 @@ struct Camera {
     max_side: u32,
     /// The inputs and targets of the pass running now, photographed before it.
     pending: Option<(Vec<Snap>, Vec<Snap>)>,
+    /// The warm-up of the pass running now, if it had one.
+    warm_up: Option<Duration>,
 }
 
 impl Camera {
@@ -102,6 +110,11 @@ impl Camera {
 impl PassObserver for Camera {
     fn before(&mut self, pass: &ObservedPass) {
         self.pending = Some((self.snaps(&pass.inputs), self.snaps(&pass.targets)));
+        self.warm_up = None;
+    }
+
+    fn warmed_up(&mut self, _: &ObservedPass, took: Duration) {
+        self.warm_up = Some(took);
     }
 
     fn after(&mut self, pass: &ObservedPass, elapsed: Duration) {
@@ -112,6 +125,7 @@ impl PassObserver for Camera {
             before,
             after: self.snaps(&pass.targets),
             elapsed,
+            warm_up: self.warm_up.take(),
         });
     }
 }

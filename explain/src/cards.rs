@@ -120,6 +120,7 @@ pub fn cards(
         }
         let draw = drawn.get(index).copied().unwrap_or(true);
         let mut total = Duration::ZERO;
+        let mut warm_ups = Duration::ZERO;
         for (k, pass) in entry.passes().iter().enumerate() {
             let shot = shots.next();
             if let Some(shot) = shot {
@@ -132,6 +133,7 @@ pub fn cards(
                     )));
                 }
                 total += shot.elapsed;
+                warm_ups += shot.warm_up.unwrap_or_default();
             }
             if draw {
                 card.passes.push(pass_card(
@@ -159,6 +161,9 @@ pub fn cards(
         }
         if total > Duration::ZERO {
             card.time = format!("{total:.2?} on the GPU");
+            if warm_ups > Duration::ZERO {
+                card.time += &format!(" (warm-up draws, compile included: {warm_ups:.2?})");
+            }
         }
         let mut differing = 0;
         if let Some(op) = starts[index] {

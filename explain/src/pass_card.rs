@@ -105,7 +105,7 @@ pub fn pass_card(
         ));
     }
     if let Some(shot) = shot {
-        facts.push(("time".into(), format!("{:.3?}", shot.elapsed)));
+        facts.push(("time".into(), pass_time(shot)));
     }
     let shader = pass.program.as_ref().map(|p| {
         let mut h = DefaultHasher::new();
@@ -238,5 +238,17 @@ fn stages(source: &ShaderSource) -> Vec<Stage> {
             ]
         }
         ShaderSource::Compute(text) => vec![stage("compute shader", text)],
+    }
+}
+
+/// A pass's time as its card states it: the execution, and apart from it the warm-up draw
+/// (the driver's compile at a program's first draw) where the backend ran one.
+fn pass_time(shot: &Shot) -> String {
+    match shot.warm_up {
+        Some(warm) => format!(
+            "{:.3?} (drawn after a warm-up draw that wrote nothing and took {warm:.3?}, the driver's compile included)",
+            shot.elapsed
+        ),
+        None => format!("{:.3?}", shot.elapsed),
     }
 }

@@ -98,6 +98,7 @@ mod tests {
             before: Vec::new(),
             after: vec![Ok(picture(4, 1, &[0.0; 8]))],
             elapsed: Duration::ZERO,
+            warm_up: None,
         };
         let index = picture(3, 1, &[1.9, 5.0, 99.0]);
         let s = shot(vec![index.clone()]);

@@ -24,6 +24,16 @@ struct FixedFunction {
     depth: u8,
 }
 
+/// Whether a draw writes its fragments, or is the warm-up an observed pass gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fragments {
+    /// Every fragment the draw covers (a pass as it runs).
+    All,
+    /// None: the scissor test is on with an empty box, so the draw binds, validates and
+    /// compiles everything a real one does and writes nothing.
+    None,
+}
+
 /// Issues step lists on one context.
 pub struct Executor {
     ctx: Rc<GlContext>,
@@ -78,20 +88,29 @@ impl Executor {
         for (k, step) in steps.iter().enumerate() {
             // The observer sees the step as the trace records it, its textures readable; it
             // is told before the step, then the GPU finishes what came before, so `elapsed`
-            // is the step's own time.
+            // is the step's own time. A draw is drawn once first with every fragment
+            // scissored away: drivers compile (llvmpipe: the shader variant for this state)
+            // at a program's first draw, and that warm-up draw pays it, timed apart.
             let observed = observer.as_ref().map(|_| step.observed());
             let started = match (observer.as_mut(), &observed) {
-                (Some(o), Some(pass)) => {
-                    o.before(pass);
+                (Some(o), Some(observed)) => {
+                    o.before(observed);
                     self.ctx.make_current()?;
                     // SAFETY: the context is current; finishing has no other effect.
                     unsafe { self.ctx.gl().finish() };
+                    if let Step::Draw(pass) = step {
+                        let warm = Instant::now();
+                        self.draw(pass, None, Fragments::None)?;
+                        // SAFETY: as above.
+                        unsafe { self.ctx.gl().finish() };
+                        o.warmed_up(observed, warm.elapsed());
+                    }
                     Some(Instant::now())
                 }
                 _ => None,
             };
             match step {
-                Step::Draw(pass) => self.draw(pass, query.as_deref_mut())?,
+                Step::Draw(pass) => self.draw(pass, query.as_deref_mut(), Fragments::All)?,
                 Step::Copy { from, to, .. } => to.copy_from(from)?,
                 Step::Clear { target, .. } => self.clear(target, &steps[k + 1..])?,
             }
@@ -105,8 +124,13 @@ impl Executor {
     }
 
     /// One draw: framebuffer, fixed-function state, viewport, program, textures, uniforms,
-    /// primitive.
-    fn draw(&self, pass: &Pass, query: Option<&mut WriteQuery>) -> Result<(), PassError> {
+    /// primitive; with [`Fragments::None`], all of it but no fragment written.
+    fn draw(
+        &self,
+        pass: &Pass,
+        query: Option<&mut WriteQuery>,
+        fragments: Fragments,
+    ) -> Result<(), PassError> {
         let gl = self.ctx.gl();
         match pass.depth {
             DepthUse::Write(mask) => mask.bind_framebuffer()?,
@@ -160,9 +184,16 @@ impl Executor {
                 }
             }
         };
-        match query.filter(|_| pass.counted) {
-            Some(query) => query.count(issue)?,
-            None => issue(),
+        match (fragments, query.filter(|_| pass.counted)) {
+            // SAFETY: as above; an empty scissor box lets no fragment through.
+            (Fragments::None, _) => unsafe {
+                gl.enable(glow::SCISSOR_TEST);
+                gl.scissor(0, 0, 0, 0);
+                issue();
+                gl.disable(glow::SCISSOR_TEST);
+            },
+            (Fragments::All, Some(query)) => query.count(issue)?,
+            (Fragments::All, None) => issue(),
         }
         if let DepthUse::Test(mask) = pass.depth {
             // Cached framebuffers are shared: none may keep the mask attached.

@@ -116,10 +116,19 @@ impl Stream {
         Ok(())
     }
 
-    /// Copies the elements of `domain`, in row-major order, into `out`.
+    /// Copies the elements of `domain`, in row-major order, into `out`. A stream
+    /// of one member is read straight into `out`, span by span (each span's texels
+    /// are consecutive host elements); a struct's members, one texture each, are
+    /// read one at a time and interleaved into the elements.
     pub fn write_domain(&self, domain: &Domain, out: &mut [f32]) -> Result<(), StoreError> {
         let spans = self.spans(domain, out.len())?;
         let stride = self.format.floats_per_element();
+        if let [texture] = self.textures.as_slice() {
+            for span in &spans {
+                texture.read_into(span.rect, &mut out[span.host_floats(stride)])?;
+            }
+            return Ok(());
+        }
         for (m, texture) in self.textures.iter().enumerate() {
             let offset = self.format.member_offset(m);
             let components = usize::from(texture.components());

@@ -12,11 +12,11 @@ use brook_core::{BrookError, Grid, Readback};
 use glow::{HasContext, PixelUnpackData};
 
 use crate::check::check_gl;
-use crate::context::GlContext;
+use crate::context::{GlContext, Profile};
 use crate::error::GlError;
 use crate::spans::TexelRect;
 use crate::texel_format::TexelFormat;
-use crate::transfer;
+use crate::transfer::{self, Client};
 
 /// Source of [`Texture::id`]s: process-wide so ids never repeat, even across
 /// contexts, which keeps the framebuffer cache's keys unambiguous.
@@ -103,7 +103,9 @@ impl Texture {
 
     /// Writes `data` (`components` floats per texel, row-major, lowest row
     /// first) into `rect`. Binds the texture to the active texture unit (passes
-    /// bind their samplers before each draw anyway).
+    /// bind their samplers before each draw anyway). On desktop GL the data goes
+    /// to GL as it is, whatever the stored format; ES 3.0 takes only the stored
+    /// layout, so a `float3` is padded to four floats there first.
     pub fn upload(&self, rect: TexelRect, data: &[f32]) -> Result<(), GlError> {
         self.check_rect(rect)?;
         let components = usize::from(self.components);
@@ -115,23 +117,55 @@ impl Texture {
             )));
         }
         self.ctx.make_current()?;
+        let client = Client::for_upload(self.components, self.format, self.is_es());
         let padded;
-        let texels = if self.format.channels == components {
+        let texels = if client.channels == components {
             data
         } else {
-            padded = widen(data, components, self.format.channels);
+            padded = widen(data, components, client.channels);
             &padded
         };
-        transfer::upload(self.ctx.gl(), self.raw, self.format, rect, texels)
+        transfer::upload(self.ctx.gl(), self.raw, self.format, rect, client, texels)
     }
 
     /// Reads `rect` back: `components` floats per texel, row-major, lowest row
     /// first. Leaves this texture's cached framebuffer bound.
     pub fn read(&self, rect: TexelRect) -> Result<Vec<f32>, GlError> {
+        let mut out = vec![0.0; rect.texels() * usize::from(self.components)];
+        self.read_into(rect, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Texture::read`] into `out` (`components` floats per texel): on desktop
+    /// GL glReadPixels writes the member's floats straight into `out`; ES 3.0
+    /// reads only RGBA, which is narrowed into `out`. Leaves this texture's
+    /// cached framebuffer bound.
+    pub fn read_into(&self, rect: TexelRect, out: &mut [f32]) -> Result<(), GlError> {
         self.check_rect(rect)?;
         self.ctx.framebuffer_for(&[self])?;
-        let rgba = transfer::read_rgba(self.ctx.gl(), self.format, rect)?;
-        Ok(narrow(rgba, usize::from(self.components)))
+        let client = Client::for_read(self.components, self.is_es());
+        let gl = self.ctx.gl();
+        let components = usize::from(self.components);
+        if client.channels == components {
+            return transfer::read_into(gl, self.format, rect, client, out);
+        }
+        if out.len() != rect.texels() * components {
+            return Err(GlError::InvalidArgument(format!(
+                "room for {} floats given for {} texels of {components} components",
+                out.len(),
+                rect.texels()
+            )));
+        }
+        let rgba = transfer::read_rgba(gl, self.format, rect)?;
+        for (to, texel) in out.chunks_exact_mut(components).zip(rgba.chunks_exact(4)) {
+            to.copy_from_slice(&texel[..components]);
+        }
+        Ok(())
+    }
+
+    /// Whether the context is GL ES, whose transfers take fewer client formats.
+    fn is_es(&self) -> bool {
+        self.ctx.profile() == Profile::Es30
     }
 
     /// Sets every texel to zero on the GPU (a clear of its framebuffer, no upload). Leaves
@@ -295,26 +329,14 @@ fn widen(data: &[f32], from: usize, to: usize) -> Vec<f32> {
     wide
 }
 
-/// Keeps the first `to` of every 4 floats.
-fn narrow(rgba: Vec<f32>, to: usize) -> Vec<f32> {
-    if to == 4 {
-        return rgba;
-    }
-    rgba.chunks_exact(4)
-        .flat_map(|texel| &texel[..to])
-        .copied()
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn widen_and_narrow_are_inverse() {
+    fn widen_pads_each_texel_with_zeros() {
         let data = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
         let wide = widen(&data, 3, 4);
         assert_eq!(wide, vec![1.0, 2.0, 3.0, 0.0, 4.0, 5.0, 6.0, 0.0]);
-        assert_eq!(narrow(wide, 3), data.to_vec());
     }
 }

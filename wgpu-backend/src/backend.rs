@@ -189,25 +189,18 @@ impl WgpuBackend {
         if let Some(d) = domain {
             d.fits(s.shape())?;
         }
-        let all: Vec<f32> = match &s.storage {
-            Storage::Iter(r) => r.values(),
+        let shape = s.shape();
+        match &s.storage {
+            Storage::Iter(r) => copy_domain(domain, shape, fpe, &r.values(), out),
             Storage::Buffer(b) => {
                 let buf = b.borrow().buffer().clone();
-                let bytes = self.gpu.scoped("streamWrite", || {
-                    self.gpu.read_back(&buf, 0..(s.len() * fpe * 4) as u64)
-                })?;
-                bytemuck::pod_collect_to_vec(&bytes)
-            }
-        };
-        match domain {
-            None => out.copy_from_slice(&all),
-            Some(d) => {
-                let mut at = 0;
-                for (first, len) in crate::stream::domain_runs(d, s.shape()) {
-                    let n = len * fpe;
-                    out[at..at + n].copy_from_slice(&all[first * fpe..first * fpe + n]);
-                    at += n;
-                }
+                // The mapped staging memory is copied once, into `out`.
+                self.gpu.scoped("streamWrite", || {
+                    self.gpu
+                        .read_back_with(&buf, 0..(s.len() * fpe * 4) as u64, |bytes| {
+                            copy_domain(domain, shape, fpe, &floats(bytes), out)
+                        })
+                })?
             }
         }
         Ok(())
@@ -331,5 +324,29 @@ impl WgpuBackend {
     /// The module of the fixed shaders.
     pub(crate) fn empty_module(&self) -> &ir::Module {
         &self.empty
+    }
+}
+
+/// `domain`'s elements (all of them without one) of a stream of `shape` whose floats are
+/// `all`, `fpe` floats per element, into `out` in row-major order.
+fn copy_domain(domain: Option<&Domain>, shape: &[usize], fpe: usize, all: &[f32], out: &mut [f32]) {
+    let Some(d) = domain else {
+        out.copy_from_slice(all);
+        return;
+    };
+    let mut at = 0;
+    for (first, len) in crate::stream::domain_runs(d, shape) {
+        let n = len * fpe;
+        out[at..at + n].copy_from_slice(&all[first * fpe..first * fpe + n]);
+        at += n;
+    }
+}
+
+/// Mapped bytes as floats, borrowed where they are aligned for `f32` (wgpu maps at
+/// `MAP_ALIGNMENT`), copied otherwise.
+fn floats(bytes: &[u8]) -> std::borrow::Cow<'_, [f32]> {
+    match bytemuck::try_cast_slice(bytes) {
+        Ok(floats) => std::borrow::Cow::Borrowed(floats),
+        Err(_) => std::borrow::Cow::Owned(bytemuck::pod_collect_to_vec(bytes)),
     }
 }

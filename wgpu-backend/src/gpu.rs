@@ -225,9 +225,21 @@ impl Gpu {
     /// The bytes `range` of `buffer` (which has `COPY_SRC`), read back through a staging
     /// buffer.
     pub fn read_back(&self, buffer: &wgpu::Buffer, range: std::ops::Range<u64>) -> Result<Vec<u8>> {
+        self.read_back_with(buffer, range, <[u8]>::to_vec)
+    }
+
+    /// Reads the bytes `range` of `buffer` (which has `COPY_SRC`) back through a staging
+    /// buffer and hands them to `take` while the staging buffer is mapped, so a caller copies
+    /// them once, straight to where they go (streamWrite into the host array).
+    pub fn read_back_with<T>(
+        &self,
+        buffer: &wgpu::Buffer,
+        range: std::ops::Range<u64>,
+        take: impl FnOnce(&[u8]) -> T,
+    ) -> Result<T> {
         let size = range.end - range.start;
         if size == 0 {
-            return Ok(Vec::new());
+            return Ok(take(&[]));
         }
         let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("brook read-back"),
@@ -258,15 +270,16 @@ impl Gpu {
                 ))
             }
         }
-        let bytes = slice
-            .get_mapped_range()
-            .map_err(|e| WgpuError::Validation {
-                op: "reading a stream back".into(),
-                message: e.to_string(),
-            })?[..size as usize]
-            .to_vec();
+        let taken = take(
+            &slice
+                .get_mapped_range()
+                .map_err(|e| WgpuError::Validation {
+                    op: "reading a stream back".into(),
+                    message: e.to_string(),
+                })?[..size as usize],
+        );
         staging.unmap();
-        Ok(bytes)
+        Ok(taken)
     }
 
     /// Whether an error escaped every scope (only possible on a device the backend owns).

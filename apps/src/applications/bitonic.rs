@@ -157,6 +157,10 @@ impl Variant for BrookBitonic<'_> {
         self.inputs.upload()
     }
 
+    fn host_inputs(&self) -> Vec<&[f32]> {
+        self.inputs.host()
+    }
+
     fn compute(&mut self) -> Result<(), AppError> {
         let mut input = self.inputs.get(0);
         for (pass, (stage, offset)) in passes(self.scratch[0].len()).enumerate() {

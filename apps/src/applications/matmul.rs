@@ -132,6 +132,10 @@ impl Variant for BrookMatmul<'_> {
         self.inputs.upload()
     }
 
+    fn host_inputs(&self) -> Vec<&[f32]> {
+        self.inputs.host()
+    }
+
     fn compute(&mut self) -> Result<(), AppError> {
         let (a, b) = (self.inputs.get(0), self.inputs.get(1));
         self.rt.run(

@@ -26,7 +26,8 @@ pub fn all() -> Vec<Box<dyn App>> {
         Box::new(saxpy::Saxpy),
         Box::new(gemv::Gemv::SGEMV),
         Box::new(gemv::Gemv::SGEMV_GATHER),
-        Box::new(segment::Segment),
+        Box::new(segment::Segment::ACCURATE),
+        Box::new(segment::Segment::FAST_MATH),
         Box::new(fft::Fft),
         Box::new(ray::Ray),
         // Sorting and scans (000 §7.1, 004).

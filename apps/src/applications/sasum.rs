@@ -104,6 +104,10 @@ impl Variant for BrookSasum<'_> {
         self.inputs.upload()
     }
 
+    fn host_inputs(&self) -> Vec<&[f32]> {
+        self.inputs.host()
+    }
+
     fn compute(&mut self) -> Result<(), AppError> {
         // Brook's `absolute(x, a); reduceToValue(sum, a)` as one call, so GL computes |x|
         // inside the sum's first pass and never writes `a`.

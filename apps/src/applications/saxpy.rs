@@ -103,6 +103,10 @@ impl Variant for BrookSaxpy<'_> {
         self.inputs.upload()
     }
 
+    fn host_inputs(&self) -> Vec<&[f32]> {
+        self.inputs.host()
+    }
+
     fn compute(&mut self) -> Result<(), AppError> {
         let (x, y) = (self.inputs.get(0), self.inputs.get(1));
         self.rt

@@ -18,12 +18,32 @@
 use rayon::prelude::*;
 
 use crate::app::{App, Env, Flavor, Instance, Scale, Tolerance, Variant, Work};
+use crate::brook_run::FastMath;
 use crate::data;
 use crate::error::AppError;
 
 use super::chain::{BrookChain, Chain, Grid, HandChain, RustChain, Step};
 
-pub struct Segment;
+/// Segment with Brook's accurate math (the default contract: Brook's own `exp`, 1.5 ulp), or
+/// with `Runtime::set_fast_math(true)` on the Brook variants (the driver's `exp`, as the
+/// hand-written version calls): the report shows both, labelled (issue 34).
+pub struct Segment {
+    name: &'static str,
+    fast_math: bool,
+}
+
+impl Segment {
+    /// The default: Brook's accurate math.
+    pub const ACCURATE: Segment = Segment {
+        name: "Segment",
+        fast_math: false,
+    };
+    /// The Brook variants with fast math on (the CPU computes as in the accurate mode).
+    pub const FAST_MATH: Segment = Segment {
+        name: "Segment-fast-math",
+        fast_math: true,
+    };
+}
 
 /// The edge scale `K` of the conductance, as `1/K²` (intensities are in [0, 1]).
 const INV_K2: f32 = 100.0;
@@ -68,11 +88,15 @@ void main() {
 
 impl App for Segment {
     fn name(&self) -> &'static str {
-        "Segment"
+        self.name
     }
 
     fn summary(&self) -> &'static str {
-        "Perona–Malik diffusion with seeded region growing, one float2 evolution kernel (001 §5)"
+        if self.fast_math {
+            "Segment with Runtime::set_fast_math(true) on the Brook variants (the driver's exp)"
+        } else {
+            "Perona–Malik diffusion with seeded region growing, one float2 evolution kernel (001 §5)"
+        }
     }
 
     fn instance<'a>(&self, env: &'a Env, scale: Scale) -> Result<Instance<'a>, AppError> {
@@ -104,13 +128,26 @@ impl App for Segment {
         )];
         for flavor in Flavor::BROOK {
             let rt = env.runtime(flavor);
-            let brook = BrookChain::new(rt, &chain, BROOK, "segment.br", &["evolve"])?;
-            variants.push((flavor, Box::new(brook)));
+            let brook = Box::new(BrookChain::new(
+                rt,
+                &chain,
+                BROOK,
+                "segment.br",
+                &["evolve"],
+            )?);
+            let brook: Box<dyn Variant + 'a> = match self.fast_math {
+                true => Box::new(FastMath::new(rt, brook)),
+                false => brook,
+            };
+            variants.push((flavor, brook));
         }
         let pass = Box::new(move |src: &[f32], dst: &mut [f32]| evolve(grid, src, dst));
         variants.push((Flavor::Rust, Box::new(RustChain::new(&chain, vec![pass]))));
         Ok(Instance {
-            size: format!("{width}×{height} float2, {steps} steps"),
+            size: format!(
+                "{width}×{height} float2, {steps} steps{}",
+                if self.fast_math { ", fast math" } else { "" }
+            ),
             work: Work::Flops(32.0 * (width * height * steps) as f64),
             reference,
             // Each step adds a few ulps of exp's error (GLSL allows 3 + 2|x| ulp) to values in

@@ -7,7 +7,7 @@ use crate::app::Flavor;
 use crate::measure::{AppResult, Ratio, Row};
 
 /// Column titles.
-pub const HEADER: [&str; 10] = [
+pub const HEADER: [&str; 11] = [
     "application",
     "variant",
     "compute",
@@ -16,6 +16,7 @@ pub const HEADER: [&str; 10] = [
     "× hand GL",
     "streamRead",
     "streamWrite",
+    "read, write ÷ hand",
     "error",
     "check",
 ];
@@ -76,6 +77,8 @@ fn row_cells(result: &AppResult, row: &Row, first: bool) -> Vec<String> {
         ratio,
         duration(row.upload),
         duration(row.download),
+        row.transfers_versus_hand
+            .map_or_else(|| "—".into(), |(r, w)| format!("{r:.2}×, {w:.2}×")),
         format!("{:.1e}", row.error),
         if row.passed {
             "ok".to_string()
@@ -119,7 +122,7 @@ pub fn text(results: &[AppResult]) -> String {
         let mut out = String::new();
         for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
             let pad = w - cell.chars().count();
-            let numeric = (2..9).contains(&i);
+            let numeric = (2..10).contains(&i);
             if i == cells.len() - 1 {
                 out.push_str(cell);
             } else if numeric {
@@ -144,7 +147,7 @@ pub fn markdown(results: &[AppResult]) -> String {
     let mut out = format!("| {} |\n", HEADER.join(" | "));
     out.push('|');
     for i in 0..HEADER.len() {
-        out.push_str(if (2..9).contains(&i) {
+        out.push_str(if (2..10).contains(&i) {
             " ---: |"
         } else {
             " --- |"

@@ -207,6 +207,7 @@ pub(crate) mod tests {
                     error: 1e-7,
                     passed: true,
                     versus_hand_gl: versus(ms),
+                    transfers_versus_hand: None,
                 })
                 .collect(),
             failures: vec![],

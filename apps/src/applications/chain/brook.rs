@@ -44,6 +44,10 @@ impl Variant for BrookChain<'_> {
         Ok(self.input.read(&self.chain.input)?)
     }
 
+    fn host_inputs(&self) -> Vec<&[f32]> {
+        vec![&self.chain.input]
+    }
+
     fn compute(&mut self) -> Result<(), AppError> {
         for (i, step) in self.chain.steps.iter().enumerate() {
             let src = match i {

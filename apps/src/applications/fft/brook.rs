@@ -92,6 +92,10 @@ impl Variant for BrookFft<'_> {
         self.inputs.upload()
     }
 
+    fn host_inputs(&self) -> Vec<&[f32]> {
+        self.inputs.host()
+    }
+
     fn compute(&mut self) -> Result<(), AppError> {
         let (re, im, twiddle) = (self.inputs.get(0), self.inputs.get(1), self.inputs.get(2));
         let bits = [

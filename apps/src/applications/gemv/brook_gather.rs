@@ -52,6 +52,10 @@ impl Variant for BrookGemv<'_> {
         self.inputs.upload()
     }
 
+    fn host_inputs(&self) -> Vec<&[f32]> {
+        self.inputs.host()
+    }
+
     fn compute(&mut self) -> Result<(), AppError> {
         let (a, x, y) = (self.inputs.get(0), self.inputs.get(1), self.inputs.get(2));
         let (alpha, beta) = self.alpha_beta;

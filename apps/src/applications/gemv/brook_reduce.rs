@@ -66,6 +66,10 @@ impl Variant for BrookGemv<'_> {
         self.inputs.upload()
     }
 
+    fn host_inputs(&self) -> Vec<&[f32]> {
+        self.inputs.host()
+    }
+
     fn compute(&mut self) -> Result<(), AppError> {
         let (rt, program) = (self.rt, &self.program);
         let (a, x) = (self.inputs.get(0), self.inputs.get(1));

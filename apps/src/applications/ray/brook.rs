@@ -121,6 +121,10 @@ impl Variant for BrookRay<'_> {
         self.inputs.upload()
     }
 
+    fn host_inputs(&self) -> Vec<&[f32]> {
+        self.inputs.host()
+    }
+
     fn compute(&mut self) -> Result<(), AppError> {
         let [eye, corner, dx, dy] = self.camera;
         let (o, d, tris) = (&self.origins, &self.directions, self.inputs.get(0));

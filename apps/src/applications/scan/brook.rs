@@ -62,6 +62,10 @@ impl Variant for BrookScan<'_> {
         Ok(())
     }
 
+    fn host_inputs(&self) -> Vec<&[f32]> {
+        vec![&self.values, &[0.0]]
+    }
+
     fn compute(&mut self) -> Result<(), AppError> {
         let (rt, program) = (self.rt, &self.program);
         self.pyramid.sweep(
