@@ -11,6 +11,10 @@ pub enum AppError {
     /// The hand-written GL version hit a GL error or a shader that would not build.
     #[error("hand-written GL: {0}")]
     Gl(String),
+    /// The hand-written wgpu version hit a wgpu error (a shader that would not build, a
+    /// validation error, a failed read back).
+    #[error("hand-written wgpu: {0}")]
+    Wgpu(String),
     /// A result that cannot be compared with its reference at all.
     #[error("result mismatch: {0}")]
     Mismatch(String),

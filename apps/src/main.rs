@@ -163,6 +163,19 @@ fn run(cli: &cli::Cli) -> Result<bool, AppError> {
             slow.join(", ")
         );
     }
+    let slow_wgpu: Vec<String> = (results.iter())
+        .filter_map(|r| {
+            let ratio = r.brook_wgpu_to_hand_wgpu()?;
+            (ratio.median > 1.1 && !ratio.is_equal())
+                .then(|| format!("{} ({:.2}×)", r.name, ratio.median))
+        })
+        .collect();
+    if !slow_wgpu.is_empty() {
+        println!(
+            "Brook wgpu over 1.1× the same passes written by hand in wgpu: {}",
+            slow_wgpu.join(", ")
+        );
+    }
     for r in &results {
         if let Baseline::Expert(how) = r.baseline {
             println!("{}: an expert baseline ({how}).", r.name);

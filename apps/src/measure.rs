@@ -54,6 +54,9 @@ pub struct Row {
     pub passed: bool,
     /// Compute time over the hand-written GL version's, from the rounds both ran in.
     pub versus_hand_gl: Option<Ratio>,
+    /// Compute time over the hand-written wgpu version's (same passes), from the rounds both
+    /// ran in: for Brook wgpu, Brook's overhead on wgpu (issue 34).
+    pub versus_hand_wgpu: Option<Ratio>,
 }
 
 /// A ratio of compute times: the median of per-round ratios and its 95% interval.
@@ -130,6 +133,12 @@ impl AppResult {
     /// per-round ratios.
     pub fn ratio_to_hand_gl(&self, flavor: Flavor) -> Option<f64> {
         Some(self.row(flavor)?.versus_hand_gl?.median)
+    }
+
+    /// Brook wgpu's compute time over the hand-written wgpu version's (same passes), with its
+    /// interval.
+    pub fn brook_wgpu_to_hand_wgpu(&self) -> Option<Ratio> {
+        self.row(Flavor::BrookWgpu)?.versus_hand_wgpu
     }
 
     /// True when every variant ran and matched the reference.
@@ -262,6 +271,7 @@ pub fn measure(
                         error,
                         passed: error <= instance.tolerance.0,
                         versus_hand_gl: None,
+                        versus_hand_wgpu: None,
                     },
                     t.computes,
                 ));
@@ -269,14 +279,20 @@ pub fn measure(
             Err(e) => failures.push((t.flavor, e.to_string())),
         }
     }
-    let hand = rows
-        .iter()
-        .find(|(r, _)| r.flavor == Flavor::HandGl)
-        .map(|(_, c)| c.clone());
+    let computes_of = |flavor| {
+        (rows.iter())
+            .find(|(r, _): &&(Row, _)| r.flavor == flavor)
+            .map(|(_, c)| c.clone())
+    };
+    let (hand_gl, hand_wgpu) = (computes_of(Flavor::HandGl), computes_of(Flavor::HandWgpu));
+    let versus = |base: &Option<Vec<_>>, computes: &[_]| {
+        base.as_ref().and_then(|h| Ratio::paired(computes, h))
+    };
     let rows = rows
         .into_iter()
         .map(|(mut row, computes)| {
-            row.versus_hand_gl = hand.as_ref().and_then(|h| Ratio::paired(&computes, h));
+            row.versus_hand_gl = versus(&hand_gl, &computes);
+            row.versus_hand_wgpu = versus(&hand_wgpu, &computes);
             row
         })
         .collect();

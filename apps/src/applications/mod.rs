@@ -16,6 +16,7 @@ mod sasum;
 mod saxpy;
 mod scan;
 mod segment;
+mod wgpu_fold;
 
 use crate::app::App;
 
