@@ -98,18 +98,25 @@ impl Gpu {
         })
     }
 
-    /// A bind group of `kernel`'s group 0 binding `buffers` at 0, 1, 2, …
-    pub fn bind(&self, kernel: &Kernel, buffers: &[&wgpu::Buffer]) -> wgpu::BindGroup {
+    /// A bind group of `kernel`'s group 0 binding `buffers` at 0, 1, 2, … (each a binding
+    /// the WGSL uses: the layout is inferred from it).
+    pub fn bind(
+        &self,
+        kernel: &Kernel,
+        buffers: &[&wgpu::Buffer],
+    ) -> Result<wgpu::BindGroup, AppError> {
         let entries: Vec<_> = (buffers.iter().enumerate())
             .map(|(k, b)| wgpu::BindGroupEntry {
                 binding: k as u32,
                 resource: b.as_entire_binding(),
             })
             .collect();
-        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: None,
-            layout: &kernel.0.get_bind_group_layout(0),
-            entries: &entries,
+        self.scoped("a bind group", || {
+            self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: None,
+                layout: &kernel.0.get_bind_group_layout(0),
+                entries: &entries,
+            })
         })
     }
 

@@ -21,7 +21,7 @@ use crate::app::{App, Env, Flavor, Instance, Scale, Tolerance, Variant, Work};
 use crate::data;
 use crate::error::AppError;
 
-use super::chain::{BrookChain, Chain, Grid, HandChain, RustChain, Step};
+use super::chain::{self, BrookChain, Chain, Grid, HandChain, RustChain, Step};
 
 pub struct Segment;
 
@@ -62,6 +62,22 @@ void main() {
     vec4 g = exp(-invK2 * d * d);
     vec4 reach = g * vec4(e.y, w.y, n.y, s.y);
     next = vec2(c.x + 0.2 * (g.x * d.x + g.y * d.y + g.z * d.z + g.w * d.w),
+                max(max(c.y, max(reach.x, reach.y)), max(reach.z, reach.w)));
+}
+";
+
+/// The evolution step in WGSL, for the hand-written wgpu versions (`k[0].x` is `invK2`).
+const WGPU: &str = "
+fn next_texel(p: vec2<i32>) -> vec2<f32> {
+    let c = at(p.x, p.y);
+    let e = at(p.x + 1, p.y);
+    let w = at(p.x - 1, p.y);
+    let n = at(p.x, p.y + 1);
+    let s = at(p.x, p.y - 1);
+    let d = vec4(e.x, w.x, n.x, s.x) - c.x;
+    let g = exp(-k[0].x * d * d);
+    let reach = g * vec4(e.y, w.y, n.y, s.y);
+    return vec2(c.x + 0.2 * (g.x * d.x + g.y * d.y + g.z * d.z + g.w * d.w),
                 max(max(c.y, max(reach.x, reach.y)), max(reach.z, reach.w)));
 }
 ";
@@ -107,6 +123,7 @@ impl App for Segment {
             let brook = BrookChain::new(rt, &chain, BROOK, "segment.br", &["evolve"])?;
             variants.push((flavor, Box::new(brook)));
         }
+        variants.extend(chain::hand_wgpu(env, &chain, &[WGPU])?);
         let pass = Box::new(move |src: &[f32], dst: &mut [f32]| evolve(grid, src, dst));
         variants.push((Flavor::Rust, Box::new(RustChain::new(&chain, vec![pass]))));
         Ok(Instance {

@@ -104,14 +104,14 @@ impl Fold {
                 None => {
                     let mut bound = vec![&info, &out];
                     bound.extend_from_slice(inputs);
-                    gpu.bind(&first, &bound)
+                    gpu.bind(&first, &bound)?
                 }
                 Some(previous) => {
                     let kernel = match &rest {
                         Some(k) => k,
                         None => rest.insert(gpu.kernel(&format!("{HEADER}{PARTIALS}{MAIN}"))?),
                     };
-                    gpu.bind(kernel, &[&info, &out, previous])
+                    gpu.bind(kernel, &[&info, &out, previous])?
                 }
             };
             passes.push((group, grid(segments * runs * GROUP, GROUP as u32)));

@@ -160,7 +160,7 @@ impl SamePasses {
                 let axpby = match b.problem.alpha_beta {
                     Some(_) => {
                         let k = gpu.kernel(AXPBY)?;
-                        let group = gpu.bind(&k, &[&b.params, fold.result(), &b.y, &b.result]);
+                        let group = gpu.bind(&k, &[&b.params, fold.result(), &b.y, &b.result])?;
                         Some((k, group))
                     }
                     None => None,
@@ -169,7 +169,7 @@ impl SamePasses {
             }
             Form::Gather => {
                 let k = gpu.kernel(GATHER)?;
-                let group = gpu.bind(&k, &[&b.params, &b.a, &b.x, &b.y, &b.result]);
+                let group = gpu.bind(&k, &[&b.params, &b.a, &b.x, &b.y, &b.result])?;
                 Passes::Gather(k, group)
             }
         };
@@ -221,7 +221,7 @@ impl Expert {
     pub fn new(env: &Env, problem: Problem) -> Result<Self, AppError> {
         let b = Buffers::new(env, problem)?;
         let kernel = b.gpu.kernel(ROWS)?;
-        let group = (b.gpu).bind(&kernel, &[&b.params, &b.a, &b.x, &b.y, &b.result]);
+        let group = (b.gpu).bind(&kernel, &[&b.params, &b.a, &b.x, &b.y, &b.result])?;
         Ok(Expert {
             buffers: b,
             kernel,
