@@ -14,6 +14,7 @@ use crate::brook_run::Inputs;
 use crate::data;
 use crate::error::AppError;
 use crate::glkit::{self, Draw, Shader, Texture, Uniform};
+use crate::wgpukit::{grid, Gpu, Kernel};
 
 pub struct Matmul;
 
@@ -50,6 +51,31 @@ void main() {
 }
 ";
 
+/// Brook's pass hand-written in WGSL: one invocation per `float4` of `C` in workgroups of 64
+/// along the rows, the same loop (`M` texels per row, a `const` put before it).
+const WGPU: &str = "
+@group(0) @binding(0) var<storage, read> a: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read> b: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read_write> c: array<vec4<f32>>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
+    let i = g.x + g.y * nw.x * 64u;
+    if i >= 4u * M * M {
+        return;
+    }
+    let x = i % M;
+    let y = i / M;
+    var sum = vec4(0.0);
+    for (var k = 0u; k < M; k++) {
+        let r = a[y * M + k];
+        let row = 4u * k;
+        sum += r.x * b[row * M + x] + r.y * b[(row + 1u) * M + x]
+             + r.z * b[(row + 2u) * M + x] + r.w * b[(row + 3u) * M + x];
+    }
+    c[i] = sum;
+}
+";
+
 impl App for Matmul {
     fn name(&self) -> &'static str {
         "matmul"
@@ -75,6 +101,8 @@ impl App for Matmul {
             let brook = BrookMatmul::new(env.runtime(flavor), n, a.clone(), b.clone())?;
             variants.push((flavor, Box::new(brook)));
         }
+        let hand_wgpu = HandWgpu::new(env, n, a.clone(), b.clone())?;
+        variants.push((Flavor::HandWgpu, Box::new(hand_wgpu)));
         variants.push((Flavor::Rust, Box::new(RustMatmul { n, a, b, c: vec![] })));
         Ok(Instance {
             size: format!("{n}×{n}"),
@@ -204,6 +232,58 @@ impl Variant for Hand<'_> {
 
 /// Rows of `C` per rayon task: each is one `sgemm` of a band of `A` with all of `B`.
 const BAND: usize = 64;
+
+/// Brook's wgpu pass by hand ([`WGPU`]).
+struct HandWgpu {
+    gpu: Gpu,
+    n: usize,
+    data: [Vec<f32>; 2],
+    /// `A`, `B` and `C`.
+    buffers: [wgpu::Buffer; 3],
+    kernel: Kernel,
+    group: wgpu::BindGroup,
+}
+
+impl HandWgpu {
+    fn new(env: &Env, n: usize, a: Vec<f32>, b: Vec<f32>) -> Result<Self, AppError> {
+        let gpu = Gpu::of(env)?;
+        let buffers = [gpu.storage(n * n), gpu.storage(n * n), gpu.storage(n * n)];
+        // `M`, the texels per row, baked in as a hand-written shader would.
+        let kernel = gpu.kernel(&format!("const M: u32 = {}u;\n{WGPU}", n / 4))?;
+        let [ba, bb, bc] = &buffers;
+        let group = gpu.bind(&kernel, &[ba, bb, bc])?;
+        Ok(HandWgpu {
+            gpu,
+            n,
+            data: [a, b],
+            buffers,
+            kernel,
+            group,
+        })
+    }
+}
+
+impl Variant for HandWgpu {
+    fn upload(&mut self) -> Result<(), AppError> {
+        for (buffer, data) in self.buffers.iter().zip(&self.data) {
+            self.gpu.upload(buffer, data)?;
+        }
+        Ok(())
+    }
+
+    fn compute(&mut self) -> Result<(), AppError> {
+        let size = grid(self.n * self.n / 4, 64);
+        self.gpu.run(&[(&self.kernel, &self.group, size)])
+    }
+
+    fn sync(&self) {
+        self.gpu.finish();
+    }
+
+    fn download(&mut self) -> Result<Vec<f32>, AppError> {
+        self.gpu.read(&self.buffers[2], self.n * self.n)
+    }
+}
 
 struct RustMatmul {
     n: usize,
