@@ -10,11 +10,11 @@ use brook::{args, Program, Runtime, Stream};
 use rayon::prelude::*;
 
 use crate::app::{App, Env, Flavor, Instance, Scale, Tolerance, Variant, Work};
+use crate::applications::wgpu_one_pass::OnePass;
 use crate::brook_run::Inputs;
 use crate::data;
 use crate::error::AppError;
 use crate::glkit::{self, Draw, Shader, Texture, Uniform};
-use crate::wgpukit::{grid, Gpu, Kernel};
 
 pub struct Matmul;
 
@@ -101,7 +101,10 @@ impl App for Matmul {
             let brook = BrookMatmul::new(env.runtime(flavor), n, a.clone(), b.clone())?;
             variants.push((flavor, Box::new(brook)));
         }
-        let hand_wgpu = HandWgpu::new(env, n, a.clone(), b.clone())?;
+        // `M`, the texels per row, baked in as a hand-written shader would.
+        let wgsl = format!("const M: u32 = {}u;\n{WGPU}", n / 4);
+        let inputs = vec![a.clone(), b.clone()];
+        let hand_wgpu = OnePass::new(env, &wgsl, inputs, None, n * n, n * n / 4)?;
         variants.push((Flavor::HandWgpu, Box::new(hand_wgpu)));
         variants.push((Flavor::Rust, Box::new(RustMatmul { n, a, b, c: vec![] })));
         Ok(Instance {
@@ -232,58 +235,6 @@ impl Variant for Hand<'_> {
 
 /// Rows of `C` per rayon task: each is one `sgemm` of a band of `A` with all of `B`.
 const BAND: usize = 64;
-
-/// Brook's wgpu pass by hand ([`WGPU`]).
-struct HandWgpu {
-    gpu: Gpu,
-    n: usize,
-    data: [Vec<f32>; 2],
-    /// `A`, `B` and `C`.
-    buffers: [wgpu::Buffer; 3],
-    kernel: Kernel,
-    group: wgpu::BindGroup,
-}
-
-impl HandWgpu {
-    fn new(env: &Env, n: usize, a: Vec<f32>, b: Vec<f32>) -> Result<Self, AppError> {
-        let gpu = Gpu::of(env)?;
-        let buffers = [gpu.storage(n * n), gpu.storage(n * n), gpu.storage(n * n)];
-        // `M`, the texels per row, baked in as a hand-written shader would.
-        let kernel = gpu.kernel(&format!("const M: u32 = {}u;\n{WGPU}", n / 4))?;
-        let [ba, bb, bc] = &buffers;
-        let group = gpu.bind(&kernel, &[ba, bb, bc])?;
-        Ok(HandWgpu {
-            gpu,
-            n,
-            data: [a, b],
-            buffers,
-            kernel,
-            group,
-        })
-    }
-}
-
-impl Variant for HandWgpu {
-    fn upload(&mut self) -> Result<(), AppError> {
-        for (buffer, data) in self.buffers.iter().zip(&self.data) {
-            self.gpu.upload(buffer, data)?;
-        }
-        Ok(())
-    }
-
-    fn compute(&mut self) -> Result<(), AppError> {
-        let size = grid(self.n * self.n / 4, 64);
-        self.gpu.run(&[(&self.kernel, &self.group, size)])
-    }
-
-    fn sync(&self) {
-        self.gpu.finish();
-    }
-
-    fn download(&mut self) -> Result<Vec<f32>, AppError> {
-        self.gpu.read(&self.buffers[2], self.n * self.n)
-    }
-}
 
 struct RustMatmul {
     n: usize,

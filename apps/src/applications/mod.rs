@@ -17,6 +17,7 @@ mod saxpy;
 mod scan;
 mod segment;
 mod wgpu_fold;
+mod wgpu_one_pass;
 
 use crate::app::App;
 
