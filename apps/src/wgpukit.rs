@@ -195,3 +195,44 @@ pub fn grid(threads: usize, per_group: u32) -> [u32; 3] {
     let rows = groups.div_ceil(MAX_GROUPS);
     [groups.div_ceil(rows), rows, 1]
 }
+
+/// A fixed list of dispatches, made once and run as a whole: each its own submission (as
+/// Brook submits each call), or all in one.
+pub struct Sequence {
+    kernels: Vec<Kernel>,
+    /// Each dispatch: its kernel's index, bind group and grid.
+    steps: Vec<(usize, wgpu::BindGroup, [u32; 3])>,
+    together: bool,
+}
+
+impl Sequence {
+    /// A sequence of `kernels`' dispatches, to be added with [`Sequence::push`].
+    pub fn new(kernels: Vec<Kernel>, together: bool) -> Sequence {
+        Sequence {
+            kernels,
+            steps: Vec::new(),
+            together,
+        }
+    }
+
+    /// Kernel `k`, for making its bind groups.
+    pub fn kernel(&self, k: usize) -> &Kernel {
+        &self.kernels[k]
+    }
+
+    /// Adds a dispatch of kernel `k` with `group` over the grid `size`.
+    pub fn push(&mut self, k: usize, group: wgpu::BindGroup, size: [u32; 3]) {
+        self.steps.push((k, group, size));
+    }
+
+    /// Runs every dispatch in order.
+    pub fn run(&self, gpu: &Gpu) -> Result<(), AppError> {
+        let passes: Vec<Pass> = (self.steps.iter())
+            .map(|(k, group, size)| (&self.kernels[*k], group, *size))
+            .collect();
+        match self.together {
+            true => gpu.run(&passes),
+            false => passes.into_iter().try_for_each(|p| gpu.run(&[p])),
+        }
+    }
+}

@@ -7,6 +7,7 @@ mod fft;
 mod gemv;
 mod hand_fold;
 mod histogram;
+mod histogram_wgpu;
 mod lanes;
 mod life;
 mod matmul;

@@ -9,7 +9,7 @@
 use super::Signal;
 use crate::app::{Env, Variant};
 use crate::error::AppError;
-use crate::wgpukit::{grid, Gpu, Kernel};
+use crate::wgpukit::{grid, Gpu, Sequence};
 
 /// What both passes declare: the size, and a pass's axis (0 rows, 1 columns), span and
 /// twiddle stride.
@@ -73,11 +73,8 @@ pub struct HandWgpuFft {
     input: [wgpu::Buffer; 2],
     twiddle: wgpu::Buffer,
     scratch: [[wgpu::Buffer; 2]; 2],
-    /// Every pass: its kernel (0 bit reversal, 1 butterfly) and bind group.
-    passes: Vec<(usize, wgpu::BindGroup)>,
-    kernels: [Kernel; 2],
-    /// Whether the passes go in one submission.
-    together: bool,
+    /// Every pass: kernel 0 the bit reversal, 1 the butterfly.
+    passes: Sequence,
     result: usize,
 }
 
@@ -101,10 +98,12 @@ impl HandWgpuFft {
         let scratch = [[plane(), plane()], [plane(), plane()]];
         let twiddles = signal.twiddles();
         let twiddle = gpu.storage(twiddles.len());
-        let kernels = [
+        let kernels = vec![
             gpu.kernel(&format!("{HEADER}{BITREVERSE}"))?,
             gpu.kernel(&format!("{HEADER}{BUTTERFLY}"))?,
         ];
+        let mut passes = Sequence::new(kernels, together);
+        let size = grid(w * h, 64);
         let bits = [w.trailing_zeros(), h.trailing_zeros()];
         let uniform = |axis: u32, span: usize, stride: usize| {
             let words = [w as u32, h as u32, bits[0], bits[1], axis];
@@ -113,10 +112,8 @@ impl HandWgpuFft {
         let reverse = uniform(0, 0, 0);
         let [i_re, i_im] = &input;
         let [o_re, o_im] = &scratch[0];
-        let mut passes = vec![(
-            0,
-            gpu.bind(&kernels[0], &[&reverse, i_re, i_im, o_re, o_im])?,
-        )];
+        let group = gpu.bind(passes.kernel(0), &[&reverse, i_re, i_im, o_re, o_im])?;
+        passes.push(0, group, size);
         let longest = w.max(h);
         let rows = Signal::spans(w).map(|s| (0, s));
         let columns = Signal::spans(h).map(|s| (1, s));
@@ -124,8 +121,8 @@ impl HandWgpuFft {
         for (axis, span) in rows.chain(columns) {
             let info = uniform(axis, span, longest / span);
             let ([re, im], [ore, oim]) = (&scratch[current], &scratch[1 - current]);
-            let group = gpu.bind(&kernels[1], &[&info, re, im, ore, oim, &twiddle])?;
-            passes.push((1, group));
+            let group = gpu.bind(passes.kernel(1), &[&info, re, im, ore, oim, &twiddle])?;
+            passes.push(1, group, size);
             current = 1 - current;
         }
         Ok(HandWgpuFft {
@@ -136,8 +133,6 @@ impl HandWgpuFft {
             twiddle,
             scratch,
             passes,
-            kernels,
-            together,
             result: current,
         })
     }
@@ -152,14 +147,7 @@ impl Variant for HandWgpuFft {
     }
 
     fn compute(&mut self) -> Result<(), AppError> {
-        let size = grid(self.signal.width * self.signal.height, 64);
-        let passes: Vec<_> = (self.passes.iter())
-            .map(|(k, group)| (&self.kernels[*k], group, size))
-            .collect();
-        match self.together {
-            true => self.gpu.run(&passes),
-            false => passes.into_iter().try_for_each(|p| self.gpu.run(&[p])),
-        }
+        self.passes.run(&self.gpu)
     }
 
     fn sync(&self) {

@@ -7,7 +7,7 @@
 use super::pyramid::{Level, Pyramid};
 use crate::app::{Env, Variant};
 use crate::error::AppError;
-use crate::wgpukit::{grid, Gpu, Kernel};
+use crate::wgpukit::{grid, Gpu, Sequence};
 
 /// A pass's geometry: its output's width and height, the axis (1, 0) or (0, 1), the width of
 /// the level below, its length along the axis, and the width of the level above.
@@ -66,10 +66,8 @@ pub(super) struct HandWgpuScan {
     gpu: Gpu,
     values: Vec<f32>,
     pyramid: Pyramid<wgpu::Buffer>,
-    kernels: [Kernel; 2],
-    /// Every pass in order: its kernel (0 up, 1 down), bind group and invocations.
-    passes: Vec<(usize, wgpu::BindGroup, usize)>,
-    together: bool,
+    /// Every pass in order: kernel 0 the pair sums going up, 1 the down-sweep.
+    passes: Sequence,
 }
 
 impl HandWgpuScan {
@@ -97,10 +95,11 @@ impl HandWgpuScan {
     ) -> Result<Self, AppError> {
         let gpu = Gpu::of(env)?;
         let pyramid = Pyramid::new(rows, cols, |r, c| Ok(gpu.storage(r * c)))?;
-        let kernels = [
+        let kernels = vec![
             gpu.kernel(&format!("{HEADER}{PAIR_SUM}"))?,
             gpu.kernel(&format!("{HEADER}{DOWN_SWEEP}"))?,
         ];
+        let mut passes = Sequence::new(kernels, together);
         // The level below a level: its width (the level's own when the pass runs down the
         // columns, whose level is one column wide).
         let below_w = |l: &Level| if l.axis[0] == 1 { l.below } else { l.cols };
@@ -117,30 +116,30 @@ impl HandWgpuScan {
             gpu.uniform(&words.map(|v| v as u32))
         };
         // `sweep` makes every up pass, then every down pass.
-        let (mut passes, mut downs) = (Vec::new(), Vec::new());
+        let (mut ups, mut downs) = (Vec::new(), Vec::new());
         pyramid.sweep(
             |l, below, sums| {
                 let info = geometry(l.cols, l.rows, l);
-                let group = gpu.bind(&kernels[0], &[&info, below, sums])?;
-                passes.push((0, group, l.rows * l.cols));
+                let group = gpu.bind(passes.kernel(0), &[&info, below, sums])?;
+                ups.push((0, group, grid(l.rows * l.cols, 64)));
                 Ok(())
             },
             |l, above, own, prefix| {
                 let (w, h) = (below_w(l), if l.axis[0] == 1 { l.rows } else { l.below });
                 let info = geometry(w, h, l);
-                let group = gpu.bind(&kernels[1], &[&info, above, own, prefix])?;
-                downs.push((1, group, w * h));
+                let group = gpu.bind(passes.kernel(1), &[&info, above, own, prefix])?;
+                downs.push((1, group, grid(w * h, 64)));
                 Ok(())
             },
         )?;
-        passes.extend(downs);
+        for (k, group, size) in ups.into_iter().chain(downs) {
+            passes.push(k, group, size);
+        }
         Ok(HandWgpuScan {
             gpu,
             values,
             pyramid,
-            kernels,
             passes,
-            together,
         })
     }
 }
@@ -152,13 +151,7 @@ impl Variant for HandWgpuScan {
     }
 
     fn compute(&mut self) -> Result<(), AppError> {
-        let passes: Vec<_> = (self.passes.iter())
-            .map(|(k, group, n)| (&self.kernels[*k], group, grid(*n, 64)))
-            .collect();
-        match self.together {
-            true => self.gpu.run(&passes),
-            false => passes.into_iter().try_for_each(|p| self.gpu.run(&[p])),
-        }
+        self.passes.run(&self.gpu)
     }
 
     fn sync(&self) {
