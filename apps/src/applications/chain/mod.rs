@@ -23,13 +23,16 @@ pub use rust::{Pass, RustChain};
 use crate::app::{Env, Flavor, Variant};
 use crate::error::AppError;
 
+/// Variants with their flavours, as an [`crate::app::Instance`] lists them.
+type Variants<'a> = Vec<(Flavor, Box<dyn Variant + 'a>)>;
+
 /// The hand-written wgpu variants of `chain`, Brook's passes and the expert's, with
 /// `passes[i]` program `i`'s WGSL ([`HandWgpuChain`]).
 pub fn hand_wgpu<'a>(
     env: &Env,
     chain: &Chain,
     passes: &[&str],
-) -> Result<Vec<(Flavor, Box<dyn Variant + 'a>)>, AppError> {
+) -> Result<Variants<'a>, AppError> {
     Ok(vec![
         (
             Flavor::HandWgpu,
