@@ -28,11 +28,7 @@ type Variants<'a> = Vec<(Flavor, Box<dyn Variant + 'a>)>;
 
 /// The hand-written wgpu variants of `chain`, Brook's passes and the expert's, with
 /// `passes[i]` program `i`'s WGSL ([`HandWgpuChain`]).
-pub fn hand_wgpu<'a>(
-    env: &Env,
-    chain: &Chain,
-    passes: &[&str],
-) -> Result<Variants<'a>, AppError> {
+pub fn hand_wgpu<'a>(env: &Env, chain: &Chain, passes: &[&str]) -> Result<Variants<'a>, AppError> {
     Ok(vec![
         (
             Flavor::HandWgpu,
