@@ -42,14 +42,18 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw
 }
 ";
 
-/// The gather loop: one invocation per row.
-const GATHER: &str = "
+/// What the one-pass kernels bind: `n`, α, β, then `A`, `x`, `y` and the result.
+const ONE_PASS: &str = "
 struct Params { n: u32, alpha: f32, beta: f32 }
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> a: array<f32>;
 @group(0) @binding(2) var<storage, read> x: array<f32>;
 @group(0) @binding(3) var<storage, read> y: array<f32>;
 @group(0) @binding(4) var<storage, read_write> result: array<f32>;
+";
+
+/// The gather loop: one invocation per row.
+const GATHER: &str = "
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
     let i = g.x + g.y * nw.x * 64u;
@@ -66,12 +70,6 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw
 
 /// The expert's one pass: a workgroup per row, strided products, a tree, α and β.
 const ROWS: &str = "
-struct Params { n: u32, alpha: f32, beta: f32 }
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> a: array<f32>;
-@group(0) @binding(2) var<storage, read> x: array<f32>;
-@group(0) @binding(3) var<storage, read> y: array<f32>;
-@group(0) @binding(4) var<storage, read_write> result: array<f32>;
 var<workgroup> tree: array<f32, 256>;
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>,
@@ -168,7 +166,7 @@ impl SamePasses {
                 Passes::Reduce { fold, axpby }
             }
             Form::Gather => {
-                let k = gpu.kernel(GATHER)?;
+                let k = gpu.kernel(&format!("{ONE_PASS}{GATHER}"))?;
                 let group = gpu.bind(&k, &[&b.params, &b.a, &b.x, &b.y, &b.result])?;
                 Passes::Gather(k, group)
             }
@@ -220,7 +218,7 @@ pub struct Expert {
 impl Expert {
     pub fn new(env: &Env, problem: Problem) -> Result<Self, AppError> {
         let b = Buffers::new(env, problem)?;
-        let kernel = b.gpu.kernel(ROWS)?;
+        let kernel = b.gpu.kernel(&format!("{ONE_PASS}{ROWS}"))?;
         let group = (b.gpu).bind(&kernel, &[&b.params, &b.a, &b.x, &b.y, &b.result])?;
         Ok(Expert {
             buffers: b,

@@ -9,26 +9,25 @@ use crate::app::{Env, Variant};
 use crate::error::AppError;
 use crate::wgpukit::{grid, Gpu, Sequence};
 
-/// A pass's geometry: its output's width and height, the axis (1, 0) or (0, 1), the width of
-/// the level below, its length along the axis, and the width of the level above.
+/// A pass's geometry (its output's width and height, the axis (1, 0) or (0, 1), the width of
+/// the level below, its length along the axis, and the width of the level above), and its
+/// entry point: the pass's `element` for each element of its output.
 const HEADER: &str = "
 struct Level { w: u32, h: u32, ax: u32, ay: u32, below_w: u32, length: u32, above_w: u32 }
 @group(0) @binding(0) var<uniform> level: Level;
-fn element(g: vec3<u32>, nw: vec3<u32>) -> u32 {
-    return g.x + g.y * nw.x * 64u;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
+    let i = g.x + g.y * nw.x * 64u;
+    if i < level.w * level.h {
+        element(i, vec2(level.ax, level.ay));
+    }
 }
 ";
 
 const PAIR_SUM: &str = "
 @group(0) @binding(1) var<storage, read> below: array<f32>;
 @group(0) @binding(2) var<storage, read_write> sums: array<f32>;
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
-    let i = element(g, nw);
-    if i >= level.w * level.h {
-        return;
-    }
-    let axis = vec2(level.ax, level.ay);
+fn element(i: u32, axis: vec2<u32>) {
     let left = vec2(i % level.w, i / level.w) * (1u + axis);
     let right = left + axis;
     var partner = 0.0;
@@ -43,13 +42,7 @@ const DOWN_SWEEP: &str = "
 @group(0) @binding(1) var<storage, read> above: array<f32>;
 @group(0) @binding(2) var<storage, read> own: array<f32>;
 @group(0) @binding(3) var<storage, read_write> prefix: array<f32>;
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
-    let i = element(g, nw);
-    if i >= level.w * level.h {
-        return;
-    }
-    let axis = vec2(level.ax, level.ay);
+fn element(i: u32, axis: vec2<u32>) {
     let at = vec2(i % level.w, i / level.w);
     let k = dot(at, axis);
     let parent = at - axis * (k - k / 2u);
