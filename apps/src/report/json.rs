@@ -249,6 +249,7 @@ mod tests {
         let mut saxpy = result("SAXPY", &[(Flavor::HandGl, 2.0), (Flavor::BrookGl, 3.0)]);
         saxpy.rows[1].error = f64::NAN;
         saxpy.rows[1].passed = false;
+        saxpy.rows[1].versus_hand_wgpu = Ratio::of(&[0.5, 0.75, 1.0]);
         saxpy
             .failures
             .push((Flavor::BrookCpu, "lost the context".into()));
@@ -291,6 +292,10 @@ mod tests {
         );
         assert_eq!(gl.compile_s, Some(0.03));
         assert!(gl.ratio_to_hand_gl.is_some_and(|r| (r - 1.5).abs() < 1e-12));
+        assert_eq!(gl.ratio_to_hand_wgpu, Some(0.75));
+        assert_eq!(gl.ratio_to_hand_wgpu_interval, Some([0.5, 1.0]));
+        assert_eq!(gl.ratio_to_hand_wgpu_rounds, Some(3));
+        assert_eq!(hand.ratio_to_hand_wgpu, None);
         let [from, to] = gl.ratio_interval.unwrap();
         assert!((from - 1.35).abs() < 1e-12 && (to - 1.65).abs() < 1e-12);
         assert_eq!(app.baseline, "same passes");
