@@ -1087,3 +1087,39 @@ fn a_call_checks_its_loops_only_when_the_cap_could_cut_them() {
         assert_eq!(wgsl.contains("brook_left"), checked, "m = {m}:\n{wgsl}");
     }
 }
+
+/// Kernels are built without naga's bounds checks (`brook_wgpu::pipeline::Bounds`): Brook's
+/// own index rules are what keeps every index in range, so indices far past either end must
+/// still read the elements those rules pick — a float and an int gather of a 1D stream, both
+/// subscripts of a 2D one, a local array's and a vector's subscripts — exactly as on the CPU.
+#[test]
+fn out_of_range_indices_follow_brooks_rule_without_naga_bounds_checks() {
+    let src = "
+kernel void pick(float i<>, float t[], float u[][], out float4 r<>) {
+    float a[3];
+    a[0] = 1.0;
+    a[1] = 2.0;
+    a[2] = 3.0;
+    float4 v = float4(10.0, 20.0, 30.0, 40.0);
+    int k = (int) i;
+    r = float4(t[i], t[k], u[i][-i], a[k] + v[k]);
+}";
+    let idx = [-1e9, -70000.0, -1.0, 0.0, 2.0, 9.0, 10.0, 4096.0, 1e9];
+    let table: Vec<f32> = (0..10).map(|e| 100.0 + e as f32).collect();
+    let grid: Vec<f32> = (0..6 * 10).map(|e| e as f32).collect();
+    let run = |rt: &Runtime| {
+        let p = compile(rt, src);
+        let i = stream(rt, &[1], &[idx.len()], &idx);
+        let t = stream(rt, &[1], &[10], &table);
+        let u = stream(rt, &[1], &[6, 10], &grid);
+        let r = rt.stream_of(4, &[idx.len()]).unwrap();
+        rt.run(&p, "pick", args![&i, &t, &u, &r]).unwrap();
+        r.to_vec().unwrap()
+    };
+    let got = run(&wgpu());
+    assert_eq!(got, run(&Runtime::cpu()), "wgpu against the CPU");
+    // Far below: element 0 everywhere; far above: the last element of each.
+    assert_eq!(got[..4], [100.0, 100.0, 9.0, 11.0]);
+    let last = &got[got.len() - 4..];
+    assert_eq!(last, [109.0, 109.0, 50.0, 43.0]);
+}

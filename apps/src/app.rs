@@ -65,6 +65,12 @@ pub enum Flavor {
     BrookGl,
     /// The same Brook program on the wgpu backend (compute shaders over storage buffers).
     BrookWgpu,
+    /// Hand-written wgpu compute (WGSL, buffers, pipelines, dispatches of its own): exactly the
+    /// passes Brook's wgpu backend runs, so Brook wgpu's ratio to it is Brook's overhead there.
+    HandWgpu,
+    /// The hand-written wgpu version an expert would write instead, where it differs from
+    /// Brook's passes (each application's module says how).
+    HandWgpuExpert,
     /// The same Brook program on the CPU backend.
     BrookCpu,
     /// A good plain-Rust CPU version (rayon, or a well-kept crate where the paper used a library).
@@ -73,10 +79,12 @@ pub enum Flavor {
 
 impl Flavor {
     /// Every flavour, in the report's column order.
-    pub const ALL: [Flavor; 5] = [
+    pub const ALL: [Flavor; 7] = [
         Flavor::HandGl,
         Flavor::BrookGl,
         Flavor::BrookWgpu,
+        Flavor::HandWgpu,
+        Flavor::HandWgpuExpert,
         Flavor::BrookCpu,
         Flavor::Rust,
     ];
@@ -91,6 +99,8 @@ impl Flavor {
             Flavor::HandGl => "hand-written GL",
             Flavor::BrookGl => "Brook GL",
             Flavor::BrookWgpu => "Brook wgpu",
+            Flavor::HandWgpu => "hand-written wgpu",
+            Flavor::HandWgpuExpert => "hand-written wgpu (expert)",
             Flavor::BrookCpu => "Brook CPU",
             Flavor::Rust => "Rust",
         }
@@ -102,6 +112,8 @@ impl Flavor {
             Flavor::HandGl => "hand_gl",
             Flavor::BrookGl => "brook_gl",
             Flavor::BrookWgpu => "brook_wgpu",
+            Flavor::HandWgpu => "hand_wgpu",
+            Flavor::HandWgpuExpert => "hand_wgpu_expert",
             Flavor::BrookCpu => "brook_cpu",
             Flavor::Rust => "rust",
         }

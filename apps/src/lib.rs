@@ -18,6 +18,7 @@ pub mod knee;
 pub mod measure;
 pub mod report;
 pub mod synthetic;
+pub mod wgpukit;
 
 pub use app::{App, Baseline, Env, Flavor, Instance, Scale, Tolerance, Variant, Work};
 pub use error::AppError;

@@ -15,7 +15,8 @@ use brook_apps::report::json::Report;
 use brook_apps::report::machine::Machine;
 use brook_apps::report::progress::Progress;
 use brook_apps::{
-    applications, knee, measure, report, AppError, Baseline, Budget, Env, Flavor, Scale,
+    applications, knee, measure, report, AppError, AppResult, Baseline, Budget, Env, Flavor, Ratio,
+    Scale,
 };
 
 fn main() -> ExitCode {
@@ -148,25 +149,32 @@ fn run(cli: &cli::Cli) -> Result<bool, AppError> {
     }
     // The 1.1× goal is about the compiler's and runtime's overhead: same-passes baselines
     // only. Expert baselines also measure the stream model; they are listed with how they differ.
-    let slow: Vec<String> = results
+    let same_passes = results
         .iter()
-        .filter(|r| r.baseline == Baseline::SamePasses)
-        .filter_map(|r| {
-            let ratio = r.row(Flavor::BrookGl)?.versus_hand_gl?;
-            (ratio.median > 1.1 && !ratio.is_equal())
-                .then(|| format!("{} ({:.2}×)", r.name, ratio.median))
-        })
-        .collect();
-    if !slow.is_empty() {
-        println!(
-            "Brook GL over 1.1× the same passes written by hand: {}",
-            slow.join(", ")
-        );
-    }
+        .filter(|r| r.baseline == Baseline::SamePasses);
+    print_over(
+        "Brook GL over 1.1× the same passes written by hand",
+        same_passes.filter_map(|r| Some((r, r.row(Flavor::BrookGl)?.versus_hand_gl?))),
+    );
+    print_over(
+        "Brook wgpu over 1.1× the same passes written by hand in wgpu",
+        (results.iter()).filter_map(|r| Some((r, r.brook_wgpu_to_hand_wgpu()?))),
+    );
     for r in &results {
         if let Baseline::Expert(how) = r.baseline {
             println!("{}: an expert baseline ({how}).", r.name);
         }
     }
     Ok(results.iter().all(|r| r.all_passed()) && knee_failures.is_empty())
+}
+
+/// Prints `what` and the applications whose ratio is over 1.1× by its interval, if any.
+fn print_over<'r>(what: &str, ratios: impl Iterator<Item = (&'r AppResult, Ratio)>) {
+    let slow: Vec<String> = ratios
+        .filter(|(_, ratio)| ratio.median > 1.1 && !ratio.is_equal())
+        .map(|(r, ratio)| format!("{} ({:.2}×)", r.name, ratio.median))
+        .collect();
+    if !slow.is_empty() {
+        println!("{what}: {}", slow.join(", "));
+    }
 }

@@ -59,6 +59,9 @@ pub struct Row {
     /// each timed once: Brook GL's over the hand-written GL version's, Brook wgpu's over
     /// [`hand_transfer::wgpu`] of the same arrays (issue 34).
     pub transfers_versus_hand: Option<(f64, f64)>,
+    /// Compute time over the hand-written wgpu version's (same passes), from the rounds both
+    /// ran in: for Brook wgpu, Brook's overhead on wgpu (issue 34).
+    pub versus_hand_wgpu: Option<Ratio>,
 }
 
 /// A ratio of compute times: the median of per-round ratios and its 95% interval.
@@ -135,6 +138,12 @@ impl AppResult {
     /// per-round ratios.
     pub fn ratio_to_hand_gl(&self, flavor: Flavor) -> Option<f64> {
         Some(self.row(flavor)?.versus_hand_gl?.median)
+    }
+
+    /// Brook wgpu's compute time over the hand-written wgpu version's (same passes), with its
+    /// interval.
+    pub fn brook_wgpu_to_hand_wgpu(&self) -> Option<Ratio> {
+        self.row(Flavor::BrookWgpu)?.versus_hand_wgpu
     }
 
     /// True when every variant ran and matched the reference.
@@ -241,7 +250,7 @@ pub fn measure(
         }
     }
     let mut rows = Vec::new();
-    let mut hand_wgpu = None;
+    let mut hand_wgpu_transfers = None;
     for mut t in timings {
         progress(Stage::Checking(t.flavor));
         let download_start = Instant::now();
@@ -256,7 +265,7 @@ pub fn measure(
         if let (Flavor::BrookWgpu, Some(env)) = (t.flavor, env) {
             let inputs = t.variant.host_inputs();
             match hand_transfer::wgpu(env.runtime(t.flavor), &inputs, &result) {
-                Ok(transfers) => hand_wgpu = transfers,
+                Ok(transfers) => hand_wgpu_transfers = transfers,
                 Err(e) => failures.push((t.flavor, e.to_string())),
             }
         }
@@ -276,6 +285,7 @@ pub fn measure(
                         passed: error <= instance.tolerance.0,
                         versus_hand_gl: None,
                         transfers_versus_hand: None,
+                        versus_hand_wgpu: None,
                     },
                     t.computes,
                 ));
@@ -283,11 +293,16 @@ pub fn measure(
             Err(e) => failures.push((t.flavor, e.to_string())),
         }
     }
-    let hand = rows
-        .iter()
-        .find(|(r, _)| r.flavor == Flavor::HandGl)
-        .map(|(_, c)| c.clone());
-    let hand_gl = rows
+    let computes_of = |flavor| {
+        (rows.iter())
+            .find(|(r, _): &&(Row, _)| r.flavor == flavor)
+            .map(|(_, c)| c.clone())
+    };
+    let (hand_gl, hand_wgpu) = (computes_of(Flavor::HandGl), computes_of(Flavor::HandWgpu));
+    let versus = |base: &Option<Vec<_>>, computes: &[_]| {
+        base.as_ref().and_then(|h| Ratio::paired(computes, h))
+    };
+    let hand_gl_transfers = rows
         .iter()
         .find(|(r, _)| r.flavor == Flavor::HandGl)
         .map(|(r, _)| Transfers {
@@ -297,10 +312,11 @@ pub fn measure(
     let rows = rows
         .into_iter()
         .map(|(mut row, computes)| {
-            row.versus_hand_gl = hand.as_ref().and_then(|h| Ratio::paired(&computes, h));
+            row.versus_hand_gl = versus(&hand_gl, &computes);
+            row.versus_hand_wgpu = versus(&hand_wgpu, &computes);
             let base = match row.flavor {
-                Flavor::BrookGl => hand_gl,
-                Flavor::BrookWgpu => hand_wgpu,
+                Flavor::BrookGl => hand_gl_transfers,
+                Flavor::BrookWgpu => hand_wgpu_transfers,
                 _ => None,
             };
             row.transfers_versus_hand = base.map(|h| {

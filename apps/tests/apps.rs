@@ -5,12 +5,20 @@ use std::time::Duration;
 
 use brook_apps::{applications, knee, measure, Budget, Env, Flavor, Scale};
 
-/// Runs the named application's five variants and fails with every mismatch and error.
+/// Runs the named application's variants (the five of every application, and its
+/// hand-written wgpu ones) and fails with every mismatch and error.
 fn check(name: &str) {
     let env = Env::headless().expect("a headless GL context");
     let apps = applications::named(&[name.to_string()]).unwrap();
     let instance = apps[0].instance(&env, Scale::Tiny).unwrap();
-    assert_eq!(instance.variants.len(), 5, "{name}: five variants");
+    let flavors: Vec<Flavor> = instance.variants.iter().map(|(f, _)| *f).collect();
+    let five = [Flavor::HandGl, Flavor::Rust]
+        .into_iter()
+        .chain(Flavor::BROOK);
+    for flavor in five {
+        assert!(flavors.contains(&flavor), "{name}: no {flavor} variant");
+    }
+    let variants = flavors.len();
     let mut stages = 0;
     let result = measure(
         name,
@@ -22,8 +30,15 @@ fn check(name: &str) {
         &mut |_| stages += 1,
     );
     assert!(result.failures.is_empty(), "{name}: {:?}", result.failures);
-    // Five warm-ups, one timed round, five checks.
-    assert_eq!(stages, 11, "{name}: the stages reported");
+    // A warm-up each, one timed round, a check each.
+    assert_eq!(stages, 2 * variants + 1, "{name}: the stages reported");
+    if flavors.contains(&Flavor::HandWgpu) {
+        let ratio = result.brook_wgpu_to_hand_wgpu();
+        assert!(
+            ratio.is_some(),
+            "{name}: Brook wgpu has no ratio to hand wgpu"
+        );
+    }
     for row in &result.rows {
         // The first compute on a fresh runtime compiles every Brook function it calls.
         let brook = matches!(row.flavor, Flavor::BrookGl | Flavor::BrookCpu);

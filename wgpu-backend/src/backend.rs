@@ -17,7 +17,7 @@ use crate::error::{Result, WgpuError};
 use crate::gpu::Gpu;
 use crate::ops::mask::MaskState;
 use crate::ops::KernelArg;
-use crate::pipeline::{build, Pipeline, Source};
+use crate::pipeline::{build, Bounds, Pipeline, Source};
 use crate::program::WgpuProgram;
 use crate::shaders::Resource;
 use crate::stream::{Domain, IterSpec, Storage, WgpuStream};
@@ -316,6 +316,7 @@ impl WgpuBackend {
             resources,
             name,
             None,
+            Bounds::Checked,
         )?);
         self.fixed.borrow_mut().insert(name.to_string(), p.clone());
         Ok(p)

@@ -17,6 +17,8 @@
 
 use naga::back::spv;
 
+use crate::pipeline::Bounds;
+
 /// How this device gets exact SPIR-V.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ExactSpirv {
@@ -90,20 +92,25 @@ impl ExactSpirv {
     }
 
     /// `module`'s compute entry point `main` as marked SPIR-V, written with the options wgpu
-    /// uses for a checked module on Vulkan (bounds restricted, loops bounded, integer division
-    /// checked).
+    /// uses for a checked module on Vulkan (loops bounded, integer division checked), indices
+    /// restricted into range unless `bounds` says Brook's rules already keep them there.
     pub fn write(
         &self,
         module: &naga::Module,
         info: &naga::valid::ModuleInfo,
+        bounds: Bounds,
     ) -> Result<Vec<u32>, String> {
+        let policy = match bounds {
+            Bounds::Checked => naga::proc::BoundsCheckPolicy::Restrict,
+            Bounds::BrookClamped => naga::proc::BoundsCheckPolicy::Unchecked,
+        };
         let options = spv::Options {
             lang_version: self.lang_version,
             flags: spv::WriterFlags::empty(),
             bounds_check_policies: naga::proc::BoundsCheckPolicies {
-                index: naga::proc::BoundsCheckPolicy::Restrict,
-                buffer: naga::proc::BoundsCheckPolicy::Restrict,
-                image_load: naga::proc::BoundsCheckPolicy::Restrict,
+                index: policy,
+                buffer: policy,
+                image_load: policy,
                 binding_array: naga::proc::BoundsCheckPolicy::Unchecked,
             },
             force_loop_bounding: true,
@@ -202,7 +209,9 @@ mod tests {
             lang_version: (1, 5),
             preserve: true,
         };
-        let words = exact.write(&module, &info).expect("SPIR-V");
+        let words = exact
+            .write(&module, &info, Bounds::Checked)
+            .expect("SPIR-V");
         let count = |pattern: &[u32]| {
             words
                 .windows(pattern.len())

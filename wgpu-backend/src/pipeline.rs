@@ -132,8 +132,34 @@ impl Drop for Pipeline {
 
 static NEXT_ID: AtomicU32 = AtomicU32::new(1);
 
-/// Validates `module` and makes its pipeline. `function` and `source` name the Brook
-/// function a validation error is reported against.
+/// Whether naga guards a module's indexing at run time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bounds {
+    /// naga clamps every index into its array, vector, matrix or buffer (wgpu's default):
+    /// for the reduction, scatter and fixed shaders, whose indices come from pass geometry.
+    Checked,
+    /// No bounds checks from naga: the module is a kernel's (`shaders/kernel.rs`), every one
+    /// of whose indices Brook's own rules already keep in range, so naga's clamp is a second,
+    /// redundant one per access (issue 34; measured in `docs/performance.md`, "wgpu").
+    /// - An element read or write is at the invocation's id, behind `id < count` (the
+    ///   call's elements), or at the id resized or offset through a domain, which the gate
+    ///   has checked lies inside its stream (`brook_core::call`); every output has the call's
+    ///   shape (`ops/kernel.rs` refuses one that does not).
+    /// - A gather index is rounded and clamped into `[0, extent − 1]` per dimension by
+    ///   Brook's index rule (`lower/address.rs`), with the gathered stream's own extents.
+    /// - A subscript of a local array, vector or matrix is clamped into its length
+    ///   (`lower/expr.rs`'s `clamped_index`), as on the CPU.
+    /// - Vout candidates, the write mask, the query counter and the loop status are indexed
+    ///   by the id or by a candidate number below the vout's declared count.
+    ///
+    /// Division checks and loop bounding stay on: nothing here proves a divisor non-zero.
+    /// `tests/wgpu_backend.rs` checks that out-of-range gathers and subscripts still read the
+    /// elements Brook's rule picks.
+    BrookClamped,
+}
+
+/// Validates `module` and makes its pipeline, with naga's bounds checks as `bounds` says.
+/// `function` and `source` name the Brook function a validation error is reported against.
 pub fn build(
     gpu: &Gpu,
     label: String,
@@ -141,6 +167,7 @@ pub fn build(
     resources: Vec<Resource>,
     function: &str,
     source: Option<&Source>,
+    bounds: Bounds,
 ) -> Result<Pipeline> {
     let module_info = crate::lower::module::validate(&mut module).map_err(|(message, span)| {
         shader_error(
@@ -158,7 +185,7 @@ pub fn build(
         let shader = match exact {
             Some(exact) => {
                 let spirv = exact
-                    .write(&module, &module_info)
+                    .write(&module, &module_info, bounds)
                     .map_err(|e| shader_error(function, source, None, e))?;
                 let entry = wgpu::PassthroughShaderEntryPoint {
                     name: "main".into(),
@@ -177,12 +204,20 @@ pub fn build(
                     )
                 }
             }
-            None => gpu
-                .device
-                .create_shader_module(wgpu::ShaderModuleDescriptor {
+            None => {
+                let descriptor = wgpu::ShaderModuleDescriptor {
                     label: Some(&label),
                     source: wgpu::ShaderSource::Naga(Cow::Owned(module.clone())),
-                }),
+                };
+                match bounds {
+                    Bounds::Checked => gpu.device.create_shader_module(descriptor),
+                    // SAFETY: every index of a kernel's module is in range by construction
+                    // (`Bounds::BrookClamped`); division checks and loop bounding stay on.
+                    Bounds::BrookClamped => unsafe {
+                        (gpu.device).create_shader_module_trusted(descriptor, brook_shader_checks())
+                    },
+                }
+            }
         };
         let mut entries = vec![wgpu::BindGroupLayoutEntry {
             binding: 0,
@@ -246,12 +281,11 @@ pub fn build(
     })
 }
 
-/// The runtime checks Brook's shaders are built with: no bounds or division checks (see
-/// `build`), loop bounding on.
-pub fn brook_shader_checks() -> wgpu::ShaderRuntimeChecks {
+/// The runtime checks a [`Bounds::BrookClamped`] module is built with through wgpu: no bounds
+/// checks, division checks and loop bounding on.
+fn brook_shader_checks() -> wgpu::ShaderRuntimeChecks {
     let mut checks = wgpu::ShaderRuntimeChecks::checked();
     checks.bounds_checks = false;
-    checks.int_div_checks = false;
     checks
 }
 
@@ -383,6 +417,7 @@ mod tests {
             plan.resources,
             "k",
             Some(&source),
+            super::Bounds::BrookClamped,
         )
         .err()
         .expect("the module is invalid");

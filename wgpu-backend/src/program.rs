@@ -11,7 +11,7 @@ use brook_ir::{Function, FunctionId, FunctionKind, MathMode, Module};
 
 use crate::error::{Result, WgpuError};
 use crate::gpu::Gpu;
-use crate::pipeline::{build, shader_error, Pipeline, Source};
+use crate::pipeline::{build, shader_error, Bounds, Pipeline, Source};
 
 /// How long a call spent building pipelines (lowering, validation, the driver's compile);
 /// `None` when it reused them all.
@@ -100,6 +100,10 @@ impl WgpuProgram {
         let func = self.module.func(function);
         check_storage_buffers(gpu, func, resources.len())?;
         let name = &func.name;
+        let bounds = match key.1 {
+            PipelineKey::Kernel(_) => Bounds::BrookClamped,
+            PipelineKey::Reduce(_) | PipelineKey::Round(..) => Bounds::Checked,
+        };
         let p = Rc::new(build(
             gpu,
             label,
@@ -107,6 +111,7 @@ impl WgpuProgram {
             resources,
             name,
             self.source.as_ref(),
+            bounds,
         )?);
         self.pipelines.borrow_mut().insert(key, p.clone());
         Ok((p, Some(started.elapsed())))

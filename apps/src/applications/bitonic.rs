@@ -12,6 +12,8 @@ use crate::data;
 use crate::error::AppError;
 use crate::glkit::{self, Draw, Shader, Uniform};
 
+use super::chain::{self, Chain, Grid, Step};
+
 pub struct Bitonic;
 
 /// The dissertation's kernel (000 §7.1), verbatim but for `input[]`: it declares
@@ -61,6 +63,21 @@ void main() {
 }
 ";
 
+/// A pass hand-written in WGSL over the same power-of-two-wide image as the hand GL version
+/// (`k[0].x` the stage, `k[0].y` the offset): the partner by integer XOR. Brook's wgpu passes
+/// are one call per (stage, offset), as here ([`chain::hand_wgpu`]).
+const WGPU: &str = "
+fn next_texel(p: vec2<i32>) -> f32 {
+    let i = p.y * W + p.x;
+    let stage = i32(k[0].x);
+    let partner = i ^ i32(k[0].y);
+    let a = at(p.x, p.y);
+    let b = at(partner % W, partner / W);
+    let ascending = (i & stage) == 0;
+    return select(max(a, b), min(a, b), (i < partner) == ascending);
+}
+";
+
 impl App for Bitonic {
     fn name(&self) -> &'static str {
         "Bitonic"
@@ -92,6 +109,24 @@ impl App for Bitonic {
             let brook = BrookBitonic::new(env.runtime(flavor), n, padded.clone())?;
             variants.push((flavor, Box::new(brook)));
         }
+        let shift = padded.len().trailing_zeros().min(10);
+        let sorting = Chain {
+            grid: Grid {
+                width: 1 << shift,
+                height: padded.len() >> shift,
+                components: 1,
+            },
+            input: padded.clone(),
+            steps: (passes(padded.len()))
+                .map(|(stage, offset)| Step {
+                    program: 0,
+                    constants: vec![("stage", vec![stage as f32, offset as f32])],
+                })
+                .collect(),
+        };
+        for (flavor, sort) in chain::hand_wgpu(env, &sorting, &[WGPU])? {
+            variants.push((flavor, Box::new(FirstOf(sort, n))));
+        }
         variants.push((
             Flavor::Rust,
             Box::new(RustSort {
@@ -116,6 +151,29 @@ impl App for Bitonic {
 }
 
 /// The network's passes in order: `(stage width, offset)`, offsets halving within each stage.
+/// A variant whose result is the first `.1` values of its own (the padding sorts last).
+struct FirstOf<'a>(Box<dyn Variant + 'a>, usize);
+
+impl Variant for FirstOf<'_> {
+    fn upload(&mut self) -> Result<(), AppError> {
+        self.0.upload()
+    }
+
+    fn compute(&mut self) -> Result<(), AppError> {
+        self.0.compute()
+    }
+
+    fn sync(&self) {
+        self.0.sync()
+    }
+
+    fn download(&mut self) -> Result<Vec<f32>, AppError> {
+        let mut sorted = self.0.download()?;
+        sorted.truncate(self.1);
+        Ok(sorted)
+    }
+}
+
 fn passes(len: usize) -> impl Iterator<Item = (usize, usize)> {
     let stages = len.trailing_zeros();
     (1..=stages).flat_map(|s| (0..s).rev().map(move |o| (1 << s, 1 << o)))

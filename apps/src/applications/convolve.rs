@@ -8,7 +8,7 @@ use crate::app::{App, Env, Flavor, Instance, Scale, Tolerance, Variant, Work};
 use crate::data;
 use crate::error::AppError;
 
-use super::chain::{BrookChain, Chain, Grid, HandChain, Pass, RustChain, Step};
+use super::chain::{self, BrookChain, Chain, Grid, HandChain, Pass, RustChain, Step};
 
 pub struct Convolve;
 
@@ -42,6 +42,15 @@ void main() {
     dst = 0.0625 * tap(p - 2 * STEP, last) + 0.25 * tap(p - STEP, last)
         + 0.375 * texelFetch(src, p, 0).r + 0.25 * tap(p + STEP, last)
         + 0.0625 * tap(p + 2 * STEP, last);
+}
+";
+
+/// The hand-written wgpu pass, for one direction `(DX, DY)`: `const`s before the source.
+const WGPU: &str = "
+fn next_texel(p: vec2<i32>) -> f32 {
+    return 0.0625 * at(p.x - 2 * DX, p.y - 2 * DY) + 0.25 * at(p.x - DX, p.y - DY)
+         + 0.375 * at(p.x, p.y) + 0.25 * at(p.x + DX, p.y + DY)
+         + 0.0625 * at(p.x + 2 * DX, p.y + 2 * DY);
 }
 ";
 
@@ -81,6 +90,11 @@ impl App for Convolve {
             let brook = BrookChain::new(rt, &chain, BROOK, "convolve.br", &["blur_x", "blur_y"])?;
             variants.push((flavor, Box::new(brook)));
         }
+        let wgpu = [
+            format!("const DX: i32 = 1;\nconst DY: i32 = 0;\n{WGPU}"),
+            format!("const DX: i32 = 0;\nconst DY: i32 = 1;\n{WGPU}"),
+        ];
+        variants.extend(chain::hand_wgpu(env, &chain, &[&wgpu[0], &wgpu[1]])?);
         let passes: Vec<Pass> = vec![
             Box::new(move |src: &[f32], dst: &mut [f32]| blur(grid, src, dst, [1, 0])),
             Box::new(move |src: &[f32], dst: &mut [f32]| blur(grid, src, dst, [0, 1])),

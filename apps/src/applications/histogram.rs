@@ -15,6 +15,8 @@ use crate::data;
 use crate::error::AppError;
 use crate::glkit::{self, Draw, Shader, Uniform};
 
+use super::histogram_wgpu::HandWgpuHistogram;
+
 pub struct Histogram;
 
 const BINS: usize = 64;
@@ -84,6 +86,10 @@ impl App for Histogram {
             let brook = BrookHistogram::new(env.runtime(flavor), rows, cols, values.clone())?;
             variants.push((flavor, Box::new(brook)));
         }
+        let hand_wgpu = HandWgpuHistogram::same_passes(env, values.clone(), BINS)?;
+        variants.push((Flavor::HandWgpu, Box::new(hand_wgpu)));
+        let expert = HandWgpuHistogram::expert(env, values.clone(), BINS)?;
+        variants.push((Flavor::HandWgpuExpert, Box::new(expert)));
         variants.push((
             Flavor::Rust,
             Box::new(RustHistogram {

@@ -10,7 +10,7 @@ use crate::app::{App, Env, Flavor, Instance, Scale, Tolerance, Variant, Work};
 use crate::data;
 use crate::error::AppError;
 
-use super::chain::{BrookChain, Chain, Grid, HandChain, RustChain, Step};
+use super::chain::{self, BrookChain, Chain, Grid, HandChain, RustChain, Step};
 
 pub struct Life;
 
@@ -38,6 +38,16 @@ void main() {
             + cell(p + ivec2(1, 0), last) + cell(p + ivec2(-1, 1), last)
             + cell(p + ivec2(0, 1), last) + cell(p + ivec2(1, 1), last);
     next = (n == 3.0 || (n == 2.0 && texelFetch(src, p, 0).r > 0.5)) ? 1.0 : 0.0;
+}
+";
+
+/// A generation in WGSL, for the hand-written wgpu versions.
+const WGPU: &str = "
+fn next_texel(p: vec2<i32>) -> f32 {
+    let n = at(p.x - 1, p.y - 1) + at(p.x, p.y - 1) + at(p.x + 1, p.y - 1)
+          + at(p.x - 1, p.y) + at(p.x + 1, p.y)
+          + at(p.x - 1, p.y + 1) + at(p.x, p.y + 1) + at(p.x + 1, p.y + 1);
+    return select(0.0, 1.0, n == 3.0 || (n == 2.0 && at(p.x, p.y) > 0.5));
 }
 ";
 
@@ -79,6 +89,7 @@ impl App for Life {
             let brook = BrookChain::new(env.runtime(flavor), &chain, BROOK, "life.br", &["life"])?;
             variants.push((flavor, Box::new(brook)));
         }
+        variants.extend(chain::hand_wgpu(env, &chain, &[WGPU])?);
         let pass = Box::new(move |src: &[f32], dst: &mut [f32]| generation(grid, src, dst));
         variants.push((Flavor::Rust, Box::new(RustChain::new(&chain, vec![pass]))));
         Ok(Instance {

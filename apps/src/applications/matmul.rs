@@ -10,6 +10,7 @@ use brook::{args, Program, Runtime, Stream};
 use rayon::prelude::*;
 
 use crate::app::{App, Env, Flavor, Instance, Scale, Tolerance, Variant, Work};
+use crate::applications::wgpu_one_pass::OnePass;
 use crate::brook_run::Inputs;
 use crate::data;
 use crate::error::AppError;
@@ -50,6 +51,31 @@ void main() {
 }
 ";
 
+/// Brook's pass hand-written in WGSL: one invocation per `float4` of `C` in workgroups of 64
+/// along the rows, the same loop (`M` texels per row, a `const` put before it).
+const WGPU: &str = "
+@group(0) @binding(0) var<storage, read> a: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read> b: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read_write> c: array<vec4<f32>>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
+    let i = g.x + g.y * nw.x * 64u;
+    if i >= 4u * M * M {
+        return;
+    }
+    let x = i % M;
+    let y = i / M;
+    var sum = vec4(0.0);
+    for (var k = 0u; k < M; k++) {
+        let r = a[y * M + k];
+        let row = 4u * k;
+        sum += r.x * b[row * M + x] + r.y * b[(row + 1u) * M + x]
+             + r.z * b[(row + 2u) * M + x] + r.w * b[(row + 3u) * M + x];
+    }
+    c[i] = sum;
+}
+";
+
 impl App for Matmul {
     fn name(&self) -> &'static str {
         "matmul"
@@ -75,6 +101,11 @@ impl App for Matmul {
             let brook = BrookMatmul::new(env.runtime(flavor), n, a.clone(), b.clone())?;
             variants.push((flavor, Box::new(brook)));
         }
+        // `M`, the texels per row, baked in as a hand-written shader would.
+        let wgsl = format!("const M: u32 = {}u;\n{WGPU}", n / 4);
+        let inputs = vec![a.clone(), b.clone()];
+        let hand_wgpu = OnePass::new(env, &wgsl, inputs, None, n * n, n * n / 4)?;
+        variants.push((Flavor::HandWgpu, Box::new(hand_wgpu)));
         variants.push((Flavor::Rust, Box::new(RustMatmul { n, a, b, c: vec![] })));
         Ok(Instance {
             size: format!("{n}×{n}"),

@@ -7,6 +7,7 @@ mod fft;
 mod gemv;
 mod hand_fold;
 mod histogram;
+mod histogram_wgpu;
 mod lanes;
 mod life;
 mod matmul;
@@ -16,6 +17,8 @@ mod sasum;
 mod saxpy;
 mod scan;
 mod segment;
+mod wgpu_fold;
+mod wgpu_one_pass;
 
 use crate::app::App;
 

@@ -10,7 +10,7 @@ use crate::app::{App, Env, Flavor, Instance, Scale, Tolerance, Variant, Work};
 use crate::data;
 use crate::error::AppError;
 
-use super::chain::{BrookChain, Chain, Grid, HandChain, RustChain, Step};
+use super::chain::{self, BrookChain, Chain, Grid, HandChain, RustChain, Step};
 
 pub struct Rotate;
 
@@ -53,6 +53,27 @@ void main() {
     ivec2 b = clamp(ivec2(hi), ivec2(0), last);
     dst = wLo.y * (wLo.x * texelFetch(src, a, 0) + wHi.x * texelFetch(src, ivec2(b.x, a.y), 0))
         + wHi.y * (wLo.x * texelFetch(src, ivec2(a.x, b.y), 0) + wHi.x * texelFetch(src, b, 0));
+}
+";
+
+/// The rotation in WGSL, for the hand-written wgpu versions: `k[0].xy` the centre, `k[1].xy`
+/// the turn, `k[2].xy` the size.
+const WGPU: &str = "
+fn next_texel(p: vec2<i32>) -> vec4<f32> {
+    let centre = k[0].xy;
+    let turn = k[1].xy;
+    let size = k[2].xy;
+    let d = vec2<f32>(p) - centre;
+    let s = centre + vec2(turn.x * d.x + turn.y * d.y, turn.x * d.y - turn.y * d.x);
+    let lo = floor(s);
+    let hi = lo + 1.0;
+    let f = s - lo;
+    let wLo = (1.0 - f) * step(vec2(0.0), lo) * step(lo, size - 1.0);
+    let wHi = f * step(vec2(0.0), hi) * step(hi, size - 1.0);
+    let a = vec2<i32>(lo);
+    let b = vec2<i32>(hi);
+    return wLo.y * (wLo.x * at(a.x, a.y) + wHi.x * at(b.x, a.y))
+         + wHi.y * (wLo.x * at(a.x, b.y) + wHi.x * at(b.x, b.y));
 }
 ";
 
@@ -118,6 +139,7 @@ impl App for Rotate {
             let brook = BrookChain::new(rt, &chain, BROOK, "rotate.br", &["rotate"])?;
             variants.push((flavor, Box::new(brook)));
         }
+        variants.extend(chain::hand_wgpu(env, &chain, &[WGPU])?);
         let pass = Box::new(move |src: &[f32], dst: &mut [f32]| rotate(grid, t, src, dst));
         variants.push((Flavor::Rust, Box::new(RustChain::new(&chain, vec![pass]))));
         Ok(Instance {

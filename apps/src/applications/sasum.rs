@@ -7,10 +7,12 @@ use rayon::prelude::*;
 use crate::app::{App, Baseline, Env, Flavor, Instance, Scale, Tolerance, Variant, Work};
 use crate::applications::hand_fold::{Extent, Fold};
 use crate::applications::lanes;
+use crate::applications::wgpu_fold;
 use crate::brook_run::Inputs;
 use crate::data;
 use crate::error::AppError;
 use crate::glkit::{self, Texture};
+use crate::wgpukit::Gpu;
 
 pub struct Sasum;
 
@@ -63,6 +65,8 @@ impl App for Sasum {
             let brook = BrookSasum::new(env.runtime(flavor), side, x.clone())?;
             variants.push((flavor, Box::new(brook)));
         }
+        let hand_wgpu = HandWgpu::new(env, x.clone())?;
+        variants.push((Flavor::HandWgpu, Box::new(hand_wgpu)));
         variants.push((Flavor::Rust, Box::new(RustSasum { x, sum: 0.0 })));
         Ok(Instance {
             size: format!("{side}×{side}"),
@@ -171,6 +175,59 @@ impl Variant for Hand<'_> {
     /// `compute` already brought the value to the host.
     fn download(&mut self) -> Result<Vec<f32>, AppError> {
         glkit::check(&self.env.context, "SASUM")?;
+        Ok(vec![self.sum])
+    }
+}
+
+/// The hand-written wgpu sum takes `|x|` as its first pass reads, as Brook's fused
+/// `map_reduce_to_value` does.
+const WGPU_ABS: &str = "
+@group(0) @binding(2) var<storage, read> x: array<f32>;
+fn load(segment: u32, k: u32) -> f32 { return abs(x[k]); }
+";
+
+/// Brook's wgpu passes by hand: the fold of every `|x|` to one value, read back inside the
+/// timed region as `reduceToValue` does.
+struct HandWgpu {
+    gpu: Gpu,
+    data: Vec<f32>,
+    x: wgpu::Buffer,
+    fold: wgpu_fold::Fold,
+    sum: f32,
+}
+
+impl HandWgpu {
+    fn new(env: &Env, data: Vec<f32>) -> Result<Self, AppError> {
+        let gpu = Gpu::of(env)?;
+        let x = gpu.storage(data.len());
+        let fold = wgpu_fold::Fold::new(&gpu, 1, data.len(), WGPU_ABS, &[&x])?;
+        Ok(HandWgpu {
+            gpu,
+            data,
+            x,
+            fold,
+            sum: 0.0,
+        })
+    }
+}
+
+impl Variant for HandWgpu {
+    fn upload(&mut self) -> Result<(), AppError> {
+        self.gpu.upload(&self.x, &self.data)
+    }
+
+    fn compute(&mut self) -> Result<(), AppError> {
+        self.gpu.run(&self.fold.passes())?;
+        self.sum = self.gpu.read(self.fold.result(), 1)?[0];
+        Ok(())
+    }
+
+    fn sync(&self) {
+        self.gpu.finish();
+    }
+
+    /// `compute` already brought the value to the host.
+    fn download(&mut self) -> Result<Vec<f32>, AppError> {
         Ok(vec![self.sum])
     }
 }

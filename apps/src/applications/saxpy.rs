@@ -5,6 +5,7 @@ use brook::{args, Program, Runtime, Stream};
 use rayon::prelude::*;
 
 use crate::app::{App, Env, Flavor, Instance, Scale, Tolerance, Variant, Work};
+use crate::applications::wgpu_one_pass::OnePass;
 use crate::brook_run::Inputs;
 use crate::data;
 use crate::error::AppError;
@@ -28,6 +29,21 @@ out vec4 result;
 void main() {
     ivec2 t = ivec2(gl_FragCoord.xy);
     result = a * texelFetch(x, t, 0) + texelFetch(y, t, 0);
+}
+";
+
+/// Brook's kernel hand-written in WGSL, one invocation per `float4`.
+const WGPU: &str = "
+@group(0) @binding(0) var<storage, read> x: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read> y: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read_write> result: array<vec4<f32>>;
+@group(0) @binding(3) var<uniform> a: f32;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
+    let i = g.x + g.y * nw.x * 64u;
+    if i < arrayLength(&result) {
+        result[i] = a * x[i] + y[i];
+    }
 }
 ";
 
@@ -58,6 +74,9 @@ impl App for Saxpy {
             let brook = BrookSaxpy::new(env.runtime(flavor), side, x.clone(), y.clone())?;
             variants.push((flavor, Box::new(brook)));
         }
+        let inputs = vec![x.clone(), y.clone()];
+        let hand_wgpu = OnePass::new(env, WGPU, inputs, Some(&[A.to_bits()]), n, n / 4)?;
+        variants.push((Flavor::HandWgpu, Box::new(hand_wgpu)));
         variants.push((
             Flavor::Rust,
             Box::new(RustSaxpy {

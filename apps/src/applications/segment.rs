@@ -22,7 +22,7 @@ use crate::brook_run::FastMath;
 use crate::data;
 use crate::error::AppError;
 
-use super::chain::{BrookChain, Chain, Grid, HandChain, RustChain, Step};
+use super::chain::{self, BrookChain, Chain, Grid, HandChain, RustChain, Step};
 
 /// Segment with Brook's accurate math (the default contract: Brook's own `exp`, 1.5 ulp), or
 /// with `Runtime::set_fast_math(true)` on the Brook variants (the driver's `exp`, as the
@@ -86,6 +86,22 @@ void main() {
 }
 ";
 
+/// The evolution step in WGSL, for the hand-written wgpu versions (`k[0].x` is `invK2`).
+const WGPU: &str = "
+fn next_texel(p: vec2<i32>) -> vec2<f32> {
+    let c = at(p.x, p.y);
+    let e = at(p.x + 1, p.y);
+    let w = at(p.x - 1, p.y);
+    let n = at(p.x, p.y + 1);
+    let s = at(p.x, p.y - 1);
+    let d = vec4(e.x, w.x, n.x, s.x) - c.x;
+    let g = exp(-k[0].x * d * d);
+    let reach = g * vec4(e.y, w.y, n.y, s.y);
+    return vec2(c.x + 0.2 * (g.x * d.x + g.y * d.y + g.z * d.z + g.w * d.w),
+                max(max(c.y, max(reach.x, reach.y)), max(reach.z, reach.w)));
+}
+";
+
 impl App for Segment {
     fn name(&self) -> &'static str {
         self.name
@@ -141,6 +157,7 @@ impl App for Segment {
             };
             variants.push((flavor, brook));
         }
+        variants.extend(chain::hand_wgpu(env, &chain, &[WGPU])?);
         let pass = Box::new(move |src: &[f32], dst: &mut [f32]| evolve(grid, src, dst));
         variants.push((Flavor::Rust, Box::new(RustChain::new(&chain, vec![pass]))));
         Ok(Instance {

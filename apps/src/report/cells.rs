@@ -7,13 +7,14 @@ use crate::app::Flavor;
 use crate::measure::{AppResult, Ratio, Row};
 
 /// Column titles.
-pub const HEADER: [&str; 11] = [
+pub const HEADER: [&str; 12] = [
     "application",
     "variant",
     "compute",
     "compile",
     "rate",
     "× hand GL",
+    "× hand wgpu",
     "streamRead",
     "streamWrite",
     "read, write ÷ hand",
@@ -60,6 +61,10 @@ fn row_cells(result: &AppResult, row: &Row, first: bool) -> Vec<String> {
         Some(r) if row.flavor != Flavor::HandGl => ratio_text(&r),
         _ => "—".into(),
     };
+    let versus_wgpu = match row.versus_hand_wgpu {
+        Some(r) if row.flavor != Flavor::HandWgpu => ratio_text(&r),
+        _ => "—".into(),
+    };
     vec![
         if first {
             format!("{} ({})", result.name, result.size)
@@ -75,6 +80,7 @@ fn row_cells(result: &AppResult, row: &Row, first: bool) -> Vec<String> {
         row.compile.map_or_else(|| "—".into(), duration),
         format!("{rate:.1} {unit}"),
         ratio,
+        versus_wgpu,
         duration(row.upload),
         duration(row.download),
         row.transfers_versus_hand
@@ -122,7 +128,7 @@ pub fn text(results: &[AppResult]) -> String {
         let mut out = String::new();
         for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
             let pad = w - cell.chars().count();
-            let numeric = (2..10).contains(&i);
+            let numeric = (2..11).contains(&i);
             if i == cells.len() - 1 {
                 out.push_str(cell);
             } else if numeric {
@@ -147,7 +153,7 @@ pub fn markdown(results: &[AppResult]) -> String {
     let mut out = format!("| {} |\n", HEADER.join(" | "));
     out.push('|');
     for i in 0..HEADER.len() {
-        out.push_str(if (2..10).contains(&i) {
+        out.push_str(if (2..11).contains(&i) {
             " ---: |"
         } else {
             " --- |"

@@ -91,29 +91,37 @@ impl Figure for Bars<'_> {
         for (b, flavor) in Flavor::ALL.into_iter().enumerate() {
             let fill = color(flavor).filled();
             // Each bar: the median of the per-round ratios, and y from y0 to y1.
-            let bars: Vec<(Ratio, f64, f64)> = self
+            // Brook wgpu's bar also says its ratio to hand-written wgpu (issue 34).
+            let bars: Vec<(Ratio, f64, f64, String)> = self
                 .shown
                 .iter()
                 .enumerate()
                 .filter_map(|(i, r)| {
                     let top = (n - i) as f64 - 0.6 - b as f64 * slot;
-                    Some((r.row(flavor)?.versus_hand_gl?, top - slot * 0.85, top))
+                    let row = r.row(flavor)?;
+                    let ratio = row.versus_hand_gl?;
+                    let text = match row.versus_hand_wgpu {
+                        Some(w) if flavor == Flavor::BrookWgpu => {
+                            format!("{:.2} ({:.2}× hand wgpu)", ratio.median, w.median)
+                        }
+                        _ => format!("{:.2}", ratio.median),
+                    };
+                    Some((ratio, top - slot * 0.85, top, text))
                 })
                 .collect();
-            chart
-                .draw_series(bars.iter().map(|(ratio, y0, y1)| {
-                    Rectangle::new([(lo, *y0), (ratio.median, *y1)], fill)
-                }))?;
+            chart.draw_series(bars.iter().map(|(ratio, y0, y1, _)| {
+                Rectangle::new([(lo, *y0), (ratio.median, *y1)], fill)
+            }))?;
             // The ratio's 95% interval over the timed rounds, as a whisker through the bar's end.
-            chart.draw_series(bars.iter().map(|(ratio, y0, y1)| {
+            chart.draw_series(bars.iter().map(|(ratio, y0, y1, _)| {
                 let ((from, to), y) = (ratio.interval, (y0 + y1) / 2.0);
                 PathElement::new([(from, y), (to, y)], BLACK)
             }))?;
             let value =
                 TextStyle::from((FONT, 12).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
-            chart.draw_series(bars.iter().map(|(ratio, y0, y1)| {
+            chart.draw_series(bars.iter().map(|(ratio, y0, y1, text)| {
                 EmptyElement::at((ratio.interval.1.max(ratio.median), (y0 + y1) / 2.0))
-                    + Text::new(format!("{:.2}", ratio.median), (4, 0), value.clone())
+                    + Text::new(text.clone(), (4, 0), value.clone())
             }))?;
         }
         chart.draw_series(LineSeries::new([(1.0, -0.5), (1.0, rows - 0.5)], BLACK))?;
@@ -208,6 +216,7 @@ pub(crate) mod tests {
                     passed: true,
                     versus_hand_gl: versus(ms),
                     transfers_versus_hand: None,
+                    versus_hand_wgpu: None,
                 })
                 .collect(),
             failures: vec![],

@@ -44,6 +44,8 @@ pub fn color(flavor: Flavor) -> RGBColor {
         Flavor::HandGl => RGBColor(90, 90, 90),
         Flavor::BrookGl => RGBColor(31, 119, 180),
         Flavor::BrookWgpu => RGBColor(148, 103, 189),
+        Flavor::HandWgpu => RGBColor(140, 86, 75),
+        Flavor::HandWgpuExpert => RGBColor(227, 119, 194),
         Flavor::BrookCpu => RGBColor(255, 127, 14),
         Flavor::Rust => RGBColor(44, 160, 44),
     }

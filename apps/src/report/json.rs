@@ -57,7 +57,8 @@ pub struct Application {
 /// One variant's figures; times in seconds.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Variant {
-    /// `hand_gl`, `brook_gl`, `brook_wgpu`, `brook_cpu` or `rust`.
+    /// `hand_gl`, `brook_gl`, `brook_wgpu`, `hand_wgpu`, `hand_wgpu_expert`, `brook_cpu` or
+    /// `rust`.
     pub variant: String,
     /// As the table prints it: `hand-written GL`, `Brook GL`, …
     pub label: String,
@@ -83,6 +84,16 @@ pub struct Variant {
     pub ratio_interval: Option<[f64; 2]>,
     /// The rounds the ratio was taken over.
     pub ratio_rounds: Option<usize>,
+    /// Compute time over the hand-written wgpu version's (same passes; for Brook wgpu, Brook's
+    /// overhead on wgpu): the median of the per-round ratios; absent without that version.
+    #[serde(default)]
+    pub ratio_to_hand_wgpu: Option<f64>,
+    /// That ratio's 95% interval (from 6 rounds on; with fewer, their range).
+    #[serde(default)]
+    pub ratio_to_hand_wgpu_interval: Option<[f64; 2]>,
+    /// The rounds that ratio was taken over.
+    #[serde(default)]
+    pub ratio_to_hand_wgpu_rounds: Option<usize>,
     /// Scaled error against the reference; absent when the result held NaN or infinity.
     pub error: Option<f64>,
     /// The application's tolerance, repeated for convenience.
@@ -174,6 +185,9 @@ fn variant(result: &AppResult, row: &Row) -> Variant {
         ratio_to_hand_gl: row.versus_hand_gl.map(|r| r.median),
         ratio_interval: row.versus_hand_gl.map(|r| [r.interval.0, r.interval.1]),
         ratio_rounds: row.versus_hand_gl.map(|r| r.rounds),
+        ratio_to_hand_wgpu: row.versus_hand_wgpu.map(|r| r.median),
+        ratio_to_hand_wgpu_interval: row.versus_hand_wgpu.map(|r| [r.interval.0, r.interval.1]),
+        ratio_to_hand_wgpu_rounds: row.versus_hand_wgpu.map(|r| r.rounds),
         error: row.error.is_finite().then_some(row.error),
         tolerance: result.tolerance.0,
         passed: row.passed,
@@ -235,6 +249,7 @@ mod tests {
         let mut saxpy = result("SAXPY", &[(Flavor::HandGl, 2.0), (Flavor::BrookGl, 3.0)]);
         saxpy.rows[1].error = f64::NAN;
         saxpy.rows[1].passed = false;
+        saxpy.rows[1].versus_hand_wgpu = Ratio::of(&[0.5, 0.75, 1.0]);
         saxpy
             .failures
             .push((Flavor::BrookCpu, "lost the context".into()));
@@ -277,6 +292,10 @@ mod tests {
         );
         assert_eq!(gl.compile_s, Some(0.03));
         assert!(gl.ratio_to_hand_gl.is_some_and(|r| (r - 1.5).abs() < 1e-12));
+        assert_eq!(gl.ratio_to_hand_wgpu, Some(0.75));
+        assert_eq!(gl.ratio_to_hand_wgpu_interval, Some([0.5, 1.0]));
+        assert_eq!(gl.ratio_to_hand_wgpu_rounds, Some(3));
+        assert_eq!(hand.ratio_to_hand_wgpu, None);
         let [from, to] = gl.ratio_interval.unwrap();
         assert!((from - 1.35).abs() < 1e-12 && (to - 1.65).abs() < 1e-12);
         assert_eq!(app.baseline, "same passes");

@@ -12,11 +12,34 @@
 
 mod brook;
 mod hand;
+mod hand_wgpu;
 mod rust;
 
 pub use brook::BrookChain;
 pub use hand::HandChain;
+pub use hand_wgpu::HandWgpuChain;
 pub use rust::{Pass, RustChain};
+
+use crate::app::{Env, Flavor, Variant};
+use crate::error::AppError;
+
+/// Variants with their flavours, as an [`crate::app::Instance`] lists them.
+type Variants<'a> = Vec<(Flavor, Box<dyn Variant + 'a>)>;
+
+/// The hand-written wgpu variants of `chain`, Brook's passes and the expert's, with
+/// `passes[i]` program `i`'s WGSL ([`HandWgpuChain`]).
+pub fn hand_wgpu<'a>(env: &Env, chain: &Chain, passes: &[&str]) -> Result<Variants<'a>, AppError> {
+    Ok(vec![
+        (
+            Flavor::HandWgpu,
+            Box::new(HandWgpuChain::same_passes(env, chain, passes)?),
+        ),
+        (
+            Flavor::HandWgpuExpert,
+            Box::new(HandWgpuChain::expert(env, chain, passes)?),
+        ),
+    ])
+}
 
 /// An image `width` columns by `height` rows of `components` floats per texel, row-major,
 /// lowest row first (the texture layout and Brook's `<height, width>` stream alike).

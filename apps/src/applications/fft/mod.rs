@@ -6,6 +6,7 @@
 
 mod brook;
 mod hand;
+mod hand_wgpu;
 mod rust;
 
 use rustfft::num_complex::Complex;
@@ -78,6 +79,10 @@ impl App for Fft {
             let brook = brook::BrookFft::new(env.runtime(flavor), signal.clone())?;
             variants.push((flavor, Box::new(brook)));
         }
+        let hand_wgpu = hand_wgpu::HandWgpuFft::same_passes(env, signal.clone())?;
+        variants.push((Flavor::HandWgpu, Box::new(hand_wgpu)));
+        let expert = hand_wgpu::HandWgpuFft::expert(env, signal.clone())?;
+        variants.push((Flavor::HandWgpuExpert, Box::new(expert)));
         variants.push((Flavor::Rust, Box::new(rust::RustFft::new(signal))));
         Ok(Instance {
             size: format!("{width}×{height}, {CHANNELS} complex channels"),

@@ -7,6 +7,7 @@ mod brook_gather;
 mod brook_reduce;
 mod hand_gather;
 mod hand_reduce;
+mod hand_wgpu;
 mod rust;
 
 use crate::app::{App, Baseline, Env, Flavor, Instance, Scale, Tolerance, Variant, Work};
@@ -151,6 +152,10 @@ impl App for Gemv {
             };
             variants.push((flavor, brook));
         }
+        let hand_wgpu = hand_wgpu::SamePasses::new(env, p.clone(), self.form)?;
+        variants.push((Flavor::HandWgpu, Box::new(hand_wgpu)));
+        let expert = hand_wgpu::Expert::new(env, p.clone())?;
+        variants.push((Flavor::HandWgpuExpert, Box::new(expert)));
         variants.push((Flavor::Rust, Box::new(rust::RustGemv::new(p.clone()))));
         Ok(Instance {
             size: format!("{n}×{n}", n = p.n),

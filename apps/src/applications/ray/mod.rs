@@ -11,6 +11,7 @@
 
 mod brook;
 mod hand;
+mod hand_wgpu;
 mod reference;
 mod rust;
 mod scene;
@@ -84,6 +85,8 @@ impl App for Ray {
             let brook = brook::BrookRay::new(rt, &scene, &camera, compared.clone())?;
             variants.push((flavor, Box::new(brook)));
         }
+        let hand_wgpu = hand_wgpu::HandWgpuRay::new(env, &scene, &camera, compared.clone())?;
+        variants.push((Flavor::HandWgpu, Box::new(hand_wgpu)));
         variants.push((
             Flavor::Rust,
             Box::new(rust::RustRay::new(&scene, &camera, compared)),

@@ -6,6 +6,7 @@
 
 mod brook;
 mod hand;
+mod hand_wgpu;
 mod pyramid;
 mod rust;
 
@@ -44,6 +45,10 @@ impl App for Scan {
             variants.push((flavor, Box::new(brook)));
         }
         let reference = exclusive_scan(&values);
+        let hand_wgpu = hand_wgpu::HandWgpuScan::same_passes(env, rows, cols, values.clone())?;
+        variants.push((Flavor::HandWgpu, Box::new(hand_wgpu)));
+        let expert = hand_wgpu::HandWgpuScan::expert(env, rows, cols, values.clone())?;
+        variants.push((Flavor::HandWgpuExpert, Box::new(expert)));
         variants.push((Flavor::Rust, Box::new(rust::RustScan::new(values))));
         Ok(Instance {
             size: format!("{rows}×{cols} float ({n})"),
