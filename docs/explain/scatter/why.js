@@ -1,0 +1,1 @@
+var BROOK_WHY=[];
