@@ -293,22 +293,16 @@ pub fn measure(
             Err(e) => failures.push((t.flavor, e.to_string())),
         }
     }
-    let computes_of = |flavor| {
-        (rows.iter())
-            .find(|(r, _): &&(Row, _)| r.flavor == flavor)
-            .map(|(_, c)| c.clone())
-    };
+    let row_of = |flavor| (rows.iter()).find(|(r, _): &&(Row, _)| r.flavor == flavor);
+    let computes_of = |flavor| row_of(flavor).map(|(_, c)| c.clone());
     let (hand_gl, hand_wgpu) = (computes_of(Flavor::HandGl), computes_of(Flavor::HandWgpu));
     let versus = |base: &Option<Vec<_>>, computes: &[_]| {
         base.as_ref().and_then(|h| Ratio::paired(computes, h))
     };
-    let hand_gl_transfers = rows
-        .iter()
-        .find(|(r, _)| r.flavor == Flavor::HandGl)
-        .map(|(r, _)| Transfers {
-            upload: r.upload,
-            download: r.download,
-        });
+    let hand_gl_transfers = row_of(Flavor::HandGl).map(|(r, _)| Transfers {
+        upload: r.upload,
+        download: r.download,
+    });
     let rows = rows
         .into_iter()
         .map(|(mut row, computes)| {

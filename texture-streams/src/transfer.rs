@@ -8,7 +8,7 @@
 
 use glow::{HasContext, PixelPackData, PixelUnpackData};
 
-use crate::check::check_gl;
+use crate::check::check_gl_with;
 use crate::error::GlError;
 use crate::spans::TexelRect;
 use crate::texel_format::TexelFormat;
@@ -50,7 +50,7 @@ pub(crate) fn upload(
             PixelUnpackData::Slice(Some(bytemuck::cast_slice(texels))),
         );
     }
-    check_gl(gl, &describe("uploading", format, rect))
+    check_gl_with(gl, || describe("uploading", format, rect))
 }
 
 /// Reads `rect` of colour attachment 0 of the bound read framebuffer as RGBA
@@ -103,7 +103,7 @@ pub(crate) fn read_into(
             PixelPackData::Slice(Some(bytemuck::cast_slice_mut(out))),
         );
     }
-    check_gl(gl, &describe("reading back", format, rect))
+    check_gl_with(gl, || describe("reading back", format, rect))
 }
 
 /// The layout of texels in host memory for a transfer: `GL_RED`, `GL_RG`,

@@ -123,6 +123,11 @@ impl Renderer {
         Ok(())
     }
 
+    /// Whether wgpu streams are drawn by wgpu (after [`show_wgpu_streams_of`](Self::show_wgpu_streams_of)).
+    pub fn draws_wgpu_streams(&self) -> bool {
+        self.wgpu.is_some()
+    }
+
     /// The context the programs live in.
     pub fn context(&self) -> &Rc<GlContext> {
         &self.ctx

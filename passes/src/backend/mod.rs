@@ -273,7 +273,6 @@ impl Backend for GlBackend {
         Ok(())
     }
 
-    /// Every step (draw, copy, clear) of every call, its textures readable, timed alone.
     /// Later calls generate (and cache, by mode) their shaders in `mode`
     /// (`brook_glsl::Target::math`).
     fn set_math_mode(&self, mode: brook_ir::MathMode) -> Result<(), BrookError> {
@@ -284,6 +283,7 @@ impl Backend for GlBackend {
         Ok(())
     }
 
+    /// Every step (draw, copy, clear) of every call, its textures readable, timed alone.
     fn set_pass_observer(&self, observer: Option<Box<dyn PassObserver>>) -> Result<(), BrookError> {
         self.exec.set_observer(observer);
         Ok(())

@@ -193,9 +193,7 @@ impl<S: Simulation, F: Fn(&Runtime) -> Result<S, BrookError>> App<'_, '_, S, F> 
         let gui = Gui::new(&window)?;
         let lanes = Lanes::new(&self.options.backends, Some(&ctx), &make)?;
         // The wgpu lane's streams are drawn by wgpu, their pictures then here.
-        for lane in &lanes.lanes {
-            renderer.show_wgpu_streams_of(&lane.rt)?;
-        }
+        lanes.show_wgpu_streams_in(&mut renderer)?;
         window.make_current()?;
         self.running = Some(Running {
             lanes,

@@ -13,6 +13,7 @@ use super::{check_constants, Simulation};
 use crate::backend::Backend;
 use crate::difference::{differences, TOLERANCE};
 use crate::error::VizError;
+use crate::renderer::Renderer;
 use crate::view::View;
 use crate::ColorMap;
 
@@ -157,6 +158,15 @@ impl<S: Simulation> Lanes<S> {
         difference.marks = Some(stream);
         difference.differing = differing;
         Ok(())
+    }
+
+    /// Has `renderer` draw the wgpu lane's streams with wgpu (there is at most one wgpu lane),
+    /// unless it already does: building the view pipelines is not free.
+    pub fn show_wgpu_streams_in(&self, renderer: &mut Renderer) -> Result<(), VizError> {
+        match self.lanes.iter().find(|l| l.backend == Backend::Wgpu) {
+            Some(lane) if !renderer.draws_wgpu_streams() => renderer.show_wgpu_streams_of(&lane.rt),
+            _ => Ok(()),
+        }
     }
 
     /// The cells to draw, left to right: each lane's stream `selected`, then the difference

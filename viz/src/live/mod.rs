@@ -152,9 +152,7 @@ pub fn run_headless_on<S: Simulation>(
     let gl = lanes.lanes.iter().find(|l| l.backend == Backend::Gl);
     let mut renderer = renderer_for(&gl.unwrap_or(&lanes.lanes[0]).rt)?;
     // The wgpu lane's streams are drawn by wgpu.
-    for lane in &lanes.lanes {
-        renderer.show_wgpu_streams_of(&lane.rt)?;
-    }
+    lanes.show_wgpu_streams_in(&mut renderer)?;
     let view = lanes.lanes[0].sim.view().1;
     lanes.compare(None, &view)?;
     let cells = lanes.cells(None);
