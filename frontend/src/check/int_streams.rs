@@ -10,7 +10,7 @@
 //! - an `out` or `reduce` parameter becomes an `int` local (a `reduce` one starting at the
 //!   accumulator's value, an `out` one at zero), converted to the output at every `return`
 //!   and at the end, as `shadow` copies a read output;
-//! - a value `push`ed onto a `vout` one is converted;
+//! - a `vout` one becomes an `int` local too, converted where it is `push`ed;
 //! - a call of a kernel taking such a parameter as a value converts the argument.
 //!
 //! The body thus computes on ints (C's division, `%`, bit operations), and an element is
@@ -85,7 +85,7 @@ fn lower_function(f: &mut Function, lowered: &HashMap<FunctionId, Vec<u32>>) -> 
         p.ty = float_of(&int_ty);
         p.declared = Some(int_ty.clone());
         let (class, name, span) = (p.class, p.name.clone(), p.span);
-        if !matches!(class, ParamClass::Out | ParamClass::Reduce) {
+        if !class.is_output() {
             continue;
         }
         let local = LocalId(f.locals.len() as u32);
@@ -94,31 +94,27 @@ fn lower_function(f: &mut Function, lowered: &HashMap<FunctionId, Vec<u32>>) -> 
             ty: int_ty.clone(),
         });
         map.push((i, local));
-        let param = |ty: Type| Expr {
-            kind: ExprKind::Param(i),
-            ty,
-            span,
-        };
+        let float_ty = float_of(&int_ty);
+        let read = |kind: ExprKind, ty: Type| Expr { kind, ty, span };
         let init = (class == ParamClass::Reduce)
-            .then(|| convert(param(float_of(&int_ty)), int_ty.clone()));
+            .then(|| convert(read(ExprKind::Param(i), float_ty.clone()), int_ty.clone()));
         prologue.push(Stmt {
             kind: StmtKind::Decl { local, init },
             span,
         });
-        let local_value = Expr {
-            kind: ExprKind::Local(local),
-            ty: int_ty.clone(),
-            span,
-        };
+        // A `vout` one is written by its `push`es, which convert.
+        if let ParamClass::Vout { .. } = class {
+            continue;
+        }
         copy_out.push(Stmt {
             kind: StmtKind::Assign {
                 target: Place {
                     root: PlaceRoot::Param(i),
                     path: Vec::new(),
-                    ty: float_of(&int_ty),
+                    ty: float_ty.clone(),
                 },
                 op: None,
-                value: convert(local_value, float_of(&int_ty)),
+                value: convert(read(ExprKind::Local(local), int_ty), float_ty),
             },
             span,
         });
