@@ -62,7 +62,7 @@ void brook_kernel_run_vout(const BrookProgram* program, const char* kernel, cons
                            size_t count, BrookStream** replaced);
 void brook_reduce_value(const BrookProgram* program, const char* reduction,
                         const BrookArg* input, const BrookArg* args, size_t count, float* out,
-                        size_t floats);
+                        size_t floats, const char* host);
 void brook_reduce_stream(const BrookProgram* program, const char* reduction,
                          const BrookArg* input, const BrookArg* args, size_t count,
                          const BrookStream* output);
@@ -347,7 +347,7 @@ struct stream_domain {
 };
 
 // The original's element type codes (`brook::getStreamType((float4*)0)`), for streams made
-// by `stream::create<T>(…)` or `stream(type, extents…, -1)`; fixed, shortfixed and char
+// by `stream::create<T>(…)` or `stream(type, extents…, -1)`; int, fixed, shortfixed and char
 // streams are float streams whose host arrays hold that type, as declared ones are.
 enum StreamType {
     __BRTNONE = -1, __BRTSTREAM = 0, __BRTFLOAT = 1, __BRTFLOAT2 = 2, __BRTFLOAT3 = 3,
@@ -367,6 +367,7 @@ BROOK_STREAM_TYPE(float2, __BRTFLOAT2)
 BROOK_STREAM_TYPE(float3, __BRTFLOAT3)
 BROOK_STREAM_TYPE(float4, __BRTFLOAT4)
 BROOK_STREAM_TYPE(int, __BRTINT)
+BROOK_STREAM_TYPE(unsigned int, __BRTINT)
 BROOK_STREAM_TYPE(fixed, __BRTFIXED)
 BROOK_STREAM_TYPE(fixed2, __BRTFIXED2)
 BROOK_STREAM_TYPE(fixed3, __BRTFIXED3)
@@ -411,6 +412,10 @@ inline const char* stream_type_name(const StreamType* t) {
 // brcc specialises this after the struct's definition.
 template <class T> struct element_name {
     static const char* get() { return stream_type_name(getStreamType(static_cast<T*>(0))); }
+};
+// The original gave `unsigned int` its `int` type code; its host arrays hold unsigned ints.
+template <> struct element_name<unsigned int> {
+    static const char* get() { return "uint"; }
 };
 
 // Ends the program with `brook: error: WHAT is not supported …`, as a runtime error does.
@@ -763,15 +768,26 @@ inline void run_vout(const program& p, const char* kernel, std::initializer_list
         if (replaced[k]) v[k]->replace(replaced[k]);
 }
 
-// `reduction(s, result)` with `result` a host variable (a float..float4 or a struct of floats);
-// `s` a stream or `s.domain(lo, hi)`.
+// The host type of a reduction's result that is not made of floats: an `int`..`int4` or
+// `unsigned int` reduced from `int` streams (float streams, converted as streamWrite converts
+// them); 0 for floats and structs of them.
+template <class T> struct reduce_host { static const char* name() { return 0; } };
+template <> struct reduce_host<int> { static const char* name() { return "int"; } };
+template <> struct reduce_host<int2> { static const char* name() { return "int"; } };
+template <> struct reduce_host<int3> { static const char* name() { return "int"; } };
+template <> struct reduce_host<int4> { static const char* name() { return "int"; } };
+template <> struct reduce_host<unsigned int> { static const char* name() { return "uint"; } };
+
+// `reduction(s, result)` with `result` a host variable (a float..float4 or a struct of floats,
+// or an int of an int reduction); `s` a stream or `s.domain(lo, hi)`.
 template <class T>
 void reduce_to_value(const program& p, const char* reduction, const stream_arg& input,
                      T& result, std::initializer_list<arg> args) {
     std::vector<BrookArg> a = abi(args);
     BrookArg in = input.abi();
     brook_reduce_value(p.get(), reduction, &in, a.empty() ? 0 : &a[0], a.size(),
-                       reinterpret_cast<float*>(&result), sizeof(T) / sizeof(float));
+                       reinterpret_cast<float*>(&result), sizeof(T) / sizeof(float),
+                       reduce_host<T>::name());
 }
 
 // `reduction(s, result)` with `result` a smaller stream.

@@ -246,16 +246,17 @@ fn operations_this_runtime_lacks_are_named_at_their_line() {
 }
 
 #[test]
-fn a_kernel_of_int_streams_called_from_host_code_is_an_error_at_the_call() {
-    // The original's sum_int: its GPU backends kept int streams as floats; here a stream
-    // holds float..float4, so the call is refused where it is written, not at run time.
+fn a_kernel_of_a_struct_with_int_members_called_from_host_code_is_an_error_at_the_call() {
+    // Streams of int..int4 are float streams (the original's sum_int, `int_streams.br`); a
+    // struct's members are laid out in host memory as they are, so one with an `int` member
+    // is refused where the call is written, not at run time.
     let path = scratch(
-        "int_streams.br",
-        "kernel void sum(int a<>, out int c<>) { c = a; }\nint main() {\n    int a<4>, c<4>;\n    sum(a, c);\n    return 0;\n}\n",
+        "int_member.br",
+        "struct P { int a; float b; };\nkernel void k(P a<>, out P c<>) { c = a; }\nint main() {\n    P a<4>, c<4>;\n    k(a, c);\n    return 0;\n}\n",
     );
     let o = run(brcc(&["check", &path]));
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("int_streams.br:4:5"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("int_member.br:5:5"), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("stream parameter `a` is of a type streams cannot hold"),
         "{}",

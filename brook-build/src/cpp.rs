@@ -227,10 +227,14 @@ fn reduce_stubs(f: &Function, params: &[(&str, HostParam)]) -> Result<String, St
     let HostParam::Reduce(value) = &params[result].1 else {
         unreachable!("found above")
     };
-    let value_type = match value.as_ref() {
-        HostParam::Struct(name, _) => name.clone(),
-        HostParam::Float(n) => vector_name("float", *n),
-        other => unreachable!("signature::host_param allows no reduce value {other:?}"),
+    // A reduction over `int` streams (floats in storage) also reduces into a host `int`..`int4`
+    // or `unsigned int`, converted as `streamWrite` converts an int stream.
+    let value_types = match (value.as_ref(), &f.params[result].declared) {
+        (HostParam::Float(n), Some(_)) if *n == 1 => vec!["int".into(), "unsigned int".into()],
+        (HostParam::Float(n), Some(_)) => vec![vector_name("int", *n)],
+        (HostParam::Struct(name, _), _) => vec![name.clone()],
+        (HostParam::Float(n), None) => vec![vector_name("float", *n)],
+        (other, _) => unreachable!("signature::host_param allows no reduce value {other:?}"),
     };
     let extra: Vec<String> = params
         .iter()
@@ -268,9 +272,13 @@ fn reduce_stubs(f: &Function, params: &[(&str, HostParam)]) -> Result<String, St
     } else {
         String::new()
     };
+    let values: Vec<String> = value_types
+        .iter()
+        .map(|t| overload(format!("{t}& {r}"), "reduce_to_value"))
+        .collect();
     Ok(format!(
         "{}\n{}{operator}",
-        overload(format!("{value_type}& {r}"), "reduce_to_value"),
+        values.join("\n"),
         overload(format!("const ::brook::stream& {r}"), "reduce_to_stream"),
     ))
 }

@@ -51,14 +51,14 @@ pub fn host_param(module: &Module, param: &Param) -> Result<HostParam, String> {
     })
 }
 
-/// Refuses a stream parameter of a type no stream holds (`int a<>`: the original's GPU
-/// backends kept such streams as floats, and its tests `sum_int`/`sum_uint` rely on that),
-/// so the host call is an error at its line rather than at run time.
+/// Refuses a stream parameter of a type no stream holds (a struct with `int` or `bool`
+/// members, a `bool` stream), so the host call is an error at its line rather than at run
+/// time. (`int`..`int4` streams are float ones by then: the front end's `int_streams`.)
 fn element_type(module: &Module, param: &Param) -> Result<(), String> {
     match brook_core::ElementFormat::of_type(module, &param.ty) {
         Some(_) => Ok(()),
         None => Err(format!(
-            "stream parameter `{}` is of a type streams cannot hold (their elements are float..float4 or structs of them; the original's GPU backends computed int streams as floats: declare them float)",
+            "stream parameter `{}` is of a type streams cannot hold (their elements are float..float4, int..int4, or structs of float..float4)",
             param.name
         )),
     }

@@ -9,8 +9,8 @@ use std::ops::Range;
 use crate::scan::{Kind, Token};
 
 /// Element types of streams that need no declaration (the original's `char`, `uchar`,
-/// `fixed` and `shortfixed` are float streams whose host arrays hold those types; C's
-/// `unsigned char` is `uchar`).
+/// `int`, `fixed` and `shortfixed` are float streams whose host arrays hold those types; C's
+/// `unsigned char` is `uchar`, its `unsigned int` `uint`).
 pub const BUILTIN_ELEMENT_TYPES: &[&str] = &[
     "float",
     "float2",
@@ -89,9 +89,12 @@ pub fn find(
         }
         let mut head_start = k;
         let mut type_name = toks[k].text(src).to_string();
-        if type_name == "char" && k > range.start && toks[k - 1].is(src, "unsigned") {
+        if matches!(type_name.as_str(), "char" | "int")
+            && k > range.start
+            && toks[k - 1].is(src, "unsigned")
+        {
             head_start -= 1;
-            type_name = "uchar".into();
+            type_name = format!("u{type_name}");
         }
         while head_start > range.start
             && matches!(toks[head_start - 1].text(src), "iter" | "const" | "struct")
@@ -270,6 +273,13 @@ mod tests {
         let (a, b) = it.declarators[0].iter.clone().unwrap();
         assert_eq!((&src[a], &src[b]), ("float2(0, 0)", "float2(1, g(1, 2))"));
         assert_eq!(d[3].type_name, "Ray");
+    }
+
+    #[test]
+    fn an_unsigned_int_stream_is_a_uint_one() {
+        let src = "void f() { unsigned int a<4>; }";
+        let d = decls(src);
+        assert_eq!(d[0].type_name, "uint");
     }
 
     #[test]

@@ -297,20 +297,26 @@ pub fn tokenize<'a>(source: &'a str, diags: &mut Vec<Diagnostic>) -> Vec<Spanned
             }
             // C's `unsigned` (a keyword, never a name). `unsigned char` is the original's
             // `uchar` (a float, as its GPU backends computed it): one token spanning both
-            // words. Brook kernels have no other unsigned type.
+            // words. `unsigned int` (or a bare `unsigned`) is `int`: its GPU backends computed
+            // both as floats, exact within 2^24, where the sign of a value never wraps.
             Tok::Ident("unsigned") => match raw.peek() {
                 Some(&(_, Tok::Ident("char"), end)) => {
                     raw.next();
                     toks.push((s, Tok::Ident("uchar"), end));
                 }
-                _ => diags.push(
+                Some(&(_, Tok::Ident("int"), end)) => {
+                    raw.next();
+                    toks.push((s, Tok::Ident("int"), end));
+                }
+                Some(&(_, Tok::Ident(other @ ("short" | "long")), end)) => diags.push(
                     Diagnostic::error(
-                        "`unsigned` types other than `unsigned char` are not supported in kernels",
-                        Span::new(s, e),
+                        format!("`unsigned {other}` is not supported in kernels"),
+                        Span::new(s, end),
                     )
-                    .with_label(Span::new(s, e), "not a Brook type")
-                    .with_hint("streams hold floats: write `float` (or `int` for a constant)"),
+                    .with_label(Span::new(s, end), "not a Brook type")
+                    .with_hint("Brook kernels have `unsigned char` and `unsigned int` (as `int`)"),
                 ),
+                _ => toks.push((s, Tok::Ident("int"), e)),
             },
             Tok::Ident(name) => {
                 if let Some(body) = macros.get(name) {

@@ -52,7 +52,7 @@ fn cases() -> Vec<Case> {
         ("deep ifs", deep_ifs, "nesting too deep", 2, 22495, None),
         ("int too large", kbody("    int i = 3000000000;"), "integer literal 3000000000 is too large", 2, 13, None),
         ("pointer arrow", kbody("    b = v->x;"), "`->` is not supported", 2, 10, None),
-        ("unsigned type", "kernel void k(unsigned int a<>, out float b<>) {\n    b = a;\n}\n".into(), "`unsigned` types other than `unsigned char` are not supported in kernels", 1, 15, Some("write `float`")),
+        ("unsigned short", "kernel void k(unsigned short a<>, out float b<>) {\n    b = a;\n}\n".into(), "`unsigned short` is not supported in kernels", 1, 15, Some("`unsigned char` and `unsigned int`")),
         // ---- names and types
         ("unknown identifier", "kernel void saxpy(float a, float4 x<>, float4 y<>, out float4 result<>) {\n    reslt = a*x + y;\n}\n".into(), "unknown identifier `reslt`", 2, 5, Some("did you mean `result`?")),
         ("unknown type", "kernel void k(flaot4 x<>, out float4 y<>) {\n    y = x;\n}\n".into(), "unknown type `flaot4`", 1, 15, Some("did you mean `float4`?")),

@@ -343,3 +343,41 @@ fn kernels_calling_kernels_and_helpers() {
         matches!(&f.body[0].kind, StmtKind::Expr(e) if matches!(e.kind, ExprKind::Call(FunctionId(1), _)))
     );
 }
+
+#[test]
+fn int_streams_are_float_streams_converted_where_the_body_meets_them() {
+    let m = ok("kernel void k(unsigned int a<>, int2 g[], out int c<>) {\n\
+             c = a / 2 + g[a].y;\n\
+             if (c > 3) return;\n\
+             c = -c;\n\
+         }\n\
+         reduce void s(int a<>, reduce int r<>) { r += a; }\n");
+    let (_, k) = m.function("k").unwrap();
+    let tys: Vec<(&Type, Option<&Type>)> = k
+        .params
+        .iter()
+        .map(|p| (&p.ty, p.declared.as_ref()))
+        .collect();
+    assert_eq!(
+        tys,
+        [
+            (&Type::FLOAT, Some(&Type::INT)),
+            (
+                &Type::Vector(Scalar::Float, 2),
+                Some(&Type::Vector(Scalar::Int, 2))
+            ),
+            (&Type::FLOAT, Some(&Type::INT)),
+        ]
+    );
+    let text = body(&m, "k");
+    // The element and the gathered one become ints where they are read; the output is an
+    // int local converted to the stream at the `return` and at the end.
+    assert_eq!(text.matches("c = ((float)c_").count(), 2, "{text}");
+    assert!(text.contains("(((int)a) / 2)"), "{text}");
+    assert!(text.contains("((int2)g[((int)a)]).y"), "{text}");
+    let (_, s) = m.function("s").unwrap();
+    assert_eq!(s.params[1].ty, Type::FLOAT);
+    let text = body(&m, "s");
+    assert!(text.contains(" = ((int)r);"), "{text}");
+    assert!(text.contains("r = ((float)r_"), "{text}");
+}

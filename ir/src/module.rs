@@ -208,6 +208,11 @@ pub struct Param {
     pub name: String,
     /// The element type for streams, gathers, iterators; the value type for constants.
     pub ty: Type,
+    /// The element type the source declared, where streams cannot hold it: `int`..`int4`
+    /// (also C's `unsigned int`). Streams hold floats, so `ty` is then `float` of that width
+    /// and the body converts where it reads or writes the parameter (the front end's
+    /// `int_streams` lowering); hosts use this to type a reduction's host value.
+    pub declared: Option<Type>,
     /// How it is bound: stream, output, gather, constant, ….
     pub class: ParamClass,
     /// The parameter's declaration.

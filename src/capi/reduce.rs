@@ -7,14 +7,18 @@ use super::kernel::{with_args, BrookArg};
 use super::runtime::{c_str, fail, or_exit, with_runtime};
 use super::stream::{bounds, program_ref, stream_ref, BrookProgram, BrookStream};
 use crate::stream::Stream;
+use brook_core::HostScalar;
 
 /// Reduces `input` (a whole stream, or with `rank` > 0 its domain) with reduce function
-/// `name` into the `count` floats at `out` (the element type's host layout). `args` binds the
-/// function's other parameters, in order.
+/// `name` into the `count` floats at `out` (the element type's host layout), or, where `host`
+/// names a host type (`"int"`, `"uint"`: a reduction over `int` streams into a host `int`),
+/// into `count` components of that type, converted as `streamWrite` converts them (see
+/// [`HostScalar`]). `args` binds the function's other parameters, in order.
 ///
 /// # Safety
-/// `program` and `input` are live, `name` is NUL-terminated, `out` holds `count` floats and
-/// `args`/`n` are as for [`brook_kernel_run`](super::brook_kernel_run).
+/// `program` and `input` are live, `name` is NUL-terminated, `host` null or NUL-terminated,
+/// `out` holds `count` floats (or components of `host`'s type) and `args`/`n` are as for
+/// [`brook_kernel_run`](super::brook_kernel_run).
 #[no_mangle]
 pub unsafe extern "C" fn brook_reduce_value(
     program: *const BrookProgram,
@@ -24,6 +28,7 @@ pub unsafe extern "C" fn brook_reduce_value(
     n: usize,
     out: *mut f32,
     count: usize,
+    host: *const c_char,
 ) {
     let program = program_ref(program);
     let name = c_str(name, "the reduction name");
@@ -41,7 +46,16 @@ pub unsafe extern "C" fn brook_reduce_value(
             value.len()
         ));
     }
-    std::slice::from_raw_parts_mut(out, count).copy_from_slice(&value);
+    match (!host.is_null()).then(|| c_str(host, "the result's host type")) {
+        None => std::slice::from_raw_parts_mut(out, count).copy_from_slice(&value),
+        Some(type_name) => {
+            let Some((scalar, _)) = HostScalar::of_type_name(type_name) else {
+                fail(&format!("reduction `{name}`: no host type `{type_name}`"));
+            };
+            let bytes = std::slice::from_raw_parts_mut(out.cast(), count * scalar.bytes());
+            scalar.encode(&value, bytes);
+        }
+    }
 }
 
 /// Reduces `input` with reduce function `name` into the smaller stream `output`.

@@ -334,6 +334,7 @@ pub fn prm(name: &str, ty: Type, class: ParamClass) -> Param {
     Param {
         name: name.into(),
         ty,
+        declared: None,
         class,
         span: Span::default(),
     }

@@ -413,6 +413,7 @@ fn param(ctx: &mut FnCtx<'_>, kind: FnKind, p: &ast::ParamDecl) -> R<ir::Param> 
     Ok(ir::Param {
         name: name.clone(),
         ty,
+        declared: None,
         class,
         span: p.span,
     })
@@ -486,6 +487,7 @@ pub fn function(g: &mut Globals, f: &ast::FunctionDecl) {
                 ctx.params.push(ir::Param {
                     name: p.name.name.clone(),
                     ty: Type::FLOAT,
+                    declared: None,
                     class: ParamClass::Constant,
                     span: p.span,
                 });

@@ -13,8 +13,8 @@
 //! Some C and Cg constructs are lowered here to plainer IR, so back ends never see them:
 //! `inline` puts the body of a kernel called from a kernel into its caller (with `jumps`
 //! for its `return`s), `shadow` turns assigned value parameters and read outputs into
-//! locals, and effects inside expressions become statements ahead of them, with the IR walk of
-//! `brook_ir::visit`.
+//! locals, `int_streams` gives streams of `int` elements float storage, and effects inside
+//! expressions become statements ahead of them, with the IR walk of `brook_ir::visit`.
 //!
 //! Errors are collected, not fatal: a bad expression abandons its statement, a bad function
 //! still lets the following ones be checked, so one run reports several errors.
@@ -27,6 +27,7 @@ mod construct;
 mod decl;
 mod expr;
 mod inline;
+mod int_streams;
 mod items;
 mod jumps;
 mod loops;
@@ -93,6 +94,7 @@ pub fn check(program: &ast::Program, diags: &mut Vec<Diagnostic>) -> ir::Module 
             ast::Item::Function(f) => items::function(&mut g, f),
         }
     }
+    int_streams::lower(&mut g.module);
     diags.append(&mut g.diags);
     g.module
 }

@@ -80,10 +80,12 @@ fn copy(param: u32, local: LocalId, ty: Type, span: Span) -> Stmt {
     }
 }
 
-struct ToLocals<'a> {
-    map: &'a [(u32, LocalId)],
+/// Reads and writes of the parameters in `map` turned into the locals standing for them,
+/// with `copy_out` run before every `return` (also used by `int_streams`).
+pub(super) struct ToLocals<'a> {
+    pub map: &'a [(u32, LocalId)],
     /// Run before every `return`.
-    copy_out: &'a [Stmt],
+    pub copy_out: &'a [Stmt],
 }
 
 impl ToLocals<'_> {

@@ -210,6 +210,7 @@ impl Rewrite {
                 .map(|(t, p)| Param {
                     name: p.into(),
                     ty: t.clone(),
+                    declared: None,
                     class: ParamClass::Constant,
                     span,
                 })

@@ -35,6 +35,7 @@ fn module(value: Expr) -> Module {
     let mk_param = |name: &str| Param {
         name: name.into(),
         ty: f3(),
+        declared: None,
         class: ParamClass::Constant,
         span: Span::default(),
     };

@@ -25,6 +25,7 @@ fn param(name: &str, ty: Type, class: ParamClass) -> Param {
     Param {
         name: name.into(),
         ty,
+        declared: None,
         class,
         span: Span::default(),
     }
