@@ -4,7 +4,7 @@
 //! input and a submit, and a read back that copies the result's buffer into a `MAP_READ`
 //! staging buffer, maps it and copies the floats out once. GL's counterpart is each
 //! application's hand-written GL version, whose upload and read back are plain
-//! `texSubImage2D` and `readPixels`. The report ([`wgpu`]) and the transfer bench
+//! `texSubImage2D` and `readPixels`. The report ([`HandWgpu`]) and the transfer bench
 //! (`benches/transfers.rs`) use the same pieces.
 
 use std::time::{Duration, Instant};
@@ -13,16 +13,6 @@ use brook::wgpu_backend::wgpu;
 use brook::Runtime;
 
 use crate::error::AppError;
-
-/// The hand-written upload of some inputs and read back of a result, timed like Brook's:
-/// from the host arrays to the data on the device, the device's work finished, and back.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Transfers {
-    /// Every input written to its buffer, the queue's work finished.
-    pub upload: Duration,
-    /// The result copied to a staging buffer, mapped and copied into a host array.
-    pub download: Duration,
-}
 
 /// A storage buffer of `floats` floats that transfers copy to and from, as a hand-written
 /// kernel's inputs and outputs are.
@@ -98,47 +88,71 @@ pub fn read_back_into(
     Ok(())
 }
 
-/// Times the hand-written wgpu upload of `inputs` and read back of a buffer of
-/// `result.len()` floats holding `result`, on `rt`'s device (`None` when `rt` is not wgpu or
-/// there is nothing to compare: no inputs). The read back makes its staging buffer, as the
-/// simplest hand-written read does.
-pub fn wgpu(
-    rt: &Runtime,
-    inputs: &[&[f32]],
-    result: &[f32],
-) -> Result<Option<Transfers>, AppError> {
-    let Some(backend) = rt.as_wgpu() else {
-        return Ok(None);
-    };
-    if inputs.is_empty() {
-        return Ok(None);
-    }
-    let (device, queue) = (backend.device(), backend.queue());
-    // The buffers exist before the timer starts, as Brook's streams do before streamRead.
-    let buffers: Vec<wgpu::Buffer> = inputs.iter().map(|d| storage(device, d.len())).collect();
-    wait(device)?;
-    let started = Instant::now();
-    write(queue, &buffers, inputs);
-    wait(device)?;
-    let upload = started.elapsed();
+/// The hand-written wgpu transfers of one application's arrays on the Brook wgpu runtime's
+/// device, to time as often as Brook's: a buffer per input and one holding the result, made
+/// before any timer starts, as Brook's streams are before streamRead.
+pub struct HandWgpu<'a> {
+    device: &'a wgpu::Device,
+    queue: &'a wgpu::Queue,
+    inputs: Vec<Vec<f32>>,
+    buffers: Vec<wgpu::Buffer>,
+    result: Vec<f32>,
+    source: wgpu::Buffer,
+}
 
-    let source = storage(device, result.len());
-    write(queue, std::slice::from_ref(&source), &[result]);
-    wait(device)?;
-    let started = Instant::now();
-    let mut back = vec![0.0; result.len()];
-    read_back_into(
-        device,
-        queue,
-        &source,
-        &staging(device, result.len()),
-        &mut back,
-    )?;
-    let download = started.elapsed();
-    if back != result {
-        return Err(AppError::Mismatch(
-            "the hand-written wgpu read back differs from what was written".into(),
-        ));
+impl<'a> HandWgpu<'a> {
+    /// The transfers of `inputs` and of a result holding `result` on `rt`'s device (`None`
+    /// when `rt` is not wgpu or there is nothing to compare: no inputs).
+    pub fn new(
+        rt: &'a Runtime,
+        inputs: &[&[f32]],
+        result: &[f32],
+    ) -> Result<Option<HandWgpu<'a>>, AppError> {
+        let Some(backend) = rt.as_wgpu() else {
+            return Ok(None);
+        };
+        if inputs.is_empty() {
+            return Ok(None);
+        }
+        let (device, queue) = (backend.device(), backend.queue());
+        let source = storage(device, result.len());
+        write(queue, std::slice::from_ref(&source), &[result]);
+        wait(device)?;
+        Ok(Some(HandWgpu {
+            device,
+            queue,
+            inputs: inputs.iter().map(|d| d.to_vec()).collect(),
+            buffers: inputs.iter().map(|d| storage(device, d.len())).collect(),
+            result: result.to_vec(),
+            source,
+        }))
     }
-    Ok(Some(Transfers { upload, download }))
+
+    /// Times the upload of every input: written, submitted, the queue's work finished.
+    pub fn upload(&self) -> Result<Duration, AppError> {
+        let inputs: Vec<&[f32]> = self.inputs.iter().map(Vec::as_slice).collect();
+        wait(self.device)?;
+        let started = Instant::now();
+        write(self.queue, &self.buffers, &inputs);
+        wait(self.device)?;
+        Ok(started.elapsed())
+    }
+
+    /// Times the read back of the result into a new host array (as Brook's download makes
+    /// one) through a staging buffer made for the read, as the simplest hand-written read
+    /// does; the floats read must be the result's.
+    pub fn download(&self) -> Result<Duration, AppError> {
+        let started = Instant::now();
+        let mut back = vec![0.0; self.result.len()];
+        let staging = staging(self.device, self.result.len());
+        read_back_into(self.device, self.queue, &self.source, &staging, &mut back)?;
+        let took = started.elapsed();
+        let bits = |floats: &[f32]| bytemuck::cast_slice::<f32, u32>(floats).to_vec();
+        if bits(&back) != bits(&self.result) {
+            return Err(AppError::Mismatch(
+                "the hand-written wgpu read back differs from what was written".into(),
+            ));
+        }
+        Ok(took)
+    }
 }
