@@ -13,6 +13,7 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::time::Duration;
 
 use brook::wgpu_backend::wgpu;
 use brook::{Runtime, Stream};
@@ -56,8 +57,11 @@ impl Case {
     }
 }
 
+/// A transfer comparison; each round times at least 0.4 s of every variant, several calls of
+/// even the largest stream, so that a preemption on a loaded machine does not make a round.
 fn comparison<'a>(group: String, data: &[f32]) -> Comparison<'a> {
     Comparison::new(group, "per transfer", 1, data::wide(data), Tolerance::Exact)
+        .round_time(Duration::from_millis(400))
 }
 
 /// A Brook stream of `case` on `rt`, holding `data`.

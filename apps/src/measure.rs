@@ -299,10 +299,14 @@ pub fn measure(
         rows.push((
             Row {
                 flavor: t.flavor,
-                upload: timed.and_then(|x| median_of(&x.uploads)).unwrap_or(t.upload),
+                upload: timed
+                    .and_then(|x| median_of(&x.uploads))
+                    .unwrap_or(t.upload),
                 compute: times[times.len() / 2],
                 compile: t.compile,
-                download: timed.and_then(|x| median_of(&x.downloads)).unwrap_or(download),
+                download: timed
+                    .and_then(|x| median_of(&x.downloads))
+                    .unwrap_or(download),
                 runs: times.len(),
                 error,
                 passed: error <= instance.tolerance.0,
@@ -331,12 +335,12 @@ pub fn measure(
                 Flavor::BrookWgpu => transfers_of(None),
                 _ => None,
             };
-            row.transfers_versus_hand = base.zip(transfers_of(Some(row.flavor))).and_then(
-                |(hand, brook)| {
-                    let up = Ratio::paired(&brook.uploads, &hand.uploads)?;
-                    Some((up, Ratio::paired(&brook.downloads, &hand.downloads)?))
-                },
-            );
+            row.transfers_versus_hand =
+                base.zip(transfers_of(Some(row.flavor)))
+                    .and_then(|(hand, brook)| {
+                        let up = Ratio::paired(&brook.uploads, &hand.uploads)?;
+                        Some((up, Ratio::paired(&brook.downloads, &hand.downloads)?))
+                    });
             row
         })
         .collect();
@@ -548,7 +552,21 @@ mod tests {
         assert_eq!(stages[..3], warmed);
         assert_eq!(stages[3], Stage::Timing { round: 1, of: 4 });
         let checked = [Flavor::HandGl, Flavor::BrookGl].map(Stage::Checking);
-        assert_eq!(stages[stages.len() - 2..], checked, "{stages:?}");
+        assert_eq!(
+            stages[stages.len() - 6..stages.len() - 4],
+            checked,
+            "{stages:?}"
+        );
+        // Then the transfers of Brook GL and the hand-written GL version, side by side.
+        let transfers = [1, 2, 3, 4].map(|round| Stage::Transfers { round, of: 4 });
+        assert_eq!(stages[stages.len() - 4..], transfers, "{stages:?}");
+        let (read, write) = wrong.transfers_versus_hand.expect("transfer ratios");
+        assert_eq!((read.rounds, write.rounds), (4, 4));
+        assert!(result
+            .row(Flavor::HandGl)
+            .unwrap()
+            .transfers_versus_hand
+            .is_none());
     }
 
     /// Logs its name at each compute, to see the order the rounds ran in.

@@ -206,9 +206,13 @@ fn variant(result: &AppResult, row: &Row) -> Variant {
         ratio_to_hand_wgpu_interval: row.versus_hand_wgpu.map(|r| [r.interval.0, r.interval.1]),
         ratio_to_hand_wgpu_rounds: row.versus_hand_wgpu.map(|r| r.rounds),
         read_ratio_to_hand: row.transfers_versus_hand.map(|(r, _)| r.median),
-        read_ratio_interval: row.transfers_versus_hand.map(|(r, _)| [r.interval.0, r.interval.1]),
+        read_ratio_interval: row
+            .transfers_versus_hand
+            .map(|(r, _)| [r.interval.0, r.interval.1]),
         write_ratio_to_hand: row.transfers_versus_hand.map(|(_, w)| w.median),
-        write_ratio_interval: row.transfers_versus_hand.map(|(_, w)| [w.interval.0, w.interval.1]),
+        write_ratio_interval: row
+            .transfers_versus_hand
+            .map(|(_, w)| [w.interval.0, w.interval.1]),
         transfer_rounds: row.transfers_versus_hand.map(|(r, _)| r.rounds),
         error: row.error.is_finite().then_some(row.error),
         tolerance: result.tolerance.0,
