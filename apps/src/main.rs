@@ -100,7 +100,7 @@ fn run(cli: &cli::Cli) -> Result<bool, AppError> {
 
     println!("{}", report::text(&results));
     println!(
-        "{} applications in {:.0} s; compute is the median of repeated runs, streamRead/streamWrite are timed once.",
+        "{} applications in {:.0} s; compute is the median of repeated runs, streamRead/streamWrite the median of rotated rounds beside the hand-written transfers.",
         results.len(),
         applications_took.as_secs_f64()
     );

@@ -12,7 +12,7 @@ use brook_bench_kit::stats::{median, median_interval};
 
 use crate::app::{Baseline, Env, Flavor, Instance, Tolerance, Variant, Work};
 use crate::error::AppError;
-use crate::hand_transfer::{self, Transfers};
+use crate::hand_transfer::HandWgpu;
 
 /// How long all the variants together keep repeating `compute`, and the most repetitions of
 /// each.
@@ -37,7 +37,8 @@ impl Budget {
 pub struct Row {
     /// Which version these are the figures of.
     pub flavor: Flavor,
-    /// streamRead of the inputs.
+    /// streamRead of the inputs: the median of the transfer rounds for the variants that
+    /// take part in them (Brook and hand-written GL, Brook wgpu), else the one upload.
     pub upload: Duration,
     /// Median time of one compute.
     pub compute: Duration,
@@ -45,7 +46,8 @@ pub struct Row {
     /// kernels and reductions compiled to native code), from the runtime's pass trace; `None`
     /// for the variants that do not run through a Brook runtime.
     pub compile: Option<Duration>,
-    /// streamWrite of the result.
+    /// streamWrite of the result: the median of the transfer rounds, as for `upload`, else
+    /// the one download that was checked.
     pub download: Duration,
     /// How many timed computes the median is over.
     pub runs: usize,
@@ -56,9 +58,9 @@ pub struct Row {
     /// Compute time over the hand-written GL version's, from the rounds both ran in.
     pub versus_hand_gl: Option<Ratio>,
     /// streamRead and streamWrite over the hand-written upload and read back on the same API,
-    /// each timed once: Brook GL's over the hand-written GL version's, Brook wgpu's over
-    /// [`hand_transfer::wgpu`] of the same arrays (issue 34).
-    pub transfers_versus_hand: Option<(f64, f64)>,
+    /// from rotated rounds of the transfers alone: Brook GL's over the hand-written GL
+    /// version's, Brook wgpu's over [`HandWgpu`]'s of the same arrays (issue 34).
+    pub transfers_versus_hand: Option<(Ratio, Ratio)>,
     /// Compute time over the hand-written wgpu version's (same passes), from the rounds both
     /// ran in: for Brook wgpu, Brook's overhead on wgpu (issue 34).
     pub versus_hand_wgpu: Option<Ratio>,
@@ -166,6 +168,14 @@ pub enum Stage {
     },
     /// Downloading `flavor`'s result and checking it against the reference.
     Checking(Flavor),
+    /// Transfer round `round` (from 1) of `of`: streamRead and streamWrite beside the
+    /// hand-written upload and read back.
+    Transfers {
+        /// This round's number, from 1.
+        round: usize,
+        /// How many rounds there are.
+        of: usize,
+    },
 }
 
 /// A variant being timed: its upload time and its compute times so far.
@@ -249,8 +259,8 @@ pub fn measure(
             break;
         }
     }
-    let mut rows = Vec::new();
-    let mut hand_wgpu_transfers = None;
+    let mut checked = Vec::new();
+    let mut hand_wgpu = None;
     for mut t in timings {
         progress(Stage::Checking(t.flavor));
         let download_start = Instant::now();
@@ -264,59 +274,73 @@ pub fn measure(
         let download = download_start.elapsed();
         if let (Flavor::BrookWgpu, Some(env)) = (t.flavor, env) {
             let inputs = t.variant.host_inputs();
-            match hand_transfer::wgpu(env.runtime(t.flavor), &inputs, &result) {
-                Ok(transfers) => hand_wgpu_transfers = transfers,
+            match HandWgpu::new(env.runtime(t.flavor), &inputs, &result) {
+                Ok(transfers) => hand_wgpu = transfers,
                 Err(e) => failures.push((t.flavor, e.to_string())),
             }
         }
         match Tolerance::error(&instance.reference, &result) {
-            Ok(error) => {
-                let mut times: Vec<Duration> = t.computes.iter().map(|(_, d)| *d).collect();
-                times.sort();
-                rows.push((
-                    Row {
-                        flavor: t.flavor,
-                        upload: t.upload,
-                        compute: times[times.len() / 2],
-                        compile: t.compile,
-                        download,
-                        runs: times.len(),
-                        error,
-                        passed: error <= instance.tolerance.0,
-                        versus_hand_gl: None,
-                        transfers_versus_hand: None,
-                        versus_hand_wgpu: None,
-                    },
-                    t.computes,
-                ));
-            }
+            Ok(error) => checked.push((t, download, error)),
             Err(e) => failures.push((t.flavor, e.to_string())),
         }
     }
+    let rounds = budget.max_runs.clamp(1, TRANSFER_ROUNDS);
+    let mut transfers = transfer_rounds(&mut checked, hand_wgpu.as_ref(), rounds, progress);
+    let mut rows = Vec::new();
+    for (t, download, error) in checked {
+        let mut times: Vec<Duration> = t.computes.iter().map(|(_, d)| *d).collect();
+        times.sort();
+        let timed = transfers.iter().find(|x| x.who == Some(t.flavor));
+        let median_of = |ts: &[(usize, Duration)]| {
+            let mut ts: Vec<Duration> = ts.iter().map(|(_, d)| *d).collect();
+            ts.sort();
+            ts.get(ts.len() / 2).copied()
+        };
+        rows.push((
+            Row {
+                flavor: t.flavor,
+                upload: timed
+                    .and_then(|x| median_of(&x.uploads))
+                    .unwrap_or(t.upload),
+                compute: times[times.len() / 2],
+                compile: t.compile,
+                download: timed
+                    .and_then(|x| median_of(&x.downloads))
+                    .unwrap_or(download),
+                runs: times.len(),
+                error,
+                passed: error <= instance.tolerance.0,
+                versus_hand_gl: None,
+                transfers_versus_hand: None,
+                versus_hand_wgpu: None,
+            },
+            t.computes,
+        ));
+    }
+    failures.extend(transfers.iter_mut().flat_map(|x| x.failures.drain(..)));
     let row_of = |flavor| (rows.iter()).find(|(r, _): &&(Row, _)| r.flavor == flavor);
     let computes_of = |flavor| row_of(flavor).map(|(_, c)| c.clone());
     let (hand_gl, hand_wgpu) = (computes_of(Flavor::HandGl), computes_of(Flavor::HandWgpu));
     let versus = |base: &Option<Vec<_>>, computes: &[_]| {
         base.as_ref().and_then(|h| Ratio::paired(computes, h))
     };
-    let hand_gl_transfers = row_of(Flavor::HandGl).map(|(r, _)| Transfers {
-        upload: r.upload,
-        download: r.download,
-    });
+    let transfers_of = |who: Option<Flavor>| transfers.iter().find(|x| x.who == who);
     let rows = rows
         .into_iter()
         .map(|(mut row, computes)| {
             row.versus_hand_gl = versus(&hand_gl, &computes);
             row.versus_hand_wgpu = versus(&hand_wgpu, &computes);
             let base = match row.flavor {
-                Flavor::BrookGl => hand_gl_transfers,
-                Flavor::BrookWgpu => hand_wgpu_transfers,
+                Flavor::BrookGl => transfers_of(Some(Flavor::HandGl)),
+                Flavor::BrookWgpu => transfers_of(None),
                 _ => None,
             };
-            row.transfers_versus_hand = base.map(|h| {
-                let over = |t: Duration, h: Duration| t.as_secs_f64() / h.as_secs_f64().max(1e-9);
-                (over(row.upload, h.upload), over(row.download, h.download))
-            });
+            row.transfers_versus_hand =
+                base.zip(transfers_of(Some(row.flavor)))
+                    .and_then(|(hand, brook)| {
+                        let up = Ratio::paired(&brook.uploads, &hand.uploads)?;
+                        Some((up, Ratio::paired(&brook.downloads, &hand.downloads)?))
+                    });
             row
         })
         .collect();
@@ -329,6 +353,87 @@ pub fn measure(
         rows,
         failures,
     }
+}
+
+/// Rounds of the transfer comparison: enough for a 95% interval (6 and more), few enough that
+/// they add seconds, not minutes, to a full report.
+const TRANSFER_ROUNDS: usize = 7;
+
+/// One side of a transfer comparison: a variant's uploads and downloads (`who: None`: the
+/// hand-written wgpu transfers'), each with the round it ran in.
+struct TransferTimes {
+    who: Option<Flavor>,
+    uploads: Vec<(usize, Duration)>,
+    downloads: Vec<(usize, Duration)>,
+    /// What stopped it, charged to the Brook variant it is compared with for the hand-written
+    /// wgpu transfers.
+    failures: Vec<(Flavor, String)>,
+}
+
+/// Times streamRead and streamWrite of Brook GL and Brook wgpu and the hand-written upload and
+/// read back they are compared with (the hand-written GL version's, `hand_wgpu`'s) in `rounds`
+/// rounds whose order rotates, so that no side always runs first: a single sample in a fixed
+/// order moved these ratios by up to 2×. Only the pairs that are both there take part.
+fn transfer_rounds(
+    checked: &mut [(Timing<'_>, Duration, f64)],
+    hand_wgpu: Option<&HandWgpu<'_>>,
+    rounds: usize,
+    progress: &mut dyn FnMut(Stage),
+) -> Vec<TransferTimes> {
+    let has = |flavor| checked.iter().any(|(t, _, _)| t.flavor == flavor);
+    let mut sides = Vec::new();
+    if has(Flavor::BrookGl) && has(Flavor::HandGl) {
+        sides.extend([Some(Flavor::BrookGl), Some(Flavor::HandGl)]);
+    }
+    if has(Flavor::BrookWgpu) && hand_wgpu.is_some() {
+        sides.extend([Some(Flavor::BrookWgpu), None]);
+    }
+    let mut times: Vec<TransferTimes> = (sides.iter())
+        .map(|&who| TransferTimes {
+            who,
+            uploads: Vec::new(),
+            downloads: Vec::new(),
+            failures: Vec::new(),
+        })
+        .collect();
+    if sides.is_empty() {
+        return times;
+    }
+    for round in 0..rounds {
+        progress(Stage::Transfers {
+            round: round + 1,
+            of: rounds,
+        });
+        for k in 0..times.len() {
+            let side = &mut times[(round + k) % sides.len()];
+            if !side.failures.is_empty() {
+                continue;
+            }
+            let both = match (side.who, hand_wgpu) {
+                (Some(flavor), _) => {
+                    let (t, _, _) = (checked.iter_mut())
+                        .find(|(t, _, _)| t.flavor == flavor)
+                        .expect("a side is a checked variant");
+                    timed(t.variant.as_mut(), |v| v.upload()).and_then(|up| {
+                        Ok((up, timed(t.variant.as_mut(), |v| v.download().map(drop))?))
+                    })
+                }
+                (None, Some(hand)) => hand.upload().and_then(|up| Ok((up, hand.download()?))),
+                (None, None) => continue,
+            };
+            match both {
+                Ok((up, down)) => {
+                    side.uploads.push((round, up));
+                    side.downloads.push((round, down));
+                }
+                Err(e) => {
+                    let flavor = side.who.unwrap_or(Flavor::BrookWgpu);
+                    side.failures.push((flavor, e.to_string()));
+                }
+            }
+        }
+    }
+    times
 }
 
 /// The first, untimed compute; with the variant's `runtime`, the compile time its trace
@@ -447,7 +552,21 @@ mod tests {
         assert_eq!(stages[..3], warmed);
         assert_eq!(stages[3], Stage::Timing { round: 1, of: 4 });
         let checked = [Flavor::HandGl, Flavor::BrookGl].map(Stage::Checking);
-        assert_eq!(stages[stages.len() - 2..], checked, "{stages:?}");
+        assert_eq!(
+            stages[stages.len() - 6..stages.len() - 4],
+            checked,
+            "{stages:?}"
+        );
+        // Then the transfers of Brook GL and the hand-written GL version, side by side.
+        let transfers = [1, 2, 3, 4].map(|round| Stage::Transfers { round, of: 4 });
+        assert_eq!(stages[stages.len() - 4..], transfers, "{stages:?}");
+        let (read, write) = wrong.transfers_versus_hand.expect("transfer ratios");
+        assert_eq!((read.rounds, write.rounds), (4, 4));
+        assert!(result
+            .row(Flavor::HandGl)
+            .unwrap()
+            .transfers_versus_hand
+            .is_none());
     }
 
     /// Logs its name at each compute, to see the order the rounds ran in.

@@ -30,8 +30,13 @@ fn check(name: &str) {
         &mut |_| stages += 1,
     );
     assert!(result.failures.is_empty(), "{name}: {:?}", result.failures);
-    // A warm-up each, one timed round, a check each.
-    assert_eq!(stages, 2 * variants + 1, "{name}: the stages reported");
+    // A warm-up each, one timed round, a check each, one round of transfers.
+    assert_eq!(stages, 2 * variants + 2, "{name}: the stages reported");
+    let brook_gl = result.row(Flavor::BrookGl).unwrap();
+    let (read, write) = brook_gl
+        .transfers_versus_hand
+        .expect("Brook GL's transfer ratios");
+    assert_eq!((read.rounds, write.rounds), (1, 1), "{name}");
     if flavors.contains(&Flavor::HandWgpu) {
         let ratio = result.brook_wgpu_to_hand_wgpu();
         assert!(

@@ -103,6 +103,14 @@ impl<'a> Comparison<'a> {
         self
     }
 
+    /// Time of each variant's batch in a rotated round (default 50 ms; the batch is sized from
+    /// the slowest variant): longer rounds average out a loaded machine's preemptions, which
+    /// can stretch a single millisecond-long call tenfold.
+    pub fn round_time(mut self, t: Duration) -> Self {
+        self.round_seconds = t.as_secs_f64();
+        self
+    }
+
     /// Checks every variant, lets criterion measure each, then times them in rotated rounds.
     ///
     /// # Panics

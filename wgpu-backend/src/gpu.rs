@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use crate::binds::BindGroups;
 use crate::error::{Result, WgpuError};
 use crate::exact::ExactSpirv;
+use crate::staging::StagingPool;
 
 /// A device and its queue, with what is known about the adapter.
 pub struct Gpu {
@@ -36,6 +37,8 @@ pub struct Gpu {
     pub math: std::cell::Cell<brook_ir::MathMode>,
     /// The bind groups kernel calls keep, shared with the buffers and pipelines they bind.
     pub(crate) binds: Arc<BindGroups>,
+    /// The staging buffers reads back copy through, kept between reads (`staging.rs`).
+    staging: StagingPool,
 }
 
 impl Gpu {
@@ -159,6 +162,7 @@ impl Gpu {
             exact: None,
             math: std::cell::Cell::default(),
             binds: Arc::default(),
+            staging: StagingPool::default(),
         }
     }
 
@@ -241,16 +245,12 @@ impl Gpu {
         if size == 0 {
             return Ok(take(&[]));
         }
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("brook read-back"),
-            size: size.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT),
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let copied = size.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+        let staging = self.staging.take(&self.device, copied);
         let mut enc = self.device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(buffer, range.start, &staging, 0, size.next_multiple_of(4));
+        enc.copy_buffer_to_buffer(buffer, range.start, &staging, 0, copied);
         self.queue.submit([enc.finish()]);
-        let slice = staging.slice(..);
+        let slice = staging.slice(..copied);
         let (tx, rx) = std::sync::mpsc::channel();
         slice.map_async(wgpu::MapMode::Read, move |r| {
             let _ = tx.send(r);
@@ -279,7 +279,15 @@ impl Gpu {
                 })?[..size as usize],
         );
         staging.unmap();
+        // Kept only after a read that succeeded: a buffer left mapped by an error is dropped.
+        self.staging.give(staging);
         Ok(taken)
+    }
+
+    /// The bytes of staging buffers kept for the next reads back (at most 64 MiB: the
+    /// bound is in `staging.rs`).
+    pub fn kept_staging_bytes(&self) -> u64 {
+        self.staging.kept_bytes()
     }
 
     /// Whether an error escaped every scope (only possible on a device the backend owns).

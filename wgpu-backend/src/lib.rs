@@ -75,6 +75,7 @@ pub mod program;
 mod seam;
 #[doc(hidden)]
 pub mod shaders;
+mod staging;
 mod stream;
 #[doc(hidden)]
 pub mod trace;

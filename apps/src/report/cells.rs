@@ -83,8 +83,10 @@ fn row_cells(result: &AppResult, row: &Row, first: bool) -> Vec<String> {
         versus_wgpu,
         duration(row.upload),
         duration(row.download),
-        row.transfers_versus_hand
-            .map_or_else(|| "—".into(), |(r, w)| format!("{r:.2}×, {w:.2}×")),
+        row.transfers_versus_hand.map_or_else(
+            || "—".into(),
+            |(r, w)| format!("{}, {}", ratio_text(&r), ratio_text(&w)),
+        ),
         format!("{:.1e}", row.error),
         if row.passed {
             "ok".to_string()

@@ -94,6 +94,23 @@ pub struct Variant {
     /// The rounds that ratio was taken over.
     #[serde(default)]
     pub ratio_to_hand_wgpu_rounds: Option<usize>,
+    /// Brook's streamRead over the hand-written upload on the same API (Brook GL: the
+    /// hand-written GL version's; Brook wgpu: the hand-written wgpu transfers'), the median of
+    /// the per-round ratios of rotated transfer rounds; absent for the other variants.
+    #[serde(default)]
+    pub read_ratio_to_hand: Option<f64>,
+    /// That ratio's 95% interval (from 6 rounds on; with fewer, their range).
+    #[serde(default)]
+    pub read_ratio_interval: Option<[f64; 2]>,
+    /// streamWrite over the hand-written read back, as `read_ratio_to_hand`.
+    #[serde(default)]
+    pub write_ratio_to_hand: Option<f64>,
+    /// That ratio's 95% interval.
+    #[serde(default)]
+    pub write_ratio_interval: Option<[f64; 2]>,
+    /// The transfer rounds both ratios were taken over.
+    #[serde(default)]
+    pub transfer_rounds: Option<usize>,
     /// Scaled error against the reference; absent when the result held NaN or infinity.
     pub error: Option<f64>,
     /// The application's tolerance, repeated for convenience.
@@ -188,6 +205,15 @@ fn variant(result: &AppResult, row: &Row) -> Variant {
         ratio_to_hand_wgpu: row.versus_hand_wgpu.map(|r| r.median),
         ratio_to_hand_wgpu_interval: row.versus_hand_wgpu.map(|r| [r.interval.0, r.interval.1]),
         ratio_to_hand_wgpu_rounds: row.versus_hand_wgpu.map(|r| r.rounds),
+        read_ratio_to_hand: row.transfers_versus_hand.map(|(r, _)| r.median),
+        read_ratio_interval: row
+            .transfers_versus_hand
+            .map(|(r, _)| [r.interval.0, r.interval.1]),
+        write_ratio_to_hand: row.transfers_versus_hand.map(|(_, w)| w.median),
+        write_ratio_interval: row
+            .transfers_versus_hand
+            .map(|(_, w)| [w.interval.0, w.interval.1]),
+        transfer_rounds: row.transfers_versus_hand.map(|(r, _)| r.rounds),
         error: row.error.is_finite().then_some(row.error),
         tolerance: result.tolerance.0,
         passed: row.passed,

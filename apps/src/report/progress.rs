@@ -56,6 +56,7 @@ impl Progress {
             Stage::WarmingUp(flavor) => format!("{flavor}: upload, compile, first run"),
             Stage::Timing { round, of } => format!("timing, round {round} of at most {of}"),
             Stage::Checking(flavor) => format!("{flavor}: download and check"),
+            Stage::Transfers { round, of } => format!("transfers, round {round} of {of}"),
         };
         self.bar.set_message(format!("{}: {what}", self.app));
     }
