@@ -56,12 +56,18 @@ fn two_by_fifteen_into_four_by_five() {
 #[test]
 fn an_extent_of_one_repeats_along_its_dimension() {
     let row: Vec<f32> = (0..5).map(|c| c as f32).collect();
-    assert_eq!(resized(&[1, 5], &[3, 5]), [row.clone(), row.clone(), row].concat());
+    assert_eq!(
+        resized(&[1, 5], &[3, 5]),
+        [row.clone(), row.clone(), row].concat()
+    );
     let columns: Vec<f32> = (0..12).map(|i| (i / 4) as f32).collect();
     assert_eq!(resized(&[3, 1], &[3, 4]), columns);
     assert_eq!(resized(&[1, 1], &[2, 3]), vec![0.0; 6]);
     // Extent 1 in one dimension, scaled in the other.
-    assert_eq!(resized(&[1, 2], &[2, 4]), vec![0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0]);
+    assert_eq!(
+        resized(&[1, 2], &[2, 4]),
+        vec![0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0]
+    );
 }
 
 #[test]

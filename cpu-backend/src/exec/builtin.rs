@@ -140,7 +140,7 @@ pub fn ldexp(x: f32, n: f32) -> f32 {
 /// Brook's `exp`, the math library's `brook_exp` (`math/glsl/exp.glsl`) operation for
 /// operation: `e^x = 2^k e^r` with `k = floor(x log2(e) + 0.5)`, `r = x - k ln 2` with
 /// `ln 2` in two parts (Cody-Waite: `k * LN2_HI` is exact), `e^r` by its Taylor series to
-/// degree 8, then `2^k` as [`scale`]'s two exact factors (1.5 ulp, docs/limits.md). Only
+/// degree 8, then `2^k` as two exact factors (`scale`) (1.5 ulp, docs/limits.md). Only
 /// IEEE operations and bit moves, no fused multiply-add: native code computes it inline on
 /// four lanes at once with the same bits (`jit::lower::exp`), where libm's `expf` was a call
 /// per lane.
@@ -167,8 +167,8 @@ pub fn exp(x: f32) -> f32 {
 pub const EXP_MAX: f32 = 88.722_83;
 /// See [`EXP_MAX`].
 pub const EXP_MIN: f32 = -103.972_084;
-/// `log2(e)` rounded to float.
-pub const LOG2_E: f32 = 1.442_695;
+/// `log2(e)` rounded to float (`brook_exp`'s `1.44269502`).
+pub const LOG2_E: f32 = std::f32::consts::LOG2_E;
 /// The high part of `ln 2` (its low bits zero, so `k * LN2_HI` is exact) and the rest.
 pub const LN2_HI: f32 = 0.693_145_75;
 /// See [`LN2_HI`].
