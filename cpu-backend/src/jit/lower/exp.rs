@@ -51,7 +51,11 @@ pub(super) fn exp(b: &mut FunctionBuilder, x: Value) -> Value {
 }
 
 /// `exec::builtin::scale`: `q * 2^h * 2^(k-h)` with `h = k / 2` (truncated), each power of
-/// two built from its exponent bits, `k` integral and in range where the result is kept.
+/// two built from its exponent bits, for the integral `k` of a kept lane (|k| < 2^22). The
+/// integers are read from float bits, not converted: `n + 1.5·2^23` holds `n` in its low
+/// significand bits, and shifted by 23 those leave only `n`'s (the constant's bits vanish),
+/// so `2^n` is `((bits + 127) << 23)` in two integer operations; a saturating vector
+/// conversion is a longer sequence on x86.
 fn scale(b: &mut FunctionBuilder, q: Value, k: Value) -> Value {
     let vector = b.func.dfg.value_type(q).is_vector();
     let int = |b: &mut FunctionBuilder, i: i64| {
@@ -67,21 +71,17 @@ fn scale(b: &mut FunctionBuilder, q: Value, k: Value) -> Value {
     } else {
         (types::I32, types::F32, MemFlagsData::new())
     };
-    let ki = b.ins().fcvt_to_sint_sat(ity, k);
-    // `k / 2` truncated toward zero, as Rust's `/`: add 1 to a negative `k` before the
-    // arithmetic shift.
-    let (s31, s1, s23) = (
-        b.ins().iconst(types::I32, 31),
-        b.ins().iconst(types::I32, 1),
-        b.ins().iconst(types::I32, 23),
-    );
-    let sign = b.ins().ushr(ki, s31);
-    let h = b.ins().iadd(ki, sign);
-    let h = b.ins().sshr(h, s1);
-    let rest = b.ins().isub(ki, h);
+    let half = fsplat(b, k, 0.5);
+    let h = b.ins().fmul(k, half);
+    let h = b.ins().trunc(h);
+    let rest = b.ins().fsub(k, h);
+    let s23 = b.ins().iconst(types::I32, 23);
     let power = |b: &mut FunctionBuilder, n: Value| {
+        let shift = fsplat(b, n, 12_582_912.0);
+        let held = b.ins().fadd(n, shift);
+        let bits = b.ins().bitcast(ity, flags, held);
         let bias = int(b, 127);
-        let biased = b.ins().iadd(n, bias);
+        let biased = b.ins().iadd(bits, bias);
         let bits = b.ins().ishl(biased, s23);
         b.ins().bitcast(fty, flags, bits)
     };
