@@ -40,6 +40,9 @@ pub const RUN: usize = 1024;
 thread_local! {
     /// Each thread's buffer for the run it computes (no allocation per run).
     static BUFFER: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+    /// Each thread's copy of the call's slots with the output's address of the run it
+    /// computes (no allocation per run: SGEMV's row sums make a run per row).
+    static CTX: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Reduces the output of the kernel call `args` of `kernel` with `reduce` (`extra` binding its
@@ -171,16 +174,22 @@ impl Mapped<'_> {
                 // The code stores element `i` at `data + i * fpe` floats: with `data` moved
                 // back by `start` elements, the run's elements land in `dst`.
                 let data = (dst.as_mut_ptr() as u64).wrapping_sub((start * self.fpe * 4) as u64);
-                let mut ctx = ctx.clone();
-                for &s in out_slots {
-                    ctx[s] = data;
-                }
-                let mut vouts = VoutTile::new(Vec::new());
-                // SAFETY: `ctx` holds the call's slots, its inputs borrowed by the bindings
-                // for the whole reduction, and the output's address points elements
-                // `start..start + n` at `dst`, which nothing else touches meanwhile.
-                unsafe { jit::drive::run_elements(code, &ctx, start, n, None, *quads, &mut vouts) }
-                    .map_err(|jit::drive::TimeUp| watchdog.stopped(name))?;
+                CTX.with_borrow_mut(|run_ctx| {
+                    run_ctx.clear();
+                    run_ctx.extend_from_slice(ctx);
+                    for &s in out_slots {
+                        run_ctx[s] = data;
+                    }
+                    let mut vouts = VoutTile::new(Vec::new());
+                    // SAFETY: `run_ctx` holds the call's slots, its inputs borrowed by the
+                    // bindings for the whole reduction, and the output's address points
+                    // elements `start..start + n` at `dst`, which nothing else touches
+                    // meanwhile.
+                    unsafe {
+                        jit::drive::run_elements(code, run_ctx, start, n, None, *quads, &mut vouts)
+                    }
+                    .map_err(|jit::drive::TimeUp| watchdog.stopped(name))
+                })?;
             }
             Engine::Interpreted(driver) => {
                 driver.run_chunk(start, n, None, &mut [dst], &mut [])?;

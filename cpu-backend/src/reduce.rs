@@ -539,12 +539,16 @@ fn reduce_blocks<F: Fold>(
     let rows = block.iter().product::<usize>() / row;
     let in_fpe = input.floats_per_element();
     let fpe = out.floats_per_element();
+    // Output elements per parallel task: about CHUNK input elements' work. Each output
+    // element folds its own block, so the split changes no bit; a task of CHUNK output
+    // elements left SGEMV's 1024 row sums of 1024 elements on one core.
+    let per_task = (CHUNK / (rows * row).max(1)).clamp(1, CHUNK);
     out.data_mut()
-        .par_chunks_mut(CHUNK * fpe)
+        .par_chunks_mut(per_task * fpe)
         .enumerate()
         .try_for_each(|(c, slice)| {
             for (e, dst) in slice.chunks_mut(fpe).enumerate() {
-                let o = unravel(c * CHUNK + e, &outs);
+                let o = unravel(c * per_task + e, &outs);
                 let mut acc = None;
                 for r in 0..rows {
                     let local = unravel(r * row, &block);

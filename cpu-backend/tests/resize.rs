@@ -51,6 +51,25 @@ fn two_by_fifteen_into_four_by_five() {
     assert_eq!(&got[10..15], &[15.0, 18.0, 21.0, 24.0, 27.0]);
 }
 
+/// An extent of 1 repeats over the output's dimension (SGEMV's `x<1,n>` over the rows of
+/// `<n,n>`): native code compiles that index as 0, with no division (`jit::kernel::Along`).
+#[test]
+fn an_extent_of_one_repeats_along_its_dimension() {
+    let row: Vec<f32> = (0..5).map(|c| c as f32).collect();
+    assert_eq!(
+        resized(&[1, 5], &[3, 5]),
+        [row.clone(), row.clone(), row].concat()
+    );
+    let columns: Vec<f32> = (0..12).map(|i| (i / 4) as f32).collect();
+    assert_eq!(resized(&[3, 1], &[3, 4]), columns);
+    assert_eq!(resized(&[1, 1], &[2, 3]), vec![0.0; 6]);
+    // Extent 1 in one dimension, scaled in the other.
+    assert_eq!(
+        resized(&[1, 2], &[2, 4]),
+        vec![0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0]
+    );
+}
+
 #[test]
 fn differing_ranks_align_the_last_dimensions() {
     // <5> into <3, 10>: each row reads 0 0 1 1 … 4 4.

@@ -137,8 +137,56 @@ pub fn ldexp(x: f32, n: f32) -> f32 {
     scale(scale(x, third), k - third)
 }
 
+/// Brook's `exp`, the math library's `brook_exp` (`math/glsl/exp.glsl`) operation for
+/// operation: `e^x = 2^k e^r` with `k = floor(x log2(e) + 0.5)`, `r = x - k ln 2` with
+/// `ln 2` in two parts (Cody-Waite: `k * LN2_HI` is exact), `e^r` by its Taylor series to
+/// degree 8, then `2^k` as two exact factors (`scale`) (1.5 ulp, docs/limits.md). Only
+/// IEEE operations and bit moves, no fused multiply-add: native code computes it inline on
+/// four lanes at once with the same bits (`jit::lower::exp`), where libm's `expf` was a call
+/// per lane.
+pub fn exp(x: f32) -> f32 {
+    if x.is_nan() {
+        return x;
+    }
+    if x > EXP_MAX {
+        return f32::INFINITY;
+    }
+    if x < EXP_MIN {
+        return 0.0;
+    }
+    let k = (x * LOG2_E + 0.5).floor();
+    let r = (x - k * LN2_HI) - k * LN2_LO;
+    let mut p = EXP_TAYLOR[0];
+    for c in &EXP_TAYLOR[1..] {
+        p = c + r * p;
+    }
+    scale(1.0 + r + r * r * p, k)
+}
+
+/// Above this `exp` is infinite, below [`EXP_MIN`] zero (`brook_exp`'s bounds).
+pub const EXP_MAX: f32 = 88.722_83;
+/// See [`EXP_MAX`].
+pub const EXP_MIN: f32 = -103.972_084;
+/// `log2(e)` rounded to float (`brook_exp`'s `1.44269502`).
+pub const LOG2_E: f32 = std::f32::consts::LOG2_E;
+/// The high part of `ln 2` (its low bits zero, so `k * LN2_HI` is exact) and the rest.
+pub const LN2_HI: f32 = 0.693_145_75;
+/// See [`LN2_HI`].
+pub const LN2_LO: f32 = 1.428_606_8e-6;
+/// `e^r = 1 + r + r² p(r)`: `p`'s coefficients, highest degree first (Horner's order).
+pub const EXP_TAYLOR: [f32; 8] = [
+    2.755_731_9e-6,
+    2.480_158_8e-5,
+    1.984_127e-4,
+    1.388_888_9e-3,
+    8.333_334e-3,
+    4.166_666_8e-2,
+    0.166_666_67,
+    0.5,
+];
+
 /// `x * 2^n` for an integral `n` in [-252, 254], as two exact factors.
-fn scale(x: f32, n: f32) -> f32 {
+pub(crate) fn scale(x: f32, n: f32) -> f32 {
     let power = |k: i32| f32::from_bits(((k + 127) as u32) << 23);
     let k = n as i32;
     let h = k / 2;
@@ -201,7 +249,7 @@ pub fn formula(b: Builtin) -> Formula {
         Ceil => Float1(f32::ceil),
         Cos => Float1(f32::cos),
         Cosh => Float1(f32::cosh),
-        Exp => Float1(f32::exp),
+        Exp => Float1(exp),
         Exp2 => Float1(f32::exp2),
         Floor => Float1(f32::floor),
         Log => Float1(f32::ln),

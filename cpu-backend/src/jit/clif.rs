@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use brook_ir::{FunctionId, FunctionKind, Module, ParamClass};
 
-use super::kernel::{compile as compile_kernel, ParamKey, Variant};
+use super::kernel::{compile as compile_kernel, Along, ParamKey, Variant};
 use super::reduce::compile as compile_reduce;
 use super::runtime::Call;
 
@@ -39,7 +39,7 @@ fn shown_variant(module: &Module, id: FunctionId) -> Variant {
             .iter()
             .map(|p| match p.class {
                 ParamClass::Stream => ParamKey::Direct,
-                ParamClass::Iter => ParamKey::Iter(vec![true]),
+                ParamClass::Iter => ParamKey::Iter(vec![Along::Same]),
                 ParamClass::Gather { rank } => ParamKey::Gather(rank.max(1)),
                 ParamClass::Constant => ParamKey::Constant,
                 ParamClass::Out => ParamKey::Out,

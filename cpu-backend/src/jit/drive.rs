@@ -10,7 +10,7 @@
 use rayon::prelude::*;
 
 use super::code::Code;
-use super::kernel::{quads, tile, ParamKey, Variant};
+use super::kernel::{quads, tile, Along, ParamKey, Variant};
 use super::runtime::VoutTile;
 use super::slots::Slot;
 use crate::args::Binding;
@@ -27,10 +27,14 @@ pub const MAX_TILE: usize = 4096;
 
 /// What the code of a call depends on (see [`Variant`]); `watched` when it has a time limit.
 pub(crate) fn variant(bindings: &[Binding], out_shape: &[usize], watched: bool) -> Variant {
-    let same = |shape: &[usize]| -> Vec<bool> {
+    let same = |shape: &[usize]| -> Vec<Along> {
         let (ro, ri) = (out_shape.len(), shape.len());
         (0..ri)
-            .map(|d| d + ro >= ri && shape[d] == out_shape[d + ro - ri])
+            .map(|d| match (d + ro).checked_sub(ri).map(|od| out_shape[od]) {
+                Some(o) if o == shape[d] => Along::Same,
+                Some(_) if shape[d] != 1 => Along::Scaled,
+                _ => Along::Zero,
+            })
             .collect()
     };
     let params = bindings

@@ -41,16 +41,31 @@ use crate::value::Value as V;
 pub(crate) enum ParamKey {
     /// An input stream of the output's shape: read at the element's own position.
     Direct,
-    /// An input stream of another shape; per input dimension, whether its extent equals the
-    /// aligned output dimension's (read straight through, no division).
-    Resized(Vec<bool>),
+    /// An input stream of another shape; per input dimension, how its index follows the
+    /// output's.
+    Resized(Vec<Along>),
     /// An iterator (or a stream parameter bound to one), resized like a stream.
-    Iter(Vec<bool>),
+    Iter(Vec<Along>),
     /// A gather of this rank.
     Gather(u8),
     Constant,
     Out,
     Vout,
+}
+
+/// How a resized input's index along one dimension follows the output index (the implicit
+/// resize, `shape::resize_index`), as far as the code depends on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Along {
+    /// The input's extent is the aligned output dimension's: the index passes straight
+    /// through.
+    Same,
+    /// The input's extent is 1 (a row or column repeated, as SGEMV's `x<1,n>` over the rows
+    /// of `<n,n>`), or the dimension has no aligned output one: the index is 0. Compiled
+    /// as the general case, it was a 64-bit division per element: most of SGEMV's time.
+    Zero,
+    /// Any other extent: `out_index * in_extent / out_extent`.
+    Scaled,
 }
 
 /// The shape of a call the code is specialised on.
@@ -181,8 +196,8 @@ impl Tile {
 /// How each parameter gets its value at an element.
 enum Fill {
     /// Decoded from the stream at the element's position (`None`) or a resized one.
-    Stream(Option<Vec<bool>>),
-    Iter(Vec<bool>),
+    Stream(Option<Vec<Along>>),
+    Iter(Vec<Along>),
     /// The same value every element.
     Uniform(Val),
     Zero,
@@ -634,7 +649,7 @@ fn next_index(b: &mut FunctionBuilder, idx: &[Value], ext: &[Value]) -> Vec<Valu
 
 /// The index into input `p` (a resized stream or an iterator) read by the output index, and
 /// the input's strides (for streams).
-fn input_index(l: &mut Lower, p: u32, same: &[bool], here: &Here) -> (Vec<Value>, Vec<Value>) {
+fn input_index(l: &mut Lower, p: u32, same: &[Along], here: &Here) -> (Vec<Value>, Vec<Value>) {
     let dims = 0..same.len() as u8;
     let ext: Vec<Value> = dims
         .clone()

@@ -10,6 +10,7 @@ use cranelift_frontend::FunctionBuilder;
 
 use super::num::{fconst, from_lanes, vconst, Comp, Num};
 use super::Lower;
+use crate::jit::kernel::Along;
 use crate::jit::slots::Slot;
 
 /// A gathered stream as the code sees it.
@@ -131,24 +132,24 @@ pub(crate) fn ravel(b: &mut FunctionBuilder, idx: &[Value], strides: &[Value]) -
 }
 
 /// `shape::resize_index`: the index into a stream of extents `in_ext` read by output index
-/// `out_idx` of extents `out_ext`. `same[d]` says dimension `d` of the input has its aligned
-/// output dimension's extent (known when the variant was compiled): its index passes through
-/// with no division.
+/// `out_idx` of extents `out_ext`. `along[d]` says how dimension `d` of the input follows
+/// its aligned output dimension (known when the variant was compiled): straight through or
+/// 0 with no division.
 pub(crate) fn resize(
     b: &mut FunctionBuilder,
     out_idx: &[Value],
     out_ext: &[Value],
     in_ext: &[Value],
-    same: &[bool],
+    along: &[Along],
 ) -> Vec<Value> {
     let (ro, ri) = (out_idx.len(), in_ext.len());
     (0..ri)
         .map(|d| {
-            if d + ro < ri {
+            if d + ro < ri || along[d] == Along::Zero {
                 return b.ins().iconst(types::I64, 0);
             }
             let od = d + ro - ri;
-            if same[d] {
+            if along[d] == Along::Same {
                 return out_idx[od];
             }
             let scaled = b.ins().imul(out_idx[od], in_ext[d]);

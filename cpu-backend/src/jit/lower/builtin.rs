@@ -3,13 +3,13 @@
 //! their formulas by `brook_ir::lower_composites`.
 //!
 //! Two ways, chosen per function:
-//! - **Inline**, where the interpreter's formula is a few IEEE operations: `abs`, `floor`,
-//!   `ceil`, `sqrt`, `fmod`, `sign`, `min`, `max`, `saturate`, the tests
+//! - **Inline**, where the interpreter's formula is IEEE operations: `abs`, `floor`,
+//!   `ceil`, `sqrt`, `exp` ([`super::exp`]), `fmod`, `sign`, `min`, `max`, `saturate`, the tests
 //!   `isnan`/`isinf`/`isfinite`, the integer forms, and the non-component-wise `dot`,
 //!   `cross`, `mul`, `all`, `any`. Same operations in the same order, on SIMD lanes for
 //!   vectors. `min`/`max` are IEEE 754-2019 minimumNumber/maximumNumber, as the
 //!   interpreter's `fmin`/`fmax` (see [`min_max`]).
-//! - **Called**, everything else (`sin`, `exp`, `log`, `pow`, `atan2`, `round`, `ldexp`,
+//! - **Called**, everything else (`sin`, `exp2`, `log`, `pow`, `atan2`, `round`, `ldexp`,
 //!   `frexp`, …): the code calls the interpreter's formula itself, one component at a time
 //!   (see [`crate::jit::runtime`]).
 //!
@@ -32,7 +32,7 @@ use crate::exec::builtin::{
 use crate::jit::runtime::Call;
 
 /// `c ? x : y` per component: `c` is an `i8` truth for scalars, a mask for vectors.
-fn pick(b: &mut FunctionBuilder, c: Value, x: Value, y: Value) -> Value {
+pub(super) fn pick(b: &mut FunctionBuilder, c: Value, x: Value, y: Value) -> Value {
     let ty = b.func.dfg.value_type(x);
     if ty.is_vector() {
         let m = if ty == b.func.dfg.value_type(c) {
@@ -74,7 +74,7 @@ pub(crate) fn componentwise(bi: Builtin) -> bool {
 }
 
 /// A float constant in the shape of `like` (scalar or vector).
-fn fsplat(b: &mut FunctionBuilder, like: Value, x: f32) -> Value {
+pub(super) fn fsplat(b: &mut FunctionBuilder, like: Value, x: f32) -> Value {
     let c = fconst(b, x);
     if b.func.dfg.value_type(like).is_vector() {
         splat(b, Scalar::Float, c)
@@ -91,6 +91,7 @@ fn inline(b: &mut FunctionBuilder, bi: Builtin, a: &[Value]) -> Option<Value> {
     Some(match bi {
         Abs => b.ins().fabs(x),
         Ceil => b.ins().ceil(x),
+        Exp => super::exp::exp(b, x),
         Floor => b.ins().floor(x),
         Sqrt => b.ins().sqrt(x),
         Saturate => {
@@ -120,7 +121,7 @@ fn inline(b: &mut FunctionBuilder, bi: Builtin, a: &[Value]) -> Option<Value> {
             b.ins().fcmp(cc, m, inf)
         }
         // Called: the interpreter's formula itself.
-        Acos | Asin | Atan | Atan2 | Cos | Cosh | Exp | Exp2 | Ldexp | Log | Log2 | Log10 | Pow
+        Acos | Asin | Atan | Atan2 | Cos | Cosh | Exp2 | Ldexp | Log | Log2 | Log10 | Pow
         | Round | Sin | Sinh | Tan | Tanh => return None,
         // Not component-wise, or composite: never asked for here.
         All | Any | Clamp | Cross | Degrees | Distance | Dot | Frac | Frexp | Length | Lerp

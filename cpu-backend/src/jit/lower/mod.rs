@@ -21,6 +21,7 @@ mod address;
 mod builtin;
 mod call;
 mod effects;
+mod exp;
 mod expr;
 mod memory;
 pub(crate) mod num;
