@@ -1123,3 +1123,51 @@ kernel void pick(float i<>, float t[], float u[][], out float4 r<>) {
     let last = &got[got.len() - 4..];
     assert_eq!(last, [109.0, 109.0, 50.0, 43.0]);
 }
+
+/// Brook's index rule inside reduction passes: a kernel fused into the first pass gathering
+/// past both ends, and a reduce function gathering and subscripting past both ends, reduced
+/// through the block geometry (a 4 × 8 stream to its column sums) and to a value, give the
+/// CPU's bits and the sums the rule implies (integers, so every order sums exactly; the
+/// clamped reads are the ends of `u` and `a`, all 1, so the reduce function stays a sum).
+#[test]
+fn reductions_follow_brooks_index_rule() {
+    let src = "
+kernel void shift(float x<>, float t[], out float y<>) {
+    y = x + t[x * 1000.0];
+}
+
+reduce void sum(float y<>, reduce float r<>, float u[]) {
+    float a[2];
+    a[0] = 1.0;
+    a[1] = 1.0;
+    int k = (int) y;
+    r += y * u[y * 1000.0] * a[k];
+}";
+    let x: Vec<f32> = (0..32).map(|e| (e % 8 - 3) as f32).collect();
+    let mut t = vec![5.0; 10];
+    (t[0], t[9]) = (2.0, 3.0);
+    let mut u = vec![7.0; 10];
+    (u[0], u[9]) = (1.0, 1.0);
+    let run = |rt: &Runtime| {
+        let p = compile(rt, src);
+        let xs = stream(rt, &[1], &[4, 8], &x);
+        let ts = stream(rt, &[1], &[10], &t);
+        let us = stream(rt, &[1], &[10], &u);
+        let y = rt.stream_of(1, &[4, 8]).unwrap();
+        let columns = rt.stream_of(1, &[1, 8]).unwrap();
+        let kernel_args = args![&xs, &ts, &y];
+        rt.map_reduce_to_stream(&p, "shift", kernel_args, "sum", &columns, args![&us])
+            .unwrap();
+        let total = rt
+            .map_reduce_to_value(&p, "shift", kernel_args, "sum", args![&us])
+            .unwrap();
+        (columns.to_vec().unwrap(), total)
+    };
+    let got = run(&wgpu());
+    assert_eq!(got, run(&Runtime::cpu()), "wgpu against the CPU");
+    // x ≤ 0 gathers t[0] = 2, x > 0 gathers t[9] = 3; each column holds one x four times.
+    let y = |x: f32| x + if x > 0.0 { 3.0 } else { 2.0 };
+    let columns: Vec<f32> = x[..8].iter().map(|&x| 4.0 * y(x)).collect();
+    assert_eq!(got.0, columns);
+    assert_eq!(got.1, [columns.iter().sum::<f32>()]);
+}

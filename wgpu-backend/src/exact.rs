@@ -14,6 +14,13 @@
 //! Elsewhere (wgpu's GL backend, an application's device without the feature) modules go to
 //! wgpu as naga IR and the driver may still apply the identities: `docs/semantics.md`, "Special
 //! values", says where.
+//!
+//! Workgroup memory (the reduction tree's and the vout scan's) is zero-initialised the way wgpu
+//! does it for its own modules: by the driver (`VK_KHR_zero_initialize_workgroup_memory`, core
+//! in Vulkan 1.3, which wgpu enables wherever the device has it) where it can, else by naga's
+//! polyfill. The polyfill (invocation 0 stores the zero array, then a barrier, at the top of
+//! every workgroup) made lavapipe's reductions 2–4× slower than the same WGSL through wgpu
+//! (issue 34: SASUM, SGEMV, matvec; `docs/performance.md`, "Reductions at hand-written speed").
 
 use naga::back::spv;
 
@@ -26,6 +33,9 @@ pub struct ExactSpirv {
     lang_version: (u8, u8),
     /// Whether the entry point gets `SignedZeroInfNanPreserve` (the device honours it).
     preserve: bool,
+    /// Whether the driver zero-initialises workgroup memory itself (the device has
+    /// `shaderZeroInitializeWorkgroupMemory`, which wgpu then enables), so naga need not.
+    native_zero: bool,
 }
 
 /// SPIR-V opcodes and operands this module reads or writes.
@@ -75,6 +85,21 @@ impl ExactSpirv {
                 .get_physical_device_properties2(hal.raw_physical_device(), &mut properties)
         };
         let api = |v: u32| (ash::vk::api_version_major(v), ash::vk::api_version_minor(v));
+        // wgpu-hal asks for the feature (and enables it) under the same condition.
+        let zero_init_known = api(device_version) >= (1, 3)
+            || (hal.physical_device_capabilities())
+                .supports_extension(ash::khr::zero_initialize_workgroup_memory::NAME);
+        let mut zero_init = ash::vk::PhysicalDeviceZeroInitializeWorkgroupMemoryFeatures::default();
+        if zero_init_known {
+            let mut features =
+                ash::vk::PhysicalDeviceFeatures2::default().push_next(&mut zero_init);
+            // SAFETY: as above; the struct is known to a 1.3 device or one with the extension.
+            unsafe {
+                instance
+                    .raw_instance()
+                    .get_physical_device_features2(hal.raw_physical_device(), &mut features)
+            };
+        }
         let lang_version = if api(device_version) >= (1, 3) {
             (1, 6)
         } else {
@@ -83,6 +108,7 @@ impl ExactSpirv {
         Some(ExactSpirv {
             lang_version,
             preserve: controls.shader_signed_zero_inf_nan_preserve_float32 == ash::vk::TRUE,
+            native_zero: zero_init.shader_zero_initialize_workgroup_memory == ash::vk::TRUE,
         })
     }
 
@@ -92,8 +118,9 @@ impl ExactSpirv {
     }
 
     /// `module`'s compute entry point `main` as marked SPIR-V, written with the options wgpu
-    /// uses for a checked module on Vulkan (loops bounded, integer division checked), indices
-    /// restricted into range unless `bounds` says Brook's rules already keep them there.
+    /// uses for a checked module on Vulkan (loops bounded, integer division checked, workgroup
+    /// memory zeroed by the driver where it can), indices restricted into range unless
+    /// `bounds` says Brook's rules already keep them there.
     pub fn write(
         &self,
         module: &naga::Module,
@@ -115,6 +142,11 @@ impl ExactSpirv {
             },
             force_loop_bounding: true,
             emit_int_div_checks: true,
+            zero_initialize_workgroup_memory: if self.native_zero {
+                spv::ZeroInitializeWorkgroupMemoryMode::Native
+            } else {
+                spv::ZeroInitializeWorkgroupMemoryMode::Polyfill
+            },
             ..spv::Options::default()
         };
         let pipeline = spv::PipelineOptions {
@@ -208,6 +240,7 @@ mod tests {
         let exact = ExactSpirv {
             lang_version: (1, 5),
             preserve: true,
+            native_zero: false,
         };
         let words = exact
             .write(&module, &info, Bounds::Checked)

@@ -5,7 +5,9 @@
 //! 256 partial sums as a tree in workgroup memory, and invocation 0 writes the run's sum. The
 //! next pass sums the partials of each segment the same way, until one is left per segment.
 //! `P` is as many elements as it takes to cover a segment with one workgroup, 1 to 8, as
-//! Brook chooses it.
+//! Brook chooses it. The tree's eight steps are written out, as Brook's shader has them: as a
+//! loop with the barrier inside, the hand fold took about twice Brook's time on lavapipe
+//! (issue 34; `docs/performance.md`, "Reductions at hand-written speed (wgpu)").
 //!
 //! The first pass reads its elements through a WGSL `fn load(segment: u32, k: u32) -> f32`
 //! the application supplies, so it can compute the map in front of the sum there (`|x|` for
@@ -57,12 +59,22 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(num_workgroups) nw: vec3<u
         }
         tree[l] = acc;
     }
-    for (var s = 1u; s < 256u; s *= 2u) {
-        workgroupBarrier();
-        if l % (2u * s) == 0u && l + s < live {
-            tree[l] += tree[l + s];
-        }
-    }
+    workgroupBarrier();
+    if l % 2u == 0u && l + 1u < live { tree[l] += tree[l + 1u]; }
+    workgroupBarrier();
+    if l % 4u == 0u && l + 2u < live { tree[l] += tree[l + 2u]; }
+    workgroupBarrier();
+    if l % 8u == 0u && l + 4u < live { tree[l] += tree[l + 4u]; }
+    workgroupBarrier();
+    if l % 16u == 0u && l + 8u < live { tree[l] += tree[l + 8u]; }
+    workgroupBarrier();
+    if l % 32u == 0u && l + 16u < live { tree[l] += tree[l + 16u]; }
+    workgroupBarrier();
+    if l % 64u == 0u && l + 32u < live { tree[l] += tree[l + 32u]; }
+    workgroupBarrier();
+    if l % 128u == 0u && l + 64u < live { tree[l] += tree[l + 64u]; }
+    workgroupBarrier();
+    if l % 256u == 0u && l + 128u < live { tree[l] += tree[l + 128u]; }
     if l == 0u {
         sums[group] = tree[0];
     }
