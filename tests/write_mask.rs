@@ -143,7 +143,7 @@ fn misuse_is_a_clear_error() {
     for (name, rt) in runtimes() {
         let program = rt.compile(SRC, "mask.br").unwrap();
         let err = rt.enable_write_mask().unwrap_err().to_string();
-        assert!(err.contains("no write mask was set"), "{name}: {err}");
+        assert!(err.contains("no write mask is bound"), "{name}: {err}");
         let err = rt.end_write_query().unwrap_err().to_string();
         assert!(err.contains("no write query is open"), "{name}: {err}");
         rt.begin_write_query().unwrap();

@@ -251,13 +251,23 @@ impl Backend for Gate {
         Ok(())
     }
 
+    fn create_write_mask(&self, shape: &[usize]) -> Result<brook_core::BackendMask, BrookError> {
+        self.backend.create_write_mask(shape)
+    }
+
+    /// The waiting call runs first: it ran before the clear.
+    fn clear_write_mask(&self, mask: &dyn Any) -> Result<(), BrookError> {
+        self.run_waiting(|_| true)?;
+        self.backend.clear_write_mask(mask)
+    }
+
     /// The waiting call runs first: the mask is taken now, and GL draws it into the depth
     /// buffer a call may be using.
-    fn set_write_mask(&self, mask: &StreamArg) -> Result<(), BrookError> {
+    fn load_write_mask(&self, mask: &dyn Any, from: &StreamArg) -> Result<(), BrookError> {
         self.run_waiting(|_| true)?;
-        self.backend.set_write_mask(&inner(mask))?;
-        self.noted_mask(mask);
-        self.record_write_mask(mask);
+        self.backend.load_write_mask(mask, &inner(from))?;
+        self.noted_mask(from);
+        self.record_write_mask(from);
         Ok(())
     }
 
