@@ -258,7 +258,9 @@ impl Backend for Gate {
     /// The waiting call runs first: it ran before the clear.
     fn clear_write_mask(&self, mask: &dyn Any) -> Result<(), BrookError> {
         self.run_waiting(|_| true)?;
-        self.backend.clear_write_mask(mask)
+        self.backend.clear_write_mask(mask)?;
+        self.noted_mask_cleared(mask);
+        Ok(())
     }
 
     /// The waiting call runs first: the mask is taken now, and GL draws it into the depth
@@ -266,7 +268,7 @@ impl Backend for Gate {
     fn load_write_mask(&self, mask: &dyn Any, from: &StreamArg) -> Result<(), BrookError> {
         self.run_waiting(|_| true)?;
         self.backend.load_write_mask(mask, &inner(from))?;
-        self.noted_mask(from);
+        self.noted_mask(mask, from);
         self.record_write_mask(from);
         Ok(())
     }
