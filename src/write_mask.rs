@@ -31,12 +31,16 @@ impl WriteMask {
 impl Runtime {
     /// The original's `write_mask::create(h, w)`: a mask of `shape`, every element open.
     pub fn create_write_mask(&self, shape: &[usize]) -> Result<WriteMask, BrookError> {
-        let storage = self.gate.create_write_mask(shape)?;
-        Ok(WriteMask {
+        let storage = self.gate.made_write_mask(shape)?;
+        Ok(self.mask_of(storage, shape))
+    }
+
+    fn mask_of(&self, storage: brook_core::BackendMask, shape: &[usize]) -> WriteMask {
+        WriteMask {
             gate: self.gate.clone(),
             storage: Rc::from(storage),
             shape: shape.to_vec(),
-        })
+        }
     }
 
     /// `write_mask::bind`: later kernel calls test and set `mask` (while the test, or the
@@ -96,7 +100,7 @@ impl Runtime {
         match &*own {
             Some(m) if m.shape == shape => Ok(m.clone()),
             _ => {
-                let made = self.create_write_mask(shape)?;
+                let made = self.mask_of(self.gate.create_write_mask(shape)?, shape);
                 *own = Some(made.clone());
                 Ok(made)
             }

@@ -68,6 +68,17 @@ impl Gate {
         }
     }
 
+    /// A write mask the program made (`write_mask::create`), reported as an operation of its
+    /// own.
+    pub(crate) fn made_write_mask(
+        &self,
+        shape: &[usize],
+    ) -> Result<brook_core::BackendMask, BrookError> {
+        let mask = self.create_write_mask(shape)?;
+        self.record_mask_opened("write_mask::create");
+        Ok(mask)
+    }
+
     /// The backend behind the gate.
     pub(crate) fn backend(&self) -> &Rc<dyn Backend> {
         &self.backend
@@ -251,6 +262,9 @@ impl Backend for Gate {
         Ok(())
     }
 
+    /// Reports nothing: the runtime's own mask is reported with the load that follows it
+    /// (GL's pass opening it becomes that operation's first), a program's through
+    /// [`Gate::made_write_mask`].
     fn create_write_mask(&self, shape: &[usize]) -> Result<brook_core::BackendMask, BrookError> {
         self.backend.create_write_mask(shape)
     }
@@ -260,6 +274,7 @@ impl Backend for Gate {
         self.run_waiting(|_| true)?;
         self.backend.clear_write_mask(mask)?;
         self.noted_mask_cleared(mask);
+        self.record_mask_opened("write_mask::clear");
         Ok(())
     }
 
