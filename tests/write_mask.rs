@@ -86,6 +86,10 @@ fn patterns() -> Vec<(&'static str, Vec<f32>)> {
 fn runtimes() -> Vec<(&'static str, Runtime)> {
     vec![
         ("cpu", Runtime::cpu()),
+        (
+            "cpu interpreter",
+            Runtime::with_backend(std::rc::Rc::new(brook::CpuBackend::interpreter())),
+        ),
         ("gl", Runtime::gl().unwrap()),
         (
             "gl split (one draw buffer)",
