@@ -76,6 +76,13 @@ void brook_stream_gather_reduce(const BrookStream* dst, const BrookStream* index
                                 const char* reduction);
 void brook_write_mask_set(const BrookStream* mask);
 void brook_write_mask_enable(int on);
+typedef struct BrookWriteMask BrookWriteMask;
+BrookWriteMask* brook_write_mask_new(long long h, long long w);
+void brook_write_mask_free(BrookWriteMask* mask);
+void brook_write_mask_bind(const BrookWriteMask* mask);
+void brook_write_mask_unbind(void);
+void brook_write_mask_clear(const BrookWriteMask* mask);
+void brook_write_mask_setting(int on);
 void brook_write_query_begin(void);
 unsigned long long brook_write_query_end(void);
 void brook_stream_print(const BrookStream* stream);
@@ -956,20 +963,113 @@ inline void streamDisableWriteMask() { brook_write_mask_enable(0); }
 inline void streamBeginWriteQuery() { brook_write_query_begin(); }
 inline unsigned long long streamEndWriteQuery() { return brook_write_query_end(); }
 namespace brook {
-// The original's C++ write query: `q.begin()`, kernel calls, `q.end()`, then `q.count()`
-// elements written (streamBeginWriteQuery and streamEndWriteQuery). The count is known at
-// `end`, so `poll` is always true and `wait` has nothing to wait for.
-class write_query {
-    unsigned long long count_;
+// The original's C++ write mask (its brt.hpp): one flag per element of the output streams,
+// open or set. `bind` makes it the mask kernel calls use; `enableTest` lets them write only
+// open elements (streamEnableWriteMask), `enableSet` sets the elements they write, `clear`
+// opens every element. Copies share the mask, as the original's did.
+class write_mask {
+    struct state {
+        int references;
+        BrookWriteMask* handle;
+    };
+    state* s_;
+    void release() {
+        if (s_ && --s_->references == 0) {
+            brook_write_mask_free(s_->handle);
+            delete s_;
+        }
+    }
 
 public:
-    write_query() : count_(0) {}
+    write_mask() : s_(0) {}
+    write_mask(const write_mask& m) : s_(m.s_) {
+        if (s_) ++s_->references;
+    }
+    write_mask& operator=(const write_mask& m) {
+        if (m.s_) ++m.s_->references;
+        release();
+        s_ = m.s_;
+        return *this;
+    }
+    ~write_mask() { release(); }
+    static write_mask create(int h, int w) {
+        write_mask m;
+        m.s_ = new state;
+        m.s_->references = 1;
+        m.s_->handle = brook_write_mask_new(h, w);
+        return m;
+    }
+    void bind() { brook_write_mask_bind(handle("bind")); }
+    void unbind() { brook_write_mask_unbind(); }
+    void enableTest() { brook_write_mask_enable(1); }
+    void disableTest() { brook_write_mask_enable(0); }
+    void enableSet() { brook_write_mask_setting(1); }
+    void disableSet() { brook_write_mask_setting(0); }
+    void clear() { brook_write_mask_clear(handle("clear")); }
+
+private:
+    const BrookWriteMask* handle(const char* call) const {
+        if (!s_) {
+            std::string message = std::string("write_mask::") + call +
+                                  ": the mask was never made (use write_mask::create(h, w))";
+            brook_fail(message.c_str());
+        }
+        return s_->handle;
+    }
+};
+
+// The original's C++ write query: `q.begin()`, kernel calls, `q.end()`, then `q.count()`
+// elements written (streamBeginWriteQuery and streamEndWriteQuery). The count is known at
+// `end`, so `poll` is true once it ended and `wait` has nothing to wait for; copies share the
+// query, as the original's did. `count` of a query that never ended is an error.
+class write_query {
+    struct state {
+        int references;
+        bool ended;
+        unsigned long long count;
+    };
+    state* s_;
+    void release() {
+        if (s_ && --s_->references == 0) delete s_;
+    }
+    state* get() {
+        if (!s_) {
+            s_ = new state;
+            s_->references = 1;
+            s_->ended = false;
+            s_->count = 0;
+        }
+        return s_;
+    }
+
+public:
+    write_query() : s_(0) {}
+    write_query(const write_query& q) : s_(const_cast<write_query&>(q).get()) { ++s_->references; }
+    write_query& operator=(const write_query& q) {
+        state* other = const_cast<write_query&>(q).get();
+        ++other->references;
+        release();
+        s_ = other;
+        return *this;
+    }
+    ~write_query() { release(); }
     static write_query create() { return write_query(); }
-    void begin() { brook_write_query_begin(); }
-    void end() { count_ = brook_write_query_end(); }
-    bool poll() { return true; }
-    void wait() {}
-    size_t count() { return size_t(count_); }
+    void begin() {
+        get()->ended = false;
+        brook_write_query_begin();
+    }
+    void end() {
+        state* s = get();
+        s->count = brook_write_query_end();
+        s->ended = true;
+    }
+    bool poll() { return get()->ended; }
+    void wait() { count(); }
+    size_t count() {
+        if (!get()->ended)
+            brook_fail("write_query::count: the query has not ended (call end() after begin() first)");
+        return size_t(s_->count);
+    }
 };
 }  // namespace brook
 // C stdio output written before is flushed first, so the two appear in program order.

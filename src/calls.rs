@@ -84,7 +84,7 @@ impl Runtime {
             BackendArg::Stream(s) if p.class == ParamClass::Out => Some(s.shape),
             _ => None,
         });
-        let mask = self.masks.borrow().for_kernel(func, outputs)?;
+        let (mask, write_mask) = self.masks.borrow().for_kernel(func, outputs)?;
         f(&KernelCall {
             program: program.gated(),
             compiled,
@@ -92,6 +92,7 @@ impl Runtime {
             args: &args,
             shape,
             mask,
+            write_mask: write_mask.as_deref(),
         })
         .map_err(located)
     }

@@ -19,6 +19,7 @@ mod stream;
 mod stream_copies;
 #[cfg(feature = "cpu")]
 pub mod why;
+mod write_mask;
 
 /// What most programs use: `use brook::prelude::*;`.
 pub mod prelude {
@@ -33,6 +34,7 @@ pub use program::Program;
 pub use runtime::{Runtime, BACKEND_NAMES};
 pub use scatter::ScatterOp;
 pub use stream::{Stream, StreamDomain};
+pub use write_mask::WriteMask;
 
 pub use brook_core as core;
 pub use brook_core::{

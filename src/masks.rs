@@ -11,8 +11,9 @@ use crate::stream::Stream;
 impl Runtime {
     /// Brook's `streamSetWriteMask`: the write mask of later kernel calls while it is enabled
     /// (see [`Runtime::enable_write_mask`]). Its current contents are taken now (on GL, drawn
-    /// into a depth buffer): set it again after changing the stream. An element is on where
-    /// the mask's first float is non-zero.
+    /// into a depth buffer) into the runtime's own write mask, which is bound: set it again
+    /// after changing the stream. An element is on (open) where the mask's first float is
+    /// non-zero.
     pub fn set_write_mask(&self, mask: &Stream) -> Result<(), BrookError> {
         let call: &dyn Display = &"streamSetWriteMask";
         let mask = self.own(mask, call)?;
@@ -25,13 +26,13 @@ impl Runtime {
                         .into(),
             });
         }
-        self.gate.set_write_mask(&mask.arg(None))?;
-        self.masks.borrow_mut().set(mask.shape());
-        Ok(())
+        let own = self.own_write_mask(mask.shape())?;
+        self.load_and_bind(&own, &mask.arg(None))
     }
 
-    /// Brook's `streamEnableWriteMask`: from now on a kernel call writes only the output
-    /// elements whose mask element is on; the others keep their values (as if discarded).
+    /// Brook's `streamEnableWriteMask` (the original's `write_mask::enableTest`): from now on
+    /// a kernel call writes only the output elements whose element of the bound mask is on
+    /// (open); the others keep their values (as if discarded).
     /// The output streams must have the mask's shape; a call that writes a domain of them
     /// writes only the elements inside it whose mask element (at their place in the whole
     /// stream) is on. On GL this is the depth test (000 §7.4.2): masked-off elements are not
@@ -40,7 +41,8 @@ impl Runtime {
         self.masks.borrow_mut().enable(true)
     }
 
-    /// Brook's `streamDisableWriteMask`: kernel calls write every element again.
+    /// Brook's `streamDisableWriteMask` (`write_mask::disableTest`): kernel calls write every
+    /// element again.
     pub fn disable_write_mask(&self) -> Result<(), BrookError> {
         self.masks.borrow_mut().enable(false)
     }

@@ -20,6 +20,7 @@ use crate::gate::{Gate, StreamBody};
 use crate::program::Program;
 use crate::program_cache::ProgramCache;
 use crate::stream::Stream;
+use crate::write_mask::WriteMask;
 
 /// Brook's runtime: where streams live and kernels run.
 pub struct Runtime {
@@ -29,6 +30,8 @@ pub struct Runtime {
     pub(crate) programs: ProgramCache,
     /// Which write-mask and write-query calls are allowed now, for every backend alike.
     pub(crate) masks: RefCell<WriteMaskState>,
+    /// The mask `streamSetWriteMask` loads (`crate::write_mask`).
+    pub(crate) own_mask: RefCell<Option<WriteMask>>,
 }
 
 /// Which backend [`Runtime::from_env`] picks from `BRT_RUNTIME`.
@@ -44,6 +47,7 @@ impl Runtime {
             gate: Rc::new(Gate::new(backend)),
             programs: ProgramCache::default(),
             masks: RefCell::new(WriteMaskState::default()),
+            own_mask: RefCell::new(None),
         }
     }
 

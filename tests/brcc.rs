@@ -1022,6 +1022,20 @@ fn a_crashing_program_is_reported_with_its_signal_and_keeps_its_output() {
 }
 
 #[test]
+fn the_program_sees_the_backend_it_runs_on_in_brt_runtime() {
+    let path = scratch(
+        "which_runtime.br",
+        "#include <stdio.h>\n#include <stdlib.h>\nkernel void k(float a<>, out float r<>) { r = a; }\nint main() {\n    printf(\"%s\\n\", getenv(\"BRT_RUNTIME\"));\n    return 0;\n}\n",
+    );
+    for backend in ["cpu", "wgpu"] {
+        let o = run(brcc(&["run", &path, "--backend", backend]));
+        assert_eq!(stdout(&o).trim(), backend, "{}", stderr(&o));
+    }
+    let o = run(brcc(&["run", &path]));
+    assert_eq!(stdout(&o).trim(), "gl", "{}", stderr(&o));
+}
+
+#[test]
 fn the_original_runtimes_internals_and_hand_written_shaders_are_refused_at_their_line() {
     let path = scratch(
         "internals.br",
@@ -1037,22 +1051,6 @@ fn the_original_runtimes_internals_and_hand_written_shaders_are_refused_at_their
         "{err}"
     );
     assert!(err.contains("internals.br:3:5"), "{err}");
-
-    let path = scratch(
-        "depth_mask.cpp",
-        "int main() {\n    brook::write_mask m = brook::write_mask::create(4, 4);\n    return 0;\n}\n",
-    );
-    let o = run(brcc(&["check", &path]));
-    assert_eq!(o.status.code(), Some(1));
-    let err = stderr(&o);
-    assert!(
-        err.contains("`write_mask` is not supported: the original's C++ write_mask"),
-        "{err}"
-    );
-    assert!(
-        err.contains("depth_mask.cpp:2:12") && err.contains('^'),
-        "{err}"
-    );
 }
 
 #[test]

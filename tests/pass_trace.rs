@@ -130,6 +130,7 @@ kernel void repeat(float a<>, vout [2] float o<>) { o = a; push(o); push(o); }";
             "scatter",
             "gather-op",
             "mask",
+            "mask",
             "kernel",
             "kernel",
             "vout",
@@ -182,18 +183,24 @@ kernel void repeat(float a<>, vout [2] float o<>) { o = a; push(o); push(o); }";
     // lands where the index says.
     assert_eq!(gather[0].scatter, None);
     assert!(gather[1].scatter.is_some());
-    // The mask drawn into depth, then tested by the masked call.
-    let [mask] = trace[4].passes() else {
+    // The runtime's mask made (every element open), the mask stream drawn into its depth,
+    // then tested by the masked call.
+    let (made, drawn) = (trace[4].passes(), trace[5].passes());
+    let [made] = made else {
+        panic!("one pass making the mask")
+    };
+    let [mask] = drawn else {
         panic!("one mask pass")
     };
     let Some(Depth::Written { texture }) = mask.depth else {
         panic!("the mask pass writes depth: {mask}")
     };
-    assert_eq!(trace[5].passes()[0].depth, Some(Depth::Tested { texture }));
+    assert_eq!(made.depth, Some(Depth::Written { texture }));
+    assert_eq!(trace[6].passes()[0].depth, Some(Depth::Tested { texture }));
     // The vout call: counts cleared and the candidates drawn, then the packing.
-    assert_eq!(trace[6].passes().len(), 2);
-    assert!(!trace[7].passes().is_empty());
-    for entry in &trace[..8] {
+    assert_eq!(trace[7].passes().len(), 2);
+    assert!(!trace[8].passes().is_empty());
+    for entry in &trace[..9] {
         for pass in entry.passes() {
             assert!(pass.viewport[2] > 0 && pass.viewport[3] > 0, "{entry}");
             if pass.program.is_some() {

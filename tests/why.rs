@@ -160,6 +160,18 @@ fn a_masked_call_says_whether_the_mask_kept_the_element() {
 }
 
 #[test]
+fn a_call_under_a_write_mask_object_says_the_history_does_not_know_what_it_wrote() {
+    for b in BACKENDS {
+        let got = why("write_mask_object.br", "r[0][1]", b, &[]);
+        has_lines(
+            &got,
+            &["r[0][1] = 102: kernel `bump` (Brook line 3), operation 3, under a write mask element histories do not keep (a C++ write_mask, or a loaded mask changed since): whether it wrote this element is not known"],
+            b,
+        );
+    }
+}
+
+#[test]
 fn a_vout_element_names_the_push_that_made_it() {
     // a = 2 3 4 pushes 2 | 3 30 | 4: o[2] is element 1's second push (30), o[3] element 2's
     // only one.

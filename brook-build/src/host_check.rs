@@ -19,8 +19,7 @@ use crate::scan::{Kind, Token};
 const NOT_YET: &[&str] = &["indexof"];
 
 /// What host code written for the original may reach that this runtime refuses, with why:
-/// the original CPU runtime's internals, kernels hand-written as ps20/fp30 assembly, and its
-/// depth-buffer write mask.
+/// the original CPU runtime's internals and kernels hand-written as ps20/fp30 assembly.
 const REFUSED: &[(&str, &str)] = &[
     ("__BrtFloat1", CPU_INTERNALS),
     ("__BrtFloat2", CPU_INTERNALS),
@@ -30,19 +29,11 @@ const REFUSED: &[(&str, &str)] = &[
     ("castToArg", CPU_INTERNALS),
     ("gpu_kernel_desc", SHADERS),
     ("cpu_kernel_desc", SHADERS),
-    ("write_mask", DEPTH_MASK),
 ];
 const CPU_INTERNALS: &str = "it belongs to the original CPU runtime's internals, which this \
     runtime does not have; use float..float4 and streamRead/streamWrite";
 const SHADERS: &str = "kernels hand-written as GPU assembly (ps20/fp30) are not supported; \
     write the kernel in Brook";
-// The original made it only on DX9 (its OpenGL, GLES and CPU runtimes' createWriteMask
-// returned null), and its set mode needs to know which elements a call wrote, not only how
-// many: no backend here keeps that.
-const DEPTH_MASK: &str = "the original's C++ write_mask (a depth buffer that kernel calls \
-    set where they write, then test) has no equivalent here (the original had it on DX9 \
-    only); use a mask stream with streamSetWriteMask and streamEnableWriteMask";
-
 /// Every problem found in `program`'s host code; `not_callable` names the kernels host code
 /// cannot call, with why.
 pub fn check(program: &Program, not_callable: &[(&str, &str)]) -> Vec<Diagnostic> {

@@ -32,6 +32,9 @@ use crate::trace::{PassTrace, TraceEntry};
 pub type BackendStream = Box<dyn Any>;
 /// A backend's own prepared form of a program.
 pub type BackendProgram = Box<dyn Any>;
+/// A backend's own write mask (from its `create_write_mask`): one flag per element of its
+/// shape, *open* (a kernel call under the mask's test may write the element) or *set*.
+pub type BackendMask = Box<dyn Any>;
 
 /// A stream as a backend and the call checks see it.
 #[derive(Clone, Copy)]
@@ -90,12 +93,17 @@ impl<'a> BackendArg<'a> {
     }
 }
 
-/// How the write mask and write query apply to a kernel call.
+/// How the write mask and write query apply to a kernel call. The mask
+/// ([`KernelCall::write_mask`]) has the shape of the whole output streams; a call writing a
+/// domain of them uses the mask elements at the domain's place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct MaskUse {
-    /// Only elements whose mask element is on are written (the mask has the shape of the
-    /// whole output streams; a domain's elements are masked at their place in them).
+    /// The mask's test: only elements whose mask element is open are written (the others
+    /// keep their values, as if discarded).
     pub masked: bool,
+    /// The mask's set mode: every element the call writes (neither discarded nor failing
+    /// the test) is set in the mask afterwards, so a later tested call leaves it alone.
+    pub sets: bool,
     /// The elements written are counted into the open write query.
     pub counting: bool,
 }
@@ -115,6 +123,9 @@ pub struct KernelCall<'a> {
     pub shape: Vec<usize>,
     /// How the write mask and the write query apply to this call.
     pub mask: MaskUse,
+    /// The bound write mask (the backend's, from `create_write_mask`), given when
+    /// [`MaskUse::masked`] or [`MaskUse::sets`] is.
+    pub write_mask: Option<&'a dyn Any>,
 }
 
 impl KernelCall<'_> {
@@ -331,9 +342,13 @@ pub trait Backend {
     fn scatter(&self, call: &ScatterCall) -> Result<(), BrookError>;
     /// Brook's `streamGatherOp` (see [`GatherOpCall`]).
     fn gather_op(&self, call: &GatherOpCall) -> Result<(), BrookError>;
-    /// Brook's `streamSetWriteMask`: takes the mask's current contents (its first float
-    /// non-zero: on) for the kernel calls whose [`MaskUse::masked`] is set.
-    fn set_write_mask(&self, mask: &StreamArg) -> Result<(), BrookError>;
+    /// A write mask of `shape` (the original's `write_mask::create`), every element open.
+    fn create_write_mask(&self, shape: &[usize]) -> Result<BackendMask, BrookError>;
+    /// Opens every element of `mask` (`write_mask::clear`).
+    fn clear_write_mask(&self, mask: &dyn Any) -> Result<(), BrookError>;
+    /// Brook's `streamSetWriteMask`: `mask` (of `from`'s shape) takes `from`'s current
+    /// contents, open where an element's first float is non-zero, set elsewhere.
+    fn load_write_mask(&self, mask: &dyn Any, from: &StreamArg) -> Result<(), BrookError>;
     /// `streamBeginWriteQuery`: starts counting what calls with [`MaskUse::counting`] write.
     fn begin_write_query(&self) -> Result<(), BrookError>;
     /// `streamEndWriteQuery`: the elements written (neither discarded nor masked off) since

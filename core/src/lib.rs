@@ -40,8 +40,8 @@ pub mod shape;
 pub mod trace;
 
 pub use backend::{
-    Backend, BackendArg, BackendProgram, BackendStream, Combiner, GatherOpCall, KernelCall,
-    MaskUse, Operand, ReduceCall, ReduceOutput, ScatterCall, StreamArg,
+    Backend, BackendArg, BackendMask, BackendProgram, BackendStream, Combiner, GatherOpCall,
+    KernelCall, MaskUse, Operand, ReduceCall, ReduceOutput, ScatterCall, StreamArg,
 };
 pub use domain::Domain;
 pub use error::{fmt_shape, BrookError, ShaderRejection, StreamError};

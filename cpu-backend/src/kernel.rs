@@ -173,7 +173,7 @@ impl KernelPlan {
         args: &mut [CpuArg],
         mask: Option<&[bool]>,
     ) -> Result<KernelRun, CpuError> {
-        run(module, self, args, mask, Watchdog::default())
+        run(module, self, args, mask, None, Watchdog::default())
     }
 
     /// [`KernelPlan::run_masked`] stopped with [`CpuError::TimeLimit`] when `watchdog`'s time
@@ -187,7 +187,22 @@ impl KernelPlan {
         mask: Option<&[bool]>,
         watchdog: Watchdog,
     ) -> Result<KernelRun, CpuError> {
-        run(module, self, args, mask, watchdog)
+        run(module, self, args, mask, None, watchdog)
+    }
+
+    /// [`KernelPlan::run_watched`] that also says which elements wrote their outputs:
+    /// `wrote[i]` becomes true where element `i` (row-major, `wrote` has one entry per
+    /// element) was neither masked off nor discarded, for a write mask's set mode. The
+    /// elements run one at a time, in order, so each one's answer is its own.
+    pub fn run_marking(
+        &self,
+        module: &Module,
+        args: &mut [CpuArg],
+        mask: Option<&[bool]>,
+        watchdog: Watchdog,
+        wrote: &mut [bool],
+    ) -> Result<KernelRun, CpuError> {
+        run(module, self, args, mask, Some(wrote), watchdog)
     }
 
     /// The native code for a call bound as `bindings` with outputs of `out_shape` (`watched`:
@@ -386,6 +401,7 @@ fn run(
     plan: &KernelPlan,
     args: &mut [CpuArg],
     mask: Option<&[bool]>,
+    mut wrote: Option<&mut [bool]>,
     watchdog: Watchdog,
 ) -> Result<KernelRun, CpuError> {
     let Bound {
@@ -432,11 +448,26 @@ fn run(
             // the outputs are not touched through their references while the tiles run, and
             // the mask's length was checked.
             let narrow = jit::drive::narrow_gathers(&bindings);
-            let (written, tiles) =
-                unsafe { jit::drive::run(&k, &ctx, total, mask, &vout_fpe, narrow) }
-                    .map_err(|jit::drive::TimeUp| watchdog.stopped(&func.name))?;
-            done.written = written;
-            tiles.into_iter().map(|t| t.bufs).collect()
+            let stopped = |jit::drive::TimeUp| watchdog.stopped(&func.name);
+            if let Some(wrote) = wrote.as_deref_mut() {
+                let mut vouts = jit::runtime::VoutTile::new(vout_fpe.clone());
+                for (e, w) in wrote.iter_mut().enumerate().take(total) {
+                    // SAFETY: as above, one element at a time.
+                    let n = unsafe {
+                        jit::drive::run_elements(&k, &ctx, e, 1, mask, false, &mut vouts)
+                    }
+                    .map_err(stopped)?;
+                    *w |= n == 1;
+                    done.written += n;
+                }
+                vec![vouts.bufs]
+            } else {
+                let (written, tiles) =
+                    unsafe { jit::drive::run(&k, &ctx, total, mask, &vout_fpe, narrow) }
+                        .map_err(stopped)?;
+                done.written = written;
+                tiles.into_iter().map(|t| t.bufs).collect()
+            }
         }
         None => {
             done.execution.fell_back(None);
@@ -457,6 +488,19 @@ fn run(
                 out_fpe: &out_fpe,
                 vout_fpe: &vout_fpe,
             };
+            if let Some(wrote) = wrote {
+                let mut bufs = vec![Vec::new(); vouts.len()];
+                for (e, w) in wrote.iter_mut().enumerate().take(total) {
+                    let mut slices: Vec<&mut [f32]> = (outs.iter_mut().zip(&out_fpe))
+                        .map(|(o, &fpe)| &mut o.data_mut()[e * fpe..(e + 1) * fpe])
+                        .collect();
+                    let one = mask.map(|m| &m[e..e + 1]);
+                    let n = driver.run_chunk(e, 1, one, &mut slices, &mut bufs)?;
+                    *w |= n == 1;
+                    done.written += n;
+                }
+                return Ok(finish_vouts(done, vouts, &vout_fpe, vec![bufs]));
+            }
             let per_chunk: Vec<(usize, Vec<Vec<f32>>)> = chunks
                 .into_par_iter()
                 .enumerate()
@@ -473,6 +517,17 @@ fn run(
             per_chunk.into_iter().map(|(_, b)| b).collect()
         }
     };
+    Ok(finish_vouts(done, vouts, &vout_fpe, pushed))
+}
+
+/// `done` with each vout's count, its pushes (`pushed`: per chunk, the floats each vout
+/// received) packed at its front in chunk order and the rest zeroed.
+fn finish_vouts(
+    mut done: KernelRun,
+    vouts: Vec<(usize, &mut CpuStream)>,
+    vout_fpe: &[usize],
+    pushed: Vec<Vec<Vec<f32>>>,
+) -> KernelRun {
     done.vout_counts = vouts
         .into_iter()
         .enumerate()
@@ -487,7 +542,7 @@ fn run(
             at / vout_fpe[k]
         })
         .collect();
-    Ok(done)
+    done
 }
 
 /// The shape of a call without `out` streams: that of its first input stream or iterator.

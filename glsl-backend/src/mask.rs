@@ -1,7 +1,8 @@
 //! The pass that draws a write mask into a depth texture (000 §7.4.2): one texel of the mask
-//! per fragment, depth 1.0 where the mask's first float is non-zero and 0.0 elsewhere (and on
-//! the layout's padding texels). A masked kernel pass later draws at depth 0.5 with the test
-//! `LESS`, so the texels whose mask is off keep their values.
+//! per fragment, depth 1.0 where the mask's first float is non-zero (open), 0.5 elsewhere
+//! (set), and 0.0 on the layout's padding texels. Kernel passes draw at depth 0.5: with the
+//! test `LESS` only open texels pass (the mask's test), with `LEQUAL` every element's texel
+//! and no padding (the set mode alone); writing depth marks the texels drawn as set.
 
 use crate::builder::{ShaderBuilder, Stage};
 use crate::pass::{MemberRef, PassProgram, UniformValue};
@@ -37,10 +38,10 @@ pub fn mask_pass(target: &Target) -> PassProgram {
     );
     let body =
         "    bool inside = brook_linear_at(brook_fragment, brook_output_width) < brook_elements;
-    bool on = inside && (brook_all || texelFetch(brook_mask, brook_fragment, 0).x != 0.0);
-    gl_FragDepth = on ? 1.0 : 0.0;
+    bool on = brook_all || texelFetch(brook_mask, brook_fragment, 0).x != 0.0;
+    gl_FragDepth = !inside ? 0.0 : on ? 1.0 : 0.5;
 ";
-    let title = "Brook write mask: depth 1.0 where the element's mask is on, 0.0 where it is off or past the stream.";
+    let title = "Brook write mask: depth 1.0 where the element's mask is on (open), 0.5 where it is off (set), 0.0 past the stream.";
     PassProgram {
         fragment: shader.text(target.profile, title, "", "", body),
         outputs: Vec::new(),

@@ -13,15 +13,26 @@ use glow::HasContext;
 
 use crate::encode::mask::WriteQuery;
 use crate::error::PassError;
-use crate::step::{DepthUse, Pass, Primitive, Step};
+use crate::step::{DepthUse, MaskTest, Pass, Primitive, Step};
 use crate::uniforms::{apply, same_bits};
 
 /// Blending and depth as the executor last set them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 struct FixedFunction {
     blend: Option<Blend>,
-    /// 0: depth test off; 1: tested (LESS, no writes); 2: written (ALWAYS).
-    depth: u8,
+    depth: DepthState,
+}
+
+/// The depth test and writes as a draw wants them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum DepthState {
+    /// Depth test off.
+    #[default]
+    Off,
+    /// A kernel pass against the mask ([`MaskTest`]).
+    Tested(MaskTest),
+    /// A mask drawn: `ALWAYS`, depth written.
+    Written,
 }
 
 /// Whether a draw writes its fragments, or is the warm-up an observed pass gets.
@@ -134,7 +145,7 @@ impl Executor {
         let gl = self.ctx.gl();
         match pass.depth {
             DepthUse::Write(mask) => mask.bind_framebuffer()?,
-            DepthUse::Test(mask) => {
+            DepthUse::Test(mask, _) => {
                 self.ctx.framebuffer_for(&pass.targets)?;
                 mask.attach()?;
             }
@@ -145,9 +156,9 @@ impl Executor {
         self.set_fixed_function(FixedFunction {
             blend: pass.blend,
             depth: match pass.depth {
-                DepthUse::None => 0,
-                DepthUse::Test(_) => 1,
-                DepthUse::Write(_) => 2,
+                DepthUse::None => DepthState::Off,
+                DepthUse::Test(_, test) => DepthState::Tested(test),
+                DepthUse::Write(_) => DepthState::Written,
             },
         });
         let program = pass.program;
@@ -195,7 +206,7 @@ impl Executor {
             (Fragments::All, Some(query)) => query.count(issue)?,
             (Fragments::All, None) => issue(),
         }
-        if let DepthUse::Test(mask) = pass.depth {
+        if let DepthUse::Test(mask, _) = pass.depth {
             // Cached framebuffers are shared: none may keep the mask attached.
             mask.detach();
         }
@@ -250,16 +261,16 @@ impl Executor {
             }
             if current.depth != wanted.depth {
                 match wanted.depth {
-                    0 => {
+                    DepthState::Off => {
                         gl.disable(glow::DEPTH_TEST);
                         gl.depth_mask(true);
                     }
-                    1 => {
+                    DepthState::Tested(MaskTest { test, sets }) => {
                         gl.enable(glow::DEPTH_TEST);
-                        gl.depth_func(glow::LESS);
-                        gl.depth_mask(false);
+                        gl.depth_func(if test { glow::LESS } else { glow::LEQUAL });
+                        gl.depth_mask(sets);
                     }
-                    _ => {
+                    DepthState::Written => {
                         // Depth is only written while the test is on.
                         gl.enable(glow::DEPTH_TEST);
                         gl.depth_func(glow::ALWAYS);

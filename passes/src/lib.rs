@@ -36,5 +36,5 @@ pub use encode::vout::MAX_VOUT_PUSHES;
 pub use error::PassError;
 pub use executor::Executor;
 pub use linked::{LinkedKernel, LinkedPass};
-pub use step::{DepthUse, Pass, Primitive, Step};
+pub use step::{DepthUse, MaskTest, Pass, Primitive, Step};
 pub use uniforms::extent_vector;

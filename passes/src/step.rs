@@ -90,11 +90,20 @@ pub enum Primitive {
 pub enum DepthUse<'a> {
     /// No depth texture: every fragment is drawn.
     None,
-    /// Attached and tested: texels whose mask is off fail the depth test and keep their
-    /// values (000 §7.4.2).
-    Test(&'a WriteMask),
+    /// Attached and tested: texels the test rejects keep their values (000 §7.4.2).
+    Test(&'a WriteMask, MaskTest),
     /// The draw writes the mask's depth (its only target).
     Write(&'a WriteMask),
+}
+
+/// How a kernel pass tests the bound mask's depth texture (brook-core's `MaskUse`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MaskTest {
+    /// The mask's test: set texels fail (`LESS` against the pass's depth 0.5); without it
+    /// only the layout's padding does (`LEQUAL`), so a query does not count it.
+    pub test: bool,
+    /// The texels drawn become set (depth writes on): the set mode, in a call's last pass.
+    pub sets: bool,
 }
 
 impl<'a> Pass<'a> {
@@ -231,7 +240,7 @@ impl Pass<'_> {
             blend: self.blend,
             depth: match self.depth {
                 DepthUse::None => None,
-                DepthUse::Test(m) => Some(Depth::Tested { texture: m.id() }),
+                DepthUse::Test(m, _) => Some(Depth::Tested { texture: m.id() }),
                 DepthUse::Write(m) => Some(Depth::Written { texture: m.id() }),
             },
             counted: self.counted,

@@ -15,6 +15,7 @@ mod kernel;
 mod reduce;
 mod runtime;
 mod stream;
+mod write_mask;
 
 pub use kernel::{brook_kernel_run, brook_kernel_run_vout, BrookArg};
 pub use reduce::{brook_reduce_stream, brook_reduce_value};
@@ -30,10 +31,14 @@ pub use stream::{
     brook_write_mask_set, brook_write_query_begin, brook_write_query_end, BrookProgram,
     BrookStream,
 };
+pub use write_mask::{
+    brook_write_mask_bind, brook_write_mask_clear, brook_write_mask_free, brook_write_mask_new,
+    brook_write_mask_setting, brook_write_mask_unbind, BrookWriteMask,
+};
 
 /// Makes sure every exported function is linked into a binary that never calls them itself.
 pub fn keep_linked() {
-    let exported: [*const (); 27] = [
+    let exported: [*const (); 33] = [
         brook_kernel_run_vout as *const (),
         brook_stream_shape as *const (),
         brook_stream_scatter_reduce as *const (),
@@ -51,6 +56,12 @@ pub fn keep_linked() {
         brook_stream_gather_reduce as *const (),
         brook_write_mask_set as *const (),
         brook_write_mask_enable as *const (),
+        brook_write_mask_new as *const (),
+        brook_write_mask_free as *const (),
+        brook_write_mask_bind as *const (),
+        brook_write_mask_unbind as *const (),
+        brook_write_mask_clear as *const (),
+        brook_write_mask_setting as *const (),
         brook_write_query_begin as *const (),
         brook_write_query_end as *const (),
         brook_stream_print as *const (),

@@ -167,7 +167,7 @@ pub unsafe extern "C" fn brook_stream_free(s: *mut BrookStream) {
 /// Drops a program or stream, unless the runtime has shut down: then the process is exiting
 /// (a C++ static destructor of a library `dlclose` could not unload runs from `exit`, after
 /// thread-local storage is gone, where dropping a wgpu device panics), and the OS frees it.
-fn release<T>(object: Box<T>) {
+pub(crate) fn release<T>(object: Box<T>) {
     if super::runtime::shut_down() {
         std::mem::forget(object);
     } else {

@@ -163,6 +163,7 @@ impl Pending {
             args: &args,
             shape: self.shape.clone(),
             mask: MaskUse::default(),
+            write_mask: None,
         })
     }
 

@@ -120,6 +120,7 @@ pub(crate) fn with_kernel<T>(call: &KernelCall, f: impl FnOnce(&KernelCall) -> T
         args: &args,
         shape: call.shape.clone(),
         mask: call.mask,
+        write_mask: call.write_mask,
     })
 }
 

@@ -3,6 +3,7 @@
 //! contents of those it wrote after (`noted_*`), read back from the backend. Outside a
 //! recording each hook is one `RefCell` check.
 
+use std::any::Any;
 use std::rc::Rc;
 
 use brook_core::{
@@ -198,13 +199,21 @@ impl Gate {
     pub(super) fn note_kernel(&self, call: &KernelCall) -> Option<Noted> {
         self.history(|log, gate| {
             let args = gate.args(log, &call.function().params, call.args);
-            let mask = if call.mask.masked { log.mask } else { None };
+            let bound = call.write_mask.map(mask_address);
+            let mask = match log.mask {
+                Some((at, loaded)) if call.mask.masked && bound == Some(loaded) => Some(at),
+                _ => None,
+            };
+            if call.mask.sets && log.mask.is_some_and(|(_, loaded)| bound == Some(loaded)) {
+                log.mask = None;
+            }
             Noted::Kernel(Rc::new(KernelRecord {
                 compiled: Prepared::of(call.program).compiled.clone(),
                 kernel: call.kernel,
                 args,
                 shape: call.shape.clone(),
                 mask,
+                untracked_mask: call.mask.masked && mask.is_none(),
                 op: log.next_op(),
             }))
         })
@@ -323,11 +332,24 @@ impl Gate {
         });
     }
 
-    /// A write mask was set: the version it took.
-    pub(super) fn noted_mask(&self, mask: &StreamArg) {
+    /// The stream `from` was loaded into the backend mask `mask`: the version it took.
+    pub(super) fn noted_mask(&self, mask: &dyn Any, from: &StreamArg) {
         self.history(|log, gate| {
             log.next_op();
-            log.mask = Some(gate.at(log, mask));
+            log.mask = Some((gate.at(log, from), mask_address(mask)));
+        });
+    }
+
+    /// The backend mask `mask` was cleared: a loaded mask's version no longer says what it
+    /// holds.
+    pub(super) fn noted_mask_cleared(&self, mask: &dyn Any) {
+        self.history(|log, _| {
+            if log
+                .mask
+                .is_some_and(|(_, loaded)| loaded == mask_address(mask))
+            {
+                log.mask = None;
+            }
         });
     }
 
@@ -420,4 +442,9 @@ fn combiner(op: &Combiner) -> CombinerRecord {
             function: *function,
         },
     }
+}
+
+/// A backend mask's identity: its address.
+fn mask_address(mask: &dyn Any) -> usize {
+    mask as *const dyn Any as *const () as usize
 }

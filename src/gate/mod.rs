@@ -68,6 +68,17 @@ impl Gate {
         }
     }
 
+    /// A write mask the program made (`write_mask::create`), reported as an operation of its
+    /// own.
+    pub(crate) fn made_write_mask(
+        &self,
+        shape: &[usize],
+    ) -> Result<brook_core::BackendMask, BrookError> {
+        let mask = self.create_write_mask(shape)?;
+        self.record_mask_opened("write_mask::create");
+        Ok(mask)
+    }
+
     /// The backend behind the gate.
     pub(crate) fn backend(&self) -> &Rc<dyn Backend> {
         &self.backend
@@ -251,13 +262,29 @@ impl Backend for Gate {
         Ok(())
     }
 
+    /// Reports nothing: the runtime's own mask is reported with the load that follows it
+    /// (GL's pass opening it becomes that operation's first), a program's through
+    /// [`Gate::made_write_mask`].
+    fn create_write_mask(&self, shape: &[usize]) -> Result<brook_core::BackendMask, BrookError> {
+        self.backend.create_write_mask(shape)
+    }
+
+    /// The waiting call runs first: it ran before the clear.
+    fn clear_write_mask(&self, mask: &dyn Any) -> Result<(), BrookError> {
+        self.run_waiting(|_| true)?;
+        self.backend.clear_write_mask(mask)?;
+        self.noted_mask_cleared(mask);
+        self.record_mask_opened("write_mask::clear");
+        Ok(())
+    }
+
     /// The waiting call runs first: the mask is taken now, and GL draws it into the depth
     /// buffer a call may be using.
-    fn set_write_mask(&self, mask: &StreamArg) -> Result<(), BrookError> {
+    fn load_write_mask(&self, mask: &dyn Any, from: &StreamArg) -> Result<(), BrookError> {
         self.run_waiting(|_| true)?;
-        self.backend.set_write_mask(&inner(mask))?;
-        self.noted_mask(mask);
-        self.record_write_mask(mask);
+        self.backend.load_write_mask(mask, &inner(from))?;
+        self.noted_mask(mask, from);
+        self.record_write_mask(from);
         Ok(())
     }
 

@@ -32,7 +32,8 @@ impl Gate {
         None
     }
     pub(super) fn noted_gather_op(&self, _: Option<Noted>, _: &GatherOpCall) {}
-    pub(super) fn noted_mask(&self, _: &StreamArg) {}
+    pub(super) fn noted_mask(&self, _: &dyn std::any::Any, _: &StreamArg) {}
+    pub(super) fn noted_mask_cleared(&self, _: &dyn std::any::Any) {}
     pub(super) fn note_swap(&self, _: &StreamArg, _: &StreamArg) -> Option<Noted> {
         None
     }

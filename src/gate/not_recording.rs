@@ -11,5 +11,6 @@ impl Gate {
     pub(super) fn record_kernel(&self, _: &KernelCall) {}
     pub(super) fn record_reduction(&self, _: &ReduceOutput) {}
     pub(super) fn record_write_mask(&self, _: &StreamArg) {}
+    pub(super) fn record_mask_opened(&self, _: &str) {}
     pub(super) fn record_swap(&self, _: &StreamArg, _: &StreamArg) {}
 }

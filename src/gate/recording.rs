@@ -137,7 +137,16 @@ impl Gate {
     /// Reports a write mask that was set, with its card for a backend that traced nothing
     /// for it (the CPU).
     pub(super) fn record_write_mask(&self, mask: &StreamArg) {
-        self.record(Some(untraced_write_mask()), &[("mask", mask)]);
+        let untraced = untraced_write_mask(
+            "streamSetWriteMask",
+            "elements on where the mask's first float is non-zero",
+        );
+        self.record(Some(untraced), &[("mask", mask)]);
+    }
+
+    /// Reports a write mask made or cleared (`call`): every element open, no stream written.
+    pub(super) fn record_mask_opened(&self, call: &str) {
+        self.record(Some(untraced_write_mask(call, "every element open")), &[]);
     }
 
     /// Reports a swap, with its card for a backend that traced nothing for it.
@@ -150,12 +159,13 @@ impl Gate {
     }
 }
 
-/// The card of a write mask on a backend that traced nothing for it (the CPU).
-fn untraced_write_mask() -> TraceEntry {
+/// The card of a write mask operation (`function`, what it made of the mask: `variant`) on a
+/// backend that traced nothing for it (the CPU).
+fn untraced_write_mask(function: &str, variant: &str) -> TraceEntry {
     TraceEntry::WriteMask(CallTrace {
-        function: "streamSetWriteMask".into(),
+        function: function.into(),
         source_line: None,
-        variant: "elements on where the mask's first float is non-zero".into(),
+        variant: variant.into(),
         compiled: None,
         scratch: Vec::new(),
         passes: Vec::new(),

@@ -118,8 +118,12 @@ pub(crate) struct KernelRecord {
     pub args: Vec<ArgRecord>,
     /// The call's shape (its output domain's).
     pub shape: Vec<usize>,
-    /// The write mask in force, when the call was masked.
+    /// The write mask in force, when the call was masked by a loaded mask stream.
     pub mask: Option<At>,
+    /// The call was masked by a mask the history does not keep (a C++ `write_mask`, or a
+    /// loaded mask that `clear` or the set mode changed since): which elements it wrote is
+    /// not known.
+    pub untracked_mask: bool,
     pub op: usize,
 }
 
@@ -177,8 +181,9 @@ pub(crate) struct HistoryLog {
     pub by_storage: HashMap<usize, StreamId>,
     /// Operations recorded so far.
     pub ops: usize,
-    /// The write mask last set: the version it took.
-    pub mask: Option<At>,
+    /// The write mask last set: the version it took, and the backend mask it was loaded
+    /// into (its address), while nothing changed that mask since.
+    pub mask: Option<(At, usize)>,
     /// Whether automatic fusion was on before the recording switched it off.
     pub fusion_was: bool,
     /// Operation → the explorer's number for it, where the run is also explained.

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use brook::core::{
-    BackendProgram, BackendStream, Compiled, GatherOpCall, IterSpec, KernelCall, ReduceCall,
-    ReduceOutput, ScatterCall, StreamArg,
+    BackendMask, BackendProgram, BackendStream, Compiled, GatherOpCall, IterSpec, KernelCall,
+    ReduceCall, ReduceOutput, ScatterCall, StreamArg,
 };
 use brook::{Backend, BrookError, CpuBackend, ElementFormat, TraceEntry};
 
@@ -99,9 +99,17 @@ impl Backend for Counting {
         self.count("gather_op");
         self.inner.gather_op(call)
     }
-    fn set_write_mask(&self, mask: &StreamArg) -> Result<(), BrookError> {
-        self.count("set_write_mask");
-        self.inner.set_write_mask(mask)
+    fn create_write_mask(&self, shape: &[usize]) -> Result<BackendMask, BrookError> {
+        self.count("create_write_mask");
+        self.inner.create_write_mask(shape)
+    }
+    fn clear_write_mask(&self, mask: &dyn Any) -> Result<(), BrookError> {
+        self.count("clear_write_mask");
+        self.inner.clear_write_mask(mask)
+    }
+    fn load_write_mask(&self, mask: &dyn Any, from: &StreamArg) -> Result<(), BrookError> {
+        self.count("load_write_mask");
+        self.inner.load_write_mask(mask, from)
     }
     fn begin_write_query(&self) -> Result<(), BrookError> {
         self.count("begin_write_query");

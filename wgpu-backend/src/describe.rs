@@ -149,6 +149,7 @@ fn common_kernel_variant(module: &Module, kernel: FunctionId) -> KernelVariant {
             .collect(),
         rank: 1,
         masked: false,
+        sets_mask: false,
         counting: false,
         check_loops: false,
     }

@@ -385,6 +385,7 @@ mod tests {
             ],
             rank: 1,
             masked: false,
+            sets_mask: false,
             counting: false,
             check_loops: false,
         };

@@ -12,13 +12,14 @@ use std::rc::Rc;
 
 use brook_core::call::CallName;
 use brook_core::{
-    Backend, BackendArg, BackendProgram, BackendStream, BrookError, Combiner, Compiled, Draw,
-    ElementFormat, GatherOpCall, IterSpec, KernelCall, PassTrace, ProgramTrace, ReduceCall,
-    ReduceOutput, ScatterCall, StreamArg, TraceEntry,
+    Backend, BackendArg, BackendMask, BackendProgram, BackendStream, BrookError, Combiner,
+    Compiled, Draw, ElementFormat, GatherOpCall, IterSpec, KernelCall, PassTrace, ProgramTrace,
+    ReduceCall, ReduceOutput, ScatterCall, StreamArg, TraceEntry,
 };
 
 use crate::backend::WgpuBackend;
 use crate::error::WgpuError;
+use crate::ops::mask::WgpuMask;
 use crate::ops::reduce::ReduceTarget;
 use crate::ops::scatter::ScatterOp;
 use crate::ops::KernelArg;
@@ -242,7 +243,8 @@ impl Backend for WgpuBackend {
         let name = CallName("kernel", &func.name);
         let args = kernel_args(call.args, &name)?;
         let p = program(call.program)?;
-        self.mask.borrow_mut().enabled = call.mask.masked;
+        let mask = call.write_mask.map(wgpu_mask).transpose()?;
+        self.use_write_mask(mask, call.mask.masked, call.mask.sets);
         let kernel = func.name.as_str();
         self.traced(
             || self.kernel_call(p, call.kernel, &args),
@@ -343,10 +345,20 @@ impl Backend for WgpuBackend {
         )
     }
 
-    fn set_write_mask(&self, mask: &StreamArg) -> Result<(), BrookError> {
-        let m = stream(mask, &"streamSetWriteMask")?;
+    fn create_write_mask(&self, shape: &[usize]) -> Result<BackendMask, BrookError> {
+        let mask = WgpuBackend::create_write_mask(self, shape.iter().product())?;
+        Ok(Box::new(mask))
+    }
+
+    fn clear_write_mask(&self, mask: &dyn Any) -> Result<(), BrookError> {
+        Ok(WgpuBackend::clear_write_mask(self, wgpu_mask(mask)?)?)
+    }
+
+    fn load_write_mask(&self, mask: &dyn Any, from: &StreamArg) -> Result<(), BrookError> {
+        let m = stream(from, &"streamSetWriteMask")?;
+        let mask = wgpu_mask(mask)?;
         self.traced(
-            || WgpuBackend::set_write_mask(self, m),
+            || WgpuBackend::load_write_mask(self, mask, m),
             |c| TraceEntry::WriteMask(op_trace(c)),
         )
     }
@@ -394,6 +406,14 @@ impl Backend for WgpuBackend {
     fn as_any(&self) -> &dyn Any {
         self
     }
+}
+
+/// The wgpu mask behind a backend mask.
+fn wgpu_mask(mask: &dyn Any) -> Result<&WgpuMask, BrookError> {
+    mask.downcast_ref()
+        .ok_or_else(|| BrookError::ForeignStream {
+            call: "a write mask of another backend".into(),
+        })
 }
 
 /// A scatter, gather-op or write mask: no Brook function of its own to name.

@@ -15,9 +15,9 @@ use std::rc::Rc;
 
 use brook_core::call::CallName;
 use brook_core::{
-    Backend, BackendArg, BackendProgram, BackendStream, BrookError, CallTrace, Combiner, Compiled,
-    Domain, ElementFormat, GatherOpCall, IterSpec, KernelCall, ReduceCall, ReduceOutput,
-    ScatterCall, StreamArg, StreamError, TraceEntry,
+    Backend, BackendArg, BackendMask, BackendProgram, BackendStream, BrookError, CallTrace,
+    Combiner, Compiled, Domain, ElementFormat, GatherOpCall, IterSpec, KernelCall, MaskUse,
+    ReduceCall, ReduceOutput, ScatterCall, StreamArg, StreamError, TraceEntry,
 };
 use brook_ir::{FunctionId, FunctionKind, ParamClass};
 
@@ -26,7 +26,7 @@ use crate::{
     run_gather_op, run_map_reduce, run_scatter, CpuArg, CpuStream, Engine, Execution, KernelPlan,
     ReducePlan, ReduceTarget, ScatterCombine, Watchdog,
 };
-use mask::CpuMasking;
+use mask::{cpu_mask, CpuMask, CpuMasking};
 
 /// Brook on the host's cores.
 #[derive(Default)]
@@ -232,12 +232,15 @@ impl Backend for CpuBackend {
         let result = std::cell::Cell::new(None);
         let watchdog = self.watchdog();
         with_kernel_args(call, |cpu_args| {
-            let run = |a: &mut [CpuArg], mask: Option<&[bool]>| {
-                let done = plan.run_watched(module, a, mask, watchdog)?;
+            let mut run = |a: &mut [CpuArg], mask: Option<&[bool]>, wrote: Option<&mut [bool]>| {
+                let done = match wrote {
+                    Some(wrote) => plan.run_marking(module, a, mask, watchdog, wrote)?,
+                    None => plan.run_watched(module, a, mask, watchdog)?,
+                };
                 result.set(Some(done.clone()));
                 Ok(done)
             };
-            if call.mask.masked || call.mask.counting {
+            if call.mask != MaskUse::default() {
                 // Every output of a call has the first one's shape and place (checked by the
                 // runtime), so the first output masks them all.
                 let place = call
@@ -249,9 +252,13 @@ impl Backend for CpuBackend {
                         _ => None,
                     });
                 let domain = place.and_then(|s| s.domain.map(|d| (s.shape, d)));
-                self.masking.run(call.mask, cpu_args, domain, run)?;
+                let write_mask = (call.write_mask)
+                    .map(|m| cpu_mask(m, &func.name))
+                    .transpose()?;
+                self.masking
+                    .run(call.mask, write_mask, cpu_args, domain, &mut run)?;
             } else {
-                run(cpu_args, None)?;
+                run(cpu_args, None, None)?;
             }
             Ok(())
         })?;
@@ -356,9 +363,18 @@ impl Backend for CpuBackend {
         Ok(())
     }
 
-    fn set_write_mask(&self, mask: &StreamArg) -> Result<(), BrookError> {
+    fn create_write_mask(&self, shape: &[usize]) -> Result<BackendMask, BrookError> {
+        Ok(Box::new(CpuMask::new(shape.iter().product())))
+    }
+
+    fn clear_write_mask(&self, mask: &dyn Any) -> Result<(), BrookError> {
+        cpu_mask(mask, "write_mask::clear")?.clear();
+        Ok(())
+    }
+
+    fn load_write_mask(&self, mask: &dyn Any, from: &StreamArg) -> Result<(), BrookError> {
         let name: &dyn Display = &"streamSetWriteMask";
-        self.masking.set(&*borrow(data(mask.storage, name)?, name)?);
+        cpu_mask(mask, "streamSetWriteMask")?.load(&*borrow(data(from.storage, name)?, name)?);
         Ok(())
     }
 

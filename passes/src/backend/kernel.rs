@@ -11,12 +11,13 @@ use crate::args::KernelArg;
 use crate::encode::kernel::{
     encode_scratch_copies, in_place_scratch, scratch_trace, KernelPasses, Replacement,
 };
-use crate::encode::mask::WriteMask;
+use crate::encode::mask::{gl_mask, WriteMask};
 use crate::encode::vout::{Packing, VoutCall};
 use crate::encode::Encoder;
 use crate::error::PassError;
 use crate::executor::traced;
 use crate::programs::{GlProgram, Linked};
+use crate::step::MaskTest;
 
 /// What a kernel call left: in-place outputs to swap in, the pushes of each vout, and (when
 /// planning) the passes it would run.
@@ -133,24 +134,29 @@ impl GlBackend {
         let module = &call.compiled.module;
         let passes = KernelPasses::new(enc, program, call.kernel, args, &self.status_spares)?;
         let scratch = in_place_scratch(args, &self.scratch_spares)?;
-        let MaskUse { masked, counting } = call.mask;
+        let MaskUse {
+            masked,
+            sets,
+            counting,
+        } = call.mask;
         // While counting without a mask, the call draws through one that passes every
         // element, so the layout's padding texels are not counted.
-        let counting_mask = if counting && !masked {
+        let counting_mask = if counting && !masked && !sets {
             let layout = passes.output.stream.layout();
             let program = self.builtins.mask(&self.ctx, &self.target.get())?;
             Some((WriteMask::new(&self.ctx, layout)?, program))
         } else {
             None
         };
-        let set_mask = self.mask.borrow();
-        let mask = match (masked, &counting_mask) {
-            (true, _) => Some(set_mask.as_ref().ok_or_else(|| PassError::Call {
-                call: func.name.clone(),
-                message: "a masked call without a mask".into(),
-            })?),
-            (false, Some((m, _))) => Some(m),
-            (false, None) => None,
+        let bound = match call.write_mask.filter(|_| masked || sets) {
+            Some(m) => Some(gl_mask(m, &func.name)?),
+            None => None,
+        };
+        let test = MaskTest { test: masked, sets };
+        let mask = match (bound, &counting_mask) {
+            (Some(m), _) => Some((m, test)),
+            (None, Some((m, _))) => Some((m, test)),
+            (None, None) => None,
         };
         let scratch_ref = &scratch;
         let mut steps = Vec::new();

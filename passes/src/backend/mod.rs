@@ -14,15 +14,15 @@ use std::rc::Rc;
 
 use brook_core::call::CallName;
 use brook_core::{
-    Backend, BackendProgram, BackendStream, BrookError, Compiled, ElementFormat, GatherOpCall,
-    IterSpec, KernelCall, PassObserver, PassTrace, ReduceCall, ReduceOutput, ScatterCall,
-    StreamArg, TraceEntry,
+    Backend, BackendMask, BackendProgram, BackendStream, BrookError, Compiled, ElementFormat,
+    GatherOpCall, IterSpec, KernelCall, PassObserver, PassTrace, ReduceCall, ReduceOutput,
+    ScatterCall, StreamArg, TraceEntry,
 };
 use brook_glsl::Target;
-use brook_texture_streams::{GlContext, Stream as GlStream};
+use brook_texture_streams::{GlContext, Layout, Stream as GlStream};
 use glow::HasContext;
 
-use crate::encode::mask::{WriteMask, WriteQuery};
+use crate::encode::mask::{gl_mask, WriteMask, WriteQuery};
 use crate::encode::Encoder;
 use crate::error::PassError;
 use crate::executor::Executor;
@@ -46,8 +46,6 @@ pub struct GlBackend {
     scratch_spares: SpareStreams,
     /// The last loop-checked kernel call's status texture.
     status_spares: SpareStreams,
-    /// The write mask last set.
-    mask: RefCell<Option<WriteMask>>,
     /// The open write query.
     query: RefCell<Option<WriteQuery>>,
     /// How long preparing deferred calls spent generating and linking their shaders
@@ -76,7 +74,6 @@ impl GlBackend {
             vout_spares: SpareStreams::default(),
             scratch_spares: SpareStreams::default(),
             status_spares: SpareStreams::default(),
-            mask: RefCell::new(None),
             query: RefCell::new(None),
             unreported_link: Cell::new(None),
         }
@@ -238,8 +235,22 @@ impl Backend for GlBackend {
         Ok(self.gather_op_call(call)?)
     }
 
-    fn set_write_mask(&self, mask: &StreamArg) -> Result<(), BrookError> {
-        Ok(self.set_mask(mask)?)
+    fn create_write_mask(&self, shape: &[usize]) -> Result<BackendMask, BrookError> {
+        let layout =
+            Layout::new(shape, self.ctx.caps().max_texture_size).map_err(PassError::from)?;
+        let mask = WriteMask::new(&self.ctx, &layout)?;
+        self.draw_mask(&mask, None, "write_mask::create")?;
+        Ok(Box::new(mask))
+    }
+
+    fn clear_write_mask(&self, mask: &dyn Any) -> Result<(), BrookError> {
+        let call = "write_mask::clear";
+        Ok(self.draw_mask(gl_mask(mask, call)?, None, call)?)
+    }
+
+    fn load_write_mask(&self, mask: &dyn Any, from: &StreamArg) -> Result<(), BrookError> {
+        let call = "streamSetWriteMask";
+        Ok(self.draw_mask(gl_mask(mask, call)?, Some(from), call)?)
     }
 
     fn begin_write_query(&self) -> Result<(), BrookError> {

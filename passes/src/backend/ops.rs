@@ -142,29 +142,39 @@ impl GlBackend {
         Ok(())
     }
 
-    pub(super) fn set_mask(&self, mask: &StreamArg) -> Result<(), PassError> {
-        let name: &dyn Display = &"streamSetWriteMask";
-        let stream = textures(mask, name)?;
-        let made = WriteMask::new(&self.ctx, stream.layout())?;
+    /// Draws into `mask` the first float of `from` (open where non-zero), or with `None`
+    /// opens every element: `call` names it in errors and the trace.
+    pub(super) fn draw_mask(
+        &self,
+        mask: &WriteMask,
+        from: Option<&StreamArg>,
+        call: &str,
+    ) -> Result<(), PassError> {
+        let stream = from.map(|f| textures(f, &call)).transpose()?;
         let program = self.builtins.mask(&self.ctx, &self.target.get())?;
         let enc = self.encoder(self.exec.described());
-        let label = enc.label(|| "the mask's first float into depth".into());
-        let steps = [made.draw(&program, stream.textures().first(), label)?];
+        let label = enc.label(|| match from {
+            Some(_) => "the mask's first float into depth".into(),
+            None => "every element open".into(),
+        });
+        let steps = [mask.draw(
+            &program,
+            stream.as_ref().and_then(|s| s.textures().first()),
+            label,
+        )?];
         self.exec.run(&steps, None)?;
         self.exec
             .check(|| "drawing a write mask into a depth texture".into())?;
         self.exec.record(|| {
             TraceEntry::WriteMask(CallTrace {
-                function: name.to_string(),
+                function: call.to_string(),
                 source_line: None,
-                variant: brook_core::fmt_shape(mask.shape),
+                variant: brook_core::fmt_shape(mask.layout().shape()),
                 compiled: None,
                 scratch: Vec::new(),
                 passes: traced(&steps),
             })
         });
-        drop(steps);
-        *self.mask.borrow_mut() = Some(made);
         Ok(())
     }
 }

@@ -20,7 +20,7 @@ use crate::error::{call_error, PassError};
 use crate::linked::LinkedKernel;
 use crate::programs::{GlProgram, Linked};
 use crate::spare::SpareStreams;
-use crate::step::{DepthUse, Pass, Step};
+use crate::step::{DepthUse, MaskTest, Pass, Step};
 use crate::uniforms::{uniform_data, uniforms_of};
 
 /// An output of a call that was also one of its inputs (in place): the call drew into this
@@ -119,9 +119,10 @@ impl<'a> KernelPasses<'a> {
     }
 
     /// Appends the call's draws to `steps`: `scratch` are the in-place outputs' copies (made
-    /// by [`in_place_scratch`]), `mask` the depth mask every pass tests, `counting` whether
-    /// the first pass is counted into the open write query (every pass writes the same
-    /// elements, so one counts).
+    /// by [`in_place_scratch`]), `mask` the depth mask every pass tests (and, in set mode,
+    /// the last pass sets: every pass writes the same elements, so the earlier ones must
+    /// still find them open), `counting` whether the first pass is counted into the open
+    /// write query (one counts, for the same reason).
     #[allow(clippy::too_many_arguments)]
     pub fn encode<'s>(
         &'s self,
@@ -130,7 +131,7 @@ impl<'a> KernelPasses<'a> {
         func: &Function,
         args: &'s [KernelArg<'s>],
         scratch: &'s [Replacement],
-        mask: Option<&'s WriteMask>,
+        mask: Option<(&'s WriteMask, MaskTest)>,
         counting: bool,
         steps: &mut Vec<Step<'s>>,
     ) -> Result<(), PassError> {
@@ -166,7 +167,10 @@ impl<'a> KernelPasses<'a> {
             .map_err(fail)?;
             let drawn = Pass {
                 viewport,
-                depth: mask.map_or(DepthUse::None, DepthUse::Test),
+                depth: mask.map_or(DepthUse::None, |(m, t)| {
+                    let sets = t.sets && k + 1 == count;
+                    DepthUse::Test(m, MaskTest { sets, ..t })
+                }),
                 counted: counting && k == 0,
                 discards_outside_domain: discards,
                 ..Pass::over(pass, targets, inputs, uniforms)

@@ -1,13 +1,17 @@
 //! Brook's write mask through the depth test (000 §7.4.2) and write queries through occlusion
 //! queries.
 //!
-//! `streamSetWriteMask` draws the mask stream once into a depth texture of its layout
-//! (brook-glsl's `mask_pass`): depth 1.0 where the mask is on, 0.0 elsewhere and on the
-//! layout's padding. A masked kernel pass attaches that texture and draws its triangle at
-//! depth 0.5 (the vertex shader's z = 0) with `LESS` and depth writes off, so masked-off texels
-//! fail the test: they keep their values and, where the hardware has early-z, are never
-//! shaded. Kernel shaders are unchanged. A write query without a mask draws through a mask
-//! with every element on, so the padding texels are not counted.
+//! A write mask is a depth texture of its shape's layout. `streamSetWriteMask` draws the mask
+//! stream into it (brook-glsl's `mask_pass`): depth 1.0 where the mask is on (open), 0.5
+//! where it is off (set), 0.0 on the layout's padding; `write_mask::create` and `clear` draw
+//! every element open. A kernel pass under the mask attaches that texture and draws its
+//! triangle at depth 0.5 (the vertex shader's z = 0): with the mask's test, `LESS`, so set
+//! texels fail it, keep their values and, where the hardware has early-z, are never shaded;
+//! without it (set mode alone), `LEQUAL`, which only the padding fails. In set mode the call's
+//! last pass writes depth, so the texels it drew (not discarded, not failing the test) become
+//! set: the paper's "write masks by the depth test". Kernel shaders are unchanged. A write
+//! query without a mask draws through a mask with every element open, so the padding texels
+//! are not counted.
 
 use std::rc::Rc;
 
@@ -159,6 +163,14 @@ impl Drop for WriteMask {
             }
         }
     }
+}
+
+/// The GL mask behind a backend mask, or an error naming `call`.
+pub fn gl_mask<'a>(mask: &'a dyn std::any::Any, call: &str) -> Result<&'a WriteMask, PassError> {
+    mask.downcast_ref().ok_or_else(|| PassError::Call {
+        call: call.into(),
+        message: "a write mask of another backend".into(),
+    })
 }
 
 /// Occlusion queries of the kernel calls between `begin` and `end` of a write query, owned

@@ -318,13 +318,16 @@ fn run_carried(library: &[u8]) -> Result<ExitCode, String> {
     Ok(ExitCode::from(code as u8))
 }
 
-/// `--backend`, else `BRT_RUNTIME`, else GL.
+/// `--backend`, else `BRT_RUNTIME`, else GL. The program then sees that backend's name in
+/// `BRT_RUNTIME`, as the original's programs saw the runtime they ran on: some check it
+/// (its `writeQuery` test prints a warning and picks one itself when it is unset).
 fn runtime(backend: Option<String>) -> Result<brook::Runtime, String> {
-    match backend.or_else(|| std::env::var("BRT_RUNTIME").ok()) {
-        Some(name) => brook::Runtime::named(&name),
-        None => brook::Runtime::gl(),
-    }
-    .map_err(error)
+    let name = backend
+        .or_else(|| std::env::var("BRT_RUNTIME").ok())
+        .unwrap_or_else(|| "gl".into());
+    let runtime = brook::Runtime::named(&name).map_err(error)?;
+    std::env::set_var("BRT_RUNTIME", &name);
+    Ok(runtime)
 }
 
 fn compiler(host: cli::HostOptions) -> Result<cxx::Compiler, String> {

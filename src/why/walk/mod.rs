@@ -203,6 +203,12 @@ impl<'a> Walker<'a> {
             let because = format!("{title}: outside the domain it wrote");
             return self.kept(head, op, &because, *before, linear, depth);
         };
+        if call.untracked_mask {
+            return Why::leaf(
+                format!("{head}: {title}, under a write mask element histories do not keep (a C++ write_mask, or a loaded mask changed since): whether it wrote this element is not known"),
+                op,
+            );
+        }
         if let Some(mask) = call.mask {
             let fpe = self.log.streams[mask.stream].floats_per_element();
             let on = self

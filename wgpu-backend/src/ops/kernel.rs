@@ -177,7 +177,7 @@ impl WgpuBackend {
                 }
             }
         }
-        let masking = self.masking_for_call(&func.name, has_vouts, args, func, &shape)?;
+        let masking = self.masking_for_call(&func.name, has_vouts, args, func)?;
         let variant = KernelVariant {
             kernel,
             args: func
@@ -207,7 +207,8 @@ impl WgpuBackend {
                 })
                 .collect(),
             rank: shape.len() as u8,
-            masked: masking.mask.is_some(),
+            masked: masking.test,
+            sets_mask: masking.sets,
             counting: masking.counting,
             check_loops: self.gpu.loop_cap().is_some_and(|cap| {
                 let constant = |p: u32| match args.get(p as usize) {

@@ -1,10 +1,15 @@
 //! Write masks and write queries.
 //!
-//! `streamSetWriteMask` copies the mask stream (its contents at that moment, as on the
-//! CPU); while the mask is enabled, a kernel's invocation stores its outputs only where the
-//! mask element's first float is non-zero (the whole output stream's element, for a domain).
-//! A write query is an atomic counter every invocation that stores its outputs increments
-//! (neither discarded nor masked off); ending the query reads it back.
+//! A write mask is a buffer of floats, `fpe` per element, open where an element's first
+//! float is non-zero: `write_mask::create` and `clear` fill it with 1.0, and
+//! `streamSetWriteMask` replaces it with a copy of the mask stream (its contents at that
+//! moment, as on the CPU). Under the mask's test a kernel's invocation stores its outputs
+//! only where its element is open (the whole output stream's element, for a domain); in set
+//! mode an invocation that stores its outputs (neither discarded nor failing the test) stores
+//! 0.0 into its element's first float, so it is set. A write query is an atomic counter
+//! every invocation that stores its outputs increments; ending the query reads it back.
+
+use std::cell::{Cell, RefCell};
 
 use brook_ir::{Function, ParamClass};
 
@@ -16,11 +21,20 @@ use crate::pipeline::scratch;
 use crate::stream::WgpuStream;
 use crate::trace::{CallTrace, Step};
 
+/// A write mask's buffer and its floats per element.
+pub struct WgpuMask {
+    buffer: RefCell<KeyedBuffer>,
+    fpe: Cell<u32>,
+}
+
+/// The mask and switches of the kernel call about to run (the seam sets them from brook-core's
+/// `MaskUse`), and the open query.
 #[derive(Default)]
 pub struct MaskState {
-    /// The mask's copy, its shape and floats per element.
-    mask: Option<(KeyedBuffer, Vec<usize>, u32)>,
-    pub(crate) enabled: bool,
+    /// The bound mask's buffer, key and floats per element, while the call tests or sets it.
+    pub(crate) call_mask: Option<(wgpu::Buffer, BufferKey, u32)>,
+    pub(crate) test: bool,
+    pub(crate) sets: bool,
     /// The open query's counter.
     query: Option<KeyedBuffer>,
 }
@@ -29,16 +43,43 @@ pub struct MaskState {
 pub struct CallMasking {
     pub mask: Option<(wgpu::Buffer, BufferKey)>,
     pub mask_fpe: u32,
+    pub test: bool,
+    pub sets: bool,
     pub counting: bool,
     pub counter: Option<(wgpu::Buffer, BufferKey)>,
 }
 
 #[doc(hidden)]
 impl WgpuBackend {
-    /// `streamSetWriteMask(mask)`.
-    pub fn set_write_mask(&self, mask: &WgpuStream) -> Result<()> {
-        self.own("streamSetWriteMask", &[mask])?;
-        let src = mask
+    /// `write_mask::create`: a mask of `elements` elements, every one open.
+    pub fn create_write_mask(&self, elements: usize) -> Result<WgpuMask> {
+        let gpu = &self.gpu;
+        let buffer = gpu.scoped("write_mask::create", || {
+            let b = scratch(gpu, "brook write mask", (elements.max(1) * 4) as u64);
+            Ok(KeyedBuffer::new(b, &gpu.binds))
+        })?;
+        let mask = WgpuMask {
+            buffer: RefCell::new(buffer),
+            fpe: Cell::new(1),
+        };
+        self.clear_write_mask(&mask)?;
+        Ok(mask)
+    }
+
+    /// `write_mask::clear`: every element open (every float 1.0).
+    pub fn clear_write_mask(&self, mask: &WgpuMask) -> Result<()> {
+        let buffer = mask.buffer.borrow();
+        let ones: Vec<u8> = (0..buffer.buffer().size() / 4)
+            .flat_map(|_| 1.0f32.to_le_bytes())
+            .collect();
+        self.gpu.queue.write_buffer(buffer.buffer(), 0, &ones);
+        Ok(())
+    }
+
+    /// `streamSetWriteMask(from)` into `mask`.
+    pub fn load_write_mask(&self, mask: &WgpuMask, from: &WgpuStream) -> Result<()> {
+        self.own("streamSetWriteMask", &[from])?;
+        let src = from
             .buffer()
             .ok_or_else(|| WgpuError::precondition("streamSetWriteMask", "an iterator mask"))?
             .clone();
@@ -58,25 +99,20 @@ impl WgpuBackend {
                 bytes: src.size(),
             }],
         });
-        self.mask.borrow_mut().mask = Some((
-            copy,
-            mask.shape().to_vec(),
-            mask.floats_per_element() as u32,
-        ));
+        *mask.buffer.borrow_mut() = copy;
+        mask.fpe.set(from.floats_per_element() as u32);
         Ok(())
     }
 
-    /// `streamEnableWriteMask` (`true`) / `streamDisableWriteMask`.
-    pub fn enable_write_mask(&self, on: bool) -> Result<()> {
+    /// The kernel call about to run tests (`test`) or sets (`sets`) `mask`, or none.
+    pub fn use_write_mask(&self, mask: Option<&WgpuMask>, test: bool, sets: bool) {
         let mut m = self.mask.borrow_mut();
-        if on && m.mask.is_none() {
-            return Err(WgpuError::precondition(
-                "streamEnableWriteMask",
-                "no write mask was set",
-            ));
-        }
-        m.enabled = on;
-        Ok(())
+        m.call_mask = mask.map(|mask| {
+            let b = mask.buffer.borrow();
+            (b.buffer().clone(), b.key(), mask.fpe.get())
+        });
+        m.test = test;
+        m.sets = sets;
     }
 
     /// `streamBeginWriteQuery`.
@@ -109,45 +145,36 @@ impl WgpuBackend {
         ])))
     }
 
-    /// The mask and query of a kernel call with `args` whose outputs have call shape `shape`.
+    /// The mask and query of a kernel call with `args` (brook-core checked the mask's shape
+    /// against the outputs').
     pub(crate) fn masking_for_call(
         &self,
         kernel: &str,
         has_vouts: bool,
         args: &[KernelArg],
         func: &Function,
-        _shape: &[usize],
     ) -> Result<CallMasking> {
         let m = self.mask.borrow();
-        let active = m.enabled || m.query.is_some();
+        let mask = m.call_mask.as_ref().filter(|_| m.test || m.sets);
+        let active = mask.is_some() || m.query.is_some();
         if active && has_vouts {
             return Err(WgpuError::precondition(
                 format_args!("kernel `{kernel}`"),
                 "a write mask or query on a kernel with vouts",
             ));
         }
-        let whole = func
+        let has_outs = func
             .params
             .iter()
             .zip(args)
-            .find(|(p, _)| p.class == ParamClass::Out)
-            .map(|(_, a)| a.stream().shape().to_vec());
-        let mask = match (&m.mask, m.enabled, &whole) {
-            (Some((buf, mshape, fpe)), true, Some(whole)) => {
-                if mshape != whole {
-                    return Err(WgpuError::precondition(
-                        format_args!("kernel `{kernel}`"),
-                        "a write mask of another shape than the outputs",
-                    ));
-                }
-                Some((buf, *fpe))
-            }
-            _ => None,
-        };
+            .any(|(p, _)| p.class == ParamClass::Out);
+        let mask = mask.filter(|_| has_outs);
         Ok(CallMasking {
-            mask_fpe: mask.as_ref().map_or(0, |(_, f)| *f),
-            mask: mask.map(|(b, _)| (b.buffer().clone(), b.key())),
-            counting: m.query.is_some() && whole.is_some(),
+            mask_fpe: mask.map_or(0, |(_, _, f)| *f),
+            test: mask.is_some() && m.test,
+            sets: mask.is_some() && m.sets,
+            mask: mask.map(|(b, k, _)| (b.clone(), *k)),
+            counting: m.query.is_some() && has_outs,
             counter: m.query.as_ref().map(|c| (c.buffer().clone(), c.key())),
         })
     }

@@ -76,8 +76,10 @@ pub struct KernelVariant {
     pub args: Vec<ArgShape>,
     /// The rank of the call's shape.
     pub rank: u8,
-    /// The write mask applies: elements whose mask is off write nothing.
+    /// The write mask's test applies: elements whose mask is set write nothing.
     pub masked: bool,
+    /// The write mask's set mode: elements that write set their mask element.
+    pub sets_mask: bool,
     /// A write query is open: the shader counts the elements it writes.
     pub counting: bool,
     /// Every loop records how it ended, and one the driver cut short is reported
@@ -226,9 +228,8 @@ impl KernelPlan {
                 },
             });
         }
-        let mask = v
-            .masked
-            .then(|| resource("write mask".into(), false, Elem::Floats(1)));
+        let mask = (v.masked || v.sets_mask)
+            .then(|| resource("write mask".into(), v.sets_mask, Elem::Floats(1)));
         let counter = v
             .counting
             .then(|| resource("write query".into(), true, Elem::AtomicU32));
@@ -339,10 +340,16 @@ pub fn kernel_module(
         let at = b.mul(place, mfpe);
         let m = b.global(buffers[mask]);
         let mp = b.access(m, at);
-        let on = b.load(mp);
-        let zero = b.f32(0.0);
-        let off = b.eq(on, zero);
-        b.when(off, |b| b.ret(None));
+        if v.masked {
+            let on = b.load(mp);
+            let zero = b.f32(0.0);
+            let off = b.eq(on, zero);
+            b.when(off, |b| b.ret(None));
+        }
+        if v.sets_mask {
+            let set = b.f32(0.0);
+            b.store(mp, set);
+        }
     }
     if let Some(c) = plan.counter {
         let g = b.global(buffers[c]);
