@@ -138,7 +138,10 @@ fn common_kernel_variant(module: &Module, kernel: FunctionId) -> KernelVariant {
                 },
                 ParamClass::Out => ArgShape::Out { domain: false },
                 ParamClass::Vout { .. } => ArgShape::Vout,
-                ParamClass::Iter => ArgShape::Iter { rank: 1 },
+                ParamClass::Iter => ArgShape::Iter {
+                    direct: true,
+                    rank: 1,
+                },
                 ParamClass::Stream | ParamClass::Reduce => ArgShape::Stream {
                     direct: true,
                     domain: false,

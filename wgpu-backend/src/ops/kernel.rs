@@ -195,6 +195,7 @@ impl WgpuBackend {
                     },
                     (ParamClass::Vout { .. }, _) => ArgShape::Vout,
                     (_, a) if a.stream().iter_spec().is_some() => ArgShape::Iter {
+                        direct: a.stream().shape() == shape.as_slice(),
                         rank: a.stream().shape().len() as u8,
                     },
                     (_, a) => ArgShape::Stream {

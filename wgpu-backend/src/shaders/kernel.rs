@@ -53,6 +53,11 @@ pub enum ArgShape {
     },
     /// An iterator stream: its values are computed from the element's index.
     Iter {
+        /// It has the call's shape, so its element's index is the output element's and the
+        /// resize is skipped, as for a direct stream: the resize's `select` would evaluate a
+        /// `u32` division per element, which lavapipe runs as scalar divisions (Bitonic,
+        /// `docs/performance.md`). A resize of equal extents is the identity: same bits.
+        direct: bool,
         /// The iterator's rank (1, or 2 for a `float2` iterator).
         rank: u8,
     },
@@ -500,9 +505,13 @@ pub fn kernel_args(
                     resize,
                     ..
                 },
-                ArgShape::Iter { rank },
+                ArgShape::Iter { direct, rank },
             ) => {
-                let own = resized(b, info, index, *resize, *rank);
+                let own = if *direct {
+                    index.to_vec()
+                } else {
+                    resized(b, info, index, *resize, *rank)
+                };
                 if let Some(g) = positions[k] {
                     let pos = position(b, &own);
                     let gp = b.global(g);
