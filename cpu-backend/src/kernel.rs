@@ -139,13 +139,9 @@ impl KernelPlan {
     }
 
     /// The plan computing built-ins as `math` asks, on native code and the interpreter
-    /// alike (fast math: `exec::builtin::formula_in`). Its code is its own: a plan per mode.
+    /// alike (fast math: `exec::builtin::formula_in`); its code's variants carry the mode.
     pub fn in_mode(self, math: MathMode) -> KernelPlan {
-        KernelPlan {
-            math,
-            variants: Arc::default(),
-            ..self
-        }
+        KernelPlan { math, ..self }
     }
 
     /// The mode the plan computes built-ins in.
