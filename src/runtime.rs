@@ -262,9 +262,10 @@ impl Runtime {
     /// Opts into fast math (`true`) or back into the accurate contract (`false`, the
     /// default) for later calls. Fast math lets GL and wgpu drop what keeps special values
     /// IEEE's (`precise`, hidden constants, exact SPIR-V) and call the driver's `exp`, `log`,
-    /// `pow`, `sin`, … instead of Brook's math library; the CPU computes as in the accurate
-    /// mode, its fastest correct code. Each mode's accuracy per built-in and backend is in
-    /// `docs/limits.md`. A program compiled in one mode is never reused in the other.
+    /// `pow`, `sin`, … instead of Brook's math library; the CPU keeps IEEE operations and
+    /// special values and takes a shorter `exp` (3 ulp against 1.5). Each mode's accuracy per
+    /// built-in and backend is in `docs/limits.md`. A program compiled in one mode is never
+    /// reused in the other.
     pub fn set_fast_math(&self, on: bool) -> Result<(), BrookError> {
         let mode = if on {
             brook_ir::MathMode::Fast

@@ -57,13 +57,20 @@ type Maker = fn() -> Result<Runtime, BrookError>;
 /// native code ran every kernel and reduction (no quiet fallback to the interpreter).
 /// `native` is `cpu` (four elements per iteration where a kernel allows it) or
 /// `cpu-one-element`; the report counts the kernel variants compiled four per iteration.
+/// With `fast`, both engines run in fast math (`Runtime::set_fast_math`), whose shorter
+/// formulas must agree as bit for bit.
 fn same_bits(
     name: &str,
     native: Runtime,
+    fast: bool,
     cases: &[case::Case],
     failures: &mut Vec<String>,
 ) -> String {
     let interpreter = Runtime::cpu_interpreter();
+    native.set_fast_math(fast).expect("the CPU takes fast math");
+    interpreter
+        .set_fast_math(fast)
+        .expect("the CPU takes fast math");
     native.set_trace(true);
     let (mut same, mut quads) = (0, 0);
     for c in cases {
@@ -235,10 +242,24 @@ fn main() {
             rt.describe()
         ));
     }
-    report.push(same_bits("cpu", Runtime::cpu(), &cases, &mut failures));
+    report.push(same_bits(
+        "cpu",
+        Runtime::cpu(),
+        false,
+        &cases,
+        &mut failures,
+    ));
     report.push(same_bits(
         "cpu-one-element",
         Runtime::cpu_one_element(),
+        false,
+        &cases,
+        &mut failures,
+    ));
+    report.push(same_bits(
+        "cpu-fast-math",
+        Runtime::cpu(),
+        true,
         &cases,
         &mut failures,
     ));

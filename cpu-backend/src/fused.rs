@@ -116,7 +116,7 @@ pub fn run_map_reduce(
             execution.fell_back(None);
             let out_fpe = [fpe];
             let driver = Driver {
-                interp: Interp::new(module).watched(watchdog),
+                interp: Interp::new(module).watched(watchdog).in_mode(kernel.math()),
                 func,
                 bindings: &bindings,
                 out_shape: &shape,

@@ -29,7 +29,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use brook_ir::{FunctionId, Module, ParamClass};
+use brook_ir::{FunctionId, MathMode, Module, ParamClass};
 use rayon::prelude::*;
 
 use crate::args::{bind_input, check_elements, Binding, CpuArg};
@@ -120,6 +120,8 @@ pub struct KernelPlan {
     /// Whether native code may run four elements per iteration where the kernel allows it
     /// ([`crate::jit`]'s `soa`).
     quads: bool,
+    /// Which formulas the built-ins use, on either engine (`Runtime::set_fast_math`).
+    math: MathMode,
     variants: Cache<Variant, Code>,
 }
 
@@ -131,8 +133,20 @@ impl KernelPlan {
             kernel,
             jit: true,
             quads: true,
+            math: MathMode::Accurate,
             variants: Arc::default(),
         }
+    }
+
+    /// The plan computing built-ins as `math` asks, on native code and the interpreter
+    /// alike (fast math: `exec::builtin::formula_in`); its code's variants carry the mode.
+    pub fn in_mode(self, math: MathMode) -> KernelPlan {
+        KernelPlan { math, ..self }
+    }
+
+    /// The mode the plan computes built-ins in.
+    pub fn math(&self) -> MathMode {
+        self.math
     }
 
     /// A plan whose native code always runs one element per iteration (to compare the two
@@ -220,7 +234,7 @@ impl KernelPlan {
         if !self.jit {
             return None;
         }
-        let variant = jit::drive::variant(bindings, out_shape, watched);
+        let variant = jit::drive::variant(bindings, out_shape, watched, self.math);
         let (k, compiled) = self.variant(module, variant);
         execution.compiled = compiled;
         k.map_err(|why| execution.fell_back(Some(why))).ok()
@@ -481,7 +495,7 @@ fn run(
                 }
             }
             let driver = Driver {
-                interp: Interp::new(module).watched(watchdog),
+                interp: Interp::new(module).watched(watchdog).in_mode(plan.math),
                 func,
                 bindings: &bindings,
                 out_shape: &out_shape,

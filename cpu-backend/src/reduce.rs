@@ -18,7 +18,7 @@
 
 use std::sync::Arc;
 
-use brook_ir::{FunctionId, Module, ParamClass, Scalar, Type};
+use brook_ir::{FunctionId, MathMode, Module, ParamClass, Scalar, Type};
 use rayon::prelude::*;
 
 use crate::args::{bind_input, check_elements, Binding, CpuArg};
@@ -166,7 +166,10 @@ impl<'a> Reducer<'a> {
 pub struct ReducePlan {
     func: FunctionId,
     jit: bool,
-    compiled: Cache<Vec<Option<u8>>, Code>,
+    /// Which formulas the built-ins use, on either engine (`Runtime::set_fast_math`).
+    math: MathMode,
+    /// Code per mode and gather ranks.
+    compiled: Cache<(MathMode, Vec<Option<u8>>), Code>,
 }
 
 impl ReducePlan {
@@ -175,8 +178,28 @@ impl ReducePlan {
         ReducePlan {
             func,
             jit: true,
+            math: MathMode::Accurate,
             compiled: Arc::default(),
         }
+    }
+
+    /// The plan computing built-ins as `math` asks, on native code and the interpreter
+    /// alike (fast math: `exec::builtin::formula_in`).
+    pub fn in_mode(self, math: MathMode) -> ReducePlan {
+        ReducePlan { math, ..self }
+    }
+
+    /// The reducer of this plan's function in its mode, for elements of `input_floats`
+    /// floats (see [`Reducer::new`]).
+    pub(crate) fn reducer<'a>(
+        &self,
+        module: &'a Module,
+        input_floats: usize,
+        extra: &'a [CpuArg],
+    ) -> Result<Reducer<'a>, CpuError> {
+        let mut red = Reducer::new(module, self.func, input_floats, extra)?;
+        red.interp = red.interp.in_mode(self.math);
+        Ok(red)
     }
 
     /// A plan that always uses the interpreter (the reference the JIT is tested against).
@@ -212,7 +235,7 @@ impl ReducePlan {
         extra: &mut [CpuArg],
         output: ReduceTarget,
     ) -> Result<Execution, CpuError> {
-        let red = Reducer::new(module, self.func, input.floats_per_element(), extra)?;
+        let red = self.reducer(module, input.floats_per_element(), extra)?;
         let mut execution = Execution::planned(self.jit);
         match self.native(&red, &mut execution) {
             Some(native) => reduce(&red, &native, input, output)?,
@@ -239,9 +262,19 @@ impl ReducePlan {
         let describe = format!("reduction `{}`", red.func.name);
         let (code, compiled) = cached(
             &self.compiled,
-            ranks,
+            (red.interp.math, ranks),
             |_, _| describe,
-            |ranks| jit::reduce::compile(red.interp.module, self.func, red.a, red.r, ranks, false),
+            |(math, ranks)| {
+                jit::reduce::compile(
+                    red.interp.module,
+                    *math,
+                    self.func,
+                    red.a,
+                    red.r,
+                    ranks,
+                    false,
+                )
+            },
         );
         execution.compiled = compiled;
         match code {

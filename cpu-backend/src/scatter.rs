@@ -93,7 +93,7 @@ impl<'a> Combiner<'a> {
             ScatterCombine::Max => f32::max,
             ScatterCombine::Reduce(module, plan) => {
                 let no_extra: &'static [CpuArg] = &[];
-                let red = Reducer::new(module, plan.function(), fpe, no_extra)?;
+                let red = plan.reducer(module, fpe, no_extra)?;
                 let mut execution = Execution::planned(true);
                 let native = plan.native(&red, &mut execution);
                 let frame = red.frame();

@@ -19,7 +19,7 @@ use brook_core::{
     Combiner, Compiled, Domain, ElementFormat, GatherOpCall, IterSpec, KernelCall, MaskUse,
     ReduceCall, ReduceOutput, ScatterCall, StreamArg, StreamError, TraceEntry,
 };
-use brook_ir::{FunctionId, FunctionKind, ParamClass};
+use brook_ir::{FunctionId, FunctionKind, MathMode, ParamClass};
 
 use crate::error::CpuError;
 use crate::{
@@ -40,6 +40,8 @@ pub struct CpuBackend {
     trace: RefCell<Option<Vec<TraceEntry>>>,
     /// How long one kernel call may run (`Runtime::set_time_limit`).
     time_limit: std::cell::Cell<Option<std::time::Duration>>,
+    /// How later calls compute built-ins (`Runtime::set_fast_math`).
+    math: std::cell::Cell<MathMode>,
 }
 
 impl CpuBackend {
@@ -69,33 +71,35 @@ impl CpuBackend {
     }
 }
 
-/// A program on the CPU: the checked IR, each kernel's plan and each reduction's, compiled to
-/// native code on first call (the plans keep the code, as GL keeps its programs).
+/// A program on the CPU: the checked IR, each kernel's plan and each reduction's per math
+/// mode, compiled to native code on first call (the plans keep the code, as GL keeps its
+/// programs; a plan of one mode never runs a call in the other).
 struct CpuProgram {
     compiled: Rc<Compiled>,
     interpreted: bool,
     one_element: bool,
-    plans: RefCell<HashMap<FunctionId, Rc<KernelPlan>>>,
-    reductions: HashMap<FunctionId, ReducePlan>,
+    plans: RefCell<HashMap<(FunctionId, MathMode), Rc<KernelPlan>>>,
+    reductions: HashMap<(FunctionId, MathMode), ReducePlan>,
 }
 
 impl CpuProgram {
-    fn plan(&self, kernel: FunctionId) -> Rc<KernelPlan> {
+    fn plan(&self, kernel: FunctionId, math: MathMode) -> Rc<KernelPlan> {
         self.plans
             .borrow_mut()
-            .entry(kernel)
+            .entry((kernel, math))
             .or_insert_with(|| {
-                Rc::new(match (self.interpreted, self.one_element) {
+                let plan = match (self.interpreted, self.one_element) {
                     (true, _) => KernelPlan::interpreted(kernel),
                     (false, true) => KernelPlan::one_element(&self.compiled.module, kernel),
                     (false, false) => KernelPlan::new(&self.compiled.module, kernel),
-                })
+                };
+                Rc::new(plan.in_mode(math))
             })
             .clone()
     }
 
-    fn reduction(&self, f: FunctionId) -> Result<&ReducePlan, BrookError> {
-        self.reductions.get(&f).ok_or_else(|| {
+    fn reduction(&self, f: FunctionId, math: MathMode) -> Result<&ReducePlan, BrookError> {
+        self.reductions.get(&(f, math)).ok_or_else(|| {
             let name = &self.compiled.module.func(f).name;
             BrookError::Unknown {
                 name: name.clone(),
@@ -210,9 +214,13 @@ impl Backend for CpuBackend {
         let reductions = (0..module.functions.len() as u32)
             .map(FunctionId)
             .filter(|&f| module.func(f).kind == FunctionKind::Reduce)
-            .map(|f| match self.interpreted {
-                true => (f, ReducePlan::interpreted(f)),
-                false => (f, ReducePlan::new(module, f)),
+            .flat_map(|f| [MathMode::Accurate, MathMode::Fast].map(|math| (f, math)))
+            .map(|(f, math)| {
+                let plan = match self.interpreted {
+                    true => ReducePlan::interpreted(f),
+                    false => ReducePlan::new(module, f),
+                };
+                ((f, math), plan.in_mode(math))
             })
             .collect();
         Ok(Box::new(CpuProgram {
@@ -227,7 +235,7 @@ impl Backend for CpuBackend {
     fn run_kernel(&self, call: &KernelCall) -> Result<Vec<usize>, BrookError> {
         let program = cpu_program(call.program)?;
         let func = call.function();
-        let plan = program.plan(call.kernel);
+        let plan = program.plan(call.kernel, self.math.get());
         let module = &program.compiled.module;
         let result = std::cell::Cell::new(None);
         let watchdog = self.watchdog();
@@ -279,7 +287,7 @@ impl Backend for CpuBackend {
     fn reduce(&self, call: &ReduceCall, output: ReduceOutput) -> Result<(), BrookError> {
         let program = cpu_program(call.program)?;
         let module = &program.compiled.module;
-        let plan = program.reduction(call.function)?;
+        let plan = program.reduction(call.function, self.math.get())?;
         let name = CallName("reduction", &call.function().name);
         let input = borrow(data(call.input.storage, &name)?, &name)?;
         let (execution, target) = with_reduce_args(call, output, |extra, target| {
@@ -307,8 +315,8 @@ impl Backend for CpuBackend {
     ) -> Result<bool, BrookError> {
         let program = cpu_program(kernel.program)?;
         let module = &program.compiled.module;
-        let plan = program.plan(kernel.kernel);
-        let reduction = program.reduction(reduce.function)?;
+        let plan = program.plan(kernel.kernel, self.math.get());
+        let reduction = program.reduction(reduce.function, self.math.get())?;
         let watchdog = self.watchdog();
         let (executions, target) = with_kernel_args(kernel, |args| {
             with_reduce_args(reduce, output, |extra, target| {
@@ -338,7 +346,12 @@ impl Backend for CpuBackend {
         let index = borrow(data(call.index.storage, name)?, name)?;
         let elements = borrow(data(call.data.storage, name)?, name)?;
         let mut dst = borrow_mut(data(call.dst.storage, name)?, name)?;
-        let execution = run_scatter(&mut dst, &index, &elements, combine(&call.op)?)?;
+        let execution = run_scatter(
+            &mut dst,
+            &index,
+            &elements,
+            combine(&call.op, self.math.get())?,
+        )?;
         self.record(|| {
             let op = Some(&call.op);
             TraceEntry::Scatter(op_trace("streamScatterOp", op, elements.len(), execution))
@@ -352,7 +365,7 @@ impl Backend for CpuBackend {
         let mut values = borrow_mut(data(call.data.storage, name)?, name)?;
         let mut dst = borrow_mut(data(call.dst.storage, name)?, name)?;
         let update = match &call.update {
-            Some((op, operand)) => Some((combine(op)?, *operand)),
+            Some((op, operand)) => Some((combine(op, self.math.get())?, *operand)),
             None => None,
         };
         let execution = run_gather_op(&mut dst, &index, &mut values, update)?;
@@ -397,6 +410,14 @@ impl Backend for CpuBackend {
 
     fn set_time_limit(&self, limit: Option<std::time::Duration>) -> Result<(), BrookError> {
         self.time_limit.set(limit);
+        Ok(())
+    }
+
+    /// Later calls compute built-ins in `mode` on either engine: fast math takes the shorter
+    /// formulas of `exec::builtin::formula_in` (`exp`); kernels and reductions keep a plan,
+    /// and so native code, per mode.
+    fn set_math_mode(&self, mode: MathMode) -> Result<(), BrookError> {
+        self.math.set(mode);
         Ok(())
     }
 
@@ -519,8 +540,8 @@ fn check_len(expected: usize, got: usize) -> Result<(), BrookError> {
     }
 }
 
-/// The CPU form of a ScatterOp/GatherOp combiner.
-fn combine<'a>(op: &Combiner<'a>) -> Result<ScatterCombine<'a>, BrookError> {
+/// The CPU form of a ScatterOp/GatherOp combiner, a reduction's computing in `math`.
+fn combine<'a>(op: &Combiner<'a>, math: MathMode) -> Result<ScatterCombine<'a>, BrookError> {
     Ok(match op {
         Combiner::Replace => ScatterCombine::Replace,
         Combiner::Add => ScatterCombine::Add,
@@ -530,7 +551,10 @@ fn combine<'a>(op: &Combiner<'a>) -> Result<ScatterCombine<'a>, BrookError> {
             program, function, ..
         } => {
             let program = cpu_program(*program)?;
-            ScatterCombine::Reduce(&program.compiled.module, program.reduction(*function)?)
+            ScatterCombine::Reduce(
+                &program.compiled.module,
+                program.reduction(*function, math)?,
+            )
         }
     })
 }

@@ -9,7 +9,7 @@
 //! rows (Cg). `frexp` and `modf` write an out argument and live with the expression
 //! evaluator.
 
-use brook_ir::{unlowered, Builtin};
+use brook_ir::{unlowered, Builtin, MathMode};
 
 use super::ops::{bad, describe, fmod, zip};
 use crate::error::CpuError;
@@ -145,6 +145,27 @@ pub fn ldexp(x: f32, n: f32) -> f32 {
 /// four lanes at once with the same bits (`jit::lower::exp`), where libm's `expf` was a call
 /// per lane.
 pub fn exp(x: f32) -> f32 {
+    exp_by(x, &EXP_TAYLOR)
+}
+
+/// `exp` in fast math ([`MathMode::Fast`]): [`exp`]'s reduction, bounds and scaling, with
+/// `e^r = 1 + r + r² p(r)` by [`EXP_FAST`]'s four terms instead of eight (3 ulp against
+/// 1.5; llvmpipe's own `exp`, which GL and wgpu call in fast math, is 65 ulp off:
+/// docs/limits.md). Special values are [`exp`]'s.
+pub fn exp_fast(x: f32) -> f32 {
+    exp_by(x, &EXP_FAST)
+}
+
+/// `p`, the coefficients `exp` evaluates `e^r = 1 + r + r² p(r)` with in `math`.
+pub fn exp_poly(math: MathMode) -> &'static [f32] {
+    match math {
+        MathMode::Accurate => &EXP_TAYLOR,
+        MathMode::Fast => &EXP_FAST,
+    }
+}
+
+/// [`exp`] with `e^r = 1 + r + r² p(r)`, `p` of coefficients `poly` (Horner's order).
+fn exp_by(x: f32, poly: &[f32]) -> f32 {
     if x.is_nan() {
         return x;
     }
@@ -156,8 +177,8 @@ pub fn exp(x: f32) -> f32 {
     }
     let k = (x * LOG2_E + 0.5).floor();
     let r = (x - k * LN2_HI) - k * LN2_LO;
-    let mut p = EXP_TAYLOR[0];
-    for c in &EXP_TAYLOR[1..] {
+    let mut p = poly[0];
+    for c in &poly[1..] {
         p = c + r * p;
     }
     scale(1.0 + r + r * r * p, k)
@@ -184,6 +205,10 @@ pub const EXP_TAYLOR: [f32; 8] = [
     0.166_666_67,
     0.5,
 ];
+/// Fast math's `p` ([`exp_fast`]), highest degree first: the weighted minimax cubic for
+/// `(e^r - 1 - r) / r²` on `|r| <= 0.3467` (the reduction's range), which makes `e^r` good to
+/// about 1e-7 relative before rounding; found by Lawson's iteration in f64, rounded to f32.
+pub const EXP_FAST: [f32; 4] = [8.312_507_5e-3, 4.189_027e-2, 0.166_671_16, 0.499_992_3];
 
 /// `x * 2^n` for an integral `n` in [-252, 254], as two exact factors.
 pub(crate) fn scale(x: f32, n: f32) -> f32 {
@@ -237,7 +262,17 @@ pub enum Whole {
     Unpack4ubyte,
 }
 
-/// How `b` is computed (see [`Formula`]).
+/// How `b` is computed in `math`: [`formula`]'s, except the built-ins fast math computes
+/// with a shorter formula of their own (`exp`: [`exp_fast`]).
+pub fn formula_in(b: Builtin, math: MathMode) -> Formula {
+    match (b, math) {
+        (Builtin::Exp, MathMode::Fast) => Formula::Float1(exp_fast),
+        _ => formula(b),
+    }
+}
+
+/// How `b` is computed in the accurate mode (see [`Formula`]); every mode's formula has
+/// this one's kind ([`formula_in`]).
 pub fn formula(b: Builtin) -> Formula {
     use Builtin::*;
     use Formula::{Float1, Float2, Test};
@@ -285,17 +320,17 @@ pub fn formula(b: Builtin) -> Formula {
     }
 }
 
-/// The formula of a one-argument component-wise float built-in.
-pub fn float1(b: Builtin) -> Option<fn(f32) -> f32> {
-    match formula(b) {
+/// The formula of a one-argument component-wise float built-in in `math`.
+pub fn float1(b: Builtin, math: MathMode) -> Option<fn(f32) -> f32> {
+    match formula_in(b, math) {
         Formula::Float1(f) => Some(f),
         _ => None,
     }
 }
 
-/// The formula of a two-argument component-wise float built-in.
-pub fn float2(b: Builtin) -> Option<fn(f32, f32) -> f32> {
-    match formula(b) {
+/// The formula of a two-argument component-wise float built-in in `math`.
+pub fn float2(b: Builtin, math: MathMode) -> Option<fn(f32, f32) -> f32> {
+    match formula_in(b, math) {
         Formula::Float2(f) => Some(f),
         _ => None,
     }
@@ -339,8 +374,8 @@ pub fn int_form(b: Builtin) -> Option<IntForm> {
     }
 }
 
-/// Evaluates `b` on already evaluated arguments.
-pub fn builtin(b: Builtin, args: &[Value]) -> Result<Value, CpuError> {
+/// Evaluates `b` on already evaluated arguments, in `math`.
+pub fn builtin(b: Builtin, args: &[Value], math: MathMode) -> Result<Value, CpuError> {
     if all_ints(args) {
         match int_form(b) {
             Some(IntForm::Abs) => return Ok(int_map1(args, i32::wrapping_abs)),
@@ -350,7 +385,7 @@ pub fn builtin(b: Builtin, args: &[Value]) -> Result<Value, CpuError> {
             None => {}
         }
     }
-    match formula(b) {
+    match formula_in(b, math) {
         Formula::Float1(f) => map1(args, f),
         Formula::Float2(f) => map2(args, f),
         Formula::Test(f) => test1(args, f),

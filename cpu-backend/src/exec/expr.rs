@@ -159,7 +159,7 @@ impl<'a> Interp<'a> {
                 for (v, a) in vals.iter_mut().zip(args) {
                     *v = self.eval(f, a)?;
                 }
-                let r = builtin(*b, &vals[..args.len()])?;
+                let r = builtin(*b, &vals[..args.len()], self.math)?;
                 match (r.scalar_kind(), e.ty.scalar()) {
                     (Some(have), Some(want)) if have != want => coerce(r, &e.ty)?,
                     _ => r,

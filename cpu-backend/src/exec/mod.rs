@@ -20,7 +20,7 @@ pub mod ops;
 mod stmt;
 pub(crate) use stmt::clamp_index;
 
-use brook_ir::{Function, Module, ParamClass};
+use brook_ir::{Function, MathMode, Module, ParamClass};
 
 use crate::error::CpuError;
 use crate::stream::CpuStream;
@@ -129,6 +129,8 @@ pub struct Interp<'a> {
     pub module: &'a Module,
     /// Checked at every loop back edge.
     pub watchdog: Watchdog,
+    /// Which formulas the built-ins use (`exec::builtin::formula_in`).
+    pub math: MathMode,
 }
 
 impl<'a> Interp<'a> {
@@ -137,7 +139,13 @@ impl<'a> Interp<'a> {
         Interp {
             module,
             watchdog: Watchdog::default(),
+            math: MathMode::Accurate,
         }
+    }
+
+    /// The interpreter computing built-ins as `math` asks.
+    pub fn in_mode(self, math: MathMode) -> Interp<'a> {
+        Interp { math, ..self }
     }
 
     /// The interpreter stopping loops when `watchdog`'s time is up.

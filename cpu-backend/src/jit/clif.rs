@@ -48,6 +48,7 @@ fn shown_variant(module: &Module, id: FunctionId) -> Variant {
             .collect(),
         watched: false,
         quads: false,
+        math: brook_ir::MathMode::Accurate,
     }
 }
 
@@ -114,7 +115,7 @@ pub fn clif_text(module: &Module, id: FunctionId) -> Result<String, ClifError> {
                  update(ctx, dst, x)",
                 func.name
             );
-            compile_reduce(module, id, a, r, &ranks, true)
+            compile_reduce(module, brook_ir::MathMode::Accurate, id, a, r, &ranks, true)
                 .map_err(not_compiled)?
                 .clif
                 .clone()

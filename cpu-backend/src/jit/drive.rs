@@ -25,8 +25,14 @@ pub(crate) struct TimeUp;
 /// The most elements one tile runs.
 pub const MAX_TILE: usize = 4096;
 
-/// What the code of a call depends on (see [`Variant`]); `watched` when it has a time limit.
-pub(crate) fn variant(bindings: &[Binding], out_shape: &[usize], watched: bool) -> Variant {
+/// What the code of a call depends on (see [`Variant`]); `watched` when it has a time limit,
+/// its built-ins computed as `math` asks.
+pub(crate) fn variant(
+    bindings: &[Binding],
+    out_shape: &[usize],
+    watched: bool,
+    math: brook_ir::MathMode,
+) -> Variant {
     let same = |shape: &[usize]| -> Vec<Along> {
         let (ro, ri) = (out_shape.len(), shape.len());
         (0..ri)
@@ -54,6 +60,7 @@ pub(crate) fn variant(bindings: &[Binding], out_shape: &[usize], watched: bool) 
         params,
         watched,
         quads: false,
+        math,
     }
 }
 

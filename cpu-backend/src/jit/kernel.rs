@@ -20,7 +20,7 @@
 //! gather of known rank, …). Extents and addresses are not: they come from the slots, so
 //! one variant serves every stream size.
 
-use brook_ir::{Function, FunctionId, Module, ParamClass, Scalar, Type};
+use brook_ir::{Function, FunctionId, MathMode, Module, ParamClass, Scalar, Type};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, AbiParam, Block, InstBuilder, MemFlagsData, Value};
 use cranelift_frontend::{FunctionBuilder, Variable};
@@ -79,6 +79,8 @@ pub(crate) struct Variant {
     /// Whether the code also has a function running four elements per iteration
     /// ([`super::soa`]).
     pub quads: bool,
+    /// Which formulas the built-ins compile to: code for one mode never runs in the other.
+    pub math: MathMode,
 }
 
 impl Variant {
@@ -103,8 +105,12 @@ impl Variant {
         } else {
             "one element per iteration"
         };
+        let fast = match self.math {
+            MathMode::Accurate => "",
+            MathMode::Fast => "; fast math",
+        };
         format!(
-            "rank {} output; {}{watched}; {layout}",
+            "rank {} output; {}{watched}; {layout}{fast}",
             self.out_rank,
             parts.join(", ")
         )
@@ -152,7 +158,7 @@ pub(crate) fn compile(
     sig.returns.push(AbiParam::new(types::I64));
     let mut slots = Vec::new();
     builder.function(sig.clone(), |b, imports| {
-        let ((), read) = lower::function(b, imports, module, ptr, &[], |l, p| {
+        let ((), read) = lower::function(b, imports, module, variant.math, ptr, &[], |l, p| {
             emit(l, func, variant, Tile::new(p))
         })?;
         slots = read;
@@ -163,9 +169,10 @@ pub(crate) fn compile(
         let wide = soa::widened(&scalar);
         let (scalar_func, wide_func) = (super::function(&scalar, id)?, super::function(&wide, id)?);
         builder.function(sig, |b, imports| {
-            let ((), read) = lower::function(b, imports, &wide, ptr, &slots, |l, p| {
-                emit_quads(l, wide_func, scalar_func, variant, Tile::new(p))
-            })?;
+            let ((), read) =
+                lower::function(b, imports, &wide, variant.math, ptr, &slots, |l, p| {
+                    emit_quads(l, wide_func, scalar_func, variant, Tile::new(p))
+                })?;
             slots = read;
             Ok(())
         })?;

@@ -13,7 +13,7 @@
 //! is one combine on stream elements, for ScatterOp and GatherOp with a reduce function.
 //! A `discard` in the body leaves the accumulator as it was before that combine.
 
-use brook_ir::{Function, FunctionId, Module, ParamClass};
+use brook_ir::{Function, FunctionId, MathMode, Module, ParamClass};
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, Value};
 
 use super::code::{Builder, Code};
@@ -38,9 +38,11 @@ pub(crate) fn update_fn(code: &Code) -> UpdateFn {
     unsafe { std::mem::transmute::<*const u8, UpdateFn>(code.entry(2)) }
 }
 
-/// The three functions of reduction `id`; `ranks[p]` is the rank of gather parameter `p`.
+/// The three functions of reduction `id`; `ranks[p]` is the rank of gather parameter `p`;
+/// built-ins compute as `math` asks.
 pub(crate) fn compile(
     module: &Module,
+    math: MathMode,
     id: FunctionId,
     a: usize,
     r: usize,
@@ -57,7 +59,7 @@ pub(crate) fn compile(
             sig.params.push(AbiParam::new(t));
         }
         builder.function(sig, |b, imports| {
-            let ((), read) = lower::function(b, imports, module, ptr, &slots, |l, p| {
+            let ((), read) = lower::function(b, imports, module, math, ptr, &slots, |l, p| {
                 fold(l, func, (a, r), ranks, (p[1], p[2], p[3]), raw)
             })?;
             slots = read;
@@ -69,7 +71,7 @@ pub(crate) fn compile(
         sig.params.push(AbiParam::new(t));
     }
     builder.function(sig, |b, imports| {
-        let ((), read) = lower::function(b, imports, module, ptr, &slots, |l, p| {
+        let ((), read) = lower::function(b, imports, module, math, ptr, &slots, |l, p| {
             update(l, func, (a, r), ranks, p[1], p[2])
         })?;
         slots = read;

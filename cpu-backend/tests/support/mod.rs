@@ -489,6 +489,16 @@ pub fn lowered(m: &Module, id: FunctionId) -> (Module, FunctionId) {
 /// result. Every kernel test goes through here, so each one checks both engines, and that
 /// the JIT takes the kernel (no quiet fallback to the interpreter).
 pub fn run_kernel(m: &Module, id: FunctionId, args: &mut [CpuArg]) -> Result<(), CpuError> {
+    run_kernel_in(m, id, args, MathMode::Accurate)
+}
+
+/// [`run_kernel`] with both engines computing built-ins as `math` asks.
+pub fn run_kernel_in(
+    m: &Module,
+    id: FunctionId,
+    args: &mut [CpuArg],
+    math: MathMode,
+) -> Result<(), CpuError> {
     let (m, id) = lowered(m, id);
     let m = &m;
     let mut copies: Vec<Option<CpuStream>> = args
@@ -510,9 +520,13 @@ pub fn run_kernel(m: &Module, id: FunctionId, args: &mut [CpuArg]) -> Result<(),
             (CpuArg::Out(_), None) => unreachable!("every output was copied"),
         })
         .collect();
-    let interpreted = KernelPlan::interpreted(id).run(m, &mut interp_args);
+    let interpreted = KernelPlan::interpreted(id)
+        .in_mode(math)
+        .run(m, &mut interp_args);
     drop(interp_args);
-    let batched = KernelPlan::new(m, id).run_masked(m, args, None);
+    let batched = KernelPlan::new(m, id)
+        .in_mode(math)
+        .run_masked(m, args, None);
     if let Ok(KernelRun {
         execution: Execution {
             fallback: Some(why),

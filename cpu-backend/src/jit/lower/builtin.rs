@@ -16,7 +16,7 @@
 //! Nothing is fused: no multiply-add contracts, so every built-in gives the interpreter's
 //! bits (`cpu-backend/tests/jit_builtins.rs` checks each one on special values).
 
-use brook_ir::{unlowered, BinaryOp, Builtin, Scalar};
+use brook_ir::{unlowered, BinaryOp, Builtin, MathMode, Scalar};
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{
     types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
@@ -85,13 +85,13 @@ pub(super) fn fsplat(b: &mut FunctionBuilder, like: Value, x: f32) -> Value {
 
 /// The inline form of a component-wise float built-in, on arguments of one shape, or `None`
 /// when it is called instead.
-fn inline(b: &mut FunctionBuilder, bi: Builtin, a: &[Value]) -> Option<Value> {
+fn inline(b: &mut FunctionBuilder, bi: Builtin, a: &[Value], math: MathMode) -> Option<Value> {
     use Builtin::*;
     let x = a[0];
     Some(match bi {
         Abs => b.ins().fabs(x),
         Ceil => b.ins().ceil(x),
-        Exp => super::exp::exp(b, x),
+        Exp => super::exp::exp(b, x, math),
         Floor => b.ins().floor(x),
         Sqrt => b.ins().sqrt(x),
         Saturate => {
@@ -322,7 +322,11 @@ impl Lower<'_, '_, '_, '_> {
     /// A component-wise float built-in (`map1`/`map2`/`test1` of the interpreter):
     /// arguments converted to float, scalars splatting.
     fn componentwise(&mut self, bi: Builtin, args: &[Num]) -> Res<Num> {
-        let arity = if float2(bi).is_some() { 2 } else { 1 };
+        let arity = if float2(bi, self.math).is_some() {
+            2
+        } else {
+            1
+        };
         if args.len() < arity {
             return no(format!("{}() with {} arguments", bi.name(), args.len()));
         }
@@ -343,7 +347,7 @@ impl Lower<'_, '_, '_, '_> {
             Scalar::Float
         };
         let vals: Vec<Value> = xs.iter().map(|x| x.v).collect();
-        if let Some(v) = inline(self.b, bi, &vals) {
+        if let Some(v) = inline(self.b, bi, &vals, self.math) {
             return Ok(Num {
                 s: result_kind,
                 n,
@@ -351,8 +355,8 @@ impl Lower<'_, '_, '_, '_> {
             });
         }
         let (call, f) = match arity {
-            1 => (Call::Float1, float1(bi).map(|f| f as usize)),
-            _ => (Call::Float2, float2(bi).map(|f| f as usize)),
+            1 => (Call::Float1, float1(bi, self.math).map(|f| f as usize)),
+            _ => (Call::Float2, float2(bi, self.math).map(|f| f as usize)),
         };
         let Some(f) = f else {
             return no(format!("{}() has no formula to call", bi.name()));

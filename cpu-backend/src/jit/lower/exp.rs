@@ -1,6 +1,6 @@
 //! `exp` inline: the interpreter's formula (`exec::builtin::exp`, the math library's
-//! `brook_exp`) as the same IEEE operations in the same order, on a scalar or on the four
-//! lanes of a vector at once. A call per lane to the Rust function took 43% of Segment's
+//! `brook_exp`; in fast math `exec::builtin::exp_fast`, its polynomial shorter) as the same
+//! IEEE operations in the same order, on a scalar or on the four lanes of a vector at once. A call per lane to the Rust function took 43% of Segment's
 //! kernel (docs/cpu-backend.md); inline, its `float4` of `exp` is about thirty vector
 //! instructions.
 //!
@@ -14,10 +14,12 @@ use cranelift_frontend::FunctionBuilder;
 
 use super::builtin::{fsplat, pick};
 use super::num::lane_cast;
-use crate::exec::builtin::{EXP_MAX, EXP_MIN, EXP_TAYLOR, LN2_HI, LN2_LO, LOG2_E};
+use crate::exec::builtin::{exp_poly, EXP_MAX, EXP_MIN, LN2_HI, LN2_LO, LOG2_E};
+use brook_ir::MathMode;
 
-/// `exec::builtin::exp` of each component of `x` (`f32` or `f32x4`).
-pub(super) fn exp(b: &mut FunctionBuilder, x: Value) -> Value {
+/// `exec::builtin::exp` (`math`: accurate) or `exp_fast` of each component of `x` (`f32` or
+/// `f32x4`).
+pub(super) fn exp(b: &mut FunctionBuilder, x: Value, math: MathMode) -> Value {
     let c = |b: &mut FunctionBuilder, v: f32| fsplat(b, x, v);
     let (log2e, half) = (c(b, LOG2_E), c(b, 0.5));
     let t = b.ins().fmul(x, log2e);
@@ -28,8 +30,9 @@ pub(super) fn exp(b: &mut FunctionBuilder, x: Value) -> Value {
     let lo = b.ins().fmul(k, ln2_lo);
     let r = b.ins().fsub(x, hi);
     let r = b.ins().fsub(r, lo);
-    let mut p = c(b, EXP_TAYLOR[0]);
-    for &coef in &EXP_TAYLOR[1..] {
+    let poly = exp_poly(math);
+    let mut p = c(b, poly[0]);
+    for &coef in &poly[1..] {
         let rp = b.ins().fmul(r, p);
         let coef = c(b, coef);
         p = b.ins().fadd(coef, rp);

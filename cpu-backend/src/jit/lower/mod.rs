@@ -121,6 +121,8 @@ pub(crate) struct Lower<'m, 'a, 'f, 'i> {
     /// gather's parameter and subscripts, and its components. Only consecutive
     /// declarations of one block share it ([`Lower::stmt`] forgets it otherwise).
     pub gathered: Option<(u32, &'m [brook_ir::Expr], Vec<Num>)>,
+    /// Which formulas the built-ins compile to (the interpreter's in the same mode).
+    pub math: brook_ir::MathMode,
 }
 
 /// The quad of four elements code for four elements per iteration is running.
@@ -146,12 +148,13 @@ pub(crate) struct Watch {
 
 /// Starts a compiled function in `b`: an entry block taking the signature's parameters, where
 /// the slot loads go, then a block where `body` emits the rest with the parameters. `earlier`
-/// are the slots of functions built before that share this one's `ctx` (their order is kept).
-/// Returns what `body` returns and the slots read.
+/// are the slots of functions built before that share this one's `ctx` (their order is kept);
+/// built-ins compute as `math` asks. Returns what `body` returns and the slots read.
 pub(crate) fn function<'m, 'f, 'i, R>(
     b: &mut FunctionBuilder<'f>,
     imports: &mut Imports<'i>,
     module: &'m Module,
+    math: brook_ir::MathMode,
     ptr: Ty,
     earlier: &[Slot],
     body: impl FnOnce(&mut Lower<'m, '_, 'f, 'i>, &[Value]) -> Res<R>,
@@ -177,6 +180,7 @@ pub(crate) fn function<'m, 'f, 'i, R>(
         watch: None,
         soa: None,
         gathered: None,
+        math,
     };
     for &s in earlier {
         l.slots.reserve(s);
