@@ -324,7 +324,10 @@ fn check(
                 }
             ));
             let documented = cells[c].as_str();
-            if documented == "exact" && !exact {
+            // Fast math lets the driver fold: an exact cell of a fast column is what Mesa's
+            // compilers leave alone, which another driver's need not (NVIDIA's folds `x / x`).
+            let promised = !column.ends_with("-fast") || measured_here(&description);
+            if documented == "exact" && !exact && promised {
                 failures.push(format!(
                     "{column} ({description}): `{name}` gave [{}], the interpreter [{}]; the table says exact",
                     values.join(", "),
@@ -362,6 +365,9 @@ fn column_of(name: &str) -> (Vec<String>, Vec<(String, Vec<String>)>) {
 fn a_backend_that_cannot_open_is_skipped_with_its_reason() {
     // An ES 3.0 context in a process whose ES versions Mesa caps at 2.0: it cannot be had.
     let (columns, rows) = column_of("gles");
+    if !mesa_caps_es_versions() {
+        return;
+    }
     let verdict = check(&columns, &rows, &measure_interpreter(), |column| {
         measure_in_child(column, "2.0")
     });
@@ -385,6 +391,9 @@ fn a_backend_that_opens_with_other_answers_than_the_table_fails() {
     // ES 3.0 has no `precise`: `x - x` folds there, where the `gles` column (ES 3.2) says
     // exact. Measured in a child process, as `gles-3.0` is.
     let (columns, rows) = column_of("gles");
+    if !mesa_caps_es_versions() {
+        return;
+    }
     let verdict = check(&columns, &rows, &reference, |column| {
         measure_in_child(column, "3.0")
     });
@@ -402,6 +411,23 @@ fn a_backend_that_opens_with_other_answers_than_the_table_fails() {
         "an exact cell the table calls inexact is not noticed:\n{}",
         verdict.report
     );
+}
+
+/// Whether this machine's GL is Mesa, whose [`ES_OVERRIDE`] the two tests of the checker
+/// use to make an ES context it cannot open or one without `precise`; elsewhere (NVIDIA's GL
+/// ignores the variable) they say so and check nothing.
+fn mesa_caps_es_versions() -> bool {
+    let Ok(rt) = make("gles") else {
+        return true;
+    };
+    let mesa = rt.describe().contains("Mesa");
+    if !mesa {
+        println!(
+            "not Mesa ({}): {ES_OVERRIDE} has no effect here",
+            rt.describe()
+        );
+    }
+    mesa
 }
 
 /// The interpreter's rows: the reference every column is compared with.

@@ -67,7 +67,11 @@ impl<'a> ShaderBuilder<'a> {
     }
 
     /// A uniform of GLSL type `ty` that the executor sets to `value`; `what` is its comment.
+    /// One already declared under `name` is kept.
     pub fn uniform(&mut self, ty: &str, name: &str, value: UniformValue, what: &str) {
+        if self.uniforms.iter().any(|u| u.uniform == name) {
+            return;
+        }
         self.declarations
             .push_str(&format!("uniform {ty} {name}; // {what}\n"));
         self.uniforms.push(UniformSlot {

@@ -10,6 +10,7 @@
 //! elimination drops the work that feeds no stored output.
 
 use brook_core::budget::refuse_over_budget;
+use brook_core::loops::iteration_bound;
 use brook_ir::{Function, FunctionId, FunctionKind, Module, ParamClass, Type};
 
 use crate::builder::{ShaderBuilder, Stage};
@@ -84,7 +85,15 @@ pub fn generate_kernel(
     let from = source
         .map(|s| format!(" ({})", s.name_in_comment()))
         .unwrap_or_default();
-    let body = format!("{}    {}\n", shader.fetches, call_text(func));
+    // A loop whose trip count no constant bounds (`element_guard`); vout kernels' fragments
+    // are their input's elements, which they address themselves.
+    let guard = if iteration_bound(module, kernel).is_none() && vout_slots(module, func)?.is_empty()
+    {
+        shader.element_guard()
+    } else {
+        String::new()
+    };
+    let body = format!("{guard}{}    {}\n", shader.fetches, call_text(func));
     let passes = chunks
         .iter()
         .enumerate()
@@ -291,6 +300,24 @@ impl<'a> KernelShader<'a> {
         };
         self.fetches
             .push_str(&format!("    ivec4 brook_output_index = {index};\n"));
+    }
+
+    /// The first statement of `main` for a kernel whose loops only its data ends: fragments
+    /// that are no element of the outputs are discarded before they fetch anything. A GPU
+    /// shades a 2×2 block of fragments together, and those past the texture's edge (helper
+    /// invocations) or on a translated layout's padding texels read no element's values: a
+    /// loop such as `while (x < 100.0) x *= 2.0;` on a zero they read never ends, and NVIDIA's
+    /// GL runs every lane of the block until its loops end (the call hung, then read back
+    /// zeros). llvmpipe ends such loops at its cap, so it never showed.
+    fn element_guard(&mut self) -> String {
+        self.output_width();
+        self.parts.uniform(
+            "int",
+            "brook_output_elements",
+            UniformValue::ElementCount,
+            "elements of the output streams (texels past them are padding)",
+        );
+        "    // Not an element (a helper fragment past the texture's edge, a padding texel): its loops might never end.\n    if (brook_fragment.x >= brook_output_width || brook_fragment.y * brook_output_width + brook_fragment.x >= brook_output_elements) discard;\n".to_string()
     }
 
     fn output_width(&mut self) {

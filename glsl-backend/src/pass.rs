@@ -110,7 +110,8 @@ pub enum UniformValue {
     ScanLength,
     /// `int`, vout scan and compaction passes only: texture width of the texture on unit k.
     SampledWidth(u32),
-    /// `int`, write-mask passes only: elements of the stream (texels past them are padding).
+    /// `int`, write-mask passes and kernels with loops the data ends: elements of the stream
+    /// written (texels past them are padding).
     ElementCount,
     /// `bool`, write-mask passes only: every element on (a write query without a mask).
     MaskAll,

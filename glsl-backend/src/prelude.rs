@@ -45,6 +45,11 @@ pub enum Helper {
     GatherClamp,
     /// Brook's whole gather index rule (rounding and clamp) on a `vec4` index.
     GatherIndex,
+    /// Float comparisons computed into a `brook_precise` local (`brook_lt`, … `brook_ne`):
+    /// `precise` covers what is stored in a precise variable, and NVIDIA's compiler does not
+    /// carry it through a comparison whose result only selects (`mix`, an eager `&&`):
+    /// `x - x == 0.0 && x < 3.0 ? 1.0 : 0.0` gave 1 for `x = -inf` there (folding `x - x`).
+    PreciseCompare,
     /// Cg's `c ? a : b` with a `bool` vector `c`: component by component (GLSL 3.30 has no
     /// `mix` on booleans, and `mix` on floats is not exact with infinities).
     Select,
@@ -198,12 +203,43 @@ fn helper_source(helper: Helper) -> String {
         }
         Helper::GatherIndex => gather_index_source(),
         Helper::Select => select_source(),
+        Helper::PreciseCompare => precise_compare_source(),
         Helper::Pack4ubyte => PACK_4UBYTE.to_string(),
         Helper::LoopCheck => LOOP_CHECK.to_string(),
         Helper::Zero => {
             "uniform int brook_zero; // never set, so 0 (GL zeroes uniforms at link); the compiler cannot know that\n".to_string()
         }
     }
+}
+
+/// The names of the float comparisons [`Helper::PreciseCompare`] defines: Brook's operator,
+/// the helper's suffix, GLSL's vector built-in.
+pub(crate) const PRECISE_COMPARISONS: [(&str, &str, &str); 6] = [
+    ("<", "lt", "lessThan"),
+    ("<=", "le", "lessThanEqual"),
+    (">", "gt", "greaterThan"),
+    (">=", "ge", "greaterThanEqual"),
+    ("==", "eq", "equal"),
+    ("!=", "ne", "notEqual"),
+];
+
+fn precise_compare_source() -> String {
+    let mut s = String::from(
+        "// Float comparisons kept in a precise local, so their operands are computed exactly as written.\n",
+    );
+    for (sym, name, vector) in PRECISE_COMPARISONS {
+        for (i, t) in GEN_FLOAT.iter().enumerate() {
+            let (b, test) = if i == 0 {
+                (GEN_BOOL[0], format!("a {sym} b"))
+            } else {
+                (GEN_BOOL[i], format!("{vector}(a, b)"))
+            };
+            s.push_str(&format!(
+                "{b} brook_{name}(brook_precise {t} a, brook_precise {t} b) {{ brook_precise {b} r = {test}; return r; }}\n"
+            ));
+        }
+    }
+    s
 }
 
 fn select_source() -> String {

@@ -108,6 +108,9 @@ pub fn uniform_data(
             output.stream.layout().width() as i32
         ])),
         UniformValue::OutputStreamExtent => ints(extent_vector(output.stream.layout().shape())),
+        UniformValue::ElementCount => {
+            Ok(UniformData::Ints(vec![output.stream.layout().len() as i32]))
+        }
         UniformValue::OutputLo => ints(vector(&output.lo(), 0)),
         UniformValue::IterStart(p) | UniformValue::IterStep(p) => {
             let KernelArg::Iter(it) = args[p as usize] else {

@@ -9,7 +9,7 @@ use super::{gather_function, index_global, FunctionLowering};
 use crate::error::GenError;
 use crate::math::MathFile;
 use crate::names::glsl_name;
-use crate::prelude::{Helper, GATHER_FLOAT_BOUND};
+use crate::prelude::{Helper, GATHER_FLOAT_BOUND, PRECISE_COMPARISONS};
 use crate::types::glsl_type;
 
 const COMPONENTS: [char; 4] = ['x', 'y', 'z', 'w'];
@@ -343,9 +343,24 @@ pub(super) fn binary_text(
         }
         _ => v.to_string(),
     };
-    let comparison = |name: &str, sym: &str| match vector_width {
-        Some(_) => format!("{name}({}, {})", splat(a, at), splat(b, bt)),
-        None => format!("({a} {sym} {b})"),
+    // Float comparisons in the accurate mode go through `brook_lt` … (`Helper::PreciseCompare`).
+    let floats = at.scalar() == Some(Scalar::Float) && bt.scalar() == Some(Scalar::Float);
+    let precise = floats && lowering.math == MathMode::Accurate;
+    if precise && matches!(op, Eq | Ne | Lt | Le | Gt | Ge) {
+        lowering.prelude.require(Helper::PreciseCompare);
+    }
+    let comparison = |name: &str, sym: &str| {
+        if precise {
+            let (_, suffix, _) = PRECISE_COMPARISONS
+                .iter()
+                .find(|(s, _, _)| *s == sym)
+                .expect("every comparison has a precise helper");
+            return format!("brook_{suffix}({}, {})", splat(a, at), splat(b, bt));
+        }
+        match vector_width {
+            Some(_) => format!("{name}({}, {})", splat(a, at), splat(b, bt)),
+            None => format!("({a} {sym} {b})"),
+        }
     };
     if let (And | Or, Some(n)) = (op, vector_width) {
         // Cg's component-wise `&&`, `||` on bool vectors (of one width: the front end
