@@ -21,6 +21,7 @@ use crate::source::SourceText;
 use crate::types::glsl_type;
 use crate::variant::{Access, OutputRegion, Target, Variant};
 use brook_core::budget::refuse_over_budget;
+use brook_core::loops::iteration_bound;
 use brook_ir::walk::can_discard;
 
 /// Why kernel `kernel` (called as `variant`) cannot run inside a pass of reduction
@@ -50,7 +51,7 @@ pub fn fusion_refused(
         .any(|p| p.class == ParamClass::Out && matches!(p.ty, Type::Struct(_)));
     // Checked in order, each only if the ones before passed: the last two walk the kernel
     // and its callees, and this runs on every `map_reduce` call.
-    let reasons: [(&str, &dyn Fn() -> bool); 8] = [
+    let reasons: [(&str, &dyn Fn() -> bool); 9] = [
         ("the kernel has more than one output", &|| outs != 1),
         (
             "the reduce function takes constant or gather arguments",
@@ -80,6 +81,13 @@ pub fn fusion_refused(
                     || refuse_uncheckable_loops(module, kernel, u32::from(k), target).is_err()
             },
         ),
+        // A kernel pass discards the fragments that are no element before such loops
+        // (`KernelShader::element_guard`); a reduction pass's fragments evaluate the kernel
+        // for the elements of their blocks, and a GPU's helper fragments past its edge have
+        // none: a loop that only the data ends could run on there forever.
+        ("the kernel's loops only its data ends", &|| {
+            iteration_bound(module, kernel).is_none()
+        }),
     ];
     let why = reasons.into_iter().find(|(_, refused)| refused());
     why.map(|(why, _)| why.to_string())

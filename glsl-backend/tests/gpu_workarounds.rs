@@ -2,9 +2,13 @@
 //! GL, H100, driver 580.159; the conformance cases `while_loop`, `while_loop_padding` and
 //! `comparison_selects_exactly` run them there): kernels whose loops only their data ends skip
 //! the fragments that are no element, and accurate float comparisons keep their result in a
-//! `precise` local.
+//! `precise` local; such kernels are not fused into a reduction, whose fragments would run
+//! their loops for elements past the edge.
 
-use brook_glsl::{generate_kernel, Access, OutputRegion, Profile, Target, Variant};
+use brook_glsl::{
+    fusion_refused, generate_kernel, Access, Axis, OutputRegion, Placement, Profile, Resize,
+    Target, Variant,
+};
 use brook_ir::MathMode;
 
 fn fragment(src: &str, math: MathMode) -> String {
@@ -69,4 +73,34 @@ fn accurate_float_comparisons_keep_their_result_in_a_precise_local() {
     let text = fragment(src, MathMode::Fast);
     assert!(!text.contains("brook_eq"), "{text}");
     assert!(text.contains("((x - x) == 0.0)"), "{text}");
+}
+
+#[test]
+fn kernels_whose_loops_the_data_ends_are_not_fused_into_a_reduction() {
+    let src = "kernel void k(float a<>, out float b<>) { float x = a; while (x < 100.0) x *= 2.0; b = x; }
+kernel void bounded(float a<>, out float b<>) { float x = a; float i; for (i = 0.0; i < 10.0; i += 1.0) x *= 2.0; b = x; }
+reduce void sum(float a<>, reduce float r<>) { r += a; }";
+    let module = brook_frontend::compile(src, "fused.br").unwrap();
+    let id = |name| module.function(name).unwrap().0;
+    let variant = Variant {
+        params: vec![
+            Access::Resized(Resize([Axis::Same; 4]), Placement::Direct),
+            Access::Value,
+        ],
+        output: OutputRegion::Whole { rank: 1 },
+    };
+    // A GPU's target: no loop cap, so only the new reason can refuse.
+    let target = Target {
+        profile: Profile::Gl33Core,
+        max_draw_buffers: 8,
+        loop_cap: None,
+        math: MathMode::Accurate,
+    };
+    let why = fusion_refused(&module, id("k"), &variant, id("sum"), 8, &target);
+    assert_eq!(
+        why.as_deref(),
+        Some("the kernel's loops only its data ends")
+    );
+    let why = fusion_refused(&module, id("bounded"), &variant, id("sum"), 8, &target);
+    assert_eq!(why, None);
 }
