@@ -16,6 +16,7 @@
 #include <cstring>
 #include <ctime>
 #include <initializer_list>
+#include <mutex>
 #include <string>
 #include <vector>
 // What the original's headers brought in, so programs may call printf, fabsf, sqrtf, rand,
@@ -88,7 +89,9 @@ unsigned long long brook_write_query_end(void);
 void brook_stream_print(const BrookStream* stream);
 void brook_finish(void);
 void brook_flush_stdout(void);
-const char* brook_backend_name(void);
+void brook_initialize(const char* name);
+void brook_finalize(void);
+const char* brook_runtime_target(size_t i);
 #if defined(__GNUC__)
 __attribute__((noreturn))
 #endif
@@ -280,9 +283,10 @@ template <class T> struct components { enum { value = sizeof(T) / 4 }; };
 
 // ---------------------------------------------------------------- programs and streams
 
-// The kernels of one .br file, compiled on the current runtime at first use. Nothing here
-// calls the runtime before `get`: file-scope streams and programs are constructed while the
-// program is being loaded, when the runtime must not be called (brcc reports a call then).
+// The kernels of one .br file, made at first use (on any thread: `get` is thread-safe) and
+// compiled by each thread's runtime at its first use there. Nothing here calls the runtime
+// before `get`: file-scope streams and programs are constructed while the program is being
+// loaded, when the runtime must not be called (brcc reports a call then).
 class program;
 // Every program of the files linked together (one per .br file), so that a stream declared in
 // one file may have an element type another file's kernels define.
@@ -295,6 +299,7 @@ class program {
     const char* source_;
     const char* name_;
     mutable BrookProgram* handle_;
+    mutable std::once_flag made_;
     program* next_;
     program(const program&);
     program& operator=(const program&);
@@ -313,7 +318,7 @@ public:
         brook_program_free(handle_);
     }
     BrookProgram* get() const {
-        if (!handle_) handle_ = brook_program_new(source_, name_);
+        std::call_once(made_, [this] { handle_ = brook_program_new(source_, name_); });
         return handle_;
     }
     // The program defining element type `type_name`: this one, else another linked one (else
@@ -836,26 +841,37 @@ struct reducer {
 
 // ---------------------------------------------------------------- the original's runtime calls
 
-// brcc chooses the backend before `main` (--backend, else BRT_RUNTIME): the runtime exists
-// already, as the original's did after its first `initialize`, which then returned it. So
-// `initialize` and `createRuntime` return that one whatever they are asked for, `finalize`
-// finishes its work (brcc ends it when the program ends), `bind`/`unbind` do nothing (the
-// GL context is the runtime's own), and `runtimeTargets` lists the one backend.
+// Each thread has a runtime of its own, as in the original. brcc chooses the main thread's
+// before `main` (--backend, else BRT_RUNTIME): it exists already, as the original's did after
+// its first `initialize`, which then returned it. So on the main thread `initialize` and
+// `createRuntime` return that one whatever they are asked for, and `finalize` finishes its
+// work (brcc ends it when the program ends). On another thread `initialize(name)` makes the
+// thread's runtime on backend `name` (`cpu`, `gl`, `wgpu`, or the original's `ogl`, `gles`,
+// `dx9`, `ctm`, which mean brcc's backend), unless it has one, and `finalize` ends it; a
+// thread calling Brook without `initialize` runs on brcc's backend. `bind`/`unbind` do
+// nothing (the GL context is the runtime's own), and `runtimeTargets` lists `cpu` and brcc's
+// backend.
 class Runtime;
 inline Runtime* runtime() {
     static char the_runtime;
     return reinterpret_cast<Runtime*>(&the_runtime);
 }
-inline Runtime* initialize(const char*, void* = 0) { return runtime(); }
-inline Runtime* createRuntime(bool) { return runtime(); }
+inline Runtime* initialize(const char* name, void* = 0) {
+    brook_initialize(name);
+    return runtime();
+}
+inline Runtime* createRuntime(bool) { return initialize(0); }
 inline void setRuntime(Runtime*) {}
 inline void finish() { brook_finish(); }
-inline void finalize() { brook_finish(); }
+inline void finalize() { brook_finalize(); }
 inline void bind() {}
 inline void unbind() {}
 inline const char** runtimeTargets() {
-    static const char* targets[2] = {0, 0};
-    if (!targets[0]) targets[0] = brook_backend_name();
+    static const char** targets = [] {
+        static const char* listed[4] = {0, 0, 0, 0};
+        for (size_t i = 0; i < 3; i++) listed[i] = brook_runtime_target(i);
+        return listed;
+    }();
     return targets;
 }
 // A microsecond counter, for timing.

@@ -265,24 +265,27 @@ fn a_kernel_of_a_struct_with_int_members_called_from_host_code_is_an_error_at_th
 }
 
 #[test]
-fn a_brook_call_from_another_thread_is_an_error() {
-    // The original's multibackend test gives each thread a runtime of its own; here the
-    // runtime belongs to the thread running main, and another thread's call says so.
+fn a_stream_of_another_threads_runtime_is_an_error() {
+    // Each thread has a runtime of its own (tests/programs/runtime_per_thread.br); a stream
+    // belongs to the runtime that made it, so another thread's use of it is an error.
     let path = scratch(
         "thread.br",
         "#include <pthread.h>\n#include <stdio.h>\nkernel void k(float a<>, out float r<>) { r = a; }\n\
-         static void* work(void*) { float a<4>; return 0; }\n\
-         int main() { float b<4>; pthread_t t; printf(\"main\\n\"); pthread_create(&t, 0, work, 0); pthread_join(t, 0); return 0; }\n",
+         static float b<4>;\n\
+         static void* work(void*) { brook::initialize(\"cpu\"); float r<4>; printf(\"worker\\n\"); k(b, r); printf(\"not reached\\n\"); return 0; }\n\
+         int main() { float v[4] = {1, 2, 3, 4}; streamRead(b, v); pthread_t t; printf(\"main\\n\"); pthread_create(&t, 0, work, 0); pthread_join(t, 0); return 0; }\n",
     );
-    let o = run(brcc(&["run", &path, "--backend", "cpu"]));
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert_eq!(stdout(&o), "main\n");
-    assert!(
-        stderr(&o)
-            .contains("brook: error: a Brook call from a thread other than the one running `main`"),
-        "{}",
-        stderr(&o)
-    );
+    for backend in ["cpu", "gl"] {
+        let o = run(brcc(&["run", &path, "--backend", backend]));
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert_eq!(stdout(&o), "main\nworker\n");
+        assert!(
+            stderr(&o)
+                .contains("brook: error: the stream was made on another thread's Brook runtime"),
+            "{}",
+            stderr(&o)
+        );
+    }
 }
 
 #[test]

@@ -44,7 +44,7 @@ pub unsafe extern "C" fn brook_kernel_run(
     let program = program_ref(program);
     let name = c_str(name, "the kernel name");
     with_args(args, n, name, |args| {
-        with_runtime(|rt| rt.run(program, name, args))
+        with_runtime(|rt| rt.run(&program, name, args))
     })
 }
 
@@ -92,7 +92,7 @@ pub unsafe extern "C" fn brook_kernel_run_vout(
         fail(&format!("`{name}`: the argument array is a null pointer"));
     }
     let mut raw: Vec<BrookArg> = (0..n).map(|k| std::ptr::read(args.add(k))).collect();
-    let elements = call_elements(program, name, &raw);
+    let elements = call_elements(&program, name, &raw);
     let mut scratch: Vec<Box<BrookStream>> = Vec::new();
     // Each vout argument's shape as passed: a 2D one gets its result in rows of its length.
     let mut passed: Vec<Vec<usize>> = vec![Vec::new(); n];
@@ -105,18 +105,18 @@ pub unsafe extern "C" fn brook_kernel_run_vout(
         let room = (max as usize).saturating_mul(elements);
         if old.len() < room || old.shape().len() != 1 {
             let fresh = with_runtime(|rt| rt.stream(old.format().clone(), &[room]));
-            scratch.push(Box::new(BrookStream(fresh, None)));
+            scratch.push(Box::new(BrookStream::new(fresh, None)));
             arg.stream = &**scratch.last().expect("pushed just above");
         }
     }
     let args = raw.as_ptr();
     let counts = with_args(args, n, name, |args| {
-        with_runtime(|rt| rt.run_vout(program, name, args))
+        with_runtime(|rt| rt.run_vout(&program, name, args))
     });
     let out = std::slice::from_raw_parts_mut(replaced, n);
     out.fill(std::ptr::null_mut());
     for ((k, param, _), count) in vouts.into_iter().zip(counts) {
-        let BrookStream(old, host) = stream_ref((*args.add(k)).stream);
+        let BrookStream(old, host, _) = stream_ref((*args.add(k)).stream);
         if count == 0 {
             fail(&format!(
                 "`{name}`: vout `{param}` received no values, and this runtime has no empty streams"
@@ -130,7 +130,7 @@ pub unsafe extern "C" fn brook_kernel_run_vout(
         let new = with_runtime(|rt| rt.stream(old.format().clone(), &shape));
         or_exit(new.read(&values));
         new.gate.noted_copy(&new.arg(None), &old.arg(None));
-        out[k] = Box::into_raw(Box::new(BrookStream(new, *host)));
+        out[k] = Box::into_raw(Box::new(BrookStream::new(new, *host)));
     }
 }
 

@@ -5,8 +5,9 @@
 //! their `_free` function. Every function checks its arguments; on an error (a bad shape, an
 //! unknown kernel, a failed GL call) it prints `brook: error: …` to stderr, flushes stdout and
 //! exits the process with status 1, as the original runtime did: generated host code has no
-//! error paths to return to. All calls must come from one thread (GL contexts are
-//! per-thread); the runtime is the one [`install_runtime`] set, else `BRT_RUNTIME`'s.
+//! error paths to return to. Each thread has a runtime of its own (GL contexts are
+//! per thread; see `threads`): the main thread's is the one [`install_runtime`] set, another
+//! thread's the one its `brook::initialize` made, else one of the same backend.
 //!
 //! A binary that links this crate statically and loads generated code at run time (brcc)
 //! exports these symbols with `-rdynamic` and calls [`keep_linked`] so the linker keeps them.
@@ -15,13 +16,13 @@ mod kernel;
 mod reduce;
 mod runtime;
 mod stream;
+mod threads;
 mod write_mask;
 
 pub use kernel::{brook_kernel_run, brook_kernel_run_vout, BrookArg};
 pub use reduce::{brook_reduce_stream, brook_reduce_value};
 pub use runtime::{
-    brook_backend_name, brook_fail, brook_finish, brook_flush_stdout, install_runtime, set_loading,
-    take_runtime,
+    brook_fail, brook_finish, brook_flush_stdout, install_runtime, set_loading, take_runtime,
 };
 pub use stream::{
     brook_iter_new, brook_program_defines, brook_program_free, brook_program_new,
@@ -31,6 +32,7 @@ pub use stream::{
     brook_write_mask_set, brook_write_query_begin, brook_write_query_end, BrookProgram,
     BrookStream,
 };
+pub use threads::{brook_finalize, brook_initialize, brook_runtime_target};
 pub use write_mask::{
     brook_write_mask_bind, brook_write_mask_clear, brook_write_mask_free, brook_write_mask_new,
     brook_write_mask_setting, brook_write_mask_unbind, BrookWriteMask,
@@ -38,7 +40,7 @@ pub use write_mask::{
 
 /// Makes sure every exported function is linked into a binary that never calls them itself.
 pub fn keep_linked() {
-    let exported: [*const (); 33] = [
+    let exported: [*const (); 35] = [
         brook_kernel_run_vout as *const (),
         brook_stream_shape as *const (),
         brook_stream_scatter_reduce as *const (),
@@ -70,7 +72,9 @@ pub fn keep_linked() {
         brook_reduce_stream as *const (),
         brook_finish as *const (),
         brook_flush_stdout as *const (),
-        brook_backend_name as *const (),
+        brook_initialize as *const (),
+        brook_finalize as *const (),
+        brook_runtime_target as *const (),
         brook_fail as *const (),
     ];
     std::hint::black_box(exported);

@@ -38,7 +38,7 @@ pub unsafe extern "C" fn brook_reduce_value(
         fail(&format!("reduction `{name}`: the result is a null pointer"));
     }
     let value = with_args(args, n, name, |extra| {
-        with_runtime(|rt| rt.reduce_to_value(program, name, input, extra))
+        with_runtime(|rt| rt.reduce_to_value(&program, name, input, extra))
     });
     if value.len() != count {
         fail(&format!(
@@ -77,7 +77,7 @@ pub unsafe extern "C" fn brook_reduce_stream(
     let input = copy.as_ref().unwrap_or_else(|| whole(input));
     let output = &stream_ref(output).0;
     with_args(args, n, name, |extra| {
-        with_runtime(|rt| rt.reduce_to_stream(program, name, input, output, extra))
+        with_runtime(|rt| rt.reduce_to_stream(&program, name, input, output, extra))
     })
 }
 

@@ -1,16 +1,11 @@
 //! The runtime the C ABI works on, and how it reports errors.
 
-use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::runtime::Runtime;
 use crate::BrookError;
-
-thread_local! {
-    static RUNTIME: RefCell<Option<Runtime>> = const { RefCell::new(None) };
-}
 
 /// Set while brcc loads a built program: its static initialisers run then, inside the
 /// dynamic loader, where making a runtime or compiling a program would wait forever for the
@@ -25,27 +20,25 @@ pub fn set_loading(on: bool) {
 
 extern "C" {
     fn fflush(stream: *mut c_void) -> c_int;
+    fn _exit(status: c_int) -> !;
 }
 
-/// Set once [`install_runtime`] has given a thread its runtime: a call from any other thread
-/// is then an error, not a second runtime of `BRT_RUNTIME`'s backend that the program's
-/// kernels (compiled on the first) cannot be used with.
-static INSTALLED: AtomicBool = AtomicBool::new(false);
-
-/// Makes `rt` the runtime of later C ABI calls on this thread (brcc: the `--backend` one).
+/// Makes `rt` the runtime of later C ABI calls on this thread (brcc: the `--backend` one,
+/// on the thread running `main`), and its backend that of other threads that call Brook
+/// without `brook::initialize` (see `threads`).
 pub fn install_runtime(rt: Runtime) {
-    RUNTIME.with(|r| *r.borrow_mut() = Some(rt));
-    INSTALLED.store(true, Ordering::SeqCst);
+    super::threads::install(rt);
 }
 
 /// Set once [`take_runtime`] has ended the program's use of the runtime.
 static SHUT_DOWN: AtomicBool = AtomicBool::new(false);
 
-/// Removes the C ABI's runtime, to drop it at a chosen moment: the program has ended, and
-/// programs and streams freed later (from `exit`) are left to the OS.
+/// Removes this thread's runtime (the one [`install_runtime`] gave it), to drop it at a
+/// chosen moment: the program has ended, and programs and streams freed later (from `exit`)
+/// are left to the OS.
 pub fn take_runtime() -> Option<Runtime> {
     SHUT_DOWN.store(true, Ordering::SeqCst);
-    RUNTIME.with(|r| r.borrow_mut().take())
+    super::threads::take()
 }
 
 /// Whether [`take_runtime`] has run.
@@ -53,30 +46,20 @@ pub(crate) fn shut_down() -> bool {
     SHUT_DOWN.load(Ordering::SeqCst)
 }
 
-/// Runs `f` on the installed runtime, first making one from `BRT_RUNTIME` if there is none.
+/// Runs `f` on this thread's runtime, first making one if it has none (see `threads`).
 pub(crate) fn with_runtime<T>(f: impl FnOnce(&Runtime) -> Result<T, BrookError>) -> T {
+    super::threads::with_thread_runtime(|rt| guarded(|| f(rt)))
+}
+
+/// Ends the process with an error if the program is being loaded (see `LOADING`): every
+/// way to a runtime (`threads`) checks this first.
+pub(crate) fn refuse_while_loading() {
     if LOADING.load(Ordering::SeqCst) {
         fail(
             "the program called the Brook runtime while it was being loaded (from a C++ static \
              initialiser, before `main`); create streams and call kernels from `main` or later",
         );
     }
-    RUNTIME.with(|r| {
-        if r.borrow().is_none() {
-            if INSTALLED.load(Ordering::SeqCst) && !shut_down() {
-                fail(
-                    "a Brook call from a thread other than the one running `main`: the runtime \
-                     (and a GL context) belongs to that thread; one runtime per thread, as the \
-                     original's multibackend test starts, is not supported",
-                );
-            }
-            let rt = or_exit(Runtime::from_env());
-            *r.borrow_mut() = Some(rt);
-        }
-        let guard = r.borrow();
-        let rt = guard.as_ref().expect("a runtime was installed just above");
-        guarded(|| f(rt))
-    })
 }
 
 /// Runs `f`, reporting its error, or a panic inside it, and ending the process: a panic must
@@ -100,11 +83,16 @@ pub(crate) fn or_exit<T>(result: Result<T, BrookError>) -> T {
     result.unwrap_or_else(|e| fail(&e.to_string()))
 }
 
-/// Reports a C ABI error and exits with status 1.
+/// Reports a C ABI error and exits with status 1, at once: the program's other threads may
+/// be running kernels on runtimes of their own (see `threads`), and `exit`'s static
+/// destructors and handlers would tear down what they use under them. Output is flushed
+/// first (C's `fflush(NULL)` flushes every open file too), so nothing `exit` would have
+/// written is lost.
 pub(crate) fn fail(message: &str) -> ! {
     brook_flush_stdout();
     eprintln!("brook: error: {}", message.trim_end());
-    std::process::exit(1)
+    // SAFETY: _exit ends the process; every output stream was flushed just above.
+    unsafe { _exit(1) }
 }
 
 /// A C string argument, or an error naming what it was for.
@@ -136,16 +124,6 @@ pub extern "C" fn brook_finish() {
         rt.finish();
         Ok(())
     })
-}
-
-/// The backend's name (`gl`, `cpu`, `wgpu`), for the original's `brook::runtimeTargets()`.
-/// The string lives as long as the process.
-#[no_mangle]
-pub extern "C" fn brook_backend_name() -> *const c_char {
-    static NAME: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();
-    let name = with_runtime(|rt| Ok(rt.backend_name().to_string()));
-    NAME.get_or_init(|| std::ffi::CString::new(name).unwrap_or_default())
-        .as_ptr()
 }
 
 /// Reports `message` as a runtime error and ends the process (status 1): what `brook.hpp`

@@ -2,10 +2,12 @@
 //! `brook.hpp`, `streamRead`/`streamWrite` with or without a domain.
 
 use std::ffi::c_char;
+use std::rc::Rc;
 
 use brook_texture_streams::IterSpec;
 
 use super::runtime::{brook_flush_stdout, c_str, fail, guarded, or_exit, with_runtime};
+use super::threads::{forget_program, program_for, Owner, ProgramId};
 use crate::gather_op::GatherOp;
 use crate::program::Program;
 use crate::scatter::ScatterOp;
@@ -13,15 +15,39 @@ use crate::stream::Stream;
 use crate::BrookError;
 use brook_core::{ElementFormat, HostScalar};
 
-/// A compiled Brook program (its kernels), owned by the C++ side.
-pub struct BrookProgram(Program);
+/// A Brook program (the kernels of one `.br` file), owned by the C++ side and shared by its
+/// threads: each thread's runtime compiles it at its first use there (see `threads`).
+pub struct BrookProgram {
+    id: ProgramId,
+    source: String,
+    name: String,
+}
 
-/// A stream, owned by the C++ side, and how its host arrays hold components: as floats
+impl BrookProgram {
+    /// The program compiled for this thread's runtime.
+    fn compiled(&self) -> Rc<Program> {
+        program_for(self.id, &self.source, &self.name)
+    }
+}
+
+/// A stream, owned by the C++ side, how its host arrays hold components: as floats
 /// (`None`), or as the original's `char`, `uchar`, `fixed` or `shortfixed`, converted by
-/// `streamRead`/`streamWrite` (see [`HostScalar`]).
-pub struct BrookStream(pub(crate) Stream, pub(crate) Option<HostScalar>);
+/// `streamRead`/`streamWrite` (see [`HostScalar`]), and the thread whose runtime made it.
+pub struct BrookStream(
+    pub(crate) Stream,
+    pub(crate) Option<HostScalar>,
+    pub(crate) Owner,
+);
 
-/// Compiles the kernel part of a program (`name` appears in diagnostics).
+impl BrookStream {
+    /// A stream this thread's runtime made.
+    pub(crate) fn new(stream: Stream, host: Option<HostScalar>) -> BrookStream {
+        BrookStream(stream, host, Owner::here())
+    }
+}
+
+/// Compiles the kernel part of a program (`name` appears in diagnostics) for this thread's
+/// runtime; other threads' runtimes compile it at their first use.
 ///
 /// # Safety
 /// `source` and `name` are NUL-terminated strings.
@@ -34,8 +60,13 @@ pub unsafe extern "C" fn brook_program_new(
         c_str(source, "the program source"),
         c_str(name, "the program name"),
     );
-    let program = with_runtime(|rt| rt.compile(source, name));
-    Box::into_raw(Box::new(BrookProgram(program)))
+    let program = BrookProgram {
+        id: ProgramId::fresh(),
+        source: source.to_string(),
+        name: name.to_string(),
+    };
+    program.compiled();
+    Box::into_raw(Box::new(program))
 }
 
 /// Whether `program` knows element type `type_name` (a built-in `float`..`float4`, or a
@@ -53,14 +84,18 @@ pub unsafe extern "C" fn brook_program_defines(
     guarded(|| Ok(i32::from(program.element_format(type_name).is_ok())))
 }
 
-/// Frees a program made by [`brook_program_new`] (null is ignored).
+/// Frees a program made by [`brook_program_new`] (null is ignored), with this thread's
+/// compiled form of it; other threads' runtimes drop theirs when they end.
 ///
 /// # Safety
 /// `p` is null or a program from [`brook_program_new`], not freed before.
 #[no_mangle]
 pub unsafe extern "C" fn brook_program_free(p: *mut BrookProgram) {
     if !p.is_null() {
-        release(Box::from_raw(p));
+        let program = Box::from_raw(p);
+        if !super::runtime::shut_down() {
+            forget_program(program.id);
+        }
     }
 }
 
@@ -89,7 +124,7 @@ pub unsafe extern "C" fn brook_stream_new(
         };
         rt.stream(format, &shape)
     });
-    Box::into_raw(Box::new(BrookStream(stream, host.map(|(s, _)| s))))
+    Box::into_raw(Box::new(BrookStream::new(stream, host.map(|(s, _)| s))))
 }
 
 /// Names stream `s` after its host variable in element histories (`brcc why`); a runtime
@@ -132,7 +167,7 @@ pub unsafe extern "C" fn brook_iter_new(
     let (start, end) = (four(start), four(end));
     let components = u8::try_from(components).unwrap_or(u8::MAX);
     let stream = with_runtime(|rt| rt.iter(IterSpec::new(&shape, components, start, end)?));
-    Box::into_raw(Box::new(BrookStream(stream, None)))
+    Box::into_raw(Box::new(BrookStream::new(stream, None)))
 }
 
 /// Writes the stream's extents (first dimension first, at most 4) to `extents` and returns
@@ -153,14 +188,21 @@ pub unsafe extern "C" fn brook_stream_shape(s: *const BrookStream, extents: *mut
     shape.len()
 }
 
-/// Frees a stream (null is ignored).
+/// Frees a stream (null is ignored). One freed on a thread other than its runtime's (a
+/// file-scope stream a worker thread made, freed as the program ends) is left to the OS:
+/// only its own thread may touch it.
 ///
 /// # Safety
 /// `s` is null or a stream from this ABI, not freed before.
 #[no_mangle]
 pub unsafe extern "C" fn brook_stream_free(s: *mut BrookStream) {
     if !s.is_null() {
-        release(Box::from_raw(s));
+        let stream = Box::from_raw(s);
+        if stream.2.is_here() {
+            release(stream);
+        } else {
+            std::mem::forget(stream);
+        }
     }
 }
 
@@ -192,7 +234,7 @@ pub unsafe extern "C" fn brook_stream_read(
     hi: *const i64,
     rank: usize,
 ) {
-    let BrookStream(stream, host) = stream_ref(s);
+    let BrookStream(stream, host, _) = stream_ref(s);
     if data.is_null() {
         fail("streamRead: the host array is a null pointer");
     }
@@ -234,7 +276,7 @@ pub unsafe extern "C" fn brook_stream_write(
     hi: *const i64,
     rank: usize,
 ) {
-    let BrookStream(stream, host) = stream_ref(s);
+    let BrookStream(stream, host, _) = stream_ref(s);
     if out.is_null() {
         fail("streamWrite: the host array is a null pointer");
     }
@@ -296,9 +338,9 @@ pub unsafe extern "C" fn brook_stream_scatter_reduce(
     program: *const BrookProgram,
     name: *const c_char,
 ) {
-    let op = reduce_operator("streamScatterOp", program, name, "STREAM_SCATTER_*");
+    let (program, name) = reduce_operator("streamScatterOp", program, name, "STREAM_SCATTER_*");
     let [dst, index, data] = [dst, index, data].map(|s| &stream_ref(s).0);
-    with_runtime(|rt| rt.scatter(dst, index, data, op))
+    with_runtime(|rt| rt.scatter(dst, index, data, ScatterOp::Reduce(&program, name)))
 }
 
 /// `streamGatherOp(dst, index, data, f)` with the reduce function `f` of `program` as the
@@ -315,13 +357,15 @@ pub unsafe extern "C" fn brook_stream_gather_reduce(
     program: *const BrookProgram,
     name: *const c_char,
 ) {
-    let op = reduce_operator("streamGatherOp", program, name, "STREAM_GATHER_*");
+    let (program, name) = reduce_operator("streamGatherOp", program, name, "STREAM_GATHER_*");
     let [dst, index, data] = [dst, index, data].map(|s| &stream_ref(s).0);
+    let op = ScatterOp::Reduce(&program, name);
     with_runtime(|rt| rt.gather_op(dst, index, data, GatherOp::WithFetched(op)))
 }
 
 /// The reduce function `brook.hpp` found for an operator argument (null: the argument was a
-/// function that is not a registered reduction).
+/// function that is not a registered reduction): its program, compiled for this thread's
+/// runtime, and its name.
 ///
 /// # Safety
 /// `program` is null or a live program and `name` null or a NUL-terminated string.
@@ -330,11 +374,11 @@ unsafe fn reduce_operator<'a>(
     program: *const BrookProgram,
     name: *const c_char,
     constants: &str,
-) -> ScatterOp<'a> {
+) -> (Rc<Program>, &'a str) {
     if program.is_null() || name.is_null() {
         fail(&format!("{call}: the operator is not a reduce function of this program (a reduce function with one stream and one `reduce` parameter, or {constants})"));
     }
-    ScatterOp::Reduce(program_ref(program), c_str(name, "the reduction name"))
+    (program_ref(program), c_str(name, "the reduction name"))
 }
 
 /// `streamGatherOp(dst, index, data, op)`: `dst[i]` gets `data[index[i]]`, then `op` updates
@@ -436,20 +480,27 @@ pub unsafe extern "C" fn brook_stream_print(s: *const BrookStream) {
     brook_flush_stdout();
 }
 
+/// The program compiled for this thread's runtime.
+///
 /// # Safety
 /// `p` is null or a live program.
-pub(crate) unsafe fn program_ref<'a>(p: *const BrookProgram) -> &'a Program {
+pub(crate) unsafe fn program_ref(p: *const BrookProgram) -> Rc<Program> {
     match p.as_ref() {
-        Some(p) => &p.0,
+        Some(p) => p.compiled(),
         None => fail("the program is a null pointer"),
     }
 }
 
+/// The stream, checked to be this thread's runtime's.
+///
 /// # Safety
 /// `s` is null or a live stream.
 pub(crate) unsafe fn stream_ref<'a>(s: *const BrookStream) -> &'a BrookStream {
-    s.as_ref()
-        .unwrap_or_else(|| fail("the stream is a null pointer"))
+    let stream = s
+        .as_ref()
+        .unwrap_or_else(|| fail("the stream is a null pointer"));
+    stream.2.check("the stream");
+    stream
 }
 
 /// Stream extents: non-negative.

@@ -5,10 +5,11 @@
 
 use super::runtime::{fail, with_runtime};
 use super::stream::release;
+use super::threads::Owner;
 use crate::{BrookError, WriteMask};
 
-/// A write mask handle.
-pub struct BrookWriteMask(WriteMask);
+/// A write mask handle, and the thread whose runtime made it.
+pub struct BrookWriteMask(WriteMask, Owner);
 
 /// `write_mask::create(h, w)`: a mask of `h` rows of `w`, every element open.
 #[no_mangle]
@@ -22,7 +23,7 @@ pub extern "C" fn brook_write_mask_new(h: i64, w: i64) -> *mut BrookWriteMask {
             ))),
         }
     });
-    Box::into_raw(Box::new(BrookWriteMask(mask)))
+    Box::into_raw(Box::new(BrookWriteMask(mask, Owner::here())))
 }
 
 /// Frees a mask handle (null is ignored); a bound mask stays bound until unbound.
@@ -32,7 +33,13 @@ pub extern "C" fn brook_write_mask_new(h: i64, w: i64) -> *mut BrookWriteMask {
 #[no_mangle]
 pub unsafe extern "C" fn brook_write_mask_free(m: *mut BrookWriteMask) {
     if !m.is_null() {
-        release(Box::from_raw(m));
+        let mask = Box::from_raw(m);
+        if mask.1.is_here() {
+            release(mask);
+        } else {
+            // Another thread's runtime's: only that thread may touch it (see `threads`).
+            std::mem::forget(mask);
+        }
     }
 }
 
@@ -77,9 +84,14 @@ pub extern "C" fn brook_write_mask_setting(on: i32) {
     })
 }
 
+/// The mask, checked to be this thread's runtime's.
+///
 /// # Safety
 /// `m` is null or a live mask.
 unsafe fn mask_ref<'a>(m: *const BrookWriteMask) -> &'a BrookWriteMask {
-    m.as_ref()
-        .unwrap_or_else(|| fail("the write mask is a null pointer"))
+    let mask = m
+        .as_ref()
+        .unwrap_or_else(|| fail("the write mask is a null pointer"));
+    mask.1.check("the write mask");
+    mask
 }
