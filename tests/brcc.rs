@@ -517,6 +517,41 @@ fn timeout_ends_a_hung_program_with_a_message() {
 }
 
 #[test]
+fn timeout_ends_a_program_hung_while_it_is_loaded() {
+    // The static initialiser waits for a thread that needs the dynamic loader's lock, which
+    // loading the program holds: the program never gets to `main`.
+    let path = scratch(
+        "hung_loading.br",
+        "#include <stdio.h>\n#include <thread>\n#include <dlfcn.h>
+static int hung = [] { printf(\"loading\\n\"); std::thread t([] { dlopen(\"libm.so.6\", RTLD_NOW); }); t.join(); return 0; }();
+kernel void k(float a<>, out float r<>) { r = a; }
+int main() { printf(\"main %d\\n\", hung); return 0; }
+",
+    );
+    let mut child = brcc(&["run", &path, "--backend", "cpu", "--timeout", "1.5"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("brcc runs");
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed().as_secs() > 60 {
+            child.kill().unwrap();
+            panic!("--timeout 1.5 did not end a program hung while loading");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(124), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("hung_loading.br` did not finish within 1.5 s (--timeout); stopped"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(stdout(&o), "loading\n", "what it printed is kept");
+}
+
+#[test]
 fn a_static_initialiser_calling_the_runtime_is_an_error_not_a_hang() {
     let path = scratch(
         "early.br",

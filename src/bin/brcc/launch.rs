@@ -73,9 +73,18 @@ extern "C" {
 
 /// Ends the process with status 124 and a message if the program runs longer than `seconds`
 /// (`brcc run --timeout`): a kernel that never ends (`while (1) {}`) or host code that hangs.
+/// The watchdog is running when this returns: a program can hang while it is being loaded
+/// (a static initialiser waiting on a thread that needs the dynamic loader), holding the
+/// loader's lock for good, and a thread's start and its first use of its thread-locals
+/// (Rust's output capture, the stdout lock's owner) take that lock, so the watchdog does all
+/// of that before the program is loaded.
 pub fn watchdog(file: &str, seconds: f64) {
     let file = file.to_string();
+    let (ready, started) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
+        eprint!("");
+        capi::brook_flush_stdout();
+        let _ = ready.send(());
         std::thread::sleep(std::time::Duration::from_secs_f64(seconds));
         capi::brook_flush_stdout();
         eprintln!("brcc: error: `{file}` did not finish within {seconds} s (--timeout); stopped");
@@ -83,4 +92,6 @@ pub fn watchdog(file: &str, seconds: f64) {
         // that could race with the program still running on the main thread.
         unsafe { _exit(124) }
     });
+    // An error here means the thread ended, which it never does but by ending the process.
+    let _ = started.recv();
 }
