@@ -106,6 +106,12 @@ impl WgpuBackend {
     pub fn kept_bind_groups(&self) -> usize {
         self.gpu.binds.len()
     }
+
+    /// The wgpu requests (submissions, waits, buffers, bind groups, …) the backend has made
+    /// so far: two readings' difference is what the operations between them asked wgpu for.
+    pub fn api_counts(&self) -> crate::ApiCounts {
+        self.gpu.api_counts()
+    }
 }
 
 /// The engine's entry points, on the crate's own types: hooks for its bench and example,
@@ -152,15 +158,12 @@ impl WgpuBackend {
         }
         self.gpu.scoped("streamRead", || {
             match domain {
-                None => self
-                    .gpu
-                    .queue
-                    .write_buffer(&buf, 0, bytemuck::cast_slice(data)),
+                None => self.gpu.write_buffer(&buf, 0, bytemuck::cast_slice(data)),
                 Some(d) => {
                     let mut at = 0;
                     for (first, len) in crate::stream::domain_runs(d, s.shape()) {
                         let n = len * fpe;
-                        self.gpu.queue.write_buffer(
+                        self.gpu.write_buffer(
                             &buf,
                             (first * fpe * 4) as u64,
                             bytemuck::cast_slice(&data[at..at + n]),
@@ -169,7 +172,7 @@ impl WgpuBackend {
                     }
                 }
             }
-            self.gpu.queue.submit([]);
+            self.gpu.submit(None);
             Ok(())
         })
     }

@@ -59,6 +59,7 @@
 
 mod backend;
 mod binds;
+mod counts;
 pub mod describe;
 mod error;
 #[doc(hidden)]
@@ -86,6 +87,7 @@ mod work;
 pub use wgpu;
 
 pub use backend::WgpuBackend;
+pub use counts::ApiCounts;
 pub use error::{WgpuError, ADAPTER_PACKAGES};
 pub use stream::WgpuStream;
 

@@ -65,7 +65,7 @@ impl Pipeline {
                 resource: b.as_entire_binding(),
             })
             .collect();
-        gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        gpu.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some(&self.label),
             layout: &self.layout,
             entries: &entries,
@@ -93,7 +93,7 @@ impl Pipeline {
             match &mut *kept {
                 Some((buf, held)) if held.len() == info.len() => {
                     if held.as_slice() != info {
-                        gpu.queue.write_buffer(buf, 0, bytemuck::cast_slice(info));
+                        gpu.write_buffer(buf, 0, bytemuck::cast_slice(info));
                         held.copy_from_slice(info);
                     }
                     buf.clone()
@@ -256,6 +256,7 @@ pub fn build(
                 bind_group_layouts: &[Some(&layout)],
                 immediate_size: 0,
             });
+        gpu.count(|c| c.pipelines += 1);
         let pipeline = gpu
             .device
             .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -318,7 +319,7 @@ pub fn info_buffer(gpu: &Gpu, slots: &[[u32; 4]]) -> wgpu::Buffer {
     let size = (data.len() as u64).max(16);
     let mut padded = data.to_vec();
     padded.resize(size as usize, 0);
-    let buf = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+    let buf = gpu.create_buffer(&wgpu::BufferDescriptor {
         label: Some("brook call info"),
         size,
         usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
@@ -333,7 +334,7 @@ pub fn info_buffer(gpu: &Gpu, slots: &[[u32; 4]]) -> wgpu::Buffer {
 
 /// A scratch storage buffer of `bytes` (at least 4).
 pub fn scratch(gpu: &Gpu, label: &str, bytes: u64) -> wgpu::Buffer {
-    gpu.device.create_buffer(&wgpu::BufferDescriptor {
+    gpu.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
         size: bytes.max(4).next_multiple_of(4),
         usage: wgpu::BufferUsages::STORAGE

@@ -26,11 +26,7 @@ impl<'g> Work<'g> {
         Work {
             gpu,
             tracing,
-            encoder: gpu
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("brook"),
-                }),
+            encoder: gpu.encoder("brook"),
             steps: Vec::new(),
         }
     }
@@ -147,7 +143,7 @@ impl<'g> Work<'g> {
 
     /// Submits the commands; returns the trace steps (none when not tracing).
     pub fn submit(self) -> Result<Vec<Step>> {
-        self.gpu.queue.submit([self.encoder.finish()]);
+        self.gpu.submit(Some(self.encoder.finish()));
         Ok(self.steps)
     }
 }
