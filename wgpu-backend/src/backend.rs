@@ -34,6 +34,8 @@ pub struct WgpuBackend {
     pub(crate) entries: RefCell<Vec<brook_core::TraceEntry>>,
     pub(crate) mask: RefCell<MaskState>,
     fixed: RefCell<HashMap<String, Rc<Pipeline>>>,
+    /// Reductions' partials and kernels' loop status, kept between calls.
+    pub(crate) kept_scratch: crate::kept_scratch::KeptScratch,
     /// The module of the fixed shaders (they call no Brook function).
     empty: ir::Module,
 }
@@ -72,6 +74,7 @@ impl WgpuBackend {
             entries: RefCell::new(Vec::new()),
             mask: RefCell::new(MaskState::default()),
             fixed: RefCell::new(HashMap::new()),
+            kept_scratch: Default::default(),
             empty: ir::Module::default(),
         }
     }

@@ -291,13 +291,28 @@ impl Gpu {
         range: std::ops::Range<u64>,
         take: impl FnOnce(&[u8]) -> T,
     ) -> Result<T> {
+        if range.is_empty() {
+            return Ok(take(&[]));
+        }
+        self.read_back_after(self.encoder("brook read-back"), buffer, range, take)
+    }
+
+    /// Like [`Gpu::read_back_with`], after the commands already in `enc`, in one submission
+    /// with them (a reduction to a value: its passes, then the copy of the value).
+    pub(crate) fn read_back_after<T>(
+        &self,
+        mut enc: wgpu::CommandEncoder,
+        buffer: &wgpu::Buffer,
+        range: std::ops::Range<u64>,
+        take: impl FnOnce(&[u8]) -> T,
+    ) -> Result<T> {
         let size = range.end - range.start;
         if size == 0 {
+            self.submit(Some(enc.finish()));
             return Ok(take(&[]));
         }
         let copied = size.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
         let staging = self.staging.take(self, copied);
-        let mut enc = self.encoder("brook read-back");
         enc.copy_buffer_to_buffer(buffer, range.start, &staging, 0, copied);
         self.submit(Some(enc.finish()));
         let slice = staging.slice(..copied);

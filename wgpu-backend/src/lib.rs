@@ -66,6 +66,7 @@ mod error;
 pub mod exact;
 #[doc(hidden)]
 pub mod gpu;
+mod kept_scratch;
 pub(crate) mod lower;
 #[doc(hidden)]
 pub mod ops;

@@ -82,7 +82,7 @@ mod tests {
     #[test]
     fn a_kept_buffer_serves_the_next_read_and_the_pool_stays_bounded() {
         let gpu = Gpu::headless().expect("a wgpu adapter");
-        let take = |pool: &StagingPool, size| pool.take(&gpu.device, size);
+        let take = |pool: &StagingPool, size| pool.take(&gpu, size);
         let pool = StagingPool::keeping(4096);
         let a = take(&pool, 1024);
         assert_eq!(a.size(), 1024);
