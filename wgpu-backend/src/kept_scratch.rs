@@ -18,10 +18,13 @@ use crate::pipeline::scratch;
 /// reductions a program repeats.
 const KEPT: usize = 32;
 
+/// What a kept buffer is for: its use, the number it has in that use (a pass), its bytes.
+type Purpose = (&'static str, usize, u64);
+
 /// Scratch buffers by use and size.
 #[derive(Default)]
 pub struct KeptScratch {
-    kept: RefCell<Vec<((&'static str, usize, u64), KeyedBuffer)>>,
+    kept: RefCell<Vec<(Purpose, KeyedBuffer)>>,
 }
 
 impl KeptScratch {
