@@ -36,13 +36,6 @@ pub struct Gpu {
     /// The math mode pipelines are built in now (`WgpuBackend::set_math_mode`): part of every
     /// program pipeline's key, and fast math builds without [`Gpu::exact`].
     pub math: std::cell::Cell<brook_ir::MathMode>,
-    /// Whether the call info is bound as a read-only storage buffer instead of a uniform:
-    /// on Vulkan on the CPU (lavapipe), which compiles a shader again at every dispatch whose
-    /// branches or loop bounds read a uniform (Mesa inlines the uniform's values), so a kernel
-    /// looping up to a constant argument recompiled on every call (matmul at tiny sizes 7.5×
-    /// the hand version, whose bound is a WGSL `const`; `docs/performance.md`, "Fixed costs
-    /// per call on wgpu"). A GPU keeps the uniform, its fastest read.
-    pub info_in_storage: bool,
     /// The bind groups kernel calls keep, shared with the buffers and pipelines they bind.
     pub(crate) binds: Arc<BindGroups>,
     /// The staging buffers reads back copy through, kept between reads (`staging.rs`).
@@ -161,10 +154,7 @@ impl Gpu {
             }));
         }
         let limits = device.limits();
-        let info_in_storage =
-            info.backend == wgpu::Backend::Vulkan && info.device_type == wgpu::DeviceType::Cpu;
         Gpu {
-            info_in_storage,
             device,
             queue,
             info,

@@ -192,9 +192,6 @@ pub fn build(
     source: Option<&Source>,
     bounds: Bounds,
 ) -> Result<Pipeline> {
-    if gpu.info_in_storage {
-        info_in_storage(&mut module);
-    }
     let module_info = crate::lower::module::validate(&mut module).map_err(|(message, span)| {
         shader_error(
             function,
@@ -249,10 +246,7 @@ pub fn build(
             binding: 0,
             visibility: wgpu::ShaderStages::COMPUTE,
             ty: wgpu::BindingType::Buffer {
-                ty: match gpu.info_in_storage {
-                    true => wgpu::BufferBindingType::Storage { read_only: true },
-                    false => wgpu::BufferBindingType::Uniform,
-                },
+                ty: wgpu::BufferBindingType::Uniform,
                 has_dynamic_offset: false,
                 min_binding_size: None,
             },
@@ -311,22 +305,6 @@ pub fn build(
     })
 }
 
-/// Moves `module`'s call info (binding 0) from the uniform address space to a read-only
-/// storage buffer ([`Gpu::info_in_storage`]); its loads are the same.
-fn info_in_storage(module: &mut naga::Module) {
-    for (_, g) in module.global_variables.iter_mut() {
-        let at_zero = g
-            .binding
-            .as_ref()
-            .is_some_and(|b| (b.group, b.binding) == (0, 0));
-        if at_zero && g.space == naga::AddressSpace::Uniform {
-            g.space = naga::AddressSpace::Storage {
-                access: naga::StorageAccess::LOAD,
-            };
-        }
-    }
-}
-
 /// The runtime checks a [`Bounds::BrookClamped`] module is built with through wgpu: no bounds
 /// checks, division checks and loop bounding on.
 fn brook_shader_checks() -> wgpu::ShaderRuntimeChecks {
@@ -358,8 +336,7 @@ pub fn shader_error(
     }
 }
 
-/// A buffer holding `slots` (the call info of one dispatch), bound as a uniform or, where
-/// [`Gpu::info_in_storage`], a read-only storage buffer.
+/// A uniform buffer holding `slots` (the call info of one dispatch).
 pub fn info_buffer(gpu: &Gpu, slots: &[[u32; 4]]) -> wgpu::Buffer {
     let data: &[u8] = bytemuck::cast_slice(slots);
     let size = (data.len() as u64).max(16);
@@ -368,9 +345,7 @@ pub fn info_buffer(gpu: &Gpu, slots: &[[u32; 4]]) -> wgpu::Buffer {
     let buf = gpu.create_buffer(&wgpu::BufferDescriptor {
         label: Some("brook call info"),
         size,
-        usage: wgpu::BufferUsages::UNIFORM
-            | wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_DST,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: true,
     });
     if let Ok(mut m) = buf.slice(..).get_mapped_range_mut() {
