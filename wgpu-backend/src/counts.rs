@@ -76,20 +76,26 @@ mod tests {
 
     use super::ApiCounts;
     use crate::ops::reduce::ReduceTarget;
-    use crate::{KernelArg, WgpuBackend};
+    use crate::{KernelArg, WgpuBackend, WgpuProgram};
 
     const SRC: &str = "
 kernel void scale(float a, float x<>, out float r<>) { r = a * x; }
 reduce void sum(float x<>, reduce float s<>) { s += x; }
 ";
 
-    #[test]
-    fn repeated_calls_make_nothing_but_their_submissions() {
+    /// A backend and [`SRC`] prepared on it.
+    fn backend_and_program() -> (WgpuBackend, WgpuProgram) {
         let b = WgpuBackend::new().expect("a wgpu adapter (lavapipe)");
         let p = b.prepare(
             Rc::new(brook_frontend::compile(SRC, "counts.br").expect("compiles")),
             None,
         );
+        (b, p)
+    }
+
+    #[test]
+    fn repeated_calls_make_nothing_but_their_submissions() {
+        let (b, p) = backend_and_program();
         let scale = p.module().function("scale").expect("scale").0;
         let sum = p.module().function("sum").expect("sum").0;
         // 2^18 elements: a reduction of more than one pass.
@@ -138,11 +144,7 @@ reduce void sum(float x<>, reduce float s<>) { s += x; }
     /// that call's.
     #[test]
     fn a_constant_new_every_call_rewrites_a_kept_info_buffer() {
-        let b = WgpuBackend::new().expect("a wgpu adapter (lavapipe)");
-        let p = b.prepare(
-            Rc::new(brook_frontend::compile(SRC, "counts.br").expect("compiles")),
-            None,
-        );
+        let (b, p) = backend_and_program();
         let scale = p.module().function("scale").expect("scale").0;
         let n = 16;
         let x = b.create_stream(&[1], &[n]).expect("a stream");
