@@ -70,6 +70,27 @@ fn a_loop_the_driver_would_cut_short_fails_with_its_line_and_the_cap() {
     }
 }
 
+/// wgpu keeps one loop-status buffer for every call that checks its loops: after a call whose
+/// loop was cut, the next call on the same runtime starts from a clean status.
+#[test]
+fn a_call_after_a_cut_loop_is_not_blamed_for_it() {
+    let wgpu = support::wgpu();
+    let cut = run(&wgpu, support::COUNT_TO_N, &[100_000.0, 3.0], 1);
+    assert!(cut.is_err() || !capped_wgpu(&wgpu), "{cut:?}");
+    let n = [60_000.0, 0.0, 1.0, 17.0];
+    for _ in 0..2 {
+        assert_eq!(
+            run(&wgpu, support::COUNT_TO_N, &n, 1).unwrap(),
+            [n.to_vec()]
+        );
+    }
+}
+
+/// Whether the driver under a wgpu runtime cuts loops.
+fn capped_wgpu(rt: &Runtime) -> bool {
+    rt.as_wgpu().is_some_and(|b| b.gpu().loop_cap().is_some())
+}
+
 #[test]
 fn loops_within_the_cap_give_the_cpu_result() {
     let n = [60_000.0, 0.0, 1.0, 17.0];

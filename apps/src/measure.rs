@@ -91,7 +91,7 @@ impl Ratio {
     }
 
     /// The median of per-round `ratios` and its interval (`None` when there are none).
-    pub(crate) fn of(ratios: &[f64]) -> Option<Ratio> {
+    pub fn of(ratios: &[f64]) -> Option<Ratio> {
         (!ratios.is_empty()).then(|| Ratio {
             median: median(ratios),
             interval: median_interval(ratios),

@@ -34,6 +34,8 @@ pub struct WgpuBackend {
     pub(crate) entries: RefCell<Vec<brook_core::TraceEntry>>,
     pub(crate) mask: RefCell<MaskState>,
     fixed: RefCell<HashMap<String, Rc<Pipeline>>>,
+    /// Reductions' partials and kernels' loop status, kept between calls.
+    pub(crate) kept_scratch: crate::kept_scratch::KeptScratch,
     /// The module of the fixed shaders (they call no Brook function).
     empty: ir::Module,
 }
@@ -72,6 +74,7 @@ impl WgpuBackend {
             entries: RefCell::new(Vec::new()),
             mask: RefCell::new(MaskState::default()),
             fixed: RefCell::new(HashMap::new()),
+            kept_scratch: Default::default(),
             empty: ir::Module::default(),
         }
     }
@@ -105,6 +108,12 @@ impl WgpuBackend {
     /// bound; a dropped stream's go with it), to check that they do not pile up.
     pub fn kept_bind_groups(&self) -> usize {
         self.gpu.binds.len()
+    }
+
+    /// The wgpu requests (submissions, waits, buffers, bind groups, …) the backend has made
+    /// so far: two readings' difference is what the operations between them asked wgpu for.
+    pub fn api_counts(&self) -> crate::ApiCounts {
+        self.gpu.api_counts()
     }
 }
 
@@ -152,15 +161,12 @@ impl WgpuBackend {
         }
         self.gpu.scoped("streamRead", || {
             match domain {
-                None => self
-                    .gpu
-                    .queue
-                    .write_buffer(&buf, 0, bytemuck::cast_slice(data)),
+                None => self.gpu.write_buffer(&buf, 0, bytemuck::cast_slice(data)),
                 Some(d) => {
                     let mut at = 0;
                     for (first, len) in crate::stream::domain_runs(d, s.shape()) {
                         let n = len * fpe;
-                        self.gpu.queue.write_buffer(
+                        self.gpu.write_buffer(
                             &buf,
                             (first * fpe * 4) as u64,
                             bytemuck::cast_slice(&data[at..at + n]),
@@ -169,7 +175,7 @@ impl WgpuBackend {
                     }
                 }
             }
-            self.gpu.queue.submit([]);
+            self.gpu.submit(None);
             Ok(())
         })
     }

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::binds::BindGroups;
+use crate::counts::ApiCounts;
 use crate::error::{Result, WgpuError};
 use crate::exact::ExactSpirv;
 use crate::staging::StagingPool;
@@ -39,6 +40,8 @@ pub struct Gpu {
     pub(crate) binds: Arc<BindGroups>,
     /// The staging buffers reads back copy through, kept between reads (`staging.rs`).
     staging: StagingPool,
+    /// The wgpu requests made so far (`counts.rs`): every one goes through this type.
+    counts: std::cell::Cell<ApiCounts>,
 }
 
 impl Gpu {
@@ -163,6 +166,7 @@ impl Gpu {
             math: std::cell::Cell::default(),
             binds: Arc::default(),
             staging: StagingPool::default(),
+            counts: std::cell::Cell::default(),
         }
     }
 
@@ -218,8 +222,54 @@ impl Gpu {
         result
     }
 
+    /// The wgpu requests made on this device so far (`counts.rs`); subtract two readings
+    /// for what the calls between them asked for.
+    pub fn api_counts(&self) -> ApiCounts {
+        self.counts.get()
+    }
+
+    /// Adds to the request counts.
+    pub(crate) fn count(&self, add: impl FnOnce(&mut ApiCounts)) {
+        let mut c = self.counts.get();
+        add(&mut c);
+        self.counts.set(c);
+    }
+
+    /// `device.create_buffer`, counted.
+    pub(crate) fn create_buffer(&self, desc: &wgpu::BufferDescriptor) -> wgpu::Buffer {
+        self.count(|c| c.buffers += 1);
+        self.device.create_buffer(desc)
+    }
+
+    /// `device.create_bind_group`, counted.
+    pub(crate) fn create_bind_group(&self, desc: &wgpu::BindGroupDescriptor) -> wgpu::BindGroup {
+        self.count(|c| c.bind_groups += 1);
+        self.device.create_bind_group(desc)
+    }
+
+    /// A command encoder, counted.
+    pub(crate) fn encoder(&self, label: &str) -> wgpu::CommandEncoder {
+        self.count(|c| c.encoders += 1);
+        self.device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) })
+    }
+
+    /// `queue.submit` of `commands` (none: only the pending `write_buffer`s), counted.
+    pub(crate) fn submit(&self, commands: Option<wgpu::CommandBuffer>) {
+        self.count(|c| c.submits += 1);
+        self.queue.submit(commands);
+    }
+
+    /// `queue.write_buffer`, counted: wgpu copies `data` through a staging buffer of its own
+    /// at the next submission.
+    pub(crate) fn write_buffer(&self, buffer: &wgpu::Buffer, offset: u64, data: &[u8]) {
+        self.count(|c| c.writes += 1);
+        self.queue.write_buffer(buffer, offset, data);
+    }
+
     /// Waits until the queue's work has finished.
     pub fn wait(&self) -> Result<()> {
+        self.count(|c| c.waits += 1);
         self.device
             .poll(wgpu::PollType::wait_indefinitely())
             .map(drop)
@@ -241,17 +291,33 @@ impl Gpu {
         range: std::ops::Range<u64>,
         take: impl FnOnce(&[u8]) -> T,
     ) -> Result<T> {
+        if range.is_empty() {
+            return Ok(take(&[]));
+        }
+        self.read_back_after(self.encoder("brook read-back"), buffer, range, take)
+    }
+
+    /// Like [`Gpu::read_back_with`], after the commands already in `enc`, in one submission
+    /// with them (a reduction to a value: its passes, then the copy of the value).
+    pub(crate) fn read_back_after<T>(
+        &self,
+        mut enc: wgpu::CommandEncoder,
+        buffer: &wgpu::Buffer,
+        range: std::ops::Range<u64>,
+        take: impl FnOnce(&[u8]) -> T,
+    ) -> Result<T> {
         let size = range.end - range.start;
         if size == 0 {
+            self.submit(Some(enc.finish()));
             return Ok(take(&[]));
         }
         let copied = size.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
-        let staging = self.staging.take(&self.device, copied);
-        let mut enc = self.device.create_command_encoder(&Default::default());
+        let staging = self.staging.take(self, copied);
         enc.copy_buffer_to_buffer(buffer, range.start, &staging, 0, copied);
-        self.queue.submit([enc.finish()]);
+        self.submit(Some(enc.finish()));
         let slice = staging.slice(..copied);
         let (tx, rx) = std::sync::mpsc::channel();
+        self.count(|c| c.maps += 1);
         slice.map_async(wgpu::MapMode::Read, move |r| {
             let _ = tx.send(r);
         });

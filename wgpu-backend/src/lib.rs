@@ -59,12 +59,14 @@
 
 mod backend;
 mod binds;
+mod counts;
 pub mod describe;
 mod error;
 #[doc(hidden)]
 pub mod exact;
 #[doc(hidden)]
 pub mod gpu;
+mod kept_scratch;
 pub(crate) mod lower;
 #[doc(hidden)]
 pub mod ops;
@@ -86,6 +88,7 @@ mod work;
 pub use wgpu;
 
 pub use backend::WgpuBackend;
+pub use counts::ApiCounts;
 pub use error::{WgpuError, ADAPTER_PACKAGES};
 pub use stream::WgpuStream;
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use brook_core::ShaderSource;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::binds::{BindGroups, BufferKey};
+use crate::binds::{BindGroups, BufferKey, KeyedBuffer};
 use crate::error::{Result, WgpuError};
 use crate::gpu::Gpu;
 use crate::shaders::Resource;
@@ -36,8 +36,9 @@ pub struct Pipeline {
     pub label: String,
     /// Its WGSL for the trace, printed on its first dispatch and shared by every later one.
     source: OnceCell<Arc<ShaderSource>>,
-    /// The kernel path's call-info buffer and the slots it holds ([`Pipeline::kept_bind`]).
-    info: RefCell<Option<(wgpu::Buffer, Vec<[u32; 4]>)>>,
+    /// Call-info buffers kept with the slots each holds, most recently used last
+    /// ([`Pipeline::kept_bind`]).
+    infos: RefCell<Vec<(KeyedBuffer, Vec<[u32; 4]>)>>,
     /// Where its bind groups are kept.
     binds: Arc<BindGroups>,
 }
@@ -65,22 +66,27 @@ impl Pipeline {
                 resource: b.as_entire_binding(),
             })
             .collect();
-        gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        gpu.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some(&self.label),
             layout: &self.layout,
             entries: &entries,
         })
     }
 
-    /// A bind group of the pipeline's own call-info buffer, holding `info` now, and
-    /// `buffers`: kept and reused when `keys` names every buffer, made afresh otherwise
-    /// (a call that binds a scratch buffer of its own).
+    /// A bind group of a call-info buffer holding `info` and `buffers`: kept and reused when
+    /// `keys` names every buffer, made afresh otherwise (a call that binds a scratch buffer of
+    /// its own).
     ///
-    /// For a pipeline dispatched at most once per submission (a kernel's): the info buffer
-    /// is written with `queue.write_buffer`, which takes effect at the next submit before
-    /// any of its dispatches, so two dispatches of one submission would both see the last
-    /// write. It is written only when `info` differs from what it holds, which for a cached
-    /// call in a loop is never.
+    /// The pipeline keeps one info buffer per distinct `info` it was called with (at most
+    /// [`KEPT_INFOS`]), so a loop that calls a kernel with a few sets of constants (a sort's
+    /// stages, a scan's offsets, ping-pong extents) writes no buffer and makes no bind group
+    /// after its first round, as a hand-written wgpu loop makes its uniforms once. When all
+    /// are taken (a constant that changes every call), the least recently used one is
+    /// rewritten with `queue.write_buffer`, keeping its bind groups.
+    ///
+    /// For a pipeline dispatched at most once per submission (a kernel's): a buffer written
+    /// with `queue.write_buffer` holds the new values for every dispatch of the next
+    /// submission, so two dispatches of one submission could both see the last write.
     pub fn kept_bind(
         &self,
         gpu: &Gpu,
@@ -88,32 +94,44 @@ impl Pipeline {
         buffers: &[Bound],
         keys: Option<&[BufferKey]>,
     ) -> wgpu::BindGroup {
-        let info_buf = {
-            let mut kept = self.info.borrow_mut();
-            match &mut *kept {
-                Some((buf, held)) if held.len() == info.len() => {
-                    if held.as_slice() != info {
-                        gpu.queue.write_buffer(buf, 0, bytemuck::cast_slice(info));
-                        held.copy_from_slice(info);
-                    }
-                    buf.clone()
-                }
-                _ => {
-                    // The first call (a pipeline's info has one size; should it ever not, the
-                    // groups binding the old buffer go with it).
-                    self.binds.forget_pipeline(self.id);
-                    let buf = info_buffer(gpu, info);
-                    *kept = Some((buf.clone(), info.to_vec()));
-                    buf
-                }
-            }
-        };
+        let (info_buf, info_key) = self.kept_info(gpu, info);
         match keys {
-            Some(keys) => self
-                .binds
-                .get_or_make(self.id, keys, || self.bind(gpu, &info_buf, buffers)),
+            Some(keys) => {
+                let keys: Vec<BufferKey> = std::iter::once(info_key)
+                    .chain(keys.iter().copied())
+                    .collect();
+                self.binds
+                    .get_or_make(self.id, &keys, || self.bind(gpu, &info_buf, buffers))
+            }
             None => self.bind(gpu, &info_buf, buffers),
         }
+    }
+
+    /// The kept info buffer holding `info` (made now if none does) and its key.
+    fn kept_info(&self, gpu: &Gpu, info: &[[u32; 4]]) -> (wgpu::Buffer, BufferKey) {
+        let mut infos = self.infos.borrow_mut();
+        let kept = match infos.iter().position(|(_, held)| held.as_slice() == info) {
+            Some(at) => infos.remove(at),
+            // A pipeline's info has one size; the check keeps a mistake from writing past it.
+            None if infos.len() >= KEPT_INFOS && infos[0].1.len() == info.len() => {
+                let (buffer, mut held) = infos.remove(0);
+                gpu.write_buffer(buffer.buffer(), 0, bytemuck::cast_slice(info));
+                held.copy_from_slice(info);
+                (buffer, held)
+            }
+            None => {
+                if infos.len() >= KEPT_INFOS {
+                    infos.remove(0);
+                }
+                (
+                    KeyedBuffer::new(info_buffer(gpu, info), &gpu.binds),
+                    info.to_vec(),
+                )
+            }
+        };
+        let found = (kept.0.buffer().clone(), kept.0.key());
+        infos.push(kept);
+        found
     }
 
     /// Forgets the bind groups kept for this pipeline (after a failed call, so that one
@@ -131,6 +149,11 @@ impl Drop for Pipeline {
 }
 
 static NEXT_ID: AtomicU32 = AtomicU32::new(1);
+
+/// The most call-info buffers a pipeline keeps ([`Pipeline::kept_bind`]): more distinct
+/// constants than a loop's stages (a bitonic sort of 2^20 floats has 210), each a few hundred
+/// bytes.
+pub const KEPT_INFOS: usize = 256;
 
 /// Whether naga guards a module's indexing at run time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -256,6 +279,7 @@ pub fn build(
                 bind_group_layouts: &[Some(&layout)],
                 immediate_size: 0,
             });
+        gpu.count(|c| c.pipelines += 1);
         let pipeline = gpu
             .device
             .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -275,7 +299,7 @@ pub fn build(
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             label: label.clone(),
             source: OnceCell::new(),
-            info: RefCell::new(None),
+            infos: RefCell::default(),
             binds: gpu.binds.clone(),
         })
     })
@@ -318,7 +342,7 @@ pub fn info_buffer(gpu: &Gpu, slots: &[[u32; 4]]) -> wgpu::Buffer {
     let size = (data.len() as u64).max(16);
     let mut padded = data.to_vec();
     padded.resize(size as usize, 0);
-    let buf = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+    let buf = gpu.create_buffer(&wgpu::BufferDescriptor {
         label: Some("brook call info"),
         size,
         usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
@@ -333,7 +357,7 @@ pub fn info_buffer(gpu: &Gpu, slots: &[[u32; 4]]) -> wgpu::Buffer {
 
 /// A scratch storage buffer of `bytes` (at least 4).
 pub fn scratch(gpu: &Gpu, label: &str, bytes: u64) -> wgpu::Buffer {
-    gpu.device.create_buffer(&wgpu::BufferDescriptor {
+    gpu.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
         size: bytes.max(4).next_multiple_of(4),
         usage: wgpu::BufferUsages::STORAGE

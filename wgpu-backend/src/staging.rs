@@ -38,7 +38,7 @@ impl StagingPool {
 
     /// A staging buffer of at least `size` bytes (a multiple of `COPY_BUFFER_ALIGNMENT`): the
     /// smallest kept one that is large enough, else a new one of `size`.
-    pub fn take(&self, device: &wgpu::Device, size: u64) -> wgpu::Buffer {
+    pub fn take(&self, gpu: &crate::gpu::Gpu, size: u64) -> wgpu::Buffer {
         let mut kept = self.kept.borrow_mut();
         let fitting = (kept.iter().enumerate())
             .filter(|(_, b)| b.size() >= size)
@@ -46,7 +46,7 @@ impl StagingPool {
             .map(|(i, _)| i);
         match fitting {
             Some(i) => kept.remove(i),
-            None => device.create_buffer(&wgpu::BufferDescriptor {
+            None => gpu.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("brook read-back"),
                 size,
                 usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
@@ -82,7 +82,7 @@ mod tests {
     #[test]
     fn a_kept_buffer_serves_the_next_read_and_the_pool_stays_bounded() {
         let gpu = Gpu::headless().expect("a wgpu adapter");
-        let take = |pool: &StagingPool, size| pool.take(&gpu.device, size);
+        let take = |pool: &StagingPool, size| pool.take(&gpu, size);
         let pool = StagingPool::keeping(4096);
         let a = take(&pool, 1024);
         assert_eq!(a.size(), 1024);

@@ -69,7 +69,7 @@ impl WgpuStream {
         let fpe: usize = widths.iter().map(|&w| w as usize).sum();
         let bytes = byte_size(shape, fpe, &gpu.limits)?;
         let buffer = gpu.scoped("creating a stream", || {
-            Ok(gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            Ok(gpu.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("brook stream"),
                 size: bytes,
                 usage: stream_usages(),

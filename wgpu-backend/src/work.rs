@@ -26,11 +26,7 @@ impl<'g> Work<'g> {
         Work {
             gpu,
             tracing,
-            encoder: gpu
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("brook"),
-                }),
+            encoder: gpu.encoder("brook"),
             steps: Vec::new(),
         }
     }
@@ -56,11 +52,14 @@ impl<'g> Work<'g> {
         self.encode(label, p, &group, buffers, groups, threads);
     }
 
-    /// Like [`Work::dispatch`] for a pipeline dispatched once per submission (a kernel's):
-    /// through its own call-info buffer and, when `keys` names every buffer, a kept bind
-    /// group ([`Pipeline::kept_bind`]), so a repeated call creates neither.
+    /// Like [`Work::dispatch`] through a call-info buffer the pipeline keeps and, when
+    /// `keys` names every buffer, a kept bind group ([`Pipeline::kept_bind`]), so a repeated
+    /// call creates neither. For a pipeline dispatched fewer than
+    /// [`crate::pipeline::KEPT_INFOS`] times per submission.
+    #[allow(clippy::too_many_arguments)] // a dispatch, and the keys of what it binds
     pub fn dispatch_kept(
         &mut self,
+        label: &str,
         p: &Pipeline,
         mut info: Vec<[u32; 4]>,
         buffers: &[Bound],
@@ -70,7 +69,7 @@ impl<'g> Work<'g> {
     ) {
         let groups = grid(&mut info, threads, per_group);
         let group = p.kept_bind(self.gpu, &info, buffers, keys);
-        self.encode("kernel", p, &group, buffers, groups, threads);
+        self.encode(label, p, &group, buffers, groups, threads);
     }
 
     /// One compute pass of `p` with `group` over `groups`; its trace step when tracing.
@@ -147,8 +146,20 @@ impl<'g> Work<'g> {
 
     /// Submits the commands; returns the trace steps (none when not tracing).
     pub fn submit(self) -> Result<Vec<Step>> {
-        self.gpu.queue.submit([self.encoder.finish()]);
+        self.gpu.submit(Some(self.encoder.finish()));
         Ok(self.steps)
+    }
+
+    /// Submits the commands with a copy of the bytes `range` of `buffer` after them, and
+    /// reads those back ([`Gpu::read_back_after`]): one submission, as a hand-written
+    /// reduction reads its value. Returns the trace steps and the bytes.
+    pub fn submit_reading(
+        self,
+        buffer: &wgpu::Buffer,
+        range: std::ops::Range<u64>,
+    ) -> Result<(Vec<Step>, Vec<u8>)> {
+        let bytes = (self.gpu).read_back_after(self.encoder, buffer, range, <[u8]>::to_vec)?;
+        Ok((self.steps, bytes))
     }
 }
 

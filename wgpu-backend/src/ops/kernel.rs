@@ -274,11 +274,12 @@ impl WgpuBackend {
                     bound[r] = Some((buf.clone(), 0, Some(*key)));
                 }
             }
-            // wgpu zeroes new buffers: no loop was cut until the shader says so. A fresh
-            // buffer per call has no key, so such a call builds its bind group anew.
+            // The status is kept between calls (each reads it back before returning). It
+            // holds 0 (wgpu zeroes new buffers, `check_loops` zeroes it after a cut loop): no
+            // loop was cut until the shader says so.
             let loop_status = plan.loop_status.map(|r| {
-                let status = scratch(gpu, "brook loop status", 4);
-                bound[r] = Some((status.clone(), 0, None));
+                let (status, key) = self.kept_scratch.get(gpu, "brook loop status", 0, 4);
+                bound[r] = Some((status.clone(), 0, Some(key)));
                 status
             });
             let bound: Vec<&(wgpu::Buffer, u32, Option<BufferKey>)> = bound
@@ -288,6 +289,7 @@ impl WgpuBackend {
             let bufs: Vec<Bound> = bound.iter().map(|(buf, id, _)| (buf, *id)).collect();
             let keys: Option<Vec<BufferKey>> = bound.iter().map(|(_, _, key)| *key).collect();
             work.dispatch_kept(
+                "kernel",
                 &pipeline,
                 info,
                 &bufs,
@@ -468,6 +470,8 @@ impl WgpuBackend {
         let Some(offset) = at.checked_sub(1) else {
             return Ok(());
         };
+        // The next call that checks its loops reads this buffer again: zeroed before it runs.
+        self.gpu.write_buffer(status, 0, &[0; 4]);
         let source = program.source.as_ref().map_or_else(
             || SourceText::new("<program>", ""),
             |s| SourceText::new(s.name.as_str(), s.text.as_str()),

@@ -72,7 +72,7 @@ impl WgpuBackend {
         let ones: Vec<u8> = (0..buffer.buffer().size() / 4)
             .flat_map(|_| 1.0f32.to_le_bytes())
             .collect();
-        self.gpu.queue.write_buffer(buffer.buffer(), 0, &ones);
+        self.gpu.write_buffer(buffer.buffer(), 0, &ones);
         Ok(())
     }
 
@@ -86,9 +86,9 @@ impl WgpuBackend {
         let gpu = &self.gpu;
         let copy = gpu.scoped("streamSetWriteMask", || {
             let copy = scratch(gpu, "brook write mask", src.size());
-            let mut enc = gpu.device.create_command_encoder(&Default::default());
+            let mut enc = gpu.encoder("brook write mask");
             enc.copy_buffer_to_buffer(&src, 0, &copy, 0, src.size());
-            gpu.queue.submit([enc.finish()]);
+            gpu.submit(Some(enc.finish()));
             Ok(KeyedBuffer::new(copy, &gpu.binds))
         })?;
         self.record(CallTrace {
@@ -127,7 +127,7 @@ impl WgpuBackend {
         let gpu = &self.gpu;
         let counter = gpu.scoped("streamBeginWriteQuery", || {
             let c = scratch(gpu, "brook write query", 4);
-            gpu.queue.write_buffer(&c, 0, &[0; 4]);
+            gpu.write_buffer(&c, 0, &[0; 4]);
             Ok(KeyedBuffer::new(c, &gpu.binds))
         })?;
         m.query = Some(counter);

@@ -6,9 +6,9 @@ use brook_ir::{FunctionId, FunctionKind, ParamClass};
 use super::kernel::extent_slot;
 use super::{check_fpe, KernelArg};
 use crate::backend::WgpuBackend;
+use crate::binds::BufferKey;
 use crate::error::{Result, WgpuError};
 use crate::lower::values::flat_len;
-use crate::pipeline::scratch;
 use crate::program::{PipelineKey, WgpuProgram};
 use crate::shaders::kernel::{ArgPlan, ArgShape};
 use crate::shaders::kernel::{CALL_EXTENT, HEAD};
@@ -17,7 +17,7 @@ use crate::shaders::reduce::{
 };
 use crate::stream::WgpuStream;
 use crate::trace::CallTrace;
-use crate::work::Work;
+use crate::work::{Bound, Work};
 use brook_core::call::CallName;
 
 /// Where a reduction's result goes.
@@ -257,7 +257,8 @@ impl WgpuBackend {
                 }
                 (ArgPlan::Gather { extent, .. }, KernelArg::Stream(s)) => {
                     base_info[*extent as usize] = extent_slot(s.shape());
-                    extra_buffers.push((s.buffer().expect("checked").clone(), s.id()));
+                    let (buf, key) = s.keyed_buffer().expect("checked");
+                    extra_buffers.push((buf, s.id(), Some(key)));
                 }
                 _ => unreachable!("plans follow the checked arguments"),
             }
@@ -289,8 +290,8 @@ impl WgpuBackend {
                 }
                 None => None,
             };
-            let in_buf = input.buffer().expect("checked").clone();
-            let mut source = (in_buf, input.id());
+            let (in_buf, in_key) = input.keyed_buffer().expect("checked");
+            let mut source = (in_buf, input.id(), Some(in_key));
             let mut seg_len = block_len;
             let mut pass = 0;
             loop {
@@ -304,11 +305,16 @@ impl WgpuBackend {
                 let workgroups = segments * runs;
                 let last = runs == 1;
                 let dest = match (last, out_stream) {
-                    (true, Some(s)) => (s.buffer().expect("checked").clone(), s.id()),
-                    _ => (
-                        scratch(gpu, "brook reduce partials", (workgroups * fpe * 4) as u64),
-                        0,
-                    ),
+                    (true, Some(s)) => {
+                        let (buf, key) = s.keyed_buffer().expect("checked");
+                        (buf, s.id(), Some(key))
+                    }
+                    _ => {
+                        let bytes = (workgroups * fpe * 4) as u64;
+                        let (buf, key) =
+                            (self.kept_scratch).get(gpu, "brook reduce partials", pass, bytes);
+                        (buf, 0, Some(key))
+                    }
                 };
                 pass += 1;
                 let mut info = match (&first_pass, pass) {
@@ -317,47 +323,47 @@ impl WgpuBackend {
                 };
                 info[0] = [workgroups as u32, 0, seg_len as u32, runs as u32];
                 info[1] = [per as u32, run as u32, 0, 0];
-                let bufs: Vec<(&wgpu::Buffer, u32)> = match (&first_pass, pass) {
+                // Each buffer bound, with its trace id and key (none: a scratch copy of
+                // this call, whose bind group is not kept).
+                let bound: Vec<&(wgpu::Buffer, u32, Option<BufferKey>)> = match (&first_pass, pass)
+                {
                     (Some((layout, _, kernel)), 1) => (layout.resources.iter())
                         .map(|(bind, _)| match *bind {
-                            Bind::Reduce(0) => (&source.0, source.1),
-                            Bind::Reduce(1) => (&dest.0, dest.1),
-                            Bind::Reduce(k) => (&extra_buffers[k - 2].0, extra_buffers[k - 2].1),
-                            Bind::Kernel(k) => {
-                                let (b, id, _) = kernel[k].as_ref().expect("every input is bound");
-                                (b, *id)
-                            }
+                            Bind::Reduce(0) => &source,
+                            Bind::Reduce(1) => &dest,
+                            Bind::Reduce(k) => &extra_buffers[k - 2],
+                            Bind::Kernel(k) => kernel[k].as_ref().expect("every input is bound"),
                         })
                         .collect(),
-                    _ => {
-                        let mut bufs = vec![(&source.0, source.1), (&dest.0, dest.1)];
-                        for (b, id) in &extra_buffers {
-                            bufs.push((b, *id));
-                        }
-                        bufs
-                    }
+                    _ => [&source, &dest].into_iter().chain(&extra_buffers).collect(),
                 };
-                work.dispatch(
+                let bufs: Vec<Bound> = bound.iter().map(|(b, id, _)| (b, *id)).collect();
+                let keys: Option<Vec<BufferKey>> = bound.iter().map(|(_, _, key)| *key).collect();
+                work.dispatch_kept(
                     &format!("pass {pass}: {segments} segment(s) of {seg_len} in runs of {run}"),
                     &pipelines[usize::from(pass > 1)],
                     info,
                     &bufs,
+                    keys.as_deref(),
                     workgroups as u64 * u64::from(GROUP),
                     GROUP,
                 );
                 if last {
-                    let steps = work.submit()?;
-                    let value = match out_stream {
-                        Some(_) => None,
-                        None => Some(gpu.read_back(&dest.0, 0..(fpe * 4) as u64)?),
+                    return match out_stream {
+                        Some(_) => Ok((work.submit()?, None)),
+                        None => (work.submit_reading(&dest.0, 0..(fpe * 4) as u64))
+                            .map(|(steps, value)| (steps, Some(value))),
                     };
-                    return Ok((steps, value));
                 }
                 source = dest;
                 seg_len = runs;
             }
-        })?;
-        let (steps, bytes) = value;
+        });
+        if value.is_err() {
+            // A bind group wgpu refused must not be found by the next call.
+            pipelines.iter().for_each(|p| p.forget_bind_groups());
+        }
+        let (steps, bytes) = value?;
         if let (ReduceTarget::Value(dst), Some(bytes)) = (target, bytes) {
             dst.copy_from_slice(&bytemuck::pod_collect_to_vec::<u8, f32>(&bytes));
         }

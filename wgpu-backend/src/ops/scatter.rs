@@ -338,7 +338,7 @@ impl WgpuBackend {
         let (pairs, rounds) = round_pairs(&rounds, &targets);
         let gpu = &self.gpu;
         let pb = scratch(gpu, "brook round pairs", pairs.len() as u64 * 4);
-        gpu.queue.write_buffer(&pb, 0, bytemuck::cast_slice(&pairs));
+        gpu.write_buffer(&pb, 0, bytemuck::cast_slice(&pairs));
         for (k, &(first, count)) in rounds.iter().enumerate() {
             let mut i = info.to_vec();
             i[0][0] = count;

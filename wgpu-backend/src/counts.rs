@@ -1,0 +1,185 @@
+//! How many times the backend has asked wgpu for the work whose cost is fixed per call: a
+//! submission, a wait for the queue, a command encoder, a buffer, a bind group, a pipeline,
+//! a `queue.write_buffer`, a mapping. A GPU runs a small kernel in microseconds, so what a
+//! call costs beyond that is these; counting them per call is machine-independent (the same
+//! on lavapipe as on a discrete GPU), which timings on a shared CPU are not. Tests assert
+//! that a repeated call makes no more of them than the same work written by hand
+//! (`docs/performance.md`, "Fixed costs per call").
+
+use std::ops::Sub;
+
+/// Counts of wgpu requests since the device was made (see the module's doc).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct ApiCounts {
+    /// `queue.submit` calls (an empty one included: it flushes `write_buffer`s).
+    pub submits: u64,
+    /// Waits for the queue to finish (`device.poll` waiting).
+    pub waits: u64,
+    /// Command encoders made.
+    pub encoders: u64,
+    /// Buffers made (streams, scratch, call info, staging).
+    pub buffers: u64,
+    /// Bind groups made.
+    pub bind_groups: u64,
+    /// Compute pipelines made.
+    pub pipelines: u64,
+    /// `queue.write_buffer` calls (each a staging copy inside wgpu).
+    pub writes: u64,
+    /// Buffers mapped to be read on the host (read-backs).
+    pub maps: u64,
+}
+
+impl Sub for ApiCounts {
+    type Output = ApiCounts;
+
+    /// What was asked between two readings (`after - before`).
+    fn sub(self, before: ApiCounts) -> ApiCounts {
+        ApiCounts {
+            submits: self.submits - before.submits,
+            waits: self.waits - before.waits,
+            encoders: self.encoders - before.encoders,
+            buffers: self.buffers - before.buffers,
+            bind_groups: self.bind_groups - before.bind_groups,
+            pipelines: self.pipelines - before.pipelines,
+            writes: self.writes - before.writes,
+            maps: self.maps - before.maps,
+        }
+    }
+}
+
+impl std::fmt::Display for ApiCounts {
+    /// `1 submit, 0 waits, …` in the order of the fields.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} submits, {} waits, {} encoders, {} buffers, {} bind groups, {} pipelines, {} writes, {} maps",
+            self.submits,
+            self.waits,
+            self.encoders,
+            self.buffers,
+            self.bind_groups,
+            self.pipelines,
+            self.writes,
+            self.maps
+        )
+    }
+}
+
+/// A repeated call asks wgpu for what a hand-written wgpu loop asks: one command encoder and
+/// one submission per kernel call and per reduction (to a value: with its copy to the host
+/// in the same submission, then a mapping and a wait), and no buffer, bind group, pipeline or
+/// `write_buffer` after the first call — also for a kernel called with a different constant
+/// each time, and for reductions of several passes.
+#[cfg(test)]
+mod tests {
+    use std::rc::Rc;
+
+    use super::ApiCounts;
+    use crate::ops::reduce::ReduceTarget;
+    use crate::{KernelArg, WgpuBackend, WgpuProgram};
+
+    const SRC: &str = "
+kernel void scale(float a, float x<>, out float r<>) { r = a * x; }
+reduce void sum(float x<>, reduce float s<>) { s += x; }
+";
+
+    /// A backend and [`SRC`] prepared on it.
+    fn backend_and_program() -> (WgpuBackend, WgpuProgram) {
+        let b = WgpuBackend::new().expect("a wgpu adapter (lavapipe)");
+        let p = b.prepare(
+            Rc::new(brook_frontend::compile(SRC, "counts.br").expect("compiles")),
+            None,
+        );
+        (b, p)
+    }
+
+    #[test]
+    fn repeated_calls_make_nothing_but_their_submissions() {
+        let (b, p) = backend_and_program();
+        let scale = p.module().function("scale").expect("scale").0;
+        let sum = p.module().function("sum").expect("sum").0;
+        // 2^18 elements: a reduction of more than one pass.
+        let n = 1 << 18;
+        let x = b.create_stream(&[1], &[n]).expect("a stream");
+        b.read(&x, None, &vec![1.0; n]).expect("streamRead");
+        let r = [
+            b.create_stream(&[1], &[n]).expect("a stream"),
+            b.create_stream(&[1], &[n]).expect("a stream"),
+        ];
+        let call = |i: usize| {
+            let a = [0.5 * (i % 3) as f32];
+            let dst = &r[i % 2];
+            let args = [
+                KernelArg::Constant(&a),
+                KernelArg::Stream(&x),
+                KernelArg::Stream(dst),
+            ];
+            b.run_kernel(&p, scale, &args).expect("a kernel call");
+            let mut v = [0.0f32];
+            b.reduce(&p, sum, dst, &[], ReduceTarget::Value(&mut v))
+                .expect("a reduction");
+            assert_eq!(v[0], 0.5 * (i % 3) as f32 * n as f32, "call {i}");
+        };
+        // The first round makes what the calls keep: 3 constants × 2 outputs.
+        (0..6).for_each(call);
+        let before = b.api_counts();
+        (6..12).for_each(call);
+        let per_six = b.api_counts() - before;
+        assert_eq!(
+            per_six,
+            ApiCounts {
+                submits: 12,
+                waits: 6,
+                encoders: 12,
+                maps: 6,
+                ..ApiCounts::default()
+            },
+            "{per_six}"
+        );
+    }
+
+    /// A constant that changes every call: once the pipeline keeps its most call-info buffers
+    /// ([`crate::pipeline::KEPT_INFOS`]), each call rewrites the least recently used one with
+    /// `write_buffer` (as before buffers were kept) and keeps its bind group; every result is
+    /// that call's.
+    #[test]
+    fn a_constant_new_every_call_rewrites_a_kept_info_buffer() {
+        let (b, p) = backend_and_program();
+        let scale = p.module().function("scale").expect("scale").0;
+        let n = 16;
+        let x = b.create_stream(&[1], &[n]).expect("a stream");
+        b.read(&x, None, &vec![2.0; n]).expect("streamRead");
+        let r = b.create_stream(&[1], &[n]).expect("a stream");
+        let call = |i: usize| {
+            let a = [i as f32];
+            let args = [
+                KernelArg::Constant(&a),
+                KernelArg::Stream(&x),
+                KernelArg::Stream(&r),
+            ];
+            b.run_kernel(&p, scale, &args).expect("a kernel call");
+        };
+        let kept = crate::pipeline::KEPT_INFOS;
+        let mut out = vec![0.0; n];
+        for i in 0..kept + 20 {
+            call(i);
+            b.write(&r, None, &mut out).expect("streamWrite");
+            assert_eq!(out, vec![2.0 * i as f32; n], "call {i}");
+        }
+        let before = b.api_counts();
+        (kept + 20..kept + 30).for_each(call);
+        let per_ten = b.api_counts() - before;
+        assert_eq!(
+            per_ten,
+            ApiCounts {
+                submits: 10,
+                encoders: 10,
+                writes: 10,
+                ..ApiCounts::default()
+            },
+            "{per_ten}"
+        );
+        b.write(&r, None, &mut out).expect("streamWrite");
+        assert_eq!(out, vec![2.0 * (kept + 29) as f32; n]);
+    }
+}
