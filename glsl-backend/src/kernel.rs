@@ -317,7 +317,8 @@ impl<'a> KernelShader<'a> {
             UniformValue::ElementCount,
             "elements of the output streams (texels past them are padding)",
         );
-        "    // Not an element (a helper fragment past the texture's edge, a padding texel): its loops might never end.\n    if (brook_fragment.x >= brook_output_width || brook_fragment.y * brook_output_width + brook_fragment.x >= brook_output_elements) discard;\n".to_string()
+        self.parts.prelude.require(Helper::Layout);
+        "    // Not an element (a helper fragment past the texture's edge, a padding texel): its loops might never end.\n    if (brook_fragment.x >= brook_output_width || brook_linear_at(brook_fragment, brook_output_width) >= brook_output_elements) discard;\n".to_string()
     }
 
     fn output_width(&mut self) {

@@ -212,9 +212,9 @@ fn helper_source(helper: Helper) -> String {
     }
 }
 
-/// The names of the float comparisons [`Helper::PreciseCompare`] defines: Brook's operator,
-/// the helper's suffix, GLSL's vector built-in.
-pub(crate) const PRECISE_COMPARISONS: [(&str, &str, &str); 6] = [
+/// Brook's comparisons: the operator, the suffix of its [`Helper::PreciseCompare`] helper,
+/// and GLSL's component-wise built-in for vectors.
+pub(crate) const COMPARISONS: [(&str, &str, &str); 6] = [
     ("<", "lt", "lessThan"),
     ("<=", "le", "lessThanEqual"),
     (">", "gt", "greaterThan"),
@@ -227,7 +227,7 @@ fn precise_compare_source() -> String {
     let mut s = String::from(
         "// Float comparisons kept in a precise local, so their operands are computed exactly as written.\n",
     );
-    for (sym, name, vector) in PRECISE_COMPARISONS {
+    for (sym, name, vector) in COMPARISONS {
         for (i, t) in GEN_FLOAT.iter().enumerate() {
             let (b, test) = if i == 0 {
                 (GEN_BOOL[0], format!("a {sym} b"))

@@ -9,7 +9,7 @@ use super::{gather_function, index_global, FunctionLowering};
 use crate::error::GenError;
 use crate::math::MathFile;
 use crate::names::glsl_name;
-use crate::prelude::{Helper, GATHER_FLOAT_BOUND, PRECISE_COMPARISONS};
+use crate::prelude::{Helper, COMPARISONS, GATHER_FLOAT_BOUND};
 use crate::types::glsl_type;
 
 const COMPONENTS: [char; 4] = ['x', 'y', 'z', 'w'];
@@ -344,21 +344,20 @@ pub(super) fn binary_text(
         _ => v.to_string(),
     };
     // Float comparisons in the accurate mode go through `brook_lt` … (`Helper::PreciseCompare`).
-    let floats = at.scalar() == Some(Scalar::Float) && bt.scalar() == Some(Scalar::Float);
-    let precise = floats && lowering.math == MathMode::Accurate;
-    if precise && matches!(op, Eq | Ne | Lt | Le | Gt | Ge) {
-        lowering.prelude.require(Helper::PreciseCompare);
-    }
-    let comparison = |name: &str, sym: &str| {
+    let precise = at.scalar() == Some(Scalar::Float)
+        && bt.scalar() == Some(Scalar::Float)
+        && lowering.math == MathMode::Accurate;
+    let mut comparison = |sym: &str| {
+        let (_, suffix, vector) = COMPARISONS
+            .iter()
+            .find(|(s, _, _)| *s == sym)
+            .expect("every comparison is in the table");
         if precise {
-            let (_, suffix, _) = PRECISE_COMPARISONS
-                .iter()
-                .find(|(s, _, _)| *s == sym)
-                .expect("every comparison has a precise helper");
+            lowering.prelude.require(Helper::PreciseCompare);
             return format!("brook_{suffix}({}, {})", splat(a, at), splat(b, bt));
         }
         match vector_width {
-            Some(_) => format!("{name}({}, {})", splat(a, at), splat(b, bt)),
+            Some(_) => format!("{vector}({}, {})", splat(a, at), splat(b, bt)),
             None => format!("({a} {sym} {b})"),
         }
     };
@@ -390,12 +389,12 @@ pub(super) fn binary_text(
             format!("brook_fmod({}, {})", splat(a, at), splat(b, bt))
         }
         Rem => format!("({a} % {b})"),
-        Eq => comparison("equal", "=="),
-        Ne => comparison("notEqual", "!="),
-        Lt => comparison("lessThan", "<"),
-        Le => comparison("lessThanEqual", "<="),
-        Gt => comparison("greaterThan", ">"),
-        Ge => comparison("greaterThanEqual", ">="),
+        Eq => comparison("=="),
+        Ne => comparison("!="),
+        Lt => comparison("<"),
+        Le => comparison("<="),
+        Gt => comparison(">"),
+        Ge => comparison(">="),
         And => format!("({a} && {b})"),
         Or => format!("({a} || {b})"),
         BitAnd => format!("({a} & {b})"),
