@@ -342,7 +342,10 @@ pub trait Backend {
     fn scatter(&self, call: &ScatterCall) -> Result<(), BrookError>;
     /// Brook's `streamGatherOp` (see [`GatherOpCall`]).
     fn gather_op(&self, call: &GatherOpCall) -> Result<(), BrookError>;
-    /// A write mask of `shape` (the original's `write_mask::create`), every element open.
+    /// A write mask of `shape`, its elements undefined until [`Backend::clear_write_mask`] or
+    /// [`Backend::load_write_mask`] (the runtime's gate clears one the program made, the
+    /// original's `write_mask::create`; the runtime's own mask is loaded at once, so it is
+    /// drawn once, not opened first).
     fn create_write_mask(&self, shape: &[usize]) -> Result<BackendMask, BrookError>;
     /// Opens every element of `mask` (`write_mask::clear`).
     fn clear_write_mask(&self, mask: &dyn Any) -> Result<(), BrookError>;

@@ -48,13 +48,6 @@ impl WriteMaskState {
         self.bound = None;
     }
 
-    /// The bound mask, when it is `mask`.
-    pub fn is_bound(&self, mask: &Rc<dyn Any>) -> bool {
-        self.bound
-            .as_ref()
-            .is_some_and(|(m, _)| Rc::ptr_eq(m, mask))
-    }
-
     /// The mask's test on (`true`: `streamEnableWriteMask`, `enableTest`) or off.
     pub fn enable(&mut self, on: bool) -> Result<(), BrookError> {
         self.switch(on, "streamEnableWriteMask")?;

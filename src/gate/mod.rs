@@ -75,6 +75,7 @@ impl Gate {
         shape: &[usize],
     ) -> Result<brook_core::BackendMask, BrookError> {
         let mask = self.create_write_mask(shape)?;
+        self.backend.clear_write_mask(&*mask)?;
         self.record_mask_opened("write_mask::create");
         Ok(mask)
     }

@@ -238,9 +238,7 @@ impl Backend for GlBackend {
     fn create_write_mask(&self, shape: &[usize]) -> Result<BackendMask, BrookError> {
         let layout =
             Layout::new(shape, self.ctx.caps().max_texture_size).map_err(PassError::from)?;
-        let mask = WriteMask::new(&self.ctx, &layout)?;
-        self.draw_mask(&mask, None, "write_mask::create")?;
-        Ok(Box::new(mask))
+        Ok(Box::new(WriteMask::new(&self.ctx, &layout)?))
     }
 
     fn clear_write_mask(&self, mask: &dyn Any) -> Result<(), BrookError> {

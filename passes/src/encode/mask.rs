@@ -3,8 +3,8 @@
 //!
 //! A write mask is a depth texture of its shape's layout. `streamSetWriteMask` draws the mask
 //! stream into it (brook-glsl's `mask_pass`): depth 1.0 where the mask is on (open), 0.5
-//! where it is off (set), 0.0 on the layout's padding; `write_mask::create` and `clear` draw
-//! every element open. A kernel pass under the mask attaches that texture and draws its
+//! where it is off (set), 0.0 on the layout's padding; `write_mask::clear` draws every element
+//! open (the runtime clears a mask the program creates; its own mask is drawn once, loaded). A kernel pass under the mask attaches that texture and draws its
 //! triangle at depth 0.5 (the vertex shader's z = 0): with the mask's test, `LESS`, so set
 //! texels fail it, keep their values and, where the hardware has early-z, are never shaded;
 //! without it (set mode alone), `LEQUAL`, which only the padding fails. In set mode the call's

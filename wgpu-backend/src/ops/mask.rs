@@ -1,7 +1,8 @@
 //! Write masks and write queries.
 //!
 //! A write mask is a buffer of floats, `fpe` per element, open where an element's first
-//! float is non-zero: `write_mask::create` and `clear` fill it with 1.0, and
+//! float is non-zero: `write_mask::clear` fills it with 1.0 (the runtime clears a mask the
+//! program creates; its own mask is loaded at once), and
 //! `streamSetWriteMask` replaces it with a copy of the mask stream (its contents at that
 //! moment, as on the CPU). Under the mask's test a kernel's invocation stores its outputs
 //! only where its element is open (the whole output stream's element, for a domain); in set
@@ -51,19 +52,17 @@ pub struct CallMasking {
 
 #[doc(hidden)]
 impl WgpuBackend {
-    /// `write_mask::create`: a mask of `elements` elements, every one open.
+    /// `write_mask::create`: a mask of `elements` elements, undefined until cleared or loaded.
     pub fn create_write_mask(&self, elements: usize) -> Result<WgpuMask> {
         let gpu = &self.gpu;
         let buffer = gpu.scoped("write_mask::create", || {
             let b = scratch(gpu, "brook write mask", (elements.max(1) * 4) as u64);
             Ok(KeyedBuffer::new(b, &gpu.binds))
         })?;
-        let mask = WgpuMask {
+        Ok(WgpuMask {
             buffer: RefCell::new(buffer),
             fpe: Cell::new(1),
-        };
-        self.clear_write_mask(&mask)?;
-        Ok(mask)
+        })
     }
 
     /// `write_mask::clear`: every element open (every float 1.0).
