@@ -198,19 +198,18 @@ pub unsafe extern "C" fn brook_stream_shape(s: *const BrookStream, extents: *mut
 pub unsafe extern "C" fn brook_stream_free(s: *mut BrookStream) {
     if !s.is_null() {
         let stream = Box::from_raw(s);
-        if stream.2.is_here() {
-            release(stream);
-        } else {
-            std::mem::forget(stream);
-        }
+        let owner = stream.2;
+        release(stream, owner);
     }
 }
 
-/// Drops a program or stream, unless the runtime has shut down: then the process is exiting
-/// (a C++ static destructor of a library `dlclose` could not unload runs from `exit`, after
-/// thread-local storage is gone, where dropping a wgpu device panics), and the OS frees it.
-pub(crate) fn release<T>(object: Box<T>) {
-    if super::runtime::shut_down() {
+/// Drops a stream or write mask made on `owner`'s runtime, unless it is another thread's
+/// (only that thread may touch it, see `threads`) or the runtime has shut down: then the
+/// process is exiting (a C++ static destructor of a library `dlclose` could not unload runs
+/// from `exit`, after thread-local storage is gone, where dropping a wgpu device panics), and
+/// the OS frees it.
+pub(crate) fn release<T>(object: Box<T>, owner: Owner) {
+    if !owner.is_here() || super::runtime::shut_down() {
         std::mem::forget(object);
     } else {
         guarded(|| {

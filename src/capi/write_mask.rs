@@ -34,12 +34,8 @@ pub extern "C" fn brook_write_mask_new(h: i64, w: i64) -> *mut BrookWriteMask {
 pub unsafe extern "C" fn brook_write_mask_free(m: *mut BrookWriteMask) {
     if !m.is_null() {
         let mask = Box::from_raw(m);
-        if mask.1.is_here() {
-            release(mask);
-        } else {
-            // Another thread's runtime's: only that thread may touch it (see `threads`).
-            std::mem::forget(mask);
-        }
+        let owner = mask.1;
+        release(mask, owner);
     }
 }
 
