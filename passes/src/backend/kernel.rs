@@ -148,16 +148,11 @@ impl GlBackend {
         } else {
             None
         };
-        let bound = match call.write_mask.filter(|_| masked || sets) {
-            Some(m) => Some(gl_mask(m, &func.name)?),
-            None => None,
-        };
+        let bound = (call.write_mask.filter(|_| masked || sets))
+            .map(|m| gl_mask(m, &func.name))
+            .transpose()?;
         let test = MaskTest { test: masked, sets };
-        let mask = match (bound, &counting_mask) {
-            (Some(m), _) => Some((m, test)),
-            (None, Some((m, _))) => Some((m, test)),
-            (None, None) => None,
-        };
+        let mask = (bound.or(counting_mask.as_ref().map(|(m, _)| m))).map(|m| (m, test));
         let scratch_ref = &scratch;
         let mut steps = Vec::new();
         if let Some(vouts) = vouts {
