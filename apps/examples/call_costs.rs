@@ -11,9 +11,9 @@
 //! (default) show the fixed costs; at a size where the ratio grows the difference is in the
 //! shaders' execution, not in the calls. Each variant's result is checked first.
 
-use std::time::Instant;
-
+use brook_apps::measure::timed;
 use brook_apps::{applications, AppError, Env, Flavor, Ratio, Scale, Tolerance, Variant};
+use brook_bench_kit::stats::median;
 
 fn main() -> Result<(), AppError> {
     let mut scale = Scale::Tiny;
@@ -69,11 +69,11 @@ fn main() -> Result<(), AppError> {
         for round in 0..rounds {
             // Rotated: each goes first in every other round.
             let (tb, th) = if round % 2 == 0 {
-                let tb = timed(brook.as_mut())?;
-                (tb, timed(hand.as_mut())?)
+                let tb = micros(brook.as_mut())?;
+                (tb, micros(hand.as_mut())?)
             } else {
-                let th = timed(hand.as_mut())?;
-                (timed(brook.as_mut())?, th)
+                let th = micros(hand.as_mut())?;
+                (micros(brook.as_mut())?, th)
             };
             b.push(tb);
             h.push(th);
@@ -83,8 +83,8 @@ fn main() -> Result<(), AppError> {
         println!(
             "{:18} Brook wgpu {:>9.1} µs  hand wgpu {:>9.1} µs  ratio {:.2}× [{:.2}, {:.2}]  Brook per compute ×10: {counts}",
             app.name(),
-            median(&mut b),
-            median(&mut h),
+            median(&b),
+            median(&h),
             ratio.median,
             ratio.interval.0,
             ratio.interval.1,
@@ -111,15 +111,6 @@ fn checked(
 }
 
 /// One compute and the wait for its work, in µs.
-fn timed(v: &mut dyn Variant) -> Result<f64, AppError> {
-    v.sync();
-    let start = Instant::now();
-    v.compute()?;
-    v.sync();
-    Ok(start.elapsed().as_secs_f64() * 1e6)
-}
-
-fn median(xs: &mut [f64]) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs[xs.len() / 2]
+fn micros(v: &mut dyn Variant) -> Result<f64, AppError> {
+    Ok(timed(v, |v| v.compute())?.as_secs_f64() * 1e6)
 }

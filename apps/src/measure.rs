@@ -288,26 +288,19 @@ pub fn measure(
     let mut transfers = transfer_rounds(&mut checked, hand_wgpu.as_ref(), rounds, progress);
     let mut rows = Vec::new();
     for (t, download, error) in checked {
-        let mut times: Vec<Duration> = t.computes.iter().map(|(_, d)| *d).collect();
-        times.sort();
         let timed = transfers.iter().find(|x| x.who == Some(t.flavor));
-        let median_of = |ts: &[(usize, Duration)]| {
-            let mut ts: Vec<Duration> = ts.iter().map(|(_, d)| *d).collect();
-            ts.sort();
-            ts.get(ts.len() / 2).copied()
-        };
         rows.push((
             Row {
                 flavor: t.flavor,
                 upload: timed
-                    .and_then(|x| median_of(&x.uploads))
+                    .and_then(|x| median_time(&x.uploads))
                     .unwrap_or(t.upload),
-                compute: times[times.len() / 2],
+                compute: median_time(&t.computes).expect("a checked variant was timed"),
                 compile: t.compile,
                 download: timed
-                    .and_then(|x| median_of(&x.downloads))
+                    .and_then(|x| median_time(&x.downloads))
                     .unwrap_or(download),
-                runs: times.len(),
+                runs: t.computes.len(),
                 error,
                 passed: error <= instance.tolerance.0,
                 versus_hand_gl: None,
@@ -374,6 +367,13 @@ struct TransferTimes {
 /// read back they are compared with (the hand-written GL version's, `hand_wgpu`'s) in `rounds`
 /// rounds whose order rotates, so that no side always runs first: a single sample in a fixed
 /// order moved these ratios by up to 2×. Only the pairs that are both there take part.
+/// The median of timed rounds (the upper one of an even count); `None` for none.
+fn median_time(rounds: &[(usize, Duration)]) -> Option<Duration> {
+    let mut ts: Vec<Duration> = rounds.iter().map(|(_, d)| *d).collect();
+    ts.sort();
+    ts.get(ts.len() / 2).copied()
+}
+
 fn transfer_rounds(
     checked: &mut [(Timing<'_>, Duration, f64)],
     hand_wgpu: Option<&HandWgpu<'_>>,
@@ -461,8 +461,8 @@ fn warm_up(
     Ok(Some(compiled.sum()))
 }
 
-/// Time of `step` including the GL work it queued.
-fn timed(
+/// Time of `step` including the GL or wgpu work it queued.
+pub fn timed(
     variant: &mut dyn Variant,
     step: impl FnOnce(&mut dyn Variant) -> Result<(), AppError>,
 ) -> Result<Duration, AppError> {
