@@ -321,11 +321,7 @@ impl Runtime {
         s: &'a Stream,
         call: &dyn Display,
     ) -> Result<&'a Stream, BrookError> {
-        if !Rc::ptr_eq(&s.gate, &self.gate) {
-            return Err(BrookError::ForeignStream {
-                call: call.to_string(),
-            });
-        }
+        self.check_owner(&s.gate, call, "")?;
         Ok(s)
     }
 
@@ -335,12 +331,24 @@ impl Runtime {
         p: &'a Program,
         call: &dyn Display,
     ) -> Result<&'a Program, BrookError> {
-        if !Rc::ptr_eq(&p.gate, &self.gate) {
-            return Err(BrookError::ForeignStream {
-                call: format!("{call} (a program compiled by another runtime)"),
-            });
-        }
+        self.check_owner(&p.gate, call, " (a program compiled by another runtime)")?;
         Ok(p)
+    }
+
+    /// An error for `call` unless `gate` is this runtime's: what the caller holds (a stream,
+    /// a program, a write mask) was made by another runtime, which `whose` says after `call`.
+    pub(crate) fn check_owner(
+        &self,
+        gate: &Rc<Gate>,
+        call: &dyn Display,
+        whose: &str,
+    ) -> Result<(), BrookError> {
+        if Rc::ptr_eq(gate, &self.gate) {
+            return Ok(());
+        }
+        Err(BrookError::ForeignStream {
+            call: format!("{call}{whose}"),
+        })
     }
 }
 

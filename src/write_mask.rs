@@ -47,7 +47,7 @@ impl Runtime {
     /// set mode, is on). It replaces the mask bound before, also the one
     /// [`Runtime::set_write_mask`] loads.
     pub fn bind_write_mask(&self, mask: &WriteMask) -> Result<(), BrookError> {
-        let mask = self.own_mask(mask, &"write_mask::bind")?;
+        let mask = self.own_mask_handle(mask, &"write_mask::bind")?;
         self.masks
             .borrow_mut()
             .bind(mask.storage.clone(), &mask.shape);
@@ -62,7 +62,7 @@ impl Runtime {
 
     /// `write_mask::clear`: opens every element of `mask`.
     pub fn clear_write_mask(&self, mask: &WriteMask) -> Result<(), BrookError> {
-        let mask = self.own_mask(mask, &"write_mask::clear")?;
+        let mask = self.own_mask_handle(mask, &"write_mask::clear")?;
         self.gate.clear_write_mask(mask.storage.as_ref())
     }
 
@@ -80,16 +80,12 @@ impl Runtime {
     }
 
     /// `mask`, checked to be a mask of this runtime.
-    fn own_mask<'a>(
+    fn own_mask_handle<'a>(
         &self,
         mask: &'a WriteMask,
         call: &dyn Display,
     ) -> Result<&'a WriteMask, BrookError> {
-        if !Rc::ptr_eq(&mask.gate, &self.gate) {
-            return Err(BrookError::ForeignStream {
-                call: format!("{call} (a write mask made by another runtime)"),
-            });
-        }
+        self.check_owner(&mask.gate, call, " (a write mask made by another runtime)")?;
         Ok(mask)
     }
 
