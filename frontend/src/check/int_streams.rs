@@ -19,11 +19,12 @@
 
 use std::collections::HashMap;
 
-use super::shadow::ToLocals;
+use super::shadow::into_locals;
+use super::types::convert_to;
 use brook_ir::visit::{walk_expr, walk_stmt, VisitMut};
 use brook_ir::{
-    Block, Expr, ExprKind, Function, FunctionId, Local, LocalId, Module, Param, ParamClass, Place,
-    PlaceRoot, Scalar, Span, Stmt, StmtKind, Type,
+    Expr, ExprKind, Function, FunctionId, Local, LocalId, Module, Param, ParamClass, Place,
+    PlaceRoot, Scalar, Stmt, StmtKind, Type,
 };
 
 /// Lowers every stream parameter of `int` elements in `module` to a float one.
@@ -60,16 +61,6 @@ fn float_of(ty: &Type) -> Type {
     Type::vector(Scalar::Float, ty.width().unwrap_or(1))
 }
 
-/// `e` converted to `ty`.
-fn convert(e: Expr, ty: Type) -> Expr {
-    let span = e.span;
-    Expr {
-        kind: ExprKind::Convert(Box::new(e)),
-        ty,
-        span,
-    }
-}
-
 /// Lowers `f`'s `int` stream parameters (and converts its calls of the functions in
 /// `lowered`); the positions of the parameters lowered.
 fn lower_function(f: &mut Function, lowered: &HashMap<FunctionId, Vec<u32>>) -> Vec<u32> {
@@ -97,7 +88,7 @@ fn lower_function(f: &mut Function, lowered: &HashMap<FunctionId, Vec<u32>>) -> 
         let float_ty = float_of(&int_ty);
         let read = |kind: ExprKind, ty: Type| Expr { kind, ty, span };
         let init = (class == ParamClass::Reduce)
-            .then(|| convert(read(ExprKind::Param(i), float_ty.clone()), int_ty.clone()));
+            .then(|| convert_to(read(ExprKind::Param(i), float_ty.clone()), int_ty.clone()));
         prologue.push(Stmt {
             kind: StmtKind::Decl { local, init },
             span,
@@ -114,7 +105,7 @@ fn lower_function(f: &mut Function, lowered: &HashMap<FunctionId, Vec<u32>>) -> 
                     ty: float_ty.clone(),
                 },
                 op: None,
-                value: convert(read(ExprKind::Local(local), int_ty), float_ty),
+                value: convert_to(read(ExprKind::Local(local), int_ty), float_ty),
             },
             span,
         });
@@ -128,16 +119,7 @@ fn lower_function(f: &mut Function, lowered: &HashMap<FunctionId, Vec<u32>>) -> 
     if map.is_empty() {
         return ints;
     }
-    ToLocals {
-        map: &map,
-        copy_out: &copy_out,
-    }
-    .block(&mut f.body);
-    let end = f.body.last().map_or(Span::new(0, 0), |s| s.span);
-    let mut body: Block = prologue;
-    body.append(&mut f.body);
-    body.extend(copy_out.into_iter().map(|s| Stmt { span: end, ..s }));
-    f.body = body;
+    into_locals(&mut f.body, &map, prologue, copy_out);
     ints
 }
 
@@ -170,12 +152,12 @@ impl VisitMut for Conversions<'_> {
                 ty: float_of(&e.ty),
                 ..e.clone()
             };
-            *e = convert(read, e.ty.clone());
+            *e = convert_to(read, e.ty.clone());
         } else if let ExprKind::Call(id, args) = &mut e.kind {
             for &k in self.lowered.get(id).into_iter().flatten() {
                 let arg = &mut args[k as usize];
                 let ty = float_of(&arg.ty);
-                *arg = convert(arg.clone(), ty);
+                *arg = convert_to(arg.clone(), ty);
             }
         }
     }
@@ -185,7 +167,7 @@ impl VisitMut for Conversions<'_> {
         if let StmtKind::Push { param, value } = &mut s.kind {
             if self.is_int(*param) {
                 let ty = float_of(&value.ty);
-                *value = convert(value.clone(), ty);
+                *value = convert_to(value.clone(), ty);
             }
         }
     }

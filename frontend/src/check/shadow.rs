@@ -49,14 +49,26 @@ pub fn shadow_params(ctx: &mut FnCtx<'_>, body: &mut Block) {
             copy_out.push(copy(i, local, p.ty, span));
         }
     }
-    let mut rw = ToLocals {
-        map: &map,
+    into_locals(body, &map, prologue, copy_out);
+}
+
+/// Rewrites `body` so each parameter of `map` is its local: every use becomes the local,
+/// `prologue` (the locals' declarations) comes first, and `copy_out` (the outputs' copies)
+/// runs at every `return` and at the end.
+pub(super) fn into_locals(
+    body: &mut Block,
+    map: &[(u32, LocalId)],
+    mut prologue: Block,
+    copy_out: Block,
+) {
+    ToLocals {
+        map,
         copy_out: &copy_out,
-    };
-    rw.block(body);
+    }
+    .block(body);
     let end = body.last().map_or(Span::new(0, 0), |s| s.span);
     prologue.append(body);
-    prologue.extend(copy_out.iter().cloned().map(|s| Stmt { span: end, ..s }));
+    prologue.extend(copy_out.into_iter().map(|s| Stmt { span: end, ..s }));
     *body = prologue;
 }
 
@@ -81,8 +93,8 @@ fn copy(param: u32, local: LocalId, ty: Type, span: Span) -> Stmt {
 }
 
 /// Reads and writes of the parameters in `map` turned into the locals standing for them,
-/// with `copy_out` run before every `return` (also used by `int_streams`).
-pub(super) struct ToLocals<'a> {
+/// with `copy_out` run before every `return` ([`into_locals`]).
+struct ToLocals<'a> {
     pub map: &'a [(u32, LocalId)],
     /// Run before every `return`.
     pub copy_out: &'a [Stmt],
