@@ -194,30 +194,21 @@ impl KernelPlan {
     /// is up. Either engine checks at loop back edges: native code compiled for calls with a
     /// time limit (a variant of its own, so calls without one pay nothing) asks the watchdog
     /// every [`crate::watchdog::NATIVE_CHECK_EVERY`] back edges, the interpreter at every one.
+    ///
+    /// With `wrote` (one entry per element, row-major) it also says which elements wrote
+    /// their outputs, for a write mask's set mode: `wrote[i]` becomes true where element `i`
+    /// was neither masked off nor discarded. The interpreter marks each element in its
+    /// chunk; native code runs one element at a time only where the kernel can `discard`
+    /// (elsewhere the mask's test is the answer).
     pub fn run_watched(
         &self,
         module: &Module,
         args: &mut [CpuArg],
         mask: Option<&[bool]>,
         watchdog: Watchdog,
+        wrote: Option<&mut [bool]>,
     ) -> Result<KernelRun, CpuError> {
-        run(module, self, args, mask, None, watchdog)
-    }
-
-    /// [`KernelPlan::run_watched`] that also says which elements wrote their outputs:
-    /// `wrote[i]` becomes true where element `i` (row-major, `wrote` has one entry per
-    /// element) was neither masked off nor discarded, for a write mask's set mode. The
-    /// interpreter marks each element in its chunk; native code runs one element at a time
-    /// only where the kernel can `discard` (elsewhere the mask's test is the answer).
-    pub fn run_marking(
-        &self,
-        module: &Module,
-        args: &mut [CpuArg],
-        mask: Option<&[bool]>,
-        watchdog: Watchdog,
-        wrote: &mut [bool],
-    ) -> Result<KernelRun, CpuError> {
-        run(module, self, args, mask, Some(wrote), watchdog)
+        run(module, self, args, mask, wrote, watchdog)
     }
 
     /// The native code for a call bound as `bindings` with outputs of `out_shape` (`watched`:

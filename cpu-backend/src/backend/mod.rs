@@ -241,10 +241,7 @@ impl Backend for CpuBackend {
         let watchdog = self.watchdog();
         with_kernel_args(call, |cpu_args| {
             let mut run = |a: &mut [CpuArg], mask: Option<&[bool]>, wrote: Option<&mut [bool]>| {
-                let done = match wrote {
-                    Some(wrote) => plan.run_marking(module, a, mask, watchdog, wrote)?,
-                    None => plan.run_watched(module, a, mask, watchdog)?,
-                };
+                let done = plan.run_watched(module, a, mask, watchdog, wrote)?;
                 result.set(Some(done.clone()));
                 Ok(done)
             };
