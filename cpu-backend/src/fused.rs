@@ -192,7 +192,7 @@ impl Mapped<'_> {
                 })?;
             }
             Engine::Interpreted(driver) => {
-                driver.run_chunk(start, n, None, &mut [dst], &mut [])?;
+                driver.run_chunk(start, n, None, &mut [dst], &mut [], None)?;
             }
         }
         Ok(())

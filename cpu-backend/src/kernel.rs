@@ -194,29 +194,21 @@ impl KernelPlan {
     /// is up. Either engine checks at loop back edges: native code compiled for calls with a
     /// time limit (a variant of its own, so calls without one pay nothing) asks the watchdog
     /// every [`crate::watchdog::NATIVE_CHECK_EVERY`] back edges, the interpreter at every one.
+    ///
+    /// With `wrote` (one entry per element, row-major) it also says which elements wrote
+    /// their outputs, for a write mask's set mode: `wrote[i]` becomes true where element `i`
+    /// was neither masked off nor discarded. The interpreter marks each element in its
+    /// chunk; native code runs one element at a time only where the kernel can `discard`
+    /// (elsewhere the mask's test is the answer).
     pub fn run_watched(
         &self,
         module: &Module,
         args: &mut [CpuArg],
         mask: Option<&[bool]>,
         watchdog: Watchdog,
+        wrote: Option<&mut [bool]>,
     ) -> Result<KernelRun, CpuError> {
-        run(module, self, args, mask, None, watchdog)
-    }
-
-    /// [`KernelPlan::run_watched`] that also says which elements wrote their outputs:
-    /// `wrote[i]` becomes true where element `i` (row-major, `wrote` has one entry per
-    /// element) was neither masked off nor discarded, for a write mask's set mode. The
-    /// elements run one at a time, in order, so each one's answer is its own.
-    pub fn run_marking(
-        &self,
-        module: &Module,
-        args: &mut [CpuArg],
-        mask: Option<&[bool]>,
-        watchdog: Watchdog,
-        wrote: &mut [bool],
-    ) -> Result<KernelRun, CpuError> {
-        run(module, self, args, mask, Some(wrote), watchdog)
+        run(module, self, args, mask, wrote, watchdog)
     }
 
     /// The native code for a call bound as `bindings` with outputs of `out_shape` (`watched`:
@@ -434,6 +426,12 @@ fn run(
         return Ok(done);
     };
     let total: usize = out_shape.iter().product();
+    if wrote.as_ref().is_some_and(|w| w.len() != total) {
+        return Err(CpuError::precondition(
+            &func.name,
+            "set-mode marks of another element count".to_string(),
+        ));
+    }
     let out_fpe: Vec<usize> = outs.iter().map(|o| o.floats_per_element()).collect();
     let vout_fpe: Vec<usize> = vouts.iter().map(|(_, v)| v.floats_per_element()).collect();
 
@@ -463,9 +461,12 @@ fn run(
             // the mask's length was checked.
             let narrow = jit::drive::narrow_gathers(&bindings);
             let stopped = |jit::drive::TimeUp| watchdog.stopped(&func.name);
-            if let Some(wrote) = wrote.as_deref_mut() {
+            // Set mode needs each element's own answer only where the kernel can `discard`;
+            // otherwise an element writes exactly when the mask's test lets it run.
+            let serial = wrote.is_some() && brook_ir::walk::can_discard(module, plan.kernel);
+            if let (true, Some(wrote)) = (serial, wrote.as_deref_mut()) {
                 let mut vouts = jit::runtime::VoutTile::new(vout_fpe.clone());
-                for (e, w) in wrote.iter_mut().enumerate().take(total) {
+                for (e, w) in wrote.iter_mut().enumerate() {
                     // SAFETY: as above, one element at a time.
                     let n = unsafe {
                         jit::drive::run_elements(&k, &ctx, e, 1, mask, false, &mut vouts)
@@ -480,6 +481,11 @@ fn run(
                     unsafe { jit::drive::run(&k, &ctx, total, mask, &vout_fpe, narrow) }
                         .map_err(stopped)?;
                 done.written = written;
+                if let Some(wrote) = wrote {
+                    for (e, w) in wrote.iter_mut().enumerate() {
+                        *w |= mask.is_none_or(|m| m[e]);
+                    }
+                }
                 tiles.into_iter().map(|t| t.bufs).collect()
             }
         }
@@ -502,28 +508,22 @@ fn run(
                 out_fpe: &out_fpe,
                 vout_fpe: &vout_fpe,
             };
-            if let Some(wrote) = wrote {
-                let mut bufs = vec![Vec::new(); vouts.len()];
-                for (e, w) in wrote.iter_mut().enumerate().take(total) {
-                    let mut slices: Vec<&mut [f32]> = (outs.iter_mut().zip(&out_fpe))
-                        .map(|(o, &fpe)| &mut o.data_mut()[e * fpe..(e + 1) * fpe])
-                        .collect();
-                    let one = mask.map(|m| &m[e..e + 1]);
-                    let n = driver.run_chunk(e, 1, one, &mut slices, &mut bufs)?;
-                    *w |= n == 1;
-                    done.written += n;
-                }
-                return Ok(finish_vouts(done, vouts, &vout_fpe, vec![bufs]));
-            }
+            // One `wrote` piece (empty without set mode) per chunk.
+            let wrote_chunks: Vec<Option<&mut [bool]>> = match wrote {
+                Some(wrote) => wrote.chunks_mut(CHUNK).map(Some).collect(),
+                None => (0..n_chunks).map(|_| None).collect(),
+            };
             let per_chunk: Vec<(usize, Vec<Vec<f32>>)> = chunks
                 .into_par_iter()
+                .zip(wrote_chunks)
                 .enumerate()
-                .map(|(c, mut slices)| {
+                .map(|(c, (mut slices, wrote))| {
                     let base = c * CHUNK;
                     let n = (total - base).min(CHUNK);
                     let mut bufs = vec![Vec::new(); vouts.len()];
                     let chunk_mask = mask.map(|m| &m[base..base + n]);
-                    let written = driver.run_chunk(base, n, chunk_mask, &mut slices, &mut bufs)?;
+                    let written =
+                        driver.run_chunk(base, n, chunk_mask, &mut slices, &mut bufs, wrote)?;
                     Ok((written, bufs))
                 })
                 .collect::<Result<_, CpuError>>()?;
@@ -617,7 +617,8 @@ impl<'a> Driver<'a> {
 
     /// Runs elements `base..base + n` (those `mask` leaves on), writing `out`s into `slices`
     /// and appending each vout's pushes to its buffer in `bufs`; returns how many elements
-    /// wrote their outputs.
+    /// wrote their outputs, marking each in `wrote` (one entry per element of the chunk)
+    /// where given.
     pub(crate) fn run_chunk(
         &self,
         base: usize,
@@ -625,6 +626,7 @@ impl<'a> Driver<'a> {
         mask: Option<&[bool]>,
         slices: &mut [&mut [f32]],
         bufs: &mut [Vec<f32>],
+        mut wrote: Option<&mut [bool]>,
     ) -> Result<usize, CpuError> {
         let mut frame = Frame::new(self.interp.module, self.func);
         for (k, b) in self.bindings.iter().enumerate() {
@@ -658,6 +660,9 @@ impl<'a> Driver<'a> {
                     let fpe = self.out_fpe[*o];
                     frame.params[k].encode(&mut slices[*o][e * fpe..(e + 1) * fpe]);
                 }
+            }
+            if let Some(wrote) = wrote.as_deref_mut() {
+                wrote[e] = true;
             }
             written += 1;
         }

@@ -20,7 +20,7 @@ fn an_endless_loop_stops_when_the_time_is_up_on_either_plan() {
         let mut r = CpuStream::new(&[1], &[8]).unwrap();
         let mut args = [CpuArg::Stream(&a), CpuArg::Out(&mut r)];
         let err = plan
-            .run_watched(&module, &mut args, None, Watchdog::limited(limit))
+            .run_watched(&module, &mut args, None, Watchdog::limited(limit), None)
             .unwrap_err();
         assert_eq!(
             err,
@@ -47,7 +47,7 @@ fn an_endless_loop_in_a_called_kernel_stops_natively() {
     let mut args = [CpuArg::Stream(&a), CpuArg::Out(&mut r)];
     let started = std::time::Instant::now();
     let err = KernelPlan::new(&module, id)
-        .run_watched(&module, &mut args, None, Watchdog::limited(limit))
+        .run_watched(&module, &mut args, None, Watchdog::limited(limit), None)
         .unwrap_err();
     assert_eq!(
         err,
@@ -88,6 +88,7 @@ fn a_call_with_a_time_limit_runs_natively_and_gives_the_same_values() {
             &mut args,
             None,
             Watchdog::limited(Duration::from_secs(60)),
+            None,
         )
         .unwrap();
     assert_eq!(watched.execution.engine, Engine::Jit);

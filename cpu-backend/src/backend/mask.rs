@@ -86,10 +86,14 @@ impl CpuMasking {
         };
         let places: Option<Vec<usize>> =
             domain.map(|(whole, d)| d.linear_positions(whole).collect());
-        let open = write_mask.open.borrow().clone();
-        let region_open: Vec<bool> = match &places {
-            Some(places) => places.iter().map(|&l| open[l]).collect(),
-            None => open,
+        // One copy of the mask (of its region, with a domain), so `run` and the marking
+        // below need no borrow of it.
+        let region_open: Vec<bool> = {
+            let open = write_mask.open.borrow();
+            match &places {
+                Some(places) => places.iter().map(|&l| open[l]).collect(),
+                None => open.clone(),
+            }
         };
         let test = mask.masked.then_some(region_open.as_slice());
         let mut wrote = mask.sets.then(|| vec![false; region_open.len()]);

@@ -16,8 +16,8 @@ use std::rc::Rc;
 use brook_core::call::CallName;
 use brook_core::{
     Backend, BackendArg, BackendMask, BackendProgram, BackendStream, BrookError, CallTrace,
-    Combiner, Compiled, Domain, ElementFormat, GatherOpCall, IterSpec, KernelCall, MaskUse,
-    ReduceCall, ReduceOutput, ScatterCall, StreamArg, StreamError, TraceEntry,
+    Combiner, Compiled, Domain, ElementFormat, GatherOpCall, IterSpec, KernelCall, ReduceCall,
+    ReduceOutput, ScatterCall, StreamArg, StreamError, TraceEntry,
 };
 use brook_ir::{FunctionId, FunctionKind, MathMode, ParamClass};
 
@@ -241,33 +241,26 @@ impl Backend for CpuBackend {
         let watchdog = self.watchdog();
         with_kernel_args(call, |cpu_args| {
             let mut run = |a: &mut [CpuArg], mask: Option<&[bool]>, wrote: Option<&mut [bool]>| {
-                let done = match wrote {
-                    Some(wrote) => plan.run_marking(module, a, mask, watchdog, wrote)?,
-                    None => plan.run_watched(module, a, mask, watchdog)?,
-                };
+                let done = plan.run_watched(module, a, mask, watchdog, wrote)?;
                 result.set(Some(done.clone()));
                 Ok(done)
             };
-            if call.mask != MaskUse::default() {
-                // Every output of a call has the first one's shape and place (checked by the
-                // runtime), so the first output masks them all.
-                let place = call
-                    .args
-                    .iter()
-                    .zip(&func.params)
-                    .find_map(|(a, p)| match a {
-                        BackendArg::Stream(s) if p.class == ParamClass::Out => Some(s),
-                        _ => None,
-                    });
-                let domain = place.and_then(|s| s.domain.map(|d| (s.shape, d)));
-                let write_mask = (call.write_mask)
-                    .map(|m| cpu_mask(m, &func.name))
-                    .transpose()?;
-                self.masking
-                    .run(call.mask, write_mask, cpu_args, domain, &mut run)?;
-            } else {
-                run(cpu_args, None, None)?;
-            }
+            // Every output of a call has the first one's shape and place (checked by the
+            // runtime), so the first output masks them all.
+            let place = call
+                .args
+                .iter()
+                .zip(&func.params)
+                .find_map(|(a, p)| match a {
+                    BackendArg::Stream(s) if p.class == ParamClass::Out => Some(s),
+                    _ => None,
+                });
+            let domain = place.and_then(|s| s.domain.map(|d| (s.shape, d)));
+            let write_mask = (call.write_mask)
+                .map(|m| cpu_mask(m, &func.name))
+                .transpose()?;
+            self.masking
+                .run(call.mask, write_mask, cpu_args, domain, &mut run)?;
             Ok(())
         })?;
         let done = result.take();
