@@ -67,7 +67,8 @@ impl std::fmt::Display for ApiCounts {
 
 /// A repeated call asks wgpu for what a hand-written wgpu loop asks: one command encoder and
 /// one submission per kernel call and per reduction (to a value: with its copy to the host
-/// in the same submission, then a mapping and a wait), and no buffer, bind group, pipeline or
+/// in the same submission, then a mapping and a wait; a kernel call that checks its loops
+/// likewise reads its loop status), and no buffer, bind group, pipeline or
 /// `write_buffer` after the first call — also for a kernel called with a different constant
 /// each time, and for reductions of several passes.
 #[cfg(test)]
@@ -81,6 +82,13 @@ mod tests {
     const SRC: &str = "
 kernel void scale(float a, float x<>, out float r<>) { r = a * x; }
 reduce void sum(float x<>, reduce float s<>) { s += x; }
+kernel void count(float n<>, out float r<>) {
+    float x = 0.0;
+    float i;
+    for (i = 0.0; i < n; i += 1.0)
+        x += 1.0;
+    r = x;
+}
 ";
 
     /// A backend and [`SRC`] prepared on it.
@@ -181,5 +189,47 @@ reduce void sum(float x<>, reduce float s<>) { s += x; }
         );
         b.write(&r, None, &mut out).expect("streamWrite");
         assert_eq!(out, vec![2.0 * (kept + 29) as f32; n]);
+    }
+
+    /// A kernel whose loop is bounded by a stream, on a driver that caps loops (lavapipe),
+    /// checks its loops: its work and the read-back of its loop status are one submission.
+    #[test]
+    fn a_loop_checked_call_is_one_submission() {
+        let (b, p) = backend_and_program();
+        if b.gpu.loop_cap().is_none() {
+            println!(
+                "skipped: {} caps no loops, so no call checks its loops",
+                b.gpu.info.name
+            );
+            return;
+        }
+        let count = p.module().function("count").expect("count").0;
+        let n = 64;
+        let counts: Vec<f32> = (0..n).map(|i| i as f32).collect();
+        let x = b.create_stream(&[1], &[n]).expect("a stream");
+        b.read(&x, None, &counts).expect("streamRead");
+        let r = b.create_stream(&[1], &[n]).expect("a stream");
+        let call = || {
+            let args = [KernelArg::Stream(&x), KernelArg::Stream(&r)];
+            b.run_kernel(&p, count, &args).expect("a kernel call");
+        };
+        call();
+        let before = b.api_counts();
+        call();
+        let per_call = b.api_counts() - before;
+        assert_eq!(
+            per_call,
+            ApiCounts {
+                submits: 1,
+                waits: 1,
+                encoders: 1,
+                maps: 1,
+                ..ApiCounts::default()
+            },
+            "{per_call}"
+        );
+        let mut out = vec![0.0; n];
+        b.write(&r, None, &mut out).expect("streamWrite");
+        assert_eq!(out, counts);
     }
 }
