@@ -232,4 +232,61 @@ kernel void count(float n<>, out float r<>) {
         b.write(&r, None, &mut out).expect("streamWrite");
         assert_eq!(out, counts);
     }
+
+    /// `streamSetWriteMask` of a mask stream of the mask's size copies into the mask's buffer,
+    /// so the masked call after it keeps its bind group: neither makes a buffer or bind group,
+    /// and each call writes where that call's mask is open.
+    #[test]
+    fn reloading_a_mask_of_its_size_keeps_its_buffer() {
+        let (b, p) = backend_and_program();
+        let scale = p.module().function("scale").expect("scale").0;
+        let n = 16;
+        let x = b.create_stream(&[1], &[n]).expect("a stream");
+        b.read(&x, None, &vec![2.0; n]).expect("streamRead");
+        let r = b.create_stream(&[1], &[n]).expect("a stream");
+        let open = |i: usize, e: usize| (e % 2 == i % 2) as u8 as f32;
+        let masks: Vec<_> = (0..2)
+            .map(|i| {
+                let m = b.create_stream(&[1], &[n]).expect("a stream");
+                let v: Vec<f32> = (0..n).map(|e| open(i, e)).collect();
+                b.read(&m, None, &v).expect("streamRead");
+                m
+            })
+            .collect();
+        let mask = b.create_write_mask(n).expect("a write mask");
+        let a = [3.0];
+        let call = |i: usize| {
+            b.load_write_mask(&mask, &masks[i % 2])
+                .expect("streamSetWriteMask");
+            b.use_write_mask(Some(&mask), true, false);
+            let args = [
+                KernelArg::Constant(&a),
+                KernelArg::Stream(&x),
+                KernelArg::Stream(&r),
+            ];
+            b.run_kernel(&p, scale, &args)
+                .expect("a masked kernel call");
+        };
+        for i in 0..6 {
+            b.read(&r, None, &vec![0.0; n]).expect("streamRead");
+            let before = b.api_counts();
+            call(i);
+            let per_call = b.api_counts() - before;
+            if i >= 2 {
+                assert_eq!(
+                    per_call,
+                    ApiCounts {
+                        submits: 2,
+                        encoders: 2,
+                        ..ApiCounts::default()
+                    },
+                    "call {i}: {per_call}"
+                );
+            }
+            let mut out = vec![0.0; n];
+            b.write(&r, None, &mut out).expect("streamWrite");
+            let want: Vec<f32> = (0..n).map(|e| 6.0 * open(i, e)).collect();
+            assert_eq!(out, want, "call {i}");
+        }
+    }
 }
