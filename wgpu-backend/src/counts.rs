@@ -77,7 +77,7 @@ mod tests {
 
     use super::ApiCounts;
     use crate::ops::reduce::ReduceTarget;
-    use crate::{KernelArg, WgpuBackend, WgpuProgram};
+    use crate::{KernelArg, WgpuBackend, WgpuProgram, WgpuStream};
 
     const SRC: &str = "
 kernel void scale(float a, float x<>, out float r<>) { r = a * x; }
@@ -99,6 +99,27 @@ kernel void count(float n<>, out float r<>) {
             None,
         );
         (b, p)
+    }
+
+    /// What `f` asks wgpu for on `b`.
+    fn asked(b: &WgpuBackend, f: impl FnOnce()) -> ApiCounts {
+        let before = b.api_counts();
+        f();
+        b.api_counts() - before
+    }
+
+    /// A one-float stream of `values`.
+    fn stream_of(b: &WgpuBackend, values: &[f32]) -> WgpuStream {
+        let s = b.create_stream(&[1], &[values.len()]).expect("a stream");
+        b.read(&s, None, values).expect("streamRead");
+        s
+    }
+
+    /// The values of the one-float stream `s`, read back.
+    fn values(b: &WgpuBackend, s: &WgpuStream) -> Vec<f32> {
+        let mut out = vec![0.0; s.shape().iter().product()];
+        b.write(s, None, &mut out).expect("streamWrite");
+        out
     }
 
     #[test]
@@ -155,8 +176,7 @@ kernel void count(float n<>, out float r<>) {
         let (b, p) = backend_and_program();
         let scale = p.module().function("scale").expect("scale").0;
         let n = 16;
-        let x = b.create_stream(&[1], &[n]).expect("a stream");
-        b.read(&x, None, &vec![2.0; n]).expect("streamRead");
+        let x = stream_of(&b, &vec![2.0; n]);
         let r = b.create_stream(&[1], &[n]).expect("a stream");
         let call = |i: usize| {
             let a = [i as f32];
@@ -206,31 +226,23 @@ kernel void count(float n<>, out float r<>) {
         let count = p.module().function("count").expect("count").0;
         let n = 64;
         let counts: Vec<f32> = (0..n).map(|i| i as f32).collect();
-        let x = b.create_stream(&[1], &[n]).expect("a stream");
-        b.read(&x, None, &counts).expect("streamRead");
+        let x = stream_of(&b, &counts);
         let r = b.create_stream(&[1], &[n]).expect("a stream");
         let call = || {
             let args = [KernelArg::Stream(&x), KernelArg::Stream(&r)];
             b.run_kernel(&p, count, &args).expect("a kernel call");
         };
         call();
-        let before = b.api_counts();
-        call();
-        let per_call = b.api_counts() - before;
-        assert_eq!(
-            per_call,
-            ApiCounts {
-                submits: 1,
-                waits: 1,
-                encoders: 1,
-                maps: 1,
-                ..ApiCounts::default()
-            },
-            "{per_call}"
-        );
-        let mut out = vec![0.0; n];
-        b.write(&r, None, &mut out).expect("streamWrite");
-        assert_eq!(out, counts);
+        let per_call = asked(&b, call);
+        let one_read = ApiCounts {
+            submits: 1,
+            waits: 1,
+            encoders: 1,
+            maps: 1,
+            ..ApiCounts::default()
+        };
+        assert_eq!(per_call, one_read, "{per_call}");
+        assert_eq!(values(&b, &r), counts);
     }
 
     /// `streamSetWriteMask` of a mask stream of the mask's size copies into the mask's buffer,
@@ -241,17 +253,11 @@ kernel void count(float n<>, out float r<>) {
         let (b, p) = backend_and_program();
         let scale = p.module().function("scale").expect("scale").0;
         let n = 16;
-        let x = b.create_stream(&[1], &[n]).expect("a stream");
-        b.read(&x, None, &vec![2.0; n]).expect("streamRead");
+        let x = stream_of(&b, &vec![2.0; n]);
         let r = b.create_stream(&[1], &[n]).expect("a stream");
         let open = |i: usize, e: usize| (e % 2 == i % 2) as u8 as f32;
         let masks: Vec<_> = (0..2)
-            .map(|i| {
-                let m = b.create_stream(&[1], &[n]).expect("a stream");
-                let v: Vec<f32> = (0..n).map(|e| open(i, e)).collect();
-                b.read(&m, None, &v).expect("streamRead");
-                m
-            })
+            .map(|i| stream_of(&b, &(0..n).map(|e| open(i, e)).collect::<Vec<_>>()))
             .collect();
         let mask = b.create_write_mask(n).expect("a write mask");
         let a = [3.0];
@@ -269,24 +275,17 @@ kernel void count(float n<>, out float r<>) {
         };
         for i in 0..6 {
             b.read(&r, None, &vec![0.0; n]).expect("streamRead");
-            let before = b.api_counts();
-            call(i);
-            let per_call = b.api_counts() - before;
+            let per_call = asked(&b, || call(i));
+            let load_and_call = ApiCounts {
+                submits: 2,
+                encoders: 2,
+                ..ApiCounts::default()
+            };
             if i >= 2 {
-                assert_eq!(
-                    per_call,
-                    ApiCounts {
-                        submits: 2,
-                        encoders: 2,
-                        ..ApiCounts::default()
-                    },
-                    "call {i}: {per_call}"
-                );
+                assert_eq!(per_call, load_and_call, "call {i}: {per_call}");
             }
-            let mut out = vec![0.0; n];
-            b.write(&r, None, &mut out).expect("streamWrite");
             let want: Vec<f32> = (0..n).map(|e| 6.0 * open(i, e)).collect();
-            assert_eq!(out, want, "call {i}");
+            assert_eq!(values(&b, &r), want, "call {i}");
         }
     }
 }
