@@ -67,7 +67,8 @@ impl std::fmt::Display for ApiCounts {
 
 /// A repeated call asks wgpu for what a hand-written wgpu loop asks: one command encoder and
 /// one submission per kernel call and per reduction (to a value: with its copy to the host
-/// in the same submission, then a mapping and a wait), and no buffer, bind group, pipeline or
+/// in the same submission, then a mapping and a wait; a kernel call that checks its loops
+/// likewise reads its loop status), and no buffer, bind group, pipeline or
 /// `write_buffer` after the first call — also for a kernel called with a different constant
 /// each time, and for reductions of several passes.
 #[cfg(test)]
@@ -76,11 +77,18 @@ mod tests {
 
     use super::ApiCounts;
     use crate::ops::reduce::ReduceTarget;
-    use crate::{KernelArg, WgpuBackend, WgpuProgram};
+    use crate::{KernelArg, WgpuBackend, WgpuProgram, WgpuStream};
 
     const SRC: &str = "
 kernel void scale(float a, float x<>, out float r<>) { r = a * x; }
 reduce void sum(float x<>, reduce float s<>) { s += x; }
+kernel void count(float n<>, out float r<>) {
+    float x = 0.0;
+    float i;
+    for (i = 0.0; i < n; i += 1.0)
+        x += 1.0;
+    r = x;
+}
 ";
 
     /// A backend and [`SRC`] prepared on it.
@@ -91,6 +99,27 @@ reduce void sum(float x<>, reduce float s<>) { s += x; }
             None,
         );
         (b, p)
+    }
+
+    /// What `f` asks wgpu for on `b`.
+    fn asked(b: &WgpuBackend, f: impl FnOnce()) -> ApiCounts {
+        let before = b.api_counts();
+        f();
+        b.api_counts() - before
+    }
+
+    /// A one-float stream of `values`.
+    fn stream_of(b: &WgpuBackend, values: &[f32]) -> WgpuStream {
+        let s = b.create_stream(&[1], &[values.len()]).expect("a stream");
+        b.read(&s, None, values).expect("streamRead");
+        s
+    }
+
+    /// The values of the one-float stream `s`, read back.
+    fn values(b: &WgpuBackend, s: &WgpuStream) -> Vec<f32> {
+        let mut out = vec![0.0; s.shape().iter().product()];
+        b.write(s, None, &mut out).expect("streamWrite");
+        out
     }
 
     #[test]
@@ -147,8 +176,7 @@ reduce void sum(float x<>, reduce float s<>) { s += x; }
         let (b, p) = backend_and_program();
         let scale = p.module().function("scale").expect("scale").0;
         let n = 16;
-        let x = b.create_stream(&[1], &[n]).expect("a stream");
-        b.read(&x, None, &vec![2.0; n]).expect("streamRead");
+        let x = stream_of(&b, &vec![2.0; n]);
         let r = b.create_stream(&[1], &[n]).expect("a stream");
         let call = |i: usize| {
             let a = [i as f32];
@@ -181,5 +209,83 @@ reduce void sum(float x<>, reduce float s<>) { s += x; }
         );
         b.write(&r, None, &mut out).expect("streamWrite");
         assert_eq!(out, vec![2.0 * (kept + 29) as f32; n]);
+    }
+
+    /// A kernel whose loop is bounded by a stream, on a driver that caps loops (lavapipe),
+    /// checks its loops: its work and the read-back of its loop status are one submission.
+    #[test]
+    fn a_loop_checked_call_is_one_submission() {
+        let (b, p) = backend_and_program();
+        if b.gpu.loop_cap().is_none() {
+            println!(
+                "skipped: {} caps no loops, so no call checks its loops",
+                b.gpu.info.name
+            );
+            return;
+        }
+        let count = p.module().function("count").expect("count").0;
+        let n = 64;
+        let counts: Vec<f32> = (0..n).map(|i| i as f32).collect();
+        let x = stream_of(&b, &counts);
+        let r = b.create_stream(&[1], &[n]).expect("a stream");
+        let call = || {
+            let args = [KernelArg::Stream(&x), KernelArg::Stream(&r)];
+            b.run_kernel(&p, count, &args).expect("a kernel call");
+        };
+        call();
+        let per_call = asked(&b, call);
+        let one_read = ApiCounts {
+            submits: 1,
+            waits: 1,
+            encoders: 1,
+            maps: 1,
+            ..ApiCounts::default()
+        };
+        assert_eq!(per_call, one_read, "{per_call}");
+        assert_eq!(values(&b, &r), counts);
+    }
+
+    /// `streamSetWriteMask` of a mask stream of the mask's size copies into the mask's buffer,
+    /// so the masked call after it keeps its bind group: neither makes a buffer or bind group,
+    /// and each call writes where that call's mask is open.
+    #[test]
+    fn reloading_a_mask_of_its_size_keeps_its_buffer() {
+        let (b, p) = backend_and_program();
+        let scale = p.module().function("scale").expect("scale").0;
+        let n = 16;
+        let x = stream_of(&b, &vec![2.0; n]);
+        let r = b.create_stream(&[1], &[n]).expect("a stream");
+        let open = |i: usize, e: usize| (e % 2 == i % 2) as u8 as f32;
+        let masks: Vec<_> = (0..2)
+            .map(|i| stream_of(&b, &(0..n).map(|e| open(i, e)).collect::<Vec<_>>()))
+            .collect();
+        let mask = b.create_write_mask(n).expect("a write mask");
+        let a = [3.0];
+        let call = |i: usize| {
+            b.load_write_mask(&mask, &masks[i % 2])
+                .expect("streamSetWriteMask");
+            b.use_write_mask(Some(&mask), true, false);
+            let args = [
+                KernelArg::Constant(&a),
+                KernelArg::Stream(&x),
+                KernelArg::Stream(&r),
+            ];
+            b.run_kernel(&p, scale, &args)
+                .expect("a masked kernel call");
+        };
+        for i in 0..6 {
+            b.read(&r, None, &vec![0.0; n]).expect("streamRead");
+            let per_call = asked(&b, || call(i));
+            let load_and_call = ApiCounts {
+                submits: 2,
+                encoders: 2,
+                ..ApiCounts::default()
+            };
+            if i >= 2 {
+                assert_eq!(per_call, load_and_call, "call {i}: {per_call}");
+            }
+            let want: Vec<f32> = (0..n).map(|e| 6.0 * open(i, e)).collect();
+            assert_eq!(values(&b, &r), want, "call {i}");
+        }
     }
 }

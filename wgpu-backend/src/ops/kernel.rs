@@ -298,10 +298,16 @@ impl WgpuBackend {
                 WORKGROUP,
             );
             let pending = pack_vouts(self, &mut work, &vout_scratch, elements)?;
-            let steps = work.submit()?;
-            if let Some(status) = loop_status {
-                self.check_loops(program, &func.name, &status)?;
-            }
+            // A call that checks its loops reads its status back in the submission of its
+            // work: one submission, as a reduction to a value reads its value.
+            let steps = match loop_status {
+                Some(status) => {
+                    let (steps, read) = work.submit_reading(&status, 0..4)?;
+                    self.check_loops(program, &func.name, &status, &read)?;
+                    steps
+                }
+                None => work.submit()?,
+            };
             let counts = pending.counts(gpu)?;
             if self.tracing() {
                 self.record(CallTrace {
@@ -457,16 +463,17 @@ impl WgpuBackend {
 }
 
 impl WgpuBackend {
-    /// Fails the call if the driver cut a loop short: `status` holds 0, or 1 + the byte
-    /// offset of the loop (`lower::module::LoopCheck`).
+    /// Fails the call if the driver cut a loop short: `read`, the bytes of `status` read
+    /// back after the call's work, hold 0, or 1 + the byte offset of the loop
+    /// (`lower::module::LoopCheck`).
     fn check_loops(
         &self,
         program: &WgpuProgram,
         kernel: &str,
         status: &wgpu::Buffer,
+        read: &[u8],
     ) -> Result<()> {
-        let bytes = self.gpu.read_back(status, 0..4)?;
-        let at = u32::from_le_bytes(bytes[..4].try_into().expect("4 bytes read"));
+        let at = u32::from_le_bytes(read[..4].try_into().expect("4 bytes read"));
         let Some(offset) = at.checked_sub(1) else {
             return Ok(());
         };

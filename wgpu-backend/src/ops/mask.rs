@@ -83,12 +83,19 @@ impl WgpuBackend {
             .ok_or_else(|| WgpuError::precondition("streamSetWriteMask", "an iterator mask"))?
             .clone();
         let gpu = &self.gpu;
-        let copy = gpu.scoped("streamSetWriteMask", || {
-            let copy = scratch(gpu, "brook write mask", src.size());
+        let fresh = gpu.scoped("streamSetWriteMask", || {
+            // A mask of the size it had keeps its buffer and key, so the next masked call
+            // finds its kept bind group; only a mask of another size gets a new buffer.
+            let current = mask.buffer.borrow();
+            let fresh = (current.buffer().size() != src.size()).then(|| {
+                let b = scratch(gpu, "brook write mask", src.size());
+                KeyedBuffer::new(b, &gpu.binds)
+            });
+            let dst = fresh.as_ref().unwrap_or(&*current).buffer();
             let mut enc = gpu.encoder("brook write mask");
-            enc.copy_buffer_to_buffer(&src, 0, &copy, 0, src.size());
+            enc.copy_buffer_to_buffer(&src, 0, dst, 0, src.size());
             gpu.submit(Some(enc.finish()));
-            Ok(KeyedBuffer::new(copy, &gpu.binds))
+            Ok(fresh)
         })?;
         self.record(CallTrace {
             op: "streamSetWriteMask".into(),
@@ -98,7 +105,9 @@ impl WgpuBackend {
                 bytes: src.size(),
             }],
         });
-        *mask.buffer.borrow_mut() = copy;
+        if let Some(fresh) = fresh {
+            *mask.buffer.borrow_mut() = fresh;
+        }
         mask.fpe.set(from.floats_per_element() as u32);
         Ok(())
     }
