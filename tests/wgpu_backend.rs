@@ -1173,3 +1173,38 @@ reduce void sum(float y<>, reduce float r<>, float u[]) {
     assert_eq!(got.0, columns);
     assert_eq!(got.1, [columns.iter().sum::<f32>()]);
 }
+
+/// A call of more invocations than one row of 65,535 workgroups holds runs in two rows of
+/// equal length (not a full row and a row of one workgroup, which left half the grid idle and
+/// doubled the dispatch's time on lavapipe), and every element is computed once, at its own
+/// index: each holds its linear position, exact in float below 2²⁴.
+#[test]
+fn a_call_past_one_row_of_workgroups_numbers_every_element() {
+    let rt = wgpu();
+    let p = compile(
+        &rt,
+        "kernel void number(float width, out float o<>) {
+            float2 i = indexof(o).xy;
+            o = i.y * width + i.x;
+        }",
+    );
+    let (rows, width) = (2050, 2048);
+    let o = rt.stream_of(1, &[rows, width]).unwrap();
+    rt.set_trace(true);
+    rt.run(&p, "number", args![width as f32, &o]).unwrap();
+    let trace = rt.take_trace();
+    assert_eq!(
+        dispatch(&trace[0]).draw,
+        Draw::Dispatch {
+            workgroups: [32800, 2, 1]
+        },
+        "{} invocations in two rows of workgroups of 64",
+        rows * width
+    );
+    let got = o.to_vec().unwrap();
+    let wrong: Vec<_> = (got.iter().enumerate())
+        .filter(|&(i, &v)| v != i as f32)
+        .take(5)
+        .collect();
+    assert!(wrong.is_empty(), "elements not at their index: {wrong:?}");
+}

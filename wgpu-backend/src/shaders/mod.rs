@@ -60,14 +60,57 @@ impl Resource {
     }
 }
 
-/// The workgroup counts of a dispatch of `threads` invocations of `per_group` each: along x
-/// up to [`MAX_GROUPS`], then rows of those along y. Returns the counts and the invocations
-/// per row of the grid (what a shader multiplies `gid.y` by).
+/// The workgroup counts of a dispatch of `threads` invocations of `per_group` each: as few
+/// rows (along y) as keep a row within [`MAX_GROUPS`] workgroups, the workgroups shared
+/// evenly between them, so that fewer than one workgroup per row is idle. (Full rows of
+/// `MAX_GROUPS` would leave up to a whole row idle: at 2048² elements in groups of 64 a second
+/// row of 65,535 workgroups for one of work, which doubled the dispatch's time on lavapipe,
+/// where an invocation that returns early still runs the shader under its lane mask.)
+/// Returns the counts and the invocations per row of the grid (what a shader multiplies
+/// `gid.y` by).
 pub fn dispatch_size(threads: u64, per_group: u32) -> ([u32; 3], u32) {
     let groups = threads.div_ceil(u64::from(per_group)).max(1);
-    let x = groups.min(u64::from(MAX_GROUPS)) as u32;
-    let y = groups.div_ceil(u64::from(x)) as u32;
-    ([x, y, 1], x * per_group)
+    let rows = groups.div_ceil(u64::from(MAX_GROUPS));
+    let x = groups.div_ceil(rows) as u32;
+    ([x, rows as u32, 1], x * per_group)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{dispatch_size, MAX_GROUPS};
+
+    /// Every invocation a call needs is in the grid, no row is longer than wgpu allows, and
+    /// fewer than one workgroup per row is idle, at sizes around each row boundary.
+    #[test]
+    fn grids_cover_the_threads_with_less_than_a_workgroup_idle_per_row() {
+        let row = u64::from(MAX_GROUPS) * 64;
+        for threads in [
+            1,
+            63,
+            64,
+            65,
+            row - 1,
+            row,
+            row + 1,
+            2048 * 2048,
+            3 * row + 5,
+            1 << 30,
+        ] {
+            let ([x, y, z], per_row) = dispatch_size(threads, 64);
+            let invocations = u64::from(x) * u64::from(y) * 64;
+            assert!(x <= MAX_GROUPS && z == 1, "{threads}: {x} × {y} × {z}");
+            assert_eq!(per_row, x * 64, "{threads}");
+            assert!(
+                invocations >= threads,
+                "{threads}: {invocations} invocations"
+            );
+            assert!(
+                invocations - threads < u64::from(y) * 64,
+                "{threads}: {} idle invocations in {y} rows",
+                invocations - threads
+            );
+        }
+    }
 }
 
 /// Slots of the per-call uniform, allocated in order.
