@@ -144,6 +144,13 @@ pub trait Variant {
     fn host_inputs(&self) -> Vec<&[f32]> {
         Vec::new()
     }
+    /// How many floats `download` reads off the device where it returns fewer (Ray keeps
+    /// its compared pixels, Bitonic its values before the padding), so that the
+    /// hand-written read back a Brook variant's is timed against reads as many; `None`:
+    /// as many as it returns.
+    fn read_floats(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// What one `compute` achieves, to turn its time into a rate.

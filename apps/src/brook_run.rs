@@ -94,4 +94,8 @@ impl Variant for FastMath<'_> {
     fn host_inputs(&self) -> Vec<&[f32]> {
         self.inner.host_inputs()
     }
+
+    fn read_floats(&self) -> Option<usize> {
+        self.inner.read_floats()
+    }
 }

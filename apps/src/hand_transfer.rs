@@ -101,12 +101,15 @@ pub struct HandWgpu<'a> {
 }
 
 impl<'a> HandWgpu<'a> {
-    /// The transfers of `inputs` and of a result holding `result` on `rt`'s device (`None`
-    /// when `rt` is not wgpu or there is nothing to compare: no inputs).
+    /// The transfers of `inputs` and of a result of `read` floats on `rt`'s device, holding
+    /// `result` repeated (`read` is what the Brook variant's streamWrite reads, which may be
+    /// more than the `result` it keeps: [`crate::Variant::read_floats`]); `None` when `rt`
+    /// is not wgpu or there is nothing to compare: no inputs.
     pub fn new(
         rt: &'a Runtime,
         inputs: &[&[f32]],
         result: &[f32],
+        read: usize,
     ) -> Result<Option<HandWgpu<'a>>, AppError> {
         let Some(backend) = rt.as_wgpu() else {
             return Ok(None);
@@ -115,17 +118,23 @@ impl<'a> HandWgpu<'a> {
             return Ok(None);
         }
         let (device, queue) = (backend.device(), backend.queue());
+        let result: Vec<f32> = result.iter().copied().cycle().take(read).collect();
         let source = storage(device, result.len());
-        write(queue, std::slice::from_ref(&source), &[result]);
+        write(queue, std::slice::from_ref(&source), &[&result]);
         wait(device)?;
         Ok(Some(HandWgpu {
             device,
             queue,
             inputs: inputs.iter().map(|d| d.to_vec()).collect(),
             buffers: inputs.iter().map(|d| storage(device, d.len())).collect(),
-            result: result.to_vec(),
+            result,
             source,
         }))
+    }
+
+    /// How many floats [`HandWgpu::download`] reads back.
+    pub fn read_floats(&self) -> usize {
+        self.result.len()
     }
 
     /// Times the upload of every input: written, submitted, the queue's work finished.

@@ -274,7 +274,8 @@ pub fn measure(
         let download = download_start.elapsed();
         if let (Flavor::BrookWgpu, Some(env)) = (t.flavor, env) {
             let inputs = t.variant.host_inputs();
-            match HandWgpu::new(env.runtime(t.flavor), &inputs, &result) {
+            let read = t.variant.read_floats().unwrap_or(result.len());
+            match HandWgpu::new(env.runtime(t.flavor), &inputs, &result, read) {
                 Ok(transfers) => hand_wgpu = transfers,
                 Err(e) => failures.push((t.flavor, e.to_string())),
             }

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use brook_apps::hand_transfer::HandWgpu;
 use brook_apps::{applications, knee, measure, Budget, Env, Flavor, Scale};
 
 /// Runs the named application's variants (the five of every application, and its
@@ -121,4 +122,29 @@ fn the_knee_sweep_checks_and_times_every_flavour() {
         points.iter().map(|p| p.elements).collect::<Vec<_>>(),
         [1, 4, 16]
     );
+}
+
+/// The hand-written wgpu read back that Brook wgpu's streamWrite is timed against reads as
+/// many floats as Brook's: Ray's Brook variant reads its whole image (4 floats a pixel) and
+/// keeps 3 floats of the compared pixels, which the hand read once read alone.
+#[test]
+fn the_hand_written_read_back_reads_what_brook_reads() {
+    let env = Env::headless().expect("a headless GL context");
+    let ray = applications::named(&["Ray".to_string()]).unwrap().remove(0);
+    let instance = ray.instance(&env, Scale::Tiny).unwrap();
+    let (_, mut brook) = (instance.variants.into_iter())
+        .find(|(flavor, _)| *flavor == Flavor::BrookWgpu)
+        .expect("a Brook wgpu variant");
+    brook.upload().unwrap();
+    brook.compute().unwrap();
+    let kept = brook.download().unwrap();
+    let read = brook.read_floats().expect("Ray reads more than it keeps");
+    assert_eq!(read, 13 * 9 * 4, "the whole image");
+    assert!(kept.len() < read, "{} floats kept", kept.len());
+    let hand = HandWgpu::new(&env.wgpu, &brook.host_inputs(), &kept, read)
+        .unwrap()
+        .expect("a wgpu runtime with inputs");
+    assert_eq!(hand.read_floats(), read);
+    hand.download()
+        .expect("the hand read back checks what it read");
 }

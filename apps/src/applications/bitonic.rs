@@ -219,6 +219,10 @@ impl Variant for BrookBitonic<'_> {
         self.inputs.host()
     }
 
+    fn read_floats(&self) -> Option<usize> {
+        Some(self.scratch[self.result].len())
+    }
+
     fn compute(&mut self) -> Result<(), AppError> {
         let mut input = self.inputs.get(0);
         for (pass, (stage, offset)) in passes(self.scratch[0].len()).enumerate() {

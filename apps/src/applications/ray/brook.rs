@@ -125,6 +125,10 @@ impl Variant for BrookRay<'_> {
         self.inputs.host()
     }
 
+    fn read_floats(&self) -> Option<usize> {
+        Some(self.colours.len() * super::PIXEL)
+    }
+
     fn compute(&mut self) -> Result<(), AppError> {
         let [eye, corner, dx, dy] = self.camera;
         let (o, d, tris) = (&self.origins, &self.directions, self.inputs.get(0));
