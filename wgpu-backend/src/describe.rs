@@ -157,3 +157,35 @@ fn common_kernel_variant(module: &Module, kernel: FunctionId) -> KernelVariant {
         check_loops: false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::describe;
+
+    /// A kernel's constant arguments, the loop bound `m` among them, are read from the call's
+    /// uniform at an index offset by the opaque zero (`lower::module::info_slot_opaque`), never
+    /// at a constant index a driver could inline: lavapipe compiles a shader anew at every
+    /// dispatch to inline a loop bound it can see. The stream extents stay plain reads.
+    #[test]
+    fn constant_arguments_are_read_at_an_opaque_index() {
+        let src = "kernel void sum(float a[][], int m, float s, out float r<>) {
+            float t = 0.0;
+            for (int k = 0; k < m; k++) t += a[k][indexof(r).x];
+            r = s * t;
+        }";
+        let module = brook_frontend::compile(src, "sum.br").expect("compiles");
+        let wgsl = describe(&module, "sum.br");
+        let opaque: Vec<&str> = (wgsl.lines())
+            .filter(|l| l.contains("info[(") && l.contains("u + "))
+            .collect();
+        assert_eq!(opaque.len(), 2, "m and s, each its own slot read:\n{wgsl}");
+        assert!(
+            !wgsl.contains("info[3]"),
+            "a constant at a plain index:\n{wgsl}"
+        );
+        assert!(
+            wgsl.contains("info[2]"),
+            "the extents at a plain index:\n{wgsl}"
+        );
+    }
+}

@@ -46,7 +46,8 @@ pub struct LoopCheck {
 
 /// A zero the driver's compiler cannot see: `info[slot].w`, a component of the call-info
 /// uniform the host leaves 0. Constants are hidden with it in the accurate mode
-/// (`brook_ir::exact`, `expr.rs`), and the loop check reads it so it cannot be folded away.
+/// (`brook_ir::exact`, `expr.rs`), the loop check reads it so it cannot be folded away, and
+/// kernel arguments are read at an index offset by it ([`info_slot_opaque`]).
 #[derive(Debug, Clone, Copy)]
 pub struct OpaqueZero {
     pub info: Handle<GlobalVariable>,
@@ -352,6 +353,46 @@ pub fn function_pointer(types: &mut Types, base: Handle<Type>) -> Handle<Type> {
         base,
         space: AddressSpace::Function,
     })
+}
+
+/// `info[slot]` read at the index `slot + zero`, `zero` the module's [`OpaqueZero`]: the
+/// same `vec4<u32>` as [`info_slot`], at an offset no compiler can fold. A kernel's constant
+/// arguments are read this way because lavapipe (Mesa 22.3) inlines the uniform values that
+/// bound a loop and, to do so, compiles the shader anew at every dispatch: a 12×12 matmul,
+/// whose loop runs to its constant `m`, took 870 µs a call, against 126 µs read this way
+/// (docs/performance.md, "A compile at every dispatch on lavapipe").
+pub fn info_slot_opaque(
+    b: &mut super::FnBuilder,
+    zero: OpaqueZero,
+    slot: u32,
+) -> Handle<Expression> {
+    let head = info_slot(b, zero.info, zero.slot);
+    let z = b.index(head, 3);
+    let at = b.u32(slot);
+    let at = b.add_(at, z);
+    let g = b.global(zero.info);
+    let p = b.access(g, at);
+    b.load(p)
+}
+
+/// A constant argument of type `ty`: its floats from info slot `slot` on, four a slot, each
+/// slot read through [`info_slot_opaque`].
+pub fn constant_argument(
+    b: &mut super::FnBuilder,
+    brook: &ir::Module,
+    ty: &ir::Type,
+    zero: OpaqueZero,
+    slot: u32,
+) -> Handle<Expression> {
+    let n = super::values::flat_len(brook, ty);
+    let mut floats = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        let s = info_slot_opaque(b, zero, slot + i / 4);
+        let bits = b.index(s, i % 4);
+        floats.push((b.bitcast(bits, naga::ScalarKind::Float), ir::Scalar::Float));
+    }
+    super::values::assemble(b, brook, ty, &mut floats.into_iter())
+        .expect("flat_len floats make the type")
 }
 
 /// `info[slot]`, a `vec4<u32>` of the per-call uniform.

@@ -23,8 +23,8 @@ use naga::{AddressSpace, Expression, Handle};
 
 use super::{add_entry, declare_info, entry_ids, Elem, InfoPlan, Resource, WORKGROUP};
 use crate::lower::address::{linearize, position, resize, unlinearize};
-use crate::lower::module::{info_slot, LoopCheck, OpaqueZero, StreamAccess};
-use crate::lower::values::{assemble, flat_len, vector_width, Elements};
+use crate::lower::module::{constant_argument, info_slot, LoopCheck, OpaqueZero, StreamAccess};
+use crate::lower::values::{flat_len, vector_width, Elements};
 use crate::lower::{FnBuilder, Lowered, ShaderModule};
 use brook_ir::walk::for_each_expr;
 
@@ -296,7 +296,7 @@ pub fn kernel_module(
         brook,
         v,
         &plan,
-        (info, &buffers),
+        (OpaqueZero { info, slot: HEAD }, &buffers),
         &positions,
         id,
         &index,
@@ -447,8 +447,8 @@ pub struct Args {
     pub vouts: Vec<VoutLocals>,
 }
 
-/// The arguments of kernel call variant `v` (`plan`, the `info` uniform and `buffers`, its
-/// resources' globals) for the call's element `id` at `index`: each input read or computed
+/// The arguments of kernel call variant `v` (`plan`, the module's opaque zero in the `info`
+/// uniform, through which constants are read, and `buffers`, its resources' globals) for the call's element `id` at `index`: each input read or computed
 /// (resized, through its domain, an iterator's value, a constant's floats), `indexof` of
 /// each stored in `positions`, and a zeroed local per output.
 #[allow(clippy::too_many_arguments)] // the element, and where the shader finds its inputs
@@ -457,14 +457,12 @@ pub fn kernel_args(
     brook: &ir::Module,
     v: &KernelVariant,
     plan: &KernelPlan,
-    (info, buffers): (
-        Handle<naga::GlobalVariable>,
-        &[Handle<naga::GlobalVariable>],
-    ),
+    (zero, buffers): (OpaqueZero, &[Handle<naga::GlobalVariable>]),
     positions: &[Option<Handle<naga::GlobalVariable>>],
     id: Handle<Expression>,
     index: &[Handle<Expression>],
 ) -> Args {
+    let info = zero.info;
     let func = brook.func(v.kernel);
     let mut call_args = Vec::new();
     let mut outs = Vec::new();
@@ -520,18 +518,7 @@ pub fn kernel_args(
                 call_args.push(iterator_value(b, info, *start, *step, &own, &p.ty));
             }
             (ArgPlan::Constant { slot }, _) => {
-                let n = flat_len(brook, &p.ty);
-                let mut floats = Vec::with_capacity(n as usize);
-                for i in 0..n {
-                    let s = info_slot(b, info, slot + i / 4);
-                    let bits = b.index(s, i % 4);
-                    let f = b.bitcast(bits, naga::ScalarKind::Float);
-                    floats.push((f, ir::Scalar::Float));
-                }
-                call_args.push(
-                    assemble(b, brook, &p.ty, &mut floats.into_iter())
-                        .expect("flat_len floats make the type"),
-                );
+                call_args.push(constant_argument(b, brook, &p.ty, zero, *slot));
             }
             (ArgPlan::Out { buffer, domain }, _) => {
                 if let Some(g) = positions[k] {

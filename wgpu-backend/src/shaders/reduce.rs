@@ -39,8 +39,8 @@ use super::kernel::{
 };
 use super::{add_entry, declare_info, declare_storage, entry_ids, Elem, InfoPlan, Resource};
 use crate::lower::address::{linearize, unlinearize};
-use crate::lower::module::{info_slot, OpaqueZero, StreamAccess};
-use crate::lower::values::{assemble, flat_len, vector_width, Elements};
+use crate::lower::module::{constant_argument, info_slot, OpaqueZero, StreamAccess};
+use crate::lower::values::{flat_len, vector_width, Elements};
 use crate::lower::{FnBuilder, Lowered, ShaderModule};
 
 /// Invocations per workgroup of a reduction pass.
@@ -288,19 +288,9 @@ pub fn reduce_module(
     let mut extra_values = Vec::new();
     for (&k, plan) in extra_params.iter().zip(extra_plans) {
         if let ArgPlan::Constant { slot } = plan {
-            let p = &func.params[k];
-            let n = flat_len(brook, &p.ty);
-            let mut floats = Vec::new();
-            for i in 0..n {
-                let s = info_slot(&mut b, info, slot + i / 4);
-                let bits = b.index(s, i % 4);
-                floats.push((b.bitcast(bits, naga::ScalarKind::Float), ir::Scalar::Float));
-            }
-            extra_values.push((
-                k,
-                assemble(&mut b, brook, &p.ty, &mut floats.into_iter())
-                    .expect("the constant's floats"),
-            ));
+            let zero = OpaqueZero { info, slot: 1 };
+            let value = constant_argument(&mut b, brook, &func.params[k].ty, zero, *slot);
+            extra_values.push((k, value));
         }
     }
     let input = g[0].map(|buffer| Elements { buffer, fpe });
@@ -339,7 +329,7 @@ pub fn reduce_module(
                     brook,
                     kv,
                     kplan,
-                    (info, kernel_g),
+                    (OpaqueZero { info, slot: 1 }, kernel_g),
                     &positions,
                     linear,
                     &index,
