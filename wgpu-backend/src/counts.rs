@@ -288,4 +288,36 @@ kernel void count(float n<>, out float r<>) {
             assert_eq!(values(&b, &r), want, "call {i}");
         }
     }
+
+    /// A repeated `streamScatterOp` of each operator with a kernel-free pass makes no buffer
+    /// or bind group after its first call (its call-info buffers, bind groups and the
+    /// replacing scatter's scratch are kept), and every result is that call's.
+    #[test]
+    fn repeated_scatters_make_nothing_but_their_submissions() {
+        use crate::ops::scatter::ScatterOp;
+        let b = WgpuBackend::new().expect("a wgpu adapter (lavapipe)");
+        let index = stream_of(&b, &[0.0, 2.0, 2.0, 1.0]);
+        let data = stream_of(&b, &[1.0, 2.0, 3.0, 4.0]);
+        let dst = b.create_stream(&[1], &[3]).expect("a stream");
+        for (op, want) in [
+            (ScatterOp::Replace, [1.0, 4.0, 3.0]),
+            (ScatterOp::Add, [11.0, 14.0, 15.0]),
+            (ScatterOp::Min, [1.0, 4.0, 2.0]),
+            (ScatterOp::Max, [10.0, 10.0, 10.0]),
+        ] {
+            let scatter = || {
+                b.read(&dst, None, &[10.0; 3]).expect("streamRead");
+                b.scatter(&dst, &index, &data, op).expect("a scatter");
+                assert_eq!(values(&b, &dst), want, "{}", op.name());
+            };
+            scatter();
+            let again = asked(&b, scatter);
+            assert_eq!(
+                (again.buffers, again.bind_groups),
+                (0, 0),
+                "{}: {again}",
+                op.name()
+            );
+        }
+    }
 }

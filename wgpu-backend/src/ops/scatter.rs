@@ -33,7 +33,7 @@ pub enum ScatterOp<'a> {
 }
 
 impl ScatterOp<'_> {
-    fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         match self {
             ScatterOp::Replace => "replace".into(),
             ScatterOp::Add => "add".into(),
@@ -219,44 +219,48 @@ impl WgpuBackend {
         let mut info = vec![[0u32; 4]; SLOTS as usize];
         info[0] = [n as u32, 0, rank, fpe as u32];
         info[1] = extent_slot(dst.shape());
-        let (ib, db, tb) = (
-            index.buffer().expect("checked").clone(),
-            data.buffer().expect("checked").clone(),
-            dst.buffer().expect("checked").clone(),
-        );
+        // Keyed, so that a repeated scatter binds through kept groups and call-info buffers
+        // (`Work::dispatch_kept`), as a hand-written loop makes its bind groups once.
+        let [(ib, ik), (db, dk), (tb, tk)] =
+            [index, data, dst].map(|s| s.keyed_buffer().expect("checked: buffers"));
         let (ii, di, ti) = (index.id(), data.id(), dst.id());
         let steps = gpu.scoped(&label, || {
             let mut work = Work::new(gpu, self.tracing());
             match op {
                 ScatterOp::Replace => {
-                    let winners = scratch(gpu, "brook scatter winners", dst.len() as u64 * 4);
-                    work.clear("winners", &winners, dst.len() as u64 * 4);
+                    let bytes = dst.len() as u64 * 4;
+                    let (winners, wk) =
+                        (self.kept_scratch).get(gpu, "brook scatter winners", 0, bytes);
+                    work.clear("winners", &winners, bytes);
                     let claim = self.fixed_pipeline("scatter claim", sh::claim)?;
-                    work.dispatch(
+                    work.dispatch_kept(
                         "claim targets (atomicMax of element + 1)",
                         &claim,
                         info.clone(),
                         &[(&ib, ii), (&winners, 0)],
+                        Some(&[ik, wk]),
                         n,
                         WORKGROUP,
                     );
                     let write = self.fixed_pipeline("scatter write winners", sh::write_winners)?;
-                    work.dispatch(
+                    work.dispatch_kept(
                         "winners write",
                         &write,
                         info.clone(),
                         &[(&ib, ii), (&db, di), (&winners, 0), (&tb, ti)],
+                        Some(&[ik, dk, wk, tk]),
                         n,
                         WORKGROUP,
                     );
                 }
                 ScatterOp::Add => {
                     let add = self.fixed_pipeline("scatter add", sh::add)?;
-                    work.dispatch(
+                    work.dispatch_kept(
                         "add (compare-and-swap on f32 bits)",
                         &add,
                         info.clone(),
                         &[(&ib, ii), (&db, di), (&tb, ti)],
+                        Some(&[ik, dk, tk]),
                         n,
                         WORKGROUP,
                     );
@@ -268,18 +272,19 @@ impl WgpuBackend {
                     let mut k = info.clone();
                     k[0][0] = floats as u32;
                     k[2] = [which, 0, 0, 0];
-                    work.dispatch(
+                    work.dispatch_kept(
                         "floats to ordered keys",
                         &keys,
                         k.clone(),
                         &[(&tb, ti)],
+                        Some(&[tk]),
                         floats,
                         WORKGROUP,
                     );
                     let mm = self.fixed_pipeline("scatter min max", sh::min_max)?;
                     let mut m = info.clone();
                     m[2] = [which, 0, 0, 0];
-                    work.dispatch(
+                    work.dispatch_kept(
                         if which == 1 {
                             "atomicMax of keys"
                         } else {
@@ -288,15 +293,17 @@ impl WgpuBackend {
                         &mm,
                         m,
                         &[(&ib, ii), (&db, di), (&tb, ti)],
+                        Some(&[ik, dk, tk]),
                         n,
                         WORKGROUP,
                     );
                     k[2] = [which, 1, 0, 0];
-                    work.dispatch(
+                    work.dispatch_kept(
                         "keys back to floats",
                         &keys,
                         k,
                         &[(&tb, ti)],
+                        Some(&[tk]),
                         floats,
                         WORKGROUP,
                     );
