@@ -24,7 +24,7 @@ use naga::{AtomicFunction, Expression, Handle, ScalarKind, Statement};
 
 use super::{add_entry, declare_info, declare_storage, entry_ids, Elem, Resource, WORKGROUP};
 use crate::lower::address::{gather_component_f, linearize};
-use crate::lower::module::{info_slot, OpaqueZero};
+use crate::lower::module::{info_slot, info_slot_opaque, OpaqueZero};
 use crate::lower::values::Elements;
 use crate::lower::{FnBuilder, Lowered, ShaderModule};
 
@@ -40,9 +40,20 @@ const F: Elem = Elem::Floats(1);
 /// destination's extents; slot 2: `[op, first, 0, 0]` where the shader needs them.
 pub const SLOTS: u32 = 3;
 
+/// The slot whose `.w` is every scatter shader's opaque zero (`lower::module::OpaqueZero`):
+/// slot 2, which the host fills with at most two components.
+const ZERO_SLOT: u32 = 2;
+
 /// The target (linear element of the destination) of index element `i`.
 fn target(b: &mut FnBuilder, index: H, i: H, info: Handle<naga::GlobalVariable>) -> H {
-    let head = info_slot(b, info, 0);
+    let head = info_slot_opaque(
+        b,
+        OpaqueZero {
+            info,
+            slot: ZERO_SLOT,
+        },
+        0,
+    );
     let rank = b.index(head, 2);
     let extents = info_slot(b, info, 1);
     // The rank is data, so all four components are computed and the unused ones are 0.
@@ -162,7 +173,16 @@ fn copy_element(
     t: H,
     info: Handle<naga::GlobalVariable>,
 ) {
-    let head = info_slot(b, info, 0);
+    // The floats per element bound a loop: read opaquely, or lavapipe would compile the
+    // shader anew at every dispatch to inline them (`info_slot_opaque`).
+    let head = info_slot_opaque(
+        b,
+        OpaqueZero {
+            info,
+            slot: ZERO_SLOT,
+        },
+        0,
+    );
     let fpe = b.index(head, 3);
     let from = b.mul(s, fpe);
     let to = b.mul(t, fpe);
@@ -293,7 +313,16 @@ fn each_float_into_target(
 ) {
     let index = b.global(g[0]);
     let t = target(b, index, i, info);
-    let head = info_slot(b, info, 0);
+    // The floats per element bound a loop: read opaquely, or lavapipe would compile the
+    // shader anew at every dispatch to inline them (`info_slot_opaque`).
+    let head = info_slot_opaque(
+        b,
+        OpaqueZero {
+            info,
+            slot: ZERO_SLOT,
+        },
+        0,
+    );
     let fpe = b.index(head, 3);
     let from = b.mul(i, fpe);
     let to = b.mul(t, fpe);
@@ -425,7 +454,10 @@ pub fn round(
     let mut sm = ShaderModule::new(brook);
     sm.math = math;
     let info = declare_info(&mut sm, ROUND_OPERAND + operand_floats.div_ceil(4));
-    sm.zero = Some(OpaqueZero { info, slot: 2 });
+    sm.zero = Some(OpaqueZero {
+        info,
+        slot: ZERO_SLOT,
+    });
     let g = declare_storage(&mut sm, &resources);
     let reduce = match op {
         Combine::Reduce(f) => {
