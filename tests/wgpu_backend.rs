@@ -1208,3 +1208,65 @@ fn a_call_past_one_row_of_workgroups_numbers_every_element() {
         .collect();
     assert!(wrong.is_empty(), "elements not at their index: {wrong:?}");
 }
+
+/// The WGSL a call ran, from its trace.
+fn traced_wgsl(entry: &TraceEntry) -> String {
+    let program = (dispatch(entry).program.as_ref()).expect("a dispatch runs a pipeline");
+    match &*program.source {
+        brook::core::ShaderSource::Compute(wgsl) => wgsl.clone(),
+        other => panic!("a compute shader, not {other:?}"),
+    }
+}
+
+/// No uniform read at a constant index decides a branch or bounds a loop alone in a kernel's
+/// shader, so lavapipe (Mesa 22.3), which inlines such uniforms and compiles the shader anew
+/// at every dispatch to do so, keeps one compiled shader: a loop bounded by a constant reads
+/// it at an index offset by the opaque zero, and the loop check's never-taken branch tests
+/// the zero read at an index offset by itself. Both calls still give the CPU's answer.
+#[test]
+fn no_uniform_a_driver_could_inline_decides_a_branch() {
+    let src = "kernel void grow(float a<>, out float r<>) {
+        float x = a;
+        while (x < 100.0) x *= 2.0;
+        r = x;
+    }
+    kernel void sum(float a[][], int m, out float r<>) {
+        float t = 0.0;
+        for (int k = 0; k < m; k++) t += a[k][indexof(r).x];
+        r = t;
+    }";
+    let rt = wgpu();
+    let p = compile(&rt, src);
+    let a = stream(&rt, &[1], &[4, 8], &values(32, 7, 1.0, 50.0));
+    let (grown, summed) = (
+        rt.stream_of(1, &[4, 8]).unwrap(),
+        rt.stream_of(1, &[8]).unwrap(),
+    );
+    rt.set_trace(true);
+    rt.run(&p, "grow", args![&a, &grown]).unwrap();
+    rt.run(&p, "sum", args![&a, 4.0f32, &summed]).unwrap();
+    let trace = rt.take_trace();
+    let (grow, sum) = (traced_wgsl(&trace[0]), traced_wgsl(&trace[1]));
+    let cpu = Runtime::cpu();
+    let pc = compile(&cpu, src);
+    let ac = stream(&cpu, &[1], &[4, 8], &values(32, 7, 1.0, 50.0));
+    let (gc, sc) = (
+        cpu.stream_of(1, &[4, 8]).unwrap(),
+        cpu.stream_of(1, &[8]).unwrap(),
+    );
+    cpu.run(&pc, "grow", args![&ac, &gc]).unwrap();
+    cpu.run(&pc, "sum", args![&ac, 4.0f32, &sc]).unwrap();
+    assert_eq!(grown.to_vec().unwrap(), gc.to_vec().unwrap());
+    assert_eq!(summed.to_vec().unwrap(), sc.to_vec().unwrap());
+    // The loop check's branch: `if (info[(0u + z.w)].w != 0u)`.
+    let branch = (grow.lines()).find(|l| l.contains("!= 0u"));
+    assert!(branch.is_some(), "the checked loop's branch:\n{grow}");
+    assert!(
+        grow.contains("info[(0u + "),
+        "the branch's zero read at an opaque index:\n{grow}"
+    );
+    assert!(
+        sum.contains("info[(3u + ") && !sum.contains("info[3]"),
+        "the constant m read at an opaque index:\n{sum}"
+    );
+}

@@ -21,8 +21,8 @@ use naga::{Expression, Function, GlobalVariable, Handle, Type};
 
 use super::builder::FnBuilder;
 use super::module::{
-    function_pointer, info_slot, visit_block, Binding, LoopCheck, OpaqueZero, ShaderModule,
-    StreamAccess,
+    function_pointer, info_slot, info_slot_opaque, visit_block, Binding, LoopCheck, OpaqueZero,
+    ShaderModule, StreamAccess,
 };
 use super::types::value_type;
 use super::{naga_span, Lowered};
@@ -249,6 +249,16 @@ impl FnLower<'_, '_> {
     pub fn opaque_zero(&mut self) -> Option<Handle<Expression>> {
         let z = self.env.zero?;
         let slot = info_slot(&mut self.b, z.info, z.slot);
+        Some(self.b.index(slot, 3))
+    }
+
+    /// The opaque zero read at an index offset by itself (`info_slot_opaque`), for a branch
+    /// that tests it alone: lavapipe (Mesa 22.3) inlines a uniform read at a constant index
+    /// whose value alone decides a branch, and compiles the shader anew at every dispatch to
+    /// do so; a value read at an index it cannot fold is not inlined.
+    pub fn branch_zero(&mut self) -> Option<Handle<Expression>> {
+        let z = self.env.zero?;
+        let slot = info_slot_opaque(&mut self.b, z, z.slot);
         Some(self.b.index(slot, 3))
     }
 

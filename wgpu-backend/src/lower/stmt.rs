@@ -171,7 +171,7 @@ impl FnLower<'_, '_> {
         let loop_body = self.lower_block_into(|l| {
             if let Some((_, count)) = checked {
                 let zero = l
-                    .opaque_zero()
+                    .branch_zero()
                     .expect("a module with a loop check has a zero");
                 let u0 = l.b.u32(0);
                 let never = l.b.ne(zero, u0);
