@@ -73,7 +73,7 @@ pub fn pack_vouts(
         work.dispatch(
             &format!("pack vout {}", v.param),
             &p,
-            vec![[slots as u32, 0, v.max, v.fpe]],
+            vec![[slots as u32, 0, v.max, v.fpe], [0; 4]],
             &[
                 (&v.counts, 0),
                 (&offsets, 0),

@@ -6,7 +6,7 @@
 use naga::AddressSpace;
 
 use super::{add_entry, declare_info, declare_storage, entry_ids, Elem, Resource, WORKGROUP};
-use crate::lower::module::info_slot;
+use crate::lower::module::{info_slot, info_slot_opaque, OpaqueZero};
 use crate::lower::{FnBuilder, ShaderModule};
 
 /// Counts scanned by one workgroup.
@@ -115,7 +115,9 @@ pub fn add_block_sums(empty: &brook_ir::Module) -> (naga::Module, Vec<Resource>)
 
 /// Copies each element's pushed candidates to its offset in the vout stream: invocation
 /// `i` handles candidate `i % max` of element `i / max`. Info slot 0: `[elements * max,
-/// row, max, floats per element]`.
+/// row, max, floats per element]`, read at an index offset by slot 1's `.w`, an opaque zero
+/// (`info_slot_opaque`: the floats per element bound a loop, which lavapipe would otherwise
+/// inline and compile anew at every dispatch).
 pub fn compact(empty: &brook_ir::Module) -> (naga::Module, Vec<Resource>) {
     let resources = vec![
         resource("counts", false),
@@ -124,11 +126,11 @@ pub fn compact(empty: &brook_ir::Module) -> (naga::Module, Vec<Resource>) {
         resource("out vout", true),
     ];
     let mut sm = ShaderModule::new(empty);
-    let info = declare_info(&mut sm, 1);
+    let info = declare_info(&mut sm, 2);
     let g = declare_storage(&mut sm, &resources);
     let mut b = FnBuilder::new(&mut sm.types, "main");
     let ids = entry_ids(&mut b, info, WORKGROUP);
-    let head = info_slot(&mut b, info, 0);
+    let head = info_slot_opaque(&mut b, OpaqueZero { info, slot: 1 }, 0);
     let n = b.index(head, 0);
     let max = b.index(head, 2);
     let fpe = b.index(head, 3);
