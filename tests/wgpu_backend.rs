@@ -1270,3 +1270,36 @@ fn no_uniform_a_driver_could_inline_decides_a_branch() {
         "the constant m read at an opaque index:\n{sum}"
     );
 }
+
+/// Inputs resized along some dimensions and not others (extent 1: always element 0; the
+/// call's extent: the index itself; any other: `i · to / from`), each dimension's case known
+/// from the shapes and compiled without arithmetic where it needs none, give the CPU's
+/// results bit for bit, in every combination, and each call's own after others.
+#[test]
+fn resized_inputs_by_dimension_match_the_cpu() {
+    let src = "kernel void mix(float a<>, float b<>, float c<>, float d<>, out float r<>) {
+        r = a + 10.0 * b + 100.0 * c + 1000.0 * d;
+    }";
+    let run = |rt: &Runtime| {
+        let p = compile(rt, src);
+        let mut outs = Vec::new();
+        for shapes in [
+            [[1, 7], [5, 1], [1, 1], [10, 7]],
+            [[5, 7], [1, 7], [5, 14], [1, 1]],
+            [[5, 1], [10, 14], [1, 7], [5, 7]],
+        ] {
+            let ins: Vec<Stream> = (shapes.iter().enumerate())
+                .map(|(k, s)| {
+                    let n = s[0] * s[1];
+                    stream(rt, &[1], s, &values(n, 3 + k as u32, 0.0, 9.0))
+                })
+                .collect();
+            let r = rt.stream_of(1, &[5, 7]).unwrap();
+            rt.run(&p, "mix", args![&ins[0], &ins[1], &ins[2], &ins[3], &r])
+                .unwrap();
+            outs.push(r.to_vec().unwrap());
+        }
+        outs
+    };
+    assert_eq!(run(&wgpu()), run(&Runtime::cpu()));
+}

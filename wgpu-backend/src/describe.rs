@@ -147,6 +147,7 @@ fn common_kernel_variant(module: &Module, kernel: FunctionId) -> KernelVariant {
                     domain: false,
                     rank: 1,
                     aliased: false,
+                    resize: Default::default(),
                 },
             })
             .collect(),

@@ -404,6 +404,7 @@ mod tests {
                     domain: false,
                     rank: 1,
                     aliased: false,
+                    resize: Default::default(),
                 },
                 ArgShape::Out { domain: false },
             ],

@@ -17,7 +17,7 @@ use crate::lower::values::flat_len;
 use crate::pipeline::scratch;
 use crate::program::{PipelineKey, WgpuProgram};
 use crate::shaders::kernel::{
-    kernel_module, ArgPlan, ArgShape, KernelPlan, KernelVariant, CALL_EXTENT, HEAD,
+    kernel_module, ArgPlan, ArgShape, KernelPlan, KernelVariant, ResizeDims, CALL_EXTENT, HEAD,
 };
 use crate::shaders::WORKGROUP;
 use crate::stream::WgpuStream;
@@ -204,6 +204,10 @@ impl WgpuBackend {
                         domain: matches!(a, KernelArg::Domain(..)),
                         rank: a.stream().shape().len() as u8,
                         aliased: reads_what_it_writes(func, args, a),
+                        resize: match a {
+                            KernelArg::Domain(..) => ResizeDims::default(),
+                            _ => ResizeDims::of(a.stream().shape(), &shape),
+                        },
                     },
                 })
                 .collect(),

@@ -43,6 +43,8 @@ pub enum ArgShape {
         /// It is also an output of the call, each element reading the one it writes, so it
         /// is bound to the output's buffer (read-write).
         aliased: bool,
+        /// The index components its implicit resize needs no arithmetic for.
+        resize: ResizeDims,
     },
     /// A gather parameter (`float a[]`): any element, by index.
     Gather {
@@ -70,6 +72,43 @@ pub enum ArgShape {
     },
     /// A `vout` stream: pushes gathered as candidates, packed after the kernel.
     Vout,
+}
+
+/// The index components of a resized input (bit `k`: component `k`, the `k`-th dimension from
+/// the last) whose implicit resize is known from the shapes alone, so the shader computes
+/// none of it: `same`, where the input's extent is the call's (the index itself), and `zero`,
+/// where the input's extent is 1 (always element 0: `i · 1 / n` for `i < n`). The general
+/// resize, `i · to / from`, is a `u32` division per component and element, which lavapipe runs
+/// as scalar divisions (a matrix–vector product's `x<1, n>` paid two per product); the CPU
+/// backend likewise compiles an extent-1 dimension's index as 0. Same results bit for bit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct ResizeDims {
+    /// Components where the input's extent is the call's.
+    pub same: u8,
+    /// Components where the input's extent is 1.
+    pub zero: u8,
+}
+
+impl ResizeDims {
+    /// The components of an input of `input` shape in a call of `call` shape (C order, the
+    /// trailing dimensions lined up) that need no resize arithmetic.
+    pub fn of(input: &[usize], call: &[usize]) -> ResizeDims {
+        let mut dims = ResizeDims::default();
+        for (k, (&i, &c)) in input
+            .iter()
+            .rev()
+            .zip(call.iter().rev())
+            .enumerate()
+            .take(8)
+        {
+            if i == c {
+                dims.same |= 1 << k;
+            } else if i == 1 {
+                dims.zero |= 1 << k;
+            }
+        }
+        dims
+    }
 }
 
 /// What a kernel's shader depends on (see the module documentation).
@@ -477,13 +516,18 @@ pub fn kernel_args(
                     resize,
                     domain,
                 },
-                ArgShape::Stream { direct, rank, .. },
+                ArgShape::Stream {
+                    direct,
+                    rank,
+                    resize: dims,
+                    ..
+                },
             ) => {
                 let (linear, own) = if *direct {
                     (id, index.to_vec())
                 } else {
                     let slots = (*extent, *resize);
-                    element_of(b, info, index, slots, *domain, *rank)
+                    element_of(b, info, index, (slots, *dims), *domain, *rank)
                 };
                 if let Some(g) = positions[k] {
                     let pos = position(b, &own);
@@ -508,7 +552,7 @@ pub fn kernel_args(
                 let own = if *direct {
                     index.to_vec()
                 } else {
-                    resized(b, info, index, *resize, *rank)
+                    resized(b, info, index, (*resize, ResizeDims::default()), *rank)
                 };
                 if let Some(g) = positions[k] {
                     let pos = position(b, &own);
@@ -563,12 +607,12 @@ fn element_of(
     b: &mut FnBuilder,
     info: Handle<naga::GlobalVariable>,
     index: &[Handle<Expression>],
-    (extent, resize): (u32, u32),
+    ((extent, resize), dims): ((u32, u32), ResizeDims),
     domain: Option<(u32, u32)>,
     rank: u8,
 ) -> (Handle<Expression>, Vec<Handle<Expression>>) {
     let own_ext = info_slot(b, info, extent);
-    let own = resized(b, info, index, resize, rank);
+    let own = resized(b, info, index, (resize, dims), rank);
     let linear = match domain {
         None => linearize(b, &own, own_ext),
         Some((lo, full)) => shifted_linear(b, info, &own, lo, full),
@@ -578,18 +622,20 @@ fn element_of(
 
 /// Brook's implicit resize of the call's `index` into a stream of `rank` whose reduced ratio
 /// is in the [`RESIZE_SLOTS`] slots from `slot`: the trailing dimensions line up (a lower-rank
-/// stream sees the last dimensions).
+/// stream sees the last dimensions). Components in `dims` take no arithmetic.
 fn resized(
     b: &mut FnBuilder,
     info: Handle<naga::GlobalVariable>,
     index: &[Handle<Expression>],
-    slot: u32,
+    (slot, dims): (u32, ResizeDims),
     rank: u8,
 ) -> Vec<Handle<Expression>> {
     let froms = info_slot(b, info, slot);
     let tos = info_slot(b, info, slot + 1);
     (0..rank as usize)
         .map(|k| match index.get(k) {
+            Some(&i) if dims.same & (1 << k) != 0 => i,
+            Some(_) if dims.zero & (1 << k) != 0 => b.u32(0),
             Some(&i) => {
                 let from = b.index(froms, k as u32);
                 let to = b.index(tos, k as u32);
