@@ -146,8 +146,9 @@ fn element(v: f32, extent: usize) -> f32 {
 
 #[test]
 fn integral_int_and_mixed_indices_clamp_alike() {
-    // floor(i) and indexof arithmetic are integral floats (GL skips the rounding), n an int
-    // (negative and past the end), and t2[n][i] mixes an int row with a float column.
+    // floor(i) and indexof arithmetic are integral floats (every backend but the interpreter
+    // skips the rounding), n an int (negative and past the end), and t2[n][i] mixes an int
+    // row with a float column.
     let (idx, _) = cases();
     let table: Vec<f32> = (0..60).map(|i| ((i / 10) * 100 + i % 10) as f32).collect();
     let src = "kernel void pick(float i<>, float t[], float t2[][], out float4 r<>) {
