@@ -3,8 +3,8 @@
 //! for the values a float→int conversion cannot take, +inf and huge positive values read the
 //! last element, -inf and huge negative values element 0, NaN element 0 (docs/limits.md,
 //! "Limits and guarantees"). Checked in gathers (scalar and vector subscripts, float, int and mixed, and
-//! float indices the GLSL generator proves integral and so does not round), ScatterOp and
-//! GatherOp.
+//! float indices proven integral, which GL, wgpu and the CPU's native code do not round:
+//! `brook_ir::integral`), ScatterOp and GatherOp.
 
 mod support;
 
@@ -146,8 +146,9 @@ fn element(v: f32, extent: usize) -> f32 {
 
 #[test]
 fn integral_int_and_mixed_indices_clamp_alike() {
-    // floor(i) and indexof arithmetic are integral floats (GL skips the rounding), n an int
-    // (negative and past the end), and t2[n][i] mixes an int row with a float column.
+    // floor(i) and indexof arithmetic are integral floats (every backend but the interpreter
+    // skips the rounding), n an int (negative and past the end), and t2[n][i] mixes an int
+    // row with a float column.
     let (idx, _) = cases();
     let table: Vec<f32> = (0..60).map(|i| ((i / 10) * 100 + i % 10) as f32).collect();
     let src = "kernel void pick(float i<>, float t[], float t2[][], out float4 r<>) {
@@ -173,6 +174,77 @@ fn integral_int_and_mixed_indices_clamp_alike() {
             element(n, 6) * 100.0 + element(*v, 10),
         ];
         assert_eq!(got[0][4 * k..4 * k + 4], want, "index {v}, k = {k}");
+    }
+}
+
+/// The index values of [`integral_indices_past_the_edges_read_as_the_interpreter_does`] for
+/// output element `k`, as its kernel computes them: `a`, `h`, `inf`, `nan`, `z`.
+fn integral_edges(k: f32) -> [f32; 5] {
+    let h = (k - 12.0) * 1e30;
+    let inf = h * 1e30;
+    [k - 5.0, h, inf, inf * 0.0, (k - 12.0) * 0.0]
+}
+
+#[test]
+fn integral_indices_past_the_edges_read_as_the_interpreter_does() {
+    // Every index is integer arithmetic on indexof, so every backend but the interpreter skips
+    // the rounding: negative and past the end (`a`), huge (`h`), ±inf, NaN (`inf * 0.0`) and
+    // -0.0 (`z`), as scalars, vector components and C-style subscripts. 26 elements: the
+    // CPU's four-element code and its one-element tail.
+    let table: Vec<f32> = (0..60).map(|i| ((i / 10) * 100 + i % 10) as f32).collect();
+    let src = "kernel void pick(float t[], float t2[][], out float4 r<>, out float4 r2<>) {
+        float k = indexof(r).x;
+        float a = k - 5.0;
+        float h = (k - 12.0) * 1e30;
+        float inf = h * 1e30;
+        float nan = inf * 0.0;
+        float z = (k - 12.0) * 0.0;
+        r = float4(t[a], t[h], t[inf], t[nan]);
+        r2 = float4(t2[float2(a, inf)], t2[h][z], t2[float2(nan, -a)], t[-z - a]);
+    }";
+    let n = 26;
+    let run = |rt: &Runtime| {
+        let p = rt.compile(src, "pick.br").unwrap();
+        let t = stream(rt, 1, &[10], &table[..10]);
+        let t2 = stream(rt, 1, &[6, 10], &table);
+        let r = rt.stream_of(4, &[n]).unwrap();
+        let r2 = rt.stream_of(4, &[n]).unwrap();
+        rt.run(&p, "pick", args![&t, &t2, &r, &r2]).unwrap();
+        vec![r.to_vec().unwrap(), r2.to_vec().unwrap()]
+    };
+    let bits = |v: &[Vec<f32>]| -> Vec<Vec<u32>> {
+        v.iter()
+            .map(|s| s.iter().map(|x| x.to_bits()).collect())
+            .collect()
+    };
+    let reference = run(&Runtime::cpu_interpreter());
+    for native in [Runtime::cpu(), Runtime::cpu_one_element()] {
+        assert_eq!(
+            bits(&run(&native)),
+            bits(&reference),
+            "{}",
+            native.describe()
+        );
+    }
+    let got = agree_with_cpu(&all_gls(), 0, run);
+    for k in 0..n {
+        let [a, h, inf, nan, z] = integral_edges(k as f32);
+        let at = |row: f32, column: f32| row * 100.0 + column;
+        let want = [
+            element(a, 10),
+            element(h, 10),
+            element(inf, 10),
+            element(nan, 10),
+            at(element(inf, 6), element(a, 10)),
+            at(element(h, 6), element(z, 10)),
+            at(element(-a, 6), element(nan, 10)),
+            element(-z - a, 10),
+        ];
+        let have: Vec<f32> = (0..8).map(|c| got[c / 4][4 * k + c % 4]).collect();
+        assert_eq!(
+            have, want,
+            "k = {k}: a, h, inf, nan, z = {a}, {h}, {inf}, {nan}, {z}"
+        );
     }
 }
 

@@ -15,7 +15,6 @@
 mod builder;
 mod error;
 mod fused;
-mod integral;
 mod kernel;
 mod loops;
 mod lower;

@@ -357,7 +357,7 @@ fn gather_index_source() -> String {
 }
 
 /// Brook's clamp of a float index component already rounded by `floor(v + 0.25)` (or proven
-/// integral, see `integral.rs`): `[0, last]`, NaN element 0 (`brook-semantics.md`,
+/// integral, see `brook_ir::integral`): `[0, last]`, NaN element 0 (`brook-semantics.md`,
 /// docs/limits.md), the same on every backend; +inf and values past the end read the
 /// last element, -inf and values before the start element 0. One comparison, one `min` and
 /// one select in float, then the conversion: a NaN fails `r >= 0.0` and never reaches `min`,

@@ -13,6 +13,8 @@
 //!   `clamp`, …) rewritten into that formula, once for every back end;
 //! - [`exact`]: which constants an accurate back end hides from the driver's compiler, and
 //!   the [`MathMode`] that asks for it;
+//! - [`integral`]: which float values are proven to hold integers, so every back end's
+//!   gathers at them skip Brook's index rounding ([`Integral`]);
 //! - [`visit`]: read-only and mutable walks over the IR, one traversal order for both, and
 //!   [`walk`]: the questions backends and analyses ask with it (every expression, the
 //!   functions a kernel calls, whether it can `discard`);
@@ -27,6 +29,7 @@ mod composite;
 pub mod diagnostics;
 pub mod effects;
 pub mod exact;
+pub mod integral;
 pub mod module;
 pub mod span;
 mod valid;
@@ -37,6 +40,7 @@ pub use builtin::Builtin;
 pub use composite::{lower_composites, unlowered, DEGREES_PER_RADIAN, RADIANS_PER_DEGREE};
 pub use diagnostics::{Diagnostic, Diagnostics};
 pub use exact::MathMode;
+pub use integral::Integral;
 pub use module::*;
 pub use span::Span;
 pub use valid::{validate, Invalid, ValidationError};

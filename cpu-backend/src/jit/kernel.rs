@@ -549,6 +549,7 @@ fn element<'m>(
         ret: None,
         loops: Vec::new(),
         vouts: params.vouts.clone(),
+        integral: brook_ir::Integral::of(func),
     };
     l.block(&mut scope, &func.body)?;
     l.b.ins().jump(finish, &[]);

@@ -151,6 +151,7 @@ fn combine<'m>(
         ret: None,
         loops: Vec::new(),
         vouts: Vec::new(),
+        integral: brook_ir::Integral::of(func),
     };
     l.block(&mut scope, &func.body)?;
     l.b.ins().jump(after, &[]);

@@ -12,10 +12,9 @@ mod builtins;
 mod expr;
 mod stmt;
 
-use brook_ir::{Function, FunctionKind, MathMode, Module, ParamClass};
+use brook_ir::{Function, FunctionKind, Integral, MathMode, Module, ParamClass};
 
 use crate::error::GenError;
-use crate::integral::Integral;
 use crate::names::glsl_name;
 use crate::prelude::{Helper, Prelude};
 use crate::source::SourceText;

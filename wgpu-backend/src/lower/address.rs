@@ -76,10 +76,8 @@ pub fn gather_component_f(
     gather_round_clamp(b, v, last)
 }
 
-/// [`gather_component_f`] with the bound `extent - 1` given as `u32`. The rounded index is
-/// capped at 2³⁰ in float (so its conversion is defined), converted, then clamped in integers:
-/// exact at every extent, where a float bound `f32(extent - 1)` is rounded past 2²⁴ elements.
-/// A NaN or negative index fails `i > 0` and reads element 0 (its conversion is discarded).
+/// [`gather_component_f`] with the bound `extent - 1` given as `u32`: `floor(v + 0.25)`, then
+/// [`gather_clamp`].
 pub fn gather_round_clamp(
     b: &mut FnBuilder,
     v: Handle<Expression>,
@@ -88,6 +86,20 @@ pub fn gather_round_clamp(
     let quarter = b.f32(0.25);
     let biased = b.add_(v, quarter);
     let i = b.math(naga::MathFunction::Floor, &[biased]);
+    gather_clamp(b, i, last)
+}
+
+/// Brook's clamp of a float index component already rounded (or proven integral, which the
+/// rounding leaves unchanged: `brook_ir::integral`) to `[0, last]`, `last` a `u32`. The index
+/// is capped at 2³⁰ in float (so its conversion is defined), converted, then clamped in
+/// integers: exact at every extent, where a float bound `f32(extent - 1)` is rounded past 2²⁴
+/// elements. A NaN or negative index fails `i > 0` and reads element 0 (its conversion is
+/// discarded).
+pub fn gather_clamp(
+    b: &mut FnBuilder,
+    i: Handle<Expression>,
+    last: Handle<Expression>,
+) -> Handle<Expression> {
     let zero_f = b.f32(0.0);
     let zero = b.u32(0);
     let cap = b.f32(1073741824.0);

@@ -3,7 +3,7 @@
 use brook_ir::{BinaryOp, Expr, ExprKind, ParamClass, Scalar as BScalar, Type as BType};
 use naga::{Expression, Handle};
 
-use super::address::{gather_component_i, gather_round_clamp, linearize};
+use super::address::{gather_clamp, gather_component_i, gather_round_clamp, linearize};
 use super::function::{FnLower, ParamSlot};
 use super::module::{call_binding, error};
 use super::ops::{binary, coerce, unary};
@@ -322,9 +322,12 @@ impl FnLower<'_, '_> {
         // Index components, component 0 the last dimension.
         let zero = self.b.u32(0);
         let mut idx = vec![zero; rank];
-        let component = |l: &mut Self, v: Handle<Expression>, kind: BScalar, k: usize| {
+        // A float component is rounded unless its expression is proven integral
+        // (`brook_ir::integral`: the rounding would leave it unchanged); the clamp is the same.
+        let component = |l: &mut Self, v: Handle<Expression>, index: &Expr, k: usize| {
             let last = l.b.index(g.last, k as u32);
-            match kind {
+            match index.ty.scalar().unwrap_or(BScalar::Float) {
+                BScalar::Float if l.integral.expr(index) => gather_clamp(&mut l.b, v, last),
                 BScalar::Float => gather_round_clamp(&mut l.b, v, last),
                 BScalar::Int => gather_component_i(&mut l.b, v, last),
                 BScalar::Bool => {
@@ -336,11 +339,10 @@ impl FnLower<'_, '_> {
         };
         if let [one] = indices {
             let v = self.expr(one)?;
-            let kind = one.ty.scalar().unwrap_or(BScalar::Float);
             let w = one.ty.width().unwrap_or(1) as usize;
             for (k, slot) in idx.iter_mut().enumerate().take(w.min(rank)) {
                 let c = if w == 1 { v } else { self.b.index(v, k as u32) };
-                *slot = component(self, c, kind, k);
+                *slot = component(self, c, one, k);
             }
         } else {
             if indices.len() > rank {
@@ -355,8 +357,7 @@ impl FnLower<'_, '_> {
             // C order: the last subscript is the last dimension (component 0).
             for (j, i) in indices.iter().rev().enumerate() {
                 let v = self.expr(i)?;
-                let kind = i.ty.scalar().unwrap_or(BScalar::Float);
-                idx[j] = component(self, v, kind, j);
+                idx[j] = component(self, v, i, j);
             }
         }
         let linear = match g.domain {

@@ -90,6 +90,8 @@ pub struct FnLower<'a, 't> {
     pub loop_counts: std::vec::IntoIter<Handle<Expression>>,
     /// The exit counts of the loops being lowered, innermost last: a `break` adds to it.
     pub open_loops: Vec<Handle<Expression>>,
+    /// Which float values hold integers, so a gather at them skips the rounding.
+    pub integral: ir::Integral,
 }
 
 /// Lowers Brook function `f` for `binding`; `callees` holds the instances it calls.
@@ -162,6 +164,7 @@ pub fn lower_function(
         in_continuing: false,
         loop_counts: loop_counts.into_iter(),
         open_loops: Vec::new(),
+        integral: ir::Integral::of(func),
     };
     lower.block(&func.body)?;
     // A function returning a value whose body can end without `return` (the checker allows

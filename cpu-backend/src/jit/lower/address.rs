@@ -50,20 +50,35 @@ pub(crate) fn gather_ref(l: &mut Lower, p: u32, rank: usize, fpe: usize) -> Gath
     }
 }
 
+/// Brook's rounding of float index component(s) `v` (`f32` or `f32x4`), `floor(v + 0.25)`;
+/// `v` itself where `integral` (its expression is proven to hold integers:
+/// `brook_ir::integral`), which the rounding leaves unchanged, ±inf and NaN included.
+fn rounded(b: &mut FunctionBuilder, v: Value, integral: bool) -> Value {
+    if integral {
+        return v;
+    }
+    let mut quarter = fconst(b, 0.25);
+    if b.func.dfg.value_type(v) == types::F32X4 {
+        quarter = b.ins().splat(types::F32X4, quarter);
+    }
+    let biased = b.ins().fadd(v, quarter);
+    b.ins().floor(biased)
+}
+
 /// One gather index component by Brook's rule (`shape::gather_index`): a float is
-/// `floor(v + 0.25)`, then (like any index) clamped to `[0, last]`; NaN reads element 0.
+/// `floor(v + 0.25)` (unless `integral`: [`rounded`]), then (like any index) clamped to
+/// `[0, last]`; NaN reads element 0.
 pub(crate) fn gather_component(
     b: &mut FunctionBuilder,
     c: Comp,
+    integral: bool,
     last: Value,
     last_f: Value,
 ) -> Value {
     let zero = b.ins().iconst(types::I64, 0);
     match c.0 {
         Scalar::Float => {
-            let quarter = fconst(b, 0.25);
-            let biased = b.ins().fadd(c.1, quarter);
-            let t = b.ins().floor(biased);
+            let t = rounded(b, c.1, integral);
             let i = b.ins().fcvt_to_sint_sat(types::I64, t);
             let fzero = fconst(b, 0.0);
             let positive = b.ins().fcmp(FloatCC::GreaterThan, t, fzero);
@@ -86,16 +101,19 @@ pub(crate) fn gather_component(
 /// [`gather_component`] on the four lanes of `x` at once (code for four elements), each
 /// lane's clamped index in an `i32x4`: the same rule with the same comparisons, in 32 bits
 /// (a stream's extents are below 2^31; a float index at or past 2^31 is past `last`).
-pub(crate) fn gather_lanes(b: &mut FunctionBuilder, x: Num, last: Value, last_f: Value) -> Value {
+pub(crate) fn gather_lanes(
+    b: &mut FunctionBuilder,
+    x: Num,
+    integral: bool,
+    last: Value,
+    last_f: Value,
+) -> Value {
     let last32 = b.ins().ireduce(types::I32, last);
     let last_v = b.ins().splat(types::I32X4, last32);
     let zero = vconst(b, types::I32X4, [0; 4]);
     match x.s {
         Scalar::Float => {
-            let quarter = fconst(b, 0.25);
-            let quarter = b.ins().splat(types::F32X4, quarter);
-            let biased = b.ins().fadd(x.v, quarter);
-            let t = b.ins().floor(biased);
+            let t = rounded(b, x.v, integral);
             let i = b.ins().fcvt_to_sint_sat(types::I32X4, t);
             let fzero = vconst(b, types::F32X4, [0; 4]);
             let positive = b.ins().fcmp(FloatCC::GreaterThan, t, fzero);

@@ -71,6 +71,7 @@ impl<'m> Lower<'m, '_, '_, '_> {
             ret: ret.clone(),
             loops: Vec::new(),
             vouts: Vec::new(),
+            integral: brook_ir::Integral::of(callee),
         };
         self.block(&mut inner, &callee.body)?;
         self.b.ins().jump(exit, &[]);

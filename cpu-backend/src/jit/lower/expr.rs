@@ -407,13 +407,14 @@ impl<'m> Lower<'m, '_, '_, '_> {
                 return Ok(Val::Num(comps[comp]));
             }
         }
+        // Per subscript: its value, and whether it is proven integral (no rounding needed).
         let mut xs = Vec::with_capacity(indices.len());
         for e in indices {
             let v = self.eval(s, e)?;
-            xs.push(
-                v.num()
-                    .ok_or_else(|| super::Unjittable("gather index".into()))?,
-            );
+            let v = v
+                .num()
+                .ok_or_else(|| super::Unjittable("gather index".into()))?;
+            xs.push((v, s.integral.expr(e)));
         }
         let ty = s.func.params[p as usize].ty.clone();
         if self.soa.is_none() {
@@ -434,7 +435,12 @@ impl<'m> Lower<'m, '_, '_, '_> {
             return no("more gather subscripts than the stream has dimensions");
         };
         let per_dim: Vec<Option<Value>> = (0..g.rank)
-            .map(|d| (d >= off).then(|| gather_lanes(self.b, xs[d - off], g.last[d], g.last_f[d])))
+            .map(|d| {
+                (d >= off).then(|| {
+                    let (x, integral) = xs[d - off];
+                    gather_lanes(self.b, x, integral, g.last[d], g.last_f[d])
+                })
+            })
             .collect();
         if k == Scalar::Float {
             let comps = self.gather_row(&g, &per_dim)?;
@@ -583,29 +589,31 @@ impl<'m> Lower<'m, '_, '_, '_> {
         Ok(Val::Num(from_lanes(self.b, k, &lanes)))
     }
 
-    /// The element of `g` at indices `xs` (one vector, or one scalar per subscript), read
-    /// as `ty`.
-    fn gather_at(&mut self, g: &GatherRef, xs: &[Num], ty: &Type) -> Res<Val> {
+    /// The element of `g` at indices `xs` (one vector, or one scalar per subscript, each
+    /// with whether it is proven integral), read as `ty`.
+    fn gather_at(&mut self, g: &GatherRef, xs: &[(Num, bool)], ty: &Type) -> Res<Val> {
         let rank = g.rank;
-        // Per dimension, the index component (none: index 0).
-        let mut comps: Vec<Option<Comp>> = vec![None; rank];
-        if let [x] = xs {
+        // Per dimension, the index component and whether it is integral (none: index 0).
+        let mut comps: Vec<Option<(Comp, bool)>> = vec![None; rank];
+        if let [(x, integral)] = xs {
             for k in 0..(x.n as usize).min(rank) {
-                comps[rank - 1 - k] = Some((x.s, x.lane(self.b, k)));
+                comps[rank - 1 - k] = Some(((x.s, x.lane(self.b, k)), *integral));
             }
         } else {
             let Some(off) = rank.checked_sub(xs.len()) else {
                 return no("more gather subscripts than the stream has dimensions");
             };
-            for (j, x) in xs.iter().enumerate() {
-                comps[off + j] = Some((x.s, x.lane(self.b, 0)));
+            for (j, (x, integral)) in xs.iter().enumerate() {
+                comps[off + j] = Some(((x.s, x.lane(self.b, 0)), *integral));
             }
         }
         let idx: Vec<Value> = comps
             .iter()
             .enumerate()
             .map(|(d, c)| match c {
-                Some(c) => gather_component(self.b, *c, g.last[d], g.last_f[d]),
+                Some((c, integral)) => {
+                    gather_component(self.b, *c, *integral, g.last[d], g.last_f[d])
+                }
                 None => self.b.ins().iconst(types::I64, 0),
             })
             .collect();

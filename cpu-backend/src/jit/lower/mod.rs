@@ -89,6 +89,9 @@ pub(crate) struct Scope<'m> {
     pub loops: Vec<(Block, Block)>,
     /// Per parameter, the index of its vout in the kernel's list (kernels only).
     pub vouts: Vec<Option<VoutParam>>,
+    /// Which float values of `func` hold integers, so a gather at them skips the rounding
+    /// (the interpreter, the reference, always rounds: the results are the same).
+    pub integral: brook_ir::Integral,
 }
 
 /// A `vout [max] T v<>` parameter of the kernel.

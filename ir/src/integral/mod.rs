@@ -1,10 +1,14 @@
 //! Which float expressions of a function hold an integer whenever they are finite, so that a
-//! gather at them may skip Brook's rounding.
+//! gather at them may skip Brook's rounding. One analysis for every back end: GL, wgpu and
+//! the CPU's native code each leave the rounding out where [`Integral::expr`] holds (the CPU's
+//! interpreter, the readable reference, always rounds), so the shortcut and its proof live
+//! here, once.
 //!
 //! Brook rounds every float index component to `floor(v + 0.25)`. For an integer `v` that is
 //! `v` itself (below 2^22 the sum is exact; above, `v + 0.25` rounds back to `v`, the even
 //! neighbour, and every float from 2^23 on is an integer), and ±inf and NaN pass through
-//! unchanged; the clamp that follows handles those. So the rounding is dropped, with the same
+//! unchanged; the clamp that follows handles those (and -0.0, which the rounding would make
+//! +0.0, selects element 0 either way). So the rounding is dropped, with the same
 //! results, wherever the value is proven integral: `indexof`, integer-valued literals, `int`
 //! and `bool` values converted, `+`, `-`, `*`, negation, `abs`, `min`, `max`, `clamp` and
 //! selections of integral values (a sum or product of integers rounds to a float at or above
@@ -18,8 +22,8 @@
 //! integral when the locals it reads are. A local passed to a call or to `frexp`/`modf`, which
 //! may write it, is dropped outright.
 
-use brook_ir::walk::for_each_expr;
-use brook_ir::{
+use crate::walk::for_each_expr;
+use crate::{
     BinaryOp, Builtin, Expr, ExprKind, Function, PlaceRoot, Scalar, Stmt, StmtKind, UnaryOp,
 };
 
@@ -145,3 +149,6 @@ fn collect_stores<'a>(block: &'a [Stmt], stores: &mut Vec<Store<'a>>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
