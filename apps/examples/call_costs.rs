@@ -2,7 +2,10 @@
 //! hand in wgpu, at sizes where fixed per-call costs dominate (issue 34): for each
 //! application, Brook wgpu's and the hand-written version's median compute (each followed
 //! by its wait for the queue, as `brook-report` times them), their ratio with its 95%
-//! interval from rotated rounds, and the wgpu requests Brook made per compute (submissions,
+//! interval from rotated rounds, the part of each median until `compute` returned (the
+//! host's: checks, encoding, submissions; the rest is the wait for the device, so on a GPU a
+//! gap in the first is Brook's host code and a gap in the rest its shaders or transfers),
+//! and the wgpu requests Brook made per compute (submissions,
 //! waits, encoders, buffers, bind groups, pipelines, `write_buffer`s, mappings), which are
 //! the same on every machine.
 //!
@@ -11,7 +14,8 @@
 //! (default) show the fixed costs; at a size where the ratio grows the difference is in the
 //! shaders' execution, not in the calls. Each variant's result is checked first.
 
-use brook_apps::measure::timed;
+use std::time::Instant;
+
 use brook_apps::{applications, AppError, Env, Flavor, Ratio, Scale, Tolerance, Variant};
 use brook_bench_kit::stats::median;
 
@@ -66,9 +70,10 @@ fn main() -> Result<(), AppError> {
         }
         let counts = backend.api_counts() - before;
         let (mut b, mut h, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut b_host, mut h_host) = (Vec::new(), Vec::new());
         for round in 0..rounds {
             // Rotated: each goes first in every other round.
-            let (tb, th) = if round % 2 == 0 {
+            let ((tb, hb), (th, hh)) = if round % 2 == 0 {
                 let tb = micros(brook.as_mut())?;
                 (tb, micros(hand.as_mut())?)
             } else {
@@ -77,17 +82,21 @@ fn main() -> Result<(), AppError> {
             };
             b.push(tb);
             h.push(th);
+            b_host.push(hb);
+            h_host.push(hh);
             ratios.push(tb / th);
         }
         let ratio = Ratio::of(&ratios).expect("rounds were run");
         println!(
-            "{:18} Brook wgpu {:>9.1} µs  hand wgpu {:>9.1} µs  ratio {:.2}× [{:.2}, {:.2}]  Brook per compute ×10: {counts}",
+            "{:18} Brook wgpu {:>9.1} µs  hand wgpu {:>9.1} µs  ratio {:.2}× [{:.2}, {:.2}]  until compute returns: Brook {:.1} µs, hand {:.1} µs  Brook per compute ×10: {counts}",
             app.name(),
             median(&b),
             median(&h),
             ratio.median,
             ratio.interval.0,
             ratio.interval.1,
+            median(&b_host),
+            median(&h_host),
         );
     }
     Ok(())
@@ -110,7 +119,15 @@ fn checked(
     Ok(())
 }
 
-/// One compute and the wait for its work, in µs.
-fn micros(v: &mut dyn Variant) -> Result<f64, AppError> {
-    Ok(timed(v, |v| v.compute())?.as_secs_f64() * 1e6)
+/// One compute and the wait for its work, in µs, and of that the time until `compute`
+/// returned: the host's part (checking, encoding, submitting), which is what differs where
+/// the GPU's part is the same.
+fn micros(v: &mut dyn Variant) -> Result<(f64, f64), AppError> {
+    v.sync();
+    let start = Instant::now();
+    v.compute()?;
+    let host = start.elapsed();
+    v.sync();
+    let micros = |d: std::time::Duration| d.as_secs_f64() * 1e6;
+    Ok((micros(start.elapsed()), micros(host)))
 }
