@@ -102,7 +102,7 @@ pub struct HandWgpu<'a> {
 
 impl<'a> HandWgpu<'a> {
     /// The transfers of `inputs` and of a result of `read` floats on `rt`'s device, holding
-    /// `result` repeated (`read` is what the Brook variant's streamWrite reads, which may be
+    /// `result` then zeros (`read` is what the Brook variant's streamWrite reads, which may be
     /// more than the `result` it keeps: [`crate::Variant::read_floats`]); `None` when `rt`
     /// is not wgpu or there is nothing to compare: no inputs.
     pub fn new(
@@ -118,7 +118,8 @@ impl<'a> HandWgpu<'a> {
             return Ok(None);
         }
         let (device, queue) = (backend.device(), backend.queue());
-        let result: Vec<f32> = result.iter().copied().cycle().take(read).collect();
+        let mut result = result.to_vec();
+        result.resize(read.max(result.len()), 0.0);
         let source = storage(device, result.len());
         write(queue, std::slice::from_ref(&source), &[&result]);
         wait(device)?;

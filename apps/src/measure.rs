@@ -364,10 +364,6 @@ struct TransferTimes {
     failures: Vec<(Flavor, String)>,
 }
 
-/// Times streamRead and streamWrite of Brook GL and Brook wgpu and the hand-written upload and
-/// read back they are compared with (the hand-written GL version's, `hand_wgpu`'s) in `rounds`
-/// rounds whose order rotates, so that no side always runs first: a single sample in a fixed
-/// order moved these ratios by up to 2×. Only the pairs that are both there take part.
 /// The median of timed rounds (the upper one of an even count); `None` for none.
 fn median_time(rounds: &[(usize, Duration)]) -> Option<Duration> {
     let mut ts: Vec<Duration> = rounds.iter().map(|(_, d)| *d).collect();
@@ -375,6 +371,10 @@ fn median_time(rounds: &[(usize, Duration)]) -> Option<Duration> {
     ts.get(ts.len() / 2).copied()
 }
 
+/// Times streamRead and streamWrite of Brook GL and Brook wgpu and the hand-written upload and
+/// read back they are compared with (the hand-written GL version's, `hand_wgpu`'s) in `rounds`
+/// rounds whose order rotates, so that no side always runs first: a single sample in a fixed
+/// order moved these ratios by up to 2×. Only the pairs that are both there take part.
 fn transfer_rounds(
     checked: &mut [(Timing<'_>, Duration, f64)],
     hand_wgpu: Option<&HandWgpu<'_>>,
@@ -463,7 +463,7 @@ fn warm_up(
 }
 
 /// Time of `step` including the GL or wgpu work it queued.
-pub fn timed(
+fn timed(
     variant: &mut dyn Variant,
     step: impl FnOnce(&mut dyn Variant) -> Result<(), AppError>,
 ) -> Result<Duration, AppError> {

@@ -1,12 +1,12 @@
 //! Scratch buffers kept between calls, by what they are for: a reduction's partial sums per
-//! pass and size, a kernel's loop status. A hand-written wgpu loop makes such buffers once;
+//! pass and size, a kernel's loop status, a replacing scatter's winners. A hand-written wgpu loop makes such buffers once;
 //! made per call, each costs a buffer (memory on a GPU) and, since a fresh buffer has no
 //! key, a bind group of its own. Kept, they are keyed ([`KeyedBuffer`]), so the bind groups
 //! that bind them are kept too (`binds.rs`).
 //!
 //! Reusing one is safe: all work goes to one queue in order, and each use is a whole
 //! submission's (a reduction's passes; a kernel call that reads its loop status back before
-//! returning).
+//! returning; a scatter, which clears its winners in the submission that uses them).
 
 use std::cell::RefCell;
 

@@ -247,8 +247,8 @@ impl FunctionLowering<'_> {
     }
 
     /// A float index expression rounded by Brook's rule, `floor(v + 0.25)`; as it is where it
-    /// is proven integral (`brook_ir::integral`), since the rounding leaves integers, ±inf and NaN
-    /// unchanged.
+    /// is proven integral (`brook_ir::integral`), since the rounding leaves integers, ±inf and
+    /// NaN unchanged.
     fn rounded(&mut self, e: &Expr) -> Result<String, GenError> {
         let v = self.expr(e)?;
         Ok(if self.integral.expr(e) {

@@ -4,10 +4,11 @@
 //! A write mask is a depth texture of its shape's layout. `streamSetWriteMask` draws the mask
 //! stream into it (brook-glsl's `mask_pass`): depth 1.0 where the mask is on (open), 0.5
 //! where it is off (set), 0.0 on the layout's padding; `write_mask::clear` draws every element
-//! open (the runtime clears a mask the program creates; its own mask is drawn once, loaded). A kernel pass under the mask attaches that texture and draws its
-//! triangle at depth 0.5 (the vertex shader's z = 0): with the mask's test, `LESS`, so set
-//! texels fail it, keep their values and, where the hardware has early-z, are never shaded;
-//! without it (set mode alone), `LEQUAL`, which only the padding fails. In set mode the call's
+//! open (the runtime clears a mask the program creates; its own mask is drawn once, loaded).
+//! A kernel pass under the mask attaches that texture and draws its triangle at depth 0.5
+//! (the vertex shader's z = 0): with the mask's test, `LESS`, so set texels fail it, keep
+//! their values and, where the hardware has early-z, are never shaded; without it (set mode
+//! alone), `LEQUAL`, which only the padding fails. In set mode the call's
 //! last pass writes depth, so the texels it drew (not discarded, not failing the test) become
 //! set: the paper's "write masks by the depth test". Kernel shaders are unchanged. A write
 //! query without a mask draws through a mask with every element open, so the padding texels

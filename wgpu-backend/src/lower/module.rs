@@ -360,7 +360,7 @@ pub fn function_pointer(types: &mut Types, base: Handle<Type>) -> Handle<Type> {
 /// arguments are read this way because lavapipe (Mesa 22.3) inlines the uniform values that
 /// bound a loop and, to do so, compiles the shader anew at every dispatch: a 12×12 matmul,
 /// whose loop runs to its constant `m`, took 870 µs a call, against 126 µs read this way
-/// (docs/performance.md, "A compile at every dispatch on lavapipe").
+/// (docs/performance.md, "Fixed costs per call on wgpu").
 pub fn info_slot_opaque(
     b: &mut super::FnBuilder,
     zero: OpaqueZero,

@@ -486,10 +486,11 @@ pub struct Args {
     pub vouts: Vec<VoutLocals>,
 }
 
-/// The arguments of kernel call variant `v` (`plan`, the module's opaque zero in the `info`
-/// uniform, through which constants are read, and `buffers`, its resources' globals) for the call's element `id` at `index`: each input read or computed
-/// (resized, through its domain, an iterator's value, a constant's floats), `indexof` of
-/// each stored in `positions`, and a zeroed local per output.
+/// The arguments of kernel call variant `v` (`plan`; `zero`, the module's opaque zero in the
+/// `info` uniform, through which constants are read; `buffers`, its resources' globals) for
+/// the call's element `id` at `index`: each input read or computed (resized, through its
+/// domain, an iterator's value, a constant's floats), `indexof` of each stored in
+/// `positions`, and a zeroed local per output.
 #[allow(clippy::too_many_arguments)] // the element, and where the shader finds its inputs
 pub fn kernel_args(
     b: &mut FnBuilder,

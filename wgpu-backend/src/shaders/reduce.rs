@@ -181,7 +181,8 @@ pub fn reduce_module(
     let mut sm = ShaderModule::new(brook);
     sm.math = math;
     let info = declare_info(&mut sm, layout.info.slots);
-    sm.zero = Some(OpaqueZero { info, slot: 1 });
+    let opaque = OpaqueZero { info, slot: 1 };
+    sm.zero = Some(opaque);
     let resources: Vec<Resource> = layout.resources.iter().map(|(_, r)| r.clone()).collect();
     let declared = declare_storage(&mut sm, &resources);
     let global = |bind: Bind| {
@@ -288,8 +289,7 @@ pub fn reduce_module(
     let mut extra_values = Vec::new();
     for (&k, plan) in extra_params.iter().zip(extra_plans) {
         if let ArgPlan::Constant { slot } = plan {
-            let zero = OpaqueZero { info, slot: 1 };
-            let value = constant_argument(&mut b, brook, &func.params[k].ty, zero, *slot);
+            let value = constant_argument(&mut b, brook, &func.params[k].ty, opaque, *slot);
             extra_values.push((k, value));
         }
     }
@@ -329,7 +329,7 @@ pub fn reduce_module(
                     brook,
                     kv,
                     kplan,
-                    (OpaqueZero { info, slot: 1 }, kernel_g),
+                    (opaque, kernel_g),
                     &positions,
                     linear,
                     &index,

@@ -44,16 +44,21 @@ pub const SLOTS: u32 = 3;
 /// slot 2, which the host fills with at most two components.
 const ZERO_SLOT: u32 = 2;
 
+/// Info slot 0, `[n, row, rank, floats per element]`, read at an index offset by the opaque
+/// zero (`info_slot_opaque`): the rank decides branches against constants and the floats per
+/// element bound a loop, which lavapipe would otherwise inline, compiling the shader anew at
+/// every dispatch.
+fn head(b: &mut FnBuilder, info: Handle<naga::GlobalVariable>) -> H {
+    let zero = OpaqueZero {
+        info,
+        slot: ZERO_SLOT,
+    };
+    info_slot_opaque(b, zero, 0)
+}
+
 /// The target (linear element of the destination) of index element `i`.
 fn target(b: &mut FnBuilder, index: H, i: H, info: Handle<naga::GlobalVariable>) -> H {
-    let head = info_slot_opaque(
-        b,
-        OpaqueZero {
-            info,
-            slot: ZERO_SLOT,
-        },
-        0,
-    );
+    let head = head(b, info);
     let rank = b.index(head, 2);
     let extents = info_slot(b, info, 1);
     // The rank is data, so all four components are computed and the unused ones are 0.
@@ -173,16 +178,7 @@ fn copy_element(
     t: H,
     info: Handle<naga::GlobalVariable>,
 ) {
-    // The floats per element bound a loop: read opaquely, or lavapipe would compile the
-    // shader anew at every dispatch to inline them (`info_slot_opaque`).
-    let head = info_slot_opaque(
-        b,
-        OpaqueZero {
-            info,
-            slot: ZERO_SLOT,
-        },
-        0,
-    );
+    let head = head(b, info);
     let fpe = b.index(head, 3);
     let from = b.mul(s, fpe);
     let to = b.mul(t, fpe);
@@ -313,16 +309,7 @@ fn each_float_into_target(
 ) {
     let index = b.global(g[0]);
     let t = target(b, index, i, info);
-    // The floats per element bound a loop: read opaquely, or lavapipe would compile the
-    // shader anew at every dispatch to inline them (`info_slot_opaque`).
-    let head = info_slot_opaque(
-        b,
-        OpaqueZero {
-            info,
-            slot: ZERO_SLOT,
-        },
-        0,
-    );
+    let head = head(b, info);
     let fpe = b.index(head, 3);
     let from = b.mul(i, fpe);
     let to = b.mul(t, fpe);
