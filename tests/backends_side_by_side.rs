@@ -3,9 +3,9 @@
 //! state (wgpu on its GL backend makes its own EGL context current; the GL backend must make
 //! its own current again before each call), and every result is checked against f64.
 
-use std::rc::Rc;
+mod support;
 
-use brook::{args, Runtime, WgpuBackend};
+use brook::{args, Runtime};
 
 const SRC: &str = "
 kernel void saxpy(float a, float4 x<>, float4 y<>, out float4 r<>) { r = a * x + y; }
@@ -14,9 +14,9 @@ reduce void sum(float4 v<>, reduce float4 s<>) { s += v; }
 
 #[test]
 fn gl_wgpu_wgpu_on_gl_and_the_cpu_interleave_calls_in_one_process() {
-    let wgpu_gl = WgpuBackend::new_on(brook::wgpu_backend::wgpu::Backends::GL)
-        .map(|b| Runtime::with_backend(Rc::new(b)))
-        .expect("wgpu's GL backend on Mesa");
+    let Some(wgpu_gl) = support::wgpu_gl() else {
+        return;
+    };
     let runtimes = [
         Runtime::gl().unwrap(),
         Runtime::wgpu().unwrap(),

@@ -8,8 +8,7 @@
 mod support;
 
 use brook::core::ShaderSource;
-use brook::{args, Arg, BrookError, Program, Runtime, ScatterOp, WgpuBackend};
-use std::rc::Rc;
+use brook::{args, Arg, BrookError, Program, Runtime, ScatterOp};
 
 use support::{gl_profiles, gl_with};
 
@@ -19,9 +18,7 @@ use support::{gl_profiles, gl_with};
 fn capped() -> Vec<Runtime> {
     let mut all = gl_profiles(None, None);
     all.push(support::wgpu());
-    let wgpu_gl = WgpuBackend::new_on(brook::wgpu_backend::wgpu::Backends::GL)
-        .expect("wgpu's GL backend (Mesa's EGL)");
-    all.push(Runtime::with_backend(Rc::new(wgpu_gl)));
+    all.extend(support::wgpu_gl());
     all
 }
 

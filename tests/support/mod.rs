@@ -23,6 +23,27 @@ pub fn wgpu() -> Runtime {
         .expect("a wgpu adapter (lavapipe: apt-get install mesa-vulkan-drivers libvulkan1)")
 }
 
+/// A runtime on wgpu's GL backend (Mesa's EGL here), or `None` where the machine has none
+/// and `BROOK_CONFORMANCE_OPTIONAL` (comma-separated backend names, as the conformance suite
+/// reads it) names `wgpu-gl`: NVIDIA's EGL gives wgpu no GL device (`Parent device is lost`).
+/// Missing without that, it fails the test.
+pub fn wgpu_gl() -> Option<Runtime> {
+    match brook::WgpuBackend::new_on(brook::wgpu_backend::wgpu::Backends::GL) {
+        Ok(b) => Some(Runtime::with_backend(std::rc::Rc::new(b))),
+        Err(e) => {
+            let optional = std::env::var("BROOK_CONFORMANCE_OPTIONAL").unwrap_or_default();
+            assert!(
+                optional.split(',').any(|name| name.trim() == "wgpu-gl"),
+                "wgpu's GL backend: {e:?} (BROOK_CONFORMANCE_OPTIONAL=wgpu-gl allows that)"
+            );
+            eprintln!(
+                "wgpu's GL backend unavailable, allowed by BROOK_CONFORMANCE_OPTIONAL: {e:?}"
+            );
+            None
+        }
+    }
+}
+
 /// Desktop GL, GL ES, GL with a 64-texel texture limit (address translation), wgpu, and the
 /// CPU: every backend and GL layout a result must not depend on.
 pub fn runtimes() -> Vec<Runtime> {

@@ -9,7 +9,11 @@
 //! - the entry point `SignedZeroInfNanPreserve` for 32-bit floats where the device says it
 //!   honours that (Vulkan 1.2's `shaderSignedZeroInfNanPreserveFloat32`): NaN, ±inf and the
 //!   sign of zero are kept, which is what stops `x * 0` → 0 (Mesa applies that one even to
-//!   `NoContraction` operations unless the mode is set).
+//!   `NoContraction` operations unless the mode is set);
+//! - the entry point `DenormPreserve` for 32-bit floats where the device can keep denormals
+//!   (`shaderDenormPreserveFloat32`): a GPU flushes them to zero by default (NVIDIA's does,
+//!   lavapipe does not), so without the mode the same module's results depended on the
+//!   driver, and the CPU backend keeps them.
 //!
 //! Elsewhere (wgpu's GL backend, an application's device without the feature) modules go to
 //! wgpu as naga IR and the driver may still apply the identities: `docs/semantics.md`, "Special
@@ -33,6 +37,8 @@ pub struct ExactSpirv {
     lang_version: (u8, u8),
     /// Whether the entry point gets `SignedZeroInfNanPreserve` (the device honours it).
     preserve: bool,
+    /// Whether the entry point gets `DenormPreserve` (the device honours it).
+    denormals: bool,
     /// Whether the driver zero-initialises workgroup memory itself (the device has
     /// `shaderZeroInitializeWorkgroupMemory`, which wgpu then enables), so naga need not.
     native_zero: bool,
@@ -47,6 +53,8 @@ mod op {
     pub const NO_CONTRACTION: u32 = 42;
     pub const SIGNED_ZERO_INF_NAN_PRESERVE: u32 = 4461;
     pub const SIGNED_ZERO_INF_NAN_PRESERVE_CAPABILITY: u32 = 4466;
+    pub const DENORM_PRESERVE: u32 = 4459;
+    pub const DENORM_PRESERVE_CAPABILITY: u32 = 4464;
     /// OpTypeVoid ..= OpTypeForwardPointer: the first of them ends the annotations.
     pub const TYPES: std::ops::RangeInclusive<u16> = 19..=39;
     /// The float arithmetic whose results are marked: OpFNegate, OpFAdd, OpFSub, OpFMul,
@@ -108,8 +116,14 @@ impl ExactSpirv {
         Some(ExactSpirv {
             lang_version,
             preserve: controls.shader_signed_zero_inf_nan_preserve_float32 == ash::vk::TRUE,
+            denormals: controls.shader_denorm_preserve_float32 == ash::vk::TRUE,
             native_zero: zero_init.shader_zero_initialize_workgroup_memory == ash::vk::TRUE,
         })
+    }
+
+    /// Whether modules keep denormal results instead of flushing them to zero.
+    pub fn keeps_denormals(&self) -> bool {
+        self.denormals
     }
 
     /// The device feature exact SPIR-V needs.
@@ -155,13 +169,36 @@ impl ExactSpirv {
         };
         let words = spv::write_vec(module, info, &options, Some(&pipeline))
             .map_err(|e| format!("naga's SPIR-V writer: {e}"))?;
-        mark(&words, self.preserve)
+        let modes = [
+            (self.preserve).then_some(FloatMode::SIGNED_ZERO_INF_NAN),
+            (self.denormals).then_some(FloatMode::DENORMALS),
+        ];
+        mark(&words, &modes.into_iter().flatten().collect::<Vec<_>>())
     }
 }
 
-/// `words` with every float arithmetic result decorated `NoContraction` and, with
-/// `preserve`, the entry point in `SignedZeroInfNanPreserve` for 32-bit floats.
-fn mark(words: &[u32], preserve: bool) -> Result<Vec<u32>, String> {
+/// An execution mode for 32-bit floats (SPIR-V 1.4's float controls) and the capability
+/// that declares it.
+#[derive(Debug, Clone, Copy)]
+struct FloatMode {
+    capability: u32,
+    mode: u32,
+}
+
+impl FloatMode {
+    const SIGNED_ZERO_INF_NAN: FloatMode = FloatMode {
+        capability: op::SIGNED_ZERO_INF_NAN_PRESERVE_CAPABILITY,
+        mode: op::SIGNED_ZERO_INF_NAN_PRESERVE,
+    };
+    const DENORMALS: FloatMode = FloatMode {
+        capability: op::DENORM_PRESERVE_CAPABILITY,
+        mode: op::DENORM_PRESERVE,
+    };
+}
+
+/// `words` with every float arithmetic result decorated `NoContraction` and the entry point
+/// in each of `modes`.
+fn mark(words: &[u32], modes: &[FloatMode]) -> Result<Vec<u32>, String> {
     const HEADER: usize = 5;
     let mut at = HEADER;
     let mut instructions = Vec::new();
@@ -185,28 +222,25 @@ fn mark(words: &[u32], preserve: bool) -> Result<Vec<u32>, String> {
             ]
         })
         .collect();
-    let mut capability_added = !preserve;
-    let mut mode_added = !preserve;
+    let mut capability_added = modes.is_empty();
+    let mut mode_added = modes.is_empty();
     for (opcode, span) in &instructions {
         if op::TYPES.contains(opcode) && !decorations.is_empty() {
             out.append(&mut decorations);
         }
         out.extend_from_slice(&words[span.clone()]);
         if *opcode == op::CAPABILITY && !capability_added {
-            out.extend([
-                (2 << 16) | u32::from(op::CAPABILITY),
-                op::SIGNED_ZERO_INF_NAN_PRESERVE_CAPABILITY,
-            ]);
+            for m in modes {
+                out.extend([(2 << 16) | u32::from(op::CAPABILITY), m.capability]);
+            }
             capability_added = true;
         }
         // The module has one entry point: its execution modes may follow it directly.
         if *opcode == op::ENTRY_POINT && !mode_added && span.len() >= 3 {
-            out.extend([
-                (4 << 16) | u32::from(op::EXECUTION_MODE),
-                words[span.start + 2],
-                op::SIGNED_ZERO_INF_NAN_PRESERVE,
-                32,
-            ]);
+            for m in modes {
+                let entry = words[span.start + 2];
+                out.extend([(4 << 16) | u32::from(op::EXECUTION_MODE), entry, m.mode, 32]);
+            }
             mode_added = true;
         }
     }
@@ -222,7 +256,7 @@ mod tests {
 
     /// A compute module `r[i] = x[i] * 0.0 - x[i]` through naga's SPIR-V writer, marked.
     #[test]
-    fn float_results_are_marked_and_the_entry_point_preserves_special_values() {
+    fn float_results_are_marked_and_the_entry_point_preserves_special_values_and_denormals() {
         let module = naga::front::glsl::Frontend::default()
             .parse(
                 &naga::front::glsl::Options::from(naga::ShaderStage::Compute),
@@ -240,6 +274,7 @@ mod tests {
         let exact = ExactSpirv {
             lang_version: (1, 5),
             preserve: true,
+            denormals: true,
             native_zero: false,
         };
         let words = exact
@@ -257,21 +292,18 @@ mod tests {
             .filter(|w| w[0] == decorate && w[2] == op::NO_CONTRACTION)
             .count();
         assert_eq!(marked, 2, "the product and the difference");
-        assert_eq!(
-            count(&[
-                (2 << 16) | u32::from(op::CAPABILITY),
-                op::SIGNED_ZERO_INF_NAN_PRESERVE_CAPABILITY
-            ]),
-            1
-        );
-        assert_eq!(
-            words
+        for m in [FloatMode::SIGNED_ZERO_INF_NAN, FloatMode::DENORMALS] {
+            let capability = [(2 << 16) | u32::from(op::CAPABILITY), m.capability];
+            assert_eq!(count(&capability), 1, "{m:?}");
+            let mode = words
                 .windows(4)
-                .filter(|w| w[0] == (4 << 16) | u32::from(op::EXECUTION_MODE)
-                    && w[2] == op::SIGNED_ZERO_INF_NAN_PRESERVE
-                    && w[3] == 32)
-                .count(),
-            1
-        );
+                .filter(|w| {
+                    w[0] == (4 << 16) | u32::from(op::EXECUTION_MODE)
+                        && w[2] == m.mode
+                        && w[3] == 32
+                })
+                .count();
+            assert_eq!(mode, 1, "{m:?}");
+        }
     }
 }

@@ -178,6 +178,13 @@ impl Gpu {
         )
     }
 
+    /// Whether kernels in the accurate contract keep denormal results (exact SPIR-V in
+    /// `DenormPreserve`, `exact.rs`). Elsewhere the driver may flush them to a zero of the
+    /// same sign, as GL does.
+    pub fn keeps_denormals(&self) -> bool {
+        self.exact.is_some_and(|e| e.keeps_denormals())
+    }
+
     /// Whether the device was created by this backend (not handed over by an app).
     pub fn owns_device(&self) -> bool {
         self.own
