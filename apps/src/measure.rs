@@ -241,7 +241,8 @@ pub fn measure(
             of: rounds,
         });
         let mut ran = false;
-        // The order rotates, so that no variant always runs first or after the same one.
+        // The order rotates, so that no variant always runs first; each is timed right after
+        // an untimed compute of its own, so that none pays for its neighbour (`settled`).
         let n = timings.len();
         for k in 0..n {
             let t = &mut timings[(round + k) % n];
@@ -249,7 +250,7 @@ pub fn measure(
                 continue;
             }
             ran = true;
-            match timed(t.variant.as_mut(), |v| v.compute()) {
+            match settled(t.variant.as_mut(), |v| v.compute()) {
                 Ok(d) => t.computes.push((round, d)),
                 Err(e) => failures.push((t.flavor, e.to_string())),
             }
@@ -374,7 +375,8 @@ fn median_time(rounds: &[(usize, Duration)]) -> Option<Duration> {
 /// Times streamRead and streamWrite of Brook GL and Brook wgpu and the hand-written upload and
 /// read back they are compared with (the hand-written GL version's, `hand_wgpu`'s) in `rounds`
 /// rounds whose order rotates, so that no side always runs first: a single sample in a fixed
-/// order moved these ratios by up to 2×. Only the pairs that are both there take part.
+/// order moved these ratios by up to 2×. Each is timed right after an untimed run of its own,
+/// as computes are ([`settled`]). Only the pairs that are both there take part.
 fn transfer_rounds(
     checked: &mut [(Timing<'_>, Duration, f64)],
     hand_wgpu: Option<&HandWgpu<'_>>,
@@ -415,11 +417,13 @@ fn transfer_rounds(
                     let (t, _, _) = (checked.iter_mut())
                         .find(|(t, _, _)| t.flavor == flavor)
                         .expect("a side is a checked variant");
-                    timed(t.variant.as_mut(), |v| v.upload()).and_then(|up| {
-                        Ok((up, timed(t.variant.as_mut(), |v| v.download().map(drop))?))
+                    settled(t.variant.as_mut(), |v| v.upload()).and_then(|up| {
+                        Ok((up, settled(t.variant.as_mut(), |v| v.download().map(drop))?))
                     })
                 }
-                (None, Some(hand)) => hand.upload().and_then(|up| Ok((up, hand.download()?))),
+                (None, Some(hand)) => (hand.upload())
+                    .and_then(|_| hand.upload())
+                    .and_then(|up| Ok((up, hand.download().and_then(|_| hand.download())?))),
                 (None, None) => continue,
             };
             match both {
@@ -435,6 +439,22 @@ fn transfer_rounds(
         }
     }
     times
+}
+
+/// Time of `step` as [`timed`] gives it, right after one untimed run of the same step: a
+/// variant's time must not depend on which ran before it. On a GPU the variant before may have
+/// used the other API, and the device switches between the GL and the Vulkan context at the
+/// first work after the other's; or none, and the clocks drop while a CPU variant runs. The
+/// order rotates, but each variant keeps the same neighbour before it, so one API's variants
+/// paid the switch every round: on an H100 Brook wgpu (always after Brook GL) took 2.4× the
+/// hand wgpu SAXPY (always after a CPU variant) that, alternating with it alone, it matched
+/// within 1.07× (docs/performance.md, "The seventh session on the H100").
+fn settled(
+    variant: &mut dyn Variant,
+    step: impl Fn(&mut dyn Variant) -> Result<(), AppError>,
+) -> Result<Duration, AppError> {
+    step(variant)?;
+    timed(variant, step)
 }
 
 /// The first, untimed compute; with the variant's `runtime`, the compile time its trace
@@ -618,11 +638,14 @@ mod tests {
             &mut |_| {},
         );
         assert!(result.all_passed());
-        // One untimed warm-up each, in the given order, then three rotated rounds.
+        // One untimed warm-up each, in the given order, then three rotated rounds, where
+        // each timed compute follows an untimed one of its own.
         let log = log.borrow();
+        let twice = |names: [&'static str; 9]| names.into_iter().flat_map(|n| [n, n]);
         assert_eq!(
             log[3..],
-            ["hand", "gl", "rust", "gl", "rust", "hand", "rust", "hand", "gl"]
+            twice(["hand", "gl", "rust", "gl", "rust", "hand", "rust", "hand", "gl"])
+                .collect::<Vec<_>>()
         );
         let ratio = result.row(Flavor::BrookGl).unwrap().versus_hand_gl.unwrap();
         assert!(ratio.interval.0 <= ratio.median && ratio.median <= ratio.interval.1);
