@@ -26,6 +26,8 @@ pub struct Gpu {
     /// The device's limits (buffer sizes, bindings, workgroups), checked before a call asks for
     /// more.
     pub limits: wgpu::Limits,
+    /// [`Gpu::loop_cap`], known from the adapter's name once: every kernel call asks.
+    loop_cap: Option<u32>,
     lost: Arc<Mutex<Option<String>>>,
     /// Whether this backend created the device (it then owns the uncaptured-error handler).
     own: bool,
@@ -127,7 +129,7 @@ impl Gpu {
     /// The loop iterations one invocation may make before the driver silently ends its loops,
     /// where it caps them (lavapipe, and llvmpipe under wgpu's GL backend: 65,535).
     pub fn loop_cap(&self) -> Option<u32> {
-        brook_core::loops::loop_iteration_cap(&format!("{} {}", self.info.name, self.info.driver))
+        self.loop_cap
     }
 
     /// The backend on an application's own device and queue (a winit + wgpu app, egui,
@@ -154,11 +156,14 @@ impl Gpu {
             }));
         }
         let limits = device.limits();
+        let loop_cap =
+            brook_core::loops::loop_iteration_cap(&format!("{} {}", info.name, info.driver));
         Gpu {
             device,
             queue,
             info,
             limits,
+            loop_cap,
             lost,
             own,
             uncaptured,
