@@ -151,6 +151,12 @@ pub trait Variant {
     fn read_floats(&self) -> Option<usize> {
         None
     }
+    /// What `download` keeps of the floats it read where that takes host work (Ray picks
+    /// its compared pixels out of the image), so that the hand-written read back a Brook
+    /// variant's is timed against does the same work on what it read; as read by default.
+    fn kept(&self, read: Vec<f32>) -> Result<Vec<f32>, AppError> {
+        Ok(read)
+    }
 }
 
 /// What one `compute` achieves, to turn its time into a rate.

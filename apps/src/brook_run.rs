@@ -98,4 +98,8 @@ impl Variant for FastMath<'_> {
     fn read_floats(&self) -> Option<usize> {
         self.inner.read_floats()
     }
+
+    fn kept(&self, read: Vec<f32>) -> Result<Vec<f32>, AppError> {
+        self.inner.kept(read)
+    }
 }

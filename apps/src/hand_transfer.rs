@@ -150,8 +150,12 @@ impl<'a> HandWgpu<'a> {
 
     /// Times the read back of the result into a new host array (as Brook's download makes
     /// one) through a staging buffer made for the read, as the simplest hand-written read
-    /// does; the floats read must be the result's.
-    pub fn download(&self) -> Result<Duration, AppError> {
+    /// does, then what `keep` does with it (the Brook variant's [`crate::Variant::kept`]:
+    /// what its download does after its read); the floats read must be the result's.
+    pub fn download(
+        &self,
+        keep: &dyn Fn(Vec<f32>) -> Result<Vec<f32>, AppError>,
+    ) -> Result<Duration, AppError> {
         let started = Instant::now();
         let mut back = vec![0.0; self.result.len()];
         let staging = staging(self.device, self.result.len());
@@ -163,6 +167,8 @@ impl<'a> HandWgpu<'a> {
                 "the hand-written wgpu read back differs from what was written".into(),
             ));
         }
-        Ok(took)
+        let started = Instant::now();
+        keep(back)?;
+        Ok(took + started.elapsed())
     }
 }

@@ -421,9 +421,15 @@ fn transfer_rounds(
                         Ok((up, settled(t.variant.as_mut(), |v| v.download().map(drop))?))
                     })
                 }
-                (None, Some(hand)) => (hand.upload())
-                    .and_then(|_| hand.upload())
-                    .and_then(|up| Ok((up, hand.download().and_then(|_| hand.download())?))),
+                (None, Some(hand)) => {
+                    let (brook, _, _) = (checked.iter())
+                        .find(|(t, _, _)| t.flavor == Flavor::BrookWgpu)
+                        .expect("the hand wgpu side pairs Brook wgpu's");
+                    let keep = |read| brook.variant.kept(read);
+                    (hand.upload()).and_then(|_| hand.upload()).and_then(|up| {
+                        Ok((up, hand.download(&keep).and_then(|_| hand.download(&keep))?))
+                    })
+                }
                 (None, None) => continue,
             };
             match both {

@@ -125,8 +125,9 @@ fn the_knee_sweep_checks_and_times_every_flavour() {
 }
 
 /// The hand-written wgpu read back that Brook wgpu's streamWrite is timed against reads as
-/// many floats as Brook's: Ray's Brook variant reads its whole image (4 floats a pixel) and
-/// keeps 3 floats of the compared pixels, which the hand read once read alone.
+/// many floats as Brook's and does the same host work on them: Ray's Brook variant reads its
+/// whole image (4 floats a pixel) and picks 3 floats of each compared pixel, where the hand
+/// read once read the kept floats alone, then the whole image without the pick.
 #[test]
 fn the_hand_written_read_back_reads_what_brook_reads() {
     let env = Env::headless().expect("a headless GL context");
@@ -145,6 +146,15 @@ fn the_hand_written_read_back_reads_what_brook_reads() {
         .unwrap()
         .expect("a wgpu runtime with inputs");
     assert_eq!(hand.read_floats(), read);
-    hand.download()
-        .expect("the hand read back checks what it read");
+    // Then the host work Brook's download does on what it read (Ray's pick of the compared
+    // pixels), on as many floats, keeping as many.
+    let kept_by_hand = std::cell::Cell::new(0);
+    hand.download(&|read| {
+        assert_eq!(read.len(), 13 * 9 * 4);
+        let kept = brook.kept(read)?;
+        kept_by_hand.set(kept.len());
+        Ok(kept)
+    })
+    .expect("the hand read back checks what it read");
+    assert_eq!(kept_by_hand.get(), kept.len());
 }

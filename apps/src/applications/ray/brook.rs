@@ -129,6 +129,10 @@ impl Variant for BrookRay<'_> {
         Some(self.colours.len() * super::PIXEL)
     }
 
+    fn kept(&self, read: Vec<f32>) -> Result<Vec<f32>, AppError> {
+        self.compared.pick(&read)
+    }
+
     fn compute(&mut self) -> Result<(), AppError> {
         let [eye, corner, dx, dy] = self.camera;
         let (o, d, tris) = (&self.origins, &self.directions, self.inputs.get(0));
@@ -151,6 +155,6 @@ impl Variant for BrookRay<'_> {
     }
 
     fn download(&mut self) -> Result<Vec<f32>, AppError> {
-        self.compared.pick(&self.colours.to_vec()?)
+        self.kept(self.colours.to_vec()?)
     }
 }
