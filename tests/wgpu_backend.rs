@@ -20,7 +20,7 @@ mod support;
 use brook::core::Draw;
 use brook::{
     args, Arg, BrookError, ElementFormat, GatherOp, IterSpec, MemberFormat, Program, Runtime,
-    ScatterOp, Stream, TraceEntry, WgpuBackend,
+    ScatterOp, Stream, TraceEntry,
 };
 
 fn wgpu() -> Runtime {
