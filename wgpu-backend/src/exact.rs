@@ -11,9 +11,10 @@
 //!   sign of zero are kept, which is what stops `x * 0` → 0 (Mesa applies that one even to
 //!   `NoContraction` operations unless the mode is set);
 //! - the entry point `DenormPreserve` for 32-bit floats where the device can keep denormals
-//!   (`shaderDenormPreserveFloat32`): a GPU flushes them to zero by default (NVIDIA's does,
-//!   lavapipe does not), so without the mode the same module's results depended on the
-//!   driver, and the CPU backend keeps them.
+//!   (`shaderDenormPreserveFloat32`), as the CPU backend does: a driver may flush them to
+//!   zero otherwise. Neither lavapipe nor NVIDIA's driver offers the mode (lavapipe keeps them
+//!   anyway, NVIDIA flushes them, as `docs/limits.md` says); lavapipe accepts modules marked
+//!   with it, which is how the marking was checked.
 //!
 //! Elsewhere (wgpu's GL backend, an application's device without the feature) modules go to
 //! wgpu as naga IR and the driver may still apply the identities: `docs/semantics.md`, "Special
