@@ -18,6 +18,7 @@ mod args;
 mod case;
 #[path = "conformance/harness/run.rs"]
 mod run;
+mod support;
 
 use std::path::PathBuf;
 
@@ -135,16 +136,6 @@ fn same_bits(
     )
 }
 
-/// The backends `BROOK_CONFORMANCE_OPTIONAL` allows to be missing (comma-separated names).
-fn optional_backends() -> Vec<String> {
-    std::env::var("BROOK_CONFORMANCE_OPTIONAL")
-        .unwrap_or_default()
-        .split(',')
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .collect()
-}
-
 fn main() {
     args::self_check();
     case::self_check();
@@ -165,7 +156,7 @@ fn main() {
         eprintln!("conformance: FAIL: no case selected by {args:?}");
         std::process::exit(1);
     }
-    let optional = optional_backends();
+    let optional = support::optional_backends();
     let backends: [(&str, Maker); 6] = [
         ("gl", Runtime::gl),
         ("gles", || {

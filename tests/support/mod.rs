@@ -23,17 +23,26 @@ pub fn wgpu() -> Runtime {
         .expect("a wgpu adapter (lavapipe: apt-get install mesa-vulkan-drivers libvulkan1)")
 }
 
+/// The backends `BROOK_CONFORMANCE_OPTIONAL` (comma-separated names) allows to be missing on
+/// this machine: the conformance suite's and the tests' one reading of it.
+pub fn optional_backends() -> Vec<String> {
+    std::env::var("BROOK_CONFORMANCE_OPTIONAL")
+        .unwrap_or_default()
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
 /// A runtime on wgpu's GL backend (Mesa's EGL here), or `None` where the machine has none
-/// and `BROOK_CONFORMANCE_OPTIONAL` (comma-separated backend names, as the conformance suite
-/// reads it) names `wgpu-gl`: NVIDIA's EGL gives wgpu no GL device (`Parent device is lost`).
+/// and `BROOK_CONFORMANCE_OPTIONAL` names `wgpu-gl` ([`optional_backends`]): NVIDIA's EGL gives wgpu no GL device (`Parent device is lost`).
 /// Missing without that, it fails the test.
 pub fn wgpu_gl() -> Option<Runtime> {
     match brook::WgpuBackend::new_on(brook::wgpu_backend::wgpu::Backends::GL) {
         Ok(b) => Some(Runtime::with_backend(std::rc::Rc::new(b))),
         Err(e) => {
-            let optional = std::env::var("BROOK_CONFORMANCE_OPTIONAL").unwrap_or_default();
             assert!(
-                optional.split(',').any(|name| name.trim() == "wgpu-gl"),
+                optional_backends().iter().any(|name| name == "wgpu-gl"),
                 "wgpu's GL backend: {e:?} (BROOK_CONFORMANCE_OPTIONAL=wgpu-gl allows that)"
             );
             eprintln!(
