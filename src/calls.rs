@@ -90,7 +90,7 @@ impl Runtime {
             compiled,
             kernel: id,
             args: &args,
-            shape,
+            shape: &shape,
             mask,
             write_mask: write_mask.as_deref(),
         })
@@ -186,7 +186,7 @@ impl Runtime {
             function: id,
             input,
             extra: &extra,
-            plan,
+            plan: &plan,
         };
         f(&call).map_err(located)
     }

@@ -51,12 +51,12 @@ pub struct StreamArg<'a> {
     pub iter: Option<&'a IterSpec>,
 }
 
-impl StreamArg<'_> {
-    /// The shape the call sees: the domain's, or the stream's.
-    pub fn call_shape(&self) -> Vec<usize> {
+impl<'a> StreamArg<'a> {
+    /// The shape the call sees: the domain's, or the stream's (borrowed: every call checks it).
+    pub fn call_shape(&self) -> std::borrow::Cow<'a, [usize]> {
         match self.domain {
-            Some(d) => d.shape(),
-            None => self.shape.to_vec(),
+            Some(d) => d.shape().into(),
+            None => self.shape.into(),
         }
     }
 
@@ -120,7 +120,7 @@ pub struct KernelCall<'a> {
     pub args: &'a [BackendArg<'a>],
     /// The call's shape: its `out` streams' (their domain's), or for a kernel writing only
     /// vouts its first input's.
-    pub shape: Vec<usize>,
+    pub shape: &'a [usize],
     /// How the write mask and the write query apply to this call.
     pub mask: MaskUse,
     /// The bound write mask (the backend's, from `create_write_mask`), given when
@@ -149,7 +149,7 @@ pub struct ReduceCall<'a> {
     pub extra: &'a [BackendArg<'a>],
     /// The passes of 000 §5.4 (one dimension at a time, up to 8 elements per pass), for
     /// backends that reduce in passes.
-    pub plan: ReducePlan,
+    pub plan: &'a ReducePlan,
 }
 
 impl ReduceCall<'_> {

@@ -142,7 +142,7 @@ impl Pending {
             program: Prepared::of(call.program).clone(),
             kernel: call.kernel,
             args,
-            shape: call.shape.clone(),
+            shape: call.shape.to_vec(),
             out,
             ran: false,
         })
@@ -161,7 +161,7 @@ impl Pending {
             compiled: &self.program.compiled,
             kernel: self.kernel,
             args: &args,
-            shape: self.shape.clone(),
+            shape: &self.shape,
             mask: MaskUse::default(),
             write_mask: None,
         })

@@ -118,7 +118,7 @@ pub(crate) fn with_kernel<T>(call: &KernelCall, f: impl FnOnce(&KernelCall) -> T
         compiled: call.compiled,
         kernel: call.kernel,
         args: &args,
-        shape: call.shape.clone(),
+        shape: call.shape,
         mask: call.mask,
         write_mask: call.write_mask,
     })
@@ -133,7 +133,7 @@ pub(crate) fn with_reduce<T>(call: &ReduceCall, f: impl FnOnce(&ReduceCall) -> T
         function: call.function,
         input: inner(&call.input),
         extra: &extra,
-        plan: call.plan.clone(),
+        plan: call.plan,
     })
 }
 

@@ -211,7 +211,7 @@ impl Gate {
                 compiled: Prepared::of(call.program).compiled.clone(),
                 kernel: call.kernel,
                 args,
-                shape: call.shape.clone(),
+                shape: call.shape.to_vec(),
                 mask,
                 untracked_mask: call.mask.masked && mask.is_none(),
                 op: log.next_op(),

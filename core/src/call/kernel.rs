@@ -118,7 +118,7 @@ fn check_outputs(
         }
         return streams(|c| matches!(c, ParamClass::Stream | ParamClass::Iter))
             .next()
-            .map(|s| s.call_shape())
+            .map(|s| s.call_shape().into_owned())
             .ok_or_else(|| mismatch("it writes only vout streams, so it needs an input stream or iterator to give the call its shape".into()));
     };
     let shape = first.call_shape();
@@ -136,7 +136,7 @@ fn check_outputs(
             ));
         }
     }
-    Ok(shape)
+    Ok(shape.into_owned())
 }
 
 /// Every vout has room for N pushes per element of the call.

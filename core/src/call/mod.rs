@@ -137,15 +137,18 @@ fn check_format(
     p: &brook_ir::Param,
     format: &ElementFormat,
 ) -> Result<(), BrookError> {
-    match (format.holds(module, &p.ty), ElementFormat::of_type(module, &p.ty)) {
-        (Some(true), _) => Ok(()),
-        (_, Some(wanted)) => Err(wrong(format!(
+    // The format wanted is spelled out only for the error (it is a `Vec` per call).
+    if format.holds(module, &p.ty) == Some(true) {
+        return Ok(());
+    }
+    match ElementFormat::of_type(module, &p.ty) {
+        Some(wanted) => Err(wrong(format!(
             "`{}` takes elements of member widths {:?}, but the stream passed has {:?}",
             p.name,
             wanted.widths(),
             format.widths()
         ))),
-        (_, None) => Err(wrong(format!(
+        None => Err(wrong(format!(
             "`{}` has a type that streams cannot hold; stream elements are float..float4 or structs of them",
             p.name
         ))),

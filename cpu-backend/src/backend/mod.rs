@@ -269,7 +269,7 @@ impl Backend for CpuBackend {
                 TraceEntry::Kernel(call_trace(
                     call.compiled,
                     func,
-                    brook_core::fmt_shape(&call.shape),
+                    brook_core::fmt_shape(call.shape),
                     &done.execution,
                 ))
             });
@@ -323,7 +323,7 @@ impl Backend for CpuBackend {
                 "kernel `{}` fused into the fold ({}), {} -> {target}",
                 kernel.function().name,
                 engine(k),
-                brook_core::fmt_shape(&kernel.shape),
+                brook_core::fmt_shape(kernel.shape),
             );
             TraceEntry::Reduce(call_trace(reduce.compiled, reduce.function(), shapes, r))
         });

@@ -69,7 +69,7 @@ impl GlBackend {
             });
         }
         let module = &call.compiled.module;
-        let vouts = VoutCall::new(&enc, &self.vout_spares, module, func, args, &call.shape)?;
+        let vouts = VoutCall::new(&enc, &self.vout_spares, module, func, args, call.shape)?;
         let with_candidates = vouts.kernel_args(args);
         let (scratch, mut plan) = self.kernel_passes(
             &enc,
