@@ -17,7 +17,7 @@ use crate::error::{Result, WgpuError};
 use crate::gpu::Gpu;
 use crate::ops::mask::MaskState;
 use crate::ops::KernelArg;
-use crate::pipeline::{build, Bounds, Pipeline, Source};
+use crate::pipeline::{build, Bounds, Pipeline, Plan, Source};
 use crate::program::WgpuProgram;
 use crate::shaders::Resource;
 use crate::stream::{Domain, IterSpec, Storage, WgpuStream};
@@ -271,8 +271,12 @@ impl WgpuBackend {
     /// Checks that every stream was made by this backend: the runtime passes only its own,
     /// but a buffer of another device bound here would be undefined behaviour in the driver.
     /// `call` is formatted only for the error.
-    pub(crate) fn own(&self, call: impl std::fmt::Display, streams: &[&WgpuStream]) -> Result<()> {
-        if streams.iter().any(|s| s.owner != self.serial) {
+    pub(crate) fn own<'s>(
+        &self,
+        call: impl std::fmt::Display,
+        streams: impl IntoIterator<Item = &'s &'s WgpuStream>,
+    ) -> Result<()> {
+        if streams.into_iter().any(|s| s.owner != self.serial) {
             return Err(WgpuError::precondition(
                 call,
                 "a stream made by another wgpu backend (another device)",
@@ -319,7 +323,7 @@ impl WgpuBackend {
             &self.gpu,
             name.to_string(),
             m,
-            resources,
+            (resources, Plan::Resources),
             name,
             None,
             Bounds::Checked,

@@ -81,6 +81,7 @@ pub fn describe(module: &Module, file: &str) -> String {
                     },
                     MathMode::Accurate,
                 )
+                .map(|(m, (resources, _))| (m, resources))
             }
         };
         match shader {

@@ -215,9 +215,9 @@ impl Gpu {
         let memory = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let result = work();
-        let v = pollster::block_on(validation.pop());
-        let m = pollster::block_on(memory.pop());
-        let i = pollster::block_on(internal.pop());
+        let v = resolve(validation.pop());
+        let m = resolve(memory.pop());
+        let i = resolve(internal.pop());
         self.check_lost()?;
         if let Some(e) = m {
             return Err(WgpuError::OutOfMemory {
@@ -387,4 +387,16 @@ fn error_text(e: &wgpu::Error) -> String {
         source = x.source();
     }
     s
+}
+
+/// The output of `future`: polled once, since native wgpu resolves an error scope's pop at
+/// once; waited for with pollster otherwise (the web). Every operation pops three scopes, and
+/// `pollster::block_on` allocates a signal each time.
+fn resolve<F: std::future::Future>(future: F) -> F::Output {
+    use std::task::{Context, Poll, Waker};
+    let mut future = std::pin::pin!(future);
+    match (future.as_mut()).poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(output) => output,
+        Poll::Pending => pollster::block_on(future),
+    }
 }

@@ -12,6 +12,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use crate::binds::{BindGroups, BufferKey, KeyedBuffer};
 use crate::error::{Result, WgpuError};
 use crate::gpu::Gpu;
+use crate::shaders::kernel::{KernelPlan, KernelVariant};
+use crate::shaders::reduce::PassLayout;
 use crate::shaders::Resource;
 use crate::work::Bound;
 
@@ -26,6 +28,9 @@ pub struct Pipeline {
     pub layout: wgpu::BindGroupLayout,
     /// The storage buffers it binds from binding 1, in order.
     pub resources: Vec<Resource>,
+    /// Where a call puts its values and buffers: planned with the shader and kept with it,
+    /// so that a call finds the plan with the pipeline instead of planning again.
+    pub plan: Plan,
     /// The validated module, for printing its WGSL.
     pub module: naga::Module,
     /// What naga's validator found out about `module` (needed to print it as WGSL).
@@ -43,7 +48,36 @@ pub struct Pipeline {
     binds: Arc<BindGroups>,
 }
 
+/// How the host fills a pipeline's call info and binds its resources: the plan its shader was
+/// generated from.
+#[derive(Debug)]
+pub enum Plan {
+    /// A kernel's variant and its slots and resources.
+    Kernel(KernelVariant, KernelPlan),
+    /// A reduction pass's (with a fused kernel's).
+    Reduce(PassLayout),
+    /// Nothing beyond the resources (scatter rounds, fixed shaders): the call binds them in
+    /// order.
+    Resources,
+}
+
 impl Pipeline {
+    /// The variant and plan of a kernel's pipeline.
+    pub fn kernel_plan(&self) -> (&KernelVariant, &KernelPlan) {
+        match &self.plan {
+            Plan::Kernel(v, p) => (v, p),
+            _ => unreachable!("pipeline `{}` is no kernel's", self.label),
+        }
+    }
+
+    /// The layout of a reduction pass's pipeline.
+    pub fn pass_layout(&self) -> &PassLayout {
+        match &self.plan {
+            Plan::Reduce(l) => l,
+            _ => unreachable!("pipeline `{}` is no reduction pass's", self.label),
+        }
+    }
+
     /// The WGSL of the module, for people.
     pub fn wgsl(&self) -> String {
         crate::lower::module::wgsl(&self.module, &self.module_info)
@@ -187,7 +221,7 @@ pub fn build(
     gpu: &Gpu,
     label: String,
     mut module: naga::Module,
-    resources: Vec<Resource>,
+    (resources, plan): (Vec<Resource>, Plan),
     function: &str,
     source: Option<&Source>,
     bounds: Bounds,
@@ -293,9 +327,10 @@ pub fn build(
         Ok(Pipeline {
             pipeline,
             layout,
-            resources: resources.clone(),
-            module: module.clone(),
-            module_info: module_info.clone(),
+            resources,
+            plan,
+            module,
+            module_info,
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             label: label.clone(),
             source: OnceCell::new(),
@@ -440,7 +475,7 @@ mod tests {
             &gpu,
             "kernel k".into(),
             naga_module,
-            plan.resources,
+            (plan.resources, super::Plan::Resources),
             "k",
             Some(&source),
             super::Bounds::BrookClamped,

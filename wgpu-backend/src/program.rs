@@ -11,7 +11,8 @@ use brook_ir::{Function, FunctionId, FunctionKind, MathMode, Module};
 
 use crate::error::{Result, WgpuError};
 use crate::gpu::Gpu;
-use crate::pipeline::{build, shader_error, Bounds, Pipeline, Source};
+use crate::pipeline::{build, shader_error, Bounds, Pipeline, Plan, Source};
+use crate::shaders::Resource;
 
 /// How long a call spent building pipelines (lowering, validation, the driver's compile);
 /// `None` when it reused them all.
@@ -49,8 +50,9 @@ fn check_storage_buffers(gpu: &Gpu, func: &Function, count: usize) -> Result<()>
 /// What a pipeline of a program is keyed by.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum PipelineKey {
-    /// A kernel's variant.
-    Kernel(crate::shaders::kernel::KernelVariant),
+    /// A kernel's variant (shared: a call looks its pipeline up with the variant it made,
+    /// and the pipeline keeps it in its plan).
+    Kernel(Rc<crate::shaders::kernel::KernelVariant>),
     /// A reduction's variant.
     Reduce(crate::shaders::reduce::ReduceVariant),
     /// A round of a scatter or gather-op with a reduce function.
@@ -63,7 +65,7 @@ pub struct WgpuProgram {
     pub(crate) module: Rc<Module>,
     pub(crate) source: Option<Source>,
     /// By the math mode they were built in ([`Gpu::math`]) and their key.
-    pipelines: RefCell<HashMap<(MathMode, PipelineKey), Rc<Pipeline>>>,
+    pipelines: RefCell<HashMap<MathMode, HashMap<PipelineKey, Rc<Pipeline>>>>,
 }
 
 impl WgpuProgram {
@@ -89,18 +91,18 @@ impl WgpuProgram {
         gpu: &Gpu,
         key: &PipelineKey,
         function: FunctionId,
-        make: impl FnOnce() -> Result<(String, naga::Module, Vec<crate::shaders::Resource>)>,
+        make: impl FnOnce() -> Result<(String, naga::Module, (Vec<Resource>, Plan))>,
     ) -> Result<(Rc<Pipeline>, Built)> {
-        let key = (gpu.math.get(), key.clone());
-        if let Some(p) = self.pipelines.borrow().get(&key) {
+        let math = gpu.math.get();
+        if let Some(p) = (self.pipelines.borrow().get(&math)).and_then(|m| m.get(key)) {
             return Ok((p.clone(), None));
         }
         let started = Instant::now();
-        let (label, module, resources) = make()?;
+        let (label, module, layout) = make()?;
         let func = self.module.func(function);
-        check_storage_buffers(gpu, func, resources.len())?;
+        check_storage_buffers(gpu, func, layout.0.len())?;
         let name = &func.name;
-        let bounds = match key.1 {
+        let bounds = match key {
             PipelineKey::Kernel(_) => Bounds::BrookClamped,
             PipelineKey::Reduce(_) | PipelineKey::Round(..) => Bounds::Checked,
         };
@@ -108,12 +110,12 @@ impl WgpuProgram {
             gpu,
             label,
             module,
-            resources,
+            layout,
             name,
             self.source.as_ref(),
             bounds,
         )?);
-        self.pipelines.borrow_mut().insert(key, p.clone());
+        (self.pipelines.borrow_mut().entry(math).or_default()).insert(key.clone(), p.clone());
         Ok((p, Some(started.elapsed())))
     }
 
@@ -128,10 +130,7 @@ impl WgpuProgram {
         key: &PipelineKey,
         function: FunctionId,
         label: impl std::fmt::Display,
-        make: impl FnOnce(
-            MathMode,
-        )
-            -> crate::lower::Lowered<(naga::Module, Vec<crate::shaders::Resource>)>,
+        make: impl FnOnce(MathMode) -> crate::lower::Lowered<(naga::Module, (Vec<Resource>, Plan))>,
     ) -> Result<(Rc<Pipeline>, Built)> {
         let math = gpu.math.get();
         self.pipeline(gpu, key, function, || {
@@ -168,6 +167,6 @@ impl WgpuProgram {
 
     /// How many pipelines the program has built.
     pub fn pipelines_built(&self) -> usize {
-        self.pipelines.borrow().len()
+        self.pipelines.borrow().values().map(HashMap::len).sum()
     }
 }

@@ -35,6 +35,11 @@ impl<'g> Work<'g> {
         self.gpu
     }
 
+    /// Whether the steps are recorded: labels worth formatting.
+    pub fn tracing(&self) -> bool {
+        self.tracing
+    }
+
     /// Dispatches `p` over `threads` invocations (`per_group` per workgroup) with call info
     /// `info` (slot 0 `.y` is set to the invocations per grid row) and `buffers` in the
     /// pipeline's resource order, through a call-info buffer and bind group of its own.

@@ -5,6 +5,7 @@ use brook_core::index::resize_ratio;
 use brook_core::loops::{cut_loop_message, iteration_bound_given};
 use brook_core::SourceText;
 use brook_ir::{FunctionKind, ParamClass};
+use std::rc::Rc;
 
 use super::vout::{pack_vouts, VoutScratch};
 use super::{call_shape_of, KernelArg};
@@ -14,19 +15,18 @@ use crate::backend::WgpuBackend;
 use crate::binds::BufferKey;
 use crate::error::{Result, WgpuError};
 use crate::lower::values::flat_len;
-use crate::pipeline::scratch;
+use crate::pipeline::{scratch, Plan};
 use crate::program::{PipelineKey, WgpuProgram};
 use crate::shaders::kernel::{
     kernel_module, ArgPlan, ArgShape, KernelPlan, KernelVariant, ResizeDims, CALL_EXTENT, HEAD,
 };
 use crate::shaders::WORKGROUP;
-use crate::stream::WgpuStream;
 use crate::trace::CallTrace;
 use crate::work::{Bound, Work};
 
-/// A checked kernel call with its pipeline.
+/// A checked kernel call with its pipeline, which keeps the call's variant and plan
+/// ([`crate::pipeline::Pipeline::kernel_plan`]).
 struct Prepared {
-    variant: KernelVariant,
     shape: Vec<usize>,
     elements: usize,
     masking: super::mask::CallMasking,
@@ -84,15 +84,19 @@ impl WgpuBackend {
         let module = &program.module;
         let func = module.func(kernel);
         let gpu = &self.gpu;
+        let variant = Rc::new(variant);
         let (pipeline, compiled) = program.lowered_pipeline(
             gpu,
             &PipelineKey::Kernel(variant.clone()),
             kernel,
             format_args!("kernel {}", func.name),
-            |m| kernel_module(module, &variant, m).map(|(m, plan)| (m, plan.resources)),
+            |m| {
+                let (m, plan) = kernel_module(module, &variant, m)?;
+                let resources = plan.resources.clone();
+                Ok((m, (resources, Plan::Kernel((*variant).clone(), plan))))
+            },
         )?;
         Ok(Some(Prepared {
-            variant,
             shape,
             elements,
             masking,
@@ -122,12 +126,11 @@ impl WgpuBackend {
                 "another number of arguments than parameters",
             ));
         }
-        let streams: Vec<&WgpuStream> = args
-            .iter()
-            .filter(|a| !matches!(a, KernelArg::Constant(_)))
-            .map(|a| a.stream())
-            .collect();
-        self.own(&call, &streams)?;
+        let streams = args.iter().filter_map(|a| match a {
+            KernelArg::Stream(s) | KernelArg::Domain(s, _) => Some(s),
+            KernelArg::Constant(_) => None,
+        });
+        self.own(&call, streams)?;
         for (p, a) in func.params.iter().zip(args) {
             if let Some(reason) = unfit(module, p.class, &p.ty, a) {
                 return Err(WgpuError::precondition(
@@ -154,11 +157,11 @@ impl WgpuBackend {
             .iter()
             .any(|p| matches!(p.class, ParamClass::Vout { .. }));
         let shape = match first_output {
-            Some(s) => s,
+            Some(s) => s.into_owned(),
             None if !has_vouts => return Ok(None),
             None => (func.params.iter().zip(args))
                 .find(|(p, _)| matches!(p.class, ParamClass::Stream | ParamClass::Iter))
-                .map(|(_, a)| call_shape_of(a))
+                .map(|(_, a)| call_shape_of(a).into_owned())
                 .ok_or_else(|| {
                     WgpuError::precondition(
                         &call,
@@ -238,7 +241,6 @@ impl WgpuBackend {
         args: &[KernelArg],
     ) -> Result<Vec<usize>> {
         let Some(Prepared {
-            variant,
             shape,
             elements,
             masking,
@@ -251,7 +253,7 @@ impl WgpuBackend {
         let module = &program.module;
         let func = module.func(kernel);
         let gpu = &self.gpu;
-        let plan = crate::shaders::kernel::KernelPlan::new(module, &variant);
+        let (variant, plan) = pipeline.kernel_plan();
 
         let name = CallName("kernel", &func.name);
         let result = gpu.scoped(&name, || {
@@ -265,7 +267,7 @@ impl WgpuBackend {
                 vec![None; plan.resources.len()];
             let vout_scratch = self.bind_args(
                 &mut work,
-                (&plan, &variant),
+                (plan, variant),
                 program,
                 kernel,
                 args,
@@ -286,12 +288,13 @@ impl WgpuBackend {
                 bound[r] = Some((status.clone(), 0, Some(key)));
                 status
             });
-            let bound: Vec<&(wgpu::Buffer, u32, Option<BufferKey>)> = bound
-                .iter()
-                .map(|b| b.as_ref().expect("every resource is bound"))
-                .collect();
-            let bufs: Vec<Bound> = bound.iter().map(|(buf, id, _)| (buf, *id)).collect();
-            let keys: Option<Vec<BufferKey>> = bound.iter().map(|(_, _, key)| *key).collect();
+            let bound = || {
+                bound
+                    .iter()
+                    .map(|b| b.as_ref().expect("every resource is bound"))
+            };
+            let bufs: Vec<Bound> = bound().map(|(buf, id, _)| (buf, *id)).collect();
+            let keys: Option<Vec<BufferKey>> = bound().map(|(_, _, key)| *key).collect();
             work.dispatch_kept(
                 "kernel",
                 &pipeline,
@@ -353,13 +356,9 @@ impl WgpuBackend {
         let gpu = &self.gpu;
         let elements: usize = shape.iter().product();
         let mut vout_scratch = Vec::new();
-        let outputs: Vec<&WgpuStream> = func
-            .params
-            .iter()
-            .zip(args)
+        let outputs = (func.params.iter().zip(args))
             .filter(|(p, _)| p.class.is_output())
-            .map(|(_, a)| a.stream())
-            .collect();
+            .map(|(_, a)| a.stream());
         for (k, ((p, a), ap)) in func.params.iter().zip(args).zip(&plan.args).enumerate() {
             let domain_slots = |info: &mut [[u32; 4]], d: Option<(u32, u32)>| {
                 if let (Some((lo, full)), KernelArg::Domain(s, dom)) = (d, a) {
@@ -383,9 +382,10 @@ impl WgpuBackend {
                     extent,
                     domain,
                 } => {
-                    info[*extent as usize] = extent_slot(&call_shape_of(a));
+                    let seen = call_shape_of(a);
+                    info[*extent as usize] = extent_slot(&seen);
                     if let ArgPlan::Stream { resize, .. } = ap {
-                        resize_slots(info, *resize, shape, &call_shape_of(a));
+                        resize_slots(info, *resize, shape, &seen);
                     }
                     domain_slots(info, *domain);
                     let s = a.stream();
@@ -393,7 +393,7 @@ impl WgpuBackend {
                     // In place: an input that is also an output of this call is read
                     // from a copy, unless each element reads exactly the one it writes
                     // (then the shader binds that one buffer read-write).
-                    let aliased = outputs.iter().any(|o| std::ptr::eq(*o, s));
+                    let aliased = outputs.clone().any(|o| std::ptr::eq(o, s));
                     let same_element =
                         matches!(variant.args[k], ArgShape::Stream { aliased: true, .. });
                     if aliased && !same_element {

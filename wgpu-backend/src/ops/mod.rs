@@ -44,12 +44,13 @@ impl<'a> KernelArg<'a> {
     }
 }
 
-/// The shape the call sees of a stream argument: its domain's, or its own.
-pub fn call_shape_of(a: &KernelArg) -> Vec<usize> {
-    match a {
-        KernelArg::Domain(_, d) => d.shape(),
-        KernelArg::Stream(s) => s.shape().to_vec(),
-        KernelArg::Constant(_) => Vec::new(),
+/// The shape the call sees of a stream argument: its domain's, or its own (borrowed: the
+/// common case, on every call's path).
+pub fn call_shape_of<'a>(a: &KernelArg<'a>) -> std::borrow::Cow<'a, [usize]> {
+    match *a {
+        KernelArg::Domain(_, d) => d.shape().into(),
+        KernelArg::Stream(s) => s.shape().into(),
+        KernelArg::Constant(_) => (&[][..]).into(),
     }
 }
 

@@ -12,9 +12,7 @@ use crate::lower::values::flat_len;
 use crate::program::{PipelineKey, WgpuProgram};
 use crate::shaders::kernel::{ArgPlan, ArgShape};
 use crate::shaders::kernel::{CALL_EXTENT, HEAD};
-use crate::shaders::reduce::{
-    layout, plan, reduce_module, Bind, ReduceVariant, GROUP, MAX_PER_THREAD,
-};
+use crate::shaders::reduce::{reduce_module, Bind, ReduceVariant, GROUP, MAX_PER_THREAD};
 use crate::stream::WgpuStream;
 use crate::trace::CallTrace;
 use crate::work::{Bound, Work};
@@ -62,11 +60,11 @@ impl WgpuBackend {
         self.own("reduction", &[input])?;
         for x in extra {
             if let KernelArg::Stream(s) | KernelArg::Domain(s, _) = x {
-                self.own("reduction", &[s])?;
+                self.own("reduction", [s])?;
             }
         }
         if let ReduceTarget::Stream(s) = &target {
-            self.own("reduction", &[s])?;
+            self.own("reduction", [s])?;
         }
         let module = program.module();
         let func = module
@@ -181,18 +179,21 @@ impl WgpuBackend {
             },
         };
         let gpu = &self.gpu;
-        let fused = mapped.as_ref().map_or(String::new(), |(k, ..)| {
-            format!(", kernel `{}` fused into pass 1", module.func(*k).name)
-        });
-        let label = format!(
-            "reduce `{}` to {}{fused}",
-            func.name,
-            if out_stream.is_some() {
+        // Formatted only for an error or the trace.
+        let label = std::fmt::from_fn(|out| {
+            let to = if out_stream.is_some() {
                 "a stream"
             } else {
                 "a value"
+            };
+            write!(out, "reduce `{}` to {to}", func.name)?;
+            match &mapped {
+                Some((k, ..)) => {
+                    write!(out, ", kernel `{}` fused into pass 1", module.func(*k).name)
+                }
+                None => Ok(()),
             }
-        );
+        });
         // A block that is one run of consecutive elements (a reduction to a value, or of
         // whole trailing dimensions) is read like the partials: no block geometry.
         let first_reduced = block.iter().position(|&b| b > 1).unwrap_or(rank);
@@ -209,7 +210,6 @@ impl WgpuBackend {
         let mut compiled = None;
         let mut pipelines = Vec::new();
         let first = mapped.as_ref().map(|(.., c)| c.variant.clone());
-        let mut variants = Vec::new();
         for (blocks, mapped) in [(!contiguous, first), (false, None)] {
             let v = ReduceVariant {
                 function: f,
@@ -217,32 +217,31 @@ impl WgpuBackend {
                 extras: extras.clone(),
                 mapped,
             };
-            let label = format!(
-                "reduce {}{}{}",
-                func.name,
-                if blocks { " (blocks)" } else { "" },
-                v.mapped.as_ref().map_or(String::new(), |k| format!(
-                    " computing kernel {}",
-                    module.func(k.kernel).name
-                )),
-            );
-            let (p, built) =
-                program.lowered_pipeline(gpu, &PipelineKey::Reduce(v.clone()), f, label, |m| {
-                    reduce_module(module, &v, m)
-                })?;
+            let computing = v.mapped.as_ref().map(|k| &module.func(k.kernel).name);
+            let label = std::fmt::from_fn(|out| {
+                write!(out, "reduce {}", func.name)?;
+                if blocks {
+                    write!(out, " (blocks)")?;
+                }
+                match computing {
+                    Some(k) => write!(out, " computing kernel {k}"),
+                    None => Ok(()),
+                }
+            });
+            let key = PipelineKey::Reduce(v);
+            let (p, built) = program.lowered_pipeline(gpu, &key, f, label, |m| {
+                let PipelineKey::Reduce(v) = &key else {
+                    unreachable!("a reduction's key")
+                };
+                reduce_module(module, v, m)
+            })?;
             compiled = crate::program::both(compiled, built);
             pipelines.push(p);
-            variants.push(v);
         }
-        let (info_plan, _, extra_plans) = plan(
-            module,
-            &ReduceVariant {
-                function: f,
-                blocks: false,
-                extras: extras.clone(),
-                mapped: None,
-            },
-        );
+        // The second pipeline's is the plan without blocks or a fused kernel: the slots and
+        // extras every pass has.
+        let base = pipelines[1].pass_layout();
+        let (info_plan, extra_plans) = (&base.info, &base.extras);
         let mut base_info = vec![[0u32; 4]; info_plan.slots as usize];
         base_info[2] = extent_slot(&ins);
         base_info[3] = extent_slot(&block);
@@ -268,7 +267,7 @@ impl WgpuBackend {
             // The mapped kernel's slots and buffers, for the first pass.
             let first_pass = match &mapped {
                 Some((kernel, args, c)) => {
-                    let layout = layout(module, &variants[0]);
+                    let layout = pipelines[0].pass_layout();
                     let kplan = layout.kernel.as_ref().expect("a mapped pass's kernel plan");
                     let mut info = base_info.clone();
                     info.resize(layout.info.slots as usize, [0; 4]);
@@ -339,8 +338,16 @@ impl WgpuBackend {
                 };
                 let bufs: Vec<Bound> = bound.iter().map(|(b, id, _)| (b, *id)).collect();
                 let keys: Option<Vec<BufferKey>> = bound.iter().map(|(_, _, key)| *key).collect();
+                // The pass's label, for the trace (wgpu's own label otherwise).
+                let what = match work.tracing() {
+                    true => {
+                        format!("pass {pass}: {segments} segment(s) of {seg_len} in runs of {run}")
+                            .into()
+                    }
+                    false => std::borrow::Cow::Borrowed("brook reduce pass"),
+                };
                 work.dispatch_kept(
-                    &format!("pass {pass}: {segments} segment(s) of {seg_len} in runs of {run}"),
+                    &what,
                     &pipelines[usize::from(pass > 1)],
                     info,
                     &bufs,
@@ -367,11 +374,13 @@ impl WgpuBackend {
         if let (ReduceTarget::Value(dst), Some(bytes)) = (target, bytes) {
             dst.copy_from_slice(&bytemuck::pod_collect_to_vec::<u8, f32>(&bytes));
         }
-        self.record(CallTrace {
-            op: label,
-            compiled,
-            steps,
-        });
+        if self.tracing() {
+            self.record(CallTrace {
+                op: label.to_string(),
+                compiled,
+                steps,
+            });
+        }
         Ok(mapped.is_some())
     }
 }

@@ -8,7 +8,7 @@ use brook_ir::{FunctionId, FunctionKind, ParamClass, Scalar, Type};
 use super::kernel::extent_slot;
 use crate::backend::WgpuBackend;
 use crate::error::{Result, WgpuError};
-use crate::pipeline::{scratch, Pipeline};
+use crate::pipeline::{scratch, Pipeline, Plan};
 use crate::program::{PipelineKey, WgpuProgram};
 use crate::shaders::scatter::{self as sh, Combine, RoundInput, ROUND_OPERAND, SLOTS};
 use crate::shaders::WORKGROUP;
@@ -166,6 +166,7 @@ impl WgpuBackend {
                 super::refuse_unbounded_loops(&self.gpu, program.module(), f, 1, 0)?;
                 program.lowered_pipeline(&self.gpu, &PipelineKey::Round(f, input), f, label, |m| {
                     sh::round(program.module(), Combine::Reduce(f), input, &ty, operand, m)
+                        .map(|(m, resources)| (m, (resources, Plan::Resources)))
                 })
             }
             _ => {

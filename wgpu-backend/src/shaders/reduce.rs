@@ -42,6 +42,7 @@ use crate::lower::address::{linearize, unlinearize};
 use crate::lower::module::{constant_argument, info_slot, OpaqueZero, StreamAccess};
 use crate::lower::values::{flat_len, vector_width, Elements};
 use crate::lower::{FnBuilder, Lowered, ShaderModule};
+use crate::pipeline::Plan;
 
 /// Invocations per workgroup of a reduction pass.
 pub const GROUP: u32 = 256;
@@ -78,6 +79,7 @@ pub enum Bind {
 }
 
 /// The slots and resources of a reduction pass, with a mapped kernel's.
+#[derive(Debug)]
 pub struct PassLayout {
     /// The slots: [`plan`]'s, then the kernel's.
     pub info: InfoPlan,
@@ -167,7 +169,7 @@ pub fn reduce_module(
     brook: &ir::Module,
     v: &ReduceVariant,
     math: ir::MathMode,
-) -> Lowered<(naga::Module, Vec<Resource>)> {
+) -> Lowered<(naga::Module, (Vec<Resource>, Plan))> {
     let func = brook.func(v.function);
     let layout = layout(brook, v);
     let extra_plans = &layout.extras;
@@ -429,5 +431,5 @@ pub fn reduce_module(
     });
     let entry = b.finish();
     add_entry(&mut sm, entry, GROUP);
-    Ok((sm.finish(), resources))
+    Ok((sm.finish(), (resources, Plan::Reduce(layout))))
 }
