@@ -1200,25 +1200,60 @@ fn a_call_past_one_row_of_workgroups_numbers_every_element() {
     let rt = wgpu();
     let p = compile(
         &rt,
-        "kernel void number(float width, out float o<>) {
-            float2 i = indexof(o).xy;
-            o = i.y * width + i.x;
+        "kernel void number(out float o<>) {
+            o = indexof(o).x;
         }",
     );
-    let (rows, width) = (2050, 2048);
-    let o = rt.stream_of(1, &[rows, width]).unwrap();
+    let n = 2050 * 2048;
+    let o = rt.stream_of(1, &[n]).unwrap();
     rt.set_trace(true);
-    rt.run(&p, "number", args![width as f32, &o]).unwrap();
+    rt.run(&p, "number", args![&o]).unwrap();
     let trace = rt.take_trace();
     assert_eq!(
         dispatch(&trace[0]).draw,
         Draw::Dispatch {
             workgroups: [32800, 2, 1]
         },
-        "{} invocations in two rows of workgroups of 64",
-        rows * width
+        "{n} invocations in two rows of workgroups of 64",
     );
-    let got = o.to_vec().unwrap();
+    numbered_in_order(&o.to_vec().unwrap());
+}
+
+/// A 2D call runs as the rasteriser covers a texture: one row of workgroups per row of
+/// elements, the element's column and row its invocation's (no division by the call's width);
+/// the columns past a width that is no multiple of 64 idle, and every element is computed
+/// once, at its own index, in both layouts of the grid (rows, and linear for rows too narrow
+/// to fill their workgroups).
+#[test]
+fn a_2d_call_runs_a_row_of_workgroups_per_row_of_elements() {
+    let rt = wgpu();
+    let p = compile(
+        &rt,
+        "kernel void number(float width, out float o<>) {
+            float2 i = indexof(o).xy;
+            o = i.y * width + i.x;
+        }",
+    );
+    for (rows, width, workgroups) in [
+        (2050, 2048, [32, 2050, 1]),
+        (300, 1000, [16, 300, 1]),
+        (1000, 100, [1563, 1, 1]),
+    ] {
+        let o = rt.stream_of(1, &[rows, width]).unwrap();
+        rt.set_trace(true);
+        rt.run(&p, "number", args![width as f32, &o]).unwrap();
+        let trace = rt.take_trace();
+        assert_eq!(
+            dispatch(&trace[0]).draw,
+            Draw::Dispatch { workgroups },
+            "{rows} × {width}"
+        );
+        numbered_in_order(&o.to_vec().unwrap());
+    }
+}
+
+/// Each element holds its linear index.
+fn numbered_in_order(got: &[f32]) {
     let wrong: Vec<_> = (got.iter().enumerate())
         .filter(|&(i, &v)| v != i as f32)
         .take(5)

@@ -157,6 +157,7 @@ fn common_kernel_variant(module: &Module, kernel: FunctionId) -> KernelVariant {
         sets_mask: false,
         counting: false,
         check_loops: false,
+        rows: false,
     }
 }
 

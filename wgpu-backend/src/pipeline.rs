@@ -448,6 +448,7 @@ mod tests {
             sets_mask: false,
             counting: false,
             check_loops: false,
+            rows: false,
         };
         let (mut naga_module, plan) =
             kernel_module(&module, &variant, brook_ir::MathMode::Accurate).unwrap();

@@ -12,6 +12,28 @@ use crate::trace::{Dispatch, Step};
 /// A buffer bound by a dispatch, with its trace id.
 pub type Bound<'b> = (&'b wgpu::Buffer, u32);
 
+/// The workgroups of a dispatch, and what its shader multiplies `gid.y` by to number an
+/// invocation (slot 0 `.y` of the call info).
+#[derive(Debug, Clone, Copy)]
+pub enum Grid {
+    /// `threads` invocations in workgroups of `per_group`, numbered in order over as few rows
+    /// as [`dispatch_size`] needs.
+    Linear {
+        /// The invocations the work needs.
+        threads: u64,
+        /// The shader's workgroup size.
+        per_group: u32,
+    },
+    /// Workgroup counts chosen by the caller (a [`crate::shaders::rows_grid`]), each grid row
+    /// numbered as `row` invocations (the columns past it idle in the shader).
+    Set {
+        /// The workgroups along x, y and z.
+        groups: [u32; 3],
+        /// The invocations a grid row numbers.
+        row: u32,
+    },
+}
+
 pub struct Work<'g> {
     gpu: &'g Gpu,
     encoder: wgpu::CommandEncoder,
@@ -59,9 +81,8 @@ impl<'g> Work<'g> {
 
     /// Like [`Work::dispatch`] through a call-info buffer the pipeline keeps and, when
     /// `keys` names every buffer, a kept bind group ([`Pipeline::kept_bind`]), so a repeated
-    /// call creates neither. For a pipeline dispatched fewer than
+    /// call creates neither; over `grid`. For a pipeline dispatched fewer than
     /// [`crate::pipeline::KEPT_INFOS`] times per submission.
-    #[allow(clippy::too_many_arguments)] // a dispatch, and the keys of what it binds
     pub fn dispatch_kept(
         &mut self,
         label: &str,
@@ -69,10 +90,17 @@ impl<'g> Work<'g> {
         mut info: Vec<[u32; 4]>,
         buffers: &[Bound],
         keys: Option<&[BufferKey]>,
-        threads: u64,
-        per_group: u32,
+        grid: Grid,
     ) {
-        let groups = grid(&mut info, threads, per_group);
+        let (groups, threads) = match grid {
+            Grid::Linear { threads, per_group } => {
+                (self::grid(&mut info, threads, per_group), threads)
+            }
+            Grid::Set { groups, row } => {
+                info[0][1] = row;
+                (groups, u64::from(row) * u64::from(groups[1]))
+            }
+        };
         let group = p.kept_bind(self.gpu, &info, buffers, keys);
         self.encode(label, p, &group, buffers, groups, threads);
     }

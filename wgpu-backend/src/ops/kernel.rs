@@ -20,9 +20,9 @@ use crate::program::{PipelineKey, WgpuProgram};
 use crate::shaders::kernel::{
     kernel_module, ArgPlan, ArgShape, KernelPlan, KernelVariant, ResizeDims, CALL_EXTENT, HEAD,
 };
-use crate::shaders::WORKGROUP;
+use crate::shaders::{rows_grid, WORKGROUP};
 use crate::trace::CallTrace;
-use crate::work::{Bound, Work};
+use crate::work::{Bound, Grid, Work};
 
 /// A checked kernel call with its pipeline, which keeps the call's variant and plan
 /// ([`crate::pipeline::Pipeline::kernel_plan`]).
@@ -225,6 +225,7 @@ impl WgpuBackend {
                 };
                 iteration_bound_given(module, kernel, &constant).is_none_or(|b| b > u64::from(cap))
             }),
+            rows: rows_grid(&shape, WORKGROUP).is_some(),
         };
         Ok(Some(Checked {
             variant,
@@ -295,15 +296,18 @@ impl WgpuBackend {
             };
             let bufs: Vec<Bound> = bound().map(|(buf, id, _)| (buf, *id)).collect();
             let keys: Option<Vec<BufferKey>> = bound().map(|(_, _, key)| *key).collect();
-            work.dispatch_kept(
-                "kernel",
-                &pipeline,
-                info,
-                &bufs,
-                keys.as_deref(),
-                elements as u64,
-                WORKGROUP,
-            );
+            let grid = match rows_grid(&shape, WORKGROUP).filter(|_| variant.rows) {
+                // The shader's `id` is a row's start plus the column: rows of the width.
+                Some(groups) => Grid::Set {
+                    groups,
+                    row: shape[1] as u32,
+                },
+                None => Grid::Linear {
+                    threads: elements as u64,
+                    per_group: WORKGROUP,
+                },
+            };
+            work.dispatch_kept("kernel", &pipeline, info, &bufs, keys.as_deref(), grid);
             let pending = pack_vouts(self, &mut work, &vout_scratch, elements)?;
             // A call that checks its loops reads its status back in the submission of its
             // work: one submission, as a reduction to a value reads its value.

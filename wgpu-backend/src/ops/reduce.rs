@@ -10,12 +10,12 @@ use crate::binds::BufferKey;
 use crate::error::{Result, WgpuError};
 use crate::lower::values::flat_len;
 use crate::program::{PipelineKey, WgpuProgram};
-use crate::shaders::kernel::{ArgPlan, ArgShape};
+use crate::shaders::kernel::{ArgPlan, ArgShape, KernelVariant};
 use crate::shaders::kernel::{CALL_EXTENT, HEAD};
 use crate::shaders::reduce::{reduce_module, Bind, ReduceVariant, GROUP, MAX_PER_THREAD};
 use crate::stream::WgpuStream;
 use crate::trace::CallTrace;
-use crate::work::{Bound, Work};
+use crate::work::{Bound, Grid, Work};
 use brook_core::call::CallName;
 
 /// Where a reduction's result goes.
@@ -209,7 +209,11 @@ impl WgpuBackend {
         )?;
         let mut compiled = None;
         let mut pipelines = Vec::new();
-        let first = mapped.as_ref().map(|(.., c)| c.variant.clone());
+        // The fused kernel runs on the reduction's grid, never a kernel call's rows.
+        let first = (mapped.as_ref()).map(|(.., c)| KernelVariant {
+            rows: false,
+            ..c.variant.clone()
+        });
         for (blocks, mapped) in [(!contiguous, first), (false, None)] {
             let v = ReduceVariant {
                 function: f,
@@ -352,8 +356,10 @@ impl WgpuBackend {
                     info,
                     &bufs,
                     keys.as_deref(),
-                    workgroups as u64 * u64::from(GROUP),
-                    GROUP,
+                    Grid::Linear {
+                        threads: workgroups as u64 * u64::from(GROUP),
+                        per_group: GROUP,
+                    },
                 );
                 if last {
                     return match out_stream {

@@ -14,7 +14,7 @@ use crate::shaders::scatter::{self as sh, Combine, RoundInput, ROUND_OPERAND, SL
 use crate::shaders::WORKGROUP;
 use crate::stream::WgpuStream;
 use crate::trace::CallTrace;
-use crate::work::Work;
+use crate::work::{Grid, Work};
 
 /// How `streamScatterOp` and `streamGatherOp` combine a value into an element.
 #[derive(Clone, Copy)]
@@ -240,8 +240,10 @@ impl WgpuBackend {
                         info.clone(),
                         &[(&ib, ii), (&winners, 0)],
                         Some(&[ik, wk]),
-                        n,
-                        WORKGROUP,
+                        Grid::Linear {
+                            threads: n,
+                            per_group: WORKGROUP,
+                        },
                     );
                     let write = self.fixed_pipeline("scatter write winners", sh::write_winners)?;
                     work.dispatch_kept(
@@ -250,8 +252,10 @@ impl WgpuBackend {
                         info.clone(),
                         &[(&ib, ii), (&db, di), (&winners, 0), (&tb, ti)],
                         Some(&[ik, dk, wk, tk]),
-                        n,
-                        WORKGROUP,
+                        Grid::Linear {
+                            threads: n,
+                            per_group: WORKGROUP,
+                        },
                     );
                 }
                 ScatterOp::Add => {
@@ -262,8 +266,10 @@ impl WgpuBackend {
                         info.clone(),
                         &[(&ib, ii), (&db, di), (&tb, ti)],
                         Some(&[ik, dk, tk]),
-                        n,
-                        WORKGROUP,
+                        Grid::Linear {
+                            threads: n,
+                            per_group: WORKGROUP,
+                        },
                     );
                 }
                 ScatterOp::Min | ScatterOp::Max => {
@@ -279,8 +285,10 @@ impl WgpuBackend {
                         k.clone(),
                         &[(&tb, ti)],
                         Some(&[tk]),
-                        floats,
-                        WORKGROUP,
+                        Grid::Linear {
+                            threads: floats,
+                            per_group: WORKGROUP,
+                        },
                     );
                     let mm = self.fixed_pipeline("scatter min max", sh::min_max)?;
                     let mut m = info.clone();
@@ -295,8 +303,10 @@ impl WgpuBackend {
                         m,
                         &[(&ib, ii), (&db, di), (&tb, ti)],
                         Some(&[ik, dk, tk]),
-                        n,
-                        WORKGROUP,
+                        Grid::Linear {
+                            threads: n,
+                            per_group: WORKGROUP,
+                        },
                     );
                     k[2] = [which, 1, 0, 0];
                     work.dispatch_kept(
@@ -305,8 +315,10 @@ impl WgpuBackend {
                         k,
                         &[(&tb, ti)],
                         Some(&[tk]),
-                        floats,
-                        WORKGROUP,
+                        Grid::Linear {
+                            threads: floats,
+                            per_group: WORKGROUP,
+                        },
                     );
                 }
                 ScatterOp::Reduce(..) => {

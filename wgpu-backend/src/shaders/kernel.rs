@@ -5,6 +5,8 @@
 //! main(gid):
 //!   id = linear invocation; if id >= count { return }
 //!   index = unlinearize(id, call extents)          // component 0 the last dimension
+//!     (a 2D call on a rows grid: index = gid.xy, id = its linear number; columns past the
+//!     width return)
 //!   for each input: its element (resized by Brook's rule, through its domain) → value
 //!   outputs start at zero; vouts as N candidates and a count
 //!   brook_kernel(values…, &outputs…)
@@ -130,6 +132,9 @@ pub struct KernelVariant {
     /// (`lower/stmt.rs`): the driver caps loop iterations and the kernel's loops are not
     /// known to stay within the cap with this call's constants.
     pub check_loops: bool,
+    /// The call is 2D and dispatched on a [`super::rows_grid`]: an invocation's element is
+    /// its grid x and y (columns past the width idle), not its linear id divided out.
+    pub rows: bool,
 }
 
 /// Where the shader finds each argument.
@@ -316,12 +321,21 @@ pub fn kernel_module(
     let mut b = FnBuilder::new(&mut sm.types, "main");
     let ids = entry_ids(&mut b, info, WORKGROUP);
     let id = ids.global;
-    let head = info_slot(&mut b, info, HEAD);
-    let count = b.index(head, 0);
-    let past = b.ge(id, count);
-    b.when(past, |b| b.ret(None));
     let extents = info_slot(&mut b, info, CALL_EXTENT);
-    let index = unlinearize(&mut b, id, extents, v.rank);
+    let index = if v.rows {
+        // The grid's rows are the call's (`info[0].y` is its width, so `id` is the element's
+        // linear number); the columns past its width idle.
+        let width = b.index(extents, 0);
+        let past = b.ge(ids.xy[0], width);
+        b.when(past, |b| b.ret(None));
+        ids.xy.to_vec()
+    } else {
+        let head = info_slot(&mut b, info, HEAD);
+        let count = b.index(head, 0);
+        let past = b.ge(id, count);
+        b.when(past, |b| b.ret(None));
+        unlinearize(&mut b, id, extents, v.rank)
+    };
     let flag = b.global(discard);
     let no = b.bool(false);
     b.store(flag, no);

@@ -75,9 +75,54 @@ pub fn dispatch_size(threads: u64, per_group: u32) -> ([u32; 3], u32) {
     ([x, rows as u32, 1], x * per_group)
 }
 
+/// The grid of a 2D call of `shape` (rows, columns) as the rasteriser would cover it: one
+/// row of workgroups per row of elements, so that an invocation's global id *is* its
+/// element's column and row, with no division by the call's width (a run-time value, which
+/// lavapipe divides lane by lane and a GPU in some twenty instructions). `None` where the
+/// linear grid ([`dispatch_size`]) is better: another rank, more rows or columns than a grid
+/// dimension holds, or rows so narrow that over an eighth of each would idle (under 512
+/// columns and not a multiple of `per_group`).
+pub fn rows_grid(shape: &[usize], per_group: u32) -> Option<[u32; 3]> {
+    let &[rows, columns] = shape else {
+        return None;
+    };
+    let per_group = per_group as usize;
+    let across = columns.div_ceil(per_group);
+    let fits = (1..=MAX_GROUPS as usize).contains(&rows) && across <= MAX_GROUPS as usize;
+    let full = columns % per_group == 0 || columns >= 8 * per_group;
+    (fits && full).then_some([across as u32, rows as u32, 1])
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{dispatch_size, MAX_GROUPS};
+    use super::{dispatch_size, rows_grid, MAX_GROUPS};
+
+    /// A rows grid has one workgroup row per element row, covers every column, and idles at
+    /// most an eighth of a row; other shapes take the linear grid.
+    #[test]
+    fn rows_grids_cover_each_row_once() {
+        for (shape, grid) in [
+            (vec![1024, 1024], Some([16, 1024, 1])),
+            (vec![1000, 1000], Some([16, 1000, 1])),
+            (vec![3, 64], Some([1, 3, 1])),
+            (vec![7, 512], Some([8, 7, 1])),
+            (vec![1000, 1], None),
+            (vec![1000, 100], None),
+            (vec![70000, 1024], None),
+            (vec![1024], None),
+            (vec![2, 2, 1024], None),
+        ] {
+            assert_eq!(rows_grid(&shape, 64), grid, "{shape:?}");
+            if let Some([x, y, _]) = grid {
+                assert_eq!(y as usize, shape[0]);
+                let lanes = x as usize * 64;
+                assert!(
+                    lanes >= shape[1] && 8 * (lanes - shape[1]) <= lanes,
+                    "{shape:?}"
+                );
+            }
+        }
+    }
 
     /// Every invocation a call needs is in the grid, no row is longer than wgpu allows, and
     /// fewer than one workgroup per row is idle, at sizes around each row boundary.
@@ -163,6 +208,8 @@ pub fn declare_storage(
 pub struct Ids {
     /// The global invocation's linear number (over a 2D grid of workgroups).
     pub global: Handle<Expression>,
+    /// Its x and y in the grid (on a [`rows_grid`], an element's column and row).
+    pub xy: [Handle<Expression>; 2],
     /// The invocation's index within its workgroup.
     pub local: Handle<Expression>,
     /// The workgroup's linear number.
@@ -201,6 +248,7 @@ pub fn entry_ids(b: &mut FnBuilder, info: Handle<naga::GlobalVariable>, per_grou
     let group = b.add_(wx, wacross);
     Ids {
         global,
+        xy: [gx, gy],
         local: lid,
         group,
     }
