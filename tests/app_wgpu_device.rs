@@ -6,14 +6,12 @@
 use brook::wgpu_backend::wgpu;
 use brook::{args, Runtime};
 
+mod support;
+
 #[test]
 fn a_stream_on_the_apps_device_is_a_buffer_the_app_reads_itself() {
     // The application's device, made the way any wgpu app makes one.
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
-    let adapter = pollster::block_on(instance.request_adapter(&Default::default()))
-        .expect("an adapter (lavapipe: apt-get install mesa-vulkan-drivers libvulkan1)");
-    let (device, queue) = pollster::block_on(adapter.request_device(&Default::default())).unwrap();
-    let rt = Runtime::on_wgpu_device(device.clone(), queue.clone(), adapter.get_info());
+    let (device, queue, rt) = support::app_wgpu_device();
     let p = rt
         .compile(
             "kernel void saxpy(float a, float2 x<>, float2 y<>, out float2 r<>) { r = a * x + y; }",

@@ -13,7 +13,9 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use brook::wgpu_backend::wgpu;
-use brook::{args, Runtime};
+use brook::args;
+
+mod support;
 
 /// The system allocator, counting the allocations of each thread (wgpu and lavapipe work on
 /// threads of their own, which are not the call's).
@@ -70,11 +72,8 @@ const HAND_SAXPY: &str = "
 
 #[test]
 fn a_repeated_kernel_call_allocates_little_beyond_the_hand_written_dispatch() {
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
-    let adapter = pollster::block_on(instance.request_adapter(&Default::default()))
-        .expect("an adapter (lavapipe: apt-get install mesa-vulkan-drivers libvulkan1)");
-    let (device, queue) = pollster::block_on(adapter.request_device(&Default::default())).unwrap();
-    let rt = Runtime::on_wgpu_device(device.clone(), queue.clone(), adapter.get_info());
+    // The application's device, made the way any wgpu app makes one.
+    let (device, queue, rt) = support::app_wgpu_device();
     let p = rt
         .compile(
             "kernel void saxpy(float a, float4 x<>, float4 y<>, out float4 r<>) { r = a * x + y; }",

@@ -23,6 +23,22 @@ pub fn wgpu() -> Runtime {
         .expect("a wgpu adapter (lavapipe: apt-get install mesa-vulkan-drivers libvulkan1)")
 }
 
+/// An application's own wgpu device and queue, made the way any wgpu app makes them, and a
+/// Brook runtime on them (`Runtime::on_wgpu_device`).
+pub fn app_wgpu_device() -> (
+    brook::wgpu_backend::wgpu::Device,
+    brook::wgpu_backend::wgpu::Queue,
+    Runtime,
+) {
+    use brook::wgpu_backend::wgpu;
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default()))
+        .expect("an adapter (lavapipe: apt-get install mesa-vulkan-drivers libvulkan1)");
+    let (device, queue) = pollster::block_on(adapter.request_device(&Default::default())).unwrap();
+    let rt = Runtime::on_wgpu_device(device.clone(), queue.clone(), adapter.get_info());
+    (device, queue, rt)
+}
+
 /// The backends `BROOK_CONFORMANCE_OPTIONAL` (comma-separated names) allows to be missing on
 /// this machine: the conformance suite's and the tests' one reading of it.
 pub fn optional_backends() -> Vec<String> {
