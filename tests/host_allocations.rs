@@ -12,8 +12,8 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use brook::wgpu_backend::wgpu;
 use brook::args;
+use brook::wgpu_backend::wgpu;
 
 mod support;
 
