@@ -1,7 +1,7 @@
 //! Scratch buffers kept between calls, by what they are for: a reduction's partial sums per
-//! pass and size, a kernel's loop status, a replacing scatter's winners. A hand-written wgpu loop makes such buffers once;
-//! made per call, each costs a buffer (memory on a GPU) and, since a fresh buffer has no
-//! key, a bind group of its own. Kept, they are keyed ([`KeyedBuffer`]), so the bind groups
+//! pass and size, a kernel's loop status, a replacing scatter's winners. A hand-written wgpu
+//! loop makes such buffers once; made per call, each costs a buffer (memory on a GPU) and,
+//! since a fresh buffer has no key, a bind group of its own. Kept, they are keyed ([`KeyedBuffer`]), so the bind groups
 //! that bind them are kept too (`binds.rs`).
 //!
 //! Reusing one is safe: all work goes to one queue in order, and each use is a whole

@@ -52,8 +52,8 @@ pub struct Pipeline {
 /// generated from.
 #[derive(Debug)]
 pub enum Plan {
-    /// A kernel's variant and its slots and resources.
-    Kernel(KernelVariant, KernelPlan),
+    /// A kernel's variant (its pipeline key's) and its slots and resources.
+    Kernel(std::rc::Rc<KernelVariant>, KernelPlan),
     /// A reduction pass's (with a fused kernel's).
     Reduce(PassLayout),
     /// Nothing beyond the resources (scatter rounds, fixed shaders): the call binds them in

@@ -53,8 +53,8 @@ pub(crate) enum PipelineKey {
     /// A kernel's variant (shared: a call looks its pipeline up with the variant it made,
     /// and the pipeline keeps it in its plan).
     Kernel(Rc<crate::shaders::kernel::KernelVariant>),
-    /// A reduction's variant.
-    Reduce(crate::shaders::reduce::ReduceVariant),
+    /// A reduction's variant (shared as a kernel's is).
+    Reduce(Rc<crate::shaders::reduce::ReduceVariant>),
     /// A round of a scatter or gather-op with a reduce function.
     Round(FunctionId, crate::shaders::scatter::RoundInput),
 }

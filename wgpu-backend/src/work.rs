@@ -34,6 +34,29 @@ pub enum Grid {
     },
 }
 
+impl Grid {
+    /// `threads` invocations in workgroups of `per_group`, numbered in order.
+    pub fn linear(threads: u64, per_group: u32) -> Grid {
+        Grid::Linear { threads, per_group }
+    }
+
+    /// The workgroup counts and the invocations the work needs; sets slot 0 `.y` of `info`
+    /// to the invocations a grid row numbers, which the shaders need to number invocations.
+    fn numbered(self, info: &mut [[u32; 4]]) -> ([u32; 3], u64) {
+        match self {
+            Grid::Linear { threads, per_group } => {
+                let (groups, row) = dispatch_size(threads, per_group);
+                info[0][1] = row;
+                (groups, threads)
+            }
+            Grid::Set { groups, row } => {
+                info[0][1] = row;
+                (groups, u64::from(row) * u64::from(groups[1]))
+            }
+        }
+    }
+}
+
 pub struct Work<'g> {
     gpu: &'g Gpu,
     encoder: wgpu::CommandEncoder,
@@ -62,19 +85,18 @@ impl<'g> Work<'g> {
         self.tracing
     }
 
-    /// Dispatches `p` over `threads` invocations (`per_group` per workgroup) with call info
-    /// `info` (slot 0 `.y` is set to the invocations per grid row) and `buffers` in the
-    /// pipeline's resource order, through a call-info buffer and bind group of its own.
+    /// Dispatches `p` over `grid` with call info `info` (slot 0 `.y` is set to the
+    /// invocations per grid row) and `buffers` in the pipeline's resource order, through a
+    /// call-info buffer and bind group of its own.
     pub fn dispatch(
         &mut self,
         label: &str,
         p: &Pipeline,
         mut info: Vec<[u32; 4]>,
         buffers: &[Bound],
-        threads: u64,
-        per_group: u32,
+        grid: Grid,
     ) {
-        let groups = grid(&mut info, threads, per_group);
+        let (groups, threads) = grid.numbered(&mut info);
         let group = p.bind(self.gpu, &info_buffer(self.gpu, &info), buffers);
         self.encode(label, p, &group, buffers, groups, threads);
     }
@@ -92,15 +114,7 @@ impl<'g> Work<'g> {
         keys: Option<&[BufferKey]>,
         grid: Grid,
     ) {
-        let (groups, threads) = match grid {
-            Grid::Linear { threads, per_group } => {
-                (self::grid(&mut info, threads, per_group), threads)
-            }
-            Grid::Set { groups, row } => {
-                info[0][1] = row;
-                (groups, u64::from(row) * u64::from(groups[1]))
-            }
-        };
+        let (groups, threads) = grid.numbered(&mut info);
         let group = p.kept_bind(self.gpu, &info, buffers, keys);
         self.encode(label, p, &group, buffers, groups, threads);
     }
@@ -194,12 +208,4 @@ impl<'g> Work<'g> {
         let bytes = (self.gpu).read_back_after(self.encoder, buffer, range, <[u8]>::to_vec)?;
         Ok((self.steps, bytes))
     }
-}
-
-/// The workgroup grid of `threads` invocations, `per_group` per workgroup; sets slot 0 `.y`
-/// of `info` to the invocations per grid row, which the shaders need to number invocations.
-fn grid(info: &mut [[u32; 4]], threads: u64, per_group: u32) -> [u32; 3] {
-    let (groups, row) = dispatch_size(threads, per_group);
-    info[0][1] = row;
-    groups
 }

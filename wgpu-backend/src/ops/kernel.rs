@@ -29,6 +29,8 @@ use crate::work::{Bound, Grid, Work};
 struct Prepared {
     shape: Vec<usize>,
     elements: usize,
+    /// Its dispatch: a rows grid for a 2D call that fills one ([`rows_grid`]), else linear.
+    grid: Grid,
     masking: super::mask::CallMasking,
     pipeline: std::rc::Rc<crate::pipeline::Pipeline>,
     compiled: crate::program::Built,
@@ -84,7 +86,21 @@ impl WgpuBackend {
         let module = &program.module;
         let func = module.func(kernel);
         let gpu = &self.gpu;
-        let variant = Rc::new(variant);
+        // The grid is a kernel call's own (a reduction computing the kernel has its own), so
+        // it is chosen here, not by the checks both share.
+        let rows = rows_grid(&shape, WORKGROUP);
+        let grid = match rows {
+            // The shader's `id` is a row's start plus the column: rows of the width.
+            Some(groups) => Grid::Set {
+                groups,
+                row: shape[1] as u32,
+            },
+            None => Grid::linear(elements as u64, WORKGROUP),
+        };
+        let variant = Rc::new(KernelVariant {
+            rows: rows.is_some(),
+            ..variant
+        });
         let (pipeline, compiled) = program.lowered_pipeline(
             gpu,
             &PipelineKey::Kernel(variant.clone()),
@@ -93,12 +109,13 @@ impl WgpuBackend {
             |m| {
                 let (m, plan) = kernel_module(module, &variant, m)?;
                 let resources = plan.resources.clone();
-                Ok((m, (resources, Plan::Kernel((*variant).clone(), plan))))
+                Ok((m, (resources, Plan::Kernel(variant.clone(), plan))))
             },
         )?;
         Ok(Some(Prepared {
             shape,
             elements,
+            grid,
             masking,
             pipeline,
             compiled,
@@ -225,7 +242,8 @@ impl WgpuBackend {
                 };
                 iteration_bound_given(module, kernel, &constant).is_none_or(|b| b > u64::from(cap))
             }),
-            rows: rows_grid(&shape, WORKGROUP).is_some(),
+            // Chosen with the kernel call's grid (`prepare_call`).
+            rows: false,
         };
         Ok(Some(Checked {
             variant,
@@ -244,6 +262,7 @@ impl WgpuBackend {
         let Some(Prepared {
             shape,
             elements,
+            grid,
             masking,
             pipeline,
             compiled,
@@ -296,17 +315,6 @@ impl WgpuBackend {
             };
             let bufs: Vec<Bound> = bound().map(|(buf, id, _)| (buf, *id)).collect();
             let keys: Option<Vec<BufferKey>> = bound().map(|(_, _, key)| *key).collect();
-            let grid = match rows_grid(&shape, WORKGROUP).filter(|_| variant.rows) {
-                // The shader's `id` is a row's start plus the column: rows of the width.
-                Some(groups) => Grid::Set {
-                    groups,
-                    row: shape[1] as u32,
-                },
-                None => Grid::Linear {
-                    threads: elements as u64,
-                    per_group: WORKGROUP,
-                },
-            };
             work.dispatch_kept("kernel", &pipeline, info, &bufs, keys.as_deref(), grid);
             let pending = pack_vouts(self, &mut work, &vout_scratch, elements)?;
             // A call that checks its loops reads its status back in the submission of its

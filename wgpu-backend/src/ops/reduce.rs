@@ -10,7 +10,7 @@ use crate::binds::BufferKey;
 use crate::error::{Result, WgpuError};
 use crate::lower::values::flat_len;
 use crate::program::{PipelineKey, WgpuProgram};
-use crate::shaders::kernel::{ArgPlan, ArgShape, KernelVariant};
+use crate::shaders::kernel::{ArgPlan, ArgShape};
 use crate::shaders::kernel::{CALL_EXTENT, HEAD};
 use crate::shaders::reduce::{reduce_module, Bind, ReduceVariant, GROUP, MAX_PER_THREAD};
 use crate::stream::WgpuStream;
@@ -209,11 +209,7 @@ impl WgpuBackend {
         )?;
         let mut compiled = None;
         let mut pipelines = Vec::new();
-        // The fused kernel runs on the reduction's grid, never a kernel call's rows.
-        let first = (mapped.as_ref()).map(|(.., c)| KernelVariant {
-            rows: false,
-            ..c.variant.clone()
-        });
+        let first = mapped.as_ref().map(|(.., c)| c.variant.clone());
         for (blocks, mapped) in [(!contiguous, first), (false, None)] {
             let v = ReduceVariant {
                 function: f,
@@ -232,13 +228,10 @@ impl WgpuBackend {
                     None => Ok(()),
                 }
             });
-            let key = PipelineKey::Reduce(v);
-            let (p, built) = program.lowered_pipeline(gpu, &key, f, label, |m| {
-                let PipelineKey::Reduce(v) = &key else {
-                    unreachable!("a reduction's key")
-                };
-                reduce_module(module, v, m)
-            })?;
+            let v = std::rc::Rc::new(v);
+            let key = PipelineKey::Reduce(v.clone());
+            let (p, built) =
+                program.lowered_pipeline(gpu, &key, f, label, |m| reduce_module(module, &v, m))?;
             compiled = crate::program::both(compiled, built);
             pipelines.push(p);
         }
@@ -343,12 +336,11 @@ impl WgpuBackend {
                 let bufs: Vec<Bound> = bound.iter().map(|(b, id, _)| (b, *id)).collect();
                 let keys: Option<Vec<BufferKey>> = bound.iter().map(|(_, _, key)| *key).collect();
                 // The pass's label, for the trace (wgpu's own label otherwise).
-                let what = match work.tracing() {
-                    true => {
-                        format!("pass {pass}: {segments} segment(s) of {seg_len} in runs of {run}")
-                            .into()
-                    }
-                    false => std::borrow::Cow::Borrowed("brook reduce pass"),
+                let what: std::borrow::Cow<str> = if work.tracing() {
+                    format!("pass {pass}: {segments} segment(s) of {seg_len} in runs of {run}")
+                        .into()
+                } else {
+                    "brook reduce pass".into()
                 };
                 work.dispatch_kept(
                     &what,
@@ -356,10 +348,7 @@ impl WgpuBackend {
                     info,
                     &bufs,
                     keys.as_deref(),
-                    Grid::Linear {
-                        threads: workgroups as u64 * u64::from(GROUP),
-                        per_group: GROUP,
-                    },
+                    Grid::linear(workgroups as u64 * u64::from(GROUP), GROUP),
                 );
                 if last {
                     return match out_stream {

@@ -240,10 +240,7 @@ impl WgpuBackend {
                         info.clone(),
                         &[(&ib, ii), (&winners, 0)],
                         Some(&[ik, wk]),
-                        Grid::Linear {
-                            threads: n,
-                            per_group: WORKGROUP,
-                        },
+                        Grid::linear(n, WORKGROUP),
                     );
                     let write = self.fixed_pipeline("scatter write winners", sh::write_winners)?;
                     work.dispatch_kept(
@@ -252,10 +249,7 @@ impl WgpuBackend {
                         info.clone(),
                         &[(&ib, ii), (&db, di), (&winners, 0), (&tb, ti)],
                         Some(&[ik, dk, wk, tk]),
-                        Grid::Linear {
-                            threads: n,
-                            per_group: WORKGROUP,
-                        },
+                        Grid::linear(n, WORKGROUP),
                     );
                 }
                 ScatterOp::Add => {
@@ -266,10 +260,7 @@ impl WgpuBackend {
                         info.clone(),
                         &[(&ib, ii), (&db, di), (&tb, ti)],
                         Some(&[ik, dk, tk]),
-                        Grid::Linear {
-                            threads: n,
-                            per_group: WORKGROUP,
-                        },
+                        Grid::linear(n, WORKGROUP),
                     );
                 }
                 ScatterOp::Min | ScatterOp::Max => {
@@ -285,10 +276,7 @@ impl WgpuBackend {
                         k.clone(),
                         &[(&tb, ti)],
                         Some(&[tk]),
-                        Grid::Linear {
-                            threads: floats,
-                            per_group: WORKGROUP,
-                        },
+                        Grid::linear(floats, WORKGROUP),
                     );
                     let mm = self.fixed_pipeline("scatter min max", sh::min_max)?;
                     let mut m = info.clone();
@@ -303,10 +291,7 @@ impl WgpuBackend {
                         m,
                         &[(&ib, ii), (&db, di), (&tb, ti)],
                         Some(&[ik, dk, tk]),
-                        Grid::Linear {
-                            threads: n,
-                            per_group: WORKGROUP,
-                        },
+                        Grid::linear(n, WORKGROUP),
                     );
                     k[2] = [which, 1, 0, 0];
                     work.dispatch_kept(
@@ -315,10 +300,7 @@ impl WgpuBackend {
                         k,
                         &[(&tb, ti)],
                         Some(&[tk]),
-                        Grid::Linear {
-                            threads: floats,
-                            per_group: WORKGROUP,
-                        },
+                        Grid::linear(floats, WORKGROUP),
                     );
                 }
                 ScatterOp::Reduce(..) => {
@@ -368,8 +350,7 @@ impl WgpuBackend {
                 p,
                 i,
                 &[(&pb, 0), bound[0], bound[1]],
-                u64::from(count),
-                WORKGROUP,
+                Grid::linear(u64::from(count), WORKGROUP),
             );
         }
         Ok(())
@@ -421,8 +402,7 @@ impl WgpuBackend {
                         &p,
                         info,
                         &[(&ib, ii), (&db, di), (&tb, ti)],
-                        n,
-                        WORKGROUP,
+                        Grid::linear(n, WORKGROUP),
                     );
                 }
                 Some((op, operand)) => {

@@ -11,7 +11,7 @@ use crate::pipeline::scratch;
 use crate::shaders::scan::SCAN_BLOCK;
 use crate::shaders::WORKGROUP;
 use crate::stream::WgpuStream;
-use crate::work::Work;
+use crate::work::{Grid, Work};
 
 /// The scratch buffers a kernel's vout parameter filled.
 pub struct VoutScratch<'a> {
@@ -80,8 +80,7 @@ pub fn pack_vouts(
                 (&v.candidates, 0),
                 (&out, v.stream.id()),
             ],
-            slots,
-            WORKGROUP,
+            Grid::linear(slots, WORKGROUP),
         );
         lasts.push((offsets, v.counts.clone()));
     }
@@ -111,8 +110,7 @@ pub fn exclusive_scan(
             &scan,
             vec![[size as u32, 0, 0, 0]],
             &[(levels.last().expect("a level"), 0), (&sums, 0)],
-            blocks * u64::from(SCAN_BLOCK),
-            SCAN_BLOCK,
+            Grid::linear(blocks * u64::from(SCAN_BLOCK), SCAN_BLOCK),
         );
         levels.push(sums);
         sizes.push(blocks);
@@ -126,8 +124,7 @@ pub fn exclusive_scan(
             &add,
             vec![[sizes[k] as u32, 0, 0, 0]],
             &[(&levels[k], 0), (&levels[k + 1], 0)],
-            sizes[k],
-            WORKGROUP,
+            Grid::linear(sizes[k], WORKGROUP),
         );
     }
     Ok(())
