@@ -51,8 +51,8 @@ pub fn optional_backends() -> Vec<String> {
 }
 
 /// A runtime on wgpu's GL backend (Mesa's EGL here), or `None` where the machine has none
-/// and `BROOK_CONFORMANCE_OPTIONAL` names `wgpu-gl` ([`optional_backends`]): NVIDIA's EGL gives wgpu no GL device (`Parent device is lost`).
-/// Missing without that, it fails the test.
+/// and `BROOK_CONFORMANCE_OPTIONAL` names `wgpu-gl` ([`optional_backends`]): NVIDIA's EGL
+/// gives wgpu no GL device (`Parent device is lost`). Missing without that, it fails the test.
 pub fn wgpu_gl() -> Option<Runtime> {
     match brook::WgpuBackend::new_on(brook::wgpu_backend::wgpu::Backends::GL) {
         Ok(b) => Some(Runtime::with_backend(std::rc::Rc::new(b))),
